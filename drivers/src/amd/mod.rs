@@ -1,0 +1,4 @@
+//! AMD: the KFD driver path (through /dev/kfd and the render node) and, later, the userspace PCI
+//! driver (AM).
+
+pub mod topology;

@@ -1,0 +1,5 @@
+//! The emulated GPUs. They will implement the OS boundary (an emulated KFD and RM) and run
+//! command processors and wave interpreters behind it; today the crate holds the catalogue of
+//! the boards it models.
+
+pub mod catalog;

@@ -1,0 +1,9 @@
+//! The HCQ runtime: the vendor-neutral API over the drivers. Today it holds the device-spec
+//! language that names devices; devices, buffers, signals, queues and programs join it with the
+//! KFD and RM drivers.
+
+pub mod error;
+pub mod spec;
+
+pub use error::{Error, Result};
+pub use spec::DeviceSpec;

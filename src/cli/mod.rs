@@ -1,0 +1,41 @@
+//! Command-line front end: argument parsing and one module per command.
+
+mod demo;
+mod devices;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "baregpu",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("BAREGPU_GIT_REV"), ")"),
+    about = "Drive AMD and NVIDIA GPUs with no vendor runtime, or their emulated twins",
+    long_about = "Drive AMD and NVIDIA GPUs with no vendor runtime (no ROCm, no CUDA), or their emulated \
+                  twins.\n\nLogging: set BAREGPU_LOG (error, warn, info, debug, trace, or per-module \
+                  filters such as baregpu_drivers=debug)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List real and emulated devices with their specs, architecture, memory and compute units.
+    Devices(devices::Args),
+    /// The main job: compile and run a real workload on the default (or given) device.
+    Demo(demo::Args),
+}
+
+pub fn init_logging() {
+    env_logger::Builder::from_env(env_logger::Env::new().filter_or("BAREGPU_LOG", "warn"))
+        .format_timestamp_micros()
+        .init();
+}
+
+pub fn run(cli: Cli) -> baregpu::Result<()> {
+    match cli.command {
+        Command::Devices(args) => devices::run(args),
+        Command::Demo(args) => demo::run(args),
+    }
+}

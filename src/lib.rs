@@ -1,0 +1,16 @@
+//! baregpu: a bare-metal userspace GPU driver stack. This facade re-exports the layers and wires
+//! every backend together in the device [`registry`].
+
+pub mod error;
+pub mod registry;
+
+pub use baregpu_autogen as autogen;
+pub use baregpu_compiler as compiler;
+pub use baregpu_drivers as drivers;
+pub use baregpu_emu as emu;
+pub use baregpu_runtime as runtime;
+pub use baregpu_runtime::DeviceSpec;
+pub use error::{Error, Result};
+
+/// The commit this build came from (from the root build script).
+pub const GIT_REV: &str = env!("BAREGPU_GIT_REV");
