@@ -4,7 +4,6 @@
 
 use baregpu::registry;
 use baregpu::DeviceSpec;
-use baregpu_drivers::os::HostOs;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -14,7 +13,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> baregpu::Result<()> {
-    let listing = registry::list(&HostOs::new())?;
+    let listing = registry::list(&super::host_os())?;
     let spec = args.device.unwrap_or_else(|| listing.default_spec());
     let spec_text = spec.to_string();
     let entry = listing.devices.iter().find(|d| d.spec == spec_text);

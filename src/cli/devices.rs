@@ -1,7 +1,6 @@
 //! `baregpu devices [--json]`.
 
 use baregpu::registry::{self, DeviceEntry};
-use baregpu_drivers::os::HostOs;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -11,7 +10,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> baregpu::Result<()> {
-    let listing = registry::list(&HostOs::new())?;
+    let listing = registry::list(&super::host_os())?;
     if args.json {
         println!("{}", serde_json::to_string(&listing).expect("a listing always serialises"));
         return Ok(());

@@ -12,7 +12,8 @@ use clap::{Parser, Subcommand};
     about = "Drive AMD and NVIDIA GPUs with no vendor runtime, or their emulated twins",
     long_about = "Drive AMD and NVIDIA GPUs with no vendor runtime (no ROCm, no CUDA), or their emulated \
                   twins.\n\nLogging: set BAREGPU_LOG (error, warn, info, debug, trace, or per-module \
-                  filters such as baregpu_drivers=debug)."
+                  filters such as baregpu_drivers=debug). BAREGPU_SYSROOT=DIR reads /sys, /proc and /dev \
+                  under DIR."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -31,6 +32,15 @@ pub fn init_logging() {
     env_logger::Builder::from_env(env_logger::Env::new().filter_or("BAREGPU_LOG", "warn"))
         .format_timestamp_micros()
         .init();
+}
+
+/// The OS that discovery reads. `BAREGPU_SYSROOT=DIR` re-roots /sys, /proc and /dev under DIR, to
+/// list the devices of a captured tree from another machine (bring-up, bug reports).
+pub fn host_os() -> baregpu_drivers::os::HostOs {
+    match std::env::var_os("BAREGPU_SYSROOT") {
+        Some(root) => baregpu_drivers::os::HostOs::with_root(root),
+        None => baregpu_drivers::os::HostOs::new(),
+    }
 }
 
 pub fn run(cli: Cli) -> baregpu::Result<()> {

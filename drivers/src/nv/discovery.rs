@@ -35,8 +35,9 @@ pub struct NvDriver {
 /// NV2080_CTRL_CMD_MC_GET_ARCH_INFO is the authority once a device is open.
 const FAMILIES: &[(u16, u16, &str)] = &[
     (0x20b0, 0x20ff, "sm_80"),  // GA100 (A100, A30)
-    (0x2200, 0x25ff, "sm_86"),  // GA102..GA107
+    (0x2200, 0x22ff, "sm_86"),  // GA102
     (0x2300, 0x23ff, "sm_90"),  // GH100 (H100, H200, GH200)
+    (0x2400, 0x25ff, "sm_86"),  // GA103..GA107
     (0x2680, 0x28ff, "sm_89"),  // AD102..AD107
     (0x2900, 0x29ff, "sm_100"), // GB100 (B200)
     (0x2b00, 0x2fff, "sm_120"), // GB202..GB207
@@ -119,7 +120,15 @@ mod tests {
         assert_eq!(arch_from_device_id(0x20b0), Some("sm_80")); // A100
         assert_eq!(arch_from_device_id(0x2684), Some("sm_89")); // RTX 4090
         assert_eq!(arch_from_device_id(0x2b85), Some("sm_120")); // RTX 5090
+        assert_eq!(arch_from_device_id(0x2504), Some("sm_86")); // RTX 3060
         assert_eq!(arch_from_device_id(0x1db4), None); // V100: not a supported generation
+    }
+
+    #[test]
+    fn family_ranges_are_sorted_and_disjoint() {
+        for w in FAMILIES.windows(2) {
+            assert!(w[0].0 <= w[0].1 && w[0].1 < w[1].0, "{:x?} overlaps {:x?}", w[0], w[1]);
+        }
     }
 
     #[test]

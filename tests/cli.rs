@@ -1,0 +1,106 @@
+//! The command-line contract: every command has --help, errors are one line on stderr with a
+//! non-zero exit, and `devices` lists what a (captured) machine has.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn baregpu(args: &[&str], sysroot: Option<&Path>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_baregpu"));
+    cmd.args(args).env_remove("BAREGPU_LOG");
+    match sysroot {
+        Some(r) => cmd.env("BAREGPU_SYSROOT", r),
+        None => cmd.env_remove("BAREGPU_SYSROOT"),
+    };
+    cmd.output().expect("run baregpu")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn write(root: &Path, rel: &str, body: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+}
+
+#[test]
+fn every_command_has_help() {
+    let top = baregpu(&["--help"], None);
+    assert!(top.status.success());
+    let top = text(&top.stdout);
+    for cmd in ["devices", "demo"] {
+        assert!(top.contains(cmd), "--help does not list {cmd}:\n{top}");
+        let out = baregpu(&[cmd, "--help"], None);
+        assert!(out.status.success(), "{cmd} --help failed");
+        assert!(text(&out.stdout).contains("Usage: baregpu"), "{cmd} --help:\n{}", text(&out.stdout));
+    }
+    assert!(top.contains("BAREGPU_LOG"));
+}
+
+#[test]
+fn devices_json_lists_real_and_emulated_devices() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let topo = "sys/devices/virtual/kfd/kfd/topology/nodes";
+    write(r, &format!("{topo}/0/gpu_id"), "0\n");
+    write(r, &format!("{topo}/0/properties"), "cpu_cores_count 8\n");
+    write(r, &format!("{topo}/1/gpu_id"), "1234\n");
+    write(
+        r,
+        &format!("{topo}/1/properties"),
+        "simd_count 304\nsimd_per_cu 1\ngfx_target_version 90402\nlocation_id 256\ndomain 0\ndrm_render_minor 129\n",
+    );
+    write(r, &format!("{topo}/1/mem_banks/0/properties"), "heap_type 2\nsize_in_bytes 206158430208\n");
+    write(r, "dev/kfd", "");
+    let out = baregpu(&["devices", "--json"], Some(r));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let devices = v["devices"].as_array().unwrap();
+    let first = &devices[0];
+    assert_eq!(first["spec"], "amd:0");
+    assert_eq!(first["arch"], "gfx942");
+    assert_eq!(first["compute_units"], 304);
+    assert_eq!(first["memory_bytes"], 206158430208u64);
+    assert_eq!(first["kind"], "real");
+    for spec in ["emu:gfx1100", "emu:gfx1201", "emu:gfx942", "emu:gfx950", "emu-nv:sm_90"] {
+        let d = devices.iter().find(|d| d["spec"] == spec).unwrap_or_else(|| panic!("{spec} not listed"));
+        assert_eq!(d["kind"], "emulated");
+        assert!(d["compute_units"].as_u64().unwrap() > 0 && d["memory_bytes"].as_u64().unwrap() > 0);
+        // Not runnable yet, and it says so.
+        assert_eq!(d["ready"], false);
+        assert!(!d["note"].as_str().unwrap().is_empty());
+    }
+
+    let table = baregpu(&["devices"], Some(r));
+    assert!(table.status.success());
+    let table = text(&table.stdout);
+    assert!(table.lines().nth(1).unwrap().starts_with("amd:0"), "{table}");
+    assert!(table.contains("default device: amd:0"), "{table}");
+}
+
+#[test]
+fn bad_input_is_one_error_line_and_a_nonzero_exit() {
+    let out = baregpu(&["demo", "--device", "cuda:0"], None);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("bad device spec `cuda:0`"), "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "sys/devices/virtual/kfd/kfd/topology/nodes/1/gpu_id", "not-a-number\n");
+    let out = baregpu(&["devices"], Some(dir.path()));
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("baregpu: error: ") && err.contains("nodes/1/gpu_id"), "{err}");
+}
+
+#[test]
+fn demo_names_its_device_and_says_it_runs_nothing_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = baregpu(&["demo"], Some(dir.path()));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("baregpu demo on emu:gfx1100"), "{s}");
+    assert!(s.contains("nothing is run"), "{s}");
+}
