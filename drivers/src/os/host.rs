@@ -1,24 +1,30 @@
-//! The real OS. Paths may be re-rooted so that tests and bring-up tools can point discovery at a
-//! captured copy of another machine's /sys and /proc.
+//! The real OS: system calls through libc. Paths may be re-rooted so that tests and bring-up tools
+//! can point discovery at a captured copy of another machine's /sys, /proc and /dev.
 
-use super::Os;
+use super::{Fd, MapFlags, OpenFlags, Os, Prot};
 use crate::{Error, Result};
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct HostOs {
     root: Option<PathBuf>,
+    /// Path of every file we opened, so that a failing ioctl can say which device it was on.
+    open_files: Mutex<HashMap<i32, PathBuf>>,
 }
 
 impl HostOs {
     /// The running system.
     pub fn new() -> Self {
-        HostOs { root: None }
+        HostOs::default()
     }
 
     /// Every absolute path is looked up under `root` instead of `/`.
     pub fn with_root(root: impl Into<PathBuf>) -> Self {
-        HostOs { root: Some(root.into()) }
+        HostOs { root: Some(root.into()), ..HostOs::default() }
     }
 
     fn resolve(&self, path: &Path) -> PathBuf {
@@ -27,6 +33,15 @@ impl HostOs {
             Some(root) => root.join(path.strip_prefix("/").unwrap_or(path)),
         }
     }
+
+    fn path_of(&self, fd: Fd) -> PathBuf {
+        let files = self.open_files.lock().unwrap_or_else(|e| e.into_inner());
+        files.get(&fd.0).cloned().unwrap_or_else(|| PathBuf::from(format!("fd {}", fd.0)))
+    }
+}
+
+fn last_error() -> std::io::Error {
+    std::io::Error::last_os_error()
 }
 
 impl Os for HostOs {
@@ -48,6 +63,114 @@ impl Os for HostOs {
     fn exists(&self, path: &Path) -> bool {
         self.resolve(path).exists()
     }
+
+    fn open(&self, path: &Path, flags: OpenFlags) -> Result<Fd> {
+        let c_path = CString::new(self.resolve(path).as_os_str().as_bytes())
+            .map_err(|_| Error::malformed(path, "path contains a NUL byte"))?;
+        let mut oflags = match (flags.contains(OpenFlags::READ), flags.contains(OpenFlags::WRITE)) {
+            (_, false) => libc::O_RDONLY,
+            (false, true) => libc::O_WRONLY,
+            (true, true) => libc::O_RDWR,
+        };
+        if flags.contains(OpenFlags::CLOEXEC) {
+            oflags |= libc::O_CLOEXEC;
+        }
+        // SAFETY: c_path is a valid NUL-terminated string for the duration of the call.
+        let fd = unsafe { libc::open(c_path.as_ptr(), oflags) };
+        if fd < 0 {
+            return Err(Error::io(path, last_error()));
+        }
+        self.open_files.lock().unwrap_or_else(|e| e.into_inner()).insert(fd, path.to_path_buf());
+        Ok(Fd(fd))
+    }
+
+    fn close(&self, fd: Fd) -> Result<()> {
+        let path = self.open_files.lock().unwrap_or_else(|e| e.into_inner()).remove(&fd.0);
+        if path.is_none() {
+            // Only close what we opened: closing a stranger's fd number corrupts someone else's file.
+            return Err(Error::BadFd(fd.0));
+        }
+        // SAFETY: fd was returned by open/eventfd above and has not been closed since.
+        if unsafe { libc::close(fd.0) } < 0 {
+            return Err(Error::sys(format!("close {}", path.unwrap_or_default().display()), last_error()));
+        }
+        Ok(())
+    }
+
+    fn ioctl(&self, fd: Fd, request: u32, arg: &mut [u8]) -> Result<i32> {
+        // The request encodes the argument size in bits 16..29; a shorter buffer would let the
+        // kernel write past it.
+        let size = ((request >> 16) & 0x3fff) as usize;
+        if arg.len() < size {
+            return Err(Error::Ioctl {
+                path: self.path_of(fd),
+                request,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("argument is {} bytes, the request says {size}", arg.len()),
+                ),
+            });
+        }
+        // SAFETY: arg is a live, writable buffer at least as large as the request's size field.
+        let ret = unsafe { libc::ioctl(fd.0, request as libc::c_ulong, arg.as_mut_ptr()) };
+        if ret < 0 {
+            return Err(Error::Ioctl { path: self.path_of(fd), request, source: last_error() });
+        }
+        Ok(ret)
+    }
+
+    fn mmap(&self, addr: usize, len: usize, prot: Prot, flags: MapFlags, fd: Option<Fd>, offset: u64) -> Result<usize> {
+        let mut p = libc::PROT_NONE;
+        for (ours, theirs) in
+            [(Prot::READ, libc::PROT_READ), (Prot::WRITE, libc::PROT_WRITE), (Prot::EXEC, libc::PROT_EXEC)]
+        {
+            if prot.contains(ours) {
+                p |= theirs;
+            }
+        }
+        let mut f = 0;
+        for (ours, theirs) in [
+            (MapFlags::SHARED, libc::MAP_SHARED),
+            (MapFlags::PRIVATE, libc::MAP_PRIVATE),
+            (MapFlags::FIXED, libc::MAP_FIXED),
+            (MapFlags::ANONYMOUS, libc::MAP_ANONYMOUS),
+            (MapFlags::NORESERVE, libc::MAP_NORESERVE),
+        ] {
+            if flags.contains(ours) {
+                f |= theirs;
+            }
+        }
+        let raw_fd = fd.map_or(-1, |fd| fd.0);
+        // SAFETY: mmap does not touch Rust-owned memory unless MAP_FIXED replaces it; MAP_FIXED
+        // is only used by drivers over ranges they reserved themselves.
+        let ptr = unsafe { libc::mmap(addr as *mut libc::c_void, len, p, f, raw_fd, offset as libc::off_t) };
+        if ptr == libc::MAP_FAILED {
+            let on = fd.map_or("anonymous".into(), |fd| self.path_of(fd).display().to_string());
+            return Err(Error::sys(
+                format!("mmap {len:#x} bytes of {on} at offset {offset:#x} (hint {addr:#x})"),
+                last_error(),
+            ));
+        }
+        Ok(ptr as usize)
+    }
+
+    fn munmap(&self, addr: usize, len: usize) -> Result<()> {
+        // SAFETY: the caller unmaps a range it mapped through this boundary.
+        if unsafe { libc::munmap(addr as *mut libc::c_void, len) } < 0 {
+            return Err(Error::sys(format!("munmap {len:#x} bytes at {addr:#x}"), last_error()));
+        }
+        Ok(())
+    }
+
+    fn eventfd(&self, initial: u32) -> Result<Fd> {
+        // SAFETY: plain system call with no pointers.
+        let fd = unsafe { libc::eventfd(initial, libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(Error::sys("eventfd", last_error()));
+        }
+        self.open_files.lock().unwrap_or_else(|e| e.into_inner()).insert(fd, PathBuf::from("eventfd"));
+        Ok(Fd(fd))
+    }
 }
 
 #[cfg(test)]
@@ -68,5 +191,56 @@ mod tests {
         assert!(err.is_not_found());
         // The error names the path the driver asked for, not the re-rooted one.
         assert!(err.to_string().starts_with("/sys/x/c: "), "{err}");
+    }
+
+    #[test]
+    fn reservation_then_fixed_mapping_then_unmap() {
+        let os = HostOs::new();
+        let len = 1 << 20;
+        let base = os
+            .mmap(0, len, Prot::empty(), MapFlags::PRIVATE | MapFlags::ANONYMOUS | MapFlags::NORESERVE, None, 0)
+            .unwrap();
+        let page = os
+            .mmap(
+                base + 4096,
+                4096,
+                Prot::READ | Prot::WRITE,
+                MapFlags::PRIVATE | MapFlags::ANONYMOUS | MapFlags::FIXED,
+                None,
+                0,
+            )
+            .unwrap();
+        assert_eq!(page, base + 4096);
+        // SAFETY: the page was just mapped read-write above.
+        unsafe {
+            std::ptr::write_volatile(page as *mut u32, 0xdead_beef);
+            assert_eq!(std::ptr::read_volatile(page as *const u32), 0xdead_beef);
+        }
+        os.munmap(base, len).unwrap();
+    }
+
+    #[test]
+    fn ioctl_errors_name_the_device_and_request() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("plain"), "x").unwrap();
+        let os = HostOs::with_root(dir.path());
+        let fd = os.open(Path::new("/plain"), OpenFlags::READ | OpenFlags::CLOEXEC).unwrap();
+        let mut arg = [0u8; 8];
+        // _IOR('K', 1, 8): AMDKFD_IOC_GET_VERSION on a plain file is ENOTTY.
+        let err = os.ioctl(fd, 0x8008_4b01, &mut arg).unwrap_err();
+        assert_eq!(err.errno(), Some(libc::ENOTTY));
+        assert!(err.to_string().starts_with("ioctl 0x80084b01 on /plain: "), "{err}");
+        // A buffer smaller than the request's size is refused before the kernel sees it.
+        let err = os.ioctl(fd, 0x8008_4b01, &mut arg[..4]).unwrap_err().to_string();
+        assert!(err.contains("argument is 4 bytes, the request says 8"), "{err}");
+        os.close(fd).unwrap();
+        assert!(matches!(os.close(fd), Err(Error::BadFd(_))));
+    }
+
+    #[test]
+    fn eventfd_opens_and_closes() {
+        let os = HostOs::new();
+        let fd = os.eventfd(0).unwrap();
+        os.close(fd).unwrap();
     }
 }

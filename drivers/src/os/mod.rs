@@ -1,15 +1,49 @@
 //! The OS boundary. Driver code reaches the kernel only through [`Os`], so that an emulated
-//! kernel (the `emu` crate) or a recording double can stand in for the real one.
-//!
-//! Today it covers what discovery needs (sysfs and procfs reads); the ioctl, mmap and eventfd
-//! calls of the KFD and RM drivers join it with those drivers.
+//! kernel (the `emu` crate) or the [`recording`] double can stand in for the real one: the same
+//! request numbers and `#[repr(C)]` argument bytes go through either.
 
 mod host;
+pub mod recording;
 
 pub use host::HostOs;
 
 use crate::Result;
 use std::path::Path;
+
+/// An open file of the OS behind the boundary. Only meaningful to the `Os` that returned it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Fd(pub i32);
+
+bitflags::bitflags! {
+    /// How a file is opened.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct OpenFlags: u32 {
+        const READ = 1 << 0;
+        const WRITE = 1 << 1;
+        /// Close on exec: driver files never leak into child processes.
+        const CLOEXEC = 1 << 2;
+    }
+
+    /// Page protection of a mapping. Empty is PROT_NONE (a reservation).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Prot: u32 {
+        const READ = 1 << 0;
+        const WRITE = 1 << 1;
+        const EXEC = 1 << 2;
+    }
+
+    /// Kind of a mapping.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct MapFlags: u32 {
+        const SHARED = 1 << 0;
+        const PRIVATE = 1 << 1;
+        /// Place it exactly at the given address, replacing what was there (a reservation).
+        const FIXED = 1 << 2;
+        const ANONYMOUS = 1 << 3;
+        /// Do not commit swap for it: large address-space reservations.
+        const NORESERVE = 1 << 4;
+    }
+}
 
 /// The kernel as driver code sees it.
 pub trait Os: Send + Sync {
@@ -19,4 +53,17 @@ pub trait Os: Send + Sync {
     fn read_dir(&self, path: &Path) -> Result<Vec<String>>;
     /// Whether a path exists (a device node, a sysfs directory).
     fn exists(&self, path: &Path) -> bool;
+
+    /// Open a device node (/dev/kfd, a render node, /dev/nvidiactl).
+    fn open(&self, path: &Path, flags: OpenFlags) -> Result<Fd>;
+    fn close(&self, fd: Fd) -> Result<()>;
+    /// Issue `request` with `arg` as the argument struct's bytes, which the kernel may rewrite.
+    /// Returns the ioctl's non-negative result.
+    fn ioctl(&self, fd: Fd, request: u32, arg: &mut [u8]) -> Result<i32>;
+    /// Map `len` bytes. `addr` is a hint, or the exact place with [`MapFlags::FIXED`]; `fd` is
+    /// `None` for anonymous memory. Returns the address of the mapping.
+    fn mmap(&self, addr: usize, len: usize, prot: Prot, flags: MapFlags, fd: Option<Fd>, offset: u64) -> Result<usize>;
+    fn munmap(&self, addr: usize, len: usize) -> Result<()>;
+    /// A new eventfd with the given initial count (interrupt delivery for VFIO and emulators).
+    fn eventfd(&self, initial: u32) -> Result<Fd>;
 }
