@@ -1,7 +1,8 @@
-//! The HCQ runtime: the vendor-neutral API over the drivers. Today it holds the device-spec
-//! language that names devices; devices, buffers, signals, queues and programs join it with the
-//! KFD and RM drivers.
+//! The HCQ runtime: the vendor-neutral API over the drivers. It holds the device-spec language
+//! that names devices and the address allocators; devices, buffers, signals, queues and programs
+//! join it with the KFD and RM drivers.
 
+pub mod alloc;
 pub mod error;
 pub mod spec;
 
