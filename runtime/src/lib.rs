@@ -4,7 +4,9 @@
 
 pub mod alloc;
 pub mod error;
+pub mod signal;
 pub mod spec;
+pub mod timeline;
 
 pub use error::{Error, Result};
 pub use spec::DeviceSpec;

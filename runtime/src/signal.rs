@@ -1,0 +1,206 @@
+//! Signals: 16-byte slots `{u64 value, u64 timestamp}` in memory that the GPU writes. The host
+//! touches them only with atomic accesses. AMD hardware stores and compares the low 32 bits only
+//! (RELEASE_MEM send_32_bit_low, SDMA FENCE, WAIT_REG_MEM with mask 0xffffffff), so a signal
+//! knows its width and compares what the GPU compares.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Size of one signal slot.
+pub const SIGNAL_BYTES: usize = 16;
+
+/// How much of the value the GPU writes and compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    /// AMD: the low 32 bits.
+    Bits32,
+    /// NVIDIA: 64-bit semaphores.
+    Bits64,
+}
+
+impl Width {
+    pub fn mask(self) -> u64 {
+        match self {
+            Width::Bits32 => u32::MAX as u64,
+            Width::Bits64 => u64::MAX,
+        }
+    }
+}
+
+/// One signal slot. It does not own the memory: the allocator of signal pages does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signal {
+    addr: usize,
+    width: Width,
+}
+
+/// Why a host wait ended without the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WaitError {
+    /// No progress for the whole timeout: the value stayed at `last`.
+    Timeout { last: u64 },
+    /// The device reported a fault while we waited.
+    Fault(String),
+}
+
+impl Signal {
+    /// # Safety
+    /// `addr` must be 8-byte aligned and point to `SIGNAL_BYTES` of memory that stays mapped for
+    /// as long as the signal is used.
+    pub unsafe fn from_addr(addr: usize, width: Width) -> Self {
+        assert_eq!(addr % 8, 0, "signal slot {addr:#x} is not 8-byte aligned");
+        Signal { addr, width }
+    }
+
+    /// The GPU (and CPU) address of the value.
+    pub fn value_addr(&self) -> usize {
+        self.addr
+    }
+
+    /// Where timestamps land: the second word of the slot.
+    pub fn timestamp_addr(&self) -> usize {
+        self.addr + 8
+    }
+
+    pub fn width(&self) -> Width {
+        self.width
+    }
+
+    fn word(&self, offset: usize) -> &AtomicU64 {
+        // SAFETY: from_addr's contract: aligned, mapped memory; atomics tolerate concurrent GPU writes.
+        unsafe { AtomicU64::from_ptr((self.addr + offset) as *mut u64) }
+    }
+
+    /// The value as the GPU sees it (masked to its width).
+    pub fn value(&self) -> u64 {
+        self.word(0).load(Ordering::Acquire) & self.width.mask()
+    }
+
+    /// Set the value from the host (initialisation, host-side signalling).
+    pub fn set(&self, value: u64) {
+        self.word(0).store(value, Ordering::Release);
+    }
+
+    /// Raw timestamp ticks written by the last timestamp command.
+    pub fn timestamp(&self) -> u64 {
+        self.word(8).load(Ordering::Acquire)
+    }
+
+    pub fn set_timestamp(&self, ticks: u64) {
+        self.word(8).store(ticks, Ordering::Release);
+    }
+
+    /// Whether the value has reached `target`.
+    pub fn reached(&self, target: u64) -> bool {
+        self.value() >= (target & self.width.mask())
+    }
+
+    /// Wait until the value reaches `target`: spin briefly, then call `sleep(budget)` (the
+    /// device's interrupt wait, which may also report a fault) between checks. The timeout
+    /// restarts whenever the value moves, so long-running work that makes progress never times
+    /// out while a hang does.
+    pub fn wait(
+        &self,
+        target: u64,
+        timeout: Duration,
+        sleep: &mut dyn FnMut(Duration) -> Result<(), WaitError>,
+    ) -> Result<(), WaitError> {
+        const SPINS: u32 = 2000;
+        for _ in 0..SPINS {
+            if self.reached(target) {
+                return Ok(());
+            }
+            std::hint::spin_loop();
+        }
+        let mut last = self.value();
+        let mut since = Instant::now();
+        loop {
+            if self.reached(target) {
+                return Ok(());
+            }
+            let now = self.value();
+            if now != last {
+                last = now;
+                since = Instant::now();
+            }
+            let waited = since.elapsed();
+            if waited >= timeout {
+                return Err(WaitError::Timeout { last });
+            }
+            // Sleep in slices so that progress is noticed and the timeout stays accurate.
+            sleep((timeout - waited).min(Duration::from_millis(10)))?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn slot() -> (Arc<[AtomicU64; 2]>, Signal) {
+        let mem = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+        // SAFETY: the Arc keeps the slot alive for the test; it is 8-byte aligned.
+        let sig = unsafe { Signal::from_addr(mem.as_ptr() as usize, Width::Bits32) };
+        (mem, sig)
+    }
+
+    fn nap(d: Duration) -> Result<(), WaitError> {
+        std::thread::sleep(d.min(Duration::from_millis(1)));
+        Ok(())
+    }
+
+    #[test]
+    fn thirty_two_bit_signals_ignore_the_high_word() {
+        let (mem, sig) = slot();
+        mem[0].store(0xdead_0000_0005, Ordering::SeqCst);
+        assert_eq!(sig.value(), 5);
+        assert!(sig.reached(5) && !sig.reached(6));
+        sig.set_timestamp(1234);
+        assert_eq!(mem[1].load(Ordering::SeqCst), 1234);
+        assert_eq!(sig.timestamp_addr() - sig.value_addr(), 8);
+    }
+
+    #[test]
+    fn wait_returns_when_another_thread_signals() {
+        let (mem, sig) = slot();
+        let writer = {
+            let mem = mem.clone();
+            std::thread::spawn(move || {
+                for v in 1..=5 {
+                    std::thread::sleep(Duration::from_millis(2));
+                    mem[0].store(v, Ordering::Release);
+                }
+            })
+        };
+        sig.wait(5, Duration::from_secs(5), &mut nap).unwrap();
+        writer.join().unwrap();
+    }
+
+    #[test]
+    fn a_stuck_value_times_out_and_a_fault_is_passed_on() {
+        let (_mem, sig) = slot();
+        sig.set(3);
+        let err = sig.wait(4, Duration::from_millis(30), &mut nap).unwrap_err();
+        assert_eq!(err, WaitError::Timeout { last: 3 });
+        let err = sig.wait(4, Duration::from_secs(5), &mut |_| Err(WaitError::Fault("page fault at 0x1000".into())));
+        assert_eq!(err, Err(WaitError::Fault("page fault at 0x1000".into())));
+    }
+
+    #[test]
+    fn progress_restarts_the_timeout() {
+        let (mem, sig) = slot();
+        let writer = {
+            let mem = mem.clone();
+            std::thread::spawn(move || {
+                // 10 steps of 15 ms: 150 ms in all, each step inside a 60 ms timeout.
+                for v in 1..=10 {
+                    std::thread::sleep(Duration::from_millis(15));
+                    mem[0].store(v, Ordering::Release);
+                }
+            })
+        };
+        sig.wait(10, Duration::from_millis(60), &mut nap).unwrap();
+        writer.join().unwrap();
+    }
+}
