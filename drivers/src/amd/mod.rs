@@ -1,4 +1,5 @@
 //! AMD: the KFD driver path (through /dev/kfd and the render node) and, later, the userspace PCI
 //! driver (AM).
 
+pub mod kfd;
 pub mod topology;
