@@ -46,7 +46,8 @@ impl Inputs {
     /// the first time a kernel file is asked for).
     pub fn read(&self, input: &Input) -> Result<String, String> {
         let path = self.locate(input)?;
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e} (is {} {} installed?)", path.display(), input.package, input.version))?;
+        let bytes = std::fs::read(&path)
+            .map_err(|e| format!("{}: {e} (is {} {} installed?)", path.display(), input.package, input.version))?;
         let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
         if digest != input.sha256 {
             return Err(format!(
@@ -66,7 +67,10 @@ impl Inputs {
             return Ok(PathBuf::from(input.path));
         }
         if input.version != LINUX_VERSION {
-            return Err(format!("{}: pinned to {} but the generator unpacks {LINUX_VERSION}", input.path, input.version));
+            return Err(format!(
+                "{}: pinned to {} but the generator unpacks {LINUX_VERSION}",
+                input.path, input.version
+            ));
         }
         let root = self.cache.join(format!("linux-{LINUX_VERSION}"));
         let stamp = root.join(".unpacked");

@@ -2,5 +2,9 @@
 //! definitions and register tables.
 
 // -- ABI bindings: kfd_ioctl.h, amdgpu_drm.h, HSA and kernel-descriptor structures --
+pub mod amdgpu_drm;
+pub mod hsa;
+pub mod kd;
+pub mod kfd;
 
 // -- Hardware tables: PM4, SDMA, register offsets and fields, IP base tables --
