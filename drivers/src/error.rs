@@ -13,10 +13,12 @@ pub enum Error {
     },
     #[error("{path}: malformed: {reason}")]
     Malformed { path: PathBuf, reason: String },
-    #[error("ioctl {request:#010x} on {path}: {source}")]
+    #[error("{} on {path}: {source}", ioctl_label(name, *request))]
     Ioctl {
         path: PathBuf,
         request: u32,
+        /// The request's name (`AMDKFD_IOC_CREATE_QUEUE`) when the caller knows it.
+        name: Option<&'static str>,
         #[source]
         source: std::io::Error,
     },
@@ -29,9 +31,22 @@ pub enum Error {
     },
     #[error("fd {0} is not open")]
     BadFd(i32),
+    /// The kernel driver or device is of a kind or version we do not drive.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The kernel answered, but not as its interface promises.
+    #[error("{0}")]
+    Protocol(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+fn ioctl_label(name: &Option<&'static str>, request: u32) -> String {
+    match name {
+        Some(n) => format!("{n} ({request:#010x})"),
+        None => format!("ioctl {request:#010x}"),
+    }
+}
 
 impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
@@ -49,6 +64,14 @@ impl Error {
     /// True when the file or directory does not exist (as opposed to existing but unreadable).
     pub fn is_not_found(&self) -> bool {
         matches!(self, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    }
+
+    /// Name the ioctl of an `Ioctl` error (other errors pass through).
+    pub fn with_ioctl_name(self, ioctl: &'static str) -> Self {
+        match self {
+            Error::Ioctl { path, request, source, .. } => Error::Ioctl { path, request, name: Some(ioctl), source },
+            e => e,
+        }
     }
 
     /// The OS error number behind this error, if it came from a system call.

@@ -105,6 +105,7 @@ impl Os for HostOs {
             return Err(Error::Ioctl {
                 path: self.path_of(fd),
                 request,
+                name: None,
                 source: std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
                     format!("argument is {} bytes, the request says {size}", arg.len()),
@@ -114,7 +115,7 @@ impl Os for HostOs {
         // SAFETY: arg is a live, writable buffer at least as large as the request's size field.
         let ret = unsafe { libc::ioctl(fd.0, request as libc::c_ulong, arg.as_mut_ptr()) };
         if ret < 0 {
-            return Err(Error::Ioctl { path: self.path_of(fd), request, source: last_error() });
+            return Err(Error::Ioctl { path: self.path_of(fd), request, name: None, source: last_error() });
         }
         Ok(ret)
     }

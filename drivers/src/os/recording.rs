@@ -63,6 +63,7 @@ impl RecordingOs {
                 Err(Error::Ioctl {
                     path: path.to_path_buf(),
                     request,
+                    name: None,
                     source: std::io::Error::from_raw_os_error(libc::ENOTTY),
                 })
             })),

@@ -1,0 +1,180 @@
+//! Hardware queues through KFD: the ring, the read/write-pointer page, and for compute queues the
+//! EOP buffer and the context save/restore area; then CREATE_QUEUE and the doorbell.
+
+use super::cwsr::queue_buffer_sizes;
+use super::device::KfdDevice;
+use super::ioctl::kfd_call;
+use super::memory::{KfdMemory, MemKind};
+use crate::os::{MapFlags, Prot};
+use crate::{Error, Result};
+use baregpu_autogen::amd::hsa::amd_queue_t;
+use baregpu_autogen::amd::kfd as abi;
+use std::mem::offset_of;
+
+/// Bytes of the doorbell window mapped from /dev/kfd per device.
+pub const DOORBELL_PAGE: u64 = 0x2000;
+/// Default queue priority (0..=15); ROCr's normal priority.
+const PRIORITY: u32 = 7;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueKind {
+    /// A PM4 compute queue.
+    Compute,
+    /// An SDMA copy queue.
+    Sdma,
+}
+
+/// A live queue. Destroy it with [`KfdDevice::destroy_queue`].
+#[derive(Debug)]
+pub struct KfdQueue {
+    pub id: u32,
+    pub kind: QueueKind,
+    pub ring: KfdMemory,
+    /// The page that holds the read and write pointers (laid out as an `amd_queue_t`).
+    pub pointers: KfdMemory,
+    pub eop: Option<KfdMemory>,
+    pub cwsr: Option<KfdMemory>,
+    /// Where the CP writes how far it has read (dwords for PM4, bytes for SDMA).
+    pub read_ptr: u64,
+    /// Where we publish how far we have written.
+    pub write_ptr: u64,
+    /// The 64-bit doorbell register, in the mapped doorbell page.
+    pub doorbell: u64,
+}
+
+/// The device's mapping of its doorbell window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoorbellPage {
+    /// The mmap offset of the window on /dev/kfd.
+    pub offset: u64,
+    /// Where it is mapped.
+    pub addr: u64,
+}
+
+impl KfdDevice {
+    /// Create a queue of `kind` with a ring of `ring_bytes` (a power of two ≥ 1 KiB).
+    pub fn create_queue(&self, kind: QueueKind, ring_bytes: u64) -> Result<KfdQueue> {
+        if !ring_bytes.is_power_of_two()
+            || ring_bytes < abi::KFD_MIN_QUEUE_RING_SIZE as u64
+            || ring_bytes > u32::MAX as u64
+        {
+            return Err(Error::Protocol(format!(
+                "{}: ring of {ring_bytes:#x} bytes: must be a power of two from 1 KiB to 2 GiB",
+                self.name()
+            )));
+        }
+        let mut held: Vec<KfdMemory> = Vec::new();
+        let result = self.create_queue_inner(kind, ring_bytes, &mut held);
+        if result.is_err() {
+            for m in held {
+                if let Err(e) = self.free(m) {
+                    log::warn!("{}: freeing after a failed CREATE_QUEUE: {e}", self.name());
+                }
+            }
+        }
+        result
+    }
+
+    fn create_queue_inner(&self, kind: QueueKind, ring_bytes: u64, held: &mut Vec<KfdMemory>) -> Result<KfdQueue> {
+        let mut a = abi::kfd_ioctl_create_queue_args {
+            ring_size: ring_bytes as u32,
+            gpu_id: self.gpu.gpu_id,
+            queue_percentage: abi::KFD_MAX_QUEUE_PERCENTAGE,
+            queue_priority: PRIORITY,
+            ..Default::default()
+        };
+        let ring = self.alloc(ring_bytes, MemKind::Uncached)?;
+        a.ring_base_address = ring.va;
+        held.push(ring);
+        let pointers = self.alloc(0x1000, MemKind::Uncached)?;
+        a.read_pointer_address = pointers.va + offset_of!(amd_queue_t, read_dispatch_id) as u64;
+        a.write_pointer_address = pointers.va + offset_of!(amd_queue_t, write_dispatch_id) as u64;
+        held.push(pointers);
+        match kind {
+            QueueKind::Sdma => a.queue_type = abi::KFD_IOC_QUEUE_TYPE_SDMA,
+            QueueKind::Compute => {
+                a.queue_type = abi::KFD_IOC_QUEUE_TYPE_COMPUTE;
+                let sizes = queue_buffer_sizes(&self.props).ok_or_else(|| {
+                    Error::Protocol(format!("{}: topology lacks what CWSR sizing needs", self.name()))
+                })?;
+                let eop = self.alloc(sizes.eop, MemKind::Vram { cpu_visible: false })?;
+                a.eop_buffer_address = eop.va;
+                a.eop_buffer_size = sizes.eop;
+                held.push(eop);
+                let cwsr = self.alloc(sizes.cwsr_alloc, MemKind::Vram { cpu_visible: false })?;
+                a.ctx_save_restore_address = cwsr.va;
+                a.ctx_save_restore_size = sizes.ctx_save_restore as u32;
+                a.ctl_stack_size = sizes.ctl_stack as u32;
+                held.push(cwsr);
+            }
+        }
+        kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_CREATE_QUEUE, &mut a)?;
+        let page = match self.doorbell_page(a.doorbell_offset) {
+            Ok(p) => p,
+            Err(e) => {
+                let mut d = abi::kfd_ioctl_destroy_queue_args { queue_id: a.queue_id, pad: 0 };
+                let _ = kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d);
+                return Err(e);
+            }
+        };
+        let mut it = std::mem::take(held).into_iter();
+        let (ring, pointers) = (it.next().expect("ring"), it.next().expect("pointers"));
+        let (eop, cwsr) = (it.next(), it.next());
+        log::debug!("{}: {kind:?} queue {} with a {ring_bytes:#x}-byte ring", self.name(), a.queue_id);
+        Ok(KfdQueue {
+            id: a.queue_id,
+            kind,
+            read_ptr: a.read_pointer_address,
+            write_ptr: a.write_pointer_address,
+            doorbell: page.addr + (a.doorbell_offset - page.offset),
+            ring,
+            pointers,
+            eop,
+            cwsr,
+        })
+    }
+
+    /// Map the doorbell window that holds `doorbell_offset` (once per device).
+    fn doorbell_page(&self, doorbell_offset: u64) -> Result<DoorbellPage> {
+        let mut page = self.doorbells.lock().unwrap_or_else(|e| e.into_inner());
+        let offset = doorbell_offset & !(DOORBELL_PAGE - 1);
+        if let Some(p) = *page {
+            if p.offset != offset {
+                return Err(Error::Protocol(format!(
+                    "{}: doorbell offset {doorbell_offset:#x} outside the mapped window at {:#x}",
+                    self.name(),
+                    p.offset
+                )));
+            }
+            return Ok(p);
+        }
+        let addr = self.os().mmap(
+            0,
+            DOORBELL_PAGE as usize,
+            Prot::READ | Prot::WRITE,
+            MapFlags::SHARED,
+            Some(self.kfd.fd),
+            offset,
+        )? as u64;
+        let p = DoorbellPage { offset, addr };
+        *page = Some(p);
+        Ok(p)
+    }
+
+    /// Destroy the queue, then free its buffers.
+    pub fn destroy_queue(&self, q: KfdQueue) -> Result<()> {
+        let mut d = abi::kfd_ioctl_destroy_queue_args { queue_id: q.id, pad: 0 };
+        // If the queue could not be destroyed the CP may still use its buffers: leaking them is
+        // the safe choice.
+        kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d)?;
+        let mut first_err = Ok(());
+        for m in [Some(q.ring), Some(q.pointers), q.eop, q.cwsr].into_iter().flatten() {
+            if let Err(e) = self.free(m) {
+                if first_err.is_ok() {
+                    first_err = Err(e);
+                }
+            }
+        }
+        first_err
+    }
+}
