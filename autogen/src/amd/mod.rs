@@ -3,6 +3,7 @@
 
 // -- ABI bindings: kfd_ioctl.h, amdgpu_drm.h, HSA and kernel-descriptor structures --
 pub mod amdgpu_drm;
+pub mod elf;
 pub mod hsa;
 pub mod kd;
 pub mod kfd;
