@@ -4,6 +4,7 @@
 
 pub mod alloc;
 pub mod error;
+pub mod program;
 pub mod signal;
 pub mod spec;
 pub mod timeline;
