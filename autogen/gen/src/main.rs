@@ -5,6 +5,10 @@
 //! `--check` nothing is written: the output is compared with the committed files and any
 //! difference is an error, which is how CI proves the committed code matches its inputs.
 
+mod abi;
+mod amd_enums;
+mod amdgpu_elf;
+mod hw;
 mod inputs;
 
 use std::path::{Path, PathBuf};
@@ -30,21 +34,31 @@ pub fn banner(generator: &str, inputs: &[&inputs::Input]) -> String {
 type Generator = fn(&inputs::Inputs) -> Result<Vec<Generated>, String>;
 
 /// Every generator, by name; each owns the files it returns.
-const GENERATORS: &[(&str, Generator)] = &[];
+const GENERATORS: &[(&str, Generator)] = &[
+    ("abi", abi::generate),
+    ("amdgpu_elf", amdgpu_elf::generate),
+    ("amd_enums", amd_enums::generate),
+    ("hw", hw::generate),
+];
 
 fn main() -> ExitCode {
     let mut check = false;
+    let mut only: Option<String> = None;
     let mut out = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("gen/ lives in autogen/").to_path_buf();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--check" => check = true,
+            "--only" => match args.next() {
+                Some(g) if GENERATORS.iter().any(|(n, _)| *n == g) => only = Some(g),
+                _ => return fail("--only needs a generator name"),
+            },
             "--out" => match args.next() {
                 Some(d) => out = PathBuf::from(d),
                 None => return fail("--out needs a directory"),
             },
             "-h" | "--help" => {
-                println!("usage: baregpu-autogen-gen [--check] [--out DIR]");
+                println!("usage: baregpu-autogen-gen [--check] [--out DIR] [--only GENERATOR]");
                 return ExitCode::SUCCESS;
             }
             other => return fail(&format!("unknown argument `{other}`")),
@@ -52,7 +66,7 @@ fn main() -> ExitCode {
     }
     let inputs = inputs::Inputs::new();
     let mut stale = Vec::new();
-    for (name, generate) in GENERATORS {
+    for (name, generate) in GENERATORS.iter().filter(|(n, _)| only.as_deref().is_none_or(|o| o == *n)) {
         let files = match generate(&inputs) {
             Ok(f) => f,
             Err(e) => return fail(&format!("{name}: {e}")),
