@@ -203,11 +203,15 @@ impl CodeObject {
             match r.kind {
                 amdelf::R_AMDGPU_ABS64 => img[at..at + 8].copy_from_slice(&s.wrapping_add(a).to_le_bytes()),
                 amdelf::R_AMDGPU_RELATIVE64 => img[at..at + 8].copy_from_slice(&base.wrapping_add(a).to_le_bytes()),
-                amdelf::R_AMDGPU_REL64 => img[at..at + 8].copy_from_slice(&s.wrapping_add(a).wrapping_sub(p).to_le_bytes()),
+                amdelf::R_AMDGPU_REL64 => {
+                    img[at..at + 8].copy_from_slice(&s.wrapping_add(a).wrapping_sub(p).to_le_bytes())
+                }
                 amdelf::R_AMDGPU_ABS32 | amdelf::R_AMDGPU_ABS32_LO => {
                     img[at..at + 4].copy_from_slice(&(s.wrapping_add(a) as u32).to_le_bytes())
                 }
-                amdelf::R_AMDGPU_ABS32_HI => img[at..at + 4].copy_from_slice(&((s.wrapping_add(a) >> 32) as u32).to_le_bytes()),
+                amdelf::R_AMDGPU_ABS32_HI => {
+                    img[at..at + 4].copy_from_slice(&((s.wrapping_add(a) >> 32) as u32).to_le_bytes())
+                }
                 amdelf::R_AMDGPU_REL32 | amdelf::R_AMDGPU_REL32_LO => {
                     img[at..at + 4].copy_from_slice(&(s.wrapping_add(a).wrapping_sub(p) as u32).to_le_bytes())
                 }

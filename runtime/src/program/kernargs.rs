@@ -65,14 +65,21 @@ pub fn build(meta: &KernelMeta, args: &[ArgValue], launch: &Launch) -> Result<Ve
     for (i, a) in meta.args.iter().enumerate() {
         let (start, end) = (a.offset as usize, a.offset as usize + a.size as usize);
         if end > size {
-            return Err(format!("kernel `{}`: argument {i} at {start}..{end} exceeds the {size}-byte segment", meta.name));
+            return Err(format!(
+                "kernel `{}`: argument {i} at {start}..{end} exceeds the {size}-byte segment",
+                meta.name
+            ));
         }
     }
     for (i, (a, v)) in explicit.iter().zip(args).enumerate() {
         let at = a.offset as usize;
         match (&a.kind, v) {
-            (ArgKind::GlobalBuffer, ArgValue::Pointer(p)) if a.size == 8 => buf[at..at + 8].copy_from_slice(&p.to_le_bytes()),
-            (ArgKind::ByValue, ArgValue::Bytes(b)) if b.len() == a.size as usize => buf[at..at + b.len()].copy_from_slice(b),
+            (ArgKind::GlobalBuffer, ArgValue::Pointer(p)) if a.size == 8 => {
+                buf[at..at + 8].copy_from_slice(&p.to_le_bytes())
+            }
+            (ArgKind::ByValue, ArgValue::Bytes(b)) if b.len() == a.size as usize => {
+                buf[at..at + b.len()].copy_from_slice(b)
+            }
             (ArgKind::DynamicSharedPointer, ArgValue::Bytes(b)) if b.len() == a.size as usize => {
                 buf[at..at + b.len()].copy_from_slice(b)
             }
