@@ -4,3 +4,4 @@
 //! committed files match their inputs.
 
 pub mod amd;
+pub mod isa;

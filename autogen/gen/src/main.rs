@@ -10,6 +10,7 @@ mod amd_enums;
 mod amdgpu_elf;
 mod hw;
 mod inputs;
+mod isa;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,6 +40,7 @@ const GENERATORS: &[(&str, Generator)] = &[
     ("amdgpu_elf", amdgpu_elf::generate),
     ("amd_enums", amd_enums::generate),
     ("hw", hw::generate),
+    ("isa", isa::generate),
 ];
 
 fn main() -> ExitCode {
