@@ -2,4 +2,5 @@
 //! driver (AM).
 
 pub mod kfd;
+pub mod pm4;
 pub mod topology;
