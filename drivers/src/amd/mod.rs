@@ -3,4 +3,5 @@
 
 pub mod kfd;
 pub mod pm4;
+pub mod sdma;
 pub mod topology;
