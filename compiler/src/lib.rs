@@ -2,3 +2,5 @@
 //! kernels and the graph compiler. They use the runtime like any user would.
 
 pub use baregpu_isa as isa;
+
+pub mod codeobj;
