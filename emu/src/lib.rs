@@ -2,4 +2,5 @@
 //! command processors and wave interpreters behind it; today the crate holds the catalogue of
 //! the boards it models.
 
+pub mod amd;
 pub mod catalog;

@@ -91,8 +91,10 @@ impl KfdDevice {
             return Err(Error::Protocol(format!("{}: allocating {size:#x} bytes of {kind:?}: {e}{hint}", self.name())));
         }
         let mut mem = KfdMemory { va, size, kind, handle: a.handle, cpu_mapped: userptr };
-        // 3. The CPU mapping over the reservation, through the render node.
-        if !userptr {
+        // 3. The CPU mapping over the reservation, through the render node. VRAM allocated without
+        // PUBLIC is NO_CPU_ACCESS to amdgpu, which refuses to mmap it (EPERM): it keeps the
+        // PROT_NONE reservation, which holds the VA.
+        if !userptr && kind != (MemKind::Vram { cpu_visible: false }) {
             let fixed = MapFlags::SHARED | MapFlags::FIXED;
             match os.mmap(va as usize, size as usize, Prot::READ | Prot::WRITE, fixed, Some(self.drm_fd), a.mmap_offset)
             {
