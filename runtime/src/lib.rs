@@ -3,6 +3,7 @@
 //! join it with the KFD and RM drivers.
 
 pub mod alloc;
+pub mod amd;
 pub mod error;
 pub mod program;
 pub mod signal;

@@ -2,6 +2,7 @@
 
 mod demo;
 mod devices;
+mod run;
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +25,8 @@ pub struct Cli {
 enum Command {
     /// List real and emulated devices with their specs, architecture, memory and compute units.
     Devices(devices::Args),
+    /// Load a code object and launch one of its kernels with the given arguments.
+    Run(run::Args),
     /// The main job: compile and run a real workload on the default (or given) device.
     Demo(demo::Args),
 }
@@ -46,6 +49,7 @@ pub fn host_os() -> baregpu_drivers::os::HostOs {
 pub fn run(cli: Cli) -> baregpu::Result<()> {
     match cli.command {
         Command::Devices(args) => devices::run(args),
+        Command::Run(args) => run::run(args),
         Command::Demo(args) => demo::run(args),
     }
 }

@@ -1,0 +1,210 @@
+//! `baregpu run CODE_OBJECT --kernel NAME --grid .. --block .. [--arg A]...`: load a code object,
+//! check the arguments against its metadata, launch, and write every buffer argument back.
+
+use baregpu::device::{self, Device};
+use baregpu::{DeviceSpec, Error, Result};
+use baregpu_runtime::program::{ArgKind, ArgValue, CodeObject, KernelArg, Launch};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// AMD code object (HSACO) to load.
+    code_object: PathBuf,
+    /// Kernel to launch.
+    #[arg(long)]
+    kernel: String,
+    /// Device spec (see `baregpu devices`); default: the first real GPU, else emu:gfx1100.
+    #[arg(long)]
+    device: Option<DeviceSpec>,
+    /// Workgroups: X[,Y[,Z]].
+    #[arg(long, value_parser = parse_dims)]
+    grid: [u32; 3],
+    /// Work-items per workgroup: X[,Y[,Z]].
+    #[arg(long, value_parser = parse_dims)]
+    block: [u32; 3],
+    /// Kernel arguments in order: in:FILE, inout:FILE, out:BYTES, u32:V, i32:V, u64:V, i64:V,
+    /// f32:V, f64:V.
+    #[arg(long = "arg", value_parser = parse_arg)]
+    args: Vec<CliArg>,
+    /// Where every buffer argument i is written as arg<i>.bin.
+    #[arg(long, default_value = "out")]
+    out: PathBuf,
+    /// Print one JSON object: device, kernel, wall and GPU microseconds.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CliArg {
+    In(PathBuf),
+    InOut(PathBuf),
+    Out(u64),
+    Scalar { ty: &'static str, bytes: Vec<u8> },
+}
+
+fn parse_dims(s: &str) -> std::result::Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("`{s}`: expected X[,Y[,Z]]"));
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p.trim().parse().ok().filter(|&v| v > 0).ok_or_else(|| format!("`{p}` is not a positive count"))?;
+    }
+    Ok(d)
+}
+
+fn parse_arg(s: &str) -> std::result::Result<CliArg, String> {
+    let (kind, v) = s.split_once(':').ok_or_else(|| format!("`{s}`: expected KIND:VALUE"))?;
+    let num = |r: std::result::Result<Vec<u8>, String>, ty| r.map(|bytes| CliArg::Scalar { ty, bytes });
+    let bad = |ty: &str| format!("`{v}` is not a valid {ty}");
+    match kind {
+        "in" => Ok(CliArg::In(v.into())),
+        "inout" => Ok(CliArg::InOut(v.into())),
+        "out" => v.parse().map(CliArg::Out).map_err(|_| format!("out:{v}: expected a byte count")),
+        "u32" => num(v.parse::<u32>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("u32")), "u32"),
+        "i32" => num(v.parse::<i32>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("i32")), "i32"),
+        "u64" => num(v.parse::<u64>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("u64")), "u64"),
+        "i64" => num(v.parse::<i64>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("i64")), "i64"),
+        "f32" => num(v.parse::<f32>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("f32")), "f32"),
+        "f64" => num(v.parse::<f64>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("f64")), "f64"),
+        k => Err(format!("unknown argument kind `{k}` (in, inout, out, u32, i32, u64, i64, f32, f64)")),
+    }
+}
+
+/// Whether a C type name is a floating-point type; `None` when the name says nothing.
+fn is_float(type_name: &str) -> Option<bool> {
+    match type_name.trim() {
+        "float" | "double" | "half" => Some(true),
+        "char" | "uchar" | "short" | "ushort" | "int" | "uint" | "long" | "ulong" | "size_t" | "bool" => Some(false),
+        _ => None,
+    }
+}
+
+/// Check one argument against the kernel's metadata.
+fn check(i: usize, given: &CliArg, want: &KernelArg) -> Result<()> {
+    let fail = |msg: String| Err(Error::Usage(format!("argument {i}: {msg}")));
+    match (given, &want.kind) {
+        (CliArg::In(_) | CliArg::InOut(_) | CliArg::Out(_), ArgKind::GlobalBuffer) => Ok(()),
+        (CliArg::Scalar { ty, bytes }, ArgKind::ByValue) => {
+            if bytes.len() != want.size as usize {
+                return fail(format!("the kernel takes {} ({} bytes), {ty} given", want.describe(), want.size));
+            }
+            let given_float = ty.starts_with('f');
+            match want.type_name.as_deref().and_then(is_float) {
+                Some(f) if f != given_float => fail(format!("the kernel takes {}, {ty} given", want.describe())),
+                _ => Ok(()),
+            }
+        }
+        (CliArg::Scalar { ty, .. }, ArgKind::GlobalBuffer) => fail(format!("the kernel takes a buffer, {ty} given")),
+        (_, ArgKind::ByValue) => fail(format!("the kernel takes {}, a buffer given", want.describe())),
+        (_, k) => fail(format!("the kernel takes {k:?}, which `run` cannot pass")),
+    }
+}
+
+fn read_file(p: &Path) -> Result<Vec<u8>> {
+    std::fs::read(p).map_err(|source| Error::Io { path: p.to_path_buf(), source })
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let bytes = read_file(&args.code_object)?;
+    let co = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("{}: {e}", args.code_object.display())))?;
+    let kernel = co.kernel(&args.kernel).map_err(|e| Error::Usage(format!("{}: {e}", args.code_object.display())))?;
+    let explicit: Vec<&KernelArg> = kernel.meta.args.iter().filter(|a| a.is_explicit()).collect();
+    if explicit.len() != args.args.len() {
+        return Err(Error::Usage(format!(
+            "kernel `{}` takes {} arguments, {} given",
+            args.kernel,
+            explicit.len(),
+            args.args.len()
+        )));
+    }
+    for (i, (g, w)) in args.args.iter().zip(&explicit).enumerate() {
+        check(i, g, w)?;
+    }
+    let spec = match args.device {
+        Some(s) => s,
+        None => baregpu::registry::list(&super::host_os())?.default_spec(),
+    };
+    let dev = device::open(&spec)?;
+    let Device::Amd(amd) = &dev;
+    // Buffers: contents first, so a missing file fails before anything runs.
+    let mut contents: Vec<Option<Vec<u8>>> = Vec::new();
+    for a in &args.args {
+        contents.push(match a {
+            CliArg::In(p) | CliArg::InOut(p) => Some(read_file(p)?),
+            CliArg::Out(n) => Some(vec![0u8; *n as usize]),
+            CliArg::Scalar { .. } => None,
+        });
+    }
+    let mut buffers = Vec::new();
+    let mut values = Vec::new();
+    for (a, c) in args.args.iter().zip(&contents) {
+        match (a, c) {
+            (CliArg::Scalar { bytes, .. }, _) => values.push(ArgValue::Bytes(bytes.clone())),
+            (_, Some(data)) => {
+                let b = amd.alloc(data.len().max(4) as u64)?;
+                amd.write(&b, 0, data)?;
+                values.push(ArgValue::Pointer(b.va()));
+                buffers.push((values.len() - 1, b, data.len()));
+            }
+            (_, None) => unreachable!("buffers always have contents"),
+        }
+    }
+    let prog = amd.load(co)?;
+    let launch = Launch::new(args.grid, args.block);
+    let t0 = Instant::now();
+    let sub = amd.launch(&prog, &args.kernel, &values, &launch, true)?;
+    amd.synchronize()?;
+    let wall_us = t0.elapsed().as_secs_f64() * 1e6;
+    let gpu_us = amd.elapsed_us(&sub);
+    amd.release(sub);
+    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
+    for (i, b, len) in &buffers {
+        let mut data = vec![0u8; *len];
+        amd.read(b, 0, &mut data)?;
+        let path = args.out.join(format!("arg{i}.bin"));
+        std::fs::write(&path, &data).map_err(|source| Error::Io { path, source })?;
+    }
+    for (_, b, _) in buffers {
+        amd.free(b)?;
+    }
+    amd.unload(prog)?;
+    if args.json {
+        let v = serde_json::json!({
+            "device": dev.label(),
+            "arch": dev.arch(),
+            "kernel": args.kernel,
+            "wall_us": wall_us,
+            "gpu_us": gpu_us,
+        });
+        println!("{v}");
+    } else {
+        let gpu = gpu_us.map_or("?".into(), |u| format!("{u:.1}"));
+        println!(
+            "{} on {} ({}): wall {wall_us:.1} us, GPU {gpu} us; buffers in {}",
+            args.kernel,
+            dev.label(),
+            dev.arch(),
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_dims_and_args() {
+        assert_eq!(parse_dims("4").unwrap(), [4, 1, 1]);
+        assert_eq!(parse_dims("4,2,3").unwrap(), [4, 2, 3]);
+        assert!(parse_dims("0").is_err() && parse_dims("1,2,3,4").is_err() && parse_dims("x").is_err());
+        assert_eq!(parse_arg("out:16").unwrap(), CliArg::Out(16));
+        assert_eq!(parse_arg("f32:1.5").unwrap(), CliArg::Scalar { ty: "f32", bytes: 1.5f32.to_le_bytes().to_vec() });
+        assert!(parse_arg("u32:-1").unwrap_err().contains("not a valid u32"));
+        assert!(parse_arg("q:1").unwrap_err().contains("unknown argument kind"));
+    }
+}

@@ -1,0 +1,56 @@
+//! Opening a device by spec: the registry's other half. Real AMD GPUs get the host OS, emulated
+//! ones an emulated KFD; both go through the same runtime and driver code.
+
+use crate::{Error, Result};
+use baregpu_drivers::os::{HostOs, Os};
+use baregpu_emu::amd::EmuKfd;
+use baregpu_emu::catalog::{self, Vendor};
+use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::DeviceSpec;
+use std::sync::Arc;
+
+/// An open device.
+pub enum Device {
+    Amd(AmdDevice),
+}
+
+impl Device {
+    pub fn label(&self) -> &str {
+        match self {
+            Device::Amd(d) => &d.label,
+        }
+    }
+
+    pub fn arch(&self) -> &str {
+        match self {
+            Device::Amd(d) => &d.arch,
+        }
+    }
+}
+
+/// Open the device `spec` names; `os` is the host OS (re-rootable for tests).
+pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
+    let label = spec.to_string();
+    let unsupported = |what: &str| Err(Error::Usage(format!("{label}: {what} is not implemented yet")));
+    match spec {
+        DeviceSpec::Amd { index } => Ok(Device::Amd(AmdDevice::open(os, *index, &label)?)),
+        DeviceSpec::Emu { arch, index } => {
+            let model = catalog::model(Vendor::Amd, arch).expect("the spec parser only accepts listed archs");
+            if let Some(why) = model.not_ready {
+                return Err(Error::Usage(format!("{label} cannot run work yet: {why}")));
+            }
+            let archs = vec![arch.as_str(); index + 1];
+            let kfd: Arc<dyn Os> = EmuKfd::new(&archs)?;
+            Ok(Device::Amd(AmdDevice::open(kfd, *index, &label)?))
+        }
+        DeviceSpec::Nv { .. } => unsupported("the NVIDIA RM driver"),
+        DeviceSpec::EmuNv { .. } => unsupported("the emulated NVIDIA GPU"),
+        DeviceSpec::Am { .. } => unsupported("the userspace PCI driver (AM)"),
+        DeviceSpec::Usb { .. } => unsupported("the USB bridge transport"),
+        DeviceSpec::Remote { .. } => unsupported("the remote transport"),
+    }
+}
+
+pub fn open(spec: &DeviceSpec) -> Result<Device> {
+    open_with(spec, Arc::new(HostOs::new()))
+}
