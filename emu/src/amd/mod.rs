@@ -13,6 +13,7 @@
 //! One `EmuKfd` is one machine with one process using KFD: the process's KFD state (VMs,
 //! allocations, events, queues) ends when its last /dev/kfd file is closed.
 
+pub mod dispatch;
 pub mod events;
 pub mod gpus;
 mod kfd;

@@ -1,0 +1,121 @@
+//! The interface between the emulated command processor and the wave interpreter: what a
+//! DISPATCH_DIRECT launches with (the compute registers), the GPU's memory as the dispatch sees
+//! it, and how a dispatch fails. The command processor builds a [`DispatchState`] from its
+//! register file and hands it to a [`WaveEngine`].
+
+use super::EmuKfd;
+use std::fmt;
+
+/// Register state of one dispatch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DispatchState {
+    /// LLVM processor name of the device (`gfx1100`).
+    pub arch: &'static str,
+    /// Address of the first instruction (COMPUTE_PGM_LO/HI << 8).
+    pub pgm: u64,
+    pub rsrc1: u32,
+    pub rsrc2: u32,
+    pub rsrc3: u32,
+    /// COMPUTE_USER_DATA_0..15.
+    pub user_data: [u32; 16],
+    /// Workgroups per dimension (DISPATCH_DIRECT).
+    pub grid: [u32; 3],
+    /// Work-items per workgroup (COMPUTE_NUM_THREAD_X/Y/Z).
+    pub block: [u32; 3],
+    /// COMPUTE_START_X/Y/Z: the first workgroup id.
+    pub start: [u32; 3],
+    /// DISPATCH_INITIATOR.CS_W32_EN (gfx10+); always false (wave64) on gfx9.
+    pub wave32: bool,
+    pub tmpring_size: u32,
+    /// COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI << 8 (architected flat scratch).
+    pub scratch_base: u64,
+    /// Bytes of LDS per workgroup (RSRC2.LDS_SIZE granules of 512 bytes).
+    pub lds_bytes: u32,
+}
+
+/// Why a dispatch stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DispatchFault {
+    /// An access outside every allocation mapped on the GPU.
+    Memory { va: u64, write: bool, pc: u64 },
+    /// An instruction the interpreter cannot run (unknown, unsupported, malformed).
+    Illegal { pc: u64, what: String },
+}
+
+impl fmt::Display for DispatchFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DispatchFault::Memory { va, write, pc } => {
+                write!(f, "memory fault: {} of VA {va:#x} at PC {pc:#x}", if *write { "write" } else { "read" })
+            }
+            DispatchFault::Illegal { pc, what } => write!(f, "illegal instruction at PC {pc:#x}: {what}"),
+        }
+    }
+}
+
+/// Runs the waves of a dispatch to completion.
+pub trait WaveEngine: Send + Sync {
+    fn dispatch(&self, d: &DispatchState, mem: &GpuMemory) -> Result<(), DispatchFault>;
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    va: u64,
+    end: u64,
+    host: usize,
+}
+
+/// The memory one GPU may touch during a dispatch: every allocation mapped on it, as GPU VA →
+/// the emulator's host address. Translation is the bounds check.
+#[derive(Debug, Clone, Default)]
+pub struct GpuMemory {
+    ranges: Vec<Range>,
+}
+
+impl GpuMemory {
+    /// The allocations mapped on `gpu_id` now.
+    pub fn snapshot(kfd: &EmuKfd, gpu_id: u32) -> GpuMemory {
+        let mut ranges: Vec<Range> = kfd
+            .allocations()
+            .into_iter()
+            .filter(|a| a.is_mapped_on(gpu_id))
+            .map(|a| Range { va: a.va, end: a.va + a.size, host: a.host_addr })
+            .collect();
+        ranges.sort_by_key(|r| r.va);
+        GpuMemory { ranges }
+    }
+
+    /// From explicit (va, size, host address) ranges: tests and tools.
+    pub fn from_ranges(ranges: &[(u64, u64, usize)]) -> GpuMemory {
+        let mut ranges: Vec<Range> =
+            ranges.iter().map(|&(va, size, host)| Range { va, end: va + size, host }).collect();
+        ranges.sort_by_key(|r| r.va);
+        GpuMemory { ranges }
+    }
+
+    /// Host address of `[va, va + len)`, when the whole range lies inside one allocation.
+    #[inline]
+    pub fn translate(&self, va: u64, len: u64) -> Option<*mut u8> {
+        let i = self.ranges.partition_point(|r| r.va <= va);
+        let r = self.ranges.get(i.checked_sub(1)?)?;
+        let end = va.checked_add(len)?;
+        (end <= r.end).then(|| (r.host + (va - r.va) as usize) as *mut u8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn translation_is_the_bounds_check() {
+        let m = GpuMemory::from_ranges(&[(0x2000, 0x1000, 0x9000_0000), (0x1000, 0x100, 0x8000_0000)]);
+        assert_eq!(m.translate(0x2000, 4), Some(0x9000_0000 as *mut u8));
+        assert_eq!(m.translate(0x2ffc, 4), Some(0x9000_0ffc as *mut u8));
+        assert_eq!(m.translate(0x2ffd, 4), None, "straddles the end");
+        assert_eq!(m.translate(0x1080, 0x80), Some(0x8000_0080 as *mut u8));
+        assert_eq!(m.translate(0x1100, 1), None, "in the gap");
+        assert_eq!(m.translate(0x0fff, 1), None, "below everything");
+        assert_eq!(m.translate(u64::MAX, 2), None);
+    }
+}
