@@ -57,9 +57,14 @@ impl Timeline {
         true
     }
 
-    /// Start a timeline at `value` (tests of the wrap).
+    /// Both slots (to give them back to a pool).
+    pub fn slots(&self) -> (Signal, Signal) {
+        (self.signal, self.shadow)
+    }
+
+    /// Continue from `value`: the next value handed out. Tests of the wrap start high; a
+    /// submission that failed before reaching the GPU hands its value back.
     pub fn jump_to(&mut self, value: u64) {
-        self.signal.set(value - 1);
         self.next = value;
     }
 }

@@ -2,16 +2,17 @@
 //! an SDMA copy queue, programs and kernel launches. The same code drives a real GPU (host OS)
 //! and the emulated one (the emulated KFD behind the same OS boundary).
 
+use super::bound::BoundCommands;
 use super::hdp::{self, HdpFlush};
-use super::launch;
+use super::queue::{ComputeQueue, CopyQueue};
 use super::ring::{HwRing, RingError};
-use crate::alloc::{Ring, RingAlloc};
-use crate::program::{kernargs, ArgValue, CodeObject, Launch};
+use crate::alloc::Ring;
+use crate::program::{ArgValue, CodeObject, Launch};
 use crate::signal::{Signal, WaitError, Width, SIGNAL_BYTES};
 use crate::timeline::Timeline;
 use crate::{Error, Result};
 use baregpu_drivers::amd::kfd::{EventKind, Kfd, KfdDevice, KfdEvent, KfdMemory, MemKind, QueueKind};
-use baregpu_drivers::amd::pm4::{Compare, Dispatch, Pm4, Pm4Generation, ReleaseData};
+use baregpu_drivers::amd::pm4::{Compare, Pm4, Pm4Generation, ReleaseData};
 use baregpu_drivers::amd::sdma::{Sdma, SdmaGeneration};
 use baregpu_drivers::amd::topology;
 use baregpu_drivers::os::Os;
@@ -66,22 +67,27 @@ pub struct Submitted {
     end: Option<Signal>,
 }
 
-struct State {
+pub(crate) struct State {
     /// Always present; an Option so that drop and recovery can take it out.
-    compute: Option<HwRing>,
-    copy: Option<HwRing>,
-    timeline: Timeline,
-    kernarg_base: u64,
-    kernargs: Ring,
+    pub(crate) compute: Option<HwRing>,
+    pub(crate) copy: Option<HwRing>,
+    /// The HCQ timeline: launches and copies wait for the previous value and signal the next.
+    pub(crate) timeline: Timeline,
+    /// Per hardware queue, the value each submission signals at its end (in-order per queue):
+    /// what frees kernarg memory and what synchronize waits for.
+    pub(crate) compute_done: Timeline,
+    pub(crate) copy_done: Timeline,
+    pub(crate) kernarg_base: u64,
+    pub(crate) kernargs: Ring,
     /// Pages the device itself holds (signals, events, kernargs), freed when it closes.
-    owned: Vec<KfdMemory>,
-    free_signals: Vec<Signal>,
-    scratch: Option<(KfdMemory, u32)>,
-    dispatches: u64,
+    pub(crate) owned: Vec<KfdMemory>,
+    pub(crate) free_signals: Vec<Signal>,
+    pub(crate) scratch: Option<KfdMemory>,
+    pub(crate) dispatches: u64,
     /// What the last submission was, for error reports.
-    last: String,
+    pub(crate) last: String,
     /// Set after a fault or hang until the queues are rebuilt.
-    broken: Option<String>,
+    pub(crate) broken: Option<String>,
 }
 
 pub struct AmdDevice {
@@ -91,7 +97,7 @@ pub struct AmdDevice {
     pm4: &'static Pm4Generation,
     sdma: &'static SdmaGeneration,
     hdp: Option<HdpFlush>,
-    lds_limit: u32,
+    pub(crate) lds_limit: u32,
     /// The queue event's slot in the KFD event page: the GPU writes it, then interrupts.
     mailbox: u64,
     events: [KfdEvent; 3],
@@ -100,7 +106,7 @@ pub struct AmdDevice {
     state: Mutex<State>,
 }
 
-fn dev_err(label: &str, msg: impl Into<String>) -> Error {
+pub(crate) fn dev_err(label: &str, msg: impl Into<String>) -> Error {
     Error::Device { device: label.to_string(), msg: msg.into() }
 }
 
@@ -129,7 +135,9 @@ impl AmdDevice {
             .map(|i| unsafe { Signal::from_addr(signal_page.va as usize + i * SIGNAL_BYTES, Width::Bits32) })
             .rev()
             .collect();
-        let (a, b) = (free_signals.pop().expect("slots"), free_signals.pop().expect("slots"));
+        let mut slot = || free_signals.pop().expect("a fresh signal page has slots");
+        let (timeline, compute_done, copy_done) =
+            (Timeline::new(slot(), slot()), Timeline::new(slot(), slot()), Timeline::new(slot(), slot()));
         let compute = HwRing::new(dev.create_queue(QueueKind::Compute, COMPUTE_RING)?);
         let copy = match dev.create_queue(QueueKind::Sdma, SDMA_RING) {
             Ok(q) => Some(HwRing::new(q)),
@@ -143,7 +151,9 @@ impl AmdDevice {
         let state = State {
             compute: Some(compute),
             copy,
-            timeline: Timeline::new(a, b),
+            timeline,
+            compute_done,
+            copy_done,
             kernarg_base: kernarg_mem.va,
             kernargs: Ring::new(KERNARG_BYTES),
             owned: vec![signal_page, event_page, kernarg_mem],
@@ -239,17 +249,23 @@ impl AmdDevice {
         self.free(p.image)
     }
 
-    fn memory_barrier(&self, q: &mut Pm4) {
+    pub(crate) fn memory_barrier(&self, q: &mut Pm4) {
         if let Some(h) = self.hdp {
             q.write_then_wait_reg(h.req, h.done, 0xffff_ffff, 0xffff_ffff, Compare::GreaterEqual);
         }
         q.acquire_mem(true);
     }
 
-    /// Signal the timeline at `value`, and the KFD event that wakes a sleeping host.
-    fn signal_timeline(&self, q: &mut Pm4, timeline: Signal, value: u64) {
-        q.release_mem(timeline.value_addr() as u64, ReleaseData::U32(value as u32), true, None);
-        q.release_mem(self.mailbox, ReleaseData::U32(self.events[0].id), false, Some(self.events[0].id));
+    /// Write the queue event's mailbox and interrupt: KFD then wakes a host in WAIT_EVENTS.
+    pub(crate) fn interrupt(&self, q: &mut Pm4) {
+        let ev = self.events[0].id;
+        q.release_mem(self.mailbox, ReleaseData::U32(ev), false, Some(ev));
+    }
+
+    pub(crate) fn interrupt_sdma(&self, q: &mut Sdma) {
+        let ev = self.events[0].id;
+        q.fence(self.mailbox, ev);
+        q.trap(ev);
     }
 
     fn take_signal(st: &mut State, label: &str) -> Result<Signal> {
@@ -259,26 +275,67 @@ impl AmdDevice {
         Ok(s)
     }
 
+    /// A signal slot of the device's signal page, value and timestamp zeroed.
+    pub fn new_signal(&self) -> Result<Signal> {
+        Self::take_signal(&mut self.state(), &self.label)
+    }
+
+    pub fn free_signal(&self, s: Signal) {
+        self.state().free_signals.push(s);
+    }
+
+    /// The device timeline's signal and the last value submitted on it.
+    pub fn timeline(&self) -> (Signal, u64) {
+        let st = self.state();
+        (st.timeline.signal(), st.timeline.last())
+    }
+
     /// Scratch for `per_lane` private bytes: the buffer and the COMPUTE_TMPRING_SIZE value.
-    fn scratch(&self, st: &mut State, per_lane: u32) -> Result<(u64, u32)> {
+    pub(crate) fn scratch(&self, st: &mut State, per_lane: u32) -> Result<(u64, u32)> {
         // Architected flat scratch: per-wave size in 256-byte units, for a wave of 64 lanes.
         let per_wave = (per_lane as u64 * 64).div_ceil(256) * 256;
         let cus = self.dev.gpu.compute_units as u64;
         let slots = self.dev.props.get("max_slots_scratch_cu").unwrap_or(32).max(1);
         let waves = (cus * slots).min(0xfff);
         let need = per_wave * waves;
-        if st.scratch.as_ref().is_none_or(|(m, _)| m.size < need) {
-            if let Some((m, _)) = st.scratch.take() {
+        if st.scratch.as_ref().is_none_or(|m| m.size < need) {
+            if let Some(m) = st.scratch.take() {
                 self.dev.free(m)?;
             }
-            let m = self.dev.alloc(need, MemKind::Vram { cpu_visible: false })?;
-            st.scratch = Some((m, 0));
+            st.scratch = Some(self.dev.alloc(need, MemKind::Vram { cpu_visible: false })?);
         }
-        let (m, _) = st.scratch.as_ref().expect("just allocated");
+        let m = st.scratch.as_ref().expect("just allocated");
         Ok((m.va, (waves as u32) | (((per_wave / 256) as u32) << 12)))
     }
 
-    /// Launch `kernel` of `prog`. With `profile` the launch is bracketed by GPU timestamps.
+    fn usable(&self, st: &State) -> Result<()> {
+        match &st.broken {
+            Some(why) => Err(dev_err(&self.label, format!("needs recovery after: {why}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// A compute-queue builder. It holds the device until submitted (or dropped).
+    pub fn compute_queue(&self) -> Result<ComputeQueue<'_>> {
+        let st = self.state();
+        self.usable(&st)?;
+        let done = st.compute_done.last() + 1;
+        Ok(ComputeQueue { dev: self, st, q: Pm4::new(self.pm4), done, what: Vec::new() })
+    }
+
+    /// A copy-queue builder (SDMA). Errors when the device has no SDMA queue.
+    pub fn copy_queue(&self) -> Result<CopyQueue<'_>> {
+        let st = self.state();
+        self.usable(&st)?;
+        if st.copy.is_none() {
+            return Err(dev_err(&self.label, "no SDMA queue"));
+        }
+        let done = st.copy_done.last() + 1;
+        Ok(CopyQueue { dev: self, st, q: Sdma::new(self.sdma), done, bytes: 0 })
+    }
+
+    /// Launch `kernel` of `prog`, ordered on the device timeline. With `profile` the launch is
+    /// bracketed by GPU timestamps.
     pub fn launch(
         &self,
         prog: &Program,
@@ -287,90 +344,29 @@ impl AmdDevice {
         shape: &Launch,
         profile: bool,
     ) -> Result<Submitted> {
-        let k = prog.code.kernel(kernel).map_err(Error::Program)?;
-        launch::check_shape(k, shape)?;
-        let kernarg_bytes = kernargs::build(&k.meta, args, shape).map_err(Error::Program)?;
-        let rsrc2 = launch::rsrc2(k, shape, self.lds_limit)?;
-        let mut st = self.state();
-        if let Some(why) = &st.broken {
-            return Err(dev_err(&self.label, format!("needs recovery after: {why}")));
-        }
-        let wants_packet = launch::wants_dispatch_packet(k);
-        let size = kernarg_bytes.len().max(16) as u64 + if wants_packet { 64 } else { 0 };
-        let align = k.meta.kernarg_segment_align.max(16) as u64;
-        let value = st.timeline.advance();
-        let off = loop {
-            let completed = st.timeline.signal().value();
-            match st.kernargs.alloc(size, align, value, completed) {
-                RingAlloc::Ok(o) => break o,
-                RingAlloc::Wait(v) => self.wait_signal(&st, st.timeline.signal(), v, "compute")?,
-                RingAlloc::TooLarge => {
-                    return Err(Error::Program(format!("kernel `{kernel}`: {size} bytes of kernel arguments")))
-                }
-            }
-        };
-        let kernarg_va = st.kernarg_base + off;
-        // SAFETY: inside the kernarg allocation; the ring allocator guarantees the GPU is done with it.
-        unsafe { std::ptr::copy_nonoverlapping(kernarg_bytes.as_ptr(), kernarg_va as *mut u8, kernarg_bytes.len()) };
-        let packet_va = kernarg_va + size - 64;
-        if wants_packet {
-            let kd_va = prog.base() + k.descriptor_offset;
-            let pkt = launch::dispatch_packet(k, shape, kd_va, kernarg_va);
-            // SAFETY: the last 64 bytes of this kernarg allocation.
-            unsafe { std::ptr::copy_nonoverlapping(pkt.as_ptr(), packet_va as *mut u8, 64) };
-        }
-        st.dispatches += 1;
-        let ptrs = launch::Pointers {
-            kernargs: kernarg_va,
-            dispatch_packet: packet_va,
-            queue: st.compute.as_ref().map_or(0, |c| c.queue.pointers.va),
-            dispatch_id: st.dispatches,
-        };
-        let user_data = launch::user_sgprs(k, &ptrs)?;
-        let (scratch_base, tmpring) = match k.descriptor.private_segment_fixed_size {
-            0 => (None, 0),
-            n => {
-                let (base, tmpring) = self.scratch(&mut st, n)?;
-                (Some(base), tmpring)
-            }
-        };
-        let (start, end) = if profile {
-            (Some(Self::take_signal(&mut st, &self.label)?), Some(Self::take_signal(&mut st, &self.label)?))
-        } else {
-            (None, None)
-        };
-        let timeline = st.timeline.signal();
-        let mut q = Pm4::new(self.pm4);
-        q.wait_mem(timeline.value_addr() as u64, (value - 1) as u32, 0xffff_ffff, Compare::GreaterEqual);
-        self.memory_barrier(&mut q);
+        let (start, end) = if profile { (Some(self.new_signal()?), Some(self.new_signal()?)) } else { (None, None) };
+        let mut q = self.compute_queue()?;
+        let value = q.st.timeline.advance();
+        let timeline = q.st.timeline.signal();
+        q.wait(timeline, value - 1).memory_barrier();
         if let Some(s) = start {
-            q.release_mem(s.timestamp_addr() as u64, ReleaseData::Timestamp, false, None);
+            q.timestamp(s);
         }
-        q.dispatch(&Dispatch {
-            entry: prog.base() + k.entry_offset,
-            rsrc1: k.descriptor.compute_pgm_rsrc1,
-            rsrc2,
-            rsrc3: k.descriptor.compute_pgm_rsrc3,
-            tmpring_size: tmpring,
-            scratch_base,
-            user_data,
-            grid: shape.grid,
-            block: shape.block,
-            wave32: launch::wave32(k),
-        });
+        let launched = q.exec(prog, kernel, args, shape);
+        if let Err(e) = launched {
+            // Nothing reached the ring: take the timeline value back.
+            q.st.timeline.jump_to(value);
+            return Err(e);
+        }
         if let Some(s) = end {
-            q.release_mem(s.timestamp_addr() as u64, ReleaseData::Timestamp, false, None);
+            q.timestamp(s);
         }
-        self.signal_timeline(&mut q, timeline, value);
-        st.last = format!("kernel `{kernel}` grid {:?} block {:?} (timeline {value})", shape.grid, shape.block);
-        let timeout = self.timeout;
-        let last = st.last.clone();
-        let ring = st.compute.as_mut().ok_or_else(|| dev_err(&self.label, "no compute queue"))?;
-        ring.submit(q.words(), &[], timeout).map_err(|e| self.ring_error("compute", e, &last))?;
+        q.signal(timeline, value);
+        q.submit()?;
         Ok(Submitted { value, start, end })
     }
 
-    fn ring_error(&self, queue: &'static str, e: RingError, last: &str) -> Error {
+    pub(crate) fn ring_error(&self, queue: &'static str, e: RingError, last: &str) -> Error {
         match e {
             RingError::TooLarge { dwords, ring_dwords } => {
                 dev_err(&self.label, format!("{dwords} dwords do not fit the {ring_dwords}-dword {queue} ring"))
@@ -387,7 +383,7 @@ impl AmdDevice {
     }
 
     /// Sleep on the KFD events between polls; a reported fault ends the wait.
-    fn wait_signal(&self, st: &State, sig: Signal, value: u64, queue: &'static str) -> Result<()> {
+    pub(crate) fn wait_signal(&self, st: &State, sig: Signal, value: u64, queue: &'static str) -> Result<()> {
         let kfd = self.dev.kfd().clone();
         let events = self.events;
         let mut sleep = |d: Duration| -> std::result::Result<(), WaitError> {
@@ -414,22 +410,43 @@ impl AmdDevice {
         })
     }
 
-    /// Wait for everything submitted so far. A fault or timeout leaves the device marked for
-    /// recovery, which [`AmdDevice::recover`] performs.
+    /// Wait for everything submitted so far on both queues. A fault or timeout rebuilds the
+    /// queues (the device stays usable) and is returned.
     pub fn synchronize(&self) -> Result<()> {
         let mut st = self.state();
-        if let Some(why) = &st.broken {
-            return Err(dev_err(&self.label, format!("needs recovery after: {why}")));
+        self.usable(&st)?;
+        let waits = [
+            (st.compute_done.signal(), st.compute_done.last(), "compute"),
+            (st.copy_done.signal(), st.copy_done.last(), "SDMA"),
+        ];
+        for (sig, value, queue) in waits {
+            if let Err(e) = self.wait_signal(&st, sig, value, queue) {
+                st.broken = Some(e.to_string());
+                drop(st);
+                self.recover()?;
+                return Err(e);
+            }
         }
-        let (sig, last) = (st.timeline.signal(), st.timeline.last());
-        if let Err(e) = self.wait_signal(&st, sig, last, "compute") {
-            st.broken = Some(e.to_string());
-            drop(st);
-            self.recover()?;
-            return Err(e);
-        }
+        // Idle: the counters may rewind before the GPU's 32-bit compares wrap.
         st.timeline.maybe_wrap();
+        st.copy_done.maybe_wrap();
+        if st.compute_done.maybe_wrap() {
+            st.kernargs = Ring::new(KERNARG_BYTES);
+        }
         Ok(())
+    }
+
+    /// Wait until the device timeline reaches `value`.
+    pub fn wait_value(&self, value: u64) -> Result<()> {
+        let st = self.state();
+        let sig = st.timeline.signal();
+        self.wait_signal(&st, sig, value, "compute")
+    }
+
+    /// Wait until `signal` reaches `value`, sleeping on the device's events.
+    pub fn wait(&self, signal: Signal, value: u64) -> Result<()> {
+        let st = self.state();
+        self.wait_signal(&st, signal, value, "compute")
     }
 
     /// GPU time of a profiled launch, in microseconds (after synchronize).
@@ -455,10 +472,18 @@ impl AmdDevice {
         }
         st.compute = Some(HwRing::new(self.dev.create_queue(QueueKind::Compute, COMPUTE_RING)?));
         st.copy = self.dev.create_queue(QueueKind::Sdma, SDMA_RING).ok().map(HwRing::new);
-        // The old timeline may never reach its last value: start a fresh one.
-        let (a, b) = (Self::take_signal(&mut st, &self.label)?, Self::take_signal(&mut st, &self.label)?);
-        let old = std::mem::replace(&mut st.timeline, Timeline::new(a, b));
-        st.free_signals.push(old.signal());
+        // The old counters may never reach their last values: start fresh ones.
+        for which in 0..3 {
+            let (a, b) = (Self::take_signal(&mut st, &self.label)?, Self::take_signal(&mut st, &self.label)?);
+            let fresh = Timeline::new(a, b);
+            let old = match which {
+                0 => std::mem::replace(&mut st.timeline, fresh),
+                1 => std::mem::replace(&mut st.compute_done, fresh),
+                _ => std::mem::replace(&mut st.copy_done, fresh),
+            };
+            let (x, y) = old.slots();
+            st.free_signals.extend([x, y]);
+        }
         st.kernargs = Ring::new(KERNARG_BYTES);
         st.broken = None;
         log::warn!("{}: queues rebuilt after a fault", self.label);
@@ -466,7 +491,7 @@ impl AmdDevice {
     }
 
     /// Copy `bytes` between device buffers on the SDMA engine (or the CPU when there is none),
-    /// ordered after all earlier work.
+    /// ordered on the device timeline.
     pub fn copy(&self, dst: &Buffer, dst_off: u64, src: &Buffer, src_off: u64, bytes: u64) -> Result<()> {
         for (b, o) in [(dst, dst_off), (src, src_off)] {
             if o.checked_add(bytes).is_none_or(|e| e > b.size()) {
@@ -476,28 +501,67 @@ impl AmdDevice {
                 ));
             }
         }
-        let mut st = self.state();
-        if st.copy.is_none() {
-            drop(st);
-            self.synchronize()?;
-            let mut tmp = vec![0u8; bytes as usize];
-            self.read(src, src_off, &mut tmp)?;
-            return self.write(dst, dst_off, &tmp);
+        let mut q = match self.copy_queue() {
+            Ok(q) => q,
+            Err(_) => {
+                self.synchronize()?;
+                let mut tmp = vec![0u8; bytes as usize];
+                self.read(src, src_off, &mut tmp)?;
+                return self.write(dst, dst_off, &tmp);
+            }
+        };
+        let value = q.st.timeline.advance();
+        let timeline = q.st.timeline.signal();
+        q.wait(timeline, value - 1).copy(dst.va() + dst_off, src.va() + src_off, bytes).signal(timeline, value);
+        q.submit().map(|_| ())
+    }
+
+    /// Submit a bound buffer with new values for its patch points: the host cost is a few word
+    /// stores and one INDIRECT_BUFFER packet. Returns the timeline value that marks completion.
+    pub fn submit_bound(&self, b: &mut BoundCommands, values: &[u32]) -> Result<u64> {
+        if values.len() != b.patches.len() {
+            return Err(dev_err(
+                &self.label,
+                format!("{} patch values for {} patch points", values.len(), b.patches.len()),
+            ));
         }
-        let value = st.timeline.advance();
-        let timeline = st.timeline.signal();
-        let mut q = Sdma::new(self.sdma);
-        q.poll_ge(timeline.value_addr() as u64, (value - 1) as u32, 0xffff_ffff);
-        q.copy(dst.va() + dst_off, src.va() + src_off, bytes);
-        q.fence(timeline.value_addr() as u64, value as u32);
-        q.fence(self.mailbox, self.events[0].id);
-        q.trap(self.events[0].id);
-        st.last = format!("SDMA copy of {bytes} bytes (timeline {value})");
-        let (words, packets) = (q.words().to_vec(), q.packets().to_vec());
-        let timeout = self.timeout;
-        let last = st.last.clone();
-        let ring = st.copy.as_mut().expect("checked above");
-        ring.submit(&words, &packets, timeout).map_err(|e| self.ring_error("SDMA", e, &last))
+        if b.last > 0 && !self.state().timeline.signal().reached(b.last) {
+            self.wait_value(b.last)?;
+        }
+        let mut q = self.compute_queue()?;
+        let value = q.st.timeline.advance();
+        // The timeline moves to its other slot when it wraps or after recovery: re-point the
+        // wait and the signal (their address is the two words before each patched value).
+        let addr = q.st.timeline.signal().value_addr() as u64;
+        if addr != b.timeline_addr {
+            for at in [b.wait_at, b.signal_at] {
+                b.store(at - 2, addr as u32);
+                b.store(at - 1, (addr >> 32) as u32);
+            }
+            b.timeline_addr = addr;
+        }
+        b.store(b.wait_at, (value - 1) as u32);
+        b.store(b.signal_at, value as u32);
+        for (&at, &v) in b.patches.iter().zip(values) {
+            b.store(at, v);
+        }
+        b.last = value;
+        q.q.indirect_buffer(b.ib.va, b.dwords);
+        q.what.push(format!("bound command buffer of {} dwords (timeline {value})", b.dwords));
+        q.submit()?;
+        Ok(value)
+    }
+
+    /// The command stream of a bound buffer: timeline wait, `body`, timeline signal and the
+    /// KFD interrupt. Returns it with the wait, signal and caller patch indices.
+    pub(crate) fn encode_bound(&self, body: impl FnOnce(&mut Pm4) -> Vec<usize>) -> (Pm4, usize, usize, Vec<usize>) {
+        let timeline = self.state().timeline.signal();
+        let mut q = Pm4::new(self.pm4);
+        let wait_at = q.wait_mem(timeline.value_addr() as u64, 0, 0xffff_ffff, Compare::GreaterEqual);
+        let patches = body(&mut q);
+        let signal_at = q.release_mem(timeline.value_addr() as u64, ReleaseData::U32(0), true, None);
+        self.interrupt(&mut q);
+        (q, wait_at, signal_at, patches)
     }
 }
 
@@ -514,7 +578,7 @@ impl Drop for AmdDevice {
         for e in self.events {
             let _ = self.dev.destroy_event(e);
         }
-        let mems: Vec<KfdMemory> = st.scratch.take().map(|(m, _)| m).into_iter().chain(st.owned.drain(..)).collect();
+        let mems: Vec<KfdMemory> = st.scratch.take().into_iter().chain(st.owned.drain(..)).collect();
         for m in mems {
             if let Err(e) = self.dev.free(m) {
                 log::warn!("{}: freeing device memory: {e}", self.label);

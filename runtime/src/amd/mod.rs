@@ -1,8 +1,12 @@
 //! The AMD device of the runtime, over the KFD driver.
 
+pub mod bound;
 mod device;
 pub mod hdp;
 pub mod launch;
+mod queue;
 mod ring;
 
+pub use bound::BoundCommands;
 pub use device::{AmdDevice, Buffer, Program, Submitted, TIMESTAMP_HZ};
+pub use queue::{ComputeQueue, CopyQueue};
