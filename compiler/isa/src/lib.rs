@@ -1,5 +1,27 @@
 //! The AMD ISA model shared by the compiler and the emulator: typed instructions over the
 //! generated per-architecture tables in `baregpu-autogen`.
+//!
+//! - [`decode`] / [`decode_all`]: bytes -> [`Instruction`] (table-driven, with a per-arch lookup
+//!   built once);
+//! - [`disassemble`]: [`Instruction`] -> llvm-mc 22 text;
+//! - [`Instruction::encode`]: the inverse of decoding;
+//! - [`assemble`] / [`assemble_line`]: llvm-mc syntax -> bytes.
+
+pub mod asm;
+pub mod decode;
+pub mod disasm;
+pub mod error;
+pub mod fixup;
+pub mod inst;
+pub mod operand;
+pub mod t16;
+pub mod tables;
+
+pub use asm::{assemble, assemble_line};
+pub use decode::{decode, decode_all, decode_at};
+pub use disasm::disassemble;
+pub use error::{IsaError, Result};
+pub use inst::Instruction;
 
 /// The architectures the ISA model covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,0 +1,88 @@
+//! Splitting an instruction line into mnemonic, operands and trailing modifiers.
+
+/// One piece of text with its 1-based column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tok<'a> {
+    pub text: &'a str,
+    pub col: usize,
+}
+
+/// Strips `//` and `;` comments.
+pub fn strip_comment(line: &str) -> &str {
+    let mut end = line.len();
+    if let Some(i) = line.find("//") {
+        end = end.min(i);
+    }
+    if let Some(i) = line.find(';') {
+        end = end.min(i);
+    }
+    &line[..end]
+}
+
+/// Splits `s` (starting at column `col0`) on `sep` outside parentheses, brackets and quotes.
+pub fn split_top<'a>(s: &'a str, col0: usize, sep: fn(char) -> bool) -> Vec<Tok<'a>> {
+    let mut out = Vec::new();
+    let (mut depth, mut quote, mut start) = (0i32, false, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '"' => quote = !quote,
+            '(' | '[' if !quote => depth += 1,
+            ')' | ']' if !quote => depth -= 1,
+            _ if !quote && depth == 0 && sep(c) => {
+                push(&mut out, s, start, i, col0);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    push(&mut out, s, start, s.len(), col0);
+    out
+}
+
+fn push<'a>(out: &mut Vec<Tok<'a>>, s: &'a str, a: usize, b: usize, col0: usize) {
+    let raw = &s[a..b];
+    let lead = raw.len() - raw.trim_start().len();
+    let t = raw.trim();
+    if !t.is_empty() {
+        out.push(Tok { text: t, col: col0 + a + lead });
+    }
+}
+
+/// A parsed line: mnemonic, comma-separated operands, space-separated trailing modifiers.
+#[derive(Debug)]
+pub struct Line<'a> {
+    pub mnemonic: Tok<'a>,
+    pub operands: Vec<Tok<'a>>,
+    pub mods: Vec<Tok<'a>>,
+    /// Everything after the mnemonic.
+    pub rest: Tok<'a>,
+}
+
+pub fn split_line(s: &str, col0: usize) -> Option<Line<'_>> {
+    let lead = s.len() - s.trim_start().len();
+    let t = s.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let (m, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+    let mcol = col0 + lead;
+    let rest_off = t.len() - rest.len();
+    let rcol = mcol + rest_off;
+    let mut operands = split_top(rest, rcol, |c| c == ',');
+    let mut mods = Vec::new();
+    if let Some(last) = operands.pop() {
+        let mut parts = split_top(last.text, last.col, char::is_whitespace);
+        if !parts.is_empty() {
+            let first = parts.remove(0);
+            operands.push(first);
+            mods = parts;
+        }
+    }
+    let rest_trim = rest.trim();
+    Some(Line {
+        mnemonic: Tok { text: m, col: mcol },
+        operands,
+        mods,
+        rest: Tok { text: rest_trim, col: rcol + (rest.len() - rest.trim_start().len()) },
+    })
+}

@@ -1,0 +1,202 @@
+//! Text assembler (llvm-mc syntax): one instruction per line, `//` and `;` comments, `name:`
+//! labels, SOPP/SOPK branch targets as labels (range-checked).
+//!
+//! Each candidate encoding of a mnemonic is filled from the operands and then checked by
+//! disassembling it back: the first candidate whose text equals the input (normalised) wins, so
+//! the automatic choices (e32 before e64, inline constant before literal) follow llvm-mc's.
+
+pub mod lexer;
+pub mod operand;
+pub mod parser;
+
+use std::collections::HashMap;
+
+use baregpu_autogen::isa::OperandKind;
+
+use crate::disasm::disassemble;
+use crate::error::{IsaError, Result};
+use crate::inst::Instruction;
+use crate::tables::Tables;
+use crate::Arch;
+use lexer::{split_line, strip_comment};
+use parser::{fill, start, Cand, Ext};
+
+fn candidates(arch: Arch, m: &str) -> Vec<Cand> {
+    let t = Tables::get(arch);
+    let mut out = Vec::new();
+    let add = |name: &str, ext: Ext, out: &mut Vec<Cand>| {
+        if let Some(v) = t.by_mnemonic.get(name) {
+            for &op in v {
+                out.push(Cand { op, ext });
+            }
+        }
+    };
+    add(m, Ext::None, &mut out);
+    if !m.ends_with("_e32") && !m.ends_with("_e64") {
+        add(&format!("{m}_e32"), Ext::None, &mut out);
+        add(&format!("{m}_e64"), Ext::None, &mut out);
+    }
+    let dpp_bases = |b: &str| vec![format!("{b}_e32"), b.to_string(), format!("{b}_e64")];
+    if let Some(b) = m.strip_suffix("_e64_dpp") {
+        for n in [format!("{b}_e64"), b.to_string()] {
+            add(&n, Ext::Dpp16, &mut out);
+            add(&n, Ext::Dpp8, &mut out);
+        }
+    } else if let Some(b) = m.strip_suffix("_dpp") {
+        for n in dpp_bases(b) {
+            add(&n, Ext::Dpp16, &mut out);
+            add(&n, Ext::Dpp8, &mut out);
+        }
+    } else if let Some(b) = m.strip_suffix("_sdwa") {
+        for n in dpp_bases(b) {
+            add(&n, Ext::Sdwa, &mut out);
+        }
+    } else if m.starts_with("v_cmp") {
+        add(&format!("{m}_e32"), Ext::Dpp16, &mut out);
+        add(&format!("{m}_e32"), Ext::Dpp8, &mut out);
+    }
+    out
+}
+
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ").replace(", ", ",").replace(" ,", ",")
+}
+
+/// Assembles one instruction (the text of one line, no label) into a typed instruction.
+/// `line` and `col0` position errors.
+pub fn assemble_inst(arch: Arch, text: &str, line: usize, col0: usize) -> Result<Instruction> {
+    let l = split_line(text, col0).ok_or_else(|| IsaError::asm(line, col0, "empty line"))?;
+    let m = l.mnemonic.text.to_ascii_lowercase();
+    let cands = candidates(arch, &m);
+    if cands.is_empty() {
+        return Err(IsaError::asm(
+            line,
+            l.mnemonic.col,
+            format!("unknown mnemonic '{}' for {}", l.mnemonic.text, arch.name()),
+        ));
+    }
+    let want = norm(&format!("{} {}", m, l.rest.text));
+    let mut first_err: Option<(usize, String)> = None;
+    let mut mismatch: Option<String> = None;
+    for c in &cands {
+        let Some(mut i) = start(arch, c.op, c.ext) else { continue };
+        match fill(&mut i, &l, c.ext) {
+            Ok(()) => {
+                let got = disassemble(&i);
+                if norm(&got) == want {
+                    return Ok(i);
+                }
+                if mismatch.is_none() {
+                    mismatch = Some(got);
+                }
+            }
+            Err(e) => {
+                if first_err.as_ref().is_none_or(|f| e.0 > f.0) {
+                    first_err = Some(e);
+                }
+            }
+        }
+    }
+    if let Some((col, msg)) = first_err {
+        return Err(IsaError::asm(line, col, msg));
+    }
+    Err(IsaError::asm(
+        line,
+        l.rest.col,
+        format!("cannot encode '{}' (closest encoding reads back as '{}')", text.trim(), mismatch.unwrap_or_default()),
+    ))
+}
+
+/// Assembles one instruction line (no labels) into bytes.
+pub fn assemble_line(arch: Arch, line: &str) -> Result<Vec<u8>> {
+    let text = strip_comment(line);
+    Ok(assemble_inst(arch, text, 1, 1)?.encode())
+}
+
+fn branch_operand(i: &Instruction) -> bool {
+    i.operands().iter().any(|o| o.kind == OperandKind::Label)
+}
+
+/// Assembles a whole source: labels (`name:`), comments, one instruction per line; branch targets
+/// may be labels.
+pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
+    // Pass 1: sizes and label addresses. Label operands are assembled as 0 first.
+    struct Item<'a> {
+        line: usize,
+        text: &'a str,
+        col: usize,
+        inst: Instruction,
+        at: usize,
+        label: Option<(&'a str, usize)>,
+    }
+    let mut labels: HashMap<&str, usize> = HashMap::new();
+    let mut items = Vec::new();
+    let mut at = 0usize;
+    for (n, raw) in src.lines().enumerate() {
+        let lno = n + 1;
+        let mut s = strip_comment(raw);
+        let mut col = 1;
+        while let Some((name, rest)) = s.split_once(':') {
+            let nm = name.trim();
+            if nm.is_empty()
+                || !nm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$')
+                || nm.contains(' ')
+            {
+                break;
+            }
+            if nm.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                break;
+            }
+            if labels.insert(nm, at).is_some() {
+                return Err(IsaError::asm(lno, col, format!("label '{nm}' defined twice")));
+            }
+            col += name.len() + 1;
+            s = rest;
+        }
+        if s.trim().is_empty() {
+            continue;
+        }
+        // A label operand: the last comma-separated operand of a branch.
+        let l = split_line(s, col).expect("non-empty");
+        let probe = assemble_inst(arch, s, lno, col);
+        let (inst, label) = match probe {
+            Ok(i) => (i, None),
+            Err(e) => {
+                let last = l.operands.last().cloned();
+                match last {
+                    Some(t)
+                        if t.text.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '.') =>
+                    {
+                        let off = t.col - col;
+                        let replaced = format!("{}0{}", &s[..off], &s[off + t.text.len()..]);
+                        match assemble_inst(arch, &replaced, lno, col) {
+                            Ok(i) if branch_operand(&i) => (i, Some((t.text, t.col))),
+                            _ => return Err(e),
+                        }
+                    }
+                    _ => return Err(e),
+                }
+            }
+        };
+        let size = inst.size();
+        items.push(Item { line: lno, text: s, col, inst, at, label });
+        at += size;
+    }
+    let mut out = Vec::with_capacity(at);
+    for mut it in items {
+        let _ = it.text;
+        if let Some((name, col)) = it.label {
+            let target =
+                *labels.get(name).ok_or_else(|| IsaError::asm(it.line, col, format!("undefined label '{name}'")))?;
+            let next = it.at + it.inst.size();
+            let delta = (target as i64 - next as i64) / 4;
+            if !(-32768..=32767).contains(&delta) {
+                return Err(IsaError::asm(it.line, col, format!("branch to '{name}' out of range ({delta} dwords)")));
+            }
+            it.inst.set_field("simm16", delta as u16 as u32);
+        }
+        let _ = it.col;
+        it.inst.encode_into(&mut out);
+    }
+    Ok(out)
+}

@@ -1,0 +1,158 @@
+//! Parsing operand text into field values (the inverse of the disassembler's printing).
+
+use crate::operand::is_gfx9;
+use crate::Arch;
+
+/// A register operand: file, first register, count, 16-bit half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reg {
+    pub file: char,
+    pub first: u32,
+    pub count: u32,
+    pub hi: Option<bool>,
+}
+
+pub fn parse_int(s: &str) -> Option<i64> {
+    let (neg, t) = match s.strip_prefix('-') {
+        Some(t) => (true, t),
+        None => (false, s),
+    };
+    let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()?
+    } else {
+        t.parse::<i64>().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// `v1`, `v[2:3]`, `s4`, `s[4:5]`, `a0`, `ttmp2`, `ttmp[2:3]`, `v1.l`.
+pub fn parse_reg(s: &str) -> Option<Reg> {
+    let (s, hi) = if let Some(x) = s.strip_suffix(".l") {
+        (x, Some(false))
+    } else if let Some(x) = s.strip_suffix(".h") {
+        (x, Some(true))
+    } else {
+        (s, None)
+    };
+    for (p, file) in [("ttmp", 't'), ("v", 'v'), ("s", 's'), ("a", 'a')] {
+        if let Some(r) = s.strip_prefix(p) {
+            if let Some(inner) = r.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+                let (a, b) = inner.split_once(':')?;
+                let (a, b) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);
+                if b < a {
+                    return None;
+                }
+                return Some(Reg { file, first: a, count: b - a + 1, hi });
+            }
+            if !r.is_empty() && r.bytes().all(|c| c.is_ascii_digit()) {
+                return Some(Reg { file, first: r.parse().ok()?, count: 1, hi });
+            }
+        }
+    }
+    None
+}
+
+/// Encoding of a named scalar operand.
+pub fn named(arch: Arch, s: &str) -> Option<u32> {
+    let g9 = is_gfx9(arch);
+    Some(match s {
+        "vcc" | "vcc_lo" => 106,
+        "vcc_hi" => 107,
+        "exec" | "exec_lo" => 126,
+        "exec_hi" => 127,
+        "m0" if g9 => 124,
+        "m0" => 125,
+        "null" if !g9 => 124,
+        "flat_scratch" | "flat_scratch_lo" if g9 => 102,
+        "flat_scratch_hi" if g9 => 103,
+        "xnack_mask" | "xnack_mask_lo" if g9 => 104,
+        "xnack_mask_hi" if g9 => 105,
+        "src_shared_base" => 235,
+        "src_shared_limit" => 236,
+        "src_private_base" => 237,
+        "src_private_limit" => 238,
+        "src_pops_exiting_wave_id" if g9 => 239,
+        "src_vccz" => 251,
+        "src_execz" => 252,
+        "src_scc" => 253,
+        "src_lds_direct" if g9 => 254,
+        _ => return None,
+    })
+}
+
+pub fn float_code(s: &str) -> Option<u32> {
+    Some(match s {
+        "0.5" => 240,
+        "-0.5" => 241,
+        "1.0" => 242,
+        "-1.0" => 243,
+        "2.0" => 244,
+        "-2.0" => 245,
+        "4.0" => 246,
+        "-4.0" => 247,
+        "0.15915494" | "0.15915494309189532" | "0.1592" => 248,
+        _ => return None,
+    })
+}
+
+/// Max SGPR number of an arch (addressable as sN).
+pub fn max_sgpr(arch: Arch) -> u32 {
+    if is_gfx9(arch) {
+        101
+    } else {
+        105
+    }
+}
+
+/// The 9-bit source code and optional literal of a source operand; `Err` with a reason.
+pub fn src_code(arch: Arch, s: &str, vgpr_ok: bool) -> Result<(u32, Option<u32>), String> {
+    if let Some(r) = parse_reg(s) {
+        return match r.file {
+            'v' if vgpr_ok => {
+                if r.first + r.count > 256 {
+                    Err(format!("register {s} is beyond the VGPR file"))
+                } else {
+                    Ok((256 + r.first, None))
+                }
+            }
+            'v' | 'a' => Err(format!("{s}: a vector register is not allowed here")),
+            's' => {
+                if r.first + r.count - 1 > max_sgpr(arch) {
+                    Err(format!("register {s} is beyond the SGPR file"))
+                } else {
+                    Ok((r.first, None))
+                }
+            }
+            't' => {
+                if r.first + r.count > 16 {
+                    Err(format!("register {s} is beyond the trap registers"))
+                } else {
+                    Ok((108 + r.first, None))
+                }
+            }
+            _ => Err(format!("bad register {s}")),
+        };
+    }
+    if let Some(c) = named(arch, s) {
+        return Ok((c, None));
+    }
+    if let Some(c) = float_code(s) {
+        return Ok((c, None));
+    }
+    if let Some(v) = parse_int(s) {
+        if (0..=64).contains(&v) && !s.starts_with("0x") {
+            return Ok((128 + v as u32, None));
+        }
+        if (-16..0).contains(&v) {
+            return Ok((192 + (-v) as u32, None));
+        }
+        if v < -(1 << 31) || v > u32::MAX as i64 {
+            return Err(format!("immediate {s} does not fit in 32 bits"));
+        }
+        if (0..=64).contains(&v) {
+            return Ok((128 + v as u32, None));
+        }
+        return Ok((255, Some(v as u32)));
+    }
+    Err(format!("expected a source operand, found '{s}'"))
+}

@@ -1,0 +1,852 @@
+//! Building a typed instruction for one candidate opcode from a parsed line.
+
+use baregpu_autogen::isa::{OperandKind, FLAG_LITERAL};
+
+use super::lexer::{Line, Tok};
+use super::operand::{max_sgpr, parse_int, parse_reg, src_code};
+use crate::disasm::special;
+use crate::inst::{set, Instruction};
+use crate::operand::is_gfx9;
+use crate::tables::Tables;
+use crate::Arch;
+
+/// Error: column and reason.
+pub type PErr = (usize, String);
+
+/// Which extension a candidate uses.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ext {
+    None,
+    Dpp16,
+    Dpp8,
+    Sdwa,
+}
+
+pub struct Cand {
+    pub op: u32,
+    pub ext: Ext,
+}
+
+fn err<T>(t: &Tok, msg: impl Into<String>) -> Result<T, PErr> {
+    Err((t.col, msg.into()))
+}
+
+/// Starts an instruction for an opcode: fixed encoding bits, opcode, defaults.
+pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
+    let t = Tables::get(arch);
+    let opc = t.op(op);
+    let enc = t.format_index(opc.format)?;
+    let ef = t.format(enc);
+    let mut fmt = t.layout[op as usize];
+    if ext != Ext::None {
+        let want = match ext {
+            Ext::Dpp16 => "_DPP16",
+            Ext::Dpp8 => "_DPP8",
+            _ => "_SDWA",
+        };
+        fmt = *t.mods[enc as usize].iter().find(|&&m| t.format(m).name.ends_with(want))?;
+    }
+    let f = t.format(fmt);
+    let mut i = Instruction { arch, op, fmt, op_y: None, words: [0; 4], ndwords: (f.bits / 32) as u8, literal: None };
+    if let Some((lo, hi)) = ef.opcode {
+        set(&mut i.words, &baregpu_autogen::isa::Field { name: "op", lo, hi }, opc.opcode as u32);
+    }
+    let w0 = i.words[0];
+    let alt = ef.encoding.iter().find(|&&(m, v)| (w0 | v) & m == v)?;
+    i.words[0] |= alt.1;
+    for &(lo, hi, v) in f.select {
+        set(&mut i.words, &baregpu_autogen::isa::Field { name: "", lo, hi }, v);
+    }
+    let g9 = is_gfx9(arch);
+    let null = if g9 { 0x7f } else { 0x7c };
+    match f.name {
+        "SMEM" if !g9 => {
+            i.set_field("soffset", null);
+        }
+        "FLAT" | "GLOBAL" if !g9 || f.name == "FLAT" => {
+            i.set_field("saddr", null);
+        }
+        "GLOBAL" => {
+            i.set_field("saddr", null);
+        }
+        "MTBUF" if !i.set_field("format", 1) => {
+            i.set_field("dfmt", 1);
+        }
+        _ => {}
+    }
+    if f.name == "SCRATCH" {
+        i.set_field("sve", 1);
+        i.set_field("saddr", null);
+    }
+    if f.name == "VBUFFER" && opc.mnemonic.starts_with("tbuffer") {
+        i.set_field("format", 1);
+    }
+    if ext == Ext::Dpp16 {
+        i.set_field("row_mask", 0xf);
+        i.set_field("bank_mask", 0xf);
+    }
+    if ext == Ext::Sdwa {
+        let vop1 = i.format().name.starts_with("VOP1");
+        for n in ["dst_sel", "src0_sel", "src1_sel"] {
+            if vop1 && n == "src1_sel" {
+                continue;
+            }
+            i.set_field(n, 6);
+        }
+    }
+    if matches!(f.name, "VOP3P" | "WMMA") && !opc.mnemonic.contains("_mix") {
+        let nsrc = i.operands().iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
+        i.set_field("opsel_hi", if nsrc >= 2 { 3 } else { 1 });
+        let _ = nsrc;
+        i.set_field("opsel_hi2", 1);
+    }
+    if opc.flags & FLAG_LITERAL != 0 {
+        i.literal = Some(0);
+    }
+    Some(i)
+}
+
+fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &Tok) -> Result<(), PErr> {
+    if let Some(l) = lit {
+        if i.literal.is_some_and(|x| x != l) {
+            return err(t, "only one literal is allowed");
+        }
+        i.literal = Some(l);
+    }
+    let width = i.field_def(field).map(|f| f.hi - f.lo + 1).unwrap_or(0);
+    let v = if width == 8 && code >= 256 { code - 256 } else { code };
+    if !i.set_field(field, v) {
+        return err(t, format!("'{}' cannot be encoded in field {field}", t.text));
+    }
+    Ok(())
+}
+
+fn src_index(name: &str) -> Option<u32> {
+    match name {
+        "src0" => Some(0),
+        "src1" | "vsrc1" => Some(1),
+        "src2" => Some(2),
+        "vdst" => Some(3),
+        _ => None,
+    }
+}
+
+/// Fills the instruction from the line's operands and modifiers.
+pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
+    let arch = i.arch;
+    let opc = i.opcode();
+    let m = opc.mnemonic;
+    let fname = i.format().name;
+    let ops = i.operands();
+    let g9 = is_gfx9(arch);
+    // Symbolic whole-line operands.
+    if matches!(fname, "SOPP" | "SOPK") && ops.len() == 1 && ops[0].kind == OperandKind::Simm16 {
+        let v = simm16(arch, m, &line.rest)?;
+        i.set_field("simm16", v);
+        return Ok(());
+    }
+    if fname == "SOPP" && ops.is_empty() {
+        if !line.rest.text.is_empty() {
+            let v = parse_int(line.rest.text).ok_or((line.rest.col, format!("bad immediate '{}'", line.rest.text)))?;
+            if !i.set_field("simm16", v as u32 & 0xffff) {
+                return err(&line.rest, "immediate out of range");
+            }
+        }
+        return Ok(());
+    }
+    if fname == "EXP" {
+        return exp(i, line);
+    }
+    let mut toks: Vec<Tok> = line.operands.clone();
+    let mut mods: Vec<Tok> = line.mods.clone();
+    // Returning atomics print a destination the table does not list.
+    let atomic_ret = m.contains("_atomic_")
+        && !ops.iter().any(|o| o.name == "vdst" || o.name == "vdata" && fname.contains("BUF"))
+        && toks.len() == ops.len() + 1;
+    if atomic_ret {
+        let t = toks.remove(0);
+        let r = parse_reg(t.text).ok_or((t.col, format!("expected a register, found '{}'", t.text)))?;
+        i.set_field("vdst", r.first);
+        if fname == "DS" {
+            // DS returning forms are separate opcodes.
+            return err(&t, "too many operands");
+        }
+    }
+    if fname == "LDSDIR" {
+        // lds_param_load vdst, attrN.c wait_vdst:N
+    }
+    if toks.len() > ops.len() {
+        // Extra operands are modifiers that came before a comma-less tail (e.g. `off`).
+        let extra = toks.split_off(ops.len());
+        mods.splice(0..0, extra);
+    }
+    if toks.len() < ops.len() {
+        let at = toks.last().map(|t| t.col + t.text.len()).unwrap_or(line.rest.col);
+        return Err((at, format!("{m} needs {} operands, found {}", ops.len(), toks.len())));
+    }
+    let opsel_bits: u32 = 0;
+    let mut opsel_bits = opsel_bits;
+    for (k, (o, t)) in ops.iter().zip(toks.iter()).enumerate() {
+        let _ = k;
+        let mut s = t.text;
+        // Source modifiers.
+        let mut neg = false;
+        let mut abs = false;
+        let mut sext = false;
+        if let Some(x) = s.strip_prefix("sext(").and_then(|x| x.strip_suffix(')')) {
+            sext = true;
+            s = x;
+        }
+        if s.starts_with("-|") || s.starts_with("-v") || s.starts_with("-s") || s.starts_with("-a") {
+            neg = true;
+            s = &s[1..];
+        }
+        if let Some(x) = s.strip_prefix('|').and_then(|x| x.strip_suffix('|')) {
+            abs = true;
+            s = x;
+        }
+        let idx = src_index(o.name);
+        if (neg || abs || sext) && idx.is_none() {
+            return err(t, "modifiers are not allowed on this operand");
+        }
+        if neg || abs || sext {
+            let si = idx.unwrap_or(0);
+            let ok = match (ext, fname) {
+                (Ext::Sdwa, _) | (Ext::Dpp16, _) if !fname.starts_with("VOP3") => {
+                    (!neg || i.set_field(&format!("src{si}_neg"), 1))
+                        && (!abs || i.set_field(&format!("src{si}_abs"), 1))
+                        && (!sext || i.set_field(&format!("src{si}_sext"), 1))
+                }
+                _ if m.contains("_mix") => {
+                    (!neg || i.set_field("neg", i.f("neg") | 1 << si))
+                        && (!abs || i.set_field("neg_hi", i.f("neg_hi") | 1 << si))
+                }
+                _ => {
+                    (!neg || i.set_field("neg", i.f("neg") | 1 << si))
+                        && (!abs || i.set_field("abs", i.f("abs") | 1 << si))
+                        && !sext
+                }
+            };
+            if !ok {
+                return err(t, "this operand takes no modifiers");
+            }
+        }
+        let d = o.dwords.max(1) as u32;
+        match o.kind {
+            OperandKind::Special => {
+                if s != o.name && !(o.name == "vcc" && s == "vcc_lo") {
+                    return err(t, format!("expected {}, found '{s}'", o.name));
+                }
+            }
+            OperandKind::Sgpr | OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc | OperandKind::Ssrc => {
+                let mut field = o.name;
+                if ext == Ext::Sdwa && field == "src0" {
+                    field = "sdwa_src0";
+                }
+                if matches!(ext, Ext::Dpp16 | Ext::Dpp8) && field == "src0" {
+                    field = "dpp_src0";
+                }
+                if s == "off" {
+                    match (fname, field) {
+                        ("SCRATCH", "addr" | "vaddr") => {
+                            i.set_field("sve", 0);
+                        }
+                        (_, "saddr") => {}
+                        (_, "vaddr") if fname.contains("BUF") => {}
+                        _ => return err(t, "'off' is not allowed here"),
+                    }
+                    continue;
+                }
+                if field == "ssrc0" && o.kind == OperandKind::Sendmsg {
+                    continue;
+                }
+                let r = parse_reg(s);
+                if let Some(r) = r {
+                    if r.count != d
+                        && !(fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
+                        && !(fname == "GLOBAL" && field == "addr")
+                        && !(o.name == "vdst" && r.file == 's')
+                    {
+                        return err(t, format!("'{s}' has {} registers, {m} expects {d} here", r.count));
+                    }
+                    if r.file == 'a' && !i.set_field("acc", 1) {
+                        i.set_field("acc_cd", 1);
+                    }
+                    if let Some(h) = r.hi {
+                        let si = idx.unwrap_or(0);
+                        if fname.starts_with("VOP3") || fname == "VINTERP" {
+                            if h {
+                                opsel_bits |= 1 << si;
+                            }
+                        } else if h && r.first < 128 {
+                            let code = if field == "src0" { 256 + r.first + 128 } else { r.first + 128 };
+                            if !i.set_field(field, code) {
+                                return err(t, "bad register");
+                            }
+                            continue;
+                        } else if r.first >= 128 {
+                            return err(t, format!("register {s} is beyond the 16-bit addressable range"));
+                        }
+                    }
+                }
+                let code = match (o.kind, field, r) {
+                    (_, "srsrc", Some(r)) if r.file == 's' => {
+                        if r.first % 4 != 0 {
+                            return err(t, "buffer resource must start at a multiple of 4");
+                        }
+                        (r.first / 4, None)
+                    }
+                    (_, "rsrc", Some(r)) if r.file == 's' => (r.first, None),
+                    (_, "sbase", Some(r)) if r.file == 's' => {
+                        if r.first % 2 != 0 {
+                            return err(t, "base must be an even register");
+                        }
+                        (r.first / 2, None)
+                    }
+                    (_, _, Some(r)) if r.file == 'v' || r.file == 'a' => {
+                        if r.first + r.count > 256 {
+                            return err(t, format!("register {s} is beyond the vector register file"));
+                        }
+                        let nine = i.field_def(field).map(|f| f.hi - f.lo == 8).unwrap_or(false);
+                        if matches!(o.kind, OperandKind::Sgpr | OperandKind::Ssrc) {
+                            return err(t, format!("'{s}': expected a scalar operand"));
+                        }
+                        if o.name == "vdst" && (m.starts_with("v_cmp") && fname.starts_with("VOP3")) {
+                            return err(t, format!("'{s}': expected a scalar destination"));
+                        }
+                        let _ = nine;
+                        (256 + r.first, None)
+                    }
+                    _ => {
+                        let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
+                        match src_code(arch, s, vgpr_ok) {
+                            Ok(c) => c,
+                            Err(e) => return err(t, e),
+                        }
+                    }
+                };
+                if matches!(o.kind, OperandKind::Sgpr) && code.0 > 127 {
+                    return err(t, format!("'{s}': expected a scalar register"));
+                }
+                if matches!(o.kind, OperandKind::Vgpr)
+                    && code.0 < 256
+                    && !matches!(field, "vdst" | "sdata")
+                    && i.field_def(field).map(|f| f.hi - f.lo == 8).unwrap_or(false)
+                {
+                    return err(t, format!("'{s}': expected a vector register"));
+                }
+                if ext == Ext::Sdwa && (field == "sdwa_src0" || field == "vsrc1") && code.0 < 256 && r.is_some() {
+                    i.set_field(if field == "vsrc1" { "s1" } else { "s0" }, 1);
+                    i.set_field(field, code.0);
+                    continue;
+                }
+                if matches!(fname, "SMEM") && o.kind == OperandKind::Sgpr && o.name == "sdata" && code.0 > 127 {
+                    return err(t, "bad destination");
+                }
+                if o.name == "soffset" && fname == "SMEM" && !g9 {
+                    i.set_field("soffset", code.0);
+                    continue;
+                }
+                set_src(i, field, code.0, code.1, t)?;
+            }
+            OperandKind::Imm | OperandKind::Simm16 | OperandKind::Label | OperandKind::Offset => {
+                if fname == "SMEM" && o.kind == OperandKind::Offset {
+                    smem_offset(i, s, t)?;
+                    continue;
+                }
+                let v = parse_int(s).ok_or((t.col, format!("expected an immediate, found '{s}'")))?;
+                if o.kind == OperandKind::Imm && (opc.flags & FLAG_LITERAL != 0 || o.name.starts_with("op")) {
+                    if v < -(1 << 31) || v > u32::MAX as i64 {
+                        return err(t, format!("immediate {s} does not fit in 32 bits"));
+                    }
+                    i.literal = Some(v as u32);
+                    continue;
+                }
+                let field = if o.name.starts_with("op") { "simm16" } else { o.name };
+                let ok = match o.kind {
+                    OperandKind::Label | OperandKind::Simm16 => {
+                        if !(-32768..=65535).contains(&v) {
+                            return err(t, format!("immediate {s} out of range for 16 bits"));
+                        }
+                        i.set_field(field, v as u32 & 0xffff)
+                    }
+                    _ => v >= 0 && i.set_field(field, v as u32),
+                };
+                if !ok {
+                    return err(t, format!("immediate {s} out of range"));
+                }
+            }
+            OperandKind::Hwreg => {
+                let v = special_parse(arch, "hwreg", s).ok_or((t.col, format!("bad hwreg '{s}'")))?;
+                i.set_field(o.name, v);
+            }
+            OperandKind::Sendmsg => {
+                let v = special_parse(arch, "sendmsg", s).ok_or((t.col, format!("bad sendmsg '{s}'")))?;
+                i.set_field(o.name, v);
+            }
+            OperandKind::Attr => {
+                let (a, c) =
+                    s.strip_prefix("attr").and_then(|x| x.split_once('.')).ok_or((t.col, "bad attr".to_string()))?;
+                let c = "xyzw".find(c).ok_or((t.col, "bad channel".to_string()))?;
+                i.set_field("attr", a.parse().map_err(|_| (t.col, "bad attr".to_string()))?);
+                i.set_field("attrchan", c as u32);
+            }
+            OperandKind::Off => {}
+        }
+    }
+    if opsel_bits != 0 {
+        i.set_field("opsel", i.f("opsel") | opsel_bits);
+    }
+    for t in &mods {
+        modifier(i, t, ext)?;
+    }
+    let _ = max_sgpr;
+    Ok(())
+}
+
+fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
+    let g9 = is_gfx9(i.arch);
+    if let Some(v) = parse_int(s) {
+        let bits = if i.arch == Arch::Gfx1201 { 24 } else { 21 };
+        if g9 {
+            i.set_field("imm", 1);
+        }
+        if v < -(1 << (bits - 1)) || v >= 1 << bits {
+            return err(t, format!("offset {s} out of range"));
+        }
+        if !i.set_field("offset", (v as u32) & ((1 << bits) - 1)) {
+            return err(t, format!("offset {s} out of range"));
+        }
+        return Ok(());
+    }
+    let (c, _) = src_code(i.arch, s, false).map_err(|e| (t.col, e))?;
+    if c > 127 {
+        return err(t, format!("'{s}': expected a scalar register or offset"));
+    }
+    if g9 {
+        if i.opcode().mnemonic.starts_with("s_buffer_atomic") || i.opcode().mnemonic.contains("atomic") {
+            i.set_field("offset", c);
+        } else {
+            i.set_field("soe", 1);
+            i.set_field("soffset", c);
+        }
+        i.set_field("offset", c);
+    } else {
+        i.set_field("soffset", c);
+    }
+    Ok(())
+}
+
+fn list_bits(v: &str) -> Option<(u32, usize)> {
+    let inner = v.strip_prefix('[')?.strip_suffix(']')?;
+    let mut bits = 0;
+    let mut n = 0;
+    for (k, x) in inner.split(',').enumerate() {
+        match x.trim() {
+            "0" => {}
+            "1" => bits |= 1 << k,
+            _ => return None,
+        }
+        n += 1;
+    }
+    Some((bits, n))
+}
+
+fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
+    let s = t.text;
+    let (name, val) = s.split_once(':').unwrap_or((s, ""));
+    let fname = i.format().name;
+    let int = |v: &str| parse_int(v).ok_or((t.col, format!("bad value in '{s}'")));
+    let set1 = |i: &mut Instruction, f: &str, v: u32| -> Result<(), PErr> {
+        if i.set_field(f, v) {
+            Ok(())
+        } else {
+            err(t, format!("modifier '{s}' is not valid here or out of range"))
+        }
+    };
+    match name {
+        "clamp" | "glc" | "slc" | "dlc" | "gds" | "sc0" | "sc1" | "nt" | "tfe" | "offen" | "idxen" | "lds" | "done" => {
+            set1(i, name, 1)?
+        }
+        "row_en" => set1(i, "row", 1)?,
+        "off" => {}
+        "mul" => set1(i, "omod", if int(val)? == 2 { 1 } else { 2 })?,
+        "div" => set1(i, "omod", 3)?,
+        "offset" => {
+            if let Some(x) = val.strip_prefix("swizzle(") {
+                let _ = x;
+                return err(t, "swizzle() offsets are not supported by this assembler");
+            }
+            let v = int(val)?;
+            if fname == "DS" {
+                if !(0..=0xffff).contains(&v) {
+                    return err(t, format!("offset {v} out of range"));
+                }
+                set1(i, "offset0", v as u32 & 0xff)?;
+                set1(i, "offset1", (v as u32) >> 8)?;
+            } else if fname == "SMEM" {
+                set1(i, "offset", v as u32 & 0x1fffff)?;
+                if is_gfx9(i.arch) {
+                    set1(i, "imm", 1)?;
+                }
+            } else {
+                let width = i.field_def("offset").map(|f| f.hi - f.lo + 1).unwrap_or(12) as i64;
+                let signed = matches!(fname, "GLOBAL" | "SCRATCH") || i.arch == Arch::Gfx1201 && fname != "VBUFFER";
+                let (lo, hi) =
+                    if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
+                let hi = if matches!(fname, "FLAT") && i.arch != Arch::Gfx1201 { 0xfff } else { hi };
+                if v < lo || v > hi {
+                    return err(t, format!("offset {v} out of range"));
+                }
+                set1(i, "offset", (v as u32) & ((1u64 << width) - 1) as u32)?;
+            }
+        }
+        "offset0" | "offset1" => set1(i, name, int(val)? as u32)?,
+        "op_sel" => {
+            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            let v = if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
+                let last = n.saturating_sub(1);
+                (b & ((1 << last) - 1)) | ((b >> last) & 1) << 3
+            } else {
+                b
+            };
+            set1(i, "opsel", v | i.f("opsel"))?;
+        }
+        "op_sel_hi" => {
+            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            set1(i, "opsel_hi", b & 3)?;
+            if n >= 3 && i.field_def("opsel_hi2").is_some() {
+                set1(i, "opsel_hi2", b >> 2 & 1)?;
+            }
+        }
+        "neg_lo" => set1(i, "neg", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
+        "neg_hi" => set1(i, "neg_hi", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
+        "wait_exp" => set1(i, "waitexp", int(val)? as u32)?,
+        "wait_vdst" | "wait_va_vdst" => set1(i, "wait_va_vdst", int(val)? as u32)?,
+        "wait_vm_vsrc" => set1(i, "wait_vm_vsrc", int(val)? as u32)?,
+        "cbsz" | "abid" | "blgp" => set1(i, name, int(val)? as u32)?,
+        "row_mask" | "bank_mask" => set1(i, name, int(val)? as u32)?,
+        "bound_ctrl" => set1(i, "bound_ctrl", 1)?,
+        "fi" => {
+            if ext == Ext::Dpp8 {
+                set1(i, "src0", 234)?;
+            } else {
+                set1(i, "fi", 1)?
+            }
+        }
+        "quad_perm" => {
+            let inner =
+                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad quad_perm".to_string()))?;
+            let mut c = 0;
+            for (k, x) in inner.split(',').enumerate() {
+                c |= (int(x.trim())? as u32 & 3) << (2 * k);
+            }
+            set1(i, "dpp_ctrl", c)?;
+        }
+        "row_shl" | "row_shr" | "row_ror" | "row_share" | "row_xmask" | "wave_shl" | "wave_rol" | "wave_shr"
+        | "wave_ror" | "row_bcast" => {
+            let v = int(val)? as u32;
+            let c = match name {
+                "row_shl" => 0x100 + v,
+                "row_shr" => 0x110 + v,
+                "row_ror" => 0x120 + v,
+                "row_share" => 0x150 + v,
+                "row_xmask" => 0x160 + v,
+                "wave_shl" => 0x130,
+                "wave_rol" => 0x134,
+                "wave_shr" => 0x138,
+                "wave_ror" => 0x13c,
+                _ => {
+                    if v == 15 {
+                        0x142
+                    } else {
+                        0x143
+                    }
+                }
+            };
+            set1(i, "dpp_ctrl", c)?;
+        }
+        "row_mirror" => set1(i, "dpp_ctrl", 0x140)?,
+        "row_half_mirror" => set1(i, "dpp_ctrl", 0x141)?,
+        "dpp8" => {
+            let inner =
+                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad dpp8".to_string()))?;
+            let mut c = 0;
+            for (k, x) in inner.split(',').enumerate() {
+                c |= (int(x.trim())? as u32 & 7) << (3 * k);
+            }
+            set1(i, "lane_sel", c)?;
+        }
+        "dst_sel" | "src0_sel" | "src1_sel" => {
+            let k = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
+                .iter()
+                .position(|x| *x == val)
+                .ok_or((t.col, format!("bad selector '{val}'")))?;
+            set1(i, name, k as u32)?;
+        }
+        "dst_unused" => {
+            let k = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"]
+                .iter()
+                .position(|x| *x == val)
+                .ok_or((t.col, format!("bad dst_unused '{val}'")))?;
+            set1(i, name, k as u32)?;
+        }
+        "th" | "scope" => {
+            let st = i.f("scope_th");
+            let v = if name == "scope" {
+                let k = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"]
+                    .iter()
+                    .position(|x| *x == val)
+                    .ok_or((t.col, format!("bad scope '{val}'")))?;
+                (st & !3) | k as u32
+            } else {
+                let k = th_code(val).ok_or((t.col, format!("bad th '{val}'")))?;
+                (st & 3) | k << 2
+            };
+            set1(i, "scope_th", v)?;
+        }
+        "format" => {
+            if val == "[BUF_FMT_INVALID]" {
+                set1(i, "format", 0)?;
+            } else if let Some(v) = parse_int(val) {
+                set1(i, "format", v as u32)?;
+            } else {
+                let inner =
+                    val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad format".to_string()))?;
+                for p in inner.split(',') {
+                    if let Some(d) = p.strip_prefix("BUF_DATA_FORMAT_") {
+                        let k = DFMT.iter().position(|x| *x == d).ok_or((t.col, format!("bad format '{p}'")))?;
+                        set1(i, "dfmt", k as u32)?;
+                    } else if let Some(n) = p.strip_prefix("BUF_NUM_FORMAT_") {
+                        let k = NFMT.iter().position(|x| *x == n).ok_or((t.col, format!("bad format '{p}'")))?;
+                        set1(i, "nfmt", k as u32)?;
+                    } else {
+                        return err(t, format!("bad format '{p}'"));
+                    }
+                }
+            }
+        }
+        _ => return err(t, format!("unknown modifier '{s}'")),
+    }
+    Ok(())
+}
+
+const DFMT: [&str; 16] = [
+    "INVALID",
+    "8",
+    "16",
+    "8_8",
+    "32",
+    "16_16",
+    "10_11_11",
+    "11_11_10",
+    "10_10_10_2",
+    "2_10_10_10",
+    "8_8_8_8",
+    "32_32",
+    "16_16_16_16",
+    "32_32_32",
+    "32_32_32_32",
+    "RESERVED_15",
+];
+const NFMT: [&str; 8] = ["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT"];
+
+fn th_code(v: &str) -> Option<u32> {
+    let loads = [
+        "",
+        "TH_LOAD_NT",
+        "TH_LOAD_HT",
+        "TH_LOAD_BYPASS",
+        "TH_LOAD_NT_RT",
+        "TH_LOAD_RT_NT",
+        "TH_LOAD_NT_HT",
+        "TH_LOAD_RT_WB",
+    ];
+    let stores = [
+        "",
+        "TH_STORE_NT",
+        "TH_STORE_HT",
+        "TH_STORE_BYPASS",
+        "TH_STORE_NT_RT",
+        "TH_STORE_RT_NT",
+        "TH_STORE_NT_HT",
+        "TH_STORE_RT_WB",
+    ];
+    let atom = [
+        "",
+        "TH_ATOMIC_RETURN",
+        "TH_ATOMIC_NT",
+        "TH_ATOMIC_NT_RETURN",
+        "TH_ATOMIC_CASCADE_RT",
+        "",
+        "TH_ATOMIC_CASCADE_NT",
+    ];
+    for l in [&loads[..], &stores[..], &atom[..]] {
+        if let Some(k) = l.iter().position(|x| !x.is_empty() && *x == v) {
+            return Some(k as u32);
+        }
+    }
+    None
+}
+
+fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
+    let rest = &line.rest;
+    let (target, tail) =
+        rest.text.split_once(char::is_whitespace).ok_or((rest.col, "export needs a target".to_string()))?;
+    let tv = match target {
+        "mrtz" => 8,
+        "null" => 9,
+        "prim" => 20,
+        _ => {
+            if let Some(n) = target.strip_prefix("mrt") {
+                n.parse().map_err(|_| (rest.col, "bad target".to_string()))?
+            } else if let Some(n) = target.strip_prefix("pos") {
+                12 + n.parse::<u32>().map_err(|_| (rest.col, "bad target".to_string()))?
+            } else if let Some(n) = target.strip_prefix("param") {
+                32 + n.parse::<u32>().map_err(|_| (rest.col, "bad target".to_string()))?
+            } else {
+                return err(rest, format!("unknown export target '{target}'"));
+            }
+        }
+    };
+    i.set_field("target", tv);
+    let col = rest.col + target.len() + 1;
+    let parts = super::lexer::split_top(tail, col, |c| c == ',');
+    let mut en = 0;
+    for (k, p) in parts.iter().enumerate() {
+        let mut words = p.text.split_whitespace();
+        let r = words.next().unwrap_or("");
+        if k < 4 && r != "off" {
+            let reg = parse_reg(r).ok_or((p.col, format!("expected a register, found '{r}'")))?;
+            i.set_field(&format!("vsrc{k}"), reg.first);
+            en |= 1 << k;
+        }
+        for w in words {
+            match w {
+                "done" => {
+                    i.set_field("done", 1);
+                }
+                "row_en" => {
+                    i.set_field("row", 1);
+                }
+                _ => return err(p, format!("unknown modifier '{w}'")),
+            }
+        }
+    }
+    i.set_field("en", en);
+    Ok(())
+}
+
+fn special_parse(arch: Arch, kind: &str, s: &str) -> Option<u32> {
+    let inner = s.strip_prefix(kind)?.strip_prefix('(')?.strip_suffix(')')?;
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+    let first = |names: &dyn Fn(u32) -> Option<&'static str>, max: u32| -> Option<u32> {
+        parse_int(parts[0]).map(|v| v as u32).or_else(|| (0..max).find(|&k| names(k) == Some(parts[0])))
+    };
+    if kind == "hwreg" {
+        let id = first(&|k| special::hwreg_name(arch, k), 64)?;
+        let (off, size) =
+            if parts.len() == 3 { (parse_int(parts[1])? as u32, parse_int(parts[2])? as u32) } else { (0, 32) };
+        if id > 63 || off > 31 || size == 0 || size > 32 {
+            return None;
+        }
+        Some(id | off << 6 | (size - 1) << 11)
+    } else {
+        let id = first(&|k| special::sendmsg_name(arch, k), 256)?;
+        let (op, st) = if parts.len() >= 2 {
+            (parse_int(parts[1])? as u32, parse_int(parts.get(2).unwrap_or(&"0"))? as u32)
+        } else {
+            (0, 0)
+        };
+        if is_gfx9(arch) {
+            Some(id | op << 4 | st << 8)
+        } else {
+            Some(id | op << 8)
+        }
+    }
+}
+
+fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
+    let s = t.text;
+    if let Some(v) = parse_int(s) {
+        if !(-32768..=65535).contains(&v) {
+            return err(t, format!("immediate {s} out of range for 16 bits"));
+        }
+        return Ok(v as u32 & 0xffff);
+    }
+    match m {
+        "s_waitcnt" => {
+            let g9 = is_gfx9(arch);
+            let (mut vm, mut ex, mut lg) = (63u32, 7u32, if g9 { 15 } else { 63 });
+            for p in s.split(|c: char| c.is_whitespace() || c == '&' || c == ',').filter(|x| !x.is_empty()) {
+                let (n, v) =
+                    p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or((t.col, format!("bad counter '{p}'")))?;
+                let v = parse_int(v).ok_or((t.col, format!("bad counter '{p}'")))? as u32;
+                match n {
+                    "vmcnt" => vm = v,
+                    "expcnt" => ex = v,
+                    "lgkmcnt" => lg = v,
+                    _ => return err(t, format!("unknown counter '{n}'")),
+                }
+            }
+            Ok(if g9 { (vm & 0xf) | (vm >> 4 & 3) << 14 | ex << 4 | lg << 8 } else { vm << 10 | ex | lg << 4 })
+        }
+        "s_delay_alu" => {
+            let mut v = 0;
+            for p in s.split('|').map(str::trim) {
+                let (n, x) =
+                    p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or((t.col, format!("bad field '{p}'")))?;
+                let ids = [
+                    "NO_DEP",
+                    "VALU_DEP_1",
+                    "VALU_DEP_2",
+                    "VALU_DEP_3",
+                    "VALU_DEP_4",
+                    "TRANS32_DEP_1",
+                    "TRANS32_DEP_2",
+                    "TRANS32_DEP_3",
+                    "FMA_ACCUM_CYCLE_1",
+                    "SALU_CYCLE_1",
+                    "SALU_CYCLE_2",
+                    "SALU_CYCLE_3",
+                ];
+                let skips = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+                match n {
+                    "instid0" => v |= ids.iter().position(|y| *y == x).ok_or((t.col, format!("bad '{x}'")))? as u32,
+                    "instskip" => {
+                        v |= (skips.iter().position(|y| *y == x).ok_or((t.col, format!("bad '{x}'")))? as u32) << 4
+                    }
+                    "instid1" => {
+                        v |= (ids.iter().position(|y| *y == x).ok_or((t.col, format!("bad '{x}'")))? as u32) << 7
+                    }
+                    _ => return err(t, format!("unknown field '{n}'")),
+                }
+            }
+            Ok(v)
+        }
+        "s_waitcnt_depctr" | "s_wait_alu" => {
+            let mut v = 0u32;
+            let mut seen = 0u32;
+            for p in s.split_whitespace() {
+                let (n, x) =
+                    p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or((t.col, format!("bad field '{p}'")))?;
+                let (_, lo, w) =
+                    special::DEPCTR.iter().find(|d| d.0 == n).ok_or((t.col, format!("unknown field '{n}'")))?;
+                let x = parse_int(x).ok_or((t.col, format!("bad value '{x}'")))? as u32;
+                if x >= 1 << w {
+                    return err(t, format!("{n} value {x} out of range"));
+                }
+                v = (v & !(((1 << w) - 1) << lo)) | x << lo;
+                seen |= ((1 << w) - 1) << lo;
+            }
+            for (_, lo, w) in special::DEPCTR {
+                if seen >> lo & 1 == 0 {
+                    v |= ((1 << w) - 1) << lo;
+                }
+            }
+            Ok(v)
+        }
+        "s_set_gpr_idx_on" => err(t, "bad operand"),
+        _ => err(t, format!("expected an immediate, found '{s}'")),
+    }
+}

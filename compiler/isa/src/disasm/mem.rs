@@ -1,0 +1,426 @@
+//! Memory and export formats: SMEM, DS, FLAT/GLOBAL/SCRATCH, MUBUF/MTBUF, VBUFFER, LDSDIR, EXP.
+
+use baregpu_autogen::isa::OperandKind;
+
+use super::src_text;
+use crate::inst::Instruction;
+use crate::operand::{is_gfx9, reg_range, sreg_text, ValType};
+use crate::Arch;
+
+pub fn text(i: &Instruction) -> String {
+    let f = i.format();
+    match f.name {
+        "SMEM" => smem(i),
+        "EXP" => exp(i),
+        "LDSDIR" => ldsdir(i),
+        _ => generic(i),
+    }
+}
+
+fn join(m: &str, ops: &[String], mods: &str) -> String {
+    let mut s = m.to_string();
+    if !ops.is_empty() {
+        s.push(' ');
+        s.push_str(&ops.join(", "));
+    }
+    s.push_str(mods);
+    s
+}
+
+fn null_sgpr(arch: Arch) -> u32 {
+    if is_gfx9(arch) {
+        0x7f
+    } else {
+        0x7c
+    }
+}
+
+fn smem(i: &Instruction) -> String {
+    let op = i.opcode();
+    let g9 = is_gfx9(i.arch);
+    let mut ops = Vec::new();
+    let mut mods = String::new();
+    for o in i.operands() {
+        let d = o.dwords.max(1) as u32;
+        match o.kind {
+            OperandKind::Sgpr if o.name == "sbase" => {
+                ops.push(sreg_text(i.arch, (i.f(o.name) * 2) as u16, d).unwrap_or_default())
+            }
+            OperandKind::Sgpr => ops.push(sreg_text(i.arch, i.f(o.name) as u16, d).unwrap_or_default()),
+            OperandKind::Imm if o.name == "sdata" => ops.push(i.f("sdata").to_string()),
+            OperandKind::Offset | OperandKind::Ssrc | OperandKind::Imm => {
+                let off = i.f("offset");
+                if g9 {
+                    let (imm, soe) = (i.f("imm"), i.f("soe"));
+                    if soe != 0 {
+                        ops.push(sreg_text(i.arch, i.f("soffset") as u16, 1).unwrap_or_default());
+                        if imm != 0 && off != 0 {
+                            mods.push_str(&format!(" offset:0x{off:x}"));
+                        }
+                    } else if imm != 0 {
+                        ops.push(format!("0x{off:x}"));
+                    } else {
+                        ops.push(sreg_text(i.arch, off as u16, 1).unwrap_or_default());
+                    }
+                } else {
+                    let so = i.f("soffset");
+                    let off = if i.arch == Arch::Gfx1201 { sext(off, 24) } else { sext(off, 21) };
+                    if so != null_sgpr(i.arch) {
+                        ops.push(sreg_text(i.arch, so as u16, 1).unwrap_or_default());
+                        if off != 0 {
+                            mods.push_str(&format!(" offset:{}", hex_signed(off)));
+                        }
+                    } else {
+                        ops.push(hex_signed(off));
+                    }
+                }
+            }
+            OperandKind::Special => ops.push(o.name.to_string()),
+            _ => ops.push(i.f(o.name).to_string()),
+        }
+    }
+    cpol(i, &mut mods);
+    join(op.mnemonic, &ops, &mods)
+}
+
+fn hex_signed(v: i64) -> String {
+    if v < 0 {
+        format!("-0x{:x}", -v)
+    } else {
+        format!("0x{v:x}")
+    }
+}
+
+fn sext(v: u32, bits: u32) -> i64 {
+    let v = v as i64;
+    if v >> (bits - 1) & 1 != 0 {
+        v - (1 << bits)
+    } else {
+        v
+    }
+}
+
+/// Cache-policy flags in llvm-mc's order.
+fn cpol(i: &Instruction, out: &mut String) {
+    let f = i.format();
+    match i.arch {
+        Arch::Gfx942 | Arch::Gfx950 => {
+            for n in ["glc", "sc0", "sc1", "nt"] {
+                if i.field(n).unwrap_or(0) != 0 {
+                    out.push_str(&format!(" {n}"));
+                }
+            }
+        }
+        Arch::Gfx1100 => {
+            for n in ["glc", "slc", "dlc"] {
+                if i.field(n).unwrap_or(0) != 0 {
+                    out.push_str(&format!(" {n}"));
+                }
+            }
+        }
+        Arch::Gfx1201 => {
+            if let Some(st) = i.field("scope_th") {
+                let (th, scope) = (st >> 2, st & 3);
+                let m = i.mnemonic();
+                let atomic = m.contains("atomic");
+                let store = m.contains("store");
+                let ths = if atomic {
+                    match th {
+                        0 => "",
+                        1 => "TH_ATOMIC_RETURN",
+                        2 => "TH_ATOMIC_NT",
+                        3 => "TH_ATOMIC_NT_RETURN",
+                        4 => "TH_ATOMIC_CASCADE_RT",
+                        6 => "TH_ATOMIC_CASCADE_NT",
+                        _ => "?",
+                    }
+                } else if store {
+                    [
+                        "",
+                        "TH_STORE_NT",
+                        "TH_STORE_HT",
+                        "TH_STORE_BYPASS",
+                        "TH_STORE_NT_RT",
+                        "TH_STORE_RT_NT",
+                        "TH_STORE_NT_HT",
+                        "TH_STORE_RT_WB",
+                    ][th as usize]
+                } else {
+                    [
+                        "",
+                        "TH_LOAD_NT",
+                        "TH_LOAD_HT",
+                        "TH_LOAD_BYPASS",
+                        "TH_LOAD_NT_RT",
+                        "TH_LOAD_RT_NT",
+                        "TH_LOAD_NT_HT",
+                        "TH_LOAD_RT_WB",
+                    ][th as usize]
+                };
+                if !ths.is_empty() {
+                    out.push_str(&format!(" th:{ths}"));
+                }
+                if scope != 0 {
+                    out.push_str(&format!(
+                        " scope:{}",
+                        ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"][scope as usize]
+                    ));
+                }
+            }
+            let _ = f;
+        }
+    }
+}
+
+fn returns(i: &Instruction) -> bool {
+    match i.arch {
+        Arch::Gfx942 | Arch::Gfx950 => i.f("sc0") != 0,
+        Arch::Gfx1100 => i.f("glc") != 0,
+        Arch::Gfx1201 => i.f("scope_th") >> 2 & 1 != 0,
+    }
+}
+
+fn generic(i: &Instruction) -> String {
+    let op = i.opcode();
+    let m = op.mnemonic;
+    let f = i.format();
+    let g9 = is_gfx9(i.arch);
+    let fam = f.name;
+    let acc = i.field("acc").unwrap_or(0) != 0;
+    let mut ops = Vec::new();
+    let mut mods = String::new();
+    let atomic_ret = m.contains("_atomic_")
+        && returns(i)
+        && !i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata" && fam.contains("BUF"));
+    if atomic_ret {
+        let data = i.operands().iter().find(|o| o.name == "data" || o.name == "data0" || o.name == "vsrc");
+        if let Some(d) = data {
+            let n = if m.contains("cmpswap") || m.contains("cmpst") { (d.dwords / 2).max(1) } else { d.dwords };
+            let dst = "vdst";
+            ops.push(reg_range(if acc { "a" } else { "v" }, i.f(dst), n as u32));
+        }
+    }
+    let buf = matches!(fam, "MUBUF" | "MTBUF" | "VBUFFER");
+    let (offen, idxen) = (i.field("offen").unwrap_or(0) != 0, i.field("idxen").unwrap_or(0) != 0);
+    for o in i.operands() {
+        let d = o.dwords.max(1) as u32;
+        let v = i.f(o.name);
+        let t = match (o.kind, o.name) {
+            (OperandKind::Vgpr | OperandKind::Agpr, "vaddr") if buf => {
+                if offen && idxen {
+                    reg_range("v", v, 2)
+                } else if offen || idxen {
+                    reg_range("v", v, 1)
+                } else {
+                    "off".into()
+                }
+            }
+            (OperandKind::Vgpr | OperandKind::Agpr, "addr") if fam == "GLOBAL" => {
+                let sa = i.f("saddr");
+                let null = sa == null_sgpr(i.arch) || g9 && sa == 0x7d;
+                reg_range("v", v, if null { 2 } else { 1 })
+            }
+            (OperandKind::Vgpr | OperandKind::Agpr, "addr" | "vaddr") if fam == "SCRATCH" => {
+                let sve = i.field("sve").unwrap_or(1) != 0;
+                if !sve {
+                    "off".into()
+                } else {
+                    reg_range("v", v, 1)
+                }
+            }
+            (OperandKind::Vgpr | OperandKind::Agpr, "vdata") if buf && i.field("tfe").unwrap_or(0) != 0 => {
+                reg_range(if acc { "a" } else { "v" }, v, d + 1)
+            }
+            (OperandKind::Vgpr, _) | (OperandKind::Agpr, _) => {
+                let a = o.kind == OperandKind::Agpr
+                    || acc && matches!(o.name, "vdst" | "data" | "data0" | "data1" | "vdata");
+                reg_range(if a { "a" } else { "v" }, v, d)
+            }
+            (OperandKind::Sgpr, "saddr") => {
+                if v == null_sgpr(i.arch) || g9 && v == 0x7d {
+                    "off".into()
+                } else {
+                    sreg_text(i.arch, v as u16, d).unwrap_or_default()
+                }
+            }
+            (OperandKind::Sgpr, "srsrc" | "rsrc") => {
+                let n = if fam == "VBUFFER" { v } else { v * 4 };
+                sreg_text(i.arch, n as u16, 4).unwrap_or_default()
+            }
+            (OperandKind::Sgpr | OperandKind::Ssrc, "soffset") => src_text(i.arch, v, 1, ValType::B32, i.literal),
+            (OperandKind::Sgpr, _) => sreg_text(i.arch, v as u16, d).unwrap_or_default(),
+            (OperandKind::Off, _) => "off".into(),
+            (OperandKind::Special, _) => o.name.to_string(),
+            _ => v.to_string(),
+        };
+        ops.push(t);
+    }
+    if buf {
+        if fam == "MTBUF" || fam == "VBUFFER" && m.starts_with("tbuffer") {
+            fmt_mod(i, &mut mods);
+        }
+        if idxen {
+            mods.push_str(" idxen");
+        }
+        if offen {
+            mods.push_str(" offen");
+        }
+        let off = i.f("offset");
+        if off != 0 {
+            mods.push_str(&format!(" offset:{off}"));
+        }
+    }
+    if fam == "DS" {
+        let (o0, o1) = (i.f("offset0"), i.f("offset1"));
+        if m.contains("2addr") || m.contains("2st") {
+            if o0 != 0 {
+                mods.push_str(&format!(" offset0:{o0}"));
+            }
+            if o1 != 0 {
+                mods.push_str(&format!(" offset1:{o1}"));
+            }
+        } else {
+            let off = o0 | o1 << 8;
+            if off != 0 {
+                if m == "ds_swizzle_b32" {
+                    mods.push_str(&format!(" offset:{}", swizzle(off)));
+                } else {
+                    mods.push_str(&format!(" offset:{off}"));
+                }
+            }
+        }
+        if i.field("gds").unwrap_or(0) != 0 {
+            mods.push_str(" gds");
+        }
+    }
+    if matches!(fam, "FLAT" | "GLOBAL" | "SCRATCH") {
+        let off = i.f("offset");
+        let off = match (i.arch, fam) {
+            (Arch::Gfx1201, _) => sext(off, 24),
+            (Arch::Gfx1100, "FLAT") => off as i64 & 0xfff,
+            (_, "FLAT") if g9 => off as i64 & 0xfff,
+            _ => sext(off, 13),
+        };
+        if off != 0 {
+            mods.push_str(&format!(" offset:{off}"));
+        }
+    }
+    cpol(i, &mut mods);
+    if i.field("tfe").unwrap_or(0) != 0 {
+        mods.push_str(" tfe");
+    }
+    if fam == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !m.contains("lds") {
+        mods.push_str(" lds");
+    }
+    join(m, &ops, &mods)
+}
+
+fn swizzle(off: u32) -> String {
+    if off & 0x8000 == 0 && off < 0x400 {
+        // BITMASK_PERM: and_mask [4:0], or_mask [9:5], xor_mask [14:10]
+    }
+    let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
+    if off & 0x8000 != 0 {
+        let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
+        return format!("swizzle(QUAD_PERM,{})", l.join(","));
+    }
+    let mut s = String::new();
+    for b in (0..5).rev() {
+        let c = match (and >> b & 1, or >> b & 1, xor >> b & 1) {
+            (0, 0, _) => '0',
+            (0, 1, _) => '1',
+            (1, 0, 0) => 'p',
+            (1, 0, 1) => 'i',
+            _ => '?',
+        };
+        s.push(c);
+    }
+    format!("swizzle(BITMASK_PERM,\"{s}\")")
+}
+
+const DFMT: [&str; 16] = [
+    "INVALID",
+    "8",
+    "16",
+    "8_8",
+    "32",
+    "16_16",
+    "10_11_11",
+    "11_11_10",
+    "10_10_10_2",
+    "2_10_10_10",
+    "8_8_8_8",
+    "32_32",
+    "16_16_16_16",
+    "32_32_32",
+    "32_32_32_32",
+    "RESERVED_15",
+];
+const NFMT: [&str; 8] = ["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT"];
+
+fn fmt_mod(i: &Instruction, out: &mut String) {
+    if is_gfx9(i.arch) {
+        let (d, n) = (i.f("dfmt"), i.f("nfmt"));
+        let mut p = Vec::new();
+        if d != 1 {
+            p.push(format!("BUF_DATA_FORMAT_{}", DFMT[d as usize]));
+        }
+        if n != 0 {
+            p.push(format!("BUF_NUM_FORMAT_{}", NFMT[n as usize]));
+        }
+        if !p.is_empty() {
+            out.push_str(&format!(" format:[{}]", p.join(",")));
+        }
+    } else {
+        let v = i.f("format");
+        if v != 1 {
+            if v == 0 {
+                out.push_str(" format:[BUF_FMT_INVALID]");
+            } else {
+                out.push_str(&format!(" format:{v}"));
+            }
+        }
+    }
+}
+
+fn ldsdir(i: &Instruction) -> String {
+    let m = i.mnemonic();
+    let mut s = format!("{m} v{}", i.f("vdst"));
+    if m == "lds_param_load" || m == "ds_param_load" {
+        s.push_str(&format!(", attr{}.{}", i.f("attr"), ["x", "y", "z", "w"][i.f("attrchan") as usize & 3]));
+    }
+    if i.arch == Arch::Gfx1201 {
+        s.push_str(&format!(" wait_va_vdst:{} wait_vm_vsrc:{}", i.f("wait_va_vdst"), i.f("wait_vm_vsrc")));
+    } else {
+        s.push_str(&format!(" wait_vdst:{}", i.f("wait_va_vdst")));
+    }
+    s
+}
+
+fn exp(i: &Instruction) -> String {
+    let t = i.f("target");
+    let tn = match t {
+        0..=7 => format!("mrt{t}"),
+        8 => "mrtz".into(),
+        9 => "null".into(),
+        12..=16 => format!("pos{}", t - 12),
+        20 => "prim".into(),
+        21 => "dual_src_blend0".into(),
+        22 => "dual_src_blend1".into(),
+        32..=63 => format!("param{}", t - 32),
+        _ => format!("invalid_target_{t}"),
+    };
+    let en = i.f("en");
+    let srcs: Vec<String> = (0..4)
+        .map(|k| if en >> k & 1 != 0 { format!("v{}", i.f(&format!("vsrc{k}"))) } else { "off".into() })
+        .collect();
+    let m = if i.arch == Arch::Gfx1201 { "export" } else { "exp" };
+    let mut s = format!("{m} {tn} {}", srcs.join(", "));
+    if i.f("done") != 0 {
+        s.push_str(" done");
+    }
+    if i.field("row").unwrap_or(0) != 0 {
+        s.push_str(" row_en");
+    }
+    s
+}

@@ -1,0 +1,79 @@
+//! Scalar ALU formats: SOP1, SOP2, SOPC, SOPK, SOPP.
+
+use baregpu_autogen::isa::OperandKind;
+
+use super::special;
+use super::src_text;
+use crate::inst::Instruction;
+use crate::operand::{sreg_text, ValType};
+
+pub fn text(i: &Instruction) -> String {
+    let op = i.opcode();
+    let m = op.mnemonic;
+    let mut ops: Vec<String> = Vec::new();
+    for o in i.operands() {
+        let d = o.dwords.max(1) as u32;
+        let t = match o.kind {
+            OperandKind::Sgpr => {
+                let v = i.f(o.name);
+                sreg_text(i.arch, v as u16, d).unwrap_or_else(|| v.to_string())
+            }
+            OperandKind::Ssrc => {
+                let v = i.f(o.name);
+                if m.starts_with("s_sendmsg_rtn") {
+                    special::sendmsg(i.arch, v)
+                } else {
+                    let ty = if d == 2 { ValType::B64 } else { ValType::B32 };
+                    src_text(i.arch, v, d, ty, i.literal)
+                }
+            }
+            OperandKind::Hwreg => special::hwreg(i.arch, i.f(o.name)),
+            OperandKind::Sendmsg => special::sendmsg(i.arch, i.f(o.name)),
+            OperandKind::Label => (i.f(o.name) as u16 as i16).to_string(),
+            OperandKind::Imm => format!("0x{:x}", i.literal.unwrap_or(0)),
+            OperandKind::Simm16 => simm16(i, m, i.f(o.name)),
+            OperandKind::Special => o.name.to_string(),
+            _ => i.f(o.name).to_string(),
+        };
+        ops.push(t);
+    }
+    if ops.is_empty() && op.format == "SOPP" && i.f("simm16") != 0 {
+        ops.push(simm16(i, m, i.f("simm16")));
+    }
+    if ops.is_empty() {
+        m.to_string()
+    } else {
+        format!("{m} {}", ops.join(", "))
+    }
+}
+
+fn simm16(i: &Instruction, m: &str, v: u32) -> String {
+    match m {
+        "s_waitcnt" => special::waitcnt(i.arch, v),
+        "s_delay_alu" => special::delay_alu(v),
+        "s_waitcnt_depctr" | "s_wait_alu" => special::depctr(v),
+        "s_set_gpr_idx_on" => gpr_idx(v),
+        "s_version"
+        | "s_nop"
+        | "s_sleep"
+        | "s_trap"
+        | "s_setprio"
+        | "s_denorm_mode"
+        | "s_setkill"
+        | "s_sethalt"
+        | "s_incperflevel"
+        | "s_decperflevel"
+        | "s_sleep_var"
+        | "s_subvector_loop_begin"
+        | "s_subvector_loop_end"
+        | "s_endpgm"
+        | "s_barrier_wait" => v.to_string(),
+        _ => format!("0x{v:x}"),
+    }
+}
+
+fn gpr_idx(v: u32) -> String {
+    let names = ["SRC0", "SRC1", "SRC2", "DST"];
+    let p: Vec<&str> = (0..4).filter(|b| v >> b & 1 != 0).map(|b| names[b]).collect();
+    format!("gpr_idx({})", p.join(","))
+}

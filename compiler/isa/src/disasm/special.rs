@@ -1,0 +1,151 @@
+//! Symbolic forms of scalar immediates: s_waitcnt, s_delay_alu, depctr, hwreg, sendmsg.
+
+use crate::operand::is_gfx9;
+use crate::Arch;
+
+pub fn waitcnt(arch: Arch, v: u32) -> String {
+    let (vm, exp, lgkm, vm_max, lgkm_max) = if is_gfx9(arch) {
+        ((v & 0xf) | ((v >> 14) & 3) << 4, (v >> 4) & 7, (v >> 8) & 0xf, 63, 15)
+    } else {
+        ((v >> 10) & 0x3f, v & 7, (v >> 4) & 0x3f, 63, 63)
+    };
+    let mut parts = Vec::new();
+    if vm != vm_max {
+        parts.push(format!("vmcnt({vm})"));
+    }
+    if exp != 7 {
+        parts.push(format!("expcnt({exp})"));
+    }
+    if lgkm != lgkm_max {
+        parts.push(format!("lgkmcnt({lgkm})"));
+    }
+    if parts.is_empty() {
+        return format!("vmcnt({vm}) expcnt({exp}) lgkmcnt({lgkm})");
+    }
+    parts.join(" ")
+}
+
+const INSTID: [&str; 12] = [
+    "NO_DEP",
+    "VALU_DEP_1",
+    "VALU_DEP_2",
+    "VALU_DEP_3",
+    "VALU_DEP_4",
+    "TRANS32_DEP_1",
+    "TRANS32_DEP_2",
+    "TRANS32_DEP_3",
+    "FMA_ACCUM_CYCLE_1",
+    "SALU_CYCLE_1",
+    "SALU_CYCLE_2",
+    "SALU_CYCLE_3",
+];
+const SKIP: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+
+pub fn delay_alu(v: u32) -> String {
+    let (id0, skip, id1) = (v & 0xf, (v >> 4) & 7, (v >> 7) & 0xf);
+    if v >> 11 != 0 || id0 as usize >= INSTID.len() || id1 as usize >= INSTID.len() || skip as usize >= SKIP.len() {
+        return format!("0x{v:x}");
+    }
+    let mut parts = Vec::new();
+    if id0 != 0 {
+        parts.push(format!("instid0({})", INSTID[id0 as usize]));
+    }
+    if skip != 0 {
+        parts.push(format!("instskip({})", SKIP[skip as usize]));
+    }
+    if id1 != 0 {
+        parts.push(format!("instid1({})", INSTID[id1 as usize]));
+    }
+    if parts.is_empty() {
+        return "0".into();
+    }
+    parts.join(" | ")
+}
+
+/// (name, lo bit, width) of the depctr fields, in print order.
+pub const DEPCTR: [(&str, u32, u32); 7] = [
+    ("depctr_hold_cnt", 7, 1),
+    ("depctr_sa_sdst", 0, 1),
+    ("depctr_va_vdst", 12, 4),
+    ("depctr_va_sdst", 9, 3),
+    ("depctr_va_ssrc", 8, 1),
+    ("depctr_va_vcc", 1, 1),
+    ("depctr_vm_vsrc", 2, 3),
+];
+
+pub fn depctr(v: u32) -> String {
+    let mut parts = Vec::new();
+    for (n, lo, w) in DEPCTR {
+        let x = (v >> lo) & ((1 << w) - 1);
+        if x != (1 << w) - 1 {
+            parts.push(format!("{n}({x})"));
+        }
+    }
+    if parts.is_empty() {
+        return format!("0x{v:x}");
+    }
+    parts.join(" ")
+}
+
+pub fn hwreg_name(arch: Arch, id: u32) -> Option<&'static str> {
+    Some(match (arch, id) {
+        (_, 1) => "HW_REG_MODE",
+        (_, 2) => "HW_REG_STATUS",
+        (Arch::Gfx1201, 4) => "HW_REG_HW_ID1",
+        (Arch::Gfx1201, 16) => "HW_REG_PERF_SNAPSHOT_DATA2",
+        (Arch::Gfx1201, 17) => "HW_REG_WAVE_EXCP_FLAG_PRIV",
+        (Arch::Gfx1100, 3) => "HW_REG_TRAPSTS",
+        (Arch::Gfx1100, 4) => "HW_REG_HW_ID1",
+        (Arch::Gfx1100, 5) => "HW_REG_GPR_ALLOC",
+        (Arch::Gfx1100, 6) => "HW_REG_LDS_ALLOC",
+        (Arch::Gfx1100, 7) => "HW_REG_IB_STS",
+        (Arch::Gfx1100, 23) => "HW_REG_HW_ID2",
+        (Arch::Gfx942 | Arch::Gfx950, 3) => "HW_REG_TRAPSTS",
+        (Arch::Gfx942 | Arch::Gfx950, 4) => "HW_REG_HW_ID",
+        (Arch::Gfx942 | Arch::Gfx950, 5) => "HW_REG_GPR_ALLOC",
+        (Arch::Gfx942 | Arch::Gfx950, 6) => "HW_REG_LDS_ALLOC",
+        (Arch::Gfx942 | Arch::Gfx950, 7) => "HW_REG_IB_STS",
+        (Arch::Gfx942 | Arch::Gfx950, 16) => "HW_REG_TBA_LO",
+        (Arch::Gfx942 | Arch::Gfx950, 17) => "HW_REG_TBA_HI",
+        (Arch::Gfx942 | Arch::Gfx950, 18) => "HW_REG_TMA_LO",
+        (Arch::Gfx942 | Arch::Gfx950, 19) => "HW_REG_TMA_HI",
+        _ => return None,
+    })
+}
+
+pub fn hwreg(arch: Arch, v: u32) -> String {
+    let (id, off, size) = (v & 0x3f, (v >> 6) & 0x1f, ((v >> 11) & 0x1f) + 1);
+    let name = hwreg_name(arch, id).map(str::to_string).unwrap_or_else(|| id.to_string());
+    if off == 0 && size == 32 {
+        format!("hwreg({name})")
+    } else {
+        format!("hwreg({name}, {off}, {size})")
+    }
+}
+
+pub fn sendmsg_name(arch: Arch, id: u32) -> Option<&'static str> {
+    Some(match id {
+        1 => "MSG_INTERRUPT",
+        5 if !is_gfx9(arch) || arch == Arch::Gfx942 || arch == Arch::Gfx950 => "MSG_STALL_WAVE_GEN",
+        6 => "MSG_HALT_WAVES",
+        7 => "MSG_ORDERED_PS_DONE",
+        128 if !is_gfx9(arch) => "MSG_RTN_GET_DOORBELL",
+        129 if !is_gfx9(arch) => "MSG_RTN_GET_DDID",
+        130 if !is_gfx9(arch) => "MSG_RTN_GET_TMA",
+        131 if !is_gfx9(arch) => "MSG_RTN_GET_REALTIME",
+        132 if !is_gfx9(arch) => "MSG_RTN_SAVE_WAVE",
+        133 if !is_gfx9(arch) => "MSG_RTN_GET_TBA",
+        _ => return None,
+    })
+}
+
+pub fn sendmsg(arch: Arch, v: u32) -> String {
+    let (id, op, stream) =
+        if is_gfx9(arch) { (v & 0xf, (v >> 4) & 7, (v >> 8) & 3) } else { (v & 0xff, (v >> 8) & 7, 0) };
+    if op == 0 && stream == 0 {
+        if let Some(n) = sendmsg_name(arch, id) {
+            return format!("sendmsg({n})");
+        }
+    }
+    format!("sendmsg({id}, {op}, {stream})")
+}

@@ -1,0 +1,365 @@
+//! Vector ALU formats: VOP1, VOP2, VOPC, VOP3, VOP3SD, VOP3P, WMMA, MFMA, VINTERP, VOPD, with their
+//! DPP16, DPP8 and SDWA forms.
+
+use baregpu_autogen::isa::OperandKind;
+
+use super::src_text;
+use crate::inst::Instruction;
+use crate::operand::{is_gfx9, reg_range, sreg_text, ValType};
+
+/// How a VALU instruction's dwords are read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Shape {
+    /// VOP1/VOP2/VOPC 32-bit encoding.
+    E32,
+    Vop3,
+    Vop3p,
+    Interp,
+    Mfma,
+    Vopd,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ext {
+    None,
+    Dpp16,
+    Dpp8,
+    Sdwa,
+}
+
+pub fn shape(i: &Instruction) -> (Shape, Ext) {
+    let f = i.format();
+    let enc = f.parent.unwrap_or(f.name);
+    let ext = if f.name.ends_with("_DPP16") {
+        Ext::Dpp16
+    } else if f.name.ends_with("_DPP8") {
+        Ext::Dpp8
+    } else if f.name.ends_with("_SDWA") {
+        Ext::Sdwa
+    } else {
+        Ext::None
+    };
+    let s = match (f.name, enc) {
+        ("MFMA", _) => Shape::Mfma,
+        ("WMMA", _) | (_, "VOP3P") | ("VOP3PX2", _) => Shape::Vop3p,
+        (_, "VOP3") | ("VOP3SD", _) => Shape::Vop3,
+        (_, "VINTERP") => Shape::Interp,
+        (_, "VOPD") | ("VOPD_Y", _) => Shape::Vopd,
+        _ => Shape::E32,
+    };
+    (s, ext)
+}
+
+/// Source index of an operand field: 0, 1, 2; 3 for the destination; None otherwise.
+fn src_index(name: &str) -> Option<usize> {
+    match name {
+        "src0" => Some(0),
+        "src1" | "vsrc1" => Some(1),
+        "src2" => Some(2),
+        "vdst" => Some(3),
+        _ => None,
+    }
+}
+
+pub fn mnemonic(i: &Instruction, s: Shape, ext: Ext) -> String {
+    let m = i.mnemonic();
+    let g9 = is_gfx9(i.arch);
+    match ext {
+        Ext::None => m.to_string(),
+        Ext::Sdwa => format!("{}_sdwa", m.trim_end_matches("_e32")),
+        Ext::Dpp16 | Ext::Dpp8 => {
+            if s == Shape::Vop3 {
+                if m.ends_with("_e64") {
+                    format!("{m}_dpp")
+                } else {
+                    format!("{m}_e64_dpp")
+                }
+            } else if !g9 && i.format().name.starts_with("VOPC") {
+                m.trim_end_matches("_e32").to_string()
+            } else {
+                format!("{}_dpp", m.trim_end_matches("_e32"))
+            }
+        }
+    }
+}
+
+fn val_type(m: &str, dwords: u32) -> ValType {
+    if dwords >= 2 {
+        ValType::F64
+    } else if m.contains("f16") || m.contains("bf16") {
+        ValType::F16
+    } else {
+        ValType::F32
+    }
+}
+
+pub fn text(i: &Instruction) -> String {
+    let (s, ext) = shape(i);
+    if s == Shape::Vopd {
+        return format!("{} <vopd>", i.mnemonic());
+    }
+    let op = i.opcode();
+    let m = op.mnemonic;
+    let g9 = is_gfx9(i.arch);
+    let t16 = i.tables().t16[i.op as usize];
+    let lane = if g9 { 2 } else { 1 };
+    let is_cmp = m.starts_with("v_cmp");
+    let mix = m.contains("_mix");
+    let opsel = i.f("opsel");
+    let mut ops = Vec::new();
+    let nsrc = i.operands().iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2" | "vsrc1")).count();
+    for (k, o) in i.operands().iter().enumerate() {
+        let d = o.dwords.max(1) as u32;
+        let is16 = t16 >> k & 1 != 0;
+        let idx = src_index(o.name);
+        let txt = match o.kind {
+            OperandKind::Special => o.name.to_string(),
+            OperandKind::Sgpr => sreg_text(i.arch, i.f(o.name) as u16, d).unwrap_or_default(),
+            OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => {
+                let mut v = i.f(o.name);
+                let nine_bit = i.field_def(o.name).map(|f| f.hi - f.lo == 8).unwrap_or(false);
+                let mut is_vgpr_field = !nine_bit;
+                if o.name == "vdst"
+                    && (is_cmp && s == Shape::Vop3 || m.starts_with("v_readlane") || m.starts_with("v_readfirstlane"))
+                {
+                    ops.push(sreg_text(i.arch, v as u16, if is_cmp { lane } else { d }).unwrap_or_default());
+                    continue;
+                }
+                // DPP / SDWA: src0 lives in the extra dword.
+                if o.name == "src0" && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
+                    v = i.f("dpp_src0");
+                    is_vgpr_field = true;
+                }
+                if ext == Ext::Sdwa && o.name == "src0" {
+                    v = i.f("sdwa_src0");
+                    is_vgpr_field = i.f("s0") == 0;
+                    if !is_vgpr_field {
+                        ops.push(sdwa_mods(i, 0, sreg_text(i.arch, v as u16, d).unwrap_or_default()));
+                        continue;
+                    }
+                }
+                if ext == Ext::Sdwa && o.name == "vsrc1" && i.f("s1") != 0 {
+                    ops.push(sdwa_mods(i, 1, sreg_text(i.arch, v as u16, d).unwrap_or_default()));
+                    continue;
+                }
+                let acc = s == Shape::Mfma
+                    && match o.name {
+                        "vdst" | "src2" => i.f("acc_cd") != 0,
+                        "src0" => i.f("acc") & 1 != 0,
+                        "src1" => i.f("acc") & 2 != 0,
+                        _ => false,
+                    };
+                let mut t = if is_vgpr_field {
+                    let prefix = if acc || o.kind == OperandKind::Agpr { "a" } else { "v" };
+                    if is16 && s == Shape::E32 {
+                        format!("v{}.{}", v & 0x7f, if v & 0x80 != 0 { "h" } else { "l" })
+                    } else {
+                        reg_range(prefix, v, d)
+                    }
+                } else if acc && v >= 256 {
+                    reg_range("a", v - 256, d)
+                } else {
+                    let t = src_text(i.arch, v, d, val_type(m, d), i.literal);
+                    if is16 && v >= 256 && s == Shape::E32 {
+                        format!("v{}.{}", (v - 256) & 0x7f, if v & 0x80 != 0 { "h" } else { "l" })
+                    } else {
+                        t
+                    }
+                };
+                let is_v = is_vgpr_field || v >= 256;
+                if is16 && s != Shape::E32 && is_v && !t.contains('[') {
+                    let bit = idx.unwrap_or(0);
+                    t = format!("{t}.{}", if opsel >> bit & 1 != 0 { "h" } else { "l" });
+                }
+                if let Some(si) = idx.filter(|&x| x < 3) {
+                    t = apply_mods(i, s, ext, si, t, mix);
+                }
+                t
+            }
+            OperandKind::Imm => format!("0x{:x}", i.literal.unwrap_or(0)),
+            _ => i.f(o.name).to_string(),
+        };
+        ops.push(txt);
+    }
+    let mut out = mnemonic(i, s, ext);
+    if !ops.is_empty() {
+        out.push(' ');
+        out.push_str(&ops.join(", "));
+    }
+    // Trailing modifiers.
+    match s {
+        Shape::Vop3 => {
+            if opsel != 0 {
+                let n = if m.starts_with("v_fmac") || m.starts_with("v_mac") { 4 } else { nsrc + 1 };
+                let bits: Vec<String> =
+                    (0..n).map(|b| if b == n - 1 { opsel >> 3 & 1 } else { opsel >> b & 1 }.to_string()).collect();
+                out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+            }
+            if i.f("clamp") != 0 {
+                out.push_str(" clamp");
+            }
+            omod(&mut out, i.f("omod"));
+        }
+        Shape::Interp => {
+            if opsel != 0 {
+                let bits: Vec<String> = (0..4).map(|b| (opsel >> b & 1).to_string()).collect();
+                out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+            }
+            if i.f("clamp") != 0 {
+                out.push_str(" clamp");
+            }
+            out.push_str(&format!(" wait_exp:{}", i.f("waitexp")));
+        }
+        Shape::Vop3p => vop3p_mods(i, &mut out, nsrc, mix),
+        Shape::Mfma => {
+            for n in ["cbsz", "abid", "blgp"] {
+                let v = i.f(n);
+                if v != 0 {
+                    out.push_str(&format!(" {n}:{v}"));
+                }
+            }
+        }
+        _ => {}
+    }
+    match ext {
+        Ext::Dpp16 => dpp16(i, &mut out),
+        Ext::Dpp8 => {
+            let l = i.f("lane_sel");
+            let sel: Vec<String> = (0..8).map(|k| (l >> (3 * k) & 7).to_string()).collect();
+            out.push_str(&format!(" dpp8:[{}]", sel.join(",")));
+            let src0 = i.f("src0");
+            if src0 == 234 {
+                out.push_str(" fi:1");
+            }
+        }
+        Ext::Sdwa => sdwa(i, &mut out),
+        Ext::None => {}
+    }
+    out
+}
+
+fn omod(out: &mut String, v: u32) {
+    match v {
+        1 => out.push_str(" mul:2"),
+        2 => out.push_str(" mul:4"),
+        3 => out.push_str(" div:2"),
+        _ => {}
+    }
+}
+
+fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bool) -> String {
+    let (neg, abs) = match (s, ext) {
+        (Shape::Vop3 | Shape::Interp, _) => (i.f("neg") >> si & 1 != 0, i.f("abs") >> si & 1 != 0),
+        (Shape::E32, Ext::Dpp16) if si < 2 => (i.f(&format!("src{si}_neg")) != 0, i.f(&format!("src{si}_abs")) != 0),
+        (Shape::E32, Ext::Sdwa) if si < 2 => return sdwa_mods(i, si, t),
+        (Shape::Vop3p, _) if mix => (i.f("neg") >> si & 1 != 0, i.f("neg_hi") >> si & 1 != 0),
+        _ => (false, false),
+    };
+    let t = if abs { format!("|{t}|") } else { t };
+    if neg {
+        format!("-{t}")
+    } else {
+        t
+    }
+}
+
+fn sdwa_mods(i: &Instruction, si: usize, t: String) -> String {
+    let neg = i.f(&format!("src{si}_neg")) != 0;
+    let abs = i.f(&format!("src{si}_abs")) != 0;
+    let sext = i.f(&format!("src{si}_sext")) != 0;
+    let t = if abs { format!("|{t}|") } else { t };
+    let t = if neg { format!("-{t}") } else { t };
+    if sext {
+        format!("sext({t})")
+    } else {
+        t
+    }
+}
+
+fn list(v: u32, n: usize) -> String {
+    let b: Vec<String> = (0..n).map(|k| (v >> k & 1).to_string()).collect();
+    format!("[{}]", b.join(","))
+}
+
+fn vop3p_mods(i: &Instruction, out: &mut String, nsrc: usize, mix: bool) {
+    let opsel = i.f("opsel");
+    let hi = i.f("opsel_hi") | i.f("opsel_hi2") << 2;
+    let full = (1u32 << nsrc) - 1;
+    if opsel & full != 0 {
+        out.push_str(&format!(" op_sel:{}", list(opsel, nsrc)));
+    }
+    let hi_default = if mix { 0 } else { full };
+    if hi & full != hi_default {
+        out.push_str(&format!(" op_sel_hi:{}", list(hi, nsrc)));
+    }
+    if !mix {
+        let nl = i.f("neg");
+        let nh = i.f("neg_hi");
+        if nl & full != 0 {
+            out.push_str(&format!(" neg_lo:{}", list(nl, nsrc)));
+        }
+        if nh & full != 0 {
+            out.push_str(&format!(" neg_hi:{}", list(nh, nsrc)));
+        }
+    }
+    if i.f("clamp") != 0 {
+        out.push_str(" clamp");
+    }
+}
+
+fn dpp16(i: &Instruction, out: &mut String) {
+    let c = i.f("dpp_ctrl");
+    let t = match c {
+        0..=0xff => format!("quad_perm:[{},{},{},{}]", c & 3, c >> 2 & 3, c >> 4 & 3, c >> 6 & 3),
+        0x101..=0x10f => format!("row_shl:{}", c & 0xf),
+        0x111..=0x11f => format!("row_shr:{}", c & 0xf),
+        0x121..=0x12f => format!("row_ror:{}", c & 0xf),
+        0x130 => "wave_shl:1".into(),
+        0x134 => "wave_rol:1".into(),
+        0x138 => "wave_shr:1".into(),
+        0x13c => "wave_ror:1".into(),
+        0x140 => "row_mirror".into(),
+        0x141 => "row_half_mirror".into(),
+        0x142 => "row_bcast:15".into(),
+        0x143 => "row_bcast:31".into(),
+        0x150..=0x15f => format!("row_share:{}", c & 0xf),
+        0x160..=0x16f => format!("row_xmask:{}", c & 0xf),
+        _ => format!("dpp_ctrl:0x{c:x}"),
+    };
+    out.push(' ');
+    out.push_str(&t);
+    out.push_str(&format!(" row_mask:0x{:x} bank_mask:0x{:x}", i.f("row_mask"), i.f("bank_mask")));
+    if i.f("bound_ctrl") != 0 {
+        out.push_str(" bound_ctrl:1");
+    }
+    if i.f("fi") != 0 {
+        out.push_str(" fi:1");
+    }
+}
+
+const SEL: [&str; 7] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"];
+const UNUSED: [&str; 3] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"];
+
+fn sel(v: u32) -> &'static str {
+    SEL.get(v as usize).copied().unwrap_or("DWORD")
+}
+
+fn sdwa(i: &Instruction, out: &mut String) {
+    let f = i.format();
+    let vopc = f.name.starts_with("VOPC");
+    if i.f("clamp") != 0 {
+        out.push_str(" clamp");
+    }
+    omod(out, i.f("omod"));
+    if !vopc {
+        out.push_str(&format!(
+            " dst_sel:{} dst_unused:{}",
+            sel(i.f("dst_sel")),
+            UNUSED.get(i.f("dst_unused") as usize).copied().unwrap_or("UNUSED_PAD")
+        ));
+    }
+    out.push_str(&format!(" src0_sel:{}", sel(i.f("src0_sel"))));
+    if !f.name.starts_with("VOP1") {
+        out.push_str(&format!(" src1_sel:{}", sel(i.f("src1_sel"))));
+    }
+}

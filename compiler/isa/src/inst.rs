@@ -1,0 +1,118 @@
+//! The typed instruction value.
+
+use baregpu_autogen::isa::{Field, Format, Opcode};
+
+use crate::tables::Tables;
+use crate::Arch;
+
+/// One decoded (or assembled) instruction: its opcode entry, the format its fields are read with,
+/// the raw dwords (without literal) and the literal dword when present.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    pub arch: Arch,
+    /// Index of the opcode in the architecture's table.
+    pub op: u32,
+    /// Index of the format (layout or modifier) whose fields describe the dwords.
+    pub fmt: u16,
+    /// VOPD: index of the Y opcode.
+    pub op_y: Option<u32>,
+    /// The instruction's dwords without literal; `ndwords` of them are meaningful.
+    pub words: [u32; 4],
+    pub ndwords: u8,
+    /// The 32-bit literal that follows the instruction, when one does.
+    pub literal: Option<u32>,
+}
+
+impl Instruction {
+    pub fn tables(&self) -> &'static Tables {
+        Tables::get(self.arch)
+    }
+    pub fn opcode(&self) -> &'static Opcode {
+        self.tables().op(self.op)
+    }
+    pub fn opcode_y(&self) -> Option<&'static Opcode> {
+        self.op_y.map(|i| self.tables().op(i))
+    }
+    /// The operands in assembly order (table gaps filled).
+    pub fn operands(&self) -> &'static [baregpu_autogen::isa::Operand] {
+        &self.tables().operands[self.op as usize]
+    }
+    pub fn mnemonic(&self) -> &'static str {
+        self.opcode().mnemonic
+    }
+    /// The format whose fields describe the dwords (VOP3SD, VOP1_DPP16...).
+    pub fn format(&self) -> &'static Format {
+        self.tables().format(self.fmt)
+    }
+    /// Size in bytes, literal included.
+    pub fn size(&self) -> usize {
+        self.ndwords as usize * 4 + if self.literal.is_some() { 4 } else { 0 }
+    }
+    pub fn field_def(&self, name: &str) -> Option<&'static Field> {
+        self.format().field(name)
+    }
+    /// A field's value, or `None` if the format has no such field.
+    pub fn field(&self, name: &str) -> Option<u32> {
+        self.field_def(name).map(|f| get(&self.words, f))
+    }
+    /// A field's value, 0 if absent.
+    pub fn f(&self, name: &str) -> u32 {
+        self.field(name).unwrap_or(0)
+    }
+    /// Sets a field; returns false if the format has no such field or the value does not fit.
+    pub fn set_field(&mut self, name: &str, value: u32) -> bool {
+        match self.field_def(name) {
+            Some(f) => set(&mut self.words, f, value),
+            None => false,
+        }
+    }
+    /// The instruction's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.size());
+        self.encode_into(&mut v);
+        v
+    }
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        for w in &self.words[..self.ndwords as usize] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        if let Some(l) = self.literal {
+            out.extend_from_slice(&l.to_le_bytes());
+        }
+    }
+}
+
+/// A field's value in little-endian dwords.
+#[inline]
+pub fn get(words: &[u32; 4], f: &Field) -> u32 {
+    let (lo, hi) = (f.lo as u32, f.hi as u32);
+    let w = (lo / 32) as usize;
+    let width = hi - lo + 1;
+    let sh = lo % 32;
+    let mut v = (words[w] as u64) >> sh;
+    if sh + width > 32 && w + 1 < 4 {
+        v |= (words[w + 1] as u64) << (32 - sh);
+    }
+    (v & ((1u64 << width) - 1)) as u32
+}
+
+/// Sets a field; false if the value does not fit.
+pub fn set(words: &mut [u32; 4], f: &Field, value: u32) -> bool {
+    let width = (f.hi - f.lo + 1) as u32;
+    if width < 32 && value >> width != 0 {
+        return false;
+    }
+    for i in 0..width {
+        let bit = f.lo as u32 + i;
+        let (w, b) = ((bit / 32) as usize, bit % 32);
+        if w >= 4 {
+            return false;
+        }
+        if (value >> i) & 1 != 0 {
+            words[w] |= 1 << b;
+        } else {
+            words[w] &= !(1 << b);
+        }
+    }
+    true
+}

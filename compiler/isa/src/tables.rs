@@ -1,0 +1,129 @@
+//! Per-architecture lookup structures built once over the generated tables.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use baregpu_autogen::isa::{self, Field, Format, FormatRole, Opcode, Operand, OperandKind};
+
+use crate::Arch;
+
+/// Lookup tables of one architecture, built on first use.
+pub struct Tables {
+    pub arch: Arch,
+    pub table: &'static isa::Arch,
+    /// Top-level encoding candidates per top 9 bits of the first dword.
+    top: Vec<Vec<u16>>,
+    /// Per format index: opcode value -> opcode index + 1 (0: none).
+    opmap: Vec<Vec<u32>>,
+    /// Per format index: its modifier formats (DPP16, DPP8, SDWA) with their select.
+    pub mods: Vec<Vec<u16>>,
+    /// Per opcode index: the layout format index.
+    pub layout: Vec<u16>,
+    /// Per opcode index: the source fields (scalar or vector sources) that may hold a literal.
+    pub lit_fields: Vec<Vec<Field>>,
+    /// Mnemonic -> opcode indices.
+    pub by_mnemonic: HashMap<&'static str, Vec<u32>>,
+    /// Per opcode index: operand indices printed as 16-bit register halves (true16), bit mask.
+    pub t16: Vec<u8>,
+    /// Per opcode index: the operands, table gaps filled (see `fixup`).
+    pub operands: Vec<Vec<Operand>>,
+}
+
+impl Tables {
+    pub fn get(arch: Arch) -> &'static Tables {
+        static T: [OnceLock<Tables>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        T[arch as usize].get_or_init(|| Tables::build(arch))
+    }
+
+    fn build(arch: Arch) -> Tables {
+        let table = isa::ARCHS.iter().copied().find(|a| a.name == arch.name()).expect("arch table");
+        let fidx = |name: &str| table.formats.iter().position(|f| f.name == name).expect("format") as u16;
+        let mut top = vec![Vec::new(); 512];
+        for (i, f) in table.formats.iter().enumerate() {
+            if f.role != FormatRole::Encoding {
+                continue;
+            }
+            for (t, bucket) in top.iter_mut().enumerate() {
+                let d = (t as u32) << 23;
+                if f.encoding.iter().any(|&(m, v)| (d & m & 0xff80_0000) == (v & 0xff80_0000) & m) {
+                    bucket.push(i as u16);
+                }
+            }
+        }
+        let mut opmap = vec![Vec::new(); table.formats.len()];
+        let mut layout = Vec::with_capacity(table.opcodes.len());
+        let mut lit_fields = Vec::with_capacity(table.opcodes.len());
+        let mut by_mnemonic: HashMap<&'static str, Vec<u32>> = HashMap::new();
+        for (i, op) in table.opcodes.iter().enumerate() {
+            let f = fidx(op.format) as usize;
+            let m = &mut opmap[f];
+            if m.len() <= op.opcode as usize {
+                m.resize(op.opcode as usize + 1, 0);
+            }
+            if m[op.opcode as usize] == 0 {
+                m[op.opcode as usize] = i as u32 + 1;
+            }
+            let l = table.formats.iter().position(|x| x.name == op.layout).unwrap_or(f) as u16;
+            layout.push(l);
+            let lf = &table.formats[l as usize];
+            let mut lits = Vec::new();
+            for o in crate::fixup::operands(arch, op).iter() {
+                if matches!(o.kind, OperandKind::Ssrc | OperandKind::Vsrc) {
+                    if let Some(fl) = lf.field(o.name) {
+                        if fl.hi - fl.lo >= 7 && !lits.iter().any(|x: &Field| x.name == fl.name) {
+                            lits.push(*fl);
+                        }
+                    }
+                }
+            }
+            if lf.name == "VOPD" || lf.name == "VOPD_Y" {
+                for n in ["src0x", "src0y"] {
+                    if let Some(fl) = lf.field(n) {
+                        lits.push(*fl);
+                    }
+                }
+            }
+            lit_fields.push(lits);
+            by_mnemonic.entry(op.mnemonic).or_default().push(i as u32);
+        }
+        let mut mods = vec![Vec::new(); table.formats.len()];
+        for (i, f) in table.formats.iter().enumerate() {
+            if f.role == FormatRole::Modifier {
+                if let Some(p) = f.parent {
+                    mods[fidx(p) as usize].push(i as u16);
+                }
+            }
+        }
+        let t16 = table.opcodes.iter().map(|op| crate::t16::mask(arch, op)).collect();
+        let operands = table.opcodes.iter().map(|op| crate::fixup::operands(arch, op)).collect();
+        Tables { arch, table, top, opmap, mods, layout, lit_fields, by_mnemonic, t16, operands }
+    }
+
+    /// The top-level encoding format index of a first dword.
+    #[inline]
+    pub fn encoding(&self, d0: u32) -> Option<u16> {
+        let b = &self.top[(d0 >> 23) as usize];
+        b.iter().copied().find(|&i| self.table.formats[i as usize].matches(d0))
+    }
+
+    /// The opcode index for an opcode value within a format.
+    #[inline]
+    pub fn opcode(&self, fmt: u16, value: u32) -> Option<u32> {
+        match self.opmap[fmt as usize].get(value as usize) {
+            Some(&v) if v != 0 => Some(v - 1),
+            _ => None,
+        }
+    }
+
+    pub fn format(&self, i: u16) -> &'static Format {
+        &self.table.formats[i as usize]
+    }
+
+    pub fn format_index(&self, name: &str) -> Option<u16> {
+        self.table.formats.iter().position(|f| f.name == name).map(|i| i as u16)
+    }
+
+    pub fn op(&self, i: u32) -> &'static Opcode {
+        &self.table.opcodes[i as usize]
+    }
+}

@@ -1,0 +1,118 @@
+//! Bad input: errors name the position and the reason; nothing panics.
+
+use baregpu_isa::{assemble, assemble_line, decode, decode_all, Arch, IsaError};
+
+fn asm_err(arch: Arch, src: &str) -> (usize, usize, String) {
+    match assemble(arch, src) {
+        Err(IsaError::Asm { line, col, msg }) => (line, col, msg),
+        other => panic!("expected an assembler error for {src:?}, got {other:?}"),
+    }
+}
+
+#[test]
+fn unknown_mnemonic() {
+    let (l, c, m) = asm_err(Arch::Gfx1100, "s_nop 0\n  v_frobnicate v1, v2\n");
+    assert_eq!((l, c), (2, 3));
+    assert!(m.contains("unknown mnemonic"), "{m}");
+}
+
+#[test]
+fn wrong_operand_kind() {
+    let (l, c, m) = asm_err(Arch::Gfx1100, "s_mov_b32 v1, s2");
+    assert_eq!((l, c), (1, 11));
+    assert!(m.contains("scalar"), "{m}");
+}
+
+#[test]
+fn immediate_out_of_range() {
+    let (_, c, m) = asm_err(Arch::Gfx1100, "s_movk_i32 s1, 0x123456");
+    assert_eq!(c, 16);
+    assert!(m.contains("out of range"), "{m}");
+    let (_, _, m) = asm_err(Arch::Gfx1100, "ds_add_u32 v8, v24 offset:70000");
+    assert!(m.contains("out of range"), "{m}");
+}
+
+#[test]
+fn register_out_of_range() {
+    let (_, c, m) = asm_err(Arch::Gfx1100, "v_mov_b32 v1, v256");
+    assert_eq!(c, 15);
+    assert!(m.contains("beyond"), "{m}");
+    let (_, _, m) = asm_err(Arch::Gfx942, "s_mov_b32 s1, s104");
+    assert!(m.contains("beyond"), "{m}");
+}
+
+#[test]
+fn branches_and_labels() {
+    let src = "start:\n  s_nop 0 // comment\n  s_branch start ; back\n  s_cbranch_scc0 end\nend:\n  s_endpgm\n";
+    let b = assemble(Arch::Gfx1100, src).unwrap();
+    assert_eq!(b, [0x00, 0x00, 0x80, 0xbf, 0xfe, 0xff, 0xa0, 0xbf, 0x00, 0x00, 0xa1, 0xbf, 0x00, 0x00, 0xb0, 0xbf]);
+    let (l, _, m) = asm_err(Arch::Gfx1100, "s_branch nowhere");
+    assert_eq!(l, 1);
+    assert!(m.contains("undefined label"), "{m}");
+    let far = format!("s_branch far\n{}far:\ns_endpgm\n", "s_nop 0\n".repeat(40000));
+    let (_, _, m) = asm_err(Arch::Gfx1100, &far);
+    assert!(m.contains("out of range"), "{m}");
+}
+
+#[test]
+fn truncated_and_unknown_bytes() {
+    // A VOP3 instruction cut short.
+    match decode(Arch::Gfx1100, &[0x08, 0x00, 0x13, 0xd6, 0x18]) {
+        Err(e @ IsaError::Truncated { offset: 0, .. }) => assert!(e.to_string().contains("offset 0")),
+        other => panic!("{other:?}"),
+    }
+    // A literal missing after a valid first instruction.
+    let bytes = [0x00, 0x00, 0x80, 0xbf, 0xff, 0x50, 0x10, 0x08, 0x78, 0x56];
+    match decode_all(Arch::Gfx1100, &bytes) {
+        Err(e @ IsaError::Truncated { offset: 4, .. }) => assert!(e.to_string().contains("offset 4")),
+        other => panic!("{other:?}"),
+    }
+    assert!(decode(Arch::Gfx1100, &[]).is_err());
+    assert!(decode(Arch::Gfx1100, &[1, 2, 3]).is_err());
+    // Random garbage never panics.
+    let mut x = 0x1234_5678_9abc_def0u64;
+    for _ in 0..20000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let b = x.to_le_bytes();
+        for arch in Arch::ALL {
+            if let Ok(i) = decode(arch, &b) {
+                let _ = baregpu_isa::disassemble(&i);
+            }
+        }
+    }
+    let _ = assemble_line(Arch::Gfx1100, "v_add_f32 v1, |v2, v3");
+    let _ = assemble_line(Arch::Gfx1100, "v_add_f32 v[1:, v2");
+    let _ = assemble_line(Arch::Gfx1100, "");
+}
+
+#[test]
+fn decode_speed() {
+    let v: Vec<u8> =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/golden/gfx1100.txt"))
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.rsplit_once(" ; [").map(|(_, e)| e.to_string()))
+            .flat_map(|e| {
+                e.trim_end_matches(']')
+                    .split(',')
+                    .filter_map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).ok())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    let start = std::time::Instant::now();
+    let mut n = 0usize;
+    for _ in 0..5 {
+        let mut at = 0;
+        while at < v.len() {
+            match baregpu_isa::decode_at(Arch::Gfx1100, &v, at) {
+                Ok(i) => at += i.size(),
+                Err(_) => at += 4,
+            }
+            n += 1;
+        }
+    }
+    let dt = start.elapsed().as_secs_f64();
+    println!("decode: {n} instructions in {dt:.3}s = {:.1} M/s", n as f64 / dt / 1e6);
+}
