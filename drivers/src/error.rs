@@ -37,6 +37,17 @@ pub enum Error {
     /// The kernel answered, but not as its interface promises.
     #[error("{0}")]
     Protocol(String),
+    /// NVIDIA's RM or UVM completed the ioctl but reported a status other than NV_OK.
+    #[error("{call}: {name} ({status:#x})")]
+    Rm {
+        /// The call with its class, control command or request, and object (`NV_ESC_RM_ALLOC of
+        /// HOPPER_COMPUTE_A (0xcbc0) under 0xcaf00010`).
+        call: String,
+        /// The `NV_STATUS` value.
+        status: u32,
+        /// Its name (`NV_ERR_INVALID_CLASS`).
+        name: &'static str,
+    },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

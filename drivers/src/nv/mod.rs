@@ -1,4 +1,12 @@
 //! NVIDIA: the RM driver path (through /dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm) and,
 //! later, the GSP path over PCI.
+//!
+//! - [`discovery`]: GPUs and the driver version from /proc, before any RM call;
+//! - [`rm`]: the RM/UVM ABI per driver branch, and the [`rm::client::RmClient`] that issues it;
+//! - [`device`]: the bring-up of one GPU (device, VA space, UVM, channels) and its memory;
+//! - [`pushbuf`]: push-buffer methods and GPFIFO entries.
 
+pub mod device;
 pub mod discovery;
+pub mod pushbuf;
+pub mod rm;
