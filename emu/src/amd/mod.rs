@@ -13,6 +13,7 @@
 //! One `EmuKfd` is one machine with one process using KFD: the process's KFD state (VMs,
 //! allocations, events, queues) ends when its last /dev/kfd file is closed.
 
+pub mod cp;
 pub mod dispatch;
 pub mod events;
 pub mod gpus;
@@ -23,6 +24,7 @@ pub mod queues;
 mod sysfs;
 mod user;
 
+pub use cp::{machine, CommandProcessors};
 pub use events::{HwExceptionReport, MemoryFaultReport};
 pub use gpus::{EmuGpu, GpuSpec};
 pub use memory::{Allocation, MemDomain};

@@ -1,0 +1,112 @@
+//! GPU memory as one GPU's command processor reaches it: every access is translated through
+//! the allocations mapped on that GPU (the bounds check), and what falls outside becomes a
+//! memory fault with the first address that is not mapped. Shared words are read and written
+//! with volatile or atomic accesses only.
+
+use super::Stop;
+use crate::amd::dispatch::GpuMemory;
+use crate::amd::EmuKfd;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// A cached view of what GPU `gpu_id` maps, refreshed when it misses (memory mapped since).
+pub(crate) struct GpuView {
+    gpu_id: u32,
+    snap: GpuMemory,
+}
+
+impl GpuView {
+    pub fn new(kfd: &EmuKfd, gpu_id: u32) -> GpuView {
+        GpuView { gpu_id, snap: GpuMemory::snapshot(kfd, gpu_id) }
+    }
+
+    pub fn refresh(&mut self, kfd: &EmuKfd) {
+        self.snap = GpuMemory::snapshot(kfd, self.gpu_id);
+    }
+
+    /// The current mappings, fresh (what a dispatch gets).
+    pub fn fresh(&mut self, kfd: &EmuKfd) -> &GpuMemory {
+        self.refresh(kfd);
+        &self.snap
+    }
+
+    /// The emulator's address of `[va, va + len)`, or the fault.
+    pub fn host(&mut self, kfd: &EmuKfd, va: u64, len: u64, write: bool, what: &str) -> Result<*mut u8, Stop> {
+        if let Some(p) = self.snap.translate(va, len) {
+            return Ok(p);
+        }
+        self.refresh(kfd);
+        if let Some(p) = self.snap.translate(va, len) {
+            return Ok(p);
+        }
+        // The first byte that is not mapped: `va` itself, or the end of the allocation holding it.
+        let at = kfd.mapped_allocation(self.gpu_id, va).map_or(va, |a| a.end());
+        Err(Stop::Fault { va: at, write, what: format!("{what} ({len} bytes at VA {va:#x})") })
+    }
+
+    pub fn read_u32(&mut self, kfd: &EmuKfd, va: u64, what: &str) -> Result<u32, Stop> {
+        let p = self.host(kfd, va, 4, false, what)?;
+        // SAFETY: translated, so inside a live mapping of at least 4 bytes; atomic when aligned.
+        Ok(unsafe {
+            if (p as usize).is_multiple_of(4) {
+                (*(p as *const AtomicU32)).load(Ordering::Acquire)
+            } else {
+                std::ptr::read_unaligned(p as *const u32)
+            }
+        })
+    }
+
+    pub fn read_u64(&mut self, kfd: &EmuKfd, va: u64, what: &str) -> Result<u64, Stop> {
+        let p = self.host(kfd, va, 8, false, what)?;
+        // SAFETY: as read_u32.
+        Ok(unsafe {
+            if (p as usize).is_multiple_of(8) {
+                (*(p as *const AtomicU64)).load(Ordering::Acquire)
+            } else {
+                std::ptr::read_unaligned(p as *const u64)
+            }
+        })
+    }
+
+    pub fn write_u32(&mut self, kfd: &EmuKfd, va: u64, v: u32, what: &str) -> Result<(), Stop> {
+        let p = self.host(kfd, va, 4, true, what)?;
+        // SAFETY: as read_u32.
+        unsafe {
+            if (p as usize).is_multiple_of(4) {
+                (*(p as *const AtomicU32)).store(v, Ordering::Release)
+            } else {
+                std::ptr::write_unaligned(p as *mut u32, v)
+            }
+        }
+        Ok(())
+    }
+
+    pub fn write_u64(&mut self, kfd: &EmuKfd, va: u64, v: u64, what: &str) -> Result<(), Stop> {
+        let p = self.host(kfd, va, 8, true, what)?;
+        // SAFETY: as read_u32.
+        unsafe {
+            if (p as usize).is_multiple_of(8) {
+                (*(p as *const AtomicU64)).store(v, Ordering::Release)
+            } else {
+                std::ptr::write_unaligned(p as *mut u64, v)
+            }
+        }
+        Ok(())
+    }
+
+    /// `n` dwords at `va` (an indirect buffer), copied out.
+    pub fn read_words(&mut self, kfd: &EmuKfd, va: u64, n: u32, what: &str) -> Result<Vec<u32>, Stop> {
+        let p = self.host(kfd, va, n as u64 * 4, false, what)? as *const u32;
+        // SAFETY: the whole range was translated; volatile reads of memory the host may write.
+        Ok((0..n as usize).map(|i| unsafe { std::ptr::read_volatile(p.add(i)) }).collect())
+    }
+
+    /// A DMA copy of `bytes` (the ranges may overlap, as memmove).
+    pub fn copy(&mut self, kfd: &EmuKfd, dst: u64, src: u64, bytes: u64, what: &str) -> Result<(), Stop> {
+        let s = self.host(kfd, src, bytes, false, what)?;
+        let d = self.host(kfd, dst, bytes, true, what)?;
+        // SAFETY: both ranges were translated into live mappings; raw pointers only, no references
+        // into the shared memory.
+        unsafe { std::ptr::copy(s, d, bytes as usize) };
+        Ok(())
+    }
+}

@@ -1,0 +1,206 @@
+//! The emulated command processors: one thread per user-mode queue that watches the queue's
+//! write pointer, executes what the driver wrote (PM4 on compute queues, SDMA on copy queues),
+//! and writes the read pointer back as the hardware does (monotonic 64-bit: dwords for PM4,
+//! bytes for SDMA). Kernel dispatches go to a [`WaveEngine`]; every memory access is checked
+//! against the allocations the GPU maps; a bad packet or a fault stops the queue and is reported
+//! through the emulated KFD's events, as the kernel driver reports a GPU's errors.
+//!
+//! [`machine`] builds an emulated KFD with its command processors attached.
+
+pub mod decode;
+mod mem;
+mod pm4;
+mod poll;
+mod queue;
+mod regs;
+mod sdma;
+
+use super::dispatch::{DispatchFault, WaveEngine};
+use super::{EmuKfd, EmuQueue, HwExceptionReport, MemoryFaultReport, QueueKind, QueueObserver};
+use baregpu_drivers::Result;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::thread::JoinHandle;
+
+/// An emulated machine: an [`EmuKfd`] with one GPU per entry of `archs` and command processors
+/// that run dispatches on `engine`.
+pub fn machine(archs: &[&str], engine: Arc<dyn WaveEngine>) -> Result<Arc<EmuKfd>> {
+    let kfd = EmuKfd::new(archs)?;
+    let cp = Arc::new(CommandProcessors::new(Arc::downgrade(&kfd), engine));
+    kfd.set_queue_observer(Some(cp));
+    Ok(kfd)
+}
+
+/// The GPU timestamp clock: 100 MHz, from the host's monotonic clock (the same clock the
+/// emulated GET_CLOCK_COUNTERS reports as `gpu_clock_counter`).
+pub fn gpu_clock() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
+    (ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64) / 10
+}
+
+/// Why a queue stopped executing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The queue is being destroyed (or the machine is gone).
+    Destroyed,
+    /// An access outside every allocation mapped on the GPU.
+    Fault { va: u64, write: bool, what: String },
+    /// A packet the CP cannot execute: the message names it and where it is.
+    Bad(String),
+    /// The wave engine failed a dispatch.
+    Dispatch(DispatchFault),
+}
+
+/// Control of one queue's thread.
+pub(crate) struct Ctl {
+    stop: AtomicBool,
+    kfd: Weak<EmuKfd>,
+}
+
+impl Ctl {
+    /// Whether to stop: the queue is being destroyed, or nobody but us holds the machine.
+    pub fn should_stop(&self, holding: bool) -> bool {
+        self.stop.load(Ordering::Acquire) || self.kfd.strong_count() <= holding as usize
+    }
+}
+
+/// Where a packet sits, for error messages.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Loc {
+    /// In the ring: `first` is the monotonic dword index of the batch's first dword.
+    Ring {
+        first: u64,
+        ring_dwords: u64,
+    },
+    Ib {
+        va: u64,
+    },
+}
+
+impl Loc {
+    pub fn describe(&self, i: usize) -> String {
+        match *self {
+            Loc::Ring { first, ring_dwords } => {
+                format!("ring offset {:#x}", ((first + i as u64) % ring_dwords) * 4)
+            }
+            Loc::Ib { va } => format!("IB {va:#x} offset {:#x}", i * 4),
+        }
+    }
+}
+
+/// What an executor works with while running a batch.
+pub(crate) struct Cx<'a> {
+    pub kfd: &'a EmuKfd,
+    pub q: &'a EmuQueue,
+    pub ctl: &'a Ctl,
+    pub mem: &'a mut mem::GpuView,
+}
+
+/// A packet language's executor, with the state it keeps between batches (registers).
+pub(crate) trait Executor: Send {
+    /// Run the whole packets of `words`; `progress(n)` after each, with the dwords consumed.
+    fn run(
+        &mut self,
+        cx: &mut Cx<'_>,
+        words: &[u32],
+        at: Loc,
+        depth: u32,
+        progress: &mut dyn FnMut(usize),
+    ) -> std::result::Result<(), Stop>;
+}
+
+/// Indirect buffers may nest this deep (ring → IB → IB ...).
+pub(crate) const MAX_IB_DEPTH: u32 = 4;
+
+struct Running {
+    ctl: Arc<Ctl>,
+    thread: JoinHandle<()>,
+}
+
+/// The command processors of every GPU of one emulated KFD: the [`QueueObserver`] that starts
+/// a thread per queue and stops it before the queue goes away.
+pub struct CommandProcessors {
+    kfd: Weak<EmuKfd>,
+    engine: Arc<dyn WaveEngine>,
+    running: Mutex<HashMap<u32, Running>>,
+}
+
+impl CommandProcessors {
+    pub fn new(kfd: Weak<EmuKfd>, engine: Arc<dyn WaveEngine>) -> CommandProcessors {
+        CommandProcessors { kfd, engine, running: Mutex::new(HashMap::new()) }
+    }
+}
+
+impl std::fmt::Debug for CommandProcessors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.running.lock().map(|r| r.len()).unwrap_or(0);
+        f.debug_struct("CommandProcessors").field("queues", &n).finish_non_exhaustive()
+    }
+}
+
+impl QueueObserver for CommandProcessors {
+    fn queue_created(&self, kfd: &EmuKfd, q: &EmuQueue) {
+        if q.kind == QueueKind::ComputeAql {
+            log::warn!("emulated GPU {}: AQL queue {} is not executed (PM4 queues only)", q.gpu_id, q.queue_id);
+            return;
+        }
+        let Some(gpu) = kfd.gpu(q.gpu_id) else { return };
+        let ctl = Arc::new(Ctl { stop: AtomicBool::new(false), kfd: self.kfd.clone() });
+        let label = format!(
+            "emulated {} (gpu {}) {} queue {}",
+            gpu.spec.arch,
+            q.gpu_id,
+            if q.kind.is_sdma() { "SDMA" } else { "compute" },
+            q.queue_id
+        );
+        let (c, queue, engine, arch) = (ctl.clone(), q.clone(), self.engine.clone(), gpu.spec.arch);
+        let spawned = std::thread::Builder::new()
+            .name(format!("emu-cp-q{}", q.queue_id))
+            .spawn(move || queue::run(c, queue, engine, arch, label));
+        match spawned {
+            Ok(thread) => {
+                self.running.lock().unwrap_or_else(|e| e.into_inner()).insert(q.queue_id, Running { ctl, thread });
+            }
+            Err(e) => log::error!("emulated GPU {}: no thread for queue {}: {e}", q.gpu_id, q.queue_id),
+        }
+    }
+
+    fn queue_destroyed(&self, _kfd: &EmuKfd, q: &EmuQueue) {
+        let Some(r) = self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(&q.queue_id) else { return };
+        r.ctl.stop.store(true, Ordering::Release);
+        r.thread.thread().unpark();
+        if r.thread.thread().id() != std::thread::current().id() && r.thread.join().is_err() {
+            log::error!("emulated GPU {}: the thread of queue {} panicked", q.gpu_id, q.queue_id);
+        }
+    }
+}
+
+/// Report why a queue stopped, as the kernel driver would, with one clear log line.
+pub(crate) fn report(kfd: &EmuKfd, q: &EmuQueue, label: &str, why: Stop) {
+    let fault = |va: u64| MemoryFaultReport { va, not_present: true, ..Default::default() };
+    let hang = HwExceptionReport { whole_gpu_reset: false, ecc: false, memory_lost: false };
+    match why {
+        Stop::Destroyed => {}
+        Stop::Fault { va, write, what } => {
+            log::error!(
+                "{label}: memory fault: {} VA {va:#x} is not mapped on the GPU: {what}; queue stopped",
+                if write { "write to" } else { "read of" }
+            );
+            kfd.report_memory_fault(q.gpu_id, fault(va));
+        }
+        Stop::Bad(msg) => {
+            log::error!("{label}: {msg}; queue stopped");
+            kfd.report_hw_exception(q.gpu_id, hang);
+        }
+        Stop::Dispatch(f) => {
+            log::error!("{label}: dispatch failed: {f}; queue stopped");
+            match f {
+                DispatchFault::Memory { va, .. } => kfd.report_memory_fault(q.gpu_id, fault(va)),
+                DispatchFault::Illegal { .. } => kfd.report_hw_exception(q.gpu_id, hang),
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Waiting without burning a core: spin briefly, then yield, then sleep in steps that grow to
+//! about a millisecond. Every step checks whether the queue is going away, so a destroy (or the
+//! machine being dropped) unblocks any wait.
+
+use super::{Ctl, Stop};
+use std::time::Duration;
+
+const SPINS: u32 = 100;
+const YIELDS: u32 = 200;
+/// Sleeps of each length before doubling, and the longest sleep.
+const STEPS_PER_LEVEL: u32 = 32;
+const MAX_SLEEP_US: u64 = 1000;
+
+#[derive(Debug, Default)]
+pub(crate) struct Backoff {
+    n: u32,
+}
+
+impl Backoff {
+    pub fn new() -> Backoff {
+        Backoff { n: 0 }
+    }
+
+    pub fn reset(&mut self) {
+        self.n = 0;
+    }
+
+    /// How long the next step sleeps (zero while spinning or yielding).
+    fn sleep_for(&self) -> Duration {
+        if self.n <= YIELDS {
+            return Duration::ZERO;
+        }
+        let level = ((self.n - YIELDS) / STEPS_PER_LEVEL).min(10);
+        Duration::from_micros((20u64 << level).min(MAX_SLEEP_US))
+    }
+
+    /// One step of waiting. `holding` says whether the caller holds a reference to the machine
+    /// (then the machine is gone when it holds the only one).
+    pub fn wait(&mut self, ctl: &Ctl, holding: bool) -> Result<(), Stop> {
+        if ctl.should_stop(holding) {
+            return Err(Stop::Destroyed);
+        }
+        self.n = self.n.saturating_add(1);
+        if self.n <= SPINS {
+            std::hint::spin_loop();
+        } else if self.n <= YIELDS {
+            std::thread::yield_now();
+        } else {
+            // A destroy unparks the thread.
+            std::thread::park_timeout(self.sleep_for());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleeps_grow_to_a_millisecond() {
+        let mut b = Backoff::new();
+        b.n = YIELDS;
+        assert_eq!(b.sleep_for(), Duration::ZERO);
+        b.n = YIELDS + 1;
+        assert_eq!(b.sleep_for(), Duration::from_micros(20));
+        b.n = YIELDS + 5 * STEPS_PER_LEVEL;
+        assert_eq!(b.sleep_for(), Duration::from_micros(640));
+        b.n = u32::MAX;
+        assert_eq!(b.sleep_for(), Duration::from_micros(1000));
+        b.reset();
+        assert_eq!(b.sleep_for(), Duration::ZERO);
+    }
+}
