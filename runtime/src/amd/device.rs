@@ -127,8 +127,9 @@ impl AmdDevice {
         let signal_page = dev.alloc(SIGNAL_PAGE, MemKind::Uncached)?;
         let event_page = dev.alloc(EVENT_PAGE, MemKind::Uncached)?;
         let queue_event = dev.create_event(EventKind::Signal, true, Some(event_page.handle))?;
-        let fault_event = dev.create_event(EventKind::MemoryFault, false, None)?;
-        let hw_event = dev.create_event(EventKind::HwException, false, None)?;
+        // Auto-reset: a fault is reported to one wait, not to every wait after recovery.
+        let fault_event = dev.create_event(EventKind::MemoryFault, true, None)?;
+        let hw_event = dev.create_event(EventKind::HwException, true, None)?;
 
         let mut free_signals: Vec<Signal> = (0..SIGNAL_PAGE as usize / SIGNAL_BYTES)
             // SAFETY: slots of the signal page, which lives as long as the device.

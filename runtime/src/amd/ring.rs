@@ -25,7 +25,8 @@ pub enum RingError {
 
 impl HwRing {
     pub fn new(queue: KfdQueue) -> Self {
-        let ring_dwords = queue.ring.size / 4;
+        // The engine wraps at the size CREATE_QUEUE was given, not the page-rounded allocation.
+        let ring_dwords = queue.ring_bytes / 4;
         HwRing { queue, put: 0, ring_dwords }
     }
 

@@ -30,6 +30,8 @@ pub struct KfdQueue {
     pub id: u32,
     pub kind: QueueKind,
     pub ring: KfdMemory,
+    /// The ring size given to CREATE_QUEUE; the allocation itself is rounded up to pages.
+    pub ring_bytes: u64,
     /// The page that holds the read and write pointers (laid out as an `amd_queue_t`).
     pub pointers: KfdMemory,
     pub eop: Option<KfdMemory>,
@@ -124,6 +126,7 @@ impl KfdDevice {
         Ok(KfdQueue {
             id: a.queue_id,
             kind,
+            ring_bytes,
             read_ptr: a.read_pointer_address,
             write_ptr: a.write_pointer_address,
             doorbell: page.addr + (a.doorbell_offset - page.offset),
