@@ -4,3 +4,4 @@
 pub use baregpu_isa as isa;
 
 pub mod codeobj;
+pub mod kernels;

@@ -8,6 +8,7 @@
 //! - [`assemble`] / [`assemble_line`]: llvm-mc syntax -> bytes.
 
 pub mod asm;
+pub mod builder;
 pub mod decode;
 pub mod disasm;
 pub mod error;

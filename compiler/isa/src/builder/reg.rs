@@ -1,0 +1,323 @@
+//! Registers as values: SGPRs, VGPRs, AGPRs, trap temporaries and the named special registers.
+//!
+//! Ranges follow Rust's range syntax: `s(2..4)` is `s[2:3]` (two registers, end exclusive) and
+//! `s(2..=3)` is the same pair written inclusively; `v_range(first, count)` names `count` VGPRs
+//! from `first`. Indices are checked against the architecture's register files when an
+//! instruction is emitted (an out-of-file register is an error, never a panic).
+
+use std::fmt;
+use std::ops::{Range, RangeInclusive};
+
+use crate::Arch;
+
+/// The register file a [`Reg`] lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RegFile {
+    Sgpr,
+    Vgpr,
+    /// Accumulation VGPRs (gfx942, gfx950).
+    Agpr,
+    /// Trap temporaries `ttmp0..ttmp15`.
+    Ttmp,
+}
+
+impl RegFile {
+    fn prefix(self) -> &'static str {
+        match self {
+            RegFile::Sgpr => "s",
+            RegFile::Vgpr => "v",
+            RegFile::Agpr => "a",
+            RegFile::Ttmp => "ttmp",
+        }
+    }
+
+    /// Number of registers of this file the architecture addresses (0: none).
+    pub fn size(self, arch: Arch) -> u32 {
+        let cdna = matches!(arch, Arch::Gfx942 | Arch::Gfx950);
+        match self {
+            // gfx9: s0..s101 (s102/s103 are FLAT_SCRATCH, then XNACK_MASK, VCC); gfx10+: s0..s105.
+            RegFile::Sgpr => {
+                if cdna {
+                    102
+                } else {
+                    106
+                }
+            }
+            RegFile::Vgpr => 256,
+            RegFile::Agpr => {
+                if cdna {
+                    256
+                } else {
+                    0
+                }
+            }
+            RegFile::Ttmp => 16,
+        }
+    }
+}
+
+/// 16-bit half of a VGPR (true16 syntax `v1.l` / `v1.h`, gfx11+).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Half {
+    Lo,
+    Hi,
+}
+
+/// A register or an aligned run of registers of one file.
+///
+/// `first` and `count` are kept as given (even when invalid, e.g. negative or empty) so that the
+/// builder can report them as errors instead of panicking at construction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Reg {
+    pub file: RegFile,
+    pub first: i64,
+    pub count: i64,
+    pub half: Option<Half>,
+}
+
+impl Reg {
+    pub fn new(file: RegFile, first: i64, count: i64) -> Reg {
+        Reg { file, first, count, half: None }
+    }
+
+    /// The last register of the run.
+    pub fn last(&self) -> i64 {
+        self.first + self.count - 1
+    }
+
+    /// The low 16-bit half (`v1.l`).
+    pub fn l(mut self) -> Reg {
+        self.half = Some(Half::Lo);
+        self
+    }
+
+    /// The high 16-bit half (`v1.h`).
+    pub fn h(mut self) -> Reg {
+        self.half = Some(Half::Hi);
+        self
+    }
+
+    /// The `i`-th register of a run as a single register (`v(4..8).at(1)` is `v5`).
+    pub fn at(&self, i: i64) -> Reg {
+        Reg::new(self.file, self.first + i, 1)
+    }
+
+    /// A sub-range of a run (`s(4..12).sub(2, 2)` is `s[6:7]`).
+    pub fn sub(&self, start: i64, count: i64) -> Reg {
+        Reg::new(self.file, self.first + start, count)
+    }
+
+    /// Checks the register against the architecture's register file.
+    pub fn check(&self, arch: Arch) -> Result<(), String> {
+        let size = self.file.size(arch) as i64;
+        if size == 0 {
+            return Err(format!("{} has no {} registers", arch.name(), self.file.prefix()));
+        }
+        if self.count < 1 {
+            return Err(format!("empty register range {}[{}:{}]", self.file.prefix(), self.first, self.last()));
+        }
+        if self.first < 0 || self.last() >= size {
+            return Err(format!(
+                "register {} is beyond the {} file of {} ({} registers)",
+                self,
+                self.file.prefix(),
+                arch.name(),
+                size
+            ));
+        }
+        // Tuple alignment as llvm-mc checks it: SGPR/TTMP pairs even, longer tuples on 4; on gfx90a+
+        // (CDNA) VGPR/AGPR tuples even.
+        let align = match self.file {
+            RegFile::Sgpr | RegFile::Ttmp if self.count == 2 => 2,
+            RegFile::Sgpr | RegFile::Ttmp if self.count > 2 => 4,
+            RegFile::Vgpr | RegFile::Agpr if self.count > 1 && matches!(arch, Arch::Gfx942 | Arch::Gfx950) => 2,
+            _ => 1,
+        };
+        if self.first % align != 0 {
+            return Err(format!("register tuple {self} is not aligned to {align} on {}", arch.name()));
+        }
+        if self.half.is_some() && (self.count != 1 || self.file != RegFile::Vgpr) {
+            return Err(format!("only single VGPRs have 16-bit halves ({self})"));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.file.prefix();
+        if self.count == 1 {
+            write!(f, "{p}{}", self.first)?;
+        } else {
+            write!(f, "{p}[{}:{}]", self.first, self.last())?;
+        }
+        match self.half {
+            Some(Half::Lo) => write!(f, ".l"),
+            Some(Half::Hi) => write!(f, ".h"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What `s(..)`, `v(..)`, `a(..)` and `ttmp(..)` accept: one index or a range of indices.
+pub trait RegIndex {
+    /// `(first, count)`.
+    fn span(self) -> (i64, i64);
+}
+
+macro_rules! reg_index {
+    ($($t:ty),*) => {$(
+        impl RegIndex for $t {
+            fn span(self) -> (i64, i64) {
+                (self as i64, 1)
+            }
+        }
+        impl RegIndex for Range<$t> {
+            fn span(self) -> (i64, i64) {
+                (self.start as i64, self.end as i64 - self.start as i64)
+            }
+        }
+        impl RegIndex for RangeInclusive<$t> {
+            fn span(self) -> (i64, i64) {
+                (*self.start() as i64, *self.end() as i64 - *self.start() as i64 + 1)
+            }
+        }
+    )*};
+}
+reg_index!(i32, u32, usize, u8, u16, i64);
+
+/// An SGPR or SGPR range: `s(3)`, `s(4..8)` (= `s[4:7]`), `s(4..=7)`.
+pub fn s(i: impl RegIndex) -> Reg {
+    let (first, count) = i.span();
+    Reg::new(RegFile::Sgpr, first, count)
+}
+
+/// A VGPR or VGPR range: `v(3)`, `v(4..8)` (= `v[4:7]`), `v(4..=7)`.
+pub fn v(i: impl RegIndex) -> Reg {
+    let (first, count) = i.span();
+    Reg::new(RegFile::Vgpr, first, count)
+}
+
+/// An AccVGPR or AccVGPR range (gfx942, gfx950): `a(0)`, `a(0..4)`.
+pub fn a(i: impl RegIndex) -> Reg {
+    let (first, count) = i.span();
+    Reg::new(RegFile::Agpr, first, count)
+}
+
+/// A trap temporary SGPR or range: `ttmp(7)`, `ttmp(4..8)`.
+pub fn ttmp(i: impl RegIndex) -> Reg {
+    let (first, count) = i.span();
+    Reg::new(RegFile::Ttmp, first, count)
+}
+
+/// `count` SGPRs from `first`.
+pub fn s_range(first: u32, count: u32) -> Reg {
+    Reg::new(RegFile::Sgpr, first as i64, count as i64)
+}
+
+/// `count` VGPRs from `first`.
+pub fn v_range(first: u32, count: u32) -> Reg {
+    Reg::new(RegFile::Vgpr, first as i64, count as i64)
+}
+
+/// `count` AccVGPRs from `first`.
+pub fn a_range(first: u32, count: u32) -> Reg {
+    Reg::new(RegFile::Agpr, first as i64, count as i64)
+}
+
+/// Named special registers (scalar operand space).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Special {
+    /// The 64-bit VCC pair (`vcc`); in wave32 code use [`Special::VccLo`].
+    Vcc,
+    VccLo,
+    VccHi,
+    /// The 64-bit EXEC pair; in wave32 code use [`Special::ExecLo`].
+    Exec,
+    ExecLo,
+    ExecHi,
+    M0,
+    /// `null` (gfx10+): reads 0, writes are dropped.
+    Null,
+    Scc,
+    Vccz,
+    Execz,
+    FlatScratch,
+}
+
+impl Special {
+    pub fn name(self) -> &'static str {
+        match self {
+            Special::Vcc => "vcc",
+            Special::VccLo => "vcc_lo",
+            Special::VccHi => "vcc_hi",
+            Special::Exec => "exec",
+            Special::ExecLo => "exec_lo",
+            Special::ExecHi => "exec_hi",
+            Special::M0 => "m0",
+            Special::Null => "null",
+            Special::Scc => "scc",
+            Special::Vccz => "vccz",
+            Special::Execz => "execz",
+            Special::FlatScratch => "flat_scratch",
+        }
+    }
+
+    /// Whether the architecture has this register.
+    pub fn check(self, arch: Arch) -> Result<(), String> {
+        let cdna = matches!(arch, Arch::Gfx942 | Arch::Gfx950);
+        match self {
+            Special::Null if cdna => Err(format!("{} has no null register", arch.name())),
+            Special::FlatScratch if !cdna => Err(format!("{} has no flat_scratch register operand", arch.name())),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether it is (part of) VCC, which the SGPR count accounts for separately.
+    pub fn is_vcc(self) -> bool {
+        matches!(self, Special::Vcc | Special::VccLo | Special::VccHi)
+    }
+}
+
+impl fmt::Display for Special {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `vcc` (64-bit).
+pub fn vcc() -> Special {
+    Special::Vcc
+}
+/// `vcc_lo` (the wave32 lane mask).
+pub fn vcc_lo() -> Special {
+    Special::VccLo
+}
+/// `vcc_hi`.
+pub fn vcc_hi() -> Special {
+    Special::VccHi
+}
+/// `exec` (64-bit).
+pub fn exec() -> Special {
+    Special::Exec
+}
+/// `exec_lo` (the wave32 lane mask).
+pub fn exec_lo() -> Special {
+    Special::ExecLo
+}
+/// `exec_hi`.
+pub fn exec_hi() -> Special {
+    Special::ExecHi
+}
+/// `m0`.
+pub fn m0() -> Special {
+    Special::M0
+}
+/// `null` (gfx10+).
+pub fn null() -> Special {
+    Special::Null
+}
+/// `scc`.
+pub fn scc() -> Special {
+    Special::Scc
+}

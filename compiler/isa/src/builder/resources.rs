@@ -1,0 +1,70 @@
+//! Per-kernel register accounting: the highest SGPR, VGPR and AGPR an instruction names, and
+//! whether VCC is used, for the kernel descriptor (`KernelResources` in the code-object writer).
+
+use super::operand::Operand;
+use super::reg::{Reg, RegFile};
+
+/// What a kernel's instructions use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResourceUsage {
+    /// Highest VGPR used + 1 (LLVM's `.amdhsa_next_free_vgpr`).
+    pub vgprs: u32,
+    /// Highest SGPR used + 1, VCC excluded (LLVM's `.amdhsa_next_free_sgpr`).
+    pub sgprs: u32,
+    /// Highest AccVGPR used + 1.
+    pub agprs: u32,
+    /// Whether VCC (or half of it) is read or written.
+    pub vcc: bool,
+}
+
+/// Accumulates [`ResourceUsage`] over emitted instructions.
+#[derive(Debug, Clone, Default)]
+pub struct ResourceTracker {
+    usage: ResourceUsage,
+}
+
+impl ResourceTracker {
+    pub fn new() -> ResourceTracker {
+        ResourceTracker::default()
+    }
+
+    /// Counts a register (already checked against its file).
+    pub fn note_reg(&mut self, r: &Reg) {
+        let end = (r.first + r.count).max(0) as u32;
+        let u = &mut self.usage;
+        match r.file {
+            RegFile::Sgpr => u.sgprs = u.sgprs.max(end),
+            RegFile::Vgpr => u.vgprs = u.vgprs.max(end),
+            RegFile::Agpr => u.agprs = u.agprs.max(end),
+            RegFile::Ttmp => {}
+        }
+    }
+
+    /// Counts an operand.
+    pub fn note(&mut self, op: &Operand) {
+        match op {
+            Operand::Reg { reg, .. } => self.note_reg(reg),
+            Operand::Special { reg, .. } if reg.is_vcc() => self.usage.vcc = true,
+            _ => {}
+        }
+    }
+
+    /// Registers the hardware initialises (user and system SGPRs, work-item id VGPRs) count as
+    /// used even when the code never names them: `reserve_sgprs(16)` covers s0..s15.
+    pub fn reserve_sgprs(&mut self, n: u32) {
+        self.usage.sgprs = self.usage.sgprs.max(n);
+    }
+
+    pub fn reserve_vgprs(&mut self, n: u32) {
+        self.usage.vgprs = self.usage.vgprs.max(n);
+    }
+
+    /// VCC used implicitly (an instruction whose text does not name it).
+    pub fn note_vcc(&mut self) {
+        self.usage.vcc = true;
+    }
+
+    pub fn usage(&self) -> ResourceUsage {
+        self.usage
+    }
+}
