@@ -8,5 +8,7 @@
 
 pub mod device;
 pub mod discovery;
+pub mod methods;
 pub mod pushbuf;
+pub mod qmd;
 pub mod rm;

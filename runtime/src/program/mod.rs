@@ -2,6 +2,7 @@
 //! descriptors, relocations), [`metadata`] their NT_AMDGPU_METADATA note, [`kernargs`] lays out
 //! a launch's kernel arguments, implicit ("hidden") ones included, as LLVM-compiled code expects.
 
+pub mod cubin;
 pub mod hsaco;
 pub mod kernargs;
 pub mod metadata;
