@@ -1,7 +1,10 @@
 //! Command-line front end: argument parsing and one module per command.
 
+mod asm;
+mod bench;
 mod demo;
 mod devices;
+mod disasm;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -29,6 +32,12 @@ enum Command {
     Run(run::Args),
     /// The main job: compile and run a real workload on the default (or given) device.
     Demo(demo::Args),
+    /// Assemble AMD GPU assembly (llvm-mc syntax) into instruction bytes, or a code object with --elf.
+    Asm(asm::Args),
+    /// Disassemble instruction bytes or a code object into llvm-mc syntax, one instruction a line.
+    Disasm(disasm::Args),
+    /// Measurements: `bench asm` (assembler/disassembler against llvm-mc).
+    Bench(bench::Args),
 }
 
 pub fn init_logging() {
@@ -51,5 +60,8 @@ pub fn run(cli: Cli) -> baregpu::Result<()> {
         Command::Devices(args) => devices::run(args),
         Command::Run(args) => run::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Asm(args) => asm::run(args),
+        Command::Disasm(args) => disasm::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }

@@ -48,8 +48,9 @@ impl Instruction {
     pub fn size(&self) -> usize {
         self.ndwords as usize * 4 + if self.literal.is_some() { 4 } else { 0 }
     }
+    #[inline]
     pub fn field_def(&self, name: &str) -> Option<&'static Field> {
-        self.format().field(name)
+        find_field(self.format(), name)
     }
     /// A field's value, or `None` if the format has no such field.
     pub fn field(&self, name: &str) -> Option<u32> {
@@ -80,6 +81,18 @@ impl Instruction {
             out.extend_from_slice(&l.to_le_bytes());
         }
     }
+}
+
+/// A format's field by name; compares lengths and end bytes before the names (this lookup is
+/// on every operand of every instruction the assembler and disassembler handle).
+#[inline]
+pub fn find_field(f: &'static Format, name: &str) -> Option<&'static Field> {
+    let n = name.as_bytes();
+    let (Some(&first), Some(&last)) = (n.first(), n.last()) else { return None };
+    f.fields.iter().find(|x| {
+        let b = x.name.as_bytes();
+        b.len() == n.len() && b[0] == first && b[b.len() - 1] == last && b == n
+    })
 }
 
 /// A field's value in little-endian dwords.

@@ -19,8 +19,8 @@ pub mod t16;
 pub mod tables;
 
 pub use asm::{assemble, assemble_line};
-pub use decode::{decode, decode_all, decode_at};
-pub use disasm::disassemble;
+pub use decode::{decode, decode_all, decode_at, Decoder};
+pub use disasm::{disassemble, disassemble_into};
 pub use error::{IsaError, Result};
 pub use inst::Instruction;
 

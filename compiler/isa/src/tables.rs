@@ -11,8 +11,10 @@ use crate::Arch;
 pub struct Tables {
     pub arch: Arch,
     pub table: &'static isa::Arch,
-    /// Top-level encoding candidates per top 9 bits of the first dword.
-    top: Vec<Vec<u16>>,
+    /// Per top 9 bits of the first dword: the range of `top_alts` to try.
+    top_start: Vec<u32>,
+    /// `(mask, value, format)` encoding alternatives, in table order within each bucket.
+    top_alts: Vec<(u32, u32, u16)>,
     /// Per format index: opcode value -> opcode index + 1 (0: none).
     opmap: Vec<Vec<u32>>,
     /// Per format index: its modifier formats (DPP16, DPP8, SDWA) with their select.
@@ -27,6 +29,27 @@ pub struct Tables {
     pub t16: Vec<u8>,
     /// Per opcode index: the operands, table gaps filled (see `fixup`).
     pub operands: Vec<Vec<Operand>>,
+    /// Per format index: what decoding needs at hand.
+    pub finfo: Vec<FormatInfo>,
+    /// The VOPD_Y format (gfx11+).
+    pub vopd_y: Option<u16>,
+    /// Per opcode index: `lit_fields` as bit ranges.
+    pub lit_src: Vec<Box<[(u16, u16)]>>,
+    /// Per opcode index: the opcode always carries a literal (FLAG_LITERAL).
+    pub op_literal: Vec<bool>,
+}
+
+/// Per-format facts the decoder reads on every instruction.
+#[derive(Clone, Copy, Debug)]
+pub struct FormatInfo {
+    /// Length without literal, in bytes.
+    pub bytes: u16,
+    /// The opcode bit range.
+    pub opcode: Option<(u16, u16)>,
+    /// The VOPD layout.
+    pub vopd: bool,
+    /// A DPP/SDWA modifier format.
+    pub modifier: bool,
 }
 
 impl Tables {
@@ -38,18 +61,23 @@ impl Tables {
     fn build(arch: Arch) -> Tables {
         let table = isa::ARCHS.iter().copied().find(|a| a.name == arch.name()).expect("arch table");
         let fidx = |name: &str| table.formats.iter().position(|f| f.name == name).expect("format") as u16;
-        let mut top = vec![Vec::new(); 512];
-        for (i, f) in table.formats.iter().enumerate() {
-            if f.role != FormatRole::Encoding {
-                continue;
-            }
-            for (t, bucket) in top.iter_mut().enumerate() {
-                let d = (t as u32) << 23;
-                if f.encoding.iter().any(|&(m, v)| (d & m & 0xff80_0000) == (v & 0xff80_0000) & m) {
-                    bucket.push(i as u16);
+        let mut top_start = Vec::with_capacity(513);
+        let mut top_alts = Vec::new();
+        for t in 0..512u32 {
+            top_start.push(top_alts.len() as u32);
+            let d = t << 23;
+            for (i, f) in table.formats.iter().enumerate() {
+                if f.role != FormatRole::Encoding {
+                    continue;
+                }
+                for &(m, v) in f.encoding {
+                    if (d & m & 0xff80_0000) == (v & m & 0xff80_0000) {
+                        top_alts.push((m, v, i as u16));
+                    }
                 }
             }
         }
+        top_start.push(top_alts.len() as u32);
         let mut opmap = vec![Vec::new(); table.formats.len()];
         let mut layout = Vec::with_capacity(table.opcodes.len());
         let mut lit_fields = Vec::with_capacity(table.opcodes.len());
@@ -96,14 +124,44 @@ impl Tables {
         }
         let t16 = table.opcodes.iter().map(|op| crate::t16::mask(arch, op)).collect();
         let operands = table.opcodes.iter().map(|op| crate::fixup::operands(arch, op)).collect();
-        Tables { arch, table, top, opmap, mods, layout, lit_fields, by_mnemonic, t16, operands }
+        let finfo = table
+            .formats
+            .iter()
+            .map(|f| FormatInfo {
+                bytes: f.bits / 8,
+                opcode: f.opcode,
+                vopd: f.name == "VOPD",
+                modifier: f.role == FormatRole::Modifier,
+            })
+            .collect();
+        let vopd_y = table.formats.iter().position(|f| f.name == "VOPD_Y").map(|i| i as u16);
+        let lit_src = lit_fields.iter().map(|v: &Vec<Field>| v.iter().map(|f| (f.lo, f.hi)).collect()).collect();
+        let op_literal = table.opcodes.iter().map(|op| op.flags & isa::FLAG_LITERAL != 0).collect();
+        Tables {
+            arch,
+            table,
+            top_start,
+            top_alts,
+            opmap,
+            mods,
+            layout,
+            lit_fields,
+            by_mnemonic,
+            t16,
+            operands,
+            finfo,
+            vopd_y,
+            op_literal,
+            lit_src,
+        }
     }
 
     /// The top-level encoding format index of a first dword.
     #[inline]
     pub fn encoding(&self, d0: u32) -> Option<u16> {
-        let b = &self.top[(d0 >> 23) as usize];
-        b.iter().copied().find(|&i| self.table.formats[i as usize].matches(d0))
+        let t = (d0 >> 23) as usize;
+        let (a, b) = (self.top_start[t] as usize, self.top_start[t + 1] as usize);
+        self.top_alts[a..b].iter().find(|&&(m, v, _)| d0 & m == v).map(|x| x.2)
     }
 
     /// The opcode index for an opcode value within a format.

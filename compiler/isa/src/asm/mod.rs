@@ -10,24 +10,27 @@ pub mod operand;
 pub mod parser;
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
 
 use baregpu_autogen::isa::OperandKind;
 
-use crate::disasm::disassemble;
+use crate::disasm::disassemble_into;
 use crate::error::{IsaError, Result};
 use crate::inst::Instruction;
 use crate::tables::Tables;
 use crate::Arch;
-use lexer::{split_line, strip_comment};
+use lexer::{split_line, strip_comment, Line};
 use parser::{fill, start, Cand, Ext};
 
-fn candidates(arch: Arch, m: &str) -> Vec<Cand> {
+fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
     let t = Tables::get(arch);
     let mut out = Vec::new();
     let add = |name: &str, ext: Ext, out: &mut Vec<Cand>| {
         if let Some(v) = t.by_mnemonic.get(name) {
             for &op in v {
-                out.push(Cand { op, ext });
+                if let Some(init) = start(arch, op, ext) {
+                    out.push(Cand { op, ext, init });
+                }
             }
         }
     };
@@ -58,16 +61,75 @@ fn candidates(arch: Arch, m: &str) -> Vec<Cand> {
     out
 }
 
-fn norm(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ").replace(", ", ",").replace(" ,", ",")
+type CandCache = RwLock<HashMap<String, Arc<[Cand]>>>;
+
+/// The candidate encodings of a (lower-case) mnemonic, each with its started instruction;
+/// computed once per mnemonic and architecture.
+fn candidates(arch: Arch, m: &str) -> Arc<[Cand]> {
+    static CACHE: [OnceLock<CandCache>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let cache = CACHE[arch as usize].get_or_init(Default::default);
+    if let Some(c) = cache.read().unwrap_or_else(|e| e.into_inner()).get(m) {
+        return c.clone();
+    }
+    let c: Arc<[Cand]> = candidates_uncached(arch, m).into();
+    let mut w = cache.write().unwrap_or_else(|e| e.into_inner());
+    // Unknown mnemonics are not cached: a stream of garbage must not grow the cache.
+    if !c.is_empty() && w.len() < 1 << 16 {
+        w.insert(m.to_string(), c.clone());
+    }
+    c
+}
+
+/// Appends `s` normalised: whitespace runs as one space, none at the ends or next to a comma.
+fn norm_into(s: &str, out: &mut String) {
+    let mut space = false;
+    let mut last = out.as_bytes().last().copied().unwrap_or(0);
+    let mut bytes = std::mem::take(out).into_bytes();
+    for &c in s.as_bytes() {
+        if c.is_ascii_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && c != b',' && last != 0 && last != b',' {
+            bytes.push(b' ');
+        }
+        space = false;
+        last = c;
+        bytes.push(c);
+    }
+    // Only ASCII whitespace was dropped and ASCII spaces added: still UTF-8.
+    *out = String::from_utf8(bytes).unwrap_or_default();
+}
+
+/// Whether a candidate's text `got` reads as the input: the same operand text, and the same
+/// mnemonic or the input's plus the `_e32`/`_e64` suffix that llvm-mc prints.
+fn reads_as(got: &str, m: &str, want_rest: &str, buf: &mut String) -> bool {
+    let (gm, grest) = got.split_once(' ').unwrap_or((got, ""));
+    let same = gm == m || gm.strip_suffix("_e32").or_else(|| gm.strip_suffix("_e64")) == Some(m);
+    if !same {
+        return false;
+    }
+    buf.clear();
+    norm_into(grest, buf);
+    buf == want_rest
 }
 
 /// Assembles one instruction (the text of one line, no label) into a typed instruction.
 /// `line` and `col0` position errors.
 pub fn assemble_inst(arch: Arch, text: &str, line: usize, col0: usize) -> Result<Instruction> {
     let l = split_line(text, col0).ok_or_else(|| IsaError::asm(line, col0, "empty line"))?;
-    let m = l.mnemonic.text.to_ascii_lowercase();
-    let cands = candidates(arch, &m);
+    assemble_parsed(arch, &l, text, line)
+}
+
+fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Instruction> {
+    let lower;
+    let m = if l.mnemonic.text.bytes().any(|b| b.is_ascii_uppercase()) {
+        lower = l.mnemonic.text.to_ascii_lowercase();
+        lower.as_str()
+    } else {
+        l.mnemonic.text
+    };
+    let cands = candidates(arch, m);
     if cands.is_empty() {
         return Err(IsaError::asm(
             line,
@@ -75,19 +137,23 @@ pub fn assemble_inst(arch: Arch, text: &str, line: usize, col0: usize) -> Result
             format!("unknown mnemonic '{}' for {}", l.mnemonic.text, arch.name()),
         ));
     }
-    let want = norm(&format!("{} {}", m, l.rest.text));
+    let mut want_rest = String::with_capacity(l.rest.text.len());
+    norm_into(l.rest.text, &mut want_rest);
+    let mut buf = String::with_capacity(want_rest.len() + 8);
+    let mut got = String::with_capacity(m.len() + want_rest.len() + 16);
     let mut first_err: Option<(usize, String)> = None;
     let mut mismatch: Option<String> = None;
-    for c in &cands {
-        let Some(mut i) = start(arch, c.op, c.ext) else { continue };
-        match fill(&mut i, &l, c.ext) {
+    for c in cands.iter() {
+        let mut i = c.init;
+        match fill(&mut i, l, c.ext) {
             Ok(()) => {
-                let got = disassemble(&i);
-                if norm(&got) == want {
+                got.clear();
+                disassemble_into(&i, &mut got);
+                if reads_as(&got, m, &want_rest, &mut buf) {
                     return Ok(i);
                 }
                 if mismatch.is_none() {
-                    mismatch = Some(got);
+                    mismatch = Some(got.clone());
                 }
             }
             Err(e) => {
@@ -158,7 +224,7 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
         }
         // A label operand: the last comma-separated operand of a branch.
         let l = split_line(s, col).expect("non-empty");
-        let probe = assemble_inst(arch, s, lno, col);
+        let probe = assemble_parsed(arch, &l, s, lno);
         let (inst, label) = match probe {
             Ok(i) => (i, None),
             Err(e) => {

@@ -22,9 +22,12 @@ pub enum Ext {
     Sdwa,
 }
 
+#[derive(Clone, Copy, Debug)]
 pub struct Cand {
     pub op: u32,
     pub ext: Ext,
+    /// The instruction as [`start`] makes it for this opcode and extension.
+    pub init: Instruction,
 }
 
 fn err<T>(t: &Tok, msg: impl Into<String>) -> Result<T, PErr> {

@@ -26,6 +26,11 @@ pub fn disassemble(i: &Instruction) -> String {
     }
 }
 
+/// Appends the instruction's text (as [`disassemble`] returns it) to `out`.
+pub fn disassemble_into(i: &Instruction, out: &mut String) {
+    out.push_str(&disassemble(i));
+}
+
 /// Text of a source operand value (scalar or vector source field), without modifiers.
 pub(crate) fn src_text(arch: Arch, v: u32, dwords: u32, ty: ValType, literal: Option<u32>) -> String {
     match src(arch, v as u16) {

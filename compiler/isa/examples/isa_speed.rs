@@ -1,0 +1,117 @@
+//! Quick throughput check of decode, disassembly and assembly over the golden vectors, in
+//! instructions per second of this thread's CPU time (Linux `schedstat`; wall time elsewhere),
+//! so that a loaded machine still gives usable numbers.
+//! `cargo run --release -p baregpu-isa --example isa_speed [ARCH]`
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use baregpu_isa::{assemble, assemble_line, decode, disassemble, disassemble_into, Arch, Decoder};
+
+fn cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// Runs `f` (which handles `n` instructions) for about a second; returns instructions/s.
+fn rate(n: usize, mut f: impl FnMut()) -> f64 {
+    let (c0, t0) = (cpu_ns(), Instant::now());
+    let mut k = 0usize;
+    while t0.elapsed().as_secs_f64() < 1.0 || k < 3 {
+        f();
+        k += 1;
+    }
+    let secs = match (c0, cpu_ns()) {
+        (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+        _ => t0.elapsed().as_secs_f64(),
+    };
+    (n * k) as f64 / secs
+}
+
+fn main() {
+    let archs: Vec<Arch> = match std::env::args().nth(1) {
+        Some(a) => vec![Arch::from_name(&a).expect("arch")],
+        None => Arch::ALL.to_vec(),
+    };
+    for arch in archs {
+        let p = format!("{}/../../tests/isa/golden/{}.txt", env!("CARGO_MANIFEST_DIR"), arch.name());
+        let src = std::fs::read_to_string(p).expect("golden file");
+        let mut text = String::new();
+        let mut bytes = Vec::new();
+        let mut n = 0;
+        for line in src.lines().filter(|l| !l.starts_with('#')) {
+            let Some((t, enc)) = line.rsplit_once(" ; [") else { continue };
+            let b: Vec<u8> = enc
+                .trim_end_matches(']')
+                .split(',')
+                .filter_map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).ok())
+                .collect();
+            if assemble_line(arch, t).is_ok_and(|x| x == b) && decode(arch, &b).is_ok_and(|i| disassemble(&i) == t) {
+                text.push_str(t);
+                text.push('\n');
+                bytes.extend_from_slice(&b);
+                n += 1;
+            }
+        }
+        let d = Decoder::new(arch);
+        let dec = rate(n, || {
+            let mut at = 0;
+            while at < bytes.len() {
+                let i = d.decode_at(&bytes, at).unwrap();
+                at += i.size();
+                black_box(&i);
+            }
+        });
+        // A predictable stream: the first eight vectors of each format family, repeated (no
+        // branch mispredictions to speak of): an upper bound for real code.
+        let mut same = Vec::new();
+        let mut at = 0;
+        let mut sizes = Vec::new();
+        while at < bytes.len() && sizes.len() < 8 {
+            let i = d.decode_at(&bytes, at).unwrap();
+            sizes.push((at, i.size()));
+            at += i.size();
+        }
+        let mut m = 0;
+        while same.len() < bytes.len() {
+            let (a, s) = sizes[m % sizes.len()];
+            same.extend_from_slice(&bytes[a..a + s]);
+            m += 1;
+        }
+        let dec_same = rate(m, || {
+            let mut at = 0;
+            while at < same.len() {
+                let i = d.decode_at(&same, at).unwrap();
+                at += i.size();
+                black_box(&i);
+            }
+        });
+        if std::env::var_os("ISA_SPEED_DECODE_ONLY").is_some() {
+            println!("{}: decode {:.1} M/s, repetitive {:.1} M/s", arch.name(), dec / 1e6, dec_same / 1e6);
+            continue;
+        }
+        let mut out = String::with_capacity(text.len());
+        let dis = rate(n, || {
+            out.clear();
+            let mut at = 0;
+            while at < bytes.len() {
+                let i = d.decode_at(&bytes, at).unwrap();
+                disassemble_into(&i, &mut out);
+                out.push('\n');
+                at += i.size();
+            }
+            black_box(&out);
+        });
+        let asm = rate(n, || {
+            black_box(assemble(arch, &text).unwrap());
+        });
+        println!(
+            "{}: {n} instructions: decode {:.1} M/s ({:.1} M/s on a repetitive stream), disassemble {:.2} M/s, assemble {:.3} M/s (per CPU second)",
+            arch.name(),
+            dec / 1e6,
+            dec_same / 1e6,
+            dis / 1e6,
+            asm / 1e6
+        );
+    }
+}

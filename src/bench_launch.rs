@@ -1,0 +1,74 @@
+//! `bench launch`: what the host pays to put work on an AMD GPU, and how long an empty kernel
+//! takes from submission to completion. Medians over many iterations; the program is an
+//! `s_endpgm` kernel written by our own assembler and code-object writer (no LLVM).
+
+use crate::{Error, Result};
+use baregpu_compiler::codeobj::{write_code_object, Kernel};
+use baregpu_isa::Arch;
+use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::program::{CodeObject, Launch};
+use serde::Serialize;
+use std::time::Instant;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LaunchFigures {
+    pub device: String,
+    pub iterations: usize,
+    /// (a) Host cost of submitting a prebuilt signal-only command buffer (patch + doorbell).
+    pub submit_bound_us: f64,
+    /// (b) Host cost of building and submitting a launch of an empty kernel.
+    pub enqueue_launch_us: f64,
+    /// (c) Submission to completion of an empty kernel, as the host sees it.
+    pub launch_latency_us: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// A code object with one kernel, `empty`, that ends at once.
+pub fn empty_kernel(arch: &str) -> Result<CodeObject> {
+    let a = Arch::from_name(arch).ok_or_else(|| Error::Usage(format!("no assembler for {arch}")))?;
+    let code = baregpu_isa::assemble(a, "s_endpgm").map_err(|e| Error::Usage(format!("assembling s_endpgm: {e}")))?;
+    let bytes = write_code_object(a, &[Kernel::new(a, "empty", code)])
+        .map_err(|e| Error::Usage(format!("writing the empty kernel: {e}")))?;
+    CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("loading the empty kernel: {e}")))
+}
+
+pub fn run(dev: &AmdDevice, iterations: usize) -> Result<LaunchFigures> {
+    let iterations = iterations.max(10);
+    let prog = dev.load(empty_kernel(&dev.arch)?)?;
+    let shape = Launch::new([1, 1, 1], [32, 1, 1]);
+
+    // (a) A bound signal-only buffer: each submission patches its timeline values.
+    let mut bound = dev.bind(|_| Vec::new())?;
+    let mut a = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let t = Instant::now();
+        let done = dev.submit_bound(&mut bound, &[])?;
+        a.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.wait_value(done)?;
+    }
+    dev.unbind(bound)?;
+
+    // (b) Enqueue and submit an empty-kernel launch; (c) until it completes.
+    let (mut b, mut c) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
+    for _ in 0..iterations {
+        let t = Instant::now();
+        let s = dev.launch(&prog, "empty", &[], &shape, false)?;
+        b.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.wait_value(s.value)?;
+        c.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.release(s);
+    }
+    dev.synchronize()?;
+    dev.unload(prog)?;
+    Ok(LaunchFigures {
+        device: dev.label.clone(),
+        iterations,
+        submit_bound_us: median(a),
+        enqueue_launch_us: median(b),
+        launch_latency_us: median(c),
+    })
+}

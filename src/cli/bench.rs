@@ -1,0 +1,323 @@
+//! `baregpu bench`: measurements of the stack. Each sub-bench prints one line per result, or one
+//! JSON object a line with `--json`.
+//!
+//! - `bench asm`: our assembler and disassembler against llvm-mc 22 on the same generated file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use baregpu::{Error, Result};
+use baregpu_compiler::isa::{self as isa, Arch};
+use clap::Subcommand;
+
+use super::asm::parse_arch;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// One JSON object a line instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    bench: Bench,
+}
+
+#[derive(Debug, Subcommand)]
+enum Bench {
+    /// Assembler and disassembler throughput, ours against llvm-mc 22 on the same file.
+    #[command(after_long_help = ASM_HELP)]
+    Asm(AsmArgs),
+}
+
+const ASM_HELP: &str = "\
+The input is generated from the committed llvm-mc 22 golden vectors (tests/isa/golden): the vectors
+both assemblers accept and that round-trip through ours, repeated to --count instructions. Ours is
+timed in process (text -> bytes, bytes -> text); llvm-mc as a whole process (`llvm-mc -filetype=obj`
+to assemble, `llvm-mc --disassemble` on the same bytes written as hex to disassemble). The best of
+--runs runs of each is reported, with the ratio (>1: ours is faster). Without llvm-mc-22 only ours
+is measured and the line says so.";
+
+#[derive(Debug, clap::Args)]
+struct AsmArgs {
+    /// Architecture (default: all four).
+    #[arg(long, value_parser = parse_arch)]
+    arch: Option<Arch>,
+    /// Instructions in the generated file.
+    #[arg(long, default_value_t = 200_000)]
+    count: usize,
+    /// Timed runs of each tool; the best is reported.
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// The llvm-mc to compare with.
+    #[arg(long, default_value = "llvm-mc-22")]
+    llvm_mc: String,
+    /// Keep the generated files in this directory (default: a temporary one, removed afterwards).
+    #[arg(long)]
+    keep: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    match args.bench {
+        Bench::Asm(a) => asm(a, args.json),
+    }
+}
+
+fn golden(arch: Arch) -> &'static str {
+    match arch {
+        Arch::Gfx1100 => include_str!("../../tests/isa/golden/gfx1100.txt"),
+        Arch::Gfx1201 => include_str!("../../tests/isa/golden/gfx1201.txt"),
+        Arch::Gfx942 => include_str!("../../tests/isa/golden/gfx942.txt"),
+        Arch::Gfx950 => include_str!("../../tests/isa/golden/gfx950.txt"),
+    }
+}
+
+/// The golden vectors of `arch` that our assembler and disassembler reproduce exactly.
+fn corpus(arch: Arch) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for line in golden(arch).lines() {
+        if line.starts_with('#') {
+            continue;
+        }
+        let Some((text, enc)) = line.rsplit_once(" ; [") else { continue };
+        let bytes: Vec<u8> = enc
+            .trim_end_matches(']')
+            .split(',')
+            .filter_map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).ok())
+            .collect();
+        let ok_asm = isa::assemble_line(arch, text).is_ok_and(|b| b == bytes);
+        let ok_dis = isa::decode(arch, &bytes).is_ok_and(|i| i.size() == bytes.len() && isa::disassemble(&i) == text);
+        if ok_asm && ok_dis {
+            out.push(text);
+        }
+    }
+    out
+}
+
+fn mc_args(arch: Arch) -> Vec<String> {
+    vec!["-triple=amdgcn-amd-amdhsa".into(), format!("-mcpu={}", arch.name())]
+}
+
+fn llvm_available(mc: &str) -> bool {
+    Command::new(mc).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Removes the lines llvm-mc rejects (it names them on stderr as `FILE:LINE:COL: error`).
+fn llvm_filter(mc: &str, arch: Arch, dir: &Path, lines: Vec<&'static str>) -> Result<Vec<&'static str>> {
+    let p = dir.join(format!("{}-probe.s", arch.name()));
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&p, text).map_err(|source| Error::Io { path: p.clone(), source })?;
+    let out = Command::new(mc)
+        .args(mc_args(arch))
+        .args(["-filetype=obj", "-o", "/dev/null"])
+        .arg(&p)
+        .output()
+        .map_err(|e| Error::Usage(format!("{mc}: {e}")))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let prefix = format!("{}:", p.display());
+    let mut bad = std::collections::HashSet::new();
+    for l in stderr.lines() {
+        if let Some(rest) = l.strip_prefix(&prefix) {
+            if let Some(n) = rest.split(':').next().and_then(|n| n.parse::<usize>().ok()) {
+                bad.insert(n);
+            }
+        }
+    }
+    Ok(lines.into_iter().enumerate().filter(|(k, _)| !bad.contains(&(k + 1))).map(|(_, l)| l).collect())
+}
+
+fn best<F: FnMut() -> Result<()>>(runs: usize, mut f: F) -> Result<Duration> {
+    let mut best = Duration::MAX;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        f()?;
+        best = best.min(t.elapsed());
+    }
+    Ok(best)
+}
+
+fn run_tool(cmd: &mut Command) -> Result<()> {
+    let name = format!("{:?}", cmd.get_program());
+    let out =
+        cmd.stdout(Stdio::null()).stderr(Stdio::piped()).output().map_err(|e| Error::Usage(format!("{name}: {e}")))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(Error::Usage(format!("{name} failed: {}", err.lines().next().unwrap_or(""))));
+    }
+    Ok(())
+}
+
+struct Measure {
+    bench: &'static str,
+    arch: Arch,
+    instructions: usize,
+    bytes: usize,
+    ours: Duration,
+    llvm: Option<(Duration, &'static str)>,
+    distinct: usize,
+}
+
+fn report(m: &Measure, json: bool) {
+    let n = m.instructions as f64;
+    let ours_rate = n / m.ours.as_secs_f64();
+    if json {
+        let mut v = serde_json::json!({
+            "bench": m.bench,
+            "arch": m.arch.name(),
+            "instructions": m.instructions,
+            "distinct": m.distinct,
+            "bytes": m.bytes,
+            "ours_s": m.ours.as_secs_f64(),
+            "ours_inst_per_s": ours_rate,
+        });
+        match m.llvm {
+            Some((d, tool)) => {
+                v["llvm_tool"] = tool.into();
+                v["llvm_s"] = d.as_secs_f64().into();
+                v["llvm_inst_per_s"] = (n / d.as_secs_f64()).into();
+                v["speedup"] = (d.as_secs_f64() / m.ours.as_secs_f64()).into();
+            }
+            None => {
+                v["llvm_s"] = serde_json::Value::Null;
+                v["note"] = "llvm-mc not installed: only ours measured".into();
+            }
+        }
+        println!("{v}");
+    } else {
+        let mut line = format!(
+            "{:<7} {:<8} {} instructions: ours {:.3} s ({:.2} M inst/s)",
+            m.bench,
+            m.arch.name(),
+            m.instructions,
+            m.ours.as_secs_f64(),
+            ours_rate / 1e6
+        );
+        match m.llvm {
+            Some((d, tool)) => {
+                line += &format!(
+                    ", {tool} {:.3} s ({:.2} M inst/s), ours {:.2}x",
+                    d.as_secs_f64(),
+                    n / d.as_secs_f64() / 1e6,
+                    d.as_secs_f64() / m.ours.as_secs_f64()
+                )
+            }
+            None => line += " (llvm-mc not installed: not compared)",
+        }
+        println!("{line}");
+    }
+}
+
+fn asm(args: AsmArgs, json: bool) -> Result<()> {
+    if args.count == 0 {
+        return Err(Error::Usage("--count must be at least 1".into()));
+    }
+    let (dir, temp) = match &args.keep {
+        Some(d) => (d.clone(), false),
+        None => (std::env::temp_dir().join(format!("baregpu-bench-asm-{}", std::process::id())), true),
+    };
+    std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
+    let r = asm_in(&args, json, &dir);
+    if temp {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    r
+}
+
+fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
+    let mc = args.llvm_mc.as_str();
+    let have_llvm = llvm_available(mc);
+    let archs: Vec<Arch> = match args.arch {
+        Some(a) => vec![a],
+        None => Arch::ALL.to_vec(),
+    };
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| Error::Io { path: p, source }
+    };
+    for arch in archs {
+        let mut lines = corpus(arch);
+        if have_llvm {
+            lines = llvm_filter(mc, arch, dir, lines)?;
+        }
+        if lines.is_empty() {
+            return Err(Error::Usage(format!("bench asm: no usable golden vectors for {}", arch.name())));
+        }
+        let distinct = lines.len();
+        let mut src = String::with_capacity(args.count * 40);
+        for k in 0..args.count {
+            src.push_str(lines[k % lines.len()]);
+            src.push('\n');
+        }
+        let s_path = dir.join(format!("{}.s", arch.name()));
+        std::fs::write(&s_path, &src).map_err(io(&s_path))?;
+
+        // Assembly.
+        let mut bytes = Vec::new();
+        let ours = best(args.runs, || {
+            bytes = isa::assemble(arch, &src).map_err(|e| Error::Usage(format!("{}: {e}", s_path.display())))?;
+            Ok(())
+        })?;
+        let llvm = if have_llvm {
+            let d = best(args.runs, || {
+                run_tool(Command::new(mc).args(mc_args(arch)).args(["-filetype=obj", "-o", "/dev/null"]).arg(&s_path))
+            })?;
+            Some((d, "llvm-mc"))
+        } else {
+            None
+        };
+        report(
+            &Measure { bench: "asm", arch, instructions: args.count, bytes: bytes.len(), ours, llvm, distinct },
+            json,
+        );
+
+        // Disassembly of the same bytes.
+        let mut text = String::new();
+        let ours = best(args.runs, || {
+            text.clear();
+            text.reserve(src.len());
+            let mut at = 0;
+            while at < bytes.len() {
+                let i = isa::decode_at(arch, &bytes, at).map_err(|e| Error::Usage(format!("bench disasm: {e}")))?;
+                isa::disassemble_into(&i, &mut text);
+                text.push('\n');
+                at += i.size();
+            }
+            Ok(())
+        })?;
+        if text != src {
+            let first = text.lines().zip(src.lines()).position(|(a, b)| a != b).unwrap_or(0);
+            return Err(Error::Usage(format!(
+                "bench asm: {}: disassembly differs from the source at line {}",
+                arch.name(),
+                first + 1
+            )));
+        }
+        let llvm = if have_llvm {
+            let hex_path = dir.join(format!("{}.hex", arch.name()));
+            let mut hex = String::with_capacity(bytes.len() * 6);
+            let mut at = 0;
+            while at < bytes.len() {
+                let i = isa::decode_at(arch, &bytes, at).map_err(|e| Error::Usage(format!("bench disasm: {e}")))?;
+                for (k, b) in bytes[at..at + i.size()].iter().enumerate() {
+                    if k > 0 {
+                        hex.push(',');
+                    }
+                    hex += &format!("0x{b:02x}");
+                }
+                hex.push('\n');
+                at += i.size();
+            }
+            std::fs::write(&hex_path, hex).map_err(io(&hex_path))?;
+            let d = best(args.runs, || {
+                run_tool(Command::new(mc).args(mc_args(arch)).args(["--disassemble", "-o", "/dev/null"]).arg(&hex_path))
+            })?;
+            Some((d, "llvm-mc --disassemble"))
+        } else {
+            None
+        };
+        report(
+            &Measure { bench: "disasm", arch, instructions: args.count, bytes: bytes.len(), ours, llvm, distinct },
+            json,
+        );
+    }
+    Ok(())
+}
