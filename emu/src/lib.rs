@@ -4,3 +4,4 @@
 
 pub mod amd;
 pub mod catalog;
+pub mod nv;

@@ -1,0 +1,454 @@
+//! GPFIFO channel processors: one thread per scheduled channel. A doorbell write (any token)
+//! wakes every channel; each compares GPPut (USERD +0x8c) with its GPGet, fetches the GP entries
+//! from its ring, the push-buffer segments they point at, decodes the methods (incrementing,
+//! non-incrementing, immediate, increment-once) per subchannel and executes them: host methods
+//! (semaphore acquire/release, non-stall interrupt), the copy class (LAUNCH_DMA: pitch copies,
+//! semaphore releases) and the compute class (SEND_PCAS_A / SEND_SIGNALING_PCAS2_B launch a
+//! QMD, which runs on the PTX interpreter). GPGet (USERD +0x88) advances as entries complete.
+//! A fault stops the channel and is recorded (see `EmuRm::faults`).
+
+use super::ptx::{Launch, Module};
+use super::{program, qmd, read_u32, write_u32, ChannelInfo, Inner};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+const USERD_GP_GET: usize = 0x88;
+const USERD_GP_PUT: usize = 0x8c;
+
+pub(crate) struct ChannelCtl {
+    kicks: Mutex<u64>,
+    cv: Condvar,
+    stop: AtomicBool,
+}
+
+impl ChannelCtl {
+    pub fn kick(&self) {
+        *self.kicks.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        self.cv.notify_all();
+    }
+
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+        self.kick();
+    }
+}
+
+pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) -> std::io::Result<Arc<ChannelCtl>> {
+    let ctl = Arc::new(ChannelCtl { kicks: Mutex::new(0), cv: Condvar::new(), stop: AtomicBool::new(false) });
+    let (i2, c2) = (inner.clone(), ctl.clone());
+    let h = std::thread::Builder::new()
+        .name(format!("emu-nv channel {}", info.token))
+        .spawn(move || Channel::new(i2, c2, info, engines).run())?;
+    inner.threads.lock().unwrap_or_else(|e| e.into_inner()).push(h);
+    Ok(ctl)
+}
+
+/// Watch the doorbell words of every usermode page; a ring (any value but idle) kicks every
+/// channel, which then looks at its own GPPut.
+pub(crate) fn watch_doorbells(inner: &Arc<Inner>) {
+    let mut idle = 0u32;
+    while !inner.stop.load(Ordering::Acquire) {
+        let bells = inner.doorbells.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut rung = false;
+        for b in bells {
+            // SAFETY: the doorbell word of a live usermode page view (views go away only when
+            // the usermode object is freed, which removes it from the list first).
+            let v =
+                unsafe { (*(b as *const std::sync::atomic::AtomicU32)).swap(super::DOORBELL_IDLE, Ordering::AcqRel) };
+            rung |= v != super::DOORBELL_IDLE;
+        }
+        if rung {
+            inner.kick_all();
+            idle = 0;
+        } else {
+            idle = idle.saturating_add(1);
+            if idle < 64 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(if idle < 1000 { 50 } else { 300 }));
+            }
+        }
+    }
+}
+
+struct Channel {
+    inner: Arc<Inner>,
+    ctl: Arc<ChannelCtl>,
+    info: ChannelInfo,
+    /// Class bound to each subchannel (SET_OBJECT).
+    subch: [u32; 8],
+    engines: Vec<u32>,
+    /// Method state per subchannel (byte offset → value).
+    regs: Vec<std::collections::HashMap<u32, u32>>,
+    gp_get: u32,
+}
+
+/// Why a segment stopped.
+enum Stop {
+    Fault(String),
+    Shutdown,
+}
+
+impl Channel {
+    fn new(inner: Arc<Inner>, ctl: Arc<ChannelCtl>, info: ChannelInfo, engines: Vec<u32>) -> Channel {
+        Channel { inner, ctl, info, subch: [0; 8], engines, regs: vec![Default::default(); 8], gp_get: 0 }
+    }
+
+    fn stopping(&self) -> bool {
+        self.ctl.stop.load(Ordering::Acquire) || self.inner.stop.load(Ordering::Acquire)
+    }
+
+    fn run(mut self) {
+        let mut seen = 0u64;
+        loop {
+            {
+                let mut k = self.ctl.kicks.lock().unwrap_or_else(|e| e.into_inner());
+                while *k == seen && !self.stopping() {
+                    k = self.ctl.cv.wait_timeout(k, Duration::from_millis(50)).unwrap_or_else(|e| e.into_inner()).0;
+                }
+                seen = *k;
+            }
+            if self.stopping() {
+                return;
+            }
+            match self.drain() {
+                Ok(()) => {}
+                Err(Stop::Shutdown) => return,
+                Err(Stop::Fault(m)) => {
+                    self.inner.fault(self.info.token, m);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn drain(&mut self) -> Result<(), Stop> {
+        loop {
+            // SAFETY: USERD lies in a live memory object's view (checked at channel creation).
+            let put = unsafe { read_u32(self.info.userd + USERD_GP_PUT) } % self.info.entries;
+            if put == self.gp_get {
+                return Ok(());
+            }
+            let entry_va = self.info.ring_va + self.gp_get as u64 * 8;
+            let e = self.read64(entry_va).map_err(Stop::Fault)?;
+            let (e0, e1) = (e as u32, (e >> 32) as u32);
+            let len = (e1 >> 10) & 0x1f_ffff;
+            if len != 0 {
+                let addr = (e0 & !3) as u64 | ((e1 & 0xff) as u64) << 32;
+                self.segment(addr, len)?;
+            }
+            self.gp_get = (self.gp_get + 1) % self.info.entries;
+            // SAFETY: as above.
+            unsafe { write_u32(self.info.userd + USERD_GP_GET, self.gp_get) };
+        }
+    }
+
+    fn host(&self, va: u64, len: u64) -> Result<usize, String> {
+        self.inner.translate(va, len).ok_or_else(|| format!("GPU access of {len} bytes at {va:#x}: unmapped"))
+    }
+
+    fn read32(&self, va: u64) -> Result<u32, String> {
+        if !va.is_multiple_of(4) {
+            return Err(format!("misaligned 4-byte access at {va:#x}"));
+        }
+        // SAFETY: translated, aligned.
+        Ok(unsafe { read_u32(self.host(va, 4)?) })
+    }
+
+    fn read64(&self, va: u64) -> Result<u64, String> {
+        if !va.is_multiple_of(8) {
+            return Err(format!("misaligned 8-byte access at {va:#x}"));
+        }
+        // SAFETY: translated, aligned.
+        Ok(unsafe { (*(self.host(va, 8)? as *const AtomicU64)).load(Ordering::Acquire) })
+    }
+
+    fn write32(&self, va: u64, v: u32) -> Result<(), String> {
+        if !va.is_multiple_of(4) {
+            return Err(format!("misaligned 4-byte access at {va:#x}"));
+        }
+        // SAFETY: translated, aligned.
+        unsafe { write_u32(self.host(va, 4)?, v) };
+        Ok(())
+    }
+
+    fn write64(&self, va: u64, v: u64) -> Result<(), String> {
+        if !va.is_multiple_of(8) {
+            return Err(format!("misaligned 8-byte access at {va:#x}"));
+        }
+        // SAFETY: translated, aligned.
+        unsafe { (*(self.host(va, 8)? as *const AtomicU64)).store(v, Ordering::Release) };
+        Ok(())
+    }
+
+    fn segment(&mut self, addr: u64, dwords: u32) -> Result<(), Stop> {
+        let f = Stop::Fault;
+        let mut i = 0u64;
+        let n = dwords as u64;
+        while i < n {
+            let h = self.read32(addr + 4 * i).map_err(f)?;
+            i += 1;
+            let op = h >> 29;
+            let count = (h >> 16) & 0x1fff;
+            let sub = (h >> 13) & 7;
+            let method = (h & 0xfff) << 2;
+            match op {
+                1 | 3 | 5 => {
+                    for k in 0..count {
+                        if i >= n {
+                            return Err(Stop::Fault(format!(
+                                "push buffer at {addr:#x}: method {method:#x} wants {count} data words past the segment end"
+                            )));
+                        }
+                        let data = self.read32(addr + 4 * i).map_err(f)?;
+                        i += 1;
+                        let m = match op {
+                            1 => method + 4 * k,
+                            3 => method,
+                            _ => method + if k == 0 { 0 } else { 4 },
+                        };
+                        self.method(sub, m, data)?;
+                    }
+                }
+                4 => self.method(sub, method, count)?,
+                7 => return Ok(()),
+                _ => {
+                    return Err(Stop::Fault(format!(
+                        "push buffer at {:#x}: header {h:#010x} has SEC_OP {op}, which is not modelled",
+                        addr + 4 * (i - 1)
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn reg(&self, sub: u32, m: u32) -> u32 {
+        self.regs[sub as usize].get(&m).copied().unwrap_or(0)
+    }
+
+    fn method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
+        self.regs[sub as usize].insert(m, data);
+        if m == 0 {
+            if !self.engines.contains(&data) && data != 0 {
+                return Err(Stop::Fault(format!(
+                    "SET_OBJECT of class {data:#x}, which is not allocated on this channel"
+                )));
+            }
+            self.subch[sub as usize] = data;
+            return Ok(());
+        }
+        if m < 0x100 {
+            return self.host_method(sub, m, data);
+        }
+        let class = self.subch[sub as usize];
+        if class == 0 {
+            return Err(Stop::Fault(format!("method {m:#x} on subchannel {sub}, which has no object")));
+        }
+        if class & 0xff == 0xb5 {
+            return self.copy_method(sub, m, data);
+        }
+        if class & 0xff == 0xc0 {
+            return self.compute_method(sub, m, data);
+        }
+        Ok(())
+    }
+
+    fn host_method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
+        match m {
+            0x20 => {
+                self.inner.nonstall.fetch_add(1, Ordering::AcqRel);
+            }
+            0x6c => {
+                let addr = self.reg(sub, 0x5c) as u64 | ((self.reg(sub, 0x60) as u64 & 0x1ff_ffff) << 32);
+                let payload = self.reg(sub, 0x64) as u64 | (self.reg(sub, 0x68) as u64) << 32;
+                let wide = data & (1 << 24) != 0;
+                match data & 7 {
+                    1 => {
+                        if wide {
+                            self.write64(addr, payload).map_err(Stop::Fault)?;
+                        } else {
+                            self.write32(addr, payload as u32).map_err(Stop::Fault)?;
+                        }
+                        if data & (1 << 25) != 0 {
+                            self.write64(addr + 8, timestamp()).map_err(Stop::Fault)?;
+                        }
+                    }
+                    op @ (0 | 2 | 3 | 4 | 5) => {
+                        let mut spins = 0u32;
+                        loop {
+                            let cur = if wide {
+                                self.read64(addr).map_err(Stop::Fault)?
+                            } else {
+                                self.read32(addr).map_err(Stop::Fault)? as u64
+                            };
+                            let done = match op {
+                                0 => cur == payload,
+                                2 => cur >= payload,
+                                3 if wide => cur.wrapping_sub(payload) as i64 >= 0,
+                                3 => (cur as u32).wrapping_sub(payload as u32) as i32 >= 0,
+                                4 => cur & payload != 0,
+                                _ => cur & payload == 0,
+                            };
+                            if done {
+                                break;
+                            }
+                            if self.stopping() {
+                                return Err(Stop::Shutdown);
+                            }
+                            spins += 1;
+                            if spins < 200 {
+                                std::thread::yield_now();
+                            } else {
+                                std::thread::sleep(Duration::from_micros(50));
+                            }
+                        }
+                    }
+                    op => return Err(Stop::Fault(format!("SEM_EXECUTE operation {op} is not modelled"))),
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn copy_method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
+        if m != 0x300 {
+            return Ok(());
+        }
+        let r = |x| self.reg(sub, x) as u64;
+        let transfer = data & 3;
+        if transfer != 0 {
+            let src = r(0x404) | (r(0x400) & 0x1ff_ffff) << 32;
+            let dst = r(0x40c) | (r(0x408) & 0x1ff_ffff) << 32;
+            let len = r(0x418);
+            let multi = data & (1 << 9) != 0;
+            let lines = if multi { r(0x41c).max(1) } else { 1 };
+            let (pin, pout) = if multi { (r(0x410), r(0x414)) } else { (0, 0) };
+            for line in 0..lines {
+                let (s, d) = (src + line * pin, dst + line * pout);
+                let hs = self.host(s, len).map_err(Stop::Fault)?;
+                let hd = self.host(d, len).map_err(Stop::Fault)?;
+                // SAFETY: both ranges translated; `copy` tolerates overlap.
+                unsafe { std::ptr::copy(hs as *const u8, hd as *mut u8, len as usize) };
+            }
+        }
+        let sem = (data >> 3) & 3;
+        if sem != 0 {
+            let addr = r(0x244) | (r(0x240) & 0x1ff_ffff) << 32;
+            let payload = r(0x248) | r(0x24c) << 32;
+            let wide = data & (1 << 27) != 0;
+            if wide {
+                self.write64(addr, payload).map_err(Stop::Fault)?;
+            } else {
+                self.write32(addr, payload as u32).map_err(Stop::Fault)?;
+            }
+            if sem == 2 {
+                self.write64(addr + 8, timestamp()).map_err(Stop::Fault)?;
+            }
+        }
+        if (data >> 5) & 3 != 0 {
+            self.inner.nonstall.fetch_add(1, Ordering::AcqRel);
+        }
+        Ok(())
+    }
+
+    fn compute_method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
+        if m != 0x2c0 {
+            return Ok(());
+        }
+        let action = data & 0xf;
+        // PCAS actions that schedule: 2 (SCHEDULE), 9 (PREFETCH_SCHEDULE), 0xb (INVALIDATE_COPY_SCHEDULE).
+        if !matches!(action, 2 | 9 | 0xb | 0xc) {
+            return Ok(());
+        }
+        let mut qmd_va = (self.reg(sub, 0x2b4) as u64) << 8;
+        for _ in 0..1024 {
+            match self.launch(sub, qmd_va)? {
+                Some(next) => qmd_va = next,
+                None => return Ok(()),
+            }
+        }
+        Err(Stop::Fault("more than 1024 chained QMDs".into()))
+    }
+
+    /// Run the QMD at `qmd_va`; returns the dependent QMD to run next.
+    fn launch(&mut self, sub: u32, qmd_va: u64) -> Result<Option<u64>, Stop> {
+        let gpu = &self.inner.gpus[self.info.gpu].spec;
+        let version = gpu.qmd_version();
+        let size = qmd::size(version) as u64;
+        let hq = self.host(qmd_va, size).map_err(Stop::Fault)?;
+        // SAFETY: translated for `size` bytes; copied out before use.
+        let q = unsafe { std::slice::from_raw_parts(hq as *const u8, size as usize) }.to_vec();
+        let l = qmd::decode(&q, version).map_err(|e| Stop::Fault(format!("QMD at {qmd_va:#x}: {e}")))?;
+        let module = self.program(l.program).map_err(|e| Stop::Fault(format!("QMD at {qmd_va:#x}: {e}")))?;
+        let (module, entry) = module;
+        let f = module.entry(&entry).ok_or_else(|| Stop::Fault(format!("the PTX image has no kernel `{entry}`")))?;
+        let (cb0, cb0_size) =
+            l.cbufs[0].ok_or_else(|| Stop::Fault(format!("QMD at {qmd_va:#x}: constant bank 0 is not valid")))?;
+        let poff = gpu.cbank_param_offset();
+        if poff + f.param_size as u64 > cb0_size as u64 {
+            return Err(Stop::Fault(format!(
+                "kernel {entry}: {} bytes of parameters at constant bank 0 offset {poff:#x} exceed its {cb0_size} bytes",
+                f.param_size
+            )));
+        }
+        let hp = self.host(cb0 + poff, f.param_size as u64).map_err(Stop::Fault)?;
+        // SAFETY: translated.
+        let params = unsafe { std::slice::from_raw_parts(hp as *const u8, f.param_size as usize) }.to_vec();
+        let dynamic = l.shared_bytes.saturating_sub(module.shared_size);
+        let launch = Launch {
+            entry: &entry,
+            grid: l.grid,
+            block: l.block,
+            params: &params,
+            dynamic_shared: dynamic,
+            sm_count: gpu.sm_count,
+        };
+        let regions = self.inner.gpu_regions();
+        module.launch(&launch, &regions).map_err(|e| Stop::Fault(e.to_string()))?;
+        for (addr, payload, p64, one_word) in &l.releases {
+            if *p64 {
+                self.write64(*addr, *payload).map_err(Stop::Fault)?;
+            } else {
+                self.write32(*addr, *payload as u32).map_err(Stop::Fault)?;
+            }
+            if !*one_word {
+                self.write64(addr + 8, timestamp()).map_err(Stop::Fault)?;
+            }
+        }
+        let _ = sub;
+        Ok(l.dependent)
+    }
+
+    /// The parsed module and entry name of the image at `va`.
+    fn program(&self, va: u64) -> Result<(Arc<Module>, String), String> {
+        let hh = self.host(va, program::HEADER as u64)?;
+        // SAFETY: translated.
+        let head = unsafe { std::slice::from_raw_parts(hh as *const u8, program::HEADER) }.to_vec();
+        let (n, m) = program::header(&head)?;
+        let hb = self.host(va + program::HEADER as u64, (n + m) as u64)?;
+        // SAFETY: translated.
+        let body = unsafe { std::slice::from_raw_parts(hb as *const u8, n + m) }.to_vec();
+        let entry = String::from_utf8(body[..n].to_vec()).map_err(|_| "the entry name is not UTF-8".to_string())?;
+        let text = std::str::from_utf8(&body[n..]).map_err(|_| "the PTX text is not UTF-8".to_string())?;
+        let key = fnv(&body);
+        let mut cache = self.inner.modules.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = cache.get(&key) {
+            return Ok((m.clone(), entry));
+        }
+        let module = Arc::new(Module::parse(text).map_err(|e| format!("PTX of kernel {entry}: {e}"))?);
+        cache.insert(key, module.clone());
+        Ok((module, entry))
+    }
+}
+
+fn fnv(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| (h ^ *x as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// GPU time in ns.
+fn timestamp() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+}

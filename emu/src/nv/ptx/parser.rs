@@ -1,0 +1,985 @@
+//! PTX text → [`Module`]: directives, module variables (`.global`, `.const`, `.shared`),
+//! `.entry` and `.func` (prototypes and definitions) with their parameters, register and
+//! variable declarations, nested blocks, labels, predicated instructions and calls. Errors name
+//! the line.
+
+use super::ir::*;
+use super::lexer::{lex, Tok, Token};
+use super::{Module, PtxError};
+use std::collections::HashMap;
+
+/// Where dynamic (`.extern .shared` arrays) shared memory starts until the static size is known.
+const DYN_SHARED: u32 = 0x8000_0000;
+
+struct P<'a> {
+    t: &'a [Token],
+    i: usize,
+    funcs: Vec<Func>,
+    func_index: HashMap<String, u32>,
+    /// Module-scope symbols.
+    globals: HashMap<String, Sym>,
+    shared_size: u32,
+    const_data: Vec<u8>,
+    global_data: Vec<u8>,
+}
+
+type R<T> = Result<T, PtxError>;
+
+fn align_up(v: u32, a: u32) -> u32 {
+    v.div_ceil(a.max(1)) * a.max(1)
+}
+
+/// What a variable declaration said.
+struct VarDecl {
+    space: Space,
+    align: u32,
+    ty: Ty,
+    name: String,
+    /// Element count (1 for scalars; 0 for `[]`).
+    count: u32,
+    init: Vec<u64>,
+    /// `<N>` register ranges.
+    range: Option<u32>,
+    line: u32,
+}
+
+impl<'a> P<'a> {
+    fn line(&self) -> u32 {
+        self.t.get(self.i).or(self.t.last()).map(|t| t.line).unwrap_or(1)
+    }
+
+    fn err<T>(&self, msg: impl Into<String>) -> R<T> {
+        Err(PtxError::new(self.line(), msg))
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.t.get(self.i).map(|t| &t.tok)
+    }
+
+    fn next(&mut self) -> R<Tok> {
+        match self.t.get(self.i) {
+            Some(t) => {
+                self.i += 1;
+                Ok(t.tok.clone())
+            }
+            None => self.err("unexpected end of input"),
+        }
+    }
+
+    fn is_punct(&self, c: char) -> bool {
+        self.peek() == Some(&Tok::Punct(c))
+    }
+
+    fn eat_punct(&mut self, c: char) -> bool {
+        if self.is_punct(c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_punct(&mut self, c: char) -> R<()> {
+        if self.eat_punct(c) {
+            Ok(())
+        } else {
+            let got = self.peek().cloned();
+            self.err(format!("expected `{c}`, found {}", describe(got.as_ref())))
+        }
+    }
+
+    fn ident(&mut self) -> R<String> {
+        match self.next()? {
+            Tok::Ident(s) => Ok(s),
+            t => {
+                self.i -= 1;
+                self.err(format!("expected a name, found {}", describe(Some(&t))))
+            }
+        }
+    }
+
+    fn peek_ident(&self) -> Option<&str> {
+        match self.peek() {
+            Some(Tok::Ident(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn int(&mut self) -> R<u64> {
+        let neg = self.eat_punct('-');
+        match self.next()? {
+            Tok::Int(v) => Ok(if neg { v.wrapping_neg() } else { v }),
+            t => {
+                self.i -= 1;
+                self.err(format!("expected an integer, found {}", describe(Some(&t))))
+            }
+        }
+    }
+
+    /// Skip the rest of a source line (debug directives without `;`).
+    fn skip_line(&mut self) {
+        let l = self.line();
+        while self.i < self.t.len() && self.t[self.i].line == l {
+            self.i += 1;
+        }
+    }
+
+    fn skip_to_semicolon(&mut self) -> R<()> {
+        while !self.eat_punct(';') {
+            self.next()?;
+        }
+        Ok(())
+    }
+
+    fn module(&mut self) -> R<()> {
+        while self.i < self.t.len() {
+            let line = self.line();
+            let word = match self.next()? {
+                Tok::Ident(w) => w,
+                Tok::Punct(';') => continue,
+                t => return Err(PtxError::new(line, format!("unexpected {} at module scope", describe(Some(&t))))),
+            };
+            match word.as_str() {
+                ".version" | ".target" | ".address_size" | ".file" | ".loc" | ".section" => self.skip_line(),
+                ".pragma" => self.skip_to_semicolon()?,
+                ".visible" | ".extern" | ".weak" | ".common" => {
+                    let external = word == ".extern";
+                    let what = self.ident()?;
+                    self.declaration(&what, external)?;
+                }
+                ".entry" | ".func" | ".global" | ".const" | ".shared" => self.declaration(&word, false)?,
+                _ => {
+                    return Err(PtxError::new(line, format!("unknown directive or statement `{word}` at module scope")))
+                }
+            }
+        }
+        // Dynamic shared memory goes after the static variables.
+        let dyn_base = align_up(self.shared_size, 16);
+        for f in &mut self.funcs {
+            for inst in &mut f.body {
+                for o in &mut inst.ops {
+                    patch_dyn(o, dyn_base);
+                }
+            }
+        }
+        self.shared_size = dyn_base;
+        Ok(())
+    }
+
+    fn declaration(&mut self, what: &str, external: bool) -> R<()> {
+        match what {
+            ".entry" | ".func" => self.function(what == ".entry", external),
+            ".global" | ".const" | ".shared" => {
+                let space = match what {
+                    ".global" => Space::Global,
+                    ".const" => Space::Const,
+                    _ => Space::Shared,
+                };
+                let v = self.var_decl(space)?;
+                self.module_var(v, external)
+            }
+            _ => self.err(format!("expected .entry, .func or a variable after the linkage, found `{what}`")),
+        }
+    }
+
+    /// After the space keyword: attributes, type, name, array, initializer, `;`.
+    fn var_decl(&mut self, space: Space) -> R<VarDecl> {
+        let line = self.line();
+        let mut align = 0;
+        let mut ty = None;
+        while let Some(w) = self.peek_ident().map(str::to_string) {
+            if w == ".align" {
+                self.i += 1;
+                align = self.int()? as u32;
+            } else if let Some(t) = w.strip_prefix('.').and_then(Ty::parse) {
+                self.i += 1;
+                ty = Some(t);
+            } else if matches!(w.as_str(), ".ptr" | ".global" | ".shared" | ".const" | ".local" | ".v2" | ".v4") {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+        let ty = match ty {
+            Some(t) => t,
+            None => return self.err("variable declaration without a type"),
+        };
+        let name = self.ident()?;
+        let mut count = 1;
+        let mut range = None;
+        if self.eat_punct('<') {
+            range = Some(self.int()? as u32);
+            self.expect_punct('>')?;
+        }
+        while self.eat_punct('[') {
+            if self.eat_punct(']') {
+                count = 0;
+            } else {
+                count *= self.int()? as u32;
+                self.expect_punct(']')?;
+            }
+        }
+        let mut init = Vec::new();
+        if self.eat_punct('=') {
+            if self.eat_punct('{') {
+                loop {
+                    init.push(self.literal()?);
+                    if !self.eat_punct(',') {
+                        break;
+                    }
+                }
+                self.expect_punct('}')?;
+            } else {
+                init.push(self.literal()?);
+            }
+        }
+        Ok(VarDecl { space, align: if align == 0 { ty.size() } else { align }, ty, name, count, init, range, line })
+    }
+
+    fn literal(&mut self) -> R<u64> {
+        let neg = self.eat_punct('-');
+        let v = match self.next()? {
+            Tok::Int(v) => v,
+            Tok::F32(b) => b as u64,
+            Tok::F64(b) => b,
+            t => {
+                self.i -= 1;
+                return self.err(format!("expected a literal, found {}", describe(Some(&t))));
+            }
+        };
+        Ok(if neg { v.wrapping_neg() } else { v })
+    }
+
+    fn module_var(&mut self, v: VarDecl, external: bool) -> R<()> {
+        if self.is_punct(',') {
+            return self.err("one module variable per declaration is supported");
+        }
+        self.expect_punct(';')?;
+        let size = v.ty.size() * v.count.max(1);
+        let sym = match v.space {
+            Space::Shared if external || v.count == 0 => Sym::Shared(DYN_SHARED),
+            Space::Shared => {
+                let off = align_up(self.shared_size, v.align);
+                self.shared_size = off + size;
+                Sym::Shared(off)
+            }
+            Space::Const | Space::Global => {
+                let data = if v.space == Space::Const { &mut self.const_data } else { &mut self.global_data };
+                let off = align_up(data.len() as u32, v.align);
+                data.resize((off + size) as usize, 0);
+                let es = v.ty.size() as usize;
+                for (k, x) in v.init.iter().enumerate() {
+                    let at = off as usize + k * es;
+                    if at + es > data.len() {
+                        return Err(PtxError::new(v.line, format!("too many initializers for `{}`", v.name)));
+                    }
+                    data[at..at + es].copy_from_slice(&x.to_le_bytes()[..es]);
+                }
+                if v.space == Space::Const {
+                    Sym::Const(off)
+                } else {
+                    Sym::Global(off)
+                }
+            }
+            _ => return Err(PtxError::new(v.line, "unsupported module variable space")),
+        };
+        self.globals.insert(v.name, sym);
+        Ok(())
+    }
+
+    /// `( .param ... name, ... )`: formal parameters laid out in a parameter area from `base`.
+    fn param_list(&mut self, base: &mut u32, names: &mut HashMap<String, Sym>) -> R<Vec<(u32, u32)>> {
+        let mut out = Vec::new();
+        self.expect_punct('(')?;
+        if self.eat_punct(')') {
+            return Ok(out);
+        }
+        loop {
+            let kw = self.ident()?;
+            if kw != ".param" && kw != ".reg" {
+                return self.err(format!("expected .param in a parameter list, found `{kw}`"));
+            }
+            let v = self.var_decl(Space::Param)?;
+            let size = v.ty.size() * v.count.max(1);
+            let off = align_up(*base, v.align.max(v.ty.size()));
+            *base = off + size;
+            names.insert(v.name, Sym::Param(off));
+            out.push((off, size));
+            if self.eat_punct(')') {
+                return Ok(out);
+            }
+            self.expect_punct(',')?;
+        }
+    }
+
+    fn function(&mut self, is_entry: bool, external: bool) -> R<()> {
+        let line = self.line();
+        let mut names: HashMap<String, Sym> = HashMap::new();
+        let mut area = 0u32;
+        let mut rets = Vec::new();
+        if !is_entry && self.is_punct('(') {
+            rets = self.param_list(&mut area, &mut names)?;
+        }
+        let name = self.ident()?;
+        let params = if self.is_punct('(') { self.param_list(&mut area, &mut names)? } else { Vec::new() };
+        // Performance directives.
+        while let Some(w) = self.peek_ident().map(str::to_string) {
+            match w.as_str() {
+                ".maxntid" | ".reqntid" | ".minnctapersm" | ".maxnreg" | ".maxclusterrank" | ".reqnctapercluster"
+                | ".explicitcluster" | ".noreturn" | ".pragma" => {
+                    self.i += 1;
+                    while self.peek().is_some_and(|t| matches!(t, Tok::Int(_) | Tok::Punct(',') | Tok::Str(_))) {
+                        self.i += 1;
+                    }
+                    self.eat_punct(';');
+                }
+                _ => break,
+            }
+        }
+        let index = match self.func_index.get(&name) {
+            Some(&i) => i,
+            None => {
+                let i = self.funcs.len() as u32;
+                self.funcs.push(Func {
+                    name: name.clone(),
+                    is_entry,
+                    external: true,
+                    params: params.clone(),
+                    rets: rets.clone(),
+                    param_size: area,
+                    local_size: 0,
+                    nregs: 0,
+                    body: Vec::new(),
+                    line,
+                });
+                self.func_index.insert(name.clone(), i);
+                i
+            }
+        };
+        if self.eat_punct(';') {
+            return Ok(());
+        }
+        if external {
+            return self.err(format!("`.extern` function `{name}` has a body"));
+        }
+        if !self.funcs[index as usize].external {
+            return self.err(format!("function `{name}` is defined twice"));
+        }
+        let mut b = Body {
+            scopes: vec![names],
+            regs: 0,
+            area,
+            local: 0,
+            body: Vec::new(),
+            labels: HashMap::new(),
+            fixups: Vec::new(),
+        };
+        self.expect_punct('{')?;
+        self.block(&mut b)?;
+        for (at, op, label, l) in &b.fixups {
+            let target = *b.labels.get(label).ok_or_else(|| PtxError::new(*l, format!("undefined label `{label}`")))?;
+            b.body[*at].ops[*op] = Opnd::Label(target);
+        }
+        b.body.push(Inst {
+            op: Op::Ret,
+            ty: Ty::B32,
+            ty2: Ty::B32,
+            rnd: Rnd::None,
+            sat: false,
+            ftz: false,
+            vec: 1,
+            pred: None,
+            ops: Vec::new(),
+            line: self.line(),
+        });
+        let f = &mut self.funcs[index as usize];
+        *f = Func {
+            name,
+            is_entry,
+            external: false,
+            params,
+            rets,
+            param_size: b.area,
+            local_size: b.local,
+            nregs: b.regs,
+            body: b.body,
+            line,
+        };
+        Ok(())
+    }
+
+    /// Statements up to the matching `}`.
+    fn block(&mut self, b: &mut Body) -> R<()> {
+        loop {
+            let line = self.line();
+            match self.peek().cloned() {
+                None => return self.err("unexpected end of input inside a function body"),
+                Some(Tok::Punct('}')) => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                Some(Tok::Punct('{')) => {
+                    self.i += 1;
+                    b.scopes.push(HashMap::new());
+                    self.block(b)?;
+                    b.scopes.pop();
+                }
+                Some(Tok::Punct(';')) => self.i += 1,
+                Some(Tok::Ident(w)) if w.starts_with('.') => {
+                    self.i += 1;
+                    match w.as_str() {
+                        ".reg" => {
+                            let v = self.var_decl(Space::Generic)?;
+                            let mut decls = vec![v];
+                            while self.eat_punct(',') {
+                                let name = self.ident()?;
+                                let ty = decls[0].ty;
+                                let mut range = None;
+                                if self.eat_punct('<') {
+                                    range = Some(self.int()? as u32);
+                                    self.expect_punct('>')?;
+                                }
+                                decls.push(VarDecl {
+                                    space: Space::Generic,
+                                    align: 1,
+                                    ty,
+                                    name,
+                                    count: 1,
+                                    init: vec![],
+                                    range,
+                                    line,
+                                });
+                            }
+                            self.expect_punct(';')?;
+                            for d in decls {
+                                let scope = b.scopes.last_mut().expect("a scope");
+                                match d.range {
+                                    Some(n) => {
+                                        for k in 0..n {
+                                            scope.insert(format!("{}{k}", d.name), Sym::Func(u32::MAX - b.regs - k));
+                                        }
+                                        b.regs += n;
+                                    }
+                                    None => {
+                                        scope.insert(d.name, Sym::Func(u32::MAX - b.regs));
+                                        b.regs += 1;
+                                    }
+                                }
+                            }
+                        }
+                        ".local" | ".param" | ".shared" => {
+                            let space = match w.as_str() {
+                                ".local" => Space::Local,
+                                ".param" => Space::Param,
+                                _ => Space::Shared,
+                            };
+                            let v = self.var_decl(space)?;
+                            self.expect_punct(';')?;
+                            let size = v.ty.size() * v.count.max(1);
+                            let sym = match space {
+                                Space::Local => {
+                                    let off = align_up(b.local, v.align);
+                                    b.local = off + size;
+                                    Sym::Local(off)
+                                }
+                                Space::Param => {
+                                    let off = align_up(b.area, v.align.max(8));
+                                    b.area = off + size;
+                                    Sym::Param(off)
+                                }
+                                _ => {
+                                    let off = align_up(self.shared_size, v.align);
+                                    self.shared_size = off + size;
+                                    Sym::Shared(off)
+                                }
+                            };
+                            b.scopes.last_mut().expect("a scope").insert(v.name, sym);
+                        }
+                        ".loc" | ".file" => self.skip_line(),
+                        ".pragma" => self.skip_to_semicolon()?,
+                        _ => return Err(PtxError::new(line, format!("unknown directive `{w}` in a function body"))),
+                    }
+                }
+                Some(Tok::Ident(w)) if self.t.get(self.i + 1).map(|t| &t.tok) == Some(&Tok::Punct(':')) => {
+                    self.i += 2;
+                    if b.labels.insert(w.clone(), b.body.len() as u32).is_some() {
+                        return Err(PtxError::new(line, format!("label `{w}` defined twice")));
+                    }
+                }
+                Some(_) => {
+                    let inst = self.instruction(b)?;
+                    b.body.push(inst);
+                }
+            }
+        }
+    }
+
+    fn lookup(&self, b: &Body, name: &str) -> Option<Sym> {
+        b.scopes.iter().rev().find_map(|s| s.get(name).copied()).or_else(|| self.globals.get(name).copied())
+    }
+
+    fn reg(&self, b: &Body, name: &str) -> R<u32> {
+        match self.lookup(b, name) {
+            Some(Sym::Func(r)) if r > u32::MAX / 2 => Ok(u32::MAX - r),
+            _ => self.err(format!("undeclared register `{name}`")),
+        }
+    }
+
+    fn instruction(&mut self, b: &mut Body) -> R<Inst> {
+        let line = self.line();
+        let mut pred = None;
+        if self.eat_punct('@') {
+            let neg = self.eat_punct('!');
+            let name = self.ident()?;
+            pred = Some((self.reg(b, &name)?, neg));
+        }
+        let opcode = self.ident()?;
+        let mut parts = opcode.split('.');
+        let base = parts.next().unwrap_or("");
+        let mods: Vec<&str> = parts.collect();
+        let mut inst = Inst {
+            op: Op::Nop,
+            ty: Ty::B32,
+            ty2: Ty::B32,
+            rnd: Rnd::None,
+            sat: false,
+            ftz: false,
+            vec: 1,
+            pred,
+            ops: Vec::new(),
+            line,
+        };
+        let mut types = Vec::new();
+        let mut space = Space::Generic;
+        let mut width = Width::Full;
+        let mut cmp = None;
+        let mut boolop = None;
+        let mut atomop = None;
+        let mut to = false;
+        let mut shfl = None;
+        let mut vote = None;
+        for m in &mods {
+            if let Some(t) = Ty::parse(m) {
+                types.push(t);
+                continue;
+            }
+            match *m {
+                "rn" => inst.rnd = Rnd::Rn,
+                "rz" => inst.rnd = Rnd::Rz,
+                "rm" => inst.rnd = Rnd::Rm,
+                "rp" => inst.rnd = Rnd::Rp,
+                "rni" => inst.rnd = Rnd::Rni,
+                "rzi" => inst.rnd = Rnd::Rzi,
+                "rmi" => inst.rnd = Rnd::Rmi,
+                "rpi" => inst.rnd = Rnd::Rpi,
+                "ftz" => inst.ftz = true,
+                "sat" => inst.sat = true,
+                "global" => space = Space::Global,
+                "shared" => space = Space::Shared,
+                "local" => space = Space::Local,
+                "param" => space = Space::Param,
+                "const" => space = Space::Const,
+                "to" => to = true,
+                "v2" => inst.vec = 2,
+                "v4" => inst.vec = 4,
+                "lo" if base != "setp" && base != "set" => width = Width::Lo,
+                "hi" if base != "setp" && base != "set" => width = Width::Hi,
+                "wide" => width = Width::Wide,
+                "up" => shfl = Some(ShflMode::Up),
+                "down" => shfl = Some(ShflMode::Down),
+                "bfly" => shfl = Some(ShflMode::Bfly),
+                "idx" => shfl = Some(ShflMode::Idx),
+                "all" if base == "vote" => vote = Some(VoteMode::All),
+                "any" if base == "vote" => vote = Some(VoteMode::Any),
+                "uni" if base == "vote" => vote = Some(VoteMode::Uni),
+                "ballot" => vote = Some(VoteMode::Ballot),
+                "and" if base == "setp" || base == "set" => boolop = Some(BoolOp::And),
+                "or" if base == "setp" || base == "set" => boolop = Some(BoolOp::Or),
+                "xor" if base == "setp" || base == "set" => boolop = Some(BoolOp::Xor),
+                _ if base == "setp" || base == "set" => {
+                    cmp = Some(match *m {
+                        "eq" => Cmp::Eq,
+                        "ne" => Cmp::Ne,
+                        "lt" => Cmp::Lt,
+                        "le" => Cmp::Le,
+                        "gt" => Cmp::Gt,
+                        "ge" => Cmp::Ge,
+                        "lo" => Cmp::Lo,
+                        "ls" => Cmp::Ls,
+                        "hi" => Cmp::Hi,
+                        "hs" => Cmp::Hs,
+                        "equ" => Cmp::Equ,
+                        "neu" => Cmp::Neu,
+                        "ltu" => Cmp::Ltu,
+                        "leu" => Cmp::Leu,
+                        "gtu" => Cmp::Gtu,
+                        "geu" => Cmp::Geu,
+                        "num" => Cmp::Num,
+                        "nan" => Cmp::Nan,
+                        _ => return self.err(format!("unknown comparison `.{m}` in `{opcode}`")),
+                    })
+                }
+                _ if base == "atom" || base == "red" => {
+                    atomop = match *m {
+                        "add" => Some(AtomOp::Add),
+                        "min" => Some(AtomOp::Min),
+                        "max" => Some(AtomOp::Max),
+                        "exch" => Some(AtomOp::Exch),
+                        "cas" => Some(AtomOp::Cas),
+                        "and" => Some(AtomOp::And),
+                        "or" => Some(AtomOp::Or),
+                        "xor" => Some(AtomOp::Xor),
+                        "inc" => Some(AtomOp::Inc),
+                        "dec" => Some(AtomOp::Dec),
+                        _ => atomop,
+                    }
+                }
+                // Cache, ordering, scope, alignment and approximation qualifiers change
+                // nothing an interpreter observes.
+                _ => {}
+            }
+        }
+        let ty = types.first().copied();
+        inst.ty = ty.unwrap_or(Ty::B32);
+        inst.ty2 = types.get(1).copied().unwrap_or(inst.ty);
+        let need_ty = |p: &Self| -> R<()> {
+            if ty.is_none() {
+                p.err(format!("`{opcode}` needs a type"))
+            } else {
+                Ok(())
+            }
+        };
+        inst.op = match base {
+            "mov" => Op::Mov,
+            "ld" | "ldu" => Op::Ld(space),
+            "st" => Op::St(space),
+            "cvta" => Op::Cvta { to, space },
+            "add" => Op::Add,
+            "sub" => Op::Sub,
+            "mul" => Op::Mul(width),
+            "mad" => Op::Mad(width),
+            "mul24" => Op::Mul(width),
+            "mad24" => Op::Mad(width),
+            "fma" => Op::Fma,
+            "div" => Op::Div,
+            "rem" => Op::Rem,
+            "abs" => Op::Abs,
+            "neg" => Op::Neg,
+            "min" => Op::Min,
+            "max" => Op::Max,
+            "and" => Op::And,
+            "or" => Op::Or,
+            "xor" => Op::Xor,
+            "not" => Op::Not,
+            "cnot" => Op::Cnot,
+            "shl" => Op::Shl,
+            "shr" => Op::Shr,
+            "setp" => Op::Setp(cmp.ok_or_else(|| PtxError::new(line, "setp without a comparison"))?, boolop),
+            "selp" => Op::Selp,
+            "cvt" => Op::Cvt,
+            "bra" | "brx" => Op::Bra,
+            "ret" => Op::Ret,
+            "exit" => Op::Exit,
+            "call" => Op::Call,
+            "bar" | "barrier" => {
+                if mods.first().is_some_and(|m| *m == "sync" || *m == "aligned") || mods.is_empty() {
+                    Op::Bar
+                } else if mods.first() == Some(&"warp") {
+                    Op::Nop
+                } else {
+                    return self.err(format!("unsupported barrier `{opcode}`"));
+                }
+            }
+            "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent" | "nanosleep" => Op::Nop,
+            "atom" => Op::Atom(space, atomop.ok_or_else(|| PtxError::new(line, "atom without an operation"))?),
+            "red" => Op::Red(space, atomop.ok_or_else(|| PtxError::new(line, "red without an operation"))?),
+            "shfl" => Op::Shfl(shfl.ok_or_else(|| PtxError::new(line, "shfl without a mode"))?),
+            "vote" => Op::Vote(vote.ok_or_else(|| PtxError::new(line, "vote without a mode"))?),
+            "activemask" => Op::Activemask,
+            "sqrt" => Op::Sqrt,
+            "rcp" => Op::Rcp,
+            "rsqrt" => Op::Rsqrt,
+            "ex2" => Op::Ex2,
+            "lg2" => Op::Lg2,
+            "sin" => Op::Sin,
+            "cos" => Op::Cos,
+            "tanh" => Op::Tanh,
+            "clz" => Op::Clz,
+            "popc" => Op::Popc,
+            "brev" => Op::Brev,
+            "bfe" => Op::Bfe,
+            "bfi" => Op::Bfi,
+            "prmt" => Op::Prmt,
+            "copysign" => Op::Copysign,
+            "testp" => Op::Testp(match mods.first().copied() {
+                Some("finite") => 0,
+                Some("infinite") => 1,
+                Some("number") => 2,
+                Some("notanumber") => 3,
+                Some("normal") => 4,
+                Some("subnormal") => 5,
+                _ => return self.err("testp needs a test"),
+            }),
+            "trap" | "brkpt" => Op::Trap,
+            _ => return self.err(format!("unknown instruction `{opcode}`")),
+        };
+        match inst.op {
+            Op::Bra | Op::Ret | Op::Exit | Op::Call | Op::Bar | Op::Nop | Op::Trap | Op::Activemask => {}
+            _ => need_ty(self)?,
+        }
+        if let Op::Call = inst.op {
+            self.call_operands(b, &mut inst)?;
+            return Ok(inst);
+        }
+        if !self.is_punct(';') {
+            loop {
+                let op = if inst.op == Op::Bra {
+                    let name = self.ident()?;
+                    b.fixups.push((b.body.len(), inst.ops.len(), name, line));
+                    Opnd::Label(0)
+                } else {
+                    self.operand(b)?
+                };
+                inst.ops.push(op);
+                if !self.eat_punct(',') {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(';')?;
+        self.check_arity(&inst)?;
+        Ok(inst)
+    }
+
+    fn check_arity(&self, inst: &Inst) -> R<()> {
+        let n = inst.ops.len();
+        let ok = match inst.op {
+            Op::Mov | Op::Ld(_) | Op::St(_) | Op::Cvta { .. } | Op::Abs | Op::Neg | Op::Not | Op::Cnot | Op::Cvt => {
+                n == 2
+            }
+            Op::Sqrt | Op::Rcp | Op::Rsqrt | Op::Ex2 | Op::Lg2 | Op::Sin | Op::Cos | Op::Tanh => n == 2,
+            Op::Clz | Op::Popc | Op::Brev | Op::Testp(_) => n == 2,
+            Op::Add | Op::Sub | Op::Mul(_) | Op::Div | Op::Rem | Op::Min | Op::Max => n == 3,
+            Op::And | Op::Or | Op::Xor | Op::Shl | Op::Shr | Op::Copysign => n == 3,
+            Op::Setp(_, None) => n == 3,
+            Op::Setp(_, Some(_)) => n == 4,
+            Op::Mad(_) | Op::Fma | Op::Selp | Op::Bfe | Op::Prmt => n == 4,
+            Op::Bfi => n == 5,
+            Op::Atom(_, AtomOp::Cas) => n == 4,
+            Op::Atom(..) => n == 3,
+            Op::Red(..) => n == 2,
+            Op::Shfl(_) => n == 5 || n == 4,
+            Op::Vote(_) => n == 3,
+            Op::Activemask => n == 1,
+            Op::Bra => n == 1,
+            Op::Bar => n == 1 || n == 2,
+            Op::Ret | Op::Exit | Op::Trap => n == 0,
+            Op::Nop | Op::Call => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(PtxError::new(inst.line, format!("wrong number of operands ({n}) for {:?}", inst.op)))
+        }
+    }
+
+    fn call_operands(&mut self, b: &mut Body, inst: &mut Inst) -> R<()> {
+        let mut rets = Vec::new();
+        if self.eat_punct('(') {
+            loop {
+                rets.push(self.operand(b)?);
+                if self.eat_punct(')') {
+                    break;
+                }
+                self.expect_punct(',')?;
+            }
+            self.expect_punct(',')?;
+        }
+        let name = self.ident()?;
+        let f = *self
+            .func_index
+            .get(&name)
+            .ok_or_else(|| PtxError::new(inst.line, format!("call of undeclared function `{name}`")))?;
+        let mut args = Vec::new();
+        if self.eat_punct(',') {
+            self.expect_punct('(')?;
+            if !self.eat_punct(')') {
+                loop {
+                    args.push(self.operand(b)?);
+                    if self.eat_punct(')') {
+                        break;
+                    }
+                    self.expect_punct(',')?;
+                }
+            }
+        }
+        self.expect_punct(';')?;
+        inst.ops = vec![Opnd::Vec(rets), Opnd::Sym(Sym::Func(f)), Opnd::Vec(args)];
+        Ok(())
+    }
+
+    fn operand(&mut self, b: &Body) -> R<Opnd> {
+        let line = self.line();
+        match self.next()? {
+            Tok::Punct('[') => {
+                let mut base = None;
+                let mut sym = None;
+                let mut off: i64 = 0;
+                match self.next()? {
+                    Tok::Ident(n) => match self.lookup(b, &n) {
+                        Some(Sym::Func(r)) if r > u32::MAX / 2 => base = Some(u32::MAX - r),
+                        Some(s) => sym = Some(s),
+                        None => return Err(PtxError::new(line, format!("undeclared name `{n}` in an address"))),
+                    },
+                    Tok::Int(v) => off = v as i64,
+                    t => return Err(PtxError::new(line, format!("bad address: {}", describe(Some(&t))))),
+                }
+                while !self.eat_punct(']') {
+                    let neg = if self.eat_punct('+') {
+                        self.eat_punct('-')
+                    } else if self.eat_punct('-') {
+                        true
+                    } else {
+                        return self.err("expected `+`, `-` or `]` in an address");
+                    };
+                    let v = self.int()? as i64;
+                    off = off.wrapping_add(if neg { v.wrapping_neg() } else { v });
+                }
+                Ok(Opnd::Addr(base, sym, off))
+            }
+            Tok::Punct('{') => {
+                let mut v = Vec::new();
+                loop {
+                    v.push(self.operand(b)?);
+                    if self.eat_punct('}') {
+                        break;
+                    }
+                    self.expect_punct(',')?;
+                }
+                Ok(Opnd::Vec(v))
+            }
+            Tok::Punct('-') => match self.next()? {
+                Tok::Int(v) => Ok(Opnd::Int(v.wrapping_neg())),
+                Tok::F32(v) => Ok(Opnd::F32(v ^ 0x8000_0000)),
+                Tok::F64(v) => Ok(Opnd::F64(v ^ (1 << 63))),
+                t => Err(PtxError::new(line, format!("bad operand after `-`: {}", describe(Some(&t))))),
+            },
+            Tok::Int(v) => Ok(Opnd::Int(v)),
+            Tok::F32(v) => Ok(Opnd::F32(v)),
+            Tok::F64(v) => Ok(Opnd::F64(v)),
+            Tok::Ident(n) if n == "_" => Ok(Opnd::Sink),
+            Tok::Ident(n) if n == "WARP_SZ" => Ok(Opnd::Int(32)),
+            Tok::Ident(n) => {
+                if let Some(s) = special(&n) {
+                    return Ok(Opnd::Sreg(s));
+                }
+                match self.lookup(b, &n) {
+                    Some(Sym::Func(r)) if r > u32::MAX / 2 => {
+                        let r = u32::MAX - r;
+                        if self.eat_punct('|') {
+                            let q = self.ident()?;
+                            return Ok(Opnd::Pair(r, self.reg(b, &q)?));
+                        }
+                        Ok(Opnd::Reg(r))
+                    }
+                    Some(s) => Ok(Opnd::Sym(s)),
+                    None => match self.func_index.get(&n) {
+                        Some(f) => Ok(Opnd::Sym(Sym::Func(*f))),
+                        None => Err(PtxError::new(line, format!("undeclared name `{n}`"))),
+                    },
+                }
+            }
+            t => Err(PtxError::new(line, format!("bad operand: {}", describe(Some(&t))))),
+        }
+    }
+}
+
+struct Body {
+    /// Names in scope; registers are stored as `Sym::Func(u32::MAX - index)`.
+    scopes: Vec<HashMap<String, Sym>>,
+    regs: u32,
+    area: u32,
+    local: u32,
+    body: Vec<Inst>,
+    labels: HashMap<String, u32>,
+    fixups: Vec<(usize, usize, String, u32)>,
+}
+
+fn patch_dyn(o: &mut Opnd, base: u32) {
+    match o {
+        Opnd::Sym(Sym::Shared(x)) | Opnd::Addr(_, Some(Sym::Shared(x)), _) if *x >= DYN_SHARED => *x = base,
+        Opnd::Vec(v) => v.iter_mut().for_each(|o| patch_dyn(o, base)),
+        _ => {}
+    }
+}
+
+fn special(n: &str) -> Option<Sreg> {
+    let dim = |s: &str| match s {
+        "x" => Some(0),
+        "y" => Some(1),
+        "z" => Some(2),
+        _ => None,
+    };
+    if let Some((reg, d)) = n.split_once('.') {
+        let d = dim(d)?;
+        return Some(match reg {
+            "%tid" => Sreg::Tid(d),
+            "%ntid" => Sreg::Ntid(d),
+            "%ctaid" => Sreg::Ctaid(d),
+            "%nctaid" => Sreg::Nctaid(d),
+            _ => return None,
+        });
+    }
+    Some(match n {
+        "%laneid" => Sreg::LaneId,
+        "%warpid" => Sreg::WarpId,
+        "%nwarpid" => Sreg::NWarpId,
+        "%smid" => Sreg::SmId,
+        "%nsmid" => Sreg::NSmId,
+        "%gridid" => Sreg::GridId,
+        "%clock" => Sreg::Clock,
+        "%clock64" => Sreg::Clock64,
+        "%globaltimer" => Sreg::GlobalTimer,
+        "%lanemask_eq" => Sreg::LanemaskEq,
+        "%lanemask_lt" => Sreg::LanemaskLt,
+        "%lanemask_le" => Sreg::LanemaskLe,
+        "%lanemask_gt" => Sreg::LanemaskGt,
+        "%lanemask_ge" => Sreg::LanemaskGe,
+        "%dynamic_smem_size" => Sreg::DynSmemSize,
+        _ => return None,
+    })
+}
+
+fn describe(t: Option<&Tok>) -> String {
+    match t {
+        None => "end of input".into(),
+        Some(Tok::Ident(s)) => format!("`{s}`"),
+        Some(Tok::Int(v)) => format!("`{v}`"),
+        Some(Tok::F32(v)) => format!("`0f{v:08X}`"),
+        Some(Tok::F64(v)) => format!("`0d{v:016X}`"),
+        Some(Tok::Str(s)) => format!("{s:?}"),
+        Some(Tok::Punct(c)) => format!("`{c}`"),
+    }
+}
+
+pub fn parse(src: &str) -> Result<Module, PtxError> {
+    let toks = lex(src)?;
+    let mut p = P {
+        t: &toks,
+        i: 0,
+        funcs: Vec::new(),
+        func_index: HashMap::new(),
+        globals: HashMap::new(),
+        shared_size: 0,
+        const_data: Vec::new(),
+        global_data: Vec::new(),
+    };
+    p.module()?;
+    Ok(Module {
+        funcs: p.funcs,
+        func_index: p.func_index,
+        shared_size: p.shared_size,
+        const_data: p.const_data,
+        global_data: p.global_data,
+    })
+}
