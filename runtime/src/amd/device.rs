@@ -157,7 +157,8 @@ impl AmdDevice {
             copy_done,
             kernarg_base: kernarg_mem.va,
             kernargs: Ring::new(KERNARG_BYTES),
-            owned: vec![signal_page, event_page, kernarg_mem],
+            // Not the event page: KFD refuses to free it (EPERM) while the process lives.
+            owned: vec![signal_page, kernarg_mem],
             free_signals,
             scratch: None,
             dispatches: 0,
