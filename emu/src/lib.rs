@@ -5,3 +5,4 @@
 pub mod amd;
 pub mod catalog;
 pub mod nv;
+pub mod rdna;

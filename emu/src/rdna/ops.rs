@@ -1,0 +1,706 @@
+//! The pre-decoded instruction form: what the wave loop executes. Operands are resolved
+//! (registers as indices, inline constants and literals as typed values, branch targets as
+//! instruction indices).
+
+/// How a VALU source or result is typed: selects inline-constant values, modifiers and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    B16,
+    F16,
+    B32,
+    F32,
+    B64,
+    F64,
+    /// A lane mask (wave32: one SGPR, wave64: a pair).
+    Mask,
+}
+
+impl Ty {
+    pub fn is64(self) -> bool {
+        matches!(self, Ty::B64 | Ty::F64)
+    }
+    pub fn is16(self) -> bool {
+        matches!(self, Ty::B16 | Ty::F16)
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
+    }
+}
+
+/// A scalar source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ss {
+    /// SGPR file index 0..=127 (VCC, TTMP, M0, NULL, EXEC included).
+    R(u8),
+    K(u64),
+    Scc,
+    Vccz,
+    Execz,
+}
+
+/// A vector source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vs {
+    V(u16),
+    S(Ss),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tgt {
+    Idx(u32),
+    Pc(u64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond {
+    Scc0,
+    Scc1,
+    Vccz,
+    Vccnz,
+    Execz,
+    Execnz,
+}
+
+macro_rules! ops {
+    ($name:ident { $($v:ident),* $(,)? }) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($v),* }
+    };
+}
+
+ops!(SOp {
+    // SOP2
+    AddU32,
+    SubU32,
+    AddI32,
+    SubI32,
+    AddcU32,
+    SubbU32,
+    MinI32,
+    MinU32,
+    MaxI32,
+    MaxU32,
+    Cselect32,
+    Cselect64,
+    And32,
+    And64,
+    Or32,
+    Or64,
+    Xor32,
+    Xor64,
+    Andn232,
+    Andn264,
+    Orn232,
+    Orn264,
+    Nand32,
+    Nand64,
+    Nor32,
+    Nor64,
+    Xnor32,
+    Xnor64,
+    Lshl32,
+    Lshl64,
+    Lshr32,
+    Lshr64,
+    Ashr32,
+    Ashr64,
+    Bfm32,
+    Bfm64,
+    MulI32,
+    BfeU32,
+    BfeI32,
+    BfeU64,
+    BfeI64,
+    AbsdiffI32,
+    Lshl1Add,
+    Lshl2Add,
+    Lshl3Add,
+    Lshl4Add,
+    PackLl,
+    PackLh,
+    PackHh,
+    PackHl,
+    MulHiU32,
+    MulHiI32,
+    AddU64,
+    SubU64,
+    MulU64,
+    AddF32,
+    SubF32,
+    MulF32,
+    MinF32,
+    MaxF32,
+    FmacF32,
+    CvtPkRtz,
+    // SOP1
+    Mov32,
+    Mov64,
+    Cmov32,
+    Cmov64,
+    Not32,
+    Not64,
+    Wqm32,
+    Wqm64,
+    Brev32,
+    Brev64,
+    Bcnt0_32,
+    Bcnt0_64,
+    Bcnt1_32,
+    Bcnt1_64,
+    Ctz32,
+    Ctz64,
+    Clz32,
+    Clz64,
+    Cls32,
+    Cls64,
+    Sext8,
+    Sext16,
+    Bitset0_32,
+    Bitset0_64,
+    Bitset1_32,
+    Bitset1_64,
+    AbsI32,
+    Quadmask32,
+    Quadmask64,
+    AndSaveexec,
+    OrSaveexec,
+    XorSaveexec,
+    AndNot0Saveexec,
+    AndNot1Saveexec,
+    OrNot0Saveexec,
+    OrNot1Saveexec,
+    NandSaveexec,
+    NorSaveexec,
+    XnorSaveexec,
+    AndNot0Wrexec,
+    AndNot1Wrexec,
+    CvtF32I32,
+    CvtF32U32,
+    CvtI32F32,
+    CvtU32F32,
+    CeilF32,
+    FloorF32,
+    TruncF32,
+    RndneF32,
+    CvtF32F16,
+    CvtF16F32,
+    CvtHiF32F16,
+    // SOPC
+    CmpEqI32,
+    CmpLgI32,
+    CmpGtI32,
+    CmpGeI32,
+    CmpLtI32,
+    CmpLeI32,
+    CmpEqU32,
+    CmpLgU32,
+    CmpGtU32,
+    CmpGeU32,
+    CmpLtU32,
+    CmpLeU32,
+    CmpEqU64,
+    CmpLgU64,
+    Bitcmp0_32,
+    Bitcmp1_32,
+    Bitcmp0_64,
+    Bitcmp1_64,
+    CmpLtF32,
+    CmpEqF32,
+    CmpLeF32,
+    CmpGtF32,
+    CmpLgF32,
+    CmpGeF32,
+    CmpOF32,
+    CmpUF32,
+    CmpNgeF32,
+    CmpNlgF32,
+    CmpNgtF32,
+    CmpNleF32,
+    CmpNeqF32,
+    CmpNltF32,
+    // SOPK
+    Movk,
+    Cmovk,
+    Addk,
+    Mulk,
+    Getreg,
+    Setreg,
+    SetregImm,
+    SendmsgRtn,
+});
+
+ops!(VOp {
+    // 32-bit integer
+    AddU32,
+    SubU32,
+    SubrevU32,
+    MulLo,
+    MulHiU,
+    MulHiI,
+    MulU24,
+    MulI24,
+    MulHiU24,
+    MulHiI24,
+    LshlRev,
+    LshrRev,
+    AshrRev,
+    And,
+    Or,
+    Xor,
+    Xnor,
+    MinI,
+    MaxI,
+    MinU,
+    MaxU,
+    Bfm,
+    Bcnt,
+    MbcntLo,
+    MbcntHi,
+    Add3,
+    LshlAdd,
+    AddLshl,
+    LshlOr,
+    AndOr,
+    Or3,
+    Xor3,
+    Xad,
+    BfeU,
+    BfeI,
+    Bfi,
+    Alignbit,
+    Alignbyte,
+    Perm,
+    MadU24,
+    MadI24,
+    Min3I,
+    Max3I,
+    Med3I,
+    Min3U,
+    Max3U,
+    Med3U,
+    Mov,
+    Not,
+    Bfrev,
+    Clz,
+    Ctz,
+    Cls,
+    Cndmask,
+    SadU32,
+    MovB16,
+    CndmaskB16,
+    AddU16,
+    SubU16,
+    MulLoU16,
+    LshlRevB16,
+    LshrRevB16,
+    AshrRevB16,
+    AndB16,
+    OrB16,
+    XorB16,
+    NotB16,
+    MaxU16,
+    MinU16,
+    MaxI16,
+    MinI16,
+    AddI16,
+    SubI16,
+    MadU16,
+    PackB32F16,
+    CvtPkI16I32,
+    CvtPkU16U32,
+    SextI32I16,
+    Bcnt16,
+    // carries
+    AddCo,
+    SubCo,
+    SubrevCo,
+    AddCoCi,
+    SubCoCi,
+    SubrevCoCi,
+    MadU64U32,
+    MadI64I32,
+    // 64-bit integer
+    LshlRev64,
+    LshrRev64,
+    AshrRev64,
+    AddU64,
+    Mov64,
+    // f32
+    AddF32,
+    SubF32,
+    SubrevF32,
+    MulF32,
+    MulLegacyF32,
+    MinF32,
+    MaxF32,
+    MinimumF32,
+    MaximumF32,
+    LdexpF32,
+    FmaF32,
+    FmaLegacyF32,
+    DivFixupF32,
+    DivFmasF32,
+    DivScaleF32,
+    Med3F32,
+    Min3F32,
+    Max3F32,
+    RcpF32,
+    RsqF32,
+    SqrtF32,
+    ExpF32,
+    LogF32,
+    SinF32,
+    CosF32,
+    FloorF32,
+    CeilF32,
+    TruncF32,
+    RndneF32,
+    FractF32,
+    FrexpMantF32,
+    FrexpExpF32,
+    CvtF32I32,
+    CvtF32U32,
+    CvtI32F32,
+    CvtU32F32,
+    CvtF32Ubyte0,
+    CvtF32Ubyte1,
+    CvtF32Ubyte2,
+    CvtF32Ubyte3,
+    CvtRpiI32F32,
+    CvtFlrI32F32,
+    ClassF32,
+    CvtPkRtzF16F32,
+    CvtPkNormI16F32,
+    CvtPkF32ToF16,
+    // f16
+    CvtF32F16,
+    CvtF16F32,
+    AddF16,
+    SubF16,
+    SubrevF16,
+    MulF16,
+    FmaF16,
+    MaxF16,
+    MinF16,
+    LdexpF16,
+    SqrtF16,
+    RcpF16,
+    RsqF16,
+    ExpF16,
+    LogF16,
+    FloorF16,
+    CeilF16,
+    TruncF16,
+    RndneF16,
+    FractF16,
+    CvtF16I16,
+    CvtF16U16,
+    CvtI16F16,
+    CvtU16F16,
+    DivFixupF16,
+    ClassF16,
+    Med3F16,
+    Min3F16,
+    Max3F16,
+    FmaMixF32,
+    FmaMixLoF16,
+    FmaMixHiF16,
+    CvtI32I16F16,
+    CvtU32U16F16,
+    // f64
+    AddF64,
+    MulF64,
+    FmaF64,
+    MinF64,
+    MaxF64,
+    MinimumF64,
+    MaximumF64,
+    LdexpF64,
+    DivScaleF64,
+    DivFmasF64,
+    DivFixupF64,
+    RcpF64,
+    RsqF64,
+    SqrtF64,
+    FloorF64,
+    CeilF64,
+    TruncF64,
+    RndneF64,
+    FractF64,
+    FrexpMantF64,
+    FrexpExpF64,
+    CvtF64I32,
+    CvtF64U32,
+    CvtI32F64,
+    CvtU32F64,
+    CvtF64F32,
+    CvtF32F64,
+    ClassF64,
+    // lanes
+    ReadLane,
+    ReadFirstLane,
+    WriteLane,
+    PermlaneX16,
+    Permlane16,
+    // VOP3P packed 16-bit
+    PkAddF16,
+    PkMulF16,
+    PkFmaF16,
+    PkMaxF16,
+    PkMinF16,
+    PkAddU16,
+    PkSubU16,
+    PkAddI16,
+    PkSubI16,
+    PkMulLoU16,
+    PkLshlrevB16,
+    PkLshrrevB16,
+    PkAshrrevI16,
+    PkMaxI16,
+    PkMinI16,
+    PkMaxU16,
+    PkMinU16,
+    PkMadU16,
+    PkMadI16,
+    Dot2F32F16,
+    // compares: Cmp(ty, cond) encoded separately
+    Cmp,
+});
+
+/// Compare condition, with the class test as a condition of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    F,
+    Lt,
+    Eq,
+    Le,
+    Gt,
+    Lg,
+    Ne,
+    Ge,
+    O,
+    U,
+    Nge,
+    Nlg,
+    Ngt,
+    Nle,
+    Neq,
+    Nlt,
+    T,
+    Class,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpTy {
+    F16,
+    F32,
+    F64,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dpp {
+    None,
+    /// dpp_ctrl, row_mask, bank_mask, bound_ctrl, fi
+    D16 {
+        ctrl: u16,
+        row_mask: u8,
+        bank_mask: u8,
+        bound_ctrl: bool,
+        fi: bool,
+    },
+    D8 {
+        sel: u32,
+        fi: bool,
+    },
+}
+
+/// One VALU operation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Valu {
+    pub op: VOp,
+    pub cmp: (CmpOp, CmpTy),
+    /// VGPR destination (or SGPR for readlane/readfirstlane, compare destination SGPR).
+    pub dst: u16,
+    /// Carry-out/VCC-style SGPR destination (124 = null).
+    pub sdst: u8,
+    pub src: [Vs; 3],
+    pub nsrc: u8,
+    pub tys: [Ty; 3],
+    pub dty: Ty,
+    pub neg: u8,
+    pub abs: u8,
+    /// 16-bit halves: bits 0..=2 sources, bit 3 destination.
+    pub opsel: u8,
+    /// VOP3P: opsel_hi (fma_mix: which sources are f16).
+    pub opsel_hi: u8,
+    pub clamp: bool,
+    pub omod: u8,
+    /// Compare writes EXEC (v_cmpx).
+    pub cmpx: bool,
+    /// Compare writes VCC (e32) rather than `dst` as an SGPR.
+    pub dpp: Dpp,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemKind {
+    Global,
+    Flat,
+    Scratch,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemOp {
+    /// Load of `bytes` per lane; sign/zero extension for sub-dword loads; d16: to the lo/hi half.
+    Load {
+        bytes: u8,
+        sign: bool,
+        d16: u8,
+    },
+    Store {
+        bytes: u8,
+        d16hi: bool,
+    },
+    Atomic {
+        op: AtomicOp,
+        wide: bool,
+        ret: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Swap,
+    Cmpswap,
+    Add,
+    Sub,
+    Smin,
+    Umin,
+    Smax,
+    Umax,
+    And,
+    Or,
+    Xor,
+    Inc,
+    Dec,
+    AddF32,
+    MinF32,
+    MaxF32,
+    AddF64,
+    MinF64,
+    MaxF64,
+    CondSub,
+    SubClamp,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VMem {
+    pub kind: MemKind,
+    pub op: MemOp,
+    pub vdst: u16,
+    pub data: u16,
+    pub addr: u16,
+    /// SGPR base (pair for global, single for scratch); None = off.
+    pub saddr: Option<u8>,
+    /// Scratch: whether the VGPR address is used.
+    pub use_vaddr: bool,
+    pub offset: i32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DsOp {
+    Load {
+        bytes: u8,
+        sign: bool,
+        d16: u8,
+    },
+    Store {
+        bytes: u8,
+        d16hi: bool,
+    },
+    Load2 {
+        bytes: u8,
+    },
+    Store2 {
+        bytes: u8,
+    },
+    Atomic {
+        op: AtomicOp,
+        wide: bool,
+        ret: bool,
+    },
+    Nop,
+    /// ds_bpermute_b32 / ds_permute_b32 / ds_swizzle_b32
+    Bpermute,
+    Permute,
+    Swizzle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ds {
+    pub op: DsOp,
+    pub vdst: u16,
+    pub addr: u16,
+    pub data0: u16,
+    pub data1: u16,
+    pub off0: u32,
+    pub off1: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Nop,
+    End,
+    Branch(Tgt),
+    CBranch(Cond, Tgt),
+    Barrier,
+    GetPc {
+        dst: u8,
+    },
+    SetPc {
+        src: u8,
+    },
+    SwapPc {
+        dst: u8,
+        src: u8,
+    },
+    CallImm {
+        dst: u8,
+        tgt: Tgt,
+    },
+    /// `wide`: the 64-bit form of an operation whose width the op does not say (saveexec).
+    Salu {
+        op: SOp,
+        dst: u8,
+        a: Ss,
+        b: Ss,
+        wide: bool,
+    },
+    Smem {
+        dst: u8,
+        n: u8,
+        base: u8,
+        off: i64,
+        soff: Ss,
+        buffer: bool,
+    },
+    Valu(Valu),
+    Vopd(Box<[Valu; 2]>),
+    Mem(VMem),
+    Ds(Ds),
+    Trap,
+    Illegal(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Inst {
+    pub pc: u64,
+    /// Bytes, literal included.
+    pub size: u32,
+    pub op: Op,
+}
