@@ -1,13 +1,13 @@
 //! PM4 and SDMA packet decoding, shared by the emulated command processors (which execute what
-//! [`parse_pm4`] and [`parse_sdma`] return) and by `baregpu decode` (which prints what
-//! [`decode_pm4`] and [`decode_sdma`] list). The length rules live here once, so the decoder and
+//! [`parse_pm4`] and [`parse_sdma`] return), by `baregpu decode` and by the runtime's
+//! `BAREGPU_TRACE` (which print what [`decode_pm4`] and [`decode_sdma`] list). The length rules live here once, so the decoder and
 //! the CP always agree on where a packet ends and on what makes one malformed.
 
+use crate::amd::pm4::Family;
+use crate::amd::sdma::SdmaGeneration;
 use baregpu_autogen::amd::ip_base;
 use baregpu_autogen::amd::regs::{gc_11_0_0 as gc11, gc_12_0_0 as gc12, gc_9_4_3 as gc9, Reg};
 use baregpu_autogen::amd::{pm4_nv as nv, sdma_6_0_0 as v6};
-use baregpu_drivers::amd::pm4::Family;
-use baregpu_drivers::amd::sdma::SdmaGeneration;
 use std::fmt::Write as _;
 
 /// One decoded packet: where it starts, how long it is, its name, its fields as text.
@@ -37,7 +37,7 @@ pub fn decode_bytes(kind: &str, arch: &str, bytes: &[u8]) -> Result<Vec<Packet>,
     let words = words_from_bytes(bytes)?;
     match kind {
         "pm4" => {
-            let gen = baregpu_drivers::amd::pm4::Pm4Generation::for_arch(arch)
+            let gen = crate::amd::pm4::Pm4Generation::for_arch(arch)
                 .ok_or_else(|| format!("no PM4 generation for {arch:?} (gfx942, gfx950, gfx11xx, gfx12xx)"))?;
             Ok(decode_pm4(&words, gen.family))
         }
@@ -207,12 +207,21 @@ pub enum Pm4Packet<'a> {
     },
 }
 
-fn want(name: &str, body: &[u32], dwords: &[usize]) -> Result<(), String> {
+fn want(name: &dyn std::fmt::Display, body: &[u32], dwords: &[usize]) -> Result<(), String> {
     if dwords.contains(&body.len()) {
         Ok(())
     } else {
         let w: Vec<String> = dwords.iter().map(|d| d.to_string()).collect();
         Err(format!("{name} with {} payload dwords (takes {})", body.len(), w.join(" or ")))
+    }
+}
+
+/// A PM4 opcode's name, formatted on demand.
+struct OpLabel(u32);
+
+impl std::fmt::Display for OpLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&pm4_opcode_label(self.0))
     }
 }
 
@@ -224,7 +233,8 @@ pub fn parse_pm4(pkt: &[u32], family: Family) -> Result<Pm4Packet<'_>, String> {
     }
     let op = nv::CP_PACKET3_GET_OPCODE(header);
     let body = &pkt[1..];
-    let label = pm4_opcode_label(op);
+    // Named only when a message needs it: parsing runs for every packet the emulated CP executes.
+    let label = OpLabel(op);
     let q = |lo: u32, hi: u32| lo as u64 | (hi as u64) << 32;
     Ok(match op {
         nv::PACKET3_NOP => Pm4Packet::Nop { body: body.len() },
@@ -659,8 +669,8 @@ pub fn decode_sdma(words: &[u32], gen: &SdmaGeneration) -> Vec<Packet> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use baregpu_drivers::amd::pm4::{Compare, Pm4, ReleaseData, GFX11, GFX9};
-    use baregpu_drivers::amd::sdma::{Sdma, SDMA4, SDMA6};
+    use crate::amd::pm4::{Compare, Pm4, ReleaseData, GFX11, GFX9};
+    use crate::amd::sdma::{Sdma, SDMA4, SDMA6};
 
     #[test]
     fn pm4_from_the_driver_builder_decodes_packet_by_packet() {

@@ -65,6 +65,15 @@ impl EmuKfd {
         }
         log::trace!("emulated KFD: {name}");
         let r = self.dispatch(kreq, name, &mut kdata);
+        if matches!(
+            kreq,
+            abi::AMDKFD_IOC_ALLOC_MEMORY_OF_GPU
+                | abi::AMDKFD_IOC_FREE_MEMORY_OF_GPU
+                | abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU
+                | abi::AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU
+        ) {
+            self.memory_changed();
+        }
         if dir_out {
             arg[..usize_].copy_from_slice(&kdata[..usize_]);
         }
@@ -696,6 +705,7 @@ impl EmuKfd {
         }
         teardown_views(&mut st);
         st.proc.allocs.clear();
+        self.memory_changed();
         st.proc.signal_page = None;
         st.proc.signal_event_count = 0;
         st.proc.system_used = 0;

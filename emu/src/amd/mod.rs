@@ -93,6 +93,9 @@ pub struct EmuKfd {
     events_cv: Condvar,
     host: HostOs,
     observer: Mutex<Option<Arc<dyn QueueObserver>>>,
+    /// Bumped whenever the allocation table or a GPU mapping changes, so views of GPU memory
+    /// (the command processors') know when to rebuild.
+    mem_epoch: std::sync::atomic::AtomicU64,
     /// Bytes of system memory GTT and USERPTR allocations may take.
     system_limit: u64,
 }
@@ -130,6 +133,7 @@ impl EmuKfd {
             events_cv: Condvar::new(),
             host: HostOs::new(),
             observer: Mutex::new(None),
+            mem_epoch: std::sync::atomic::AtomicU64::new(0),
             system_limit: sysfs::host_memory_bytes() / 16 * 15,
         }))
     }
@@ -161,6 +165,15 @@ impl EmuKfd {
     }
 
     /// Every live allocation, by handle.
+    /// Changes each time allocations or GPU mappings change.
+    pub fn memory_epoch(&self) -> u64 {
+        self.mem_epoch.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    pub(crate) fn memory_changed(&self) {
+        self.mem_epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
     pub fn allocations(&self) -> Vec<Allocation> {
         self.lock().proc.allocs.values().cloned().collect()
     }

@@ -8,29 +8,48 @@ use crate::amd::dispatch::GpuMemory;
 use crate::amd::EmuKfd;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// A cached view of what GPU `gpu_id` maps, refreshed when it misses (memory mapped since).
+/// A cached view of what GPU `gpu_id` maps, rebuilt when the emulated KFD's memory epoch says
+/// allocations or mappings changed (so a freed buffer faults at once), and on a miss.
 pub(crate) struct GpuView {
     gpu_id: u32,
     snap: GpuMemory,
+    epoch: u64,
 }
 
 impl GpuView {
     pub fn new(kfd: &EmuKfd, gpu_id: u32) -> GpuView {
-        GpuView { gpu_id, snap: GpuMemory::snapshot(kfd, gpu_id) }
+        let epoch = kfd.memory_epoch();
+        GpuView { gpu_id, snap: GpuMemory::snapshot(kfd, gpu_id), epoch }
     }
 
     pub fn refresh(&mut self, kfd: &EmuKfd) {
+        // Read the epoch first: a change while snapshotting makes the next check rebuild again.
+        self.epoch = kfd.memory_epoch();
         self.snap = GpuMemory::snapshot(kfd, self.gpu_id);
     }
 
-    /// The current mappings, fresh (what a dispatch gets).
+    fn current(&mut self, kfd: &EmuKfd) {
+        if kfd.memory_epoch() != self.epoch {
+            self.refresh(kfd);
+        }
+    }
+
+    /// The current mappings (what a dispatch gets).
     pub fn fresh(&mut self, kfd: &EmuKfd) -> &GpuMemory {
-        self.refresh(kfd);
+        self.current(kfd);
         &self.snap
     }
 
     /// The emulator's address of `[va, va + len)`, or the fault.
-    pub fn host(&mut self, kfd: &EmuKfd, va: u64, len: u64, write: bool, what: &str) -> Result<*mut u8, Stop> {
+    pub fn host(
+        &mut self,
+        kfd: &EmuKfd,
+        va: u64,
+        len: u64,
+        write: bool,
+        what: &dyn std::fmt::Display,
+    ) -> Result<*mut u8, Stop> {
+        self.current(kfd);
         if let Some(p) = self.snap.translate(va, len) {
             return Ok(p);
         }
@@ -43,7 +62,7 @@ impl GpuView {
         Err(Stop::Fault { va: at, write, what: format!("{what} ({len} bytes at VA {va:#x})") })
     }
 
-    pub fn read_u32(&mut self, kfd: &EmuKfd, va: u64, what: &str) -> Result<u32, Stop> {
+    pub fn read_u32(&mut self, kfd: &EmuKfd, va: u64, what: &dyn std::fmt::Display) -> Result<u32, Stop> {
         let p = self.host(kfd, va, 4, false, what)?;
         // SAFETY: translated, so inside a live mapping of at least 4 bytes; atomic when aligned.
         Ok(unsafe {
@@ -55,7 +74,7 @@ impl GpuView {
         })
     }
 
-    pub fn read_u64(&mut self, kfd: &EmuKfd, va: u64, what: &str) -> Result<u64, Stop> {
+    pub fn read_u64(&mut self, kfd: &EmuKfd, va: u64, what: &dyn std::fmt::Display) -> Result<u64, Stop> {
         let p = self.host(kfd, va, 8, false, what)?;
         // SAFETY: as read_u32.
         Ok(unsafe {
@@ -67,7 +86,7 @@ impl GpuView {
         })
     }
 
-    pub fn write_u32(&mut self, kfd: &EmuKfd, va: u64, v: u32, what: &str) -> Result<(), Stop> {
+    pub fn write_u32(&mut self, kfd: &EmuKfd, va: u64, v: u32, what: &dyn std::fmt::Display) -> Result<(), Stop> {
         let p = self.host(kfd, va, 4, true, what)?;
         // SAFETY: as read_u32.
         unsafe {
@@ -80,7 +99,7 @@ impl GpuView {
         Ok(())
     }
 
-    pub fn write_u64(&mut self, kfd: &EmuKfd, va: u64, v: u64, what: &str) -> Result<(), Stop> {
+    pub fn write_u64(&mut self, kfd: &EmuKfd, va: u64, v: u64, what: &dyn std::fmt::Display) -> Result<(), Stop> {
         let p = self.host(kfd, va, 8, true, what)?;
         // SAFETY: as read_u32.
         unsafe {
@@ -94,14 +113,27 @@ impl GpuView {
     }
 
     /// `n` dwords at `va` (an indirect buffer), copied out.
-    pub fn read_words(&mut self, kfd: &EmuKfd, va: u64, n: u32, what: &str) -> Result<Vec<u32>, Stop> {
+    pub fn read_words(
+        &mut self,
+        kfd: &EmuKfd,
+        va: u64,
+        n: u32,
+        what: &dyn std::fmt::Display,
+    ) -> Result<Vec<u32>, Stop> {
         let p = self.host(kfd, va, n as u64 * 4, false, what)? as *const u32;
         // SAFETY: the whole range was translated; volatile reads of memory the host may write.
         Ok((0..n as usize).map(|i| unsafe { std::ptr::read_volatile(p.add(i)) }).collect())
     }
 
     /// A DMA copy of `bytes` (the ranges may overlap, as memmove).
-    pub fn copy(&mut self, kfd: &EmuKfd, dst: u64, src: u64, bytes: u64, what: &str) -> Result<(), Stop> {
+    pub fn copy(
+        &mut self,
+        kfd: &EmuKfd,
+        dst: u64,
+        src: u64,
+        bytes: u64,
+        what: &dyn std::fmt::Display,
+    ) -> Result<(), Stop> {
         let s = self.host(kfd, src, bytes, false, what)?;
         let d = self.host(kfd, dst, bytes, true, what)?;
         // SAFETY: both ranges were translated into live mappings; raw pointers only, no references

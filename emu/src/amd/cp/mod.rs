@@ -7,7 +7,8 @@
 //!
 //! [`machine`] builds an emulated KFD with its command processors attached.
 
-pub mod decode;
+/// The packet decoder lives with the packet builders, in the drivers crate.
+pub use baregpu_drivers::amd::decode;
 mod mem;
 mod pm4;
 mod poll;
@@ -87,6 +88,27 @@ impl Loc {
                 format!("ring offset {:#x}", ((first + i as u64) % ring_dwords) * 4)
             }
             Loc::Ib { va } => format!("IB {va:#x} offset {:#x}", i * 4),
+        }
+    }
+}
+
+/// The packet being executed, for messages: formatted only when one is needed (an error or a
+/// trace line), not for every packet.
+#[derive(Clone, Copy)]
+pub(crate) struct What {
+    pub pm4: bool,
+    pub header: u32,
+    pub at: Loc,
+    pub i: usize,
+}
+
+impl std::fmt::Display for What {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.pm4 {
+            let op = baregpu_autogen::amd::pm4_nv::CP_PACKET3_GET_OPCODE(self.header);
+            write!(f, "PM4 {} at {}", decode::pm4_opcode_label(op), self.at.describe(self.i))
+        } else {
+            write!(f, "SDMA {} at {}", decode::sdma_op_label(self.header), self.at.describe(self.i))
         }
     }
 }

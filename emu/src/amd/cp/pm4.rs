@@ -38,7 +38,7 @@ impl Pm4Exec {
         Some(Pm4Exec { family, arch, regs: RegFile::new(family), engine })
     }
 
-    fn release_mem(&mut self, cx: &mut Cx<'_>, r: &ReleaseMem, what: &str) -> Result<(), Stop> {
+    fn release_mem(&mut self, cx: &mut Cx<'_>, r: &ReleaseMem, what: &dyn std::fmt::Display) -> Result<(), Stop> {
         // DST_SEL 0 (memory) and 1 (TC L2) both land in memory here; there are no caches.
         if r.data_sel != 0 && r.dst_sel > 1 {
             return Err(Stop::Bad(format!("{what}: DST_SEL {} is not supported", r.dst_sel)));
@@ -56,7 +56,7 @@ impl Pm4Exec {
         Ok(())
     }
 
-    fn wait_reg_mem(&mut self, cx: &mut Cx<'_>, w: &WaitRegMem, what: &str) -> Result<(), Stop> {
+    fn wait_reg_mem(&mut self, cx: &mut Cx<'_>, w: &WaitRegMem, what: &dyn std::fmt::Display) -> Result<(), Stop> {
         if w.function == 7 {
             return Err(Stop::Bad(format!("{what}: reserved compare function 7")));
         }
@@ -89,7 +89,12 @@ impl Pm4Exec {
         }
     }
 
-    fn copy_data(&mut self, cx: &mut Cx<'_>, c: &super::decode::CopyData, what: &str) -> Result<(), Stop> {
+    fn copy_data(
+        &mut self,
+        cx: &mut Cx<'_>,
+        c: &super::decode::CopyData,
+        what: &dyn std::fmt::Display,
+    ) -> Result<(), Stop> {
         let v: u64 = match c.src_sel {
             0 | 4 => {
                 let r = c.src as u32;
@@ -126,7 +131,14 @@ impl Pm4Exec {
         Ok(())
     }
 
-    fn packet(&mut self, cx: &mut Cx<'_>, p: Pm4Packet<'_>, op: u32, what: &str, depth: u32) -> Result<(), Stop> {
+    fn packet(
+        &mut self,
+        cx: &mut Cx<'_>,
+        p: Pm4Packet<'_>,
+        op: u32,
+        what: &dyn std::fmt::Display,
+        depth: u32,
+    ) -> Result<(), Stop> {
         match p {
             Pm4Packet::Nop { .. } | Pm4Packet::AcquireMem { .. } | Pm4Packet::EventWrite { .. } => {}
             Pm4Packet::SetShReg { reg, values } | Pm4Packet::SetUconfigReg { reg, values } => {
@@ -176,7 +188,7 @@ impl Executor for Pm4Exec {
             let h = words[i];
             let len = pm4_packet_len(h).map_err(|e| Stop::Bad(format!("bad PM4 packet at {}: {e}", at.describe(i))))?;
             let op = nv::CP_PACKET3_GET_OPCODE(h);
-            let what = format!("PM4 {} at {}", pm4_opcode_label(op), at.describe(i));
+            let what = super::What { pm4: true, header: h, at, i };
             if i + len > words.len() {
                 return Err(Stop::Bad(format!(
                     "{what}: {len} dwords run past the {} written (header {h:#010x})",

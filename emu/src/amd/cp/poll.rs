@@ -1,12 +1,14 @@
-//! Waiting without burning a core: spin briefly, then yield, then sleep in steps that grow to
-//! about a millisecond. Every step checks whether the queue is going away, so a destroy (or the
-//! machine being dropped) unblocks any wait.
+//! Waiting without burning a core: spin briefly, then yield for a short window (work often comes
+//! back within it: a host submitting in a loop, a launch's completion), then sleep in steps that
+//! grow to about a millisecond. Every step checks whether the queue is going away, so a destroy
+//! (or the machine being dropped) unblocks any wait.
 
 use super::{Ctl, Stop};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const SPINS: u32 = 100;
-const YIELDS: u32 = 200;
+/// Yield (rather than sleep) until this long after the wait began.
+const YIELD_WINDOW: Duration = Duration::from_micros(300);
 /// Sleeps of each length before doubling, and the longest sleep.
 const STEPS_PER_LEVEL: u32 = 32;
 const MAX_SLEEP_US: u64 = 1000;
@@ -14,23 +16,26 @@ const MAX_SLEEP_US: u64 = 1000;
 #[derive(Debug, Default)]
 pub(crate) struct Backoff {
     n: u32,
+    /// Steps taken after the yield window closed.
+    sleeps: u32,
+    started: Option<Instant>,
 }
 
 impl Backoff {
     pub fn new() -> Backoff {
-        Backoff { n: 0 }
+        Backoff::default()
     }
 
     pub fn reset(&mut self) {
-        self.n = 0;
+        *self = Backoff::default();
     }
 
     /// How long the next step sleeps (zero while spinning or yielding).
     fn sleep_for(&self) -> Duration {
-        if self.n <= YIELDS {
+        if self.sleeps == 0 {
             return Duration::ZERO;
         }
-        let level = ((self.n - YIELDS) / STEPS_PER_LEVEL).min(10);
+        let level = ((self.sleeps - 1) / STEPS_PER_LEVEL).min(10);
         Duration::from_micros((20u64 << level).min(MAX_SLEEP_US))
     }
 
@@ -41,11 +46,13 @@ impl Backoff {
             return Err(Stop::Destroyed);
         }
         self.n = self.n.saturating_add(1);
+        let started = *self.started.get_or_insert_with(Instant::now);
         if self.n <= SPINS {
             std::hint::spin_loop();
-        } else if self.n <= YIELDS {
+        } else if self.sleeps == 0 && started.elapsed() < YIELD_WINDOW {
             std::thread::yield_now();
         } else {
+            self.sleeps = self.sleeps.saturating_add(1);
             // A destroy unparks the thread.
             std::thread::park_timeout(self.sleep_for());
         }
@@ -60,13 +67,12 @@ mod tests {
     #[test]
     fn sleeps_grow_to_a_millisecond() {
         let mut b = Backoff::new();
-        b.n = YIELDS;
         assert_eq!(b.sleep_for(), Duration::ZERO);
-        b.n = YIELDS + 1;
+        b.sleeps = 1;
         assert_eq!(b.sleep_for(), Duration::from_micros(20));
-        b.n = YIELDS + 5 * STEPS_PER_LEVEL;
+        b.sleeps = 1 + 5 * STEPS_PER_LEVEL;
         assert_eq!(b.sleep_for(), Duration::from_micros(640));
-        b.n = u32::MAX;
+        b.sleeps = u32::MAX;
         assert_eq!(b.sleep_for(), Duration::from_micros(1000));
         b.reset();
         assert_eq!(b.sleep_for(), Duration::ZERO);

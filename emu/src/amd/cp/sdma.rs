@@ -2,7 +2,7 @@
 //! the driver uses have one layout): linear copies and writes, fences, traps, memory polls,
 //! global timestamps, indirect buffers and NOPs (zero dwords fill the ring's tail).
 
-use super::decode::{parse_sdma, sdma_fields, sdma_op_label, sdma_packet_len, SdmaLenError, SdmaPacket};
+use super::decode::{parse_sdma, sdma_fields, sdma_packet_len, SdmaLenError, SdmaPacket};
 use super::pm4::compare;
 use super::poll::Backoff;
 use super::{gpu_clock, Cx, Executor, Loc, Stop, MAX_IB_DEPTH};
@@ -17,7 +17,13 @@ impl SdmaExec {
         Some(SdmaExec { gen: SdmaGeneration::for_arch(arch)? })
     }
 
-    fn packet(&mut self, cx: &mut Cx<'_>, p: SdmaPacket<'_>, what: &str, depth: u32) -> Result<(), Stop> {
+    fn packet(
+        &mut self,
+        cx: &mut Cx<'_>,
+        p: SdmaPacket<'_>,
+        what: &dyn std::fmt::Display,
+        depth: u32,
+    ) -> Result<(), Stop> {
         let kfd = cx.kfd;
         match p {
             SdmaPacket::Nop { .. } | SdmaPacket::Skip => {}
@@ -82,7 +88,7 @@ impl Executor for SdmaExec {
         let mut i = 0;
         while i < words.len() {
             let h = words[i];
-            let what = format!("SDMA {} at {}", sdma_op_label(h), at.describe(i));
+            let what = super::What { pm4: false, header: h, at, i };
             let len = match sdma_packet_len(&words[i..], self.gen) {
                 Ok(l) => l,
                 Err(SdmaLenError::Unknown(_)) => {
