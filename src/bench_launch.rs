@@ -16,6 +16,8 @@ pub struct LaunchFigures {
     pub iterations: usize,
     /// (a) Host cost of submitting a prebuilt signal-only command buffer (patch + doorbell).
     pub submit_bound_us: f64,
+    /// Submission to completion of that signal-only buffer: the queue's own latency.
+    pub bound_roundtrip_us: f64,
     /// (b) Host cost of building and submitting a launch of an empty kernel.
     pub enqueue_launch_us: f64,
     /// (c) Submission to completion of an empty kernel, as the host sees it.
@@ -43,12 +45,13 @@ pub fn run(dev: &AmdDevice, iterations: usize) -> Result<LaunchFigures> {
 
     // (a) A bound signal-only buffer: each submission patches its timeline values.
     let mut bound = dev.bind(|_| Vec::new())?;
-    let mut a = Vec::with_capacity(iterations);
+    let (mut a, mut rt) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
     for _ in 0..iterations {
         let t = Instant::now();
         let done = dev.submit_bound(&mut bound, &[])?;
         a.push(t.elapsed().as_secs_f64() * 1e6);
         dev.wait_value(done)?;
+        rt.push(t.elapsed().as_secs_f64() * 1e6);
     }
     dev.unbind(bound)?;
 
@@ -68,6 +71,7 @@ pub fn run(dev: &AmdDevice, iterations: usize) -> Result<LaunchFigures> {
         device: dev.label.clone(),
         iterations,
         submit_bound_us: median(a),
+        bound_roundtrip_us: median(rt),
         enqueue_launch_us: median(b),
         launch_latency_us: median(c),
     })

@@ -49,7 +49,10 @@ fn floats(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-fn code_object(arch: Arch, build: fn(Arch) -> std::result::Result<Vec<u8>, kernels::KernelError>) -> Result<CodeObject> {
+fn code_object(
+    arch: Arch,
+    build: fn(Arch) -> std::result::Result<Vec<u8>, kernels::KernelError>,
+) -> Result<CodeObject> {
     let raw = build(arch).map_err(|e| Error::Usage(format!("building the demo kernels: {e}")))?;
     CodeObject::parse(&raw).map_err(|e| Error::Usage(format!("loading the demo kernels: {e}")))
 }
@@ -119,9 +122,16 @@ pub fn run(dev: &AmdDevice, size: u32, progress: &mut dyn FnMut(&str)) -> Result
     dev.write(&bx, 0, &bytes(&x))?;
     dev.write(&by, 0, &bytes(&y))?;
     progress(&format!("running a vector add of {len} elements"));
-    let args = [ArgValue::Pointer(bx.va()), ArgValue::Pointer(by.va()), ArgValue::Pointer(bz.va()), ArgValue::u32(len as u32)];
+    let args =
+        [ArgValue::Pointer(bx.va()), ArgValue::Pointer(by.va()), ArgValue::Pointer(bz.va()), ArgValue::u32(len as u32)];
     let t = Instant::now();
-    let sub = dev.launch(&va, VECTOR_ADD_NAME, &args, &Launch::new([len as u32 / VECTOR_ADD_BLOCK, 1, 1], [VECTOR_ADD_BLOCK, 1, 1]), true)?;
+    let sub = dev.launch(
+        &va,
+        VECTOR_ADD_NAME,
+        &args,
+        &Launch::new([len as u32 / VECTOR_ADD_BLOCK, 1, 1], [VECTOR_ADD_BLOCK, 1, 1]),
+        true,
+    )?;
     dev.synchronize()?;
     let wall_us = t.elapsed().as_secs_f64() * 1e6;
     let gpu_us = dev.elapsed_us(&sub);
@@ -129,8 +139,16 @@ pub fn run(dev: &AmdDevice, size: u32, progress: &mut dyn FnMut(&str)) -> Result
     let mut out = vec![0u8; len * 4];
     dev.read(&bz, 0, &mut out)?;
     let z = floats(&out);
-    let max_error = z.iter().zip(x.iter().zip(&y)).map(|(z, (x, y))| (*z as f64 - (*x + *y) as f64).abs()).fold(0.0, f64::max);
-    runs.push(KernelRun { kernel: VECTOR_ADD_NAME.into(), gpu_us, wall_us, gflops: gpu_us.filter(|&us| us > 0.0).map(|us| len as f64 / us / 1e3), max_error, ok: max_error == 0.0 });
+    let max_error =
+        z.iter().zip(x.iter().zip(&y)).map(|(z, (x, y))| (*z as f64 - (*x + *y) as f64).abs()).fold(0.0, f64::max);
+    runs.push(KernelRun {
+        kernel: VECTOR_ADD_NAME.into(),
+        gpu_us,
+        wall_us,
+        gflops: gpu_us.filter(|&us| us > 0.0).map(|us| len as f64 / us / 1e3),
+        max_error,
+        ok: max_error == 0.0,
+    });
 
     for b in [ba, bb, bc, bx, by, bz] {
         dev.free(b)?;

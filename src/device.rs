@@ -3,8 +3,9 @@
 
 use crate::{Error, Result};
 use baregpu_drivers::os::{HostOs, Os};
-use baregpu_emu::amd::EmuKfd;
+use baregpu_emu::amd::machine;
 use baregpu_emu::catalog::{self, Vendor};
+use baregpu_emu::rdna::Interpreter;
 use baregpu_runtime::amd::AmdDevice;
 use baregpu_runtime::DeviceSpec;
 use std::sync::Arc;
@@ -35,12 +36,12 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
     match spec {
         DeviceSpec::Amd { index } => Ok(Device::Amd(AmdDevice::open(os, *index, &label)?)),
         DeviceSpec::Emu { arch, index } => {
-            let model = catalog::model(Vendor::Amd, arch).expect("the spec parser only accepts listed archs");
-            if let Some(why) = model.not_ready {
-                return Err(Error::Usage(format!("{label} cannot run work yet: {why}")));
+            if let Some(why) = catalog::model(Vendor::Amd, arch).and_then(|m| m.not_ready) {
+                log::warn!("{label}: {why}");
             }
+            // The emulated KFD with command processors that run dispatches on the wave interpreter.
             let archs = vec![arch.as_str(); index + 1];
-            let kfd: Arc<dyn Os> = EmuKfd::new(&archs)?;
+            let kfd: Arc<dyn Os> = machine(&archs, Arc::new(Interpreter::new(arch)))?;
             Ok(Device::Amd(AmdDevice::open(kfd, *index, &label)?))
         }
         DeviceSpec::Nv { .. } => unsupported("the NVIDIA RM driver"),

@@ -29,7 +29,7 @@ fn every_command_has_help() {
     let top = baregpu(&["--help"], None);
     assert!(top.status.success());
     let top = text(&top.stdout);
-    for cmd in ["devices", "demo"] {
+    for cmd in ["devices", "run", "demo", "asm", "disasm", "bench"] {
         assert!(top.contains(cmd), "--help does not list {cmd}:\n{top}");
         let out = baregpu(&[cmd, "--help"], None);
         assert!(out.status.success(), "{cmd} --help failed");
@@ -63,13 +63,19 @@ fn devices_json_lists_real_and_emulated_devices() {
     assert_eq!(first["compute_units"], 304);
     assert_eq!(first["memory_bytes"], 206158430208u64);
     assert_eq!(first["kind"], "real");
-    for spec in ["emu:gfx1100", "emu:gfx1201", "emu:gfx942", "emu:gfx950", "emu-nv:sm_90"] {
+    for (spec, ready) in [
+        ("emu:gfx1100", true),
+        ("emu:gfx1201", true),
+        ("emu:gfx942", false),
+        ("emu:gfx950", false),
+        ("emu-nv:sm_90", false),
+    ] {
         let d = devices.iter().find(|d| d["spec"] == spec).unwrap_or_else(|| panic!("{spec} not listed"));
         assert_eq!(d["kind"], "emulated");
         assert!(d["compute_units"].as_u64().unwrap() > 0 && d["memory_bytes"].as_u64().unwrap() > 0);
-        // Not runnable yet, and it says so.
-        assert_eq!(d["ready"], false);
-        assert!(!d["note"].as_str().unwrap().is_empty());
+        assert_eq!(d["ready"], ready, "{spec}");
+        // What cannot run yet says why.
+        assert_eq!(d["note"].as_str().unwrap().is_empty(), ready, "{spec}");
     }
 
     let table = baregpu(&["devices"], Some(r));
@@ -96,11 +102,19 @@ fn bad_input_is_one_error_line_and_a_nonzero_exit() {
 }
 
 #[test]
-fn demo_names_its_device_and_says_it_runs_nothing_yet() {
+fn demo_runs_and_verifies_on_the_emulated_gpu() {
     let dir = tempfile::tempdir().unwrap();
-    let out = baregpu(&["demo"], Some(dir.path()));
+    let out = baregpu(&["demo", "--size", "64", "--json"], Some(dir.path()));
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let s = text(&out.stdout);
-    assert!(s.contains("baregpu demo on emu:gfx1100"), "{s}");
-    assert!(s.contains("nothing is run"), "{s}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["device"], "emu:gfx1100");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        assert_eq!(r["ok"], true, "{r}");
+        assert!(r["gpu_us"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let bad = baregpu(&["demo", "--size", "30"], Some(dir.path()));
+    assert!(!bad.status.success());
+    assert!(text(&bad.stderr).contains("not a multiple of 16"), "{}", text(&bad.stderr));
 }

@@ -18,13 +18,12 @@ pub struct EmuModel {
     /// Compute units (AMD) or streaming multiprocessors (NVIDIA).
     pub compute_units: u32,
     pub memory_bytes: u64,
-    /// Why it cannot run work yet, or `None` when it can.
+    /// What it cannot run yet, or `None` when it runs everything the emulator supports.
     pub not_ready: Option<&'static str>,
 }
 
 const GIB: u64 = 1 << 30;
-const NO_EMU_AMD: &str = "emulated KFD and wave interpreter not implemented yet";
-const NO_EMU_CDNA: &str = "CDNA emulation not implemented yet";
+const NO_EMU_CDNA: &str = "no CDNA wave interpreter yet: queues, signals and copies work, kernels fail";
 const NO_EMU_NV: &str = "emulated RM and PTX interpreter not implemented yet";
 
 pub const MODELS: &[EmuModel] = &[
@@ -34,7 +33,7 @@ pub const MODELS: &[EmuModel] = &[
         board: "Radeon RX 7900 XTX",
         compute_units: 96,
         memory_bytes: 24 * GIB,
-        not_ready: Some(NO_EMU_AMD),
+        not_ready: None,
     },
     EmuModel {
         vendor: Vendor::Amd,
@@ -42,7 +41,7 @@ pub const MODELS: &[EmuModel] = &[
         board: "Radeon RX 9070 XT",
         compute_units: 64,
         memory_bytes: 16 * GIB,
-        not_ready: Some(NO_EMU_AMD),
+        not_ready: None,
     },
     EmuModel {
         vendor: Vendor::Amd,

@@ -2,6 +2,7 @@
 //! JSON object a line with `--json`.
 //!
 //! - `bench asm`: our assembler and disassembler against llvm-mc 22 on the same generated file.
+//! - `bench launch`: host cost of submissions and launch latency on a device.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -27,6 +28,38 @@ enum Bench {
     /// Assembler and disassembler throughput, ours against llvm-mc 22 on the same file.
     #[command(after_long_help = ASM_HELP)]
     Asm(AsmArgs),
+    /// (a) host cost of submitting a prebuilt signal-only queue, (b) of enqueuing and submitting
+    /// an empty-kernel launch, (c) submit-to-complete latency of an empty kernel (medians).
+    Launch(LaunchArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct LaunchArgs {
+    /// Device spec (see `baregpu devices`); default: the first real GPU, else emu:gfx1100.
+    #[arg(long)]
+    device: Option<baregpu::DeviceSpec>,
+    /// Iterations of each measurement.
+    #[arg(long, default_value_t = 2000)]
+    iterations: usize,
+}
+
+fn launch(a: LaunchArgs, json: bool) -> Result<()> {
+    let spec = match a.device {
+        Some(s) => s,
+        None => baregpu::registry::list(&super::host_os())?.default_spec(),
+    };
+    let baregpu::device::Device::Amd(dev) = baregpu::device::open(&spec)?;
+    let f = baregpu::bench_launch::run(&dev, a.iterations)?;
+    if json {
+        println!("{}", serde_json::to_string(&f).expect("figures serialise"));
+    } else {
+        println!("device {} ({} iterations, medians):", f.device, f.iterations);
+        println!("  (a) submit a bound signal-only queue: {:8.2} us host", f.submit_bound_us);
+        println!("      ... and its completion:           {:8.2} us", f.bound_roundtrip_us);
+        println!("  (b) enqueue + submit an empty launch: {:8.2} us host", f.enqueue_launch_us);
+        println!("  (c) empty launch, submit to complete: {:8.2} us", f.launch_latency_us);
+    }
+    Ok(())
 }
 
 const ASM_HELP: &str = "\
@@ -59,6 +92,7 @@ struct AsmArgs {
 pub fn run(args: Args) -> Result<()> {
     match args.bench {
         Bench::Asm(a) => asm(a, args.json),
+        Bench::Launch(a) => launch(a, args.json),
     }
 }
 

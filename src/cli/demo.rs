@@ -1,30 +1,59 @@
-//! `baregpu demo`: the README's main job. The workload (an ISA-builder matmul and a vector add
-//! through the HCQ runtime) needs the KFD driver and the emulator, which are not built yet; until
-//! then the command names the device it would use and says plainly what it will run.
+//! `baregpu demo`: the README's main job — a matmul and a vector add built with our own ISA
+//! builder, run through the HCQ runtime on the default device, checked against the host.
 
-use baregpu::registry;
-use baregpu::DeviceSpec;
+use baregpu::device::{self, Device};
+use baregpu::{DeviceSpec, Error};
+use std::time::Instant;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Device spec (see `baregpu devices`); default: the first real GPU, else emu:gfx1100.
     #[arg(long)]
     device: Option<DeviceSpec>,
+    /// Matrix size (a multiple of 16).
+    #[arg(long, default_value_t = 256)]
+    size: u32,
+    /// One JSON object with the figures.
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: Args) -> baregpu::Result<()> {
-    let listing = registry::list(&super::host_os())?;
-    let spec = args.device.unwrap_or_else(|| listing.default_spec());
-    let spec_text = spec.to_string();
-    let entry = listing.devices.iter().find(|d| d.spec == spec_text);
-    println!("baregpu demo on {spec_text}");
-    match entry {
-        Some(d) => println!("  device: {} ({}), {}", d.name, d.arch, if d.ready { "ready" } else { "not ready" }),
-        None => println!("  device: not present on this machine"),
+    let spec = match args.device {
+        Some(s) => s,
+        None => baregpu::registry::list(&super::host_os())?.default_spec(),
+    };
+    let start = Instant::now();
+    let quiet = args.json;
+    let mut progress = |line: &str| {
+        if !quiet {
+            println!("[{:6.2} s] {line}", start.elapsed().as_secs_f64());
+        }
+    };
+    progress(&format!("opening {spec}"));
+    let Device::Amd(dev) = device::open(&spec)?;
+    let report = baregpu::demo::run(&dev, args.size, &mut progress)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("the report serialises"));
+    } else {
+        println!("device: {} ({})", report.device, report.arch);
+        for r in &report.runs {
+            let gpu = r.gpu_us.map_or("?".into(), |u| format!("{u:.1} us"));
+            let rate = r.gflops.map_or(String::new(), |g| {
+                format!(", {g:.2} {}", if r.kernel.contains("matmul") { "GFLOP/s" } else { "G elements/s" })
+            });
+            println!(
+                "{:16} GPU {gpu}{rate} (wall {:.1} us), max error {:.2e}: {}",
+                r.kernel,
+                r.wall_us,
+                r.max_error,
+                if r.ok { "verified" } else { "WRONG" }
+            );
+        }
     }
-    println!("  workload: a 256x256x256 fp32 matmul built with the ISA builder and a vector add,");
-    println!("            run through the HCQ runtime and checked against the host");
-    println!("  status: not runnable yet: the KFD driver, the HCQ runtime and the emulated GPU are still");
-    println!("          being built (see `baregpu devices`); nothing is run.");
-    Ok(())
+    if report.runs.iter().all(|r| r.ok) {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!("{}: results differ from the host reference", report.device)))
+    }
 }

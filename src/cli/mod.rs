@@ -2,6 +2,7 @@
 
 mod asm;
 mod bench;
+mod decode;
 mod demo;
 mod devices;
 mod disasm;
@@ -30,6 +31,8 @@ enum Command {
     Devices(devices::Args),
     /// Load a code object and launch one of its kernels with the given arguments.
     Run(run::Args),
+    /// Print a PM4, SDMA or push-buffer command stream one packet a line.
+    Decode(decode::Args),
     /// The main job: compile and run a real workload on the default (or given) device.
     Demo(demo::Args),
     /// Assemble AMD GPU assembly (llvm-mc syntax) into instruction bytes, or a code object with --elf.
@@ -59,6 +62,7 @@ pub fn run(cli: Cli) -> baregpu::Result<()> {
     match cli.command {
         Command::Devices(args) => devices::run(args),
         Command::Run(args) => run::run(args),
+        Command::Decode(args) => decode::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Asm(args) => asm::run(args),
         Command::Disasm(args) => disasm::run(args),

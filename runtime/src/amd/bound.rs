@@ -46,6 +46,13 @@ impl AmdDevice {
     /// patch at each submission.
     pub fn bind(&self, body: impl FnOnce(&mut Pm4) -> Vec<usize>) -> crate::Result<BoundCommands> {
         let (q, wait_at, signal_at, patches) = self.encode_bound(body);
+        if let Some(t) = &self.trace {
+            t.pm4(
+                &format!("{} bound command buffer (timeline values patched per submission)", self.label),
+                self.pm4,
+                q.words(),
+            );
+        }
         let bytes = (q.len() * 4) as u64;
         let ib = self.kfd_device().alloc(bytes, MemKind::Uncached)?;
         let timeline_addr = q.words()[wait_at - 2] as u64 | (q.words()[wait_at - 1] as u64) << 32;

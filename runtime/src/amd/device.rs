@@ -94,8 +94,8 @@ pub struct AmdDevice {
     dev: KfdDevice,
     pub label: String,
     pub arch: String,
-    pm4: &'static Pm4Generation,
-    sdma: &'static SdmaGeneration,
+    pub(crate) pm4: &'static Pm4Generation,
+    pub(crate) sdma: &'static SdmaGeneration,
     hdp: Option<HdpFlush>,
     pub(crate) lds_limit: u32,
     /// The queue event's slot in the KFD event page: the GPU writes it, then interrupts.
@@ -103,6 +103,8 @@ pub struct AmdDevice {
     events: [KfdEvent; 3],
     /// How long a wait may go without progress.
     pub timeout: Duration,
+    /// `BAREGPU_TRACE`: where submitted command streams are logged, decoded.
+    pub(crate) trace: Option<super::trace::Trace>,
     state: Mutex<State>,
 }
 
@@ -177,6 +179,7 @@ impl AmdDevice {
             mailbox,
             events: [queue_event, fault_event, hw_event],
             timeout: Duration::from_secs(30),
+            trace: super::trace::Trace::from_env(),
             state: Mutex::new(state),
         })
     }

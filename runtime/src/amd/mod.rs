@@ -6,6 +6,7 @@ pub mod hdp;
 pub mod launch;
 mod queue;
 mod ring;
+pub mod trace;
 
 pub use bound::BoundCommands;
 pub use device::{AmdDevice, Buffer, Program, Submitted, TIMESTAMP_HZ};

@@ -130,6 +130,9 @@ impl<'d> ComputeQueue<'d> {
             self.done
         );
         let (timeout, last) = (dev.timeout, self.st.last.clone());
+        if let Some(t) = &dev.trace {
+            t.pm4(&format!("{} compute queue: {last}", dev.label), dev.pm4, self.q.words());
+        }
         let ring = self.st.compute.as_mut().ok_or_else(|| dev_err(&dev.label, "no compute queue"))?;
         ring.submit(self.q.words(), &[], timeout).map_err(|e| dev.ring_error("compute", e, &last))?;
         Ok(self.done)
@@ -179,6 +182,9 @@ impl<'d> CopyQueue<'d> {
         self.st.last = format!("SDMA copies of {} bytes (copy {})", self.bytes, self.done);
         let (timeout, last) = (dev.timeout, self.st.last.clone());
         let (words, packets) = (self.q.words().to_vec(), self.q.packets().to_vec());
+        if let Some(t) = &dev.trace {
+            t.sdma(&format!("{} SDMA queue: {last}", dev.label), dev.sdma, &words);
+        }
         let ring = self.st.copy.as_mut().ok_or_else(|| dev_err(&dev.label, "no SDMA queue"))?;
         ring.submit(&words, &packets, timeout).map_err(|e| dev.ring_error("SDMA", e, &last))?;
         Ok(self.done)

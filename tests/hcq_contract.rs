@@ -1,0 +1,277 @@
+//! The hardware-queue contract, run on the default test device (emu:gfx1100) and unchanged on a
+//! real GPU with `BAREGPU_DEVICE=amd` (or any AMD spec): signal, wait, cross-queue wait then
+//! signal, timestamps, exec, copies (split and unaligned), bind and resubmit with patched values,
+//! timeline wrap, memory barrier, kernarg ring reuse under pressure, and recovery after a fault.
+
+use baregpu::device::{self, Device};
+use baregpu_drivers::amd::pm4::ReleaseData;
+use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::program::{ArgValue, CodeObject, Launch};
+use baregpu_runtime::DeviceSpec;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn open() -> AmdDevice {
+    let spec = std::env::var("BAREGPU_DEVICE").unwrap_or_else(|_| "emu:gfx1100".into());
+    let spec: DeviceSpec = spec.parse().unwrap_or_else(|e| panic!("BAREGPU_DEVICE: {e}"));
+    match device::open(&spec).unwrap_or_else(|e| panic!("{spec}: {e}")) {
+        Device::Amd(d) => d,
+    }
+}
+
+fn fixture(arch: &str) -> CodeObject {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/hsaco/basic-{arch}.hsaco"));
+    CodeObject::parse(&std::fs::read(&p).unwrap()).unwrap()
+}
+
+#[test]
+fn signal() {
+    let dev = open();
+    let s = dev.new_signal().unwrap();
+    let mut q = dev.compute_queue().unwrap();
+    q.signal(s, 7);
+    q.submit().unwrap();
+    dev.wait(s, 7).unwrap();
+    assert_eq!(s.value(), 7);
+    dev.synchronize().unwrap();
+}
+
+#[test]
+fn wait_blocks_until_the_host_signals() {
+    let dev = open();
+    let (gate, out) = (dev.new_signal().unwrap(), dev.new_signal().unwrap());
+    let mut q = dev.compute_queue().unwrap();
+    q.wait(gate, 3).signal(out, 1);
+    q.submit().unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(out.value(), 0, "the queue ran past an unsatisfied wait");
+    gate.set(2);
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(out.value(), 0, "the wait is >=, not !=");
+    gate.set(3);
+    dev.wait(out, 1).unwrap();
+    dev.synchronize().unwrap();
+}
+
+#[test]
+fn cross_queue_wait_then_signal() {
+    let dev = open();
+    let (a, b) = (dev.new_signal().unwrap(), dev.new_signal().unwrap());
+    // The copy queue waits for what the compute queue signals later.
+    let mut c = dev.copy_queue().unwrap();
+    c.wait(a, 1).signal(b, 2);
+    c.submit().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(b.value(), 0);
+    let mut q = dev.compute_queue().unwrap();
+    q.signal(a, 1);
+    q.submit().unwrap();
+    dev.wait(b, 2).unwrap();
+    dev.synchronize().unwrap();
+}
+
+#[test]
+fn timestamps_are_monotonic() {
+    let dev = open();
+    let sigs: Vec<_> = (0..6).map(|_| dev.new_signal().unwrap()).collect();
+    // Alternate the engines: both stamp the same GPU clock.
+    for (i, s) in sigs.iter().enumerate() {
+        if i % 2 == 0 {
+            let mut q = dev.compute_queue().unwrap();
+            q.timestamp(*s);
+            q.submit().unwrap();
+        } else {
+            let mut c = dev.copy_queue().unwrap();
+            c.timestamp(*s);
+            c.submit().unwrap();
+        }
+        dev.synchronize().unwrap();
+    }
+    let ts: Vec<u64> = sigs.iter().map(|s| s.timestamp()).collect();
+    assert!(ts[0] > 0, "no timestamp written: {ts:?}");
+    assert!(ts.windows(2).all(|w| w[0] <= w[1]), "not monotonic: {ts:?}");
+}
+
+#[test]
+fn exec_vector_add() {
+    let dev = open();
+    let prog = dev.load(fixture(&dev.arch)).unwrap();
+    let n = 1000usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..n).map(|i| 0.5 * i as f32).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (ba, bb, bc) =
+        (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    dev.write(&ba, 0, &bytes(&a)).unwrap();
+    dev.write(&bb, 0, &bytes(&b)).unwrap();
+    let args =
+        [ArgValue::Pointer(ba.va()), ArgValue::Pointer(bb.va()), ArgValue::Pointer(bc.va()), ArgValue::u32(n as u32)];
+    let s = dev
+        .launch(&prog, "vector_add", &args, &Launch::new([(n as u32).div_ceil(64), 1, 1], [64, 1, 1]), true)
+        .unwrap();
+    dev.synchronize().unwrap();
+    let mut out = vec![0u8; 4 * n];
+    dev.read(&bc, 0, &mut out).unwrap();
+    for i in 0..n {
+        let c = f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(c, a[i] + b[i], "element {i}");
+    }
+    assert!(dev.elapsed_us(&s).is_some_and(|us| us >= 0.0));
+    dev.release(s);
+    for buf in [ba, bb, bc] {
+        dev.free(buf).unwrap();
+    }
+    dev.unload(prog).unwrap();
+}
+
+#[test]
+fn copies_of_unaligned_sizes_and_offsets() {
+    let dev = open();
+    let src = dev.alloc(1 << 16).unwrap();
+    let dst = dev.alloc(1 << 16).unwrap();
+    let data: Vec<u8> = (0..1 << 16).map(|i: u32| (i * 7 + 3) as u8).collect();
+    dev.write(&src, 0, &data).unwrap();
+    for (so, dso, n) in [(0u64, 0u64, 1u64), (1, 3, 3), (3, 1, 4097), (5, 7, 40_000)] {
+        dev.write(&dst, 0, &vec![0u8; 1 << 16]).unwrap();
+        dev.copy(&dst, dso, &src, so, n).unwrap();
+        dev.synchronize().unwrap();
+        let mut out = vec![0u8; 1 << 16];
+        dev.read(&dst, 0, &mut out).unwrap();
+        assert_eq!(
+            &out[dso as usize..(dso + n) as usize],
+            &data[so as usize..(so + n) as usize],
+            "copy {so}->{dso} of {n}"
+        );
+        assert!(out[..dso as usize].iter().all(|&b| b == 0), "wrote before the destination");
+        assert!(out[(dso + n) as usize..].iter().all(|&b| b == 0), "wrote past the destination");
+    }
+    dev.free(src).unwrap();
+    dev.free(dst).unwrap();
+}
+
+#[test]
+fn copies_above_the_engines_packet_size_are_split() {
+    // SDMA 4 (gfx942) moves at most 4 MiB per packet; the emulated gfx942 keeps this cheap.
+    let spec: DeviceSpec =
+        std::env::var("BAREGPU_DEVICE_SDMA4").unwrap_or_else(|_| "emu:gfx942".into()).parse().unwrap();
+    let Device::Amd(dev) = device::open(&spec).unwrap();
+    let n = (4 << 20) + 4097;
+    let src = dev.alloc(n).unwrap();
+    let dst = dev.alloc(n).unwrap();
+    let data: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+    dev.write(&src, 0, &data).unwrap();
+    dev.copy(&dst, 0, &src, 0, n).unwrap();
+    dev.synchronize().unwrap();
+    let mut out = vec![0u8; n as usize];
+    dev.read(&dst, 0, &mut out).unwrap();
+    assert!(out == data, "split copy differs");
+}
+
+#[test]
+fn bind_and_resubmit_with_patched_values() {
+    let dev = open();
+    let out = dev.new_signal().unwrap();
+    let addr = out.value_addr() as u64;
+    let mut b = dev.bind(|q| vec![q.release_mem(addr, ReleaseData::U32(0), false, None)]).unwrap();
+    assert_eq!(b.patch_count(), 1);
+    for v in 1..=200u32 {
+        let done = dev.submit_bound(&mut b, &[v * 3]).unwrap();
+        if v % 50 == 0 {
+            dev.wait_value(done).unwrap();
+            assert_eq!(out.value(), (v * 3) as u64);
+        }
+    }
+    dev.synchronize().unwrap();
+    assert_eq!(out.value(), 600);
+    assert!(dev.submit_bound(&mut b, &[]).is_err(), "wrong patch count accepted");
+    dev.unbind(b).unwrap();
+}
+
+#[test]
+fn timeline_wraps_before_the_gpus_32_bit_compare() {
+    let dev = open();
+    dev.jump_timeline(baregpu_runtime::timeline::WRAP_AT - 3).unwrap();
+    let before = dev.timeline().0;
+    for _ in 0..6 {
+        let s = dev.new_signal().unwrap();
+        let mut q = dev.compute_queue().unwrap();
+        q.signal(s, 1);
+        q.submit().unwrap();
+        let src = dev.alloc(64).unwrap();
+        let dst = dev.alloc(64).unwrap();
+        dev.copy(&dst, 0, &src, 0, 64).unwrap();
+        dev.synchronize().unwrap();
+        dev.free(src).unwrap();
+        dev.free(dst).unwrap();
+    }
+    let (after, last) = dev.timeline();
+    assert_ne!(before, after, "the timeline did not move to its other slot");
+    assert!(last < 16, "the timeline did not rewind: {last}");
+}
+
+#[test]
+fn memory_barrier_makes_host_writes_visible() {
+    let dev = open();
+    let buf = dev.alloc(4096).unwrap();
+    let dst = dev.alloc(4096).unwrap();
+    for round in 0..5u8 {
+        dev.write(&buf, 0, &vec![round; 4096]).unwrap();
+        let mut q = dev.compute_queue().unwrap();
+        q.memory_barrier();
+        q.submit().unwrap();
+        dev.copy(&dst, 0, &buf, 0, 4096).unwrap();
+        dev.synchronize().unwrap();
+        let mut out = vec![0u8; 4096];
+        dev.read(&dst, 0, &mut out).unwrap();
+        assert!(out.iter().all(|&b| b == round), "round {round}");
+    }
+}
+
+#[test]
+fn kernarg_ring_is_reused_under_pressure() {
+    let dev = open();
+    let prog = dev.load(fixture(&dev.arch)).unwrap();
+    let n = 64u32;
+    let buf = dev.alloc(4 * n as u64).unwrap();
+    // fill2d writes value + x: ~300-byte kernarg segments over a 1 MiB ring, so 5000 launches
+    // wrap it more than once and later launches wait for earlier ones to finish with theirs.
+    dev.write(&buf, 0, &vec![0u8; 4 * n as usize]).unwrap();
+    let launches = 5000;
+    for i in 0..launches {
+        let fill = [ArgValue::Pointer(buf.va()), ArgValue::u32(n), ArgValue::u32(i)];
+        let s = dev.launch(&prog, "fill2d", &fill, &Launch::new([1, 1, 1], [n, 1, 1]), false).unwrap();
+        dev.release(s);
+    }
+    dev.synchronize().unwrap();
+    let mut out = vec![0u8; 4 * n as usize];
+    dev.read(&buf, 0, &mut out).unwrap();
+    for x in 0..n as usize {
+        let v = i32::from_le_bytes(out[4 * x..4 * x + 4].try_into().unwrap());
+        assert_eq!(v, launches as i32 - 1 + x as i32, "element {x}: the last launch's value");
+    }
+    dev.free(buf).unwrap();
+    dev.unload(prog).unwrap();
+}
+
+#[test]
+fn a_fault_is_reported_and_the_device_keeps_working() {
+    let dev = open();
+    let prog = dev.load(fixture(&dev.arch)).unwrap();
+    // vector_add writing through a pointer into nothing.
+    let good = dev.alloc(256).unwrap();
+    let bad = 0x10_0000_0000u64;
+    let args = [ArgValue::Pointer(good.va()), ArgValue::Pointer(good.va()), ArgValue::Pointer(bad), ArgValue::u32(64)];
+    let s = dev.launch(&prog, "vector_add", &args, &Launch::new([1, 1, 1], [64, 1, 1]), false).unwrap();
+    let err = dev.synchronize().unwrap_err().to_string();
+    assert!(err.contains("memory fault") && err.contains("0x10"), "{err}");
+    assert!(err.contains("vector_add"), "the error names the last submission: {err}");
+    dev.release(s);
+    // The next launch works.
+    let args =
+        [ArgValue::Pointer(good.va()), ArgValue::Pointer(good.va()), ArgValue::Pointer(good.va()), ArgValue::u32(64)];
+    let s = dev.launch(&prog, "vector_add", &args, &Launch::new([1, 1, 1], [64, 1, 1]), false).unwrap();
+    dev.synchronize().unwrap();
+    dev.release(s);
+    dev.free(good).unwrap();
+    dev.unload(prog).unwrap();
+}
