@@ -275,3 +275,28 @@ fn a_fault_is_reported_and_the_device_keeps_working() {
     dev.free(good).unwrap();
     dev.unload(prog).unwrap();
 }
+
+#[test]
+fn a_hung_kernel_times_out_and_the_device_keeps_working() {
+    use baregpu_compiler::codeobj::{write_code_object, Kernel};
+    use baregpu_isa::Arch;
+    let mut dev = open();
+    dev.timeout = Duration::from_millis(500);
+    let arch = Arch::from_name(&dev.arch).unwrap();
+    let code = baregpu_isa::assemble(arch, "spin:\n  s_branch spin\n").unwrap();
+    let co = CodeObject::parse(&write_code_object(arch, &[Kernel::new(arch, "spin", code)]).unwrap()).unwrap();
+    let prog = dev.load(co).unwrap();
+    let s = dev.launch(&prog, "spin", &[], &Launch::new([1, 1, 1], [32, 1, 1]), false).unwrap();
+    let t = std::time::Instant::now();
+    let err = dev.synchronize().unwrap_err().to_string();
+    assert!(err.contains("timed out") && err.contains("kernel `spin`"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(10), "the timeout took {:?}", t.elapsed());
+    dev.release(s);
+    // The queues were rebuilt: the next launch runs.
+    let empty = dev.load(baregpu::bench_launch::empty_kernel(&dev.arch).unwrap()).unwrap();
+    let s = dev.launch(&empty, "empty", &[], &Launch::new([1, 1, 1], [32, 1, 1]), false).unwrap();
+    dev.synchronize().unwrap();
+    dev.release(s);
+    dev.unload(empty).unwrap();
+    dev.unload(prog).unwrap();
+}

@@ -118,6 +118,7 @@ fn run_on(
         tmpring_size: tmpring,
         scratch_base: scratch.va(),
         lds_bytes: ((rsrc2 >> 15) & 0x1ff) * 512,
+        cancel: Default::default(),
     };
     let mut ranges = vec![
         (p.image.va(), p.image.len as u64, p.image.va() as usize),
@@ -702,6 +703,7 @@ fn unsupported_instruction_is_illegal() {
             tmpring_size: 0,
             scratch_base: 0,
             lds_bytes: 0,
+            cancel: Default::default(),
         };
         let f = Interpreter::new(arch).dispatch(&d, &mem).expect_err(arch);
         match f {

@@ -5,6 +5,33 @@
 
 use super::EmuKfd;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Set when the dispatch must stop: its queue is being destroyed (after a hang, say). Engines
+/// check it now and then, so a kernel that never ends cannot hold its queue forever.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Option<Arc<AtomicBool>>);
+
+impl Cancel {
+    pub fn new(flag: Arc<AtomicBool>) -> Cancel {
+        Cancel(Some(flag))
+    }
+
+    #[inline]
+    pub fn is_set(&self) -> bool {
+        self.0.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+}
+
+/// Two dispatch states are equal whatever their cancellation flags.
+impl PartialEq for Cancel {
+    fn eq(&self, _: &Cancel) -> bool {
+        true
+    }
+}
+
+impl Eq for Cancel {}
 
 /// Register state of one dispatch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +58,7 @@ pub struct DispatchState {
     pub scratch_base: u64,
     /// Bytes of LDS per workgroup (RSRC2.LDS_SIZE granules of 512 bytes).
     pub lds_bytes: u32,
+    pub cancel: Cancel,
 }
 
 /// Why a dispatch stopped.
@@ -40,6 +68,8 @@ pub enum DispatchFault {
     Memory { va: u64, write: bool, pc: u64 },
     /// An instruction the interpreter cannot run (unknown, unsupported, malformed).
     Illegal { pc: u64, what: String },
+    /// Stopped through [`DispatchState::cancel`].
+    Cancelled,
 }
 
 impl fmt::Display for DispatchFault {
@@ -49,6 +79,7 @@ impl fmt::Display for DispatchFault {
                 write!(f, "memory fault: {} of VA {va:#x} at PC {pc:#x}", if *write { "write" } else { "read" })
             }
             DispatchFault::Illegal { pc, what } => write!(f, "illegal instruction at PC {pc:#x}: {what}"),
+            DispatchFault::Cancelled => write!(f, "dispatch cancelled"),
         }
     }
 }

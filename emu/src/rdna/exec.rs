@@ -26,6 +26,7 @@ pub enum Stop {
 /// What the wave needs from the dispatch.
 pub struct Ctx<'a> {
     pub mem: &'a GpuMemory,
+    pub cancel: &'a crate::amd::dispatch::Cancel,
     pub code: &'a dyn Fn(u64) -> Result<(Arc<Segment>, usize), DispatchFault>,
 }
 
@@ -1322,6 +1323,10 @@ impl<const W: usize> Wave<W> {
                 break Err(DispatchFault::Illegal { pc, what: "execution ran past the decoded code".into() });
             };
             count += 1;
+            // A kernel that never ends must not hold its queue: look at the flag now and then.
+            if count & 0xffff == 0 && ctx.cancel.is_set() {
+                break Err(DispatchFault::Cancelled);
+            }
             ip += 1;
             let pc = inst.pc;
             let ill = |what: String| DispatchFault::Illegal { pc, what };

@@ -242,7 +242,7 @@ impl Interpreter {
         let fault: Mutex<Option<DispatchFault>> = Mutex::new(None);
         let code = |pc: u64| self.segment(pc, mem);
         let worker = |wi: usize| {
-            let ctx = Ctx { mem, code: &code };
+            let ctx = Ctx { mem, cancel: &d.cancel, code: &code };
             let mut waves: Vec<Wave<W>> = (0..nwaves).map(|_| Wave::new(entry.clone())).collect();
             let mut lds = vec![0u8; d.lds_bytes as usize];
             let mut count = 0u64;

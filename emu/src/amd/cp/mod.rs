@@ -57,7 +57,8 @@ pub(crate) enum Stop {
 
 /// Control of one queue's thread.
 pub(crate) struct Ctl {
-    stop: AtomicBool,
+    /// Shared with running dispatches (their cancellation flag).
+    stop: Arc<AtomicBool>,
     kfd: Weak<EmuKfd>,
 }
 
@@ -170,7 +171,7 @@ impl QueueObserver for CommandProcessors {
             return;
         }
         let Some(gpu) = kfd.gpu(q.gpu_id) else { return };
-        let ctl = Arc::new(Ctl { stop: AtomicBool::new(false), kfd: self.kfd.clone() });
+        let ctl = Arc::new(Ctl { stop: Arc::new(AtomicBool::new(false)), kfd: self.kfd.clone() });
         let label = format!(
             "emulated {} (gpu {}) {} queue {}",
             gpu.spec.arch,
@@ -222,6 +223,8 @@ pub(crate) fn report(kfd: &EmuKfd, q: &EmuQueue, label: &str, why: Stop) {
             match f {
                 DispatchFault::Memory { va, .. } => kfd.report_memory_fault(q.gpu_id, fault(va)),
                 DispatchFault::Illegal { .. } => kfd.report_hw_exception(q.gpu_id, hang),
+                // Only the queue's own teardown cancels, and that reports nothing.
+                DispatchFault::Cancelled => {}
             }
         }
     }

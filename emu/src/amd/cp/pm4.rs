@@ -146,9 +146,14 @@ impl Pm4Exec {
             }
             Pm4Packet::DispatchDirect { grid, initiator } => match self.regs.dispatch_state(self.arch, grid, initiator)
             {
-                Some(d) => {
+                Some(mut d) => {
+                    d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone());
                     let mem = cx.mem.fresh(cx.kfd);
-                    self.engine.dispatch(&d, mem).map_err(Stop::Dispatch)?;
+                    match self.engine.dispatch(&d, mem) {
+                        Ok(()) => {}
+                        Err(super::super::dispatch::DispatchFault::Cancelled) => return Err(Stop::Destroyed),
+                        Err(f) => return Err(Stop::Dispatch(f)),
+                    }
                 }
                 None => log::debug!("{what}: COMPUTE_SHADER_EN is clear, nothing to launch"),
             },

@@ -145,6 +145,7 @@ impl RegFile {
             scratch_base: ((r(l.scratch_base_lo) as u64) | (r(l.scratch_base_hi) as u64) << 32) << 8,
             // RSRC2.LDS_SIZE (bits 15..23) in granules of 512 bytes.
             lds_bytes: ((rsrc2 >> 15) & 0x1ff) * 512,
+            cancel: Default::default(),
         })
     }
 }
