@@ -3,6 +3,7 @@
 
 use crate::{Error, Result};
 use baregpu_drivers::os::{HostOs, Os};
+use baregpu_emu::amd::dispatch::WaveEngine;
 use baregpu_emu::amd::machine;
 use baregpu_emu::catalog::{self, Vendor};
 use baregpu_emu::rdna::Interpreter;
@@ -39,10 +40,7 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             if let Some(why) = catalog::model(Vendor::Amd, arch).and_then(|m| m.not_ready) {
                 log::warn!("{label}: {why}");
             }
-            // The emulated KFD with command processors that run dispatches on the wave interpreter.
-            let archs = vec![arch.as_str(); index + 1];
-            let kfd: Arc<dyn Os> = machine(&archs, Arc::new(Interpreter::new(arch)))?;
-            Ok(Device::Amd(AmdDevice::open(kfd, *index, &label)?))
+            Ok(Device::Amd(open_emulated(arch, *index, Arc::new(Interpreter::new(arch)))?))
         }
         DeviceSpec::Nv { .. } => unsupported("the NVIDIA RM driver"),
         DeviceSpec::EmuNv { .. } => unsupported("the emulated NVIDIA GPU"),
@@ -50,6 +48,15 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
         DeviceSpec::Usb { .. } => unsupported("the USB bridge transport"),
         DeviceSpec::Remote { .. } => unsupported("the remote transport"),
     }
+}
+
+/// An emulated AMD GPU (`emu:ARCH:INDEX`): the emulated KFD with command processors that run
+/// dispatches on `engine` (the wave interpreter, or another engine a tool brings).
+pub fn open_emulated(arch: &str, index: usize, engine: Arc<dyn WaveEngine>) -> Result<AmdDevice> {
+    let label = DeviceSpec::Emu { arch: arch.to_string(), index }.to_string();
+    let archs = vec![arch; index + 1];
+    let kfd: Arc<dyn Os> = machine(&archs, engine)?;
+    Ok(AmdDevice::open(kfd, index, &label)?)
 }
 
 pub fn open(spec: &DeviceSpec) -> Result<Device> {
