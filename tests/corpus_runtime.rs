@@ -1,5 +1,5 @@
 //! The clang-compiled corpus through the whole stack — KFD driver, PM4 queues, emulated command
-//! processor, wave interpreter — on emu:gfx1100 and emu:gfx1201, at -O0 and -O2 (the interpreter's
+//! processor, wave interpreter — on emu:gfx1100 and emu:gfx1201, at -O0 to -O3 (the interpreter's
 //! own tests cover every corpus kernel; these prove the driver path launches them faithfully:
 //! LDS and barriers, atomics, private arrays in scratch, 2-D grids, divergent loops).
 
@@ -34,7 +34,7 @@ fn download<T: Copy + Default>(dev: &AmdDevice, b: &Buffer, n: usize) -> Vec<T> 
 fn each(f: impl Fn(&AmdDevice, &Program, &str)) {
     for arch in ["gfx1100", "gfx1201"] {
         let Device::Amd(dev) = device::open(&format!("emu:{arch}").parse().unwrap()).unwrap();
-        for opt in ["O0", "O2"] {
+        for opt in ["O0", "O1", "O2", "O3"] {
             let p = corpus(&dev, opt);
             f(&dev, &p, &format!("{arch} -{opt}"));
             dev.unload(p).unwrap();

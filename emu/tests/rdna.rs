@@ -250,7 +250,7 @@ fn corpus(arch: &'static str, opt: &str) -> Program {
 /// Every corpus build: both architectures at -O2 and -O0, and gfx1100 in wave64.
 fn each_corpus(f: impl Fn(&Program, &str)) {
     for arch in ARCHS {
-        for opt in ["O2", "O0"] {
+        for opt in ["O2", "O0", "O1", "O3"] {
             let p = corpus(arch, opt);
             if std::env::var("RDNA_TRACE").is_ok() {
                 eprintln!("{arch} -{opt}");

@@ -150,6 +150,10 @@ fn valu_sig(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_max3_u32" => (V::Max3U, b3, B32),
         "v_med3_u32" => (V::Med3U, b3, B32),
         "v_mov_b32" => (V::Mov, b3, B32),
+        "v_movreld_b32" => (V::MovRelD, b3, B32),
+        "v_movrels_b32" => (V::MovRelS, b3, B32),
+        "v_movrelsd_b32" => (V::MovRelSD, b3, B32),
+        "v_movrelsd_2_b32" => (V::MovRelSD2, b3, B32),
         "v_not_b32" => (V::Not, b3, B32),
         "v_bfrev_b32" => (V::Bfrev, b3, B32),
         "v_clz_i32_u32" | "v_ffbh_u32" => (V::Clz, b3, B32),
@@ -407,14 +411,15 @@ fn blank(op: VOp, tys: [Ty; 3], dty: Ty) -> Valu {
 fn arity(op: VOp) -> u8 {
     use VOp::*;
     match op {
-        Mov | Not | Bfrev | Clz | Ctz | Cls | MovB16 | NotB16 | SextI32I16 | Mov64 | RcpF32 | RsqF32 | SqrtF32
-        | ExpF32 | LogF32 | SinF32 | CosF32 | FloorF32 | CeilF32 | TruncF32 | RndneF32 | FractF32 | FrexpMantF32
-        | FrexpExpF32 | CvtF32I32 | CvtF32U32 | CvtI32F32 | CvtU32F32 | CvtF32Ubyte0 | CvtF32Ubyte1 | CvtF32Ubyte2
-        | CvtF32Ubyte3 | CvtRpiI32F32 | CvtFlrI32F32 | CvtF32F16 | CvtF16F32 | SqrtF16 | RcpF16 | RsqF16 | ExpF16
-        | LogF16 | FloorF16 | CeilF16 | TruncF16 | RndneF16 | FractF16 | CvtF16I16 | CvtF16U16 | CvtI16F16
-        | CvtU16F16 | CvtI32I16F16 | CvtU32U16F16 | RcpF64 | RsqF64 | SqrtF64 | FloorF64 | CeilF64 | TruncF64
-        | RndneF64 | FractF64 | FrexpMantF64 | FrexpExpF64 | CvtF64I32 | CvtF64U32 | CvtI32F64 | CvtU32F64
-        | CvtF64F32 | CvtF32F64 | ReadFirstLane | Bcnt16 => 1,
+        Mov | MovRelD | MovRelS | MovRelSD | MovRelSD2 | Not | Bfrev | Clz | Ctz | Cls | MovB16 | NotB16
+        | SextI32I16 | Mov64 | RcpF32 | RsqF32 | SqrtF32 | ExpF32 | LogF32 | SinF32 | CosF32 | FloorF32 | CeilF32
+        | TruncF32 | RndneF32 | FractF32 | FrexpMantF32 | FrexpExpF32 | CvtF32I32 | CvtF32U32 | CvtI32F32
+        | CvtU32F32 | CvtF32Ubyte0 | CvtF32Ubyte1 | CvtF32Ubyte2 | CvtF32Ubyte3 | CvtRpiI32F32 | CvtFlrI32F32
+        | CvtF32F16 | CvtF16F32 | SqrtF16 | RcpF16 | RsqF16 | ExpF16 | LogF16 | FloorF16 | CeilF16 | TruncF16
+        | RndneF16 | FractF16 | CvtF16I16 | CvtF16U16 | CvtI16F16 | CvtU16F16 | CvtI32I16F16 | CvtU32U16F16
+        | RcpF64 | RsqF64 | SqrtF64 | FloorF64 | CeilF64 | TruncF64 | RndneF64 | FractF64 | FrexpMantF64
+        | FrexpExpF64 | CvtF64I32 | CvtF64U32 | CvtI32F64 | CvtU32F64 | CvtF64F32 | CvtF32F64 | ReadFirstLane
+        | Bcnt16 => 1,
         Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xor3 | Xad | BfeU | BfeI | Bfi | Alignbit | Alignbyte
         | Perm | MadU24 | MadI24 | Min3I | Max3I | Med3I | Min3U | Max3U | Med3U | Cndmask | SadU32 | CndmaskB16
         | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32 | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32
@@ -488,6 +493,15 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
                 "s_buffer_load_b128" => (4, true),
                 "s_buffer_load_b256" => (8, true),
                 "s_buffer_load_b512" => (16, true),
+                // gfx12 sub-dword scalar loads: one SGPR, zero- or sign-extended.
+                "s_load_u8" => (SMEM_U8, false),
+                "s_load_i8" => (SMEM_I8, false),
+                "s_load_u16" => (SMEM_U16, false),
+                "s_load_i16" => (SMEM_I16, false),
+                "s_buffer_load_u8" => (SMEM_U8, true),
+                "s_buffer_load_i8" => (SMEM_I8, true),
+                "s_buffer_load_u16" => (SMEM_U16, true),
+                "s_buffer_load_i16" => (SMEM_I16, true),
                 m if m.starts_with("s_dcache") || m.starts_with("s_gl1_inv") || m.starts_with("s_prefetch") => {
                     return Ok(Op::Nop)
                 }

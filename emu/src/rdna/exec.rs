@@ -48,6 +48,8 @@ pub struct Wave<const W: usize> {
 const VCC: usize = 106;
 const EXEC: usize = 126;
 const NULL: usize = 124;
+/// M0 (the SGPR file index the hardware gives it on gfx11 and gfx12).
+const M0_REG: usize = 125;
 
 fn f(x: u64) -> f32 {
     f32::from_bits(x as u32)
@@ -1332,6 +1334,29 @@ impl<const W: usize> Wave<W> {
             let ill = |what: String| DispatchFault::Illegal { pc, what };
             match &inst.op {
                 Op::Nop => {}
+                Op::Valu(v) if matches!(v.op, VOp::MovRelD | VOp::MovRelS | VOp::MovRelSD | VOp::MovRelSD2) => {
+                    // Indexed VGPR moves: the index comes from M0 at run time.
+                    let m0 = self.s[M0_REG];
+                    let (ds, ss) = match v.op {
+                        VOp::MovRelD => (m0, 0),
+                        VOp::MovRelS => (0, m0),
+                        VOp::MovRelSD => (m0, m0),
+                        _ => ((m0 >> 16) & 0x3ff, m0 & 0x3ff),
+                    };
+                    let mut w = v.clone();
+                    w.op = VOp::Mov;
+                    w.dst = (v.dst as u32).checked_add(ds).filter(|&d| (d as usize) < NVGPR).ok_or_else(|| {
+                        ill(format!("v_movrel: destination v{} + M0 {ds} is outside the VGPRs", v.dst))
+                    })? as u16;
+                    if let Vs::V(r) = v.src[0] {
+                        let r = (r as u32)
+                            .checked_add(ss)
+                            .filter(|&r| (r as usize) < NVGPR)
+                            .ok_or_else(|| ill(format!("v_movrel: source v{r} + M0 {ss} is outside the VGPRs")))?;
+                        w.src[0] = Vs::V(r as u16);
+                    }
+                    self.valu(&w).map_err(ill)?
+                }
                 Op::Valu(v) => self.valu(v).map_err(ill)?,
                 Op::Salu { op, dst, a, b, wide } => self.salu(*op, *dst, *a, *b, *wide).map_err(ill)?,
                 Op::End => {
@@ -1365,7 +1390,30 @@ impl<const W: usize> Wave<W> {
                     } else {
                         self.s64(*base)
                     };
-                    let va = base_addr.wrapping_add(*off as u64).wrapping_add(soff) & !3;
+                    let addr = base_addr.wrapping_add(*off as u64).wrapping_add(soff);
+                    if *n > 16 {
+                        // Sub-dword loads (gfx12): one SGPR, extended.
+                        let (len, signed) = match *n {
+                            SMEM_U8 => (1, false),
+                            SMEM_I8 => (1, true),
+                            SMEM_U16 => (2, false),
+                            _ => (2, true),
+                        };
+                        let va = addr & !(len - 1);
+                        let p = ctx.mem.translate(va, len).ok_or(DispatchFault::Memory { va, write: false, pc })?;
+                        // SAFETY: translate checked [va, va + len) lies inside one allocation.
+                        let x = unsafe {
+                            match (len, signed) {
+                                (1, false) => *p as u32,
+                                (1, true) => *p as i8 as i32 as u32,
+                                (_, false) => (p as *const u16).read_unaligned() as u32,
+                                (_, true) => (p as *const u16).read_unaligned() as i16 as i32 as u32,
+                            }
+                        };
+                        self.ws(*dst as usize, x);
+                        continue;
+                    }
+                    let va = addr & !3;
                     let len = *n as u64 * 4;
                     let p = ctx.mem.translate(va, len).ok_or(DispatchFault::Memory { va, write: false, pc })?;
                     for k in 0..*n as usize {

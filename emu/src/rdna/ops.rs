@@ -45,6 +45,12 @@ pub enum Vs {
     S(Ss),
 }
 
+/// `Op::Smem::n` values above 16: sub-dword loads into one SGPR (gfx12).
+pub const SMEM_U8: u8 = 0x81;
+pub const SMEM_I8: u8 = 0x82;
+pub const SMEM_U16: u8 = 0x83;
+pub const SMEM_I16: u8 = 0x84;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tgt {
     Idx(u32),
@@ -279,6 +285,10 @@ ops!(VOp {
     Max3U,
     Med3U,
     Mov,
+    MovRelD,
+    MovRelS,
+    MovRelSD,
+    MovRelSD2,
     Not,
     Bfrev,
     Clz,
