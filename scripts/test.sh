@@ -3,4 +3,4 @@
 # check runs where the pinned inputs are installed and says why it skips elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo test --workspace --locked "$@"
+exec cargo test --workspace --locked --no-fail-fast "$@"

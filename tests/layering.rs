@@ -14,14 +14,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("compiler/Cargo.toml", &["baregpu-autogen", "baregpu-isa", "baregpu-runtime", "baregpu-drivers"]),
 ];
 
-/// Workspace dependencies named in a manifest's [dependencies] and [dev-dependencies] sections.
-fn workspace_deps(manifest: &str) -> Vec<String> {
+/// Workspace dependencies named in a manifest's `[section]` (`[dependencies]`, `[dev-dependencies]`).
+fn deps_in(manifest: &str, wanted: &str) -> Vec<String> {
     let mut section = String::new();
     let mut deps = Vec::new();
     for line in manifest.lines().map(str::trim) {
         if line.starts_with('[') {
             section = line.to_string();
-        } else if section.ends_with("dependencies]") {
+        } else if section == wanted {
             if let Some((name, _)) = line.split_once('=') {
                 let name = name.trim();
                 if name.starts_with("baregpu") {
@@ -31,6 +31,12 @@ fn workspace_deps(manifest: &str) -> Vec<String> {
         }
     }
     deps
+}
+
+/// What the crate itself links: its [dependencies]. Tests may reach further up (the emulator's
+/// tests drive it with the real runtime), which is not a layering violation.
+fn workspace_deps(manifest: &str) -> Vec<String> {
+    deps_in(manifest, "[dependencies]")
 }
 
 #[test]
@@ -43,6 +49,11 @@ fn crates_depend_only_downwards() {
             assert!(allowed.contains(&dep.as_str()), "{path} depends on {dep}, which is not below it");
         }
         seen.insert(*path, ());
+    }
+    // DESIGN.md's rule holds even for tests: the runtime never depends on the emulator.
+    let runtime = std::fs::read_to_string(format!("{root}/runtime/Cargo.toml")).unwrap();
+    for section in ["[dependencies]", "[dev-dependencies]", "[build-dependencies]"] {
+        assert!(!deps_in(&runtime, section).iter().any(|d| d == "baregpu-emu"), "runtime {section} names the emulator");
     }
     // Every workspace member is covered by the table above.
     let ws = std::fs::read_to_string(format!("{root}/Cargo.toml")).unwrap();

@@ -1343,7 +1343,7 @@ impl<const W: usize> Wave<W> {
                         VOp::MovRelSD => (m0, m0),
                         _ => ((m0 >> 16) & 0x3ff, m0 & 0x3ff),
                     };
-                    let mut w = v.clone();
+                    let mut w = *v;
                     w.op = VOp::Mov;
                     w.dst = (v.dst as u32).checked_add(ds).filter(|&d| (d as usize) < NVGPR).ok_or_else(|| {
                         ill(format!("v_movrel: destination v{} + M0 {ds} is outside the VGPRs", v.dst))
