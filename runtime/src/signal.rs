@@ -105,12 +105,17 @@ impl Signal {
         timeout: Duration,
         sleep: &mut dyn FnMut(Duration) -> Result<(), WaitError>,
     ) -> Result<(), WaitError> {
-        const SPINS: u32 = 2000;
-        for _ in 0..SPINS {
-            if self.reached(target) {
-                return Ok(());
+        // Short work finishes within tens of microseconds: poll that long before paying for a
+        // sleep and a wake-up (tinygrad polls far longer; this keeps an idle host core free).
+        const SPIN: Duration = Duration::from_micros(50);
+        let spin_start = Instant::now();
+        while spin_start.elapsed() < SPIN {
+            for _ in 0..64 {
+                if self.reached(target) {
+                    return Ok(());
+                }
+                std::hint::spin_loop();
             }
-            std::hint::spin_loop();
         }
         let mut last = self.value();
         let mut since = Instant::now();

@@ -85,7 +85,7 @@ pub(crate) struct State {
     pub(crate) scratch: Option<KfdMemory>,
     pub(crate) dispatches: u64,
     /// What the last submission was, for error reports.
-    pub(crate) last: String,
+    pub(crate) last: super::queue::Last,
     /// Set after a fault or hang until the queues are rebuilt.
     pub(crate) broken: Option<String>,
 }
@@ -164,7 +164,7 @@ impl AmdDevice {
             free_signals,
             scratch: None,
             dispatches: 0,
-            last: "nothing".into(),
+            last: Default::default(),
             broken: None,
         };
         log::info!("{label}: {arch} open (hdp flush {hdp:?})");
@@ -409,9 +409,11 @@ impl AmdDevice {
                 secs: self.timeout.as_secs_f64(),
                 reached: last,
                 wanted: value,
-                last: st.last.clone(),
+                last: st.last.to_string(),
             },
-            WaitError::Fault(fault) => Error::Fault { device: self.label.clone(), queue, fault, last: st.last.clone() },
+            WaitError::Fault(fault) => {
+                Error::Fault { device: self.label.clone(), queue, fault, last: st.last.to_string() }
+            }
         })
     }
 
@@ -565,7 +567,7 @@ impl AmdDevice {
         }
         b.last = value;
         q.q.indirect_buffer(b.ib.va, b.dwords);
-        q.what.push(format!("bound command buffer of {} dwords (timeline {value})", b.dwords));
+        q.what.push(super::queue::Work::Bound { dwords: b.dwords, timeline: value });
         q.submit()?;
         Ok(value)
     }

@@ -23,7 +23,60 @@ pub struct ComputeQueue<'d> {
     pub(crate) q: Pm4,
     /// The completion value this submission signals on the compute queue's counter.
     pub(crate) done: u64,
-    pub(crate) what: Vec<String>,
+    pub(crate) what: Vec<Work>,
+}
+
+/// What a submission held, kept for error reports and formatted only when one is written: the
+/// submit path of a bound buffer costs a few word stores, not a string.
+#[derive(Debug, Clone)]
+pub(crate) enum Work {
+    Kernel { name: String, grid: [u32; 3], block: [u32; 3] },
+    Bound { dwords: u32, timeline: u64 },
+}
+
+impl std::fmt::Display for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Work::Kernel { name, grid, block } => write!(f, "kernel `{name}` grid {grid:?} block {block:?}"),
+            Work::Bound { dwords, timeline } => {
+                write!(f, "bound command buffer of {dwords} dwords (timeline {timeline})")
+            }
+        }
+    }
+}
+
+/// The last submission of a device, for error reports.
+#[derive(Debug, Clone, Default)]
+pub(crate) enum Last {
+    #[default]
+    Nothing,
+    Compute {
+        what: Vec<Work>,
+        done: u64,
+    },
+    Copy {
+        bytes: u64,
+        done: u64,
+    },
+}
+
+impl std::fmt::Display for Last {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Last::Nothing => f.write_str("nothing"),
+            Last::Compute { what, done } if what.is_empty() => write!(f, "commands (compute {done})"),
+            Last::Compute { what, done } => {
+                for (i, w) in what.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{w}")?;
+                }
+                write!(f, " (compute {done})")
+            }
+            Last::Copy { bytes, done } => write!(f, "SDMA copies of {bytes} bytes (copy {done})"),
+        }
+    }
 }
 
 impl<'d> ComputeQueue<'d> {
@@ -112,7 +165,7 @@ impl<'d> ComputeQueue<'d> {
             block: shape.block,
             wave32: launch::wave32(k),
         });
-        self.what.push(format!("kernel `{kernel}` grid {:?} block {:?}", shape.grid, shape.block));
+        self.what.push(Work::Kernel { name: kernel.to_string(), grid: shape.grid, block: shape.block });
         Ok(self)
     }
 
@@ -124,17 +177,14 @@ impl<'d> ComputeQueue<'d> {
         dev.interrupt(&mut self.q);
         let advanced = self.st.compute_done.advance();
         debug_assert_eq!(advanced, self.done);
-        self.st.last = format!(
-            "{} (compute {})",
-            if self.what.is_empty() { "commands".into() } else { self.what.join(", ") },
-            self.done
-        );
-        let (timeout, last) = (dev.timeout, self.st.last.clone());
+        self.st.last = Last::Compute { what: std::mem::take(&mut self.what), done: self.done };
         if let Some(t) = &dev.trace {
-            t.pm4(&format!("{} compute queue: {last}", dev.label), dev.pm4, self.q.words());
+            t.pm4(&format!("{} compute queue: {}", dev.label, self.st.last), dev.pm4, self.q.words());
         }
-        let ring = self.st.compute.as_mut().ok_or_else(|| dev_err(&dev.label, "no compute queue"))?;
-        ring.submit(self.q.words(), &[], timeout).map_err(|e| dev.ring_error("compute", e, &last))?;
+        let timeout = dev.timeout;
+        let st = &mut *self.st;
+        let ring = st.compute.as_mut().ok_or_else(|| dev_err(&dev.label, "no compute queue"))?;
+        ring.submit(self.q.words(), &[], timeout).map_err(|e| dev.ring_error("compute", e, &st.last.to_string()))?;
         Ok(self.done)
     }
 }
@@ -179,14 +229,15 @@ impl<'d> CopyQueue<'d> {
         dev.interrupt_sdma(&mut self.q);
         let advanced = self.st.copy_done.advance();
         debug_assert_eq!(advanced, self.done);
-        self.st.last = format!("SDMA copies of {} bytes (copy {})", self.bytes, self.done);
-        let (timeout, last) = (dev.timeout, self.st.last.clone());
-        let (words, packets) = (self.q.words().to_vec(), self.q.packets().to_vec());
+        self.st.last = Last::Copy { bytes: self.bytes, done: self.done };
         if let Some(t) = &dev.trace {
-            t.sdma(&format!("{} SDMA queue: {last}", dev.label), dev.sdma, &words);
+            t.sdma(&format!("{} SDMA queue: {}", dev.label, self.st.last), dev.sdma, self.q.words());
         }
-        let ring = self.st.copy.as_mut().ok_or_else(|| dev_err(&dev.label, "no SDMA queue"))?;
-        ring.submit(&words, &packets, timeout).map_err(|e| dev.ring_error("SDMA", e, &last))?;
+        let timeout = dev.timeout;
+        let st = &mut *self.st;
+        let ring = st.copy.as_mut().ok_or_else(|| dev_err(&dev.label, "no SDMA queue"))?;
+        ring.submit(self.q.words(), self.q.packets(), timeout)
+            .map_err(|e| dev.ring_error("SDMA", e, &st.last.to_string()))?;
         Ok(self.done)
     }
 }
