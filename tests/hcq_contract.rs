@@ -300,3 +300,32 @@ fn a_hung_kernel_times_out_and_the_device_keeps_working() {
     dev.unload(empty).unwrap();
     dev.unload(prog).unwrap();
 }
+
+#[test]
+fn copies_through_staging_reach_memory_the_cpu_cannot_map() {
+    let dev = open();
+    let n = baregpu_runtime::amd::STAGING_BYTES as usize * 2 + 12_345; // three staging rounds
+    let vram = dev.alloc_vram(n as u64).unwrap();
+    assert!(!vram.host_visible());
+    let mut probe = [0u8; 4];
+    assert!(dev.read(&vram, 0, &mut probe).is_err(), "a CPU read of invisible VRAM must be refused");
+    let data: Vec<u8> = (0..n).map(|i| (i * 131 % 256) as u8).collect();
+    dev.copy_in(&vram, 0, &data).unwrap();
+    let mut back = vec![0u8; n];
+    dev.copy_out(&vram, 0, &mut back).unwrap();
+    assert!(back == data, "round trip through staging differs");
+    // A kernel reads and writes it like any other buffer.
+    let prog = dev.load(fixture(&dev.arch)).unwrap();
+    let m = 256u32;
+    let args = [ArgValue::Pointer(vram.va()), ArgValue::u32(m), ArgValue::u32(7)];
+    let s = dev.launch(&prog, "fill2d", &args, &Launch::new([1, 1, 1], [m, 1, 1]), false).unwrap();
+    let mut out = vec![0u8; 4 * m as usize];
+    dev.copy_out(&vram, 0, &mut out).unwrap();
+    for x in 0..m as usize {
+        assert_eq!(i32::from_le_bytes(out[4 * x..4 * x + 4].try_into().unwrap()), 7 + x as i32);
+    }
+    dev.release(s);
+    assert!(dev.copy_in(&vram, vram.size() - 1, &[1, 2]).is_err(), "copy past the end accepted");
+    dev.free(vram).unwrap();
+    dev.unload(prog).unwrap();
+}

@@ -197,6 +197,21 @@ impl AmdDevice {
         Ok(Buffer { mem: self.dev.alloc(size, MemKind::Vram { cpu_visible: true })? })
     }
 
+    pub(crate) fn alloc_kind(&self, size: u64, kind: MemKind) -> Result<Buffer> {
+        Ok(Buffer { mem: self.dev.alloc(size, kind)? })
+    }
+
+    /// `len` bytes at `offset` lie inside `b`.
+    pub(crate) fn check_span(&self, b: &Buffer, offset: u64, len: u64) -> Result<()> {
+        if offset.checked_add(len).is_none_or(|end| end > b.size()) {
+            return Err(dev_err(
+                &self.label,
+                format!("{len} bytes at offset {offset} exceed a {}-byte buffer", b.size()),
+            ));
+        }
+        Ok(())
+    }
+
     /// Cacheable host memory the GPU maps.
     pub fn alloc_host(&self, size: u64) -> Result<Buffer> {
         Ok(Buffer { mem: self.dev.alloc(size, MemKind::Host)? })

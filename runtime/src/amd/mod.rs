@@ -6,8 +6,10 @@ pub mod hdp;
 pub mod launch;
 mod queue;
 mod ring;
+mod staging;
 pub mod trace;
 
 pub use bound::BoundCommands;
 pub use device::{AmdDevice, Buffer, Program, Submitted, TIMESTAMP_HZ};
 pub use queue::{ComputeQueue, CopyQueue};
+pub use staging::STAGING_BYTES;
