@@ -1,6 +1,8 @@
 //! The RDNA wave interpreter on clang-built kernels: the code object loaded as the runtime loads
 //! it (relocated image, kernargs, user SGPRs, RSRC2), host memory as GPU memory (VA == host
-//! address), results against host references.
+//! address), results against host references. Every kernel also runs through the whole driver
+//! path — the runtime's KFD device on the emulated KFD, its command processor, this interpreter —
+//! from the same inputs, and must leave every buffer byte-identical to the direct run.
 
 use baregpu_emu::amd::dispatch::{DispatchFault, DispatchState, GpuMemory, WaveEngine};
 use baregpu_emu::rdna::Interpreter;
@@ -135,8 +137,75 @@ fn run_on(
 }
 
 fn run(p: &Program, kernel: &str, args: &[Arg], grid: [u32; 3], block: [u32; 3]) {
+    let through_driver = run_through_driver(p, kernel, args, grid, block);
     let e = Interpreter::new(p.arch);
     run_on(&e, p, kernel, args, grid, block).unwrap_or_else(|f| panic!("{}: {kernel}: {f}", p.arch));
+    // Float atomics sum in whatever order the workgroups run: those results may differ in the last bits.
+    if ORDER_DEPENDENT.contains(&kernel) {
+        return;
+    }
+    let mut bufs = args.iter().filter_map(|a| if let Arg::Buf(b) = a { Some(*b) } else { None });
+    for (i, got) in through_driver.iter().enumerate() {
+        let b = bufs.next().expect("as many buffers");
+        assert!(
+            b.get::<u8>(b.len) == *got,
+            "{} {kernel}: buffer {i} differs between the driver path and a direct run",
+            p.arch
+        );
+    }
+}
+
+/// Kernels whose results depend on the order workgroups finish in.
+const ORDER_DEPENDENT: &[&str] = &["atomics"];
+
+/// The same launch through the runtime on an emulated GPU of the program's arch; returns every
+/// buffer argument's bytes afterwards.
+fn run_through_driver(p: &Program, kernel: &str, args: &[Arg], grid: [u32; 3], block: [u32; 3]) -> Vec<Vec<u8>> {
+    use baregpu_runtime::amd::AmdDevice;
+    use std::sync::Arc;
+    thread_local! {
+        static DEVICES: std::cell::RefCell<Vec<(&'static str, AmdDevice)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    DEVICES.with(|devs| {
+        let mut devs = devs.borrow_mut();
+        if !devs.iter().any(|(a, _)| *a == p.arch) {
+            let kfd = baregpu_emu::amd::machine(&[p.arch], Arc::new(Interpreter::new(p.arch))).expect("machine");
+            let dev = AmdDevice::open(kfd, 0, &format!("emu:{}", p.arch)).expect("device");
+            devs.push((p.arch, dev));
+        }
+        let dev = &devs.iter().find(|(a, _)| *a == p.arch).expect("just opened").1;
+        let prog = dev.load(p.code.clone()).expect("load");
+        let mut bufs = Vec::new();
+        let vals: Vec<ArgValue> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Buf(b) => {
+                    let d = dev.alloc(b.len as u64).expect("alloc");
+                    dev.write(&d, 0, &b.get::<u8>(b.len)).expect("write");
+                    let v = ArgValue::Pointer(d.va());
+                    bufs.push(d);
+                    v
+                }
+                Arg::Val(v) => v.clone(),
+            })
+            .collect();
+        let s = dev.launch(&prog, kernel, &vals, &Launch::new(grid, block), false).expect("launch");
+        dev.synchronize().unwrap_or_else(|e| panic!("{} {kernel} through the driver: {e}", p.arch));
+        dev.release(s);
+        let lens = args.iter().filter_map(|a| if let Arg::Buf(b) = a { Some(b.len) } else { None });
+        let out = bufs
+            .into_iter()
+            .zip(lens)
+            .map(|(d, len)| {
+                let mut v = vec![0u8; len];
+                dev.read(&d, 0, &mut v).expect("read");
+                dev.free(d).expect("free");
+                v
+            })
+            .collect();
+        dev.unload(prog).expect("unload");
+        out
+    })
 }
 
 fn u32v(x: u32) -> Arg<'static> {
