@@ -76,10 +76,7 @@ struct LaunchArgs {
 }
 
 fn launch(a: LaunchArgs, json: bool) -> Result<()> {
-    let spec = match a.device {
-        Some(s) => s,
-        None => baregpu::registry::list(&super::host_os())?.default_spec(),
-    };
+    let spec = super::device_or_default(a.device)?;
     let baregpu::device::Device::Amd(dev) = baregpu::device::open(&spec)?;
     let f = baregpu::bench_launch::run(&dev, a.iterations)?;
     if json {

@@ -19,10 +19,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> baregpu::Result<()> {
-    let spec = match args.device {
-        Some(s) => s,
-        None => baregpu::registry::list(&super::host_os())?.default_spec(),
-    };
+    let spec = super::device_or_default(args.device)?;
     let start = Instant::now();
     let quiet = args.json;
     let mut progress = |line: &str| {

@@ -58,6 +58,14 @@ pub fn host_os() -> baregpu_drivers::os::HostOs {
     }
 }
 
+/// The device a command was given, else DESIGN.md's default: the first real GPU, else emu:gfx1100.
+pub fn device_or_default(given: Option<baregpu::DeviceSpec>) -> baregpu::Result<baregpu::DeviceSpec> {
+    match given {
+        Some(s) => Ok(s),
+        None => Ok(baregpu::registry::list(&host_os())?.default_spec()),
+    }
+}
+
 pub fn run(cli: Cli) -> baregpu::Result<()> {
     match cli.command {
         Command::Devices(args) => devices::run(args),

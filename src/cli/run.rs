@@ -123,10 +123,7 @@ pub fn run(args: Args) -> Result<()> {
     for (i, (g, w)) in args.args.iter().zip(&explicit).enumerate() {
         check(i, g, w)?;
     }
-    let spec = match args.device {
-        Some(s) => s,
-        None => baregpu::registry::list(&super::host_os())?.default_spec(),
-    };
+    let spec = super::device_or_default(args.device)?;
     let dev = device::open(&spec)?;
     let Device::Amd(amd) = &dev;
     // Buffers: contents first, so a missing file fails before anything runs.

@@ -301,16 +301,7 @@ pub struct Section {
     pub size: u64,
 }
 
-/// A relocation to apply once the image's GPU address is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reloc {
-    /// Where to write, in the image.
-    pub offset: u64,
-    pub kind: u32,
-    /// Image offset of the symbol.
-    pub symbol: u64,
-    pub addend: i64,
-}
+pub use super::Reloc;
 
 #[derive(Debug, Clone)]
 pub struct Cubin {

@@ -21,15 +21,7 @@ pub struct Kernel {
     pub meta: KernelMeta,
 }
 
-/// A relocation to apply once the load address is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reloc {
-    pub offset: u64,
-    pub kind: u32,
-    /// Image offset of the symbol (0 for RELATIVE64).
-    pub symbol: u64,
-    pub addend: i64,
-}
+pub use super::Reloc;
 
 #[derive(Debug, Clone)]
 pub struct CodeObject {
