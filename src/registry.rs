@@ -51,6 +51,13 @@ pub fn list(os: &dyn Os) -> Result<Listing> {
     let mut listing = Listing::default();
     let has_kfd = os.exists(Path::new("/dev/kfd"));
     for gpu in kfd::discover(os)? {
+        // Ready when the KFD device node is there and the runtime drives the architecture.
+        let supported = baregpu_drivers::amd::pm4::Pm4Generation::for_arch(&gpu.arch).is_some();
+        let note = match (has_kfd, supported) {
+            (true, true) => gpu.pci_bdf.clone(),
+            (false, _) => format!("{}: no /dev/kfd (amdgpu loaded without KFD, or no access)", gpu.pci_bdf),
+            (true, false) => format!("{}: {} is not an architecture baregpu drives yet", gpu.pci_bdf, gpu.arch),
+        };
         listing.devices.push(DeviceEntry {
             spec: DeviceSpec::Amd { index: gpu.index }.to_string(),
             vendor: "amd",
@@ -59,12 +66,8 @@ pub fn list(os: &dyn Os) -> Result<Listing> {
             name: if gpu.name.is_empty() { format!("AMD {:04x}", gpu.device_id) } else { gpu.name },
             compute_units: Some(gpu.compute_units),
             memory_bytes: Some(gpu.vram_bytes),
-            ready: false,
-            note: format!(
-                "{} {}; KFD driver not implemented yet",
-                gpu.pci_bdf,
-                if has_kfd { "/dev/kfd present" } else { "no /dev/kfd" }
-            ),
+            ready: has_kfd && supported,
+            note,
         });
     }
     let driver = nv::driver(os)?;

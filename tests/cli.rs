@@ -63,6 +63,7 @@ fn devices_json_lists_real_and_emulated_devices() {
     assert_eq!(first["compute_units"], 304);
     assert_eq!(first["memory_bytes"], 206158430208u64);
     assert_eq!(first["kind"], "real");
+    assert_eq!(first["ready"], true, "/dev/kfd is there and gfx942 is driven");
     for (spec, ready) in [
         ("emu:gfx1100", true),
         ("emu:gfx1201", true),

@@ -473,9 +473,7 @@ impl AmdDevice {
 
     /// Wait until the device timeline reaches `value`.
     pub fn wait_value(&self, value: u64) -> Result<()> {
-        let st = self.state();
-        let sig = st.timeline.signal();
-        self.wait_signal(&st, sig, value, "compute")
+        self.wait(self.timeline().0, value)
     }
 
     /// Wait until `signal` reaches `value`, sleeping on the device's events.
