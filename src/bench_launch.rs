@@ -1,11 +1,13 @@
-//! `bench launch`: what the host pays to put work on an AMD GPU, and how long an empty kernel
-//! takes from submission to completion. Medians over many iterations; the program is an
-//! `s_endpgm` kernel written by our own assembler and code-object writer (no LLVM).
+//! `bench launch`: what the host pays to put work on a GPU, and how long an empty kernel takes
+//! from submission to completion. Medians over many iterations. On AMD the program is an
+//! `s_endpgm` kernel written by our own assembler and code-object writer (no LLVM); on NVIDIA an
+//! empty PTX entry (compiled with ptxas for a real GPU, interpreted on emu-nv).
 
 use crate::{Error, Result};
 use baregpu_compiler::codeobj::{write_code_object, Kernel};
 use baregpu_isa::Arch;
 use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::nv::{NvCode, NvDevice, NvIsa};
 use baregpu_runtime::program::{CodeObject, Launch};
 use serde::Serialize;
 use std::time::Instant;
@@ -14,7 +16,10 @@ use std::time::Instant;
 pub struct LaunchFigures {
     pub device: String,
     pub iterations: usize,
-    /// (a) Host cost of submitting a prebuilt signal-only command buffer (patch + doorbell).
+    /// How (a)'s signal-only submission is made: `bound` (AMD: prebuilt, patched, one doorbell)
+    /// or `built` (NVIDIA: a push buffer built per submission).
+    pub signal_only: &'static str,
+    /// (a) Host cost of submitting a signal-only command buffer.
     pub submit_bound_us: f64,
     /// Submission to completion of that signal-only buffer: the queue's own latency.
     pub bound_roundtrip_us: f64,
@@ -70,6 +75,54 @@ pub fn run(dev: &AmdDevice, iterations: usize) -> Result<LaunchFigures> {
     Ok(LaunchFigures {
         device: dev.label.clone(),
         iterations,
+        signal_only: "bound",
+        submit_bound_us: median(a),
+        bound_roundtrip_us: median(rt),
+        enqueue_launch_us: median(b),
+        launch_latency_us: median(c),
+    })
+}
+
+/// An NVIDIA module with one kernel, `empty`, that returns at once: PTX for the emulated GPU, a
+/// ptxas-compiled cubin for a real one.
+pub fn empty_nv_kernel(dev: &NvDevice) -> Result<NvCode> {
+    let ptx =
+        format!(".version 7.8\n.target {}\n.address_size 64\n.visible .entry empty()\n{{\n\tret;\n}}\n", dev.arch);
+    let bytes = match dev.isa {
+        NvIsa::Ptx => ptx.into_bytes(),
+        NvIsa::Sass => crate::ptxas::compile(&ptx, &dev.arch, "the empty kernel")?,
+    };
+    NvCode::parse(&bytes).map_err(|e| Error::Usage(format!("loading the empty kernel: {e}")))
+}
+
+pub fn run_nv(dev: &NvDevice, iterations: usize) -> Result<LaunchFigures> {
+    let iterations = iterations.max(10);
+    let prog = dev.load(empty_nv_kernel(dev)?)?;
+    let shape = Launch::new([1, 1, 1], [32, 1, 1]);
+    // (a) A signal-only push buffer on the timeline (wait for the previous value, release the next).
+    let (mut a, mut rt) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
+    for _ in 0..iterations {
+        let t = Instant::now();
+        let value = dev.marker()?;
+        a.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.wait_value(value)?;
+        rt.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    let (mut b, mut c) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
+    for _ in 0..iterations {
+        let t = Instant::now();
+        let s = dev.launch(&prog, "empty", &[], &shape, false)?;
+        b.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.wait_value(s.value)?;
+        c.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.release(s);
+    }
+    dev.synchronize()?;
+    dev.unload(prog)?;
+    Ok(LaunchFigures {
+        device: dev.label.clone(),
+        iterations,
+        signal_only: "built",
         submit_bound_us: median(a),
         bound_roundtrip_us: median(rt),
         enqueue_launch_us: median(b),

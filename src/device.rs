@@ -1,31 +1,36 @@
-//! Opening a device by spec: the registry's other half. Real AMD GPUs get the host OS, emulated
-//! ones an emulated KFD; both go through the same runtime and driver code.
+//! Opening a device by spec: the registry's other half. Real GPUs get the host OS, emulated ones
+//! an emulated KFD or RM; both go through the same runtime and driver code.
 
 use crate::{Error, Result};
 use baregpu_drivers::os::{HostOs, Os};
 use baregpu_emu::amd::dispatch::WaveEngine;
 use baregpu_emu::amd::machine;
 use baregpu_emu::catalog::{self, Vendor};
+use baregpu_emu::nv::EmuRm;
 use baregpu_emu::rdna::Interpreter;
 use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::nv::{NvDevice, NvIsa};
 use baregpu_runtime::DeviceSpec;
 use std::sync::Arc;
 
 /// An open device.
 pub enum Device {
     Amd(AmdDevice),
+    Nv(NvDevice),
 }
 
 impl Device {
     pub fn label(&self) -> &str {
         match self {
             Device::Amd(d) => &d.label,
+            Device::Nv(d) => &d.label,
         }
     }
 
     pub fn arch(&self) -> &str {
         match self {
             Device::Amd(d) => &d.arch,
+            Device::Nv(d) => &d.arch,
         }
     }
 }
@@ -42,8 +47,8 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             }
             Ok(Device::Amd(open_emulated(arch, *index, Arc::new(Interpreter::new(arch)))?))
         }
-        DeviceSpec::Nv { .. } => unsupported("the NVIDIA RM driver"),
-        DeviceSpec::EmuNv { .. } => unsupported("the emulated NVIDIA GPU"),
+        DeviceSpec::Nv { index } => Ok(Device::Nv(NvDevice::open(os, *index, &label, NvIsa::Sass)?)),
+        DeviceSpec::EmuNv { arch, index } => Ok(Device::Nv(open_emulated_nv(arch, *index)?)),
         DeviceSpec::Am { .. } => unsupported("the userspace PCI driver (AM)"),
         DeviceSpec::Usb { .. } => unsupported("the USB bridge transport"),
         DeviceSpec::Remote { .. } => unsupported("the remote transport"),
@@ -57,6 +62,15 @@ pub fn open_emulated(arch: &str, index: usize, engine: Arc<dyn WaveEngine>) -> R
     let archs = vec![arch; index + 1];
     let kfd: Arc<dyn Os> = machine(&archs, engine)?;
     Ok(AmdDevice::open(kfd, index, &label)?)
+}
+
+/// An emulated NVIDIA GPU (`emu-nv:ARCH:INDEX`): the emulated RM and UVM with GPFIFO channels
+/// that run launches on the PTX interpreter.
+pub fn open_emulated_nv(arch: &str, index: usize) -> Result<NvDevice> {
+    let label = DeviceSpec::EmuNv { arch: arch.to_string(), index }.to_string();
+    let archs = vec![arch; index + 1];
+    let rm: Arc<dyn Os> = EmuRm::new(&archs)?;
+    Ok(NvDevice::open(rm, index, &label, NvIsa::Ptx)?)
 }
 
 pub fn open(spec: &DeviceSpec) -> Result<Device> {

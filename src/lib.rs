@@ -6,6 +6,7 @@ pub mod bench_launch;
 pub mod demo;
 pub mod device;
 pub mod error;
+pub mod ptxas;
 pub mod registry;
 
 pub use baregpu_autogen as autogen;

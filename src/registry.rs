@@ -73,6 +73,14 @@ pub fn list(os: &dyn Os) -> Result<Listing> {
     let driver = nv::driver(os)?;
     for gpu in nv::discover(os)? {
         let version = driver.as_ref().map_or("unknown".to_string(), |d| d.version.clone());
+        // Ready when the device node is there and the driver speaks an RM ABI we have.
+        let branch = driver.as_ref().map(|d| baregpu_drivers::nv::rm::Branch::from_version(&d.version));
+        let why_not = match (&branch, gpu.device_node) {
+            (Some(Ok(_)), true) => None,
+            (Some(Err(e)), _) => Some(e.to_string()),
+            (None, _) => Some("no driver version".to_string()),
+            (_, false) => Some("no device node".to_string()),
+        };
         listing.devices.push(DeviceEntry {
             spec: DeviceSpec::Nv { index: gpu.index }.to_string(),
             vendor: "nvidia",
@@ -81,12 +89,11 @@ pub fn list(os: &dyn Os) -> Result<Listing> {
             name: gpu.model,
             compute_units: None,
             memory_bytes: None,
-            ready: false,
-            note: format!(
-                "{} driver {version}{}; RM driver not implemented yet",
-                gpu.pci_bdf,
-                if gpu.device_node { "" } else { ", no device node" }
-            ),
+            ready: why_not.is_none(),
+            note: match why_not {
+                None => format!("{} driver {version}", gpu.pci_bdf),
+                Some(why) => format!("{} driver {version}: {why}", gpu.pci_bdf),
+            },
         });
     }
     listing.nvidia_driver = driver.map(|d| d.version);

@@ -69,7 +69,8 @@ fn devices_json_lists_real_and_emulated_devices() {
         ("emu:gfx1201", true),
         ("emu:gfx942", false),
         ("emu:gfx950", false),
-        ("emu-nv:sm_90", false),
+        ("emu-nv:sm_90", true),
+        ("emu-nv:sm_120", true),
     ] {
         let d = devices.iter().find(|d| d["spec"] == spec).unwrap_or_else(|| panic!("{spec} not listed"));
         assert_eq!(d["kind"], "emulated");

@@ -242,3 +242,69 @@ fn trace_and_decode_show_the_command_stream() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cut.bin"));
 }
+
+fn ptx() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ptx/kernels.ptx").display().to_string()
+}
+
+/// PTX runs on emu-nv (the default NVIDIA device with no GPU: the PTX's target), through the
+/// RM driver path; its arguments are checked against the `.entry` parameter list.
+#[test]
+fn ptx_runs_on_the_emulated_nvidia_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 32usize;
+    let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32 * 0.5).collect();
+    std::fs::write(dir.path().join("a.bin"), f32s(&a)).unwrap();
+    std::fs::write(dir.path().join("b.bin"), f32s(&b)).unwrap();
+    let p = ptx();
+    let args = ["run", &p, "--kernel", "matmul_tiled", "--grid", "4,4", "--block", "8,8", "--arg", "in:a.bin", "--arg"];
+    let mut full: Vec<&str> = args.to_vec();
+    full.extend(["in:b.bin", "--arg", "out:4096", "--arg", "u32:32", "--json"]);
+    let out = baregpu(&full, dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["device"].as_str(), Some("emu-nv:sm_90"));
+    let c: Vec<f32> = std::fs::read(dir.path().join("out/arg2.bin"))
+        .unwrap()
+        .chunks(4)
+        .map(|w| f32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    for r in 0..n {
+        for col in 0..n {
+            let want = (0..n).fold(0f32, |acc, k| a[r * n + k].mul_add(b[k * n + col], acc));
+            assert_eq!(c[r * n + col], want, "c[{r}][{col}]");
+        }
+    }
+
+    // Bad input: one line naming what is wrong, non-zero exit.
+    let bad_in = |file: &str, extra: &[&str], want: &str| {
+        let mut a = vec!["run", file, "--grid", "1", "--block", "32"];
+        a.extend_from_slice(extra);
+        let out = baregpu(&a, dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(want), "{extra:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    };
+    let bad = |extra: &[&str], want: &str| bad_in(&p, extra, want);
+    bad(&["--kernel", "nope"], "no kernel `nope`");
+    bad(&["--kernel", "vector_add", "--arg", "in:a.bin"], "takes 4 arguments, 1 given");
+    bad(
+        &["--kernel", "vector_add", "--arg", "in:a.bin", "--arg", "in:a.bin", "--arg", "f32:1", "--arg", "u32:1"],
+        "argument 2: the kernel takes a buffer",
+    );
+    bad(
+        &["--kernel", "vector_add", "--arg", "in:a.bin", "--arg", "in:a.bin", "--arg", "out:4", "--arg", "f32:1"],
+        "argument 3: the kernel takes a 4-byte integer, f32 given",
+    );
+    let four = ["--arg", "out:4", "--arg", "out:4", "--arg", "out:4", "--arg", "u32:1"];
+    bad(&[&["--kernel", "vector_add", "--device", "emu:gfx1100"][..], &four].concat(), "cannot run on emu:gfx1100");
+    std::fs::write(dir.path().join("bad.ptx"), ".version 7.8\n.target sm_90\n.entry k(.param .q32 x)\n{\n}\n").unwrap();
+    bad_in("bad.ptx", &["--kernel", "k"], "line 3");
+    // A kernel that reads out of bounds: the channel error, not a hang or a panic.
+    let mut a = vec!["run", &p, "--grid", "64", "--block", "128", "--kernel", "vector_add"];
+    a.extend(["--arg", "out:4", "--arg", "out:4", "--arg", "out:4", "--arg", "u32:1000000"]);
+    let out = baregpu(&a, dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("Xid 13") && err.contains("vector_add"), "{err}");
+}

@@ -33,7 +33,9 @@ fn download<T: Copy + Default>(dev: &AmdDevice, b: &Buffer, n: usize) -> Vec<T> 
 
 fn each(f: impl Fn(&AmdDevice, &Program, &str)) {
     for arch in ["gfx1100", "gfx1201"] {
-        let Device::Amd(dev) = device::open(&format!("emu:{arch}").parse().unwrap()).unwrap();
+        let Device::Amd(dev) = device::open(&format!("emu:{arch}").parse().unwrap()).unwrap() else {
+            panic!("emu:{arch} is an AMD device")
+        };
         for opt in ["O0", "O1", "O2", "O3"] {
             let p = corpus(&dev, opt);
             f(&dev, &p, &format!("{arch} -{opt}"));

@@ -16,6 +16,7 @@ fn open() -> AmdDevice {
     let spec: DeviceSpec = spec.parse().unwrap_or_else(|e| panic!("BAREGPU_DEVICE: {e}"));
     match device::open(&spec).unwrap_or_else(|e| panic!("{spec}: {e}")) {
         Device::Amd(d) => d,
+        Device::Nv(d) => panic!("{}: the AMD contract needs an AMD device (NVIDIA: tests/nv_runtime.rs)", d.label),
     }
 }
 
@@ -154,7 +155,7 @@ fn copies_above_the_engines_packet_size_are_split() {
     // SDMA 4 (gfx942) moves at most 4 MiB per packet; the emulated gfx942 keeps this cheap.
     let spec: DeviceSpec =
         std::env::var("BAREGPU_DEVICE_SDMA4").unwrap_or_else(|_| "emu:gfx942".into()).parse().unwrap();
-    let Device::Amd(dev) = device::open(&spec).unwrap();
+    let Device::Amd(dev) = device::open(&spec).unwrap() else { panic!("{spec} is not an AMD device") };
     let n = (4 << 20) + 4097;
     let src = dev.alloc(n).unwrap();
     let dst = dev.alloc(n).unwrap();

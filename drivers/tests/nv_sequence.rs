@@ -392,14 +392,22 @@ const BRING_UP_580_HOPPER: &[&str] = &[
     "UVM_CREATE_EXTERNAL_RANGE /dev/nvidia-uvm",
     "NV_ESC_RM_MAP_MEMORY_DMA /dev/nvidiactl",
     "UVM_MAP_EXTERNAL_ALLOCATION /dev/nvidia-uvm",
-    // The compute channel.
+    // The compute channel: its error notifier (system memory the CPU reads), the channel.
     "ALLOC NV01_MEMORY_SYSTEM",
+    "NV_ESC_RM_MAP_MEMORY /dev/nvidiactl",
+    "UVM_CREATE_EXTERNAL_RANGE /dev/nvidia-uvm",
+    "NV_ESC_RM_MAP_MEMORY_DMA /dev/nvidiactl",
+    "UVM_MAP_EXTERNAL_ALLOCATION /dev/nvidia-uvm",
     "ALLOC HOPPER_CHANNEL_GPFIFO_A",
     "ALLOC HOPPER_COMPUTE_A",
     "CONTROL NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN",
     "UVM_REGISTER_CHANNEL /dev/nvidia-uvm",
     // The copy channel.
     "ALLOC NV01_MEMORY_SYSTEM",
+    "NV_ESC_RM_MAP_MEMORY /dev/nvidiactl",
+    "UVM_CREATE_EXTERNAL_RANGE /dev/nvidia-uvm",
+    "NV_ESC_RM_MAP_MEMORY_DMA /dev/nvidiactl",
+    "UVM_MAP_EXTERNAL_ALLOCATION /dev/nvidia-uvm",
     "ALLOC HOPPER_CHANNEL_GPFIFO_A",
     "ALLOC HOPPER_DMA_COPY_A",
     "CONTROL NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN",
@@ -578,7 +586,8 @@ fn branch_610_inserts_the_channel_field_and_shortens_uvm_free() {
     let mem = dev.alloc(0x1000, NvMemKind::Vram { cpu_visible: false }).unwrap();
     dev.free(mem).unwrap();
     let free: v610::UVM_FREE_PARAMS = from_bytes(r.others("UVM_FREE").last().unwrap()).unwrap();
-    assert_eq!(free.base, dev.va_window().0 + area.size + 2 * 0x400_0000);
+    // The window: the GPFIFO area, then per channel its notifier (one 64 KiB granule) and UVM range.
+    assert_eq!(free.base, dev.va_window().0 + area.size + 2 * (0x1_0000 + 0x400_0000));
     drop(dev);
     r.assert_all_undone();
 }

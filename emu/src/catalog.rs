@@ -24,7 +24,6 @@ pub struct EmuModel {
 
 const GIB: u64 = 1 << 30;
 const NO_EMU_CDNA: &str = "no CDNA wave interpreter yet: queues, signals and copies work, kernels fail";
-const NO_EMU_NV: &str = "emulated RM and PTX interpreter not implemented yet";
 
 pub const MODELS: &[EmuModel] = &[
     EmuModel {
@@ -65,7 +64,7 @@ pub const MODELS: &[EmuModel] = &[
         board: "H200",
         compute_units: 132,
         memory_bytes: 141 * GIB,
-        not_ready: Some(NO_EMU_NV),
+        not_ready: None,
     },
     EmuModel {
         vendor: Vendor::Nvidia,
@@ -73,7 +72,7 @@ pub const MODELS: &[EmuModel] = &[
         board: "GeForce RTX 4090",
         compute_units: 128,
         memory_bytes: 24 * GIB,
-        not_ready: Some(NO_EMU_NV),
+        not_ready: None,
     },
     EmuModel {
         vendor: Vendor::Nvidia,
@@ -81,7 +80,7 @@ pub const MODELS: &[EmuModel] = &[
         board: "GeForce RTX 5090",
         compute_units: 170,
         memory_bytes: 32 * GIB,
-        not_ready: Some(NO_EMU_NV),
+        not_ready: None,
     },
 ];
 

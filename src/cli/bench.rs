@@ -77,13 +77,15 @@ struct LaunchArgs {
 
 fn launch(a: LaunchArgs, json: bool) -> Result<()> {
     let spec = super::device_or_default(a.device)?;
-    let baregpu::device::Device::Amd(dev) = baregpu::device::open(&spec)?;
-    let f = baregpu::bench_launch::run(&dev, a.iterations)?;
+    let f = match baregpu::device::open(&spec)? {
+        baregpu::device::Device::Amd(dev) => baregpu::bench_launch::run(&dev, a.iterations)?,
+        baregpu::device::Device::Nv(dev) => baregpu::bench_launch::run_nv(&dev, a.iterations)?,
+    };
     if json {
         println!("{}", serde_json::to_string(&f).expect("figures serialise"));
     } else {
         println!("device {} ({} iterations, medians):", f.device, f.iterations);
-        println!("  (a) submit a bound signal-only queue: {:8.2} us host", f.submit_bound_us);
+        println!("  (a) submit a {:5} signal-only queue: {:8.2} us host", f.signal_only, f.submit_bound_us);
         println!("      ... and its completion:           {:8.2} us", f.bound_roundtrip_us);
         println!("  (b) enqueue + submit an empty launch: {:8.2} us host", f.enqueue_launch_us);
         println!("  (c) empty launch, submit to complete: {:8.2} us", f.launch_latency_us);

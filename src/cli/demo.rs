@@ -28,7 +28,11 @@ pub fn run(args: Args) -> baregpu::Result<()> {
         }
     };
     progress(&format!("opening {spec}"));
-    let Device::Amd(dev) = device::open(&spec)?;
+    let Device::Amd(dev) = device::open(&spec)? else {
+        return Err(baregpu::Error::Usage(format!(
+            "{spec}: the demo's kernels are AMD ISA; run NVIDIA kernels with `baregpu run FILE.ptx`"
+        )));
+    };
     let report = baregpu::demo::run(&dev, args.size, &mut progress)?;
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("the report serialises"));

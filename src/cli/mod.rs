@@ -7,6 +7,7 @@ mod demo;
 mod devices;
 mod disasm;
 mod run;
+mod run_nv;
 
 use clap::{Parser, Subcommand};
 

@@ -1,5 +1,6 @@
 //! `baregpu run CODE_OBJECT --kernel NAME --grid .. --block .. [--arg A]...`: load a code object,
 //! check the arguments against its metadata, launch, and write every buffer argument back.
+//! AMD code objects (HSACO) run here; NVIDIA ones (cubin, PTX) in [`super::run_nv`].
 
 use baregpu::device::{self, Device};
 use baregpu::{DeviceSpec, Error, Result};
@@ -9,30 +10,32 @@ use std::time::Instant;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// AMD code object (HSACO) to load.
-    code_object: PathBuf,
+    /// Code object: AMD HSACO, NVIDIA cubin, or PTX text (run on emu-nv, or compiled with ptxas
+    /// for a real NVIDIA GPU).
+    pub(super) code_object: PathBuf,
     /// Kernel to launch.
     #[arg(long)]
-    kernel: String,
-    /// Device spec (see `baregpu devices`); default: the first real GPU, else emu:gfx1100.
+    pub(super) kernel: String,
+    /// Device spec (see `baregpu devices`); default: the first real GPU of the code object's
+    /// vendor, else emu:gfx1100 (AMD) or emu-nv:sm_XX (NVIDIA, the PTX's target).
     #[arg(long)]
-    device: Option<DeviceSpec>,
-    /// Workgroups: X[,Y[,Z]].
+    pub(super) device: Option<DeviceSpec>,
+    /// Workgroups (CTAs): X[,Y[,Z]].
     #[arg(long, value_parser = parse_dims)]
-    grid: [u32; 3],
-    /// Work-items per workgroup: X[,Y[,Z]].
+    pub(super) grid: [u32; 3],
+    /// Work-items (threads) per workgroup: X[,Y[,Z]].
     #[arg(long, value_parser = parse_dims)]
-    block: [u32; 3],
+    pub(super) block: [u32; 3],
     /// Kernel arguments in order: in:FILE, inout:FILE, out:BYTES, u32:V, i32:V, u64:V, i64:V,
     /// f32:V, f64:V.
     #[arg(long = "arg", value_parser = parse_arg)]
-    args: Vec<CliArg>,
+    pub(super) args: Vec<CliArg>,
     /// Where every buffer argument i is written as arg<i>.bin.
     #[arg(long, default_value = "out")]
-    out: PathBuf,
+    pub(super) out: PathBuf,
     /// Print one JSON object: device, kernel, wall and GPU microseconds.
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -103,12 +106,67 @@ fn check(i: usize, given: &CliArg, want: &KernelArg) -> Result<()> {
     }
 }
 
-fn read_file(p: &Path) -> Result<Vec<u8>> {
+pub(super) fn read_file(p: &Path) -> Result<Vec<u8>> {
     std::fs::read(p).map_err(|source| Error::Io { path: p.to_path_buf(), source })
+}
+
+/// Whether `bytes` is an NVIDIA code object: a cubin (ELF for EM_CUDA) or text (PTX).
+fn is_nvidia(bytes: &[u8]) -> bool {
+    match bytes.strip_prefix(b"\x7fELF") {
+        Some(_) => bytes.get(18..20) == Some(&baregpu_runtime::program::cubin::EM_CUDA.to_le_bytes()[..]),
+        None => true,
+    }
+}
+
+/// Every argument's initial buffer contents (`None` for scalars): read first, so that a missing
+/// file fails before anything runs.
+pub(super) fn buffer_contents(args: &[CliArg]) -> Result<Vec<Option<Vec<u8>>>> {
+    args.iter()
+        .map(|a| {
+            Ok(match a {
+                CliArg::In(p) | CliArg::InOut(p) => Some(read_file(p)?),
+                CliArg::Out(n) => Some(vec![0u8; *n as usize]),
+                CliArg::Scalar { .. } => None,
+            })
+        })
+        .collect()
+}
+
+/// Write each buffer to DIR/arg<i>.bin.
+pub(super) fn write_outputs(out: &Path, buffers: &[(usize, Vec<u8>)]) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|source| Error::Io { path: out.to_path_buf(), source })?;
+    for (i, data) in buffers {
+        let path = out.join(format!("arg{i}.bin"));
+        std::fs::write(&path, data).map_err(|source| Error::Io { path, source })?;
+    }
+    Ok(())
+}
+
+pub(super) fn report(args: &Args, label: &str, arch: &str, wall_us: f64, gpu_us: Option<f64>) {
+    if args.json {
+        let v = serde_json::json!({
+            "device": label,
+            "arch": arch,
+            "kernel": args.kernel,
+            "wall_us": wall_us,
+            "gpu_us": gpu_us,
+        });
+        println!("{v}");
+    } else {
+        let gpu = gpu_us.map_or("?".into(), |u| format!("{u:.1}"));
+        println!(
+            "{} on {label} ({arch}): wall {wall_us:.1} us, GPU {gpu} us; buffers in {}",
+            args.kernel,
+            args.out.display()
+        );
+    }
 }
 
 pub fn run(args: Args) -> Result<()> {
     let bytes = read_file(&args.code_object)?;
+    if is_nvidia(&bytes) {
+        return super::run_nv::run(args, &bytes);
+    }
     let co = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("{}: {e}", args.code_object.display())))?;
     let kernel = co.kernel(&args.kernel).map_err(|e| Error::Usage(format!("{}: {e}", args.code_object.display())))?;
     let explicit: Vec<&KernelArg> = kernel.meta.args.iter().filter(|a| a.is_explicit()).collect();
@@ -123,18 +181,16 @@ pub fn run(args: Args) -> Result<()> {
     for (i, (g, w)) in args.args.iter().zip(&explicit).enumerate() {
         check(i, g, w)?;
     }
-    let spec = super::device_or_default(args.device)?;
+    let spec = super::device_or_default(args.device.clone())?;
     let dev = device::open(&spec)?;
-    let Device::Amd(amd) = &dev;
-    // Buffers: contents first, so a missing file fails before anything runs.
-    let mut contents: Vec<Option<Vec<u8>>> = Vec::new();
-    for a in &args.args {
-        contents.push(match a {
-            CliArg::In(p) | CliArg::InOut(p) => Some(read_file(p)?),
-            CliArg::Out(n) => Some(vec![0u8; *n as usize]),
-            CliArg::Scalar { .. } => None,
-        });
-    }
+    let Device::Amd(amd) = &dev else {
+        return Err(Error::Usage(format!(
+            "{}: an AMD code object cannot run on {}",
+            args.code_object.display(),
+            dev.label()
+        )));
+    };
+    let contents = buffer_contents(&args.args)?;
     let mut buffers = Vec::new();
     let mut values = Vec::new();
     for (a, c) in args.args.iter().zip(&contents) {
@@ -157,36 +213,18 @@ pub fn run(args: Args) -> Result<()> {
     let wall_us = t0.elapsed().as_secs_f64() * 1e6;
     let gpu_us = amd.elapsed_us(&sub);
     amd.release(sub);
-    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io { path: args.out.clone(), source })?;
+    let mut outputs = Vec::new();
     for (i, b, len) in &buffers {
         let mut data = vec![0u8; *len];
         amd.read(b, 0, &mut data)?;
-        let path = args.out.join(format!("arg{i}.bin"));
-        std::fs::write(&path, &data).map_err(|source| Error::Io { path, source })?;
+        outputs.push((*i, data));
     }
+    write_outputs(&args.out, &outputs)?;
     for (_, b, _) in buffers {
         amd.free(b)?;
     }
     amd.unload(prog)?;
-    if args.json {
-        let v = serde_json::json!({
-            "device": dev.label(),
-            "arch": dev.arch(),
-            "kernel": args.kernel,
-            "wall_us": wall_us,
-            "gpu_us": gpu_us,
-        });
-        println!("{v}");
-    } else {
-        let gpu = gpu_us.map_or("?".into(), |u| format!("{u:.1}"));
-        println!(
-            "{} on {} ({}): wall {wall_us:.1} us, GPU {gpu} us; buffers in {}",
-            args.kernel,
-            dev.label(),
-            dev.arch(),
-            args.out.display()
-        );
-    }
+    report(&args, dev.label(), dev.arch(), wall_us, gpu_us);
     Ok(())
 }
 

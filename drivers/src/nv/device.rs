@@ -113,6 +113,9 @@ pub struct Channel {
     pub engine_class: u32,
     pub engine: Handle,
     pub error_notifier: Handle,
+    /// CPU (and GPU) address of the error notifier: RM fills its NvNotification[0]
+    /// (`NVC86F_NOTIFIERS_RC`) when the channel faults.
+    pub error_notifier_va: u64,
     /// What the doorbell is written with.
     pub token: u32,
     /// GPU (and CPU) address of the ring of `entries` 8-byte GP entries.
@@ -122,6 +125,34 @@ pub struct Channel {
     pub userd_va: u64,
     /// The VA range registered with UVM_REGISTER_CHANNEL.
     pub uvm_range: (u64, u64),
+}
+
+/// What RM wrote to a channel's error notifier (`NvNotification`: time, info32, info16, status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChannelError {
+    /// The `ROBUST_CHANNEL_*` error code (what the kernel log calls an Xid).
+    pub xid: u32,
+    pub info16: u16,
+    pub status: u16,
+    pub time_ns: u64,
+}
+
+impl ChannelError {
+    /// What the Xid means (`nverror.h`; NVIDIA's Xid catalog), for the common ones.
+    pub fn describe(&self) -> String {
+        let what = match self.xid {
+            8 => "GPU stopped processing (timeout)",
+            13 => "graphics engine exception (a kernel's illegal address or instruction)",
+            31 => "GPU memory page fault (MMU)",
+            32 => "invalid or corrupted push-buffer stream",
+            43 => "GPU stopped processing (reset channel)",
+            45 => "preemptive cleanup after an earlier error",
+            68 => "video processor exception",
+            69 => "graphics engine class error",
+            _ => "channel error",
+        };
+        format!("Xid {}: {what}", self.xid)
+    }
 }
 
 /// The address window of a device: a PROT_NONE reservation that allocations are carved from.
@@ -216,6 +247,7 @@ pub struct NvDevice {
     pub channels: Vec<Channel>,
     // Drop order is field order: mappings, then UVM, then the client, then the device fd.
     gpfifo_area: Option<NvMemory>,
+    notifiers: Vec<NvMemory>,
     usermode_map: CpuMapping,
     _usermode_fd: OwnedFd,
     window: VaWindow,
@@ -351,6 +383,7 @@ impl NvDevice {
             ctxshare,
             channels: Vec::new(),
             gpfifo_area: None,
+            notifiers: Vec::new(),
             usermode_map,
             _usermode_fd: usermode_fd,
             window,
@@ -365,8 +398,10 @@ impl NvDevice {
         let area = dev.gpfifo_area.insert(area);
         let (area_handle, area_va) = (area.handle, area.va);
         for (i, engine_class) in [dev.classes.compute, dev.classes.copy].into_iter().enumerate() {
-            let channel = dev.create_channel(area_handle, area_va, i as u64 * stride, engine_class)?;
-            dev.channels.push(channel);
+            let notifier = dev.alloc_inner(NOTIFIER_SIZE, NvMemKind::System, false)?;
+            let made = dev.create_channel(area_handle, area_va, i as u64 * stride, engine_class, &notifier);
+            dev.notifiers.push(notifier);
+            dev.channels.push(made?);
         }
         let mut schedule = NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS { b_enable: 1, ..Default::default() };
         dev.client.control_with(dev.channel_group, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &mut schedule)?;
@@ -412,9 +447,15 @@ impl NvDevice {
         self.gpfifo_area.as_ref()
     }
 
-    fn create_channel(&self, area: Handle, area_va: u64, offset: u64, engine_class: u32) -> Result<Channel> {
-        let (class, mut notifier_params) = self.memory_params(NOTIFIER_SIZE, NvMemKind::System, false);
-        let error_notifier = self.client.alloc_with(self.device, class, &mut notifier_params)?;
+    fn create_channel(
+        &self,
+        area: Handle,
+        area_va: u64,
+        offset: u64,
+        engine_class: u32,
+        notifier: &NvMemory,
+    ) -> Result<Channel> {
+        let error_notifier = notifier.handle;
         let mut p: v580::NV_CHANNEL_ALLOC_PARAMS = RmArg::zeroed();
         p.h_object_error = error_notifier;
         p.h_object_buffer = area;
@@ -436,6 +477,7 @@ impl NvDevice {
             engine_class,
             engine,
             error_notifier,
+            error_notifier_va: notifier.va,
             token: token.work_submit_token,
             ring_va: area_va + offset,
             entries: GPFIFO_ENTRIES,
@@ -616,6 +658,21 @@ impl NvDevice {
     pub fn free(&self, mem: NvMemory) -> Result<()> {
         self.release(&mem, true, true)
         // `mem.map_fd` closes here, after the mapping is gone.
+    }
+
+    /// The error RM reported on `channel` (its RC notifier), if any.
+    pub fn channel_error(&self, channel: &Channel) -> Option<ChannelError> {
+        let at = channel.error_notifier_va;
+        // SAFETY: the notifier is CPU-mapped (system memory) for the device's life; RM writes it.
+        let (time, info32, info16_status) = unsafe {
+            (
+                std::ptr::read_volatile(at as *const u64),
+                std::ptr::read_volatile((at + 8) as *const u32),
+                std::ptr::read_volatile((at + 12) as *const u32),
+            )
+        };
+        let status = (info16_status >> 16) as u16;
+        (status != 0).then_some(ChannelError { xid: info32, info16: info16_status as u16, status, time_ns: time })
     }
 
     /// Publish `put` (a GPFIFO index) for `channel` and ring its doorbell: GPPut in USERD, a

@@ -86,7 +86,10 @@ struct Channel {
 
 /// Why a segment stopped.
 enum Stop {
+    /// The front end, the host or the copy engine failed (bad push buffer, unmapped address).
     Fault(String),
+    /// A kernel faulted.
+    Kernel(String),
     Shutdown,
 }
 
@@ -116,10 +119,31 @@ impl Channel {
                 Ok(()) => {}
                 Err(Stop::Shutdown) => return,
                 Err(Stop::Fault(m)) => {
+                    // Xid 31: an MMU fault; 32: a bad push-buffer stream (`nverror.h`).
+                    self.notify_error(if m.contains("unmapped") { 31 } else { 32 });
+                    self.inner.fault(self.info.token, m);
+                    return;
+                }
+                Err(Stop::Kernel(m)) => {
+                    // Xid 13: graphics engine exception (what an SM's bad access raises).
+                    self.notify_error(13);
                     self.inner.fault(self.info.token, m);
                     return;
                 }
             }
+        }
+    }
+
+    /// What RM does when a channel faults: NvNotification[NOTIFIERS_RC] in the channel's error
+    /// notifier gets the time, the error (an Xid) in info32 and a non-zero status.
+    fn notify_error(&self, xid: u32) {
+        let n = self.info.error_notifier;
+        // SAFETY: the notifier's memory object outlives the channel (RM refuses to free it
+        // first) and is at least 16 bytes (checked at channel creation).
+        unsafe {
+            (*(n as *const AtomicU64)).store(timestamp(), Ordering::Release);
+            write_u32(n + 8, xid);
+            write_u32(n + 12, (NOTIFICATION_STATUS_ERROR as u32) << 16);
         }
     }
 
@@ -388,15 +412,15 @@ impl Channel {
         let (cb0, cb0_size) =
             l.cbufs[0].ok_or_else(|| Stop::Fault(format!("QMD at {qmd_va:#x}: constant bank 0 is not valid")))?;
         let poff = gpu.cbank_param_offset();
-        if poff + f.param_size as u64 > cb0_size as u64 {
+        let psize = f.formal_param_size();
+        if poff + psize as u64 > cb0_size as u64 {
             return Err(Stop::Fault(format!(
-                "kernel {entry}: {} bytes of parameters at constant bank 0 offset {poff:#x} exceed its {cb0_size} bytes",
-                f.param_size
+                "kernel {entry}: {psize} bytes of parameters at constant bank 0 offset {poff:#x} exceed its {cb0_size} bytes"
             )));
         }
-        let hp = self.host(cb0 + poff, f.param_size as u64).map_err(Stop::Fault)?;
+        let hp = self.host(cb0 + poff, psize as u64).map_err(Stop::Fault)?;
         // SAFETY: translated.
-        let params = unsafe { std::slice::from_raw_parts(hp as *const u8, f.param_size as usize) }.to_vec();
+        let params = unsafe { std::slice::from_raw_parts(hp as *const u8, psize as usize) }.to_vec();
         let dynamic = l.shared_bytes.saturating_sub(module.shared_size);
         let launch = Launch {
             entry: &entry,
@@ -407,7 +431,7 @@ impl Channel {
             sm_count: gpu.sm_count,
         };
         let regions = self.inner.gpu_regions();
-        module.launch(&launch, &regions).map_err(|e| Stop::Fault(e.to_string()))?;
+        module.launch(&launch, &regions).map_err(|e| Stop::Kernel(format!("kernel {entry}: {e}")))?;
         for (addr, payload, p64, one_word) in &l.releases {
             if *p64 {
                 self.write64(*addr, *payload).map_err(Stop::Fault)?;
@@ -443,6 +467,9 @@ impl Channel {
         Ok((module, entry))
     }
 }
+
+/// The status RM leaves in a notifier it filled because of an error.
+pub(crate) const NOTIFICATION_STATUS_ERROR: u16 = 0xffff;
 
 fn fnv(b: &[u8]) -> u64 {
     b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| (h ^ *x as u64).wrapping_mul(0x100_0000_01b3))

@@ -28,7 +28,7 @@
 
 mod channel;
 pub mod gpus;
-pub mod program;
+pub use baregpu_drivers::nv::ptx_image as program;
 pub mod ptx;
 pub mod qmd;
 mod rm;
@@ -151,6 +151,8 @@ pub(crate) struct ChannelInfo {
     /// The emulator's address of USERD.
     pub userd: usize,
     pub group: Handle,
+    /// The emulator's address of the channel's error notifier (an NvNotification array).
+    pub error_notifier: usize,
 }
 
 #[derive(Debug, Clone)]

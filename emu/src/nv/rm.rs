@@ -471,9 +471,12 @@ fn channel_params(branch: Branch, p: &[u8]) -> St<ChannelParams> {
 
 fn new_channel(inner: &Inner, st: &mut State, c: &ChannelParams, group: Handle) -> St<ChannelInfo> {
     let gpu = gpu_of(st, group).ok_or(NV_ERR_INVALID_OBJECT_PARENT)?;
-    if !matches!(st.objects.get(&c.h_object_error), Some(Obj { kind: ObjKind::Memory { .. }, .. })) {
-        return Err(NV_ERR_INVALID_OBJECT_HANDLE);
-    }
+    // The error notifier: RM writes NvNotification[NOTIFIERS_RC] there when the channel faults.
+    let error_notifier = match st.objects.get(&c.h_object_error) {
+        Some(Obj { kind: ObjKind::Memory { size, backing, .. }, .. }) if *size >= 16 => backing.host(),
+        Some(Obj { kind: ObjKind::Memory { .. }, .. }) => return Err(NV_ERR_INVALID_ARGUMENT),
+        _ => return Err(NV_ERR_INVALID_OBJECT_HANDLE),
+    };
     if c.gp_fifo_entries < 2 || !c.gp_fifo_entries.is_power_of_two() || !c.gp_fifo_offset.is_multiple_of(8) {
         return Err(NV_ERR_INVALID_ARGUMENT);
     }
@@ -488,7 +491,7 @@ fn new_channel(inner: &Inner, st: &mut State, c: &ChannelParams, group: Handle) 
     let _ = inner;
     let token = st.next_token;
     st.next_token += 1;
-    Ok(ChannelInfo { gpu, token, ring_va: c.gp_fifo_offset, entries: c.gp_fifo_entries, userd, group })
+    Ok(ChannelInfo { gpu, token, ring_va: c.gp_fifo_offset, entries: c.gp_fifo_entries, userd, group, error_notifier })
 }
 
 fn start_channel(inner: &Arc<Inner>, st: &mut State, h: Handle) {

@@ -6,6 +6,7 @@ pub mod cubin;
 pub mod hsaco;
 pub mod kernargs;
 pub mod metadata;
+pub mod ptx;
 
 pub use hsaco::{CodeObject, Kernel};
 pub use kernargs::{ArgValue, Launch};

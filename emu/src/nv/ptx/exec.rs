@@ -181,11 +181,11 @@ impl Module {
         if nthreads == 0 || nthreads > 1024 || l.grid.contains(&0) {
             return Err(bad(format!("grid {:?} block {:?}", l.grid, l.block)));
         }
-        if l.params.len() < f.param_size as usize {
+        let formal = f.formal_param_size() as usize;
+        if l.params.len() < formal {
             return Err(bad(format!(
-                "kernel `{}` takes {} bytes of parameters, {} given",
+                "kernel `{}` takes {formal} bytes of parameters, {} given",
                 l.entry,
-                f.param_size,
                 l.params.len()
             )));
         }
@@ -239,6 +239,10 @@ fn run_cta(ctx: &Ctx, entry: u32) -> Result<(), LaunchError> {
     let f = &ctx.m.funcs[entry as usize];
     let shared_len = ctx.m.shared_size as usize + l.dynamic_shared as usize;
     let mut shared = vec![0u8; shared_len];
+    // The parameter frame: the parameters as passed, then zeroed room for the call sites' `.param`s.
+    let formal = f.formal_param_size() as usize;
+    let mut frame = l.params[..formal].to_vec();
+    frame.resize((f.param_size as usize).max(formal), 0);
     let mut threads: Vec<Thread> = (0..ctx.nthreads)
         .map(|lin| {
             let tid = [lin % l.block[0], (lin / l.block[0]) % l.block[1], lin / (l.block[0] * l.block[1])];
@@ -250,7 +254,7 @@ fn run_cta(ctx: &Ctx, entry: u32) -> Result<(), LaunchError> {
                     func: entry,
                     pc: 0,
                     regs: vec![0; f.nregs as usize],
-                    param: l.params[..f.param_size as usize].to_vec(),
+                    param: frame.clone(),
                     local_base: 0,
                     rets: Vec::new(),
                 }],

@@ -334,9 +334,17 @@ pub struct Func {
     pub params: Vec<(u32, u32)>,
     /// The return parameters (offset, size).
     pub rets: Vec<(u32, u32)>,
+    /// The whole parameter frame: the formal parameters, then the call sites' `.param`s.
     pub param_size: u32,
     pub local_size: u32,
     pub nregs: u32,
     pub body: Vec<Inst>,
     pub line: u32,
+}
+
+impl Func {
+    /// Bytes of the formal parameters: what a launch passes (a kernel's parameter block).
+    pub fn formal_param_size(&self) -> u32 {
+        self.params.iter().map(|&(o, s)| o + s).max().unwrap_or(0)
+    }
 }

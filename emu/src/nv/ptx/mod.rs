@@ -80,7 +80,7 @@ impl Module {
         if args.len() != f.params.len() {
             return Err(format!("kernel `{entry}` takes {} parameters, {} given", f.params.len(), args.len()));
         }
-        let mut block = vec![0u8; f.param_size as usize];
+        let mut block = vec![0u8; f.formal_param_size() as usize];
         for (i, ((off, size), a)) in f.params.iter().zip(args).enumerate() {
             if a.len() != *size as usize {
                 return Err(format!("parameter {i} of `{entry}` is {size} bytes, {} given", a.len()));

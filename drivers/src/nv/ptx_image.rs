@@ -1,4 +1,5 @@
-//! The emulated GPU's code image: how PTX reaches it.
+//! The emulated GPU's code image: how PTX reaches it. It lives here, below both the runtime that
+//! writes it and the emulator that reads it, as a format spoken across the OS boundary.
 //!
 //! The emulated GPU executes PTX. Where a runtime would upload a cubin and point a QMD's program
 //! address at the kernel's code, a runtime targeting `emu-nv` uploads this image and points the
@@ -43,4 +44,18 @@ pub fn header(h: &[u8]) -> Result<(usize, usize), String> {
         return Err(format!("implausible PTX image header (entry {n} bytes, text {m} bytes)"));
     }
     Ok((n, m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_round_trips_and_rejects_garbage() {
+        let img = image("k", ".version 7.8");
+        assert_eq!(header(&img[..HEADER]).unwrap(), (1, 12));
+        assert_eq!(&img[HEADER..HEADER + 1], b"k");
+        assert!(header(&[0u8; HEADER]).is_err());
+        assert!(header(&img[..8]).is_err());
+    }
 }
