@@ -29,7 +29,7 @@ pub struct DemoReport {
 }
 
 /// Deterministic pseudo-random inputs in [-1, 1).
-fn inputs(n: usize, seed: u32) -> Vec<f32> {
+pub(crate) fn inputs(n: usize, seed: u32) -> Vec<f32> {
     let mut x = seed.wrapping_mul(2654435761).max(1);
     (0..n)
         .map(|_| {
@@ -41,11 +41,11 @@ fn inputs(n: usize, seed: u32) -> Vec<f32> {
         .collect()
 }
 
-fn bytes(v: &[f32]) -> Vec<u8> {
+pub(crate) fn bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn floats(b: &[u8]) -> Vec<f32> {
+pub(crate) fn floats(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 

@@ -4,6 +4,7 @@
 pub mod bench_emu;
 pub mod bench_launch;
 pub mod demo;
+pub mod demo_nv;
 pub mod device;
 pub mod error;
 pub mod ptxas;

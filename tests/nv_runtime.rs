@@ -2,23 +2,41 @@
 //! launched through runtime::nv → drivers::nv (RM bring-up, GPFIFO, push buffers, QMDs) → the
 //! emulated RM and its PTX interpreter, with results checked on the host; signals, the timeline,
 //! the copy engine, argument checks and faults.
+//!
+//! With `BAREGPU_NV_DEVICE=nv:0` the same tests run on a real GPU (scripts/hw/nv.sh does this):
+//! the kernels are compiled for it with ptxas, and the emulator-only checks are skipped.
 
 use baregpu::device::open_emulated_nv;
 use baregpu_drivers::nv::qmd::{LaunchDesc, Qmd, QmdVersion};
 use baregpu_emu::nv::ptx::exec::{f16_to_f32, f32_to_f16};
 use baregpu_emu::nv::ptx::Module;
-use baregpu_runtime::nv::{Buffer, NvCode, NvDevice, Program};
+use baregpu_runtime::nv::{Buffer, NvCode, NvDevice, NvIsa, Program};
 use baregpu_runtime::program::ptx::PtxModule;
 use baregpu_runtime::program::{ArgValue, Launch};
 use baregpu_runtime::Error;
 
 const KERNELS: &str = include_str!("fixtures/ptx/kernels.ptx");
 
+/// A real device named by BAREGPU_NV_DEVICE, if any.
+fn real_device() -> Option<NvDevice> {
+    let spec = std::env::var("BAREGPU_NV_DEVICE").ok()?;
+    let spec = spec.parse().unwrap_or_else(|e| panic!("BAREGPU_NV_DEVICE: {e}"));
+    match baregpu::device::open(&spec).unwrap_or_else(|e| panic!("{spec}: {e}")) {
+        baregpu::device::Device::Nv(d) => Some(d),
+        _ => panic!("BAREGPU_NV_DEVICE={spec} is not an NVIDIA device"),
+    }
+}
+
 /// The device and the kernels, retargeted to its architecture (clang wrote them for sm_90; the
-/// PTX features they use exist from sm_80 on).
+/// PTX features they use exist from sm_80 on); on a real GPU, compiled by ptxas.
 fn open(arch: &str) -> (NvDevice, Program) {
-    let dev = open_emulated_nv(arch, 0).unwrap_or_else(|e| panic!("{arch}: {e}"));
-    let code = NvCode::parse(KERNELS.replace(".target sm_90", &format!(".target {arch}")).as_bytes()).unwrap();
+    let dev = real_device().unwrap_or_else(|| open_emulated_nv(arch, 0).unwrap_or_else(|e| panic!("{arch}: {e}")));
+    let ptx = KERNELS.replace(".target sm_90", &format!(".target {}", dev.arch));
+    let bytes = match dev.isa {
+        NvIsa::Ptx => ptx.into_bytes(),
+        NvIsa::Sass => baregpu::ptxas::compile(&ptx, &dev.arch, "tests/fixtures/ptx/kernels.ptx").unwrap(),
+    };
+    let code = NvCode::parse(&bytes).unwrap();
     let prog = dev.load(code).unwrap();
     (dev, prog)
 }
@@ -46,7 +64,8 @@ fn ptr(b: &Buffer) -> ArgValue {
 
 #[test]
 fn vector_add_on_every_emulated_generation() {
-    for arch in ["sm_90", "sm_89", "sm_120"] {
+    let archs: &[&str] = if real_device().is_some() { &["real"] } else { &["sm_90", "sm_89", "sm_120"] };
+    for &arch in archs {
         let (dev, prog) = open(arch);
         let n = 1000u32;
         let a: Vec<f32> = (0..n).map(|i| i as f32 * 1.5).collect();
@@ -198,6 +217,9 @@ fn bad_arguments_and_shapes_are_refused_before_the_gpu_sees_them() {
     let args = [ptr(&b), ptr(&b), ptr(&b), ArgValue::u32(16)];
     dev.launch(&prog, "vector_add", &args, &shape, false).unwrap();
     dev.synchronize().unwrap();
+    if dev.isa == NvIsa::Sass {
+        return; // the rest is about what the emulated GPU accepts
+    }
     // PTX for a newer GPU is refused, as ptxas would.
     let older = open_emulated_nv("sm_89", 0).unwrap();
     let e = older.load(NvCode::parse(KERNELS.as_bytes()).unwrap()).unwrap_err();
@@ -213,13 +235,16 @@ fn bad_arguments_and_shapes_are_refused_before_the_gpu_sees_them() {
 fn a_faulting_kernel_stops_the_channel_and_the_error_says_so() {
     let (dev, prog) = open("sm_90");
     let b = dev.alloc(0x1000).unwrap();
-    // 64 Ki elements from a 4 KiB buffer: reads past its end.
-    let args = [ptr(&b), ptr(&b), ptr(&b), ArgValue::u32(1 << 16)];
-    dev.launch(&prog, "vector_add", &args, &Launch::new([512, 1, 1], [128, 1, 1]), false).unwrap();
+    // The output pointer is an address nothing maps.
+    let args = [ptr(&b), ptr(&b), ArgValue::Pointer(0x100), ArgValue::u32(1024)];
+    dev.launch(&prog, "vector_add", &args, &Launch::new([8, 1, 1], [128, 1, 1]), false).unwrap();
     let e = dev.synchronize().unwrap_err();
     assert!(matches!(e, Error::Fault { .. }), "{e}");
     let msg = e.to_string();
-    assert!(msg.contains("Xid 13") && msg.contains("vector_add"), "{msg}");
+    assert!(msg.contains("Xid") && msg.contains("vector_add"), "{msg}");
+    if dev.isa == NvIsa::Ptx {
+        assert!(msg.contains("Xid 13: graphics engine exception"), "{msg}");
+    }
     // The device says it must be reopened instead of hanging.
     let e = dev.synchronize().unwrap_err();
     assert!(e.to_string().contains("reopen"), "{e}");
@@ -229,6 +254,9 @@ fn a_faulting_kernel_stops_the_channel_and_the_error_says_so() {
 /// builds decode in the emulator to what was asked for, for every QMD version.
 #[test]
 fn runtime_and_emulator_agree_on_parameters_and_qmds() {
+    if real_device().is_some() {
+        return; // offline: nothing here touches a GPU
+    }
     let ours = PtxModule::parse(KERNELS).unwrap();
     let emu = Module::parse(KERNELS).unwrap();
     for e in &ours.entries {

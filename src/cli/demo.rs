@@ -10,7 +10,7 @@ pub struct Args {
     /// Device spec (see `baregpu devices`); default: the first real GPU, else emu:gfx1100.
     #[arg(long)]
     device: Option<DeviceSpec>,
-    /// Matrix size (a multiple of 16).
+    /// Matrix size (a multiple of 16 on AMD, of 8 on NVIDIA).
     #[arg(long, default_value_t = 256)]
     size: u32,
     /// One JSON object with the figures.
@@ -28,12 +28,10 @@ pub fn run(args: Args) -> baregpu::Result<()> {
         }
     };
     progress(&format!("opening {spec}"));
-    let Device::Amd(dev) = device::open(&spec)? else {
-        return Err(baregpu::Error::Usage(format!(
-            "{spec}: the demo's kernels are AMD ISA; run NVIDIA kernels with `baregpu run FILE.ptx`"
-        )));
+    let report = match device::open(&spec)? {
+        Device::Amd(dev) => baregpu::demo::run(&dev, args.size, &mut progress)?,
+        Device::Nv(dev) => baregpu::demo_nv::run(&dev, args.size, &mut progress)?,
     };
-    let report = baregpu::demo::run(&dev, args.size, &mut progress)?;
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("the report serialises"));
     } else {
