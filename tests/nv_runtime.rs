@@ -292,3 +292,25 @@ fn runtime_and_emulator_agree_on_parameters_and_qmds() {
         assert_eq!(l.cbufs[3], Some((0x10_0000_1000, 0x80)), "{version:?}");
     }
 }
+
+#[test]
+fn a_hung_kernel_times_out_and_the_device_closes() {
+    if real_device().is_some() {
+        return; // a hung kernel on real hardware is left to RM's own watchdog
+    }
+    let mut dev = open_emulated_nv("sm_90", 0).unwrap();
+    dev.timeout = std::time::Duration::from_millis(300);
+    let spin =
+        ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry spin()\n{\n$L_top:\n\tbra.uni $L_top;\n}\n";
+    let prog = dev.load(NvCode::parse(spin.as_bytes()).unwrap()).unwrap();
+    dev.launch(&prog, "spin", &[], &Launch::new([1, 1, 1], [32, 1, 1]), false).unwrap();
+    let t = std::time::Instant::now();
+    let e = dev.synchronize().unwrap_err();
+    assert!(matches!(e, Error::Timeout { .. }), "{e}");
+    assert!(e.to_string().contains("spin"), "{e}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(10));
+    assert!(dev.synchronize().unwrap_err().to_string().contains("reopen"));
+    // Dropping the device tears the channel down, which cancels the kernel (no hang here).
+    drop(prog);
+    drop(dev);
+}

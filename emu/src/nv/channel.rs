@@ -429,9 +429,16 @@ impl Channel {
             params: &params,
             dynamic_shared: dynamic,
             sm_count: gpu.sm_count,
+            cancel: Some(&self.ctl.stop),
         };
         let regions = self.inner.gpu_regions();
-        module.launch(&launch, &regions).map_err(|e| Stop::Kernel(format!("kernel {entry}: {e}")))?;
+        module.launch(&launch, &regions).map_err(|e| {
+            if self.stopping() {
+                Stop::Shutdown
+            } else {
+                Stop::Kernel(format!("kernel {entry}: {e}"))
+            }
+        })?;
         for (addr, payload, p64, one_word) in &l.releases {
             if *p64 {
                 self.write64(*addr, *payload).map_err(Stop::Fault)?;

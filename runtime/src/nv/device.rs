@@ -516,7 +516,9 @@ impl NvDevice {
         ];
         for (sig, value, queue) in waits {
             if let Err(e) = self.wait_signal(&st, sig, value, queue) {
-                if matches!(e, Error::Fault { .. }) {
+                // A faulted channel is stopped by RM; a hung one still runs what it was given.
+                // Neither takes more work.
+                if matches!(e, Error::Fault { .. } | Error::Timeout { .. }) {
                     st.broken = Some(e.to_string());
                 }
                 return Err(e);

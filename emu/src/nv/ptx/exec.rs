@@ -37,11 +37,14 @@ pub struct Launch<'a> {
     pub dynamic_shared: u32,
     /// SMs reported by %nsmid (and used to spread %smid).
     pub sm_count: u32,
+    /// Set by whoever tears the channel down: the launch stops with [`Fault::Cancelled`] (a hung
+    /// kernel must not outlive its channel).
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 impl<'a> Launch<'a> {
     pub fn new(entry: &'a str, grid: [u32; 3], block: [u32; 3], params: &'a [u8]) -> Launch<'a> {
-        Launch { entry, grid, block, params, dynamic_shared: 0, sm_count: 132 }
+        Launch { entry, grid, block, params, dynamic_shared: 0, sm_count: 132, cancel: None }
     }
 }
 
@@ -65,6 +68,8 @@ pub enum Fault {
     Deadlock(String),
     /// The launch itself is wrong (no such kernel, a bad shape, a short parameter block).
     BadLaunch(String),
+    /// The launch was cancelled (see [`Launch::cancel`]).
+    Cancelled,
 }
 
 impl fmt::Display for Fault {
@@ -80,6 +85,7 @@ impl fmt::Display for Fault {
             }
             Fault::Illegal(m) => write!(f, "illegal instruction: {m}"),
             Fault::Trap => write!(f, "trap"),
+            Fault::Cancelled => write!(f, "cancelled: the channel was torn down while the kernel ran"),
             Fault::Deadlock(m) => write!(f, "deadlock: {m}"),
             Fault::BadLaunch(m) => write!(f, "bad launch: {m}"),
         }
@@ -275,6 +281,9 @@ fn run_cta(ctx: &Ctx, entry: u32) -> Result<(), LaunchError> {
         LaunchError { kernel: l.entry.to_string(), cta: ctx.ctaid, thread: t.tid, line, fault }
     };
     loop {
+        if l.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(err(&threads[0], Fault::Cancelled));
+        }
         for w in 0..nwarps {
             let range = w * 32..((w + 1) * 32).min(n);
             loop {
@@ -745,6 +754,9 @@ enum Loc {
 
 fn step_thread(ctx: &Ctx, t: &mut Thread, shared: &mut [u8]) -> F<()> {
     let m = ctx.m;
+    // A thread runs until it blocks; loops are where a hung one spends its time, so backward
+    // branches look at the cancel flag (every 4096th, to keep it off the fast path).
+    let mut back_edges = 0u32;
     loop {
         let depth = t.frames.len();
         let fr = t.frames.last_mut().expect("a frame");
@@ -761,6 +773,12 @@ fn step_thread(ctx: &Ctx, t: &mut Thread, shared: &mut [u8]) -> F<()> {
         match inst.op {
             Op::Bra => {
                 let Opnd::Label(target) = inst.ops[0] else { return Err(Fault::Illegal("bra without a label".into())) };
+                if target <= fr.pc {
+                    back_edges = back_edges.wrapping_add(1);
+                    if back_edges.is_multiple_of(4096) && ctx.l.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                        return Err(Fault::Cancelled);
+                    }
+                }
                 fr.pc = target;
                 continue;
             }
