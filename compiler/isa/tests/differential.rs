@@ -66,6 +66,11 @@ fn mutate(i: &Instruction, rng: &mut Rng) -> Instruction {
     j
 }
 
+/// Failure examples printed per architecture (env `DIFF_SHOW`, default 10).
+fn show_limit() -> usize {
+    std::env::var("DIFF_SHOW").ok().and_then(|s| s.parse().ok()).unwrap_or(10)
+}
+
 fn run(arch: Arch, mc: &str, n: usize) -> (usize, usize, Vec<String>) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ arch as u64);
     let base: Vec<Instruction> = common::load(arch)
@@ -124,7 +129,7 @@ fn run(arch: Arch, mc: &str, n: usize) -> (usize, usize, Vec<String>) {
         let rt = decode(arch, &want).map(|i| disassemble(&i) == *t).unwrap_or(false);
         if ok && rt {
             same += 1;
-        } else if bad.len() < 10 {
+        } else if bad.len() < show_limit() {
             bad.push(format!(
                 "{t}: llvm {want:02x?} ours {:?} roundtrip {rt}",
                 ours[k].as_ref().map(|b| format!("{b:02x?}"))
@@ -142,7 +147,12 @@ fn differential_vs_llvm_mc() {
     };
     let n: usize = std::env::var("DIFF_N").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
     let mut fails = Vec::new();
+    // `DIFF_ARCH=gfx1201` runs one architecture only.
+    let only = std::env::var("DIFF_ARCH").ok();
     for arch in Arch::ALL {
+        if only.as_deref().is_some_and(|a| a != arch.name()) {
+            continue;
+        }
         let (same, compared, bad) = run(arch, &mc, n);
         println!("{}: {same}/{compared} identical ({:.2}%)", arch.name(), 100.0 * same as f64 / compared.max(1) as f64);
         for b in &bad {

@@ -62,6 +62,10 @@ fn smem(i: &Instruction) -> String {
                     } else {
                         ops.push(sreg_text(i.arch, off as u16, 1).unwrap_or_default());
                     }
+                } else if i.operands().iter().any(|o| o.name == "soffset") {
+                    // soffset is an operand of its own (s_prefetch_*): the offset is always shown.
+                    let bits = if i.arch == Arch::Gfx1201 { 24 } else { 21 };
+                    ops.push(hex_signed(sext(off, bits)));
                 } else {
                     let so = i.f("soffset");
                     let off = if i.arch == Arch::Gfx1201 { sext(off, 24) } else { sext(off, 21) };

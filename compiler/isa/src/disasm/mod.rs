@@ -5,6 +5,8 @@ mod salu;
 pub mod special;
 mod valu;
 
+pub use valu::{byte_sel, byte_sel_opsel, has_dst};
+
 use crate::inst::Instruction;
 use crate::operand::{float_text, reg_range, src, sreg_text, Src, ValType};
 use crate::Arch;
