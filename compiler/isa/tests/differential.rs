@@ -77,6 +77,13 @@ fn run(arch: Arch, mc: &str, n: usize) -> (usize, usize, Vec<String>) {
         .iter()
         .filter_map(|v| decode(arch, &v.bytes).ok().filter(|i| disassemble(i) == v.text))
         .collect();
+    // Every format the golden vectors reach must be generated (VOPD, DPP forms...).
+    let mut per_format: std::collections::BTreeMap<&str, usize> = Default::default();
+    for i in &base {
+        *per_format.entry(i.format().name).or_default() += 1;
+    }
+    let counts: Vec<String> = per_format.iter().map(|(f, n)| format!("{f}:{n}")).collect();
+    println!("{}: base instructions per format: {}", arch.name(), counts.join(" "));
     let mut texts = Vec::new();
     let mut ours = Vec::new();
     while texts.len() < n {
@@ -158,8 +165,9 @@ fn differential_vs_llvm_mc() {
         for b in &bad {
             println!("   {b}");
         }
-        // gfx1100 is claimed in full; the others report their rate.
-        if arch == Arch::Gfx1100 && same * 1000 < compared * 995 {
+        // gfx1100 and gfx1201 are claimed in full (both measure 100%; >= 99.9% asserted so that a
+        // rare random instance llvm-mc treats specially does not fail the run); gfx9 reports.
+        if matches!(arch, Arch::Gfx1100 | Arch::Gfx1201) && same * 1000 < compared * 999 {
             fails.push(format!("{}: {same}/{compared}", arch.name()));
         }
     }

@@ -285,7 +285,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 if let Some(r) = r {
                     if r.count != d
                         && !(fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
-                        && !(fname == "GLOBAL" && field == "addr")
+                        && !(fname == "GLOBAL" && matches!(field, "addr" | "vaddr"))
                         && !(o.name == "vdst" && r.file == 's')
                     {
                         return err(t, format!("'{s}' has {} registers, {m} expects {d} here", r.count));
@@ -496,9 +496,13 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
         "mul" => set1(i, "omod", if int(val)? == 2 { 1 } else { 2 })?,
         "div" => set1(i, "omod", 3)?,
         "offset" => {
-            if let Some(x) = val.strip_prefix("swizzle(") {
-                let _ = x;
-                return err(t, "swizzle() offsets are not supported by this assembler");
+            if val.starts_with("swizzle(") {
+                let v = crate::disasm::mem::parse_swizzle(i.arch, val)
+                    .filter(|_| i.mnemonic() == "ds_swizzle_b32")
+                    .ok_or((t.col, format!("bad swizzle '{val}'")))?;
+                set1(i, "offset0", v & 0xff)?;
+                set1(i, "offset1", v >> 8)?;
+                return Ok(());
             }
             let v = int(val)?;
             if fname == "DS" {

@@ -1,6 +1,6 @@
 //! Typed instruction -> llvm-mc 22 text.
 
-mod mem;
+pub mod mem;
 mod salu;
 pub mod special;
 mod valu;
