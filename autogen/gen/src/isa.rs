@@ -636,7 +636,11 @@ fn emit_rust(o: &ArchOut) -> Result<String, String> {
         let enc = if f.role == FmtRole::Encoding {
             disjoint_encoding(&o.formats, i)
         } else {
-            let parent = o.formats.iter().position(|x| Some(x.name) == f.parent).unwrap();
+            // The encoding a layout or modifier lives in: up the parents to the Encoding format.
+            let mut parent = o.formats.iter().position(|x| Some(x.name) == f.parent).unwrap();
+            while o.formats[parent].role != FmtRole::Encoding {
+                parent = o.formats.iter().position(|x| Some(x.name) == o.formats[parent].parent).unwrap();
+            }
             disjoint_encoding(&o.formats, parent)
         };
         let enc: Vec<String> = enc.iter().map(|(m, v)| format!("(0x{m:08x}, 0x{v:08x})")).collect();

@@ -78,8 +78,8 @@ impl Decoder {
             dword: d0,
         })?;
         let mut fmt = t.layout[op as usize];
-        // DPP / SDWA modifiers of the encoding.
-        for &m in &t.mods[enc as usize] {
+        // DPP / SDWA modifiers of the opcode's layout (VOP3SD has DPP forms of its own).
+        for &m in &t.mods[fmt as usize] {
             let sel = t.format(m).select;
             let mut all = true;
             for &(l, h, v) in sel {

@@ -19,6 +19,11 @@ pub fn operands(_arch: Arch, op: &Opcode) -> Vec<Operand> {
         _ => {}
     }
     if bad {
+        if m.starts_with("v_s_") {
+            // gfx12 VOP3 scalar transcendentals: an SGPR destination and one scalar source in a
+            // 9-bit source field (the probe's VGPR source printed as an invalid register).
+            return vec![o("vdst", Sgpr, 1), o("src0", Ssrc, 1)];
+        }
         if m.starts_with("s_sendmsg_rtn") {
             return vec![op.operands[0], o("ssrc0", Sendmsg, 1)];
         }
@@ -33,6 +38,19 @@ pub fn operands(_arch: Arch, op: &Opcode) -> Vec<Operand> {
             .iter()
             .copied()
             .filter(|x| !(x.kind == Special && (x.name.contains("/*") || x.name.contains('('))))
+            .collect();
+    }
+    if op.format == "SMEM" && m.contains("prefetch") {
+        // gfx12 s_prefetch_*: `[sbase,] offset, soffset, sdata`; llvm-mc prints soffset even when
+        // it is null and sdata (the prefetch size) as a decimal, so the probes saw neither move.
+        return op
+            .operands
+            .iter()
+            .map(|x| match (x.kind, x.name) {
+                (Special, "null") => o("soffset", Sgpr, 1),
+                (Imm, n) if n.starts_with("op") => o("sdata", Imm, 1),
+                _ => *x,
+            })
             .collect();
     }
     op.operands

@@ -66,12 +66,24 @@ fn mutate(i: &Instruction, rng: &mut Rng) -> Instruction {
     j
 }
 
+/// Failure examples printed per architecture (env `DIFF_SHOW`, default 10).
+fn show_limit() -> usize {
+    std::env::var("DIFF_SHOW").ok().and_then(|s| s.parse().ok()).unwrap_or(10)
+}
+
 fn run(arch: Arch, mc: &str, n: usize) -> (usize, usize, Vec<String>) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ arch as u64);
     let base: Vec<Instruction> = common::load(arch)
         .iter()
         .filter_map(|v| decode(arch, &v.bytes).ok().filter(|i| disassemble(i) == v.text))
         .collect();
+    // Every format the golden vectors reach must be generated (VOPD, DPP forms...).
+    let mut per_format: std::collections::BTreeMap<&str, usize> = Default::default();
+    for i in &base {
+        *per_format.entry(i.format().name).or_default() += 1;
+    }
+    let counts: Vec<String> = per_format.iter().map(|(f, n)| format!("{f}:{n}")).collect();
+    println!("{}: base instructions per format: {}", arch.name(), counts.join(" "));
     let mut texts = Vec::new();
     let mut ours = Vec::new();
     while texts.len() < n {
@@ -124,7 +136,7 @@ fn run(arch: Arch, mc: &str, n: usize) -> (usize, usize, Vec<String>) {
         let rt = decode(arch, &want).map(|i| disassemble(&i) == *t).unwrap_or(false);
         if ok && rt {
             same += 1;
-        } else if bad.len() < 10 {
+        } else if bad.len() < show_limit() {
             bad.push(format!(
                 "{t}: llvm {want:02x?} ours {:?} roundtrip {rt}",
                 ours[k].as_ref().map(|b| format!("{b:02x?}"))
@@ -142,14 +154,20 @@ fn differential_vs_llvm_mc() {
     };
     let n: usize = std::env::var("DIFF_N").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
     let mut fails = Vec::new();
+    // `DIFF_ARCH=gfx1201` runs one architecture only.
+    let only = std::env::var("DIFF_ARCH").ok();
     for arch in Arch::ALL {
+        if only.as_deref().is_some_and(|a| a != arch.name()) {
+            continue;
+        }
         let (same, compared, bad) = run(arch, &mc, n);
         println!("{}: {same}/{compared} identical ({:.2}%)", arch.name(), 100.0 * same as f64 / compared.max(1) as f64);
         for b in &bad {
             println!("   {b}");
         }
-        // gfx1100 is claimed in full; the others report their rate.
-        if arch == Arch::Gfx1100 && same * 1000 < compared * 995 {
+        // gfx1100 and gfx1201 are claimed in full (both measure 100%; >= 99.9% asserted so that a
+        // rare random instance llvm-mc treats specially does not fail the run); gfx9 reports.
+        if matches!(arch, Arch::Gfx1100 | Arch::Gfx1201) && same * 1000 < compared * 999 {
             fails.push(format!("{}: {same}/{compared}", arch.name()));
         }
     }

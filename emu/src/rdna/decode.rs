@@ -434,7 +434,12 @@ fn arity(op: VOp) -> u8 {
 pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt) -> Result<Op, String> {
     let m = i.mnemonic();
     let fmt = i.format();
-    let enc = fmt.parent.unwrap_or(fmt.name);
+    // VOP3SD's DPP forms are modifiers of the VOP3SD layout: their encoding is VOP3.
+    let enc = match fmt.parent {
+        Some("VOP3SD") => "VOP3",
+        Some(p) => p,
+        None => fmt.name,
+    };
     let lit = i.literal;
     let next = pc + i.size() as u64;
     let gfx12 = arch == Arch::Gfx1201;
@@ -1056,7 +1061,7 @@ fn lower_valu(arch: Arch, m: &str, enc: &str, layout: &str, i: &Instruction, lit
             v.clamp = i.f("clamp") != 0;
             if enc == "VOP3" {
                 v.omod = i.f("omod") as u8;
-                if layout == "VOP3SD" {
+                if layout.starts_with("VOP3SD") {
                     v.sdst = i.f("sdst") as u8;
                 } else {
                     v.abs = i.f("abs") as u8;

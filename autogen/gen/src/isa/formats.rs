@@ -337,6 +337,12 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
             vec![("vdst", vdst), ("src0", V + 24), ("src1", V + 40), ("src2", 56)],
         ]
     };
+    // gfx11+ v_cmpx_*_e64 write EXEC only: llvm-mc wants vdst = 126 (exec_lo) there and calls
+    // any other value undefined, so those templates come last.
+    let mut vop3_templates = src3(8);
+    if !gfx9 {
+        vop3_templates.extend(src3(126));
+    }
     let vop3 = fmt(
         "VOP3",
         64,
@@ -353,7 +359,7 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
             f("omod", 59, 60, Role::Mod),
             f("neg", 61, 63, Role::Mod),
         ],
-        src3(8),
+        vop3_templates,
         !gfx9,
     );
     let mut vop3sd = layout(vop3.clone(), "VOP3SD", "VOP3");
@@ -418,8 +424,17 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
         v.push(modifier(&vop3, "VOP3_DPP16", (32, 40), 0xFA, dpp16_fields(64, true)));
         v.push(modifier(&vop3, "VOP3_DPP8", (32, 40), 0xE9, dpp8_fields(64)));
     }
+    // VOP3SD opcodes (v_add_co_u32...) in DPP form keep their sdst field: modifiers of the
+    // VOP3SD layout, chosen by the opcode's layout before the DPP select.
+    let sd_dpp = (!gfx9).then(|| {
+        [
+            modifier(&vop3sd, "VOP3SD_DPP16", (32, 40), 0xFA, dpp16_fields(64, true)),
+            modifier(&vop3sd, "VOP3SD_DPP8", (32, 40), 0xE9, dpp8_fields(64)),
+        ]
+    });
     v.push(vop3);
     v.push(vop3sd);
+    v.extend(sd_dpp.into_iter().flatten());
     if gfx9 {
         let mut mfma = layout(vop3p.clone(), "MFMA", "VOP3P");
         mfma.fields = vec![
@@ -729,7 +744,9 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 f("lds", 16, 16, Role::Mod),
             ];
             mubuf.extend(tail());
-            v.push(fmt("MUBUF", 64, (0xFC00_0000, 0xE000_0000), Some((18, 25)), mubuf, vec![t.clone()], false));
+            // buffer_gl0_inv / buffer_gl1_inv take no operands and llvm-mc wants their fields zero.
+            let templates = vec![t.clone(), Vec::new()];
+            v.push(fmt("MUBUF", 64, (0xFC00_0000, 0xE000_0000), Some((18, 25)), mubuf, templates, false));
             let mut mtbuf = vec![
                 f("offset", 0, 11, Role::Offset),
                 f("slc", 12, 12, Role::Mod),
@@ -768,6 +785,8 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
             "FLAT" | "GLOBAL" | "SCRATCH" if fam == Family::Gfx12 => vec!["vaddr", "vsrc", "vdst"],
             "FLAT" | "GLOBAL" | "SCRATCH" => vec!["addr", "data", "vdst"],
             "EXP" => vec!["vsrc0", "vsrc1", "vsrc2", "vsrc3"],
+            // A one-source VOPD half (v_dual_mov_b32) wants its vsrc1 zero.
+            "VOPD" | "VOPD_Y" => vec!["vsrc1x", "vsrc1y"],
             _ => Vec::new(),
         };
     }

@@ -19,6 +19,25 @@ pub fn strip_comment(line: &str) -> &str {
     &line[..end]
 }
 
+/// Removes `/* ... */` comments (llvm-mc prints some, e.g. right after an invalid register, where
+/// blanks would split the operand); `None` when there is none. An unclosed comment runs to the
+/// end. Columns after a comment shift by its length.
+pub fn blank_block_comments(s: &str) -> Option<String> {
+    if !s.contains("/*") {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(a) = rest.find("/*") {
+        out.push_str(&rest[..a]);
+        let tail = &rest[a..];
+        let end = tail.find("*/").map(|e| e + 2).unwrap_or(tail.len());
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
 /// Splits `s` (starting at column `col0`) on `sep` outside parentheses, brackets and quotes.
 pub fn split_top<'a>(s: &'a str, col0: usize, sep: fn(char) -> bool) -> Vec<Tok<'a>> {
     let mut out = Vec::new();

@@ -8,6 +8,7 @@
 pub mod lexer;
 pub mod operand;
 pub mod parser;
+mod vopd;
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
@@ -19,7 +20,7 @@ use crate::error::{IsaError, Result};
 use crate::inst::Instruction;
 use crate::tables::Tables;
 use crate::Arch;
-use lexer::{split_line, strip_comment, Line};
+use lexer::{blank_block_comments, split_line, strip_comment, Line};
 use parser::{fill, start, Cand, Ext};
 
 fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
@@ -81,7 +82,7 @@ fn candidates(arch: Arch, m: &str) -> Arc<[Cand]> {
 }
 
 /// Appends `s` normalised: whitespace runs as one space, none at the ends or next to a comma.
-fn norm_into(s: &str, out: &mut String) {
+pub(crate) fn norm_into(s: &str, out: &mut String) {
     let mut space = false;
     let mut last = out.as_bytes().last().copied().unwrap_or(0);
     let mut bytes = std::mem::take(out).into_bytes();
@@ -103,7 +104,9 @@ fn norm_into(s: &str, out: &mut String) {
 
 /// Whether a candidate's text `got` reads as the input: the same operand text, and the same
 /// mnemonic or the input's plus the `_e32`/`_e64` suffix that llvm-mc prints.
-fn reads_as(got: &str, m: &str, want_rest: &str, buf: &mut String) -> bool {
+pub(crate) fn reads_as(got: &str, m: &str, want_rest: &str, buf: &mut String) -> bool {
+    let blanked = blank_block_comments(got);
+    let got = blanked.as_deref().unwrap_or(got);
     let (gm, grest) = got.split_once(' ').unwrap_or((got, ""));
     let same = gm == m || gm.strip_suffix("_e32").or_else(|| gm.strip_suffix("_e64")) == Some(m);
     if !same {
@@ -129,6 +132,9 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
     } else {
         l.mnemonic.text
     };
+    if l.rest.text.contains("::") {
+        return vopd::assemble(arch, l, m, text, line);
+    }
     let cands = candidates(arch, m);
     if cands.is_empty() {
         return Err(IsaError::asm(
@@ -175,7 +181,8 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
 
 /// Assembles one instruction line (no labels) into bytes.
 pub fn assemble_line(arch: Arch, line: &str) -> Result<Vec<u8>> {
-    let text = strip_comment(line);
+    let blanked = blank_block_comments(line);
+    let text = strip_comment(blanked.as_deref().unwrap_or(line));
     Ok(assemble_inst(arch, text, 1, 1)?.encode())
 }
 
@@ -198,7 +205,8 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
     let mut labels: HashMap<&str, usize> = HashMap::new();
     let mut items = Vec::new();
     let mut at = 0usize;
-    for (n, raw) in src.lines().enumerate() {
+    let lines: Vec<String> = src.lines().map(|l| blank_block_comments(l).unwrap_or_else(|| l.to_string())).collect();
+    for (n, raw) in lines.iter().enumerate() {
         let lno = n + 1;
         let mut s = strip_comment(raw);
         let mut col = 1;

@@ -47,7 +47,7 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
             Ext::Dpp8 => "_DPP8",
             _ => "_SDWA",
         };
-        fmt = *t.mods[enc as usize].iter().find(|&&m| t.format(m).name.ends_with(want))?;
+        fmt = *t.mods[fmt as usize].iter().find(|&&m| t.format(m).name.ends_with(want))?;
     }
     let f = t.format(fmt);
     let mut i = Instruction { arch, op, fmt, op_y: None, words: [0; 4], ndwords: (f.bits / 32) as u8, literal: None };
@@ -63,7 +63,8 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
     let g9 = is_gfx9(arch);
     let null = if g9 { 0x7f } else { 0x7c };
     match f.name {
-        "SMEM" if !g9 => {
+        // An SMEM instruction without operands (s_dcache_inv) keeps soffset 0, as llvm-mc does.
+        "SMEM" if !g9 && !i.operands().is_empty() => {
             i.set_field("soffset", null);
         }
         "FLAT" | "GLOBAL" if !g9 || f.name == "FLAT" => {
@@ -77,11 +78,17 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
         }
         _ => {}
     }
+    // gfx11+ v_cmpx_*_e64 (and their DPP forms) encode vdst as exec_lo.
+    if !g9 && f.name.starts_with("VOP3") && opc.mnemonic.starts_with("v_cmpx") {
+        i.set_field("vdst", 126);
+    }
     if f.name == "SCRATCH" {
         i.set_field("sve", 1);
         i.set_field("saddr", null);
     }
-    if f.name == "VBUFFER" && opc.mnemonic.starts_with("tbuffer") {
+    // gfx12 VBUFFER: llvm-mc writes format 1 (its default) into every buffer instruction, not only
+    // tbuffer ones; buffer_* decoding ignores the field.
+    if f.name == "VBUFFER" {
         i.set_field("format", 1);
     }
     if ext == Ext::Dpp16 {
@@ -243,6 +250,17 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
             }
             OperandKind::Sgpr | OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc | OperandKind::Ssrc => {
                 let mut field = o.name;
+                if field == "vdsty" {
+                    // VOPD: vdsty holds the Y destination without its low bit, which must be the
+                    // opposite of vdstx's (filled first, with the X half).
+                    let r = parse_reg(s).filter(|r| r.file == 'v' && r.count == 1 && r.first < 256);
+                    let r = r.ok_or((t.col, format!("expected a VGPR, found '{s}'")))?;
+                    if r.first & 1 == i.f("vdstx") & 1 {
+                        return err(t, "VOPD destinations must be one even and one odd VGPR");
+                    }
+                    i.set_field("vdsty", r.first >> 1);
+                    continue;
+                }
                 if ext == Ext::Sdwa && field == "src0" {
                     field = "sdwa_src0";
                 }
@@ -267,7 +285,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 if let Some(r) = r {
                     if r.count != d
                         && !(fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
-                        && !(fname == "GLOBAL" && field == "addr")
+                        && !(fname == "GLOBAL" && matches!(field, "addr" | "vaddr"))
                         && !(o.name == "vdst" && r.file == 's')
                     {
                         return err(t, format!("'{s}' has {} registers, {m} expects {d} here", r.count));
@@ -311,7 +329,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                             return err(t, format!("register {s} is beyond the vector register file"));
                         }
                         let nine = i.field_def(field).map(|f| f.hi - f.lo == 8).unwrap_or(false);
-                        if matches!(o.kind, OperandKind::Sgpr | OperandKind::Ssrc) {
+                        // llvm-mc takes a VGPR in a scalar-only 9-bit source (v_s_*) and prints it
+                        // as an invalid register; an 8-bit scalar field cannot hold one.
+                        if o.kind == OperandKind::Sgpr || o.kind == OperandKind::Ssrc && !nine {
                             return err(t, format!("'{s}': expected a scalar operand"));
                         }
                         if o.name == "vdst" && (m.starts_with("v_cmp") && fname.starts_with("VOP3")) {
@@ -476,9 +496,13 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
         "mul" => set1(i, "omod", if int(val)? == 2 { 1 } else { 2 })?,
         "div" => set1(i, "omod", 3)?,
         "offset" => {
-            if let Some(x) = val.strip_prefix("swizzle(") {
-                let _ = x;
-                return err(t, "swizzle() offsets are not supported by this assembler");
+            if val.starts_with("swizzle(") {
+                let v = crate::disasm::mem::parse_swizzle(i.arch, val)
+                    .filter(|_| i.mnemonic() == "ds_swizzle_b32")
+                    .ok_or((t.col, format!("bad swizzle '{val}'")))?;
+                set1(i, "offset0", v & 0xff)?;
+                set1(i, "offset1", v >> 8)?;
+                return Ok(());
             }
             let v = int(val)?;
             if fname == "DS" {
@@ -505,9 +529,26 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
             }
         }
         "offset0" | "offset1" => set1(i, name, int(val)? as u32)?,
+        "byte_sel" => {
+            let m = i.mnemonic();
+            let v = int(val)?;
+            let bits = crate::disasm::byte_sel_opsel(m, v as u32)
+                .filter(|_| (0..4).contains(&v) && !is_gfx9(i.arch))
+                .ok_or((t.col, format!("modifier '{s}' is not valid here or out of range")))?;
+            set1(i, "opsel", i.f("opsel") | bits)?;
+        }
+        "index_key" => {
+            let v = int(val)?;
+            if !i.mnemonic().starts_with("v_swmmac") || !(0..4).contains(&v) {
+                return err(t, format!("modifier '{s}' is not valid here or out of range"));
+            }
+            set1(i, "opsel", i.f("opsel") | v as u32)?;
+        }
         "op_sel" => {
             let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
-            let v = if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
+            let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) {
+                b
+            } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
                 let last = n.saturating_sub(1);
                 (b & ((1 << last) - 1)) | ((b >> last) & 1) << 3
             } else {

@@ -62,6 +62,10 @@ fn smem(i: &Instruction) -> String {
                     } else {
                         ops.push(sreg_text(i.arch, off as u16, 1).unwrap_or_default());
                     }
+                } else if i.operands().iter().any(|o| o.name == "soffset") {
+                    // soffset is an operand of its own (s_prefetch_*): the offset is always shown.
+                    let bits = if i.arch == Arch::Gfx1201 { 24 } else { 21 };
+                    ops.push(hex_signed(sext(off, bits)));
                 } else {
                     let so = i.f("soffset");
                     let off = if i.arch == Arch::Gfx1201 { sext(off, 24) } else { sext(off, 21) };
@@ -215,7 +219,8 @@ fn generic(i: &Instruction) -> String {
                     "off".into()
                 }
             }
-            (OperandKind::Vgpr | OperandKind::Agpr, "addr") if fam == "GLOBAL" => {
+            // gfx12 names the field vaddr: a 64-bit address when saddr is off.
+            (OperandKind::Vgpr | OperandKind::Agpr, "addr" | "vaddr") if fam == "GLOBAL" => {
                 let sa = i.f("saddr");
                 let null = sa == null_sgpr(i.arch) || g9 && sa == 0x7d;
                 reg_range("v", v, if null { 2 } else { 1 })
@@ -283,7 +288,7 @@ fn generic(i: &Instruction) -> String {
             let off = o0 | o1 << 8;
             if off != 0 {
                 if m == "ds_swizzle_b32" {
-                    mods.push_str(&format!(" offset:{}", swizzle(off)));
+                    mods.push_str(&format!(" offset:{}", swizzle(i.arch, off)));
                 } else {
                     mods.push_str(&format!(" offset:{off}"));
                 }
@@ -315,27 +320,93 @@ fn generic(i: &Instruction) -> String {
     join(m, &ops, &mods)
 }
 
-fn swizzle(off: u32) -> String {
-    if off & 0x8000 == 0 && off < 0x400 {
-        // BITMASK_PERM: and_mask [4:0], or_mask [9:5], xor_mask [14:10]
-    }
-    let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
-    if off & 0x8000 != 0 {
+/// ds_swizzle_b32's offset as llvm-mc 22 prints it (AMDGPUInstPrinter::printSwizzle): the
+/// quad-permute and bitmask modes with their named special cases, and on gfx11+ the FFT and
+/// rotate modes; anything else as a decimal offset.
+pub fn swizzle(arch: Arch, off: u32) -> String {
+    if off & 0xff00 == 0x8000 {
         let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
         return format!("swizzle(QUAD_PERM,{})", l.join(","));
     }
-    let mut s = String::new();
-    for b in (0..5).rev() {
-        let c = match (and >> b & 1, or >> b & 1, xor >> b & 1) {
-            (0, 0, _) => '0',
-            (0, 1, _) => '1',
-            (1, 0, 0) => 'p',
-            (1, 0, 1) => 'i',
-            _ => '?',
-        };
-        s.push(c);
+    if off & 0x8000 == 0 {
+        let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
+        if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+            return format!("swizzle(SWAP,{xor})");
+        }
+        if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+            return format!("swizzle(REVERSE,{})", xor + 1);
+        }
+        let group = 0x1f - and + 1;
+        if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+            return format!("swizzle(BROADCAST,{group},{or})");
+        }
+        // Per lane-id bit (high first): what lane-id bit 0 and bit 1 become.
+        let (p0, p1) = (or ^ xor, (and | or) ^ xor);
+        let bits: String = (0..5)
+            .rev()
+            .map(|b| match (p0 >> b & 1, p1 >> b & 1) {
+                (1, 1) => '1',
+                (0, 0) => '0',
+                (0, _) => 'p',
+                _ => 'i',
+            })
+            .collect();
+        return format!("swizzle(BITMASK_PERM,\"{bits}\")");
     }
-    format!("swizzle(BITMASK_PERM,\"{s}\")")
+    if !is_gfx9(arch) {
+        match off & 0xf000 {
+            0xe000 => return format!("swizzle(FFT,{})", off & 0x1f),
+            0xc000 => return format!("swizzle(ROTATE,{},{})", (off >> 10) & 1, (off >> 5) & 0x1f),
+            _ => {}
+        }
+    }
+    off.to_string()
+}
+
+/// The offset of a `swizzle(...)` (the inverse of [`swizzle`]); `None` if malformed.
+pub fn parse_swizzle(arch: Arch, s: &str) -> Option<u32> {
+    let inner = s.strip_prefix("swizzle(")?.strip_suffix(')')?;
+    let mut it = inner.split(',').map(str::trim);
+    let mode = it.next()?;
+    let args: Vec<&str> = it.collect();
+    let num = |k: usize, max: u32| -> Option<u32> {
+        let v = crate::asm::operand::parse_int(args.get(k)?)?;
+        (0..=max as i64).contains(&v).then_some(v as u32)
+    };
+    let bitmask = |and: u32, or: u32, xor: u32| Some(and | or << 5 | xor << 10);
+    match (mode, args.len()) {
+        ("QUAD_PERM", 4) => Some(0x8000 | (0..4).map(|k| num(k, 3).map(|v| v << (2 * k))).sum::<Option<u32>>()?),
+        ("SWAP", 1) => num(0, 16).filter(|v| v.is_power_of_two()).and_then(|v| bitmask(0x1f, 0, v)),
+        ("REVERSE", 1) => num(0, 32).filter(|v| *v >= 2 && v.is_power_of_two()).and_then(|v| bitmask(0x1f, 0, v - 1)),
+        ("BROADCAST", 2) => {
+            let g = num(0, 32).filter(|v| *v >= 2 && v.is_power_of_two())?;
+            bitmask(32 - g, num(1, g - 1)?, 0)
+        }
+        ("BITMASK_PERM", 1) => {
+            let m = args[0].strip_prefix('"')?.strip_suffix('"')?;
+            if m.len() != 5 {
+                return None;
+            }
+            let (mut and, mut or, mut xor) = (0, 0, 0);
+            for (k, c) in m.chars().enumerate() {
+                let b = 1 << (4 - k);
+                match c {
+                    '0' => {}
+                    '1' => or |= b,
+                    'p' => and |= b,
+                    'i' => {
+                        and |= b;
+                        xor |= b
+                    }
+                    _ => return None,
+                }
+            }
+            bitmask(and, or, xor)
+        }
+        ("FFT", 1) if !is_gfx9(arch) => Some(0xe000 | num(0, 31)?),
+        ("ROTATE", 2) if !is_gfx9(arch) => Some(0xc000 | num(0, 1)? << 10 | num(1, 31)? << 5),
+        _ => None,
+    }
 }
 
 const DFMT: [&str; 16] = [

@@ -1,9 +1,11 @@
 //! Typed instruction -> llvm-mc 22 text.
 
-mod mem;
+pub mod mem;
 mod salu;
 pub mod special;
 mod valu;
+
+pub use valu::{byte_sel, byte_sel_opsel, has_dst};
 
 use crate::inst::Instruction;
 use crate::operand::{float_text, reg_range, src, sreg_text, Src, ValType};

@@ -53,6 +53,14 @@ fn simm16(i: &Instruction, m: &str, v: u32) -> String {
         "s_delay_alu" => special::delay_alu(v),
         "s_waitcnt_depctr" | "s_wait_alu" => special::depctr(v),
         "s_set_gpr_idx_on" => gpr_idx(v),
+        // llvm-mc prints these SOPP immediates like integer inline constants: decimal up to 64,
+        // hex above (s_barrier_wait 0xffff, not 65535 or -1).
+        "s_nop" | "s_sleep" | "s_trap" | "s_setprio" | "s_denorm_mode" | "s_setkill" | "s_sethalt"
+        | "s_incperflevel" | "s_decperflevel" | "s_barrier_wait"
+            if i.format().name == "SOPP" && v > 64 =>
+        {
+            format!("0x{v:x}")
+        }
         "s_version"
         | "s_nop"
         | "s_sleep"

@@ -124,17 +124,37 @@ pub fn hwreg(arch: Arch, v: u32) -> String {
 }
 
 pub fn sendmsg_name(arch: Arch, id: u32) -> Option<&'static str> {
+    if !is_gfx9(arch) {
+        return sendmsg_name_gfx11(arch, id);
+    }
     Some(match id {
         1 => "MSG_INTERRUPT",
-        5 if !is_gfx9(arch) || arch == Arch::Gfx942 || arch == Arch::Gfx950 => "MSG_STALL_WAVE_GEN",
+        5 => "MSG_STALL_WAVE_GEN",
         6 => "MSG_HALT_WAVES",
         7 => "MSG_ORDERED_PS_DONE",
-        128 if !is_gfx9(arch) => "MSG_RTN_GET_DOORBELL",
-        129 if !is_gfx9(arch) => "MSG_RTN_GET_DDID",
-        130 if !is_gfx9(arch) => "MSG_RTN_GET_TMA",
-        131 if !is_gfx9(arch) => "MSG_RTN_GET_REALTIME",
-        132 if !is_gfx9(arch) => "MSG_RTN_SAVE_WAVE",
-        133 if !is_gfx9(arch) => "MSG_RTN_GET_TBA",
+        _ => return None,
+    })
+}
+
+/// gfx11/gfx12 message names as llvm-mc 22 prints them (the same table for s_sendmsg and
+/// s_sendmsg_rtn); gfx12 dropped STALL_WAVE_GEN/HALT_WAVES and added SE_AID_ID.
+fn sendmsg_name_gfx11(arch: Arch, id: u32) -> Option<&'static str> {
+    let g12 = arch == Arch::Gfx1201;
+    Some(match id {
+        1 => "MSG_INTERRUPT",
+        2 => "MSG_HS_TESSFACTOR",
+        3 => "MSG_DEALLOC_VGPRS",
+        5 if !g12 => "MSG_STALL_WAVE_GEN",
+        6 if !g12 => "MSG_HALT_WAVES",
+        9 => "MSG_GS_ALLOC_REQ",
+        128 => "MSG_RTN_GET_DOORBELL",
+        129 => "MSG_RTN_GET_DDID",
+        130 => "MSG_RTN_GET_TMA",
+        131 => "MSG_RTN_GET_REALTIME",
+        132 => "MSG_RTN_SAVE_WAVE",
+        133 => "MSG_RTN_GET_TBA",
+        134 => "MSG_RTN_GET_TBA_TO_PC",
+        135 if g12 => "MSG_RTN_GET_SE_AID_ID",
         _ => return None,
     })
 }

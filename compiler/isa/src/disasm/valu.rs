@@ -42,7 +42,7 @@ pub fn shape(i: &Instruction) -> (Shape, Ext) {
     let s = match (f.name, enc) {
         ("MFMA", _) => Shape::Mfma,
         ("WMMA", _) | (_, "VOP3P") | ("VOP3PX2", _) => Shape::Vop3p,
-        (_, "VOP3") | ("VOP3SD", _) => Shape::Vop3,
+        (_, "VOP3") | ("VOP3SD", _) | (_, "VOP3SD") => Shape::Vop3,
         (_, "VINTERP") => Shape::Interp,
         (_, "VOPD") | ("VOPD_Y", _) => Shape::Vopd,
         _ => Shape::E32,
@@ -96,7 +96,7 @@ fn val_type(m: &str, dwords: u32) -> ValType {
 pub fn text(i: &Instruction) -> String {
     let (s, ext) = shape(i);
     if s == Shape::Vopd {
-        return format!("{} <vopd>", i.mnemonic());
+        return vopd(i);
     }
     let op = i.opcode();
     let m = op.mnemonic;
@@ -176,6 +176,19 @@ pub fn text(i: &Instruction) -> String {
                 }
                 t
             }
+            OperandKind::Ssrc => {
+                // A scalar-only source in a 9-bit field (v_s_*): llvm-mc prints a VGPR there with
+                // a comment naming the register class it wanted.
+                let v = i.f(o.name);
+                let mut t = src_text(i.arch, v, d, val_type(m, d), i.literal);
+                if v >= 256 {
+                    t.push_str(&format!("/*Invalid register, operand has 'SReg_{}' register class*/", 32 * d));
+                }
+                match idx.filter(|&x| x < 3) {
+                    Some(si) => apply_mods(i, s, ext, si, t, mix),
+                    None => t,
+                }
+            }
             OperandKind::Imm => format!("0x{:x}", i.literal.unwrap_or(0)),
             _ => i.f(o.name).to_string(),
         };
@@ -189,7 +202,15 @@ pub fn text(i: &Instruction) -> String {
     // Trailing modifiers.
     match s {
         Shape::Vop3 => {
-            if opsel != 0 {
+            if let Some(b) = byte_sel(m, opsel).filter(|_| !g9) {
+                if b != 0 {
+                    out.push_str(&format!(" byte_sel:{b}"));
+                }
+            } else if (m.starts_with("v_permlane") || !has_dst(i)) && opsel != 0 {
+                // The permlane op_sel bits are fi and bound_ctrl: two entries, no destination bit.
+                let n = if has_dst(i) { 2 } else { nsrc };
+                out.push_str(&format!(" op_sel:{}", list(opsel, n)));
+            } else if opsel != 0 {
                 let n = if m.starts_with("v_fmac") || m.starts_with("v_mac") { 4 } else { nsrc + 1 };
                 let bits: Vec<String> =
                     (0..n).map(|b| if b == n - 1 { opsel >> 3 & 1 } else { opsel >> b & 1 }.to_string()).collect();
@@ -236,6 +257,59 @@ pub fn text(i: &Instruction) -> String {
         Ext::None => {}
     }
     out
+}
+
+/// Whether a VOP3 op_sel list ends with a destination entry (op_sel[3]): not for v_cmpx_*_e64,
+/// which write EXEC only, nor for v_permlane*, whose two op_sel bits are fi and bound_ctrl.
+pub fn has_dst(i: &Instruction) -> bool {
+    i.operands().iter().any(|o| o.name == "vdst" || o.name == "sdst")
+}
+
+/// The gfx12 fp8/bf8 conversions select a byte with op_sel bits that llvm-mc prints as
+/// `byte_sel:N`: the source byte of v_cvt_f32_{fp8,bf8} (op_sel[0] is its high bit, op_sel[1]
+/// its low bit) and the destination byte of v_cvt_sr_{fp8,bf8}_f32 (op_sel[2..3]).
+pub fn byte_sel(m: &str, opsel: u32) -> Option<u32> {
+    let b = super::super::t16::base(m);
+    match b {
+        "v_cvt_f32_fp8" | "v_cvt_f32_bf8" => Some((opsel & 1) << 1 | (opsel >> 1) & 1),
+        "v_cvt_sr_fp8_f32" | "v_cvt_sr_bf8_f32" => Some(opsel >> 2 & 3),
+        _ => None,
+    }
+}
+
+/// The op_sel value of a `byte_sel:N` (inverse of [`byte_sel`]).
+pub fn byte_sel_opsel(m: &str, b: u32) -> Option<u32> {
+    match super::super::t16::base(m) {
+        "v_cvt_f32_fp8" | "v_cvt_f32_bf8" => Some((b & 1) << 1 | (b >> 1) & 1),
+        "v_cvt_sr_fp8_f32" | "v_cvt_sr_bf8_f32" => Some((b & 3) << 2),
+        _ => None,
+    }
+}
+
+/// VOPD (gfx11+ dual issue): `X-op operands :: Y-op operands`. Both halves read the one VOPD
+/// dword pair; vdsty holds the Y destination without its low bit, which is the opposite of
+/// vdstx's; a literal (fmaak/fmamk, or a literal source) is shared.
+fn vopd(i: &Instruction) -> String {
+    let half = |op: u32| -> String {
+        let t = i.tables();
+        let mut out = t.op(op).mnemonic.to_string();
+        for (k, o) in t.operands[op as usize].iter().enumerate() {
+            let v = i.f(o.name);
+            let txt = match (o.kind, o.name) {
+                (_, "vdsty") => format!("v{}", v << 1 | (i.f("vdstx") & 1 ^ 1)),
+                (OperandKind::Vsrc, _) => src_text(i.arch, v, 1, ValType::F32, i.literal),
+                (OperandKind::Imm, _) => format!("0x{:x}", i.literal.unwrap_or(0)),
+                _ => reg_range("v", v, 1),
+            };
+            out.push_str(if k == 0 { " " } else { ", " });
+            out.push_str(&txt);
+        }
+        out
+    };
+    match i.op_y {
+        Some(y) => format!("{} :: {}", half(i.op), half(y)),
+        None => half(i.op),
+    }
 }
 
 fn omod(out: &mut String, v: u32) {
@@ -285,7 +359,12 @@ fn vop3p_mods(i: &Instruction, out: &mut String, nsrc: usize, mix: bool) {
     let opsel = i.f("opsel");
     let hi = i.f("opsel_hi") | i.f("opsel_hi2") << 2;
     let full = (1u32 << nsrc) - 1;
-    if opsel & full != 0 {
+    if i.mnemonic().starts_with("v_swmmac") {
+        // Sparse WMMA: op_sel[1:0] is the index key (which part of the sparsity index to use).
+        if opsel & 3 != 0 {
+            out.push_str(&format!(" index_key:{}", opsel & 3));
+        }
+    } else if opsel & full != 0 {
         out.push_str(&format!(" op_sel:{}", list(opsel, nsrc)));
     }
     let hi_default = if mix { 0 } else { full };
