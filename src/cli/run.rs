@@ -4,6 +4,7 @@
 
 use baregpu::device::{self, Device};
 use baregpu::{DeviceSpec, Error, Result};
+use baregpu_runtime::hcq::{DeviceBuffer, HcqDevice};
 use baregpu_runtime::program::{ArgKind, ArgValue, CodeObject, KernelArg, Launch};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -120,7 +121,7 @@ fn is_nvidia(bytes: &[u8]) -> bool {
 
 /// Every argument's initial buffer contents (`None` for scalars): read first, so that a missing
 /// file fails before anything runs.
-pub(super) fn buffer_contents(args: &[CliArg]) -> Result<Vec<Option<Vec<u8>>>> {
+fn buffer_contents(args: &[CliArg]) -> Result<Vec<Option<Vec<u8>>>> {
     args.iter()
         .map(|a| {
             Ok(match a {
@@ -133,7 +134,7 @@ pub(super) fn buffer_contents(args: &[CliArg]) -> Result<Vec<Option<Vec<u8>>>> {
 }
 
 /// Write each buffer to DIR/arg<i>.bin.
-pub(super) fn write_outputs(out: &Path, buffers: &[(usize, Vec<u8>)]) -> Result<()> {
+fn write_outputs(out: &Path, buffers: &[(usize, Vec<u8>)]) -> Result<()> {
     std::fs::create_dir_all(out).map_err(|source| Error::Io { path: out.to_path_buf(), source })?;
     for (i, data) in buffers {
         let path = out.join(format!("arg{i}.bin"));
@@ -142,7 +143,7 @@ pub(super) fn write_outputs(out: &Path, buffers: &[(usize, Vec<u8>)]) -> Result<
     Ok(())
 }
 
-pub(super) fn report(args: &Args, label: &str, arch: &str, wall_us: f64, gpu_us: Option<f64>) {
+fn report(args: &Args, label: &str, arch: &str, wall_us: f64, gpu_us: Option<f64>) {
     if args.json {
         let v = serde_json::json!({
             "device": label,
@@ -190,41 +191,47 @@ pub fn run(args: Args) -> Result<()> {
             dev.label()
         )));
     };
+    execute(amd, co, &args)
+}
+
+/// Load `code` on `dev`, fill buffers, launch, and write every buffer argument back: the same for
+/// every vendor, through the runtime's vendor-neutral API.
+pub(super) fn execute<D: HcqDevice>(dev: &D, code: D::Code, args: &Args) -> Result<()> {
     let contents = buffer_contents(&args.args)?;
     let mut buffers = Vec::new();
     let mut values = Vec::new();
-    for (a, c) in args.args.iter().zip(&contents) {
+    for (i, (a, c)) in args.args.iter().zip(&contents).enumerate() {
         match (a, c) {
             (CliArg::Scalar { bytes, .. }, _) => values.push(ArgValue::Bytes(bytes.clone())),
             (_, Some(data)) => {
-                let b = amd.alloc(data.len().max(4) as u64)?;
-                amd.write(&b, 0, data)?;
+                let b = dev.alloc(data.len().max(4) as u64)?;
+                dev.write(&b, 0, data)?;
                 values.push(ArgValue::Pointer(b.va()));
-                buffers.push((values.len() - 1, b, data.len()));
+                buffers.push((i, b, data.len()));
             }
             (_, None) => unreachable!("buffers always have contents"),
         }
     }
-    let prog = amd.load(co)?;
+    let prog = dev.load(code)?;
     let launch = Launch::new(args.grid, args.block);
     let t0 = Instant::now();
-    let sub = amd.launch(&prog, &args.kernel, &values, &launch, true)?;
-    amd.synchronize()?;
+    let sub = dev.launch(&prog, &args.kernel, &values, &launch, true)?;
+    dev.synchronize()?;
     let wall_us = t0.elapsed().as_secs_f64() * 1e6;
-    let gpu_us = amd.elapsed_us(&sub);
-    amd.release(sub);
+    let gpu_us = dev.elapsed_us(&sub);
+    dev.release(sub);
     let mut outputs = Vec::new();
     for (i, b, len) in &buffers {
         let mut data = vec![0u8; *len];
-        amd.read(b, 0, &mut data)?;
+        dev.read(b, 0, &mut data)?;
         outputs.push((*i, data));
     }
     write_outputs(&args.out, &outputs)?;
     for (_, b, _) in buffers {
-        amd.free(b)?;
+        dev.free(b)?;
     }
-    amd.unload(prog)?;
-    report(&args, dev.label(), dev.arch(), wall_us, gpu_us);
+    dev.unload(prog)?;
+    report(args, dev.label(), dev.arch(), wall_us, gpu_us);
     Ok(())
 }
 

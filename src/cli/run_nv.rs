@@ -3,12 +3,10 @@
 //! PATH, or the CUDA toolkit's) and a cubin is taken as is. Arguments are checked against the
 //! kernel's parameter list (PTX `.entry` declarations; a cubin's EIATTR_KPARAM_INFO sizes).
 
-use super::run::{buffer_contents, report, write_outputs, Args, CliArg};
+use super::run::{Args, CliArg};
 use baregpu::device::{self, Device};
 use baregpu::{DeviceSpec, Error, Result};
 use baregpu_runtime::nv::{program, NvCode, NvIsa, NvKernel, NvParamKind};
-use baregpu_runtime::program::{ArgValue, Launch};
-use std::time::Instant;
 
 /// Check the command-line arguments against the kernel's parameters.
 fn check_args(k: &NvKernel, given: &[CliArg]) -> Result<()> {
@@ -84,40 +82,5 @@ pub fn run(args: Args, bytes: &[u8]) -> Result<()> {
         }
         (c, _) => c,
     };
-    let contents = buffer_contents(&args.args)?;
-    let mut buffers = Vec::new();
-    let mut values = Vec::new();
-    for (i, (a, c)) in args.args.iter().zip(&contents).enumerate() {
-        match (a, c) {
-            (CliArg::Scalar { bytes, .. }, _) => values.push(ArgValue::Bytes(bytes.clone())),
-            (_, Some(data)) => {
-                let b = nv.alloc(data.len().max(4) as u64)?;
-                nv.write(&b, 0, data)?;
-                values.push(ArgValue::Pointer(b.va()));
-                buffers.push((i, b, data.len()));
-            }
-            (_, None) => unreachable!("buffers always have contents"),
-        }
-    }
-    let prog = nv.load(code)?;
-    let launch = Launch::new(args.grid, args.block);
-    let t0 = Instant::now();
-    let sub = nv.launch(&prog, &args.kernel, &values, &launch, true)?;
-    nv.synchronize()?;
-    let wall_us = t0.elapsed().as_secs_f64() * 1e6;
-    let gpu_us = nv.elapsed_us(&sub);
-    nv.release(sub);
-    let mut outputs = Vec::new();
-    for (i, b, len) in &buffers {
-        let mut data = vec![0u8; *len];
-        nv.read(b, 0, &mut data)?;
-        outputs.push((*i, data));
-    }
-    write_outputs(&args.out, &outputs)?;
-    for (_, b, _) in buffers {
-        nv.free(b)?;
-    }
-    nv.unload(prog)?;
-    report(&args, dev.label(), dev.arch(), wall_us, gpu_us);
-    Ok(())
+    super::run::execute(nv, code, &args)
 }

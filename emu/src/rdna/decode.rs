@@ -526,6 +526,8 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
         "GLOBAL" | "FLAT" | "SCRATCH" => lower_vmem(m, enc, i, gfx12),
         "DS" => lower_ds(m, i),
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3P" => lower_valu(arch, m, enc, fmt.name, i, lit),
+        // Cache invalidations: the emulator has no caches to invalidate.
+        "MUBUF" if m == "buffer_gl0_inv" || m == "buffer_gl1_inv" => Ok(Op::Nop),
         _ => Err(unsupported()),
     }
 }
@@ -1189,47 +1191,4 @@ pub fn lower_vopd(w0: u32, w1: u32, lit: Option<u32>) -> Result<Op, String> {
     let x = one(opx, src0x, vsrc1x, vdstx)?;
     let y = one(opy, src0y, vsrc1y, vdsty)?;
     Ok(Op::Vopd(Box::new([x, y])))
-}
-
-/// Instructions the generated tables do not list (yet), decoded from the raw dwords: the VOP3
-/// forms of VOPC/VOP2/VOP1 opcodes (v_cmpx_*_e64...) and the gfx11 cache invalidations
-/// buffer_gl0_inv/buffer_gl1_inv. Returns the operation and its size in bytes.
-pub fn fallback(arch: Arch, pc: u64, w: &[u32; 4]) -> Option<(Result<Op, String>, usize)> {
-    let t = baregpu_isa::tables::Tables::get(arch);
-    let w0 = w[0];
-    if arch == Arch::Gfx1100 && w0 >> 26 == 0x38 {
-        let op = (w0 >> 18) & 0xff;
-        if op == 43 || op == 44 {
-            return Some((Ok(Op::Nop), 8));
-        }
-        return None;
-    }
-    if w0 >> 26 != 0x35 {
-        return None;
-    }
-    let vop3 = t.format_index("VOP3")?;
-    let op = (w0 >> 16) & 0x3ff;
-    let (fname, sub) = match op {
-        0..=255 => ("VOPC", op),
-        256..=383 => ("VOP2", op - 256),
-        384..=511 => ("VOP1", op - 384),
-        _ => return None,
-    };
-    let fi = t.format_index(fname)?;
-    let opi = t.opcode(fi, sub)?;
-    let srcs = [w[1] & 0x1ff, (w[1] >> 9) & 0x1ff, (w[1] >> 18) & 0x1ff];
-    let has_lit = srcs.contains(&255);
-    let inst = Instruction {
-        arch,
-        op: opi,
-        fmt: vop3,
-        op_y: None,
-        words: [w[0], w[1], 0, 0],
-        ndwords: 2,
-        literal: if has_lit { Some(w[2]) } else { None },
-    };
-    let size = if has_lit { 12 } else { 8 };
-    // The mnemonic of the 32-bit form; lower_valu strips `_e32`.
-    let _ = pc;
-    Some((lower_valu(arch, inst.mnemonic(), "VOP3", "VOP3", &inst, inst.literal), size))
 }

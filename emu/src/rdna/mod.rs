@@ -111,11 +111,6 @@ impl Segment {
                         saw_end = true;
                     }
                 }
-                Err(_) if decode::fallback(arch, pc, &[w(0), w(1), w(2), w(3)]).is_some() => {
-                    let (op, size) = decode::fallback(arch, pc, &[w(0), w(1), w(2), w(3)]).expect("checked");
-                    raw.push((pc, size as u32, op, None));
-                    at += size;
-                }
                 Err(e) => {
                     // Data or padding after the code ends; inside the code, an illegal instruction.
                     if saw_end && raw.last().is_some_and(|r| matches!(r.2, Ok(Op::End) | Ok(Op::Nop))) {
