@@ -4,6 +4,7 @@
 //! RM behind the same OS boundary).
 
 use super::gpfifo::{GpFifo, GpFifoError};
+use super::launch::{LOCAL_WINDOW, SHARED_WINDOW};
 use super::program::{self, NvCode, NvKernel};
 use super::queue::{Channel, ComputeQueue, CopyQueue};
 use crate::alloc::Ring;
@@ -25,12 +26,6 @@ const ARGS_BYTES: u64 = 4 << 20;
 const SIGNAL_PAGE: u64 = 0x1000;
 /// GPU timestamps (semaphore releases) count nanoseconds.
 pub const TIMESTAMP_HZ: u64 = 1_000_000_000;
-/// The shared- and local-memory windows: where `ld.shared`/`ld.local` addresses live in the
-/// generic address space. 4 GiB aligned and clear of every global VA the device hands out
-/// (tinygrad's values, [3rd-party]).
-pub const SHARED_WINDOW: u64 = 0x7294_0000_0000;
-pub const LOCAL_WINDOW: u64 = 0x7293_0000_0000;
-
 /// What a program address must point at on this device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NvIsa {
@@ -322,21 +317,6 @@ impl NvDevice {
             self.rm.free(m)?;
         }
         Ok(())
-    }
-
-    /// The driver's slots in constant bank 0 below the parameters: the shared- and local-memory
-    /// windows and the initial stack pointer (c[0][0x18], 0x20, 0x28 up to Hopper; 0x2f0..0x2ff
-    /// and 0x37c on Blackwell; tinygrad's values, [3rd-party]).
-    pub(crate) fn driver_slots(&self, cb0: &mut [u8]) {
-        let (windows, stack) = if self.sm >= 100 { (0x2f0, 0x37c) } else { (0x18, 0x28) };
-        let mut put = |at: usize, bytes: &[u8]| {
-            if let Some(d) = cb0.get_mut(at..at + bytes.len()) {
-                d.copy_from_slice(bytes);
-            }
-        };
-        put(windows, &SHARED_WINDOW.to_le_bytes());
-        put(windows + 8, &LOCAL_WINDOW.to_le_bytes());
-        put(stack, &0xfffdc0u32.to_le_bytes());
     }
 
     fn take_signal(st: &mut State, label: &str) -> Result<Signal> {

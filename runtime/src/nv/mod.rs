@@ -4,9 +4,11 @@
 
 mod device;
 mod gpfifo;
+pub mod launch;
 pub mod program;
 mod queue;
 
-pub use device::{Buffer, NvDevice, NvIsa, Program, Submitted, LOCAL_WINDOW, SHARED_WINDOW, TIMESTAMP_HZ};
+pub use device::{Buffer, NvDevice, NvIsa, Program, Submitted, TIMESTAMP_HZ};
+pub use launch::{LOCAL_WINDOW, SHARED_WINDOW};
 pub use program::{NvCode, NvKernel, NvParam, NvParamKind};
 pub use queue::{ComputeQueue, CopyQueue};

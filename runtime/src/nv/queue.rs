@@ -9,6 +9,7 @@
 //! (RELEASE_WFI) and stamp the GPU time (ns) at +8, the second word of a signal slot.
 
 use super::device::{NvDevice, State};
+use super::launch;
 use super::program::NvKernel;
 use super::Program;
 use crate::alloc::RingAlloc;
@@ -17,7 +18,7 @@ use crate::signal::Signal;
 use crate::{Error, Result};
 use baregpu_drivers::nv::methods::{ComputeCmds, CopyCmds};
 use baregpu_drivers::nv::pushbuf::{host, PushBuffer};
-use baregpu_drivers::nv::qmd::{self, LaunchDesc, Qmd};
+use baregpu_drivers::nv::qmd::Qmd;
 use std::sync::MutexGuard;
 
 const SEM_RELEASE: u32 = host::SEM_EXECUTE_OPERATION_RELEASE
@@ -96,15 +97,7 @@ impl<'d> ComputeQueue<'d> {
         let dev = self.dev;
         let k = prog.kernel(kernel)?;
         check_shape(k, shape)?;
-        let params = k.param_block(args).map_err(Error::Program)?;
-        let mut cb0 = k.cb0_template.clone();
-        let end = (k.param_base + k.param_size) as usize;
-        if cb0.len() < end {
-            cb0.resize(end, 0);
-        }
-        cb0.resize(cb0.len().div_ceil(16) * 16, 0);
-        dev.driver_slots(&mut cb0);
-        cb0[k.param_base as usize..end].copy_from_slice(&params);
+        let cb0 = launch::constant_bank0(k, args, dev.sm).map_err(Error::Program)?;
         let cb0_span = (cb0.len() as u64).div_ceil(256) * 256;
         let size = cb0_span + dev.qmd.bytes() as u64;
         let off = loop {
@@ -122,20 +115,7 @@ impl<'d> ComputeQueue<'d> {
         };
         let cb0_va = self.st.args_base + off;
         let qmd_va = cb0_va + cb0_span;
-        let mut banks = vec![(0u8, cb0_va, cb0.len() as u32)];
-        banks.extend(k.banks.iter().map(|&(b, o, s)| (b, prog.base() + o, s)));
-        let desc = LaunchDesc {
-            program_address: prog.base() + k.code_offset,
-            program_size: k.code_size,
-            registers: k.registers,
-            barriers: k.barriers,
-            shared_bytes: qmd::shared_memory_bytes(k.static_shared, shape.dynamic_lds),
-            sm: dev.sm,
-            local_bytes: k.local_bytes,
-            grid: shape.grid,
-            block: shape.block,
-            constant_buffers: banks,
-        };
+        let desc = launch::descriptor(k, prog.base(), cb0_va, cb0.len(), shape, dev.sm);
         let q = Qmd::launch(dev.qmd, &desc).map_err(|e| dev.err(format!("kernel `{kernel}`: {e}")))?;
         let qb = q.to_bytes();
         // SAFETY: inside the argument allocation (CPU-visible, mapped at its GPU address), in a
