@@ -7,6 +7,7 @@ use crate::{Error, Result};
 use baregpu_compiler::codeobj::{write_code_object, Kernel};
 use baregpu_isa::Arch;
 use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::hcq::HcqDevice;
 use baregpu_runtime::nv::{NvCode, NvDevice, NvIsa};
 use baregpu_runtime::program::{CodeObject, Launch};
 use serde::Serialize;
@@ -43,6 +44,26 @@ pub fn empty_kernel(arch: &str) -> Result<CodeObject> {
     CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("loading the empty kernel: {e}")))
 }
 
+/// (b) the host cost of each launch of `empty`, and (c) its submission-to-completion time.
+fn empty_launches<D: HcqDevice>(
+    dev: &D,
+    prog: &D::Program,
+    shape: &Launch,
+    iterations: usize,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    let (mut b, mut c) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
+    for _ in 0..iterations {
+        let t = Instant::now();
+        let s = dev.launch(prog, "empty", &[], shape, false)?;
+        b.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.wait_value(dev.submitted_value(&s))?;
+        c.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.release(s);
+    }
+    dev.synchronize()?;
+    Ok((b, c))
+}
+
 pub fn run(dev: &AmdDevice, iterations: usize) -> Result<LaunchFigures> {
     let iterations = iterations.max(10);
     let prog = dev.load(empty_kernel(&dev.arch)?)?;
@@ -61,16 +82,7 @@ pub fn run(dev: &AmdDevice, iterations: usize) -> Result<LaunchFigures> {
     dev.unbind(bound)?;
 
     // (b) Enqueue and submit an empty-kernel launch; (c) until it completes.
-    let (mut b, mut c) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
-    for _ in 0..iterations {
-        let t = Instant::now();
-        let s = dev.launch(&prog, "empty", &[], &shape, false)?;
-        b.push(t.elapsed().as_secs_f64() * 1e6);
-        dev.wait_value(s.value)?;
-        c.push(t.elapsed().as_secs_f64() * 1e6);
-        dev.release(s);
-    }
-    dev.synchronize()?;
+    let (b, c) = empty_launches(dev, &prog, &shape, iterations)?;
     dev.unload(prog)?;
     Ok(LaunchFigures {
         device: dev.label.clone(),
@@ -108,16 +120,7 @@ pub fn run_nv(dev: &NvDevice, iterations: usize) -> Result<LaunchFigures> {
         dev.wait_value(value)?;
         rt.push(t.elapsed().as_secs_f64() * 1e6);
     }
-    let (mut b, mut c) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
-    for _ in 0..iterations {
-        let t = Instant::now();
-        let s = dev.launch(&prog, "empty", &[], &shape, false)?;
-        b.push(t.elapsed().as_secs_f64() * 1e6);
-        dev.wait_value(s.value)?;
-        c.push(t.elapsed().as_secs_f64() * 1e6);
-        dev.release(s);
-    }
-    dev.synchronize()?;
+    let (b, c) = empty_launches(dev, &prog, &shape, iterations)?;
     dev.unload(prog)?;
     Ok(LaunchFigures {
         device: dev.label.clone(),

@@ -6,6 +6,7 @@ use crate::{Error, Result};
 use baregpu_compiler::kernels::{self, MATMUL_NAME, MATMUL_TILE, VECTOR_ADD_BLOCK, VECTOR_ADD_NAME};
 use baregpu_isa::Arch;
 use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::hcq::{DeviceBuffer, HcqDevice};
 use baregpu_runtime::program::{ArgValue, CodeObject, Launch};
 use serde::Serialize;
 use std::time::Instant;
@@ -57,7 +58,7 @@ fn code_object(
     CodeObject::parse(&raw).map_err(|e| Error::Usage(format!("loading the demo kernels: {e}")))
 }
 
-/// Run the demo on `dev`; `progress` receives a line for each step.
+/// Run the demo on an AMD `dev`; `progress` receives a line for each step.
 pub fn run(dev: &AmdDevice, size: u32, progress: &mut dyn FnMut(&str)) -> Result<DemoReport> {
     let arch = Arch::from_name(&dev.arch)
         .filter(|a| matches!(a, Arch::Gfx1100 | Arch::Gfx1201))
@@ -65,58 +66,76 @@ pub fn run(dev: &AmdDevice, size: u32, progress: &mut dyn FnMut(&str)) -> Result
     if size == 0 || size % MATMUL_TILE != 0 {
         return Err(Error::Usage(format!("matrix size {size} is not a multiple of {MATMUL_TILE}")));
     }
-    let mut runs = Vec::new();
-
     progress(&format!("building {MATMUL_NAME} and {VECTOR_ADD_NAME} for {} with the ISA builder", dev.arch));
     let mm = dev.load(code_object(arch, kernels::matmul_code_object)?)?;
     let va = dev.load(code_object(arch, kernels::vector_add_code_object)?)?;
+    // The builder's matmul takes (a, b, c, m, n, k).
+    let matmul = Matmul { prog: &mm, kernel: MATMUL_NAME, tile: MATMUL_TILE, dims: 3 };
+    let vadd = VectorAdd { prog: &va, kernel: VECTOR_ADD_NAME, block: VECTOR_ADD_BLOCK };
+    let report = workload(dev, size, &matmul, &vadd, progress)?;
+    dev.unload(mm)?;
+    dev.unload(va)?;
+    Ok(report)
+}
 
-    // Matmul: C = A . B, all size x size.
+/// A tiled matmul kernel `(a, b, c, n...)` with `dims` trailing size arguments, run on
+/// `tile` x `tile` workgroups.
+pub(crate) struct Matmul<'p, P> {
+    pub prog: &'p P,
+    pub kernel: &'static str,
+    pub tile: u32,
+    pub dims: usize,
+}
+
+/// A vector add kernel `(a, b, c, n)` run on `block`-wide workgroups.
+pub(crate) struct VectorAdd<'p, P> {
+    pub prog: &'p P,
+    pub kernel: &'static str,
+    pub block: u32,
+}
+
+/// The demo's workload on any device: a `size`^3 matmul and a 1M-element vector add, each
+/// checked against the host.
+pub(crate) fn workload<D: HcqDevice>(
+    dev: &D,
+    size: u32,
+    matmul: &Matmul<'_, D::Program>,
+    vadd: &VectorAdd<'_, D::Program>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<DemoReport> {
+    let mut runs = Vec::new();
     let n = size as usize;
     let (a, b) = (inputs(n * n, 1), inputs(n * n, 2));
     let buf = |len: usize| dev.alloc((len * 4) as u64);
     let (ba, bb, bc) = (buf(n * n)?, buf(n * n)?, buf(n * n)?);
     dev.write(&ba, 0, &bytes(&a))?;
     dev.write(&bb, 0, &bytes(&b))?;
-    progress(&format!("running a {n}x{n}x{n} matmul ({} workgroups of 16x16)", (size / MATMUL_TILE).pow(2)));
-    let args = [ArgValue::Pointer(ba.va()), ArgValue::Pointer(bb.va()), ArgValue::Pointer(bc.va())]
-        .into_iter()
-        .chain([ArgValue::u32(size), ArgValue::u32(size), ArgValue::u32(size)])
-        .collect::<Vec<_>>();
-    let shape = Launch::new([size / MATMUL_TILE, size / MATMUL_TILE, 1], [MATMUL_TILE, MATMUL_TILE, 1]);
-    let t = Instant::now();
-    let sub = dev.launch(&mm, MATMUL_NAME, &args, &shape, true)?;
-    dev.synchronize()?;
-    let wall_us = t.elapsed().as_secs_f64() * 1e6;
-    let gpu_us = dev.elapsed_us(&sub);
-    dev.release(sub);
-    let mut out = vec![0u8; n * n * 4];
-    dev.read(&bc, 0, &mut out)?;
-    let c = floats(&out);
+    let t = matmul.tile;
+    progress(&format!("running a {n}x{n}x{n} matmul ({} workgroups of {t}x{t})", (size / t).pow(2)));
+    let mut args = vec![ArgValue::Pointer(ba.va()), ArgValue::Pointer(bb.va()), ArgValue::Pointer(bc.va())];
+    args.extend(std::iter::repeat_n(ArgValue::u32(size), matmul.dims));
+    let shape = Launch::new([size / t, size / t, 1], [t, t, 1]);
+    let (c, wall_us, gpu_us) = timed(dev, matmul.prog, matmul.kernel, &args, &shape, &bc, n * n)?;
     progress("checking the matmul against the host");
     let mut max_error = 0f64;
-    let mut ok = true;
     for i in 0..n {
         for j in 0..n {
             let want: f64 = (0..n).map(|k| a[i * n + k] as f64 * b[k * n + j] as f64).sum();
-            let err = (c[i * n + j] as f64 - want).abs();
-            max_error = max_error.max(err);
-            // fp32 accumulation of n products of magnitude < 1.
-            ok &= err <= 1e-4 * n as f64;
+            max_error = max_error.max((c[i * n + j] as f64 - want).abs());
         }
     }
     let flops = 2.0 * (n as f64).powi(3);
     runs.push(KernelRun {
-        kernel: MATMUL_NAME.into(),
+        kernel: matmul.kernel.into(),
         gpu_us,
         wall_us,
         gflops: gpu_us.filter(|&us| us > 0.0).map(|us| flops / us / 1e3),
         max_error,
-        ok,
+        // fp32 accumulation of n products of magnitude < 1.
+        ok: max_error <= 1e-4 * n as f64,
     });
 
-    // Vector add over 1M elements.
-    let len = 1 << 20;
+    let len = 1usize << 20;
     let (x, y) = (inputs(len, 3), inputs(len, 4));
     let (bx, by, bz) = (buf(len)?, buf(len)?, buf(len)?);
     dev.write(&bx, 0, &bytes(&x))?;
@@ -124,36 +143,41 @@ pub fn run(dev: &AmdDevice, size: u32, progress: &mut dyn FnMut(&str)) -> Result
     progress(&format!("running a vector add of {len} elements"));
     let args =
         [ArgValue::Pointer(bx.va()), ArgValue::Pointer(by.va()), ArgValue::Pointer(bz.va()), ArgValue::u32(len as u32)];
-    let t = Instant::now();
-    let sub = dev.launch(
-        &va,
-        VECTOR_ADD_NAME,
-        &args,
-        &Launch::new([len as u32 / VECTOR_ADD_BLOCK, 1, 1], [VECTOR_ADD_BLOCK, 1, 1]),
-        true,
-    )?;
-    dev.synchronize()?;
-    let wall_us = t.elapsed().as_secs_f64() * 1e6;
-    let gpu_us = dev.elapsed_us(&sub);
-    dev.release(sub);
-    let mut out = vec![0u8; len * 4];
-    dev.read(&bz, 0, &mut out)?;
-    let z = floats(&out);
+    let shape = Launch::new([len as u32 / vadd.block, 1, 1], [vadd.block, 1, 1]);
+    let (z, wall_us, gpu_us) = timed(dev, vadd.prog, vadd.kernel, &args, &shape, &bz, len)?;
     let max_error =
         z.iter().zip(x.iter().zip(&y)).map(|(z, (x, y))| (*z as f64 - (*x + *y) as f64).abs()).fold(0.0, f64::max);
     runs.push(KernelRun {
-        kernel: VECTOR_ADD_NAME.into(),
+        kernel: vadd.kernel.into(),
         gpu_us,
         wall_us,
         gflops: gpu_us.filter(|&us| us > 0.0).map(|us| len as f64 / us / 1e3),
         max_error,
         ok: max_error == 0.0,
     });
-
     for b in [ba, bb, bc, bx, by, bz] {
         dev.free(b)?;
     }
-    dev.unload(mm)?;
-    dev.unload(va)?;
-    Ok(DemoReport { device: dev.label.clone(), arch: dev.arch.clone(), runs })
+    Ok(DemoReport { device: dev.label().to_string(), arch: dev.arch().to_string(), runs })
+}
+
+/// Launch, wait, and read `len` floats of `out`: (values, wall us, GPU us).
+fn timed<D: HcqDevice>(
+    dev: &D,
+    prog: &D::Program,
+    kernel: &str,
+    args: &[ArgValue],
+    shape: &Launch,
+    out: &D::Buffer,
+    len: usize,
+) -> Result<(Vec<f32>, f64, Option<f64>)> {
+    let t = Instant::now();
+    let sub = dev.launch(prog, kernel, args, shape, true)?;
+    dev.synchronize()?;
+    let wall_us = t.elapsed().as_secs_f64() * 1e6;
+    let gpu_us = dev.elapsed_us(&sub);
+    dev.release(sub);
+    let mut raw = vec![0u8; len * 4];
+    dev.read(out, 0, &mut raw)?;
+    Ok((floats(&raw), wall_us, gpu_us))
 }
