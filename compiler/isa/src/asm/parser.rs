@@ -66,7 +66,9 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
         "SMEM" if !g9 => {
             i.set_field("soffset", null);
         }
-        "FLAT" | "GLOBAL" if !g9 || f.name == "FLAT" => {
+        // gfx9 plain FLAT has no SGPR address (its saddr bits are 0).
+        "FLAT" if g9 => {}
+        "FLAT" | "GLOBAL" if !g9 => {
             i.set_field("saddr", null);
         }
         "GLOBAL" => {
@@ -102,6 +104,10 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
         i.set_field("opsel_hi", if nsrc >= 2 { 3 } else { 1 });
         let _ = nsrc;
         i.set_field("opsel_hi2", 1);
+    }
+    // gfx9 AGPR reads/writes are VOP3P but not packed: llvm-mc sets every op_sel_hi bit.
+    if g9 && f.name == "VOP3P" && opc.mnemonic.starts_with("v_accvgpr") {
+        i.set_field("opsel_hi", 3);
     }
     if opc.flags & FLAG_LITERAL != 0 {
         i.literal = Some(0);
@@ -178,6 +184,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     if fname == "LDSDIR" {
         // lds_param_load vdst, attrN.c wait_vdst:N
     }
+    // gfx9 MUBUF loads to LDS (`lds`) have no vdata operand.
+    let lds_ops: Vec<baregpu_autogen::isa::Operand>;
+    let ops = if g9 && fname == "MUBUF" && !m.contains("lds") && mods.iter().any(|t| t.text == "lds") {
+        lds_ops = ops.iter().copied().filter(|o| o.name != "vdata").collect();
+        &lds_ops[..]
+    } else {
+        ops
+    };
     if toks.len() > ops.len() {
         // Extra operands are modifiers that came before a comma-less tail (e.g. `off`).
         let extra = toks.split_off(ops.len());
@@ -266,14 +280,15 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 let r = parse_reg(s);
                 if let Some(r) = r {
                     if r.count != d
+                        && !(m.ends_with("_f8f6f4") && matches!(field, "src0" | "src1"))
                         && !(fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
                         && !(fname == "GLOBAL" && field == "addr")
                         && !(o.name == "vdst" && r.file == 's')
                     {
                         return err(t, format!("'{s}' has {} registers, {m} expects {d} here", r.count));
                     }
-                    if r.file == 'a' && !i.set_field("acc", 1) {
-                        i.set_field("acc_cd", 1);
+                    if r.file == 'a' {
+                        set_acc(i, o.name);
                     }
                     if let Some(h) = r.hi {
                         let si = idx.unwrap_or(0);
@@ -357,7 +372,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     smem_offset(i, s, t)?;
                     continue;
                 }
-                let v = parse_int(s).ok_or((t.col, format!("expected an immediate, found '{s}'")))?;
+                let v = match gpr_idx(s) {
+                    Some(g) if o.kind == OperandKind::Simm16 => g as i64,
+                    _ => parse_int(s).ok_or((t.col, format!("expected an immediate, found '{s}'")))?,
+                };
                 if o.kind == OperandKind::Imm && (opc.flags & FLAG_LITERAL != 0 || o.name.starts_with("op")) {
                     if v < -(1 << 31) || v > u32::MAX as i64 {
                         return err(t, format!("immediate {s} does not fit in 32 bits"));
@@ -407,6 +425,42 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     Ok(())
 }
 
+/// Marks an operand as an AGPR: MFMA `acc_cd` (destination and accumulator) and `acc` (one bit
+/// per A/B source); memory formats have one `acc` bit for their data. AGPR moves have neither
+/// (their fields hold the register itself).
+fn set_acc(i: &mut Instruction, name: &str) {
+    if i.field_def("acc_cd").is_some() {
+        match name {
+            "vdst" | "src2" => {
+                i.set_field("acc_cd", 1);
+            }
+            "src0" => {
+                i.set_field("acc", i.f("acc") | 1);
+            }
+            "src1" => {
+                i.set_field("acc", i.f("acc") | 2);
+            }
+            _ => {}
+        }
+    } else {
+        i.set_field("acc", 1);
+    }
+}
+
+/// `gpr_idx(SRC0,SRC1,SRC2,DST)`: the VGPR-indexing mode bits.
+fn gpr_idx(s: &str) -> Option<u32> {
+    let inner = s.strip_prefix("gpr_idx(")?.strip_suffix(')')?;
+    let mut v = 0;
+    for p in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let b = ["SRC0", "SRC1", "SRC2", "DST"].iter().position(|x| *x == p)?;
+        if v & 1 << b != 0 {
+            return None;
+        }
+        v |= 1 << b;
+    }
+    Some(v)
+}
+
 fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
     let g9 = is_gfx9(i.arch);
     if let Some(v) = parse_int(s) {
@@ -427,17 +481,53 @@ fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
         return err(t, format!("'{s}': expected a scalar register or offset"));
     }
     if g9 {
-        if i.opcode().mnemonic.starts_with("s_buffer_atomic") || i.opcode().mnemonic.contains("atomic") {
-            i.set_field("offset", c);
-        } else {
-            i.set_field("soe", 1);
-            i.set_field("soffset", c);
-        }
+        // An SGPR alone goes in the offset field (imm=0); an `offset:` modifier after it moves it
+        // to soffset (soe=1, imm=1).
+        i.set_field("imm", 0);
         i.set_field("offset", c);
     } else {
         i.set_field("soffset", c);
     }
     Ok(())
+}
+
+/// `swizzle(QUAD_PERM,a,b,c,d)` and `swizzle(BITMASK_PERM,"mask")`, the forms the disassembler
+/// prints: the ds_swizzle_b32 offset.
+fn swizzle(v: &str) -> Option<u32> {
+    let inner = v.strip_prefix("swizzle(")?.strip_suffix(')')?;
+    let (mode, args) = inner.split_once(',')?;
+    match mode.trim() {
+        "QUAD_PERM" => {
+            let lanes: Vec<u32> =
+                args.split(',').map(|x| parse_int(x.trim()).map(|n| n as u32)).collect::<Option<_>>()?;
+            if lanes.len() != 4 || lanes.iter().any(|&l| l > 3) {
+                return None;
+            }
+            Some(0x8000 | lanes.iter().enumerate().map(|(k, l)| l << (2 * k)).sum::<u32>())
+        }
+        "BITMASK_PERM" => {
+            let mask = args.trim().strip_prefix('"')?.strip_suffix('"')?;
+            if mask.len() != 5 {
+                return None;
+            }
+            let (mut and, mut or, mut xor) = (0, 0, 0);
+            for (k, c) in mask.bytes().enumerate() {
+                let bit = 1 << (4 - k);
+                match c {
+                    b'0' => {}
+                    b'1' => or |= bit,
+                    b'p' => and |= bit,
+                    b'i' => {
+                        and |= bit;
+                        xor |= bit;
+                    }
+                    _ => return None,
+                }
+            }
+            Some(and | or << 5 | xor << 10)
+        }
+        _ => None,
+    }
 }
 
 fn list_bits(v: &str) -> Option<(u32, usize)> {
@@ -476,11 +566,11 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
         "mul" => set1(i, "omod", if int(val)? == 2 { 1 } else { 2 })?,
         "div" => set1(i, "omod", 3)?,
         "offset" => {
-            if let Some(x) = val.strip_prefix("swizzle(") {
-                let _ = x;
-                return err(t, "swizzle() offsets are not supported by this assembler");
-            }
-            let v = int(val)?;
+            let v = if val.starts_with("swizzle(") {
+                swizzle(val).ok_or((t.col, format!("bad swizzle '{val}'")))? as i64
+            } else {
+                int(val)?
+            };
             if fname == "DS" {
                 if !(0..=0xffff).contains(&v) {
                     return err(t, format!("offset {v} out of range"));
@@ -488,10 +578,15 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
                 set1(i, "offset0", v as u32 & 0xff)?;
                 set1(i, "offset1", (v as u32) >> 8)?;
             } else if fname == "SMEM" {
-                set1(i, "offset", v as u32 & 0x1fffff)?;
                 if is_gfx9(i.arch) {
+                    if i.f("imm") == 0 && i.f("soe") == 0 {
+                        let sgpr = i.f("offset");
+                        set1(i, "soffset", sgpr)?;
+                        set1(i, "soe", 1)?;
+                    }
                     set1(i, "imm", 1)?;
                 }
+                set1(i, "offset", v as u32 & 0x1fffff)?;
             } else {
                 let width = i.field_def("offset").map(|f| f.hi - f.lo + 1).unwrap_or(12) as i64;
                 let signed = matches!(fname, "GLOBAL" | "SCRATCH") || i.arch == Arch::Gfx1201 && fname != "VBUFFER";
@@ -505,6 +600,36 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
             }
         }
         "offset0" | "offset1" => set1(i, name, int(val)? as u32)?,
+        // gfx950 scaled MFMA: the selectors of the two scale sources; the third is not encoded.
+        "op_sel" | "op_sel_hi" if i.field_def("scale_opsel").is_some() => {
+            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            if n != 3 || b & 4 != 0 {
+                return err(t, format!("'{s}': the third selector of a scaled MFMA must be 0"));
+            }
+            set1(i, if name == "op_sel" { "scale_opsel" } else { "scale_opsel_hi" }, b)?;
+        }
+        // f64 MFMAs: the blgp bits negate the sources.
+        "neg" if i.mnemonic().starts_with("v_mfma_f64") => {
+            set1(i, "blgp", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?
+        }
+        "bitop3" if i.mnemonic().starts_with("v_bitop3") && is_gfx9(i.arch) => {
+            let v = int(val)?;
+            if !(0..=255).contains(&v) {
+                return err(t, format!("bitop3 value {v} out of range"));
+            }
+            let v = v as u32;
+            set1(i, "neg", v & 7)?;
+            set1(i, "abs", v >> 3 & 7)?;
+            set1(i, "omod", v >> 6)?;
+        }
+        // gfx950 v_permlane*_swap (VOP3): fi and bound_ctrl live in op_sel bits 0 and 1.
+        "fi" | "bound_ctrl" if fname == "VOP3" && i.mnemonic().contains("_swap") => {
+            let bit = if name == "fi" { 1 } else { 2 };
+            if val != "1" {
+                return err(t, format!("'{s}' must be 1"));
+            }
+            set1(i, "opsel", i.f("opsel") | bit)?;
+        }
         "op_sel" => {
             let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
             let v = if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
@@ -756,8 +881,17 @@ fn special_parse(arch: Arch, kind: &str, s: &str) -> Option<u32> {
         Some(id | off << 6 | (size - 1) << 11)
     } else {
         let id = first(&|k| special::sendmsg_name(arch, k), 256)?;
+        let op_code = |p: &str| {
+            parse_int(p).map(|v| v as u32).or_else(|| {
+                special::GS_OPS
+                    .iter()
+                    .position(|x| *x == p)
+                    .map(|k| k as u32)
+                    .or_else(|| (1..8).find(|&k| special::sysmsg_op(k) == Some(p)))
+            })
+        };
         let (op, st) = if parts.len() >= 2 {
-            (parse_int(parts[1])? as u32, parse_int(parts.get(2).unwrap_or(&"0"))? as u32)
+            (op_code(parts[1])?, parse_int(parts.get(2).unwrap_or(&"0"))? as u32)
         } else {
             (0, 0)
         };
@@ -849,7 +983,7 @@ fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
             }
             Ok(v)
         }
-        "s_set_gpr_idx_on" => err(t, "bad operand"),
+        "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(s).ok_or((t.col, format!("bad gpr_idx '{s}'"))),
         _ => err(t, format!("expected an immediate, found '{s}'")),
     }
 }

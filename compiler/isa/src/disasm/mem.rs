@@ -53,8 +53,9 @@ fn smem(i: &Instruction) -> String {
                 if g9 {
                     let (imm, soe) = (i.f("imm"), i.f("soe"));
                     if soe != 0 {
+                        // SGPR plus immediate: llvm-mc prints the offset even when it is 0.
                         ops.push(sreg_text(i.arch, i.f("soffset") as u16, 1).unwrap_or_default());
-                        if imm != 0 && off != 0 {
+                        if imm != 0 {
                             mods.push_str(&format!(" offset:0x{off:x}"));
                         }
                     } else if imm != 0 {
@@ -202,9 +203,13 @@ fn generic(i: &Instruction) -> String {
     }
     let buf = matches!(fam, "MUBUF" | "MTBUF" | "VBUFFER");
     let (offen, idxen) = (i.field("offen").unwrap_or(0) != 0, i.field("idxen").unwrap_or(0) != 0);
+    let lds = lds_load(i);
     for o in i.operands() {
         let d = o.dwords.max(1) as u32;
         let v = i.f(o.name);
+        if lds && o.name == "vdata" {
+            continue;
+        }
         let t = match (o.kind, o.name) {
             (OperandKind::Vgpr | OperandKind::Agpr, "vaddr") if buf => {
                 if offen && idxen {
@@ -272,7 +277,7 @@ fn generic(i: &Instruction) -> String {
     }
     if fam == "DS" {
         let (o0, o1) = (i.f("offset0"), i.f("offset1"));
-        if m.contains("2addr") || m.contains("2st") {
+        if two_offsets(m) {
             if o0 != 0 {
                 mods.push_str(&format!(" offset0:{o0}"));
             }
@@ -313,6 +318,17 @@ fn generic(i: &Instruction) -> String {
         mods.push_str(" lds");
     }
     join(m, &ops, &mods)
+}
+
+/// DS opcodes that access two addresses, with an 8-bit offset each (gfx9 `ds_read2*`,
+/// `ds_write2*`, `ds_wrxchg2*`; gfx11+ `*_2addr*`).
+fn two_offsets(m: &str) -> bool {
+    ["2addr", "_read2", "_write2", "_wrxchg2"].iter().any(|p| m.contains(p))
+}
+
+/// MUBUF loads with `lds` write to LDS: llvm-mc prints no vdata operand.
+pub fn lds_load(i: &Instruction) -> bool {
+    is_gfx9(i.arch) && i.format().name == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !i.mnemonic().contains("lds")
 }
 
 fn swizzle(off: u32) -> String {

@@ -52,7 +52,7 @@ fn simm16(i: &Instruction, m: &str, v: u32) -> String {
         "s_waitcnt" => special::waitcnt(i.arch, v),
         "s_delay_alu" => special::delay_alu(v),
         "s_waitcnt_depctr" | "s_wait_alu" => special::depctr(v),
-        "s_set_gpr_idx_on" => gpr_idx(v),
+        "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(v),
         "s_version"
         | "s_nop"
         | "s_sleep"

@@ -40,8 +40,8 @@ pub fn shape(i: &Instruction) -> (Shape, Ext) {
         Ext::None
     };
     let s = match (f.name, enc) {
-        ("MFMA", _) => Shape::Mfma,
-        ("WMMA", _) | (_, "VOP3P") | ("VOP3PX2", _) => Shape::Vop3p,
+        ("MFMA", _) | ("VOP3PX2", _) => Shape::Mfma,
+        ("WMMA", _) | (_, "VOP3P") => Shape::Vop3p,
         (_, "VOP3") | ("VOP3SD", _) => Shape::Vop3,
         (_, "VINTERP") => Shape::Interp,
         (_, "VOPD") | ("VOPD_Y", _) => Shape::Vopd,
@@ -142,13 +142,9 @@ pub fn text(i: &Instruction) -> String {
                     ops.push(sdwa_mods(i, 1, sreg_text(i.arch, v as u16, d).unwrap_or_default()));
                     continue;
                 }
-                let acc = s == Shape::Mfma
-                    && match o.name {
-                        "vdst" | "src2" => i.f("acc_cd") != 0,
-                        "src0" => i.f("acc") & 1 != 0,
-                        "src1" => i.f("acc") & 2 != 0,
-                        _ => false,
-                    };
+                let acc = s == Shape::Mfma && mfma_acc(i, o.name)
+                    || o.kind == OperandKind::Agpr && !is_vgpr_field && v >= 256;
+                let d = if s == Shape::Mfma { mfma_regs(i, o.name, d) } else { d };
                 let mut t = if is_vgpr_field {
                     let prefix = if acc || o.kind == OperandKind::Agpr { "a" } else { "v" };
                     if is16 && s == Shape::E32 {
@@ -188,9 +184,11 @@ pub fn text(i: &Instruction) -> String {
     }
     // Trailing modifiers.
     match s {
+        Shape::Vop3 if g9 && vop3_special(i, &mut out) => {}
         Shape::Vop3 => {
             if opsel != 0 {
-                let n = if m.starts_with("v_fmac") || m.starts_with("v_mac") { 4 } else { nsrc + 1 };
+                let tied = m.starts_with("v_fmac") || m.starts_with("v_mac") || g9 && TIED_VDST_IN.contains(&m);
+                let n = if tied { 4 } else { nsrc + 1 };
                 let bits: Vec<String> =
                     (0..n).map(|b| if b == n - 1 { opsel >> 3 & 1 } else { opsel >> b & 1 }.to_string()).collect();
                 out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
@@ -211,14 +209,7 @@ pub fn text(i: &Instruction) -> String {
             out.push_str(&format!(" wait_exp:{}", i.f("waitexp")));
         }
         Shape::Vop3p => vop3p_mods(i, &mut out, nsrc, mix),
-        Shape::Mfma => {
-            for n in ["cbsz", "abid", "blgp"] {
-                let v = i.f(n);
-                if v != 0 {
-                    out.push_str(&format!(" {n}:{v}"));
-                }
-            }
-        }
+        Shape::Mfma => mfma_mods(i, &mut out),
         _ => {}
     }
     match ext {
@@ -247,7 +238,56 @@ fn omod(out: &mut String, v: u32) {
     }
 }
 
+/// gfx9 VOP3 opcodes with two sources whose destination is also read (the tied `vdst_in` that
+/// keeps the bytes they do not write): llvm-mc counts it as a third source in `op_sel`.
+const TIED_VDST_IN: [&str; 4] =
+    ["v_cvt_sr_fp8_f32", "v_cvt_sr_bf8_f32", "v_cvt_scalef32_pk_fp4_f16", "v_cvt_scalef32_pk_fp4_bf16"];
+
+/// gfx950 VOP3 opcodes that reuse modifier bits for something else; true when handled.
+/// - `v_bitop3_*`: the 8-bit truth table is spread over neg (bits 0-2), abs (3-5), omod (6-7);
+/// - `v_permlane*_swap`: op_sel bits 0 and 1 are `fi` and `bound_ctrl`.
+fn vop3_special(i: &Instruction, out: &mut String) -> bool {
+    let m = i.mnemonic();
+    if m.starts_with("v_bitop3") {
+        let v = bitop3(i);
+        if v > 10 {
+            out.push_str(&format!(" bitop3:0x{v:x}"));
+        } else if v != 0 {
+            out.push_str(&format!(" bitop3:{v}"));
+        }
+        let opsel = i.f("opsel");
+        if opsel != 0 {
+            let bits: Vec<String> =
+                (0..4).map(|b| if b == 3 { opsel >> 3 & 1 } else { opsel >> b & 1 }.to_string()).collect();
+            out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+        }
+        if i.f("clamp") != 0 {
+            out.push_str(" clamp");
+        }
+        return true;
+    }
+    if m.starts_with("v_permlane16_swap") || m.starts_with("v_permlane32_swap") {
+        let opsel = i.f("opsel");
+        if opsel & 2 != 0 {
+            out.push_str(" bound_ctrl:1");
+        }
+        if opsel & 1 != 0 {
+            out.push_str(" fi:1");
+        }
+        return true;
+    }
+    false
+}
+
+/// The `v_bitop3_*` truth table from its neg, abs and omod bits.
+pub fn bitop3(i: &Instruction) -> u32 {
+    i.f("neg") | i.f("abs") << 3 | i.f("omod") << 6
+}
+
 fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bool) -> String {
+    if s == Shape::Vop3 && is_gfx9(i.arch) && i.mnemonic().starts_with("v_bitop3") {
+        return t;
+    }
     let (neg, abs) = match (s, ext) {
         (Shape::Vop3 | Shape::Interp, _) => (i.f("neg") >> si & 1 != 0, i.f("abs") >> si & 1 != 0),
         (Shape::E32, Ext::Dpp16) if si < 2 => (i.f(&format!("src{si}_neg")) != 0, i.f(&format!("src{si}_abs")) != 0),
@@ -351,7 +391,13 @@ fn sdwa(i: &Instruction, out: &mut String) {
         out.push_str(" clamp");
     }
     omod(out, i.f("omod"));
-    if !vopc {
+    // The fp8/bf8 -> f32 conversions pick their source bytes with src0_sel and have no dst_sel.
+    let m = i.mnemonic();
+    let dst_sel = !(m.starts_with("v_cvt_f32_fp8")
+        || m.starts_with("v_cvt_f32_bf8")
+        || m.starts_with("v_cvt_pk_f32_fp8")
+        || m.starts_with("v_cvt_pk_f32_bf8"));
+    if !vopc && dst_sel {
         out.push_str(&format!(
             " dst_sel:{} dst_unused:{}",
             sel(i.f("dst_sel")),
@@ -361,5 +407,61 @@ fn sdwa(i: &Instruction, out: &mut String) {
     out.push_str(&format!(" src0_sel:{}", sel(i.f("src0_sel"))));
     if !f.name.starts_with("VOP1") {
         out.push_str(&format!(" src1_sel:{}", sel(i.f("src1_sel"))));
+    }
+}
+
+/// Whether an MFMA operand is in the AGPR file: `acc_cd` moves the destination and the
+/// accumulator (not SMFMAC's sparsity index, which is always a VGPR), `acc` the A and B sources.
+fn mfma_acc(i: &Instruction, name: &str) -> bool {
+    match name {
+        "vdst" => i.f("acc_cd") != 0,
+        "src2" => i.f("acc_cd") != 0 && !i.mnemonic().starts_with("v_smfmac"),
+        "src0" => i.f("acc") & 1 != 0,
+        "src1" => i.f("acc") & 2 != 0,
+        _ => false,
+    }
+}
+
+/// Registers of an MFMA source: the `*_f8f6f4` forms read A and B in the element format that
+/// `cbsz` (A) and `blgp` (B) select, so their size follows it (fp8/bf8: 8, fp6/bf6: 6, fp4: 4).
+pub fn mfma_regs(i: &Instruction, name: &str, table: u32) -> u32 {
+    if !i.mnemonic().ends_with("_f8f6f4") {
+        return table;
+    }
+    let fmt = match name {
+        "src0" => i.f("cbsz"),
+        "src1" => i.f("blgp"),
+        _ => return table,
+    };
+    match fmt {
+        2 | 3 => 6,
+        4 => 4,
+        _ => 8,
+    }
+}
+
+/// MFMA modifiers in llvm-mc's order. The f64 MFMAs have no B-matrix broadcast: their `blgp`
+/// bits are the sources' negate flags. The gfx950 scaled MFMAs (VOP3PX2) print the scale word's
+/// op_sel/op_sel_hi (two selectors and a third that is never encoded) and have no `abid`.
+fn mfma_mods(i: &Instruction, out: &mut String) {
+    let x2 = i.field_def("scale_opsel").is_some();
+    if x2 {
+        let sel = i.f("scale_opsel") & 3;
+        if sel != 0 {
+            out.push_str(&format!(" op_sel:{}", list(sel, 3)));
+        }
+        out.push_str(&format!(" op_sel_hi:{}", list(i.f("scale_opsel_hi") & 3, 3)));
+    }
+    let f64 = i.mnemonic().starts_with("v_mfma_f64");
+    for n in ["cbsz", "abid", "blgp"] {
+        let v = i.f(n);
+        if v == 0 || x2 && n == "abid" {
+            continue;
+        }
+        if f64 && n == "blgp" {
+            out.push_str(&format!(" neg:{}", list(v, 3)));
+        } else {
+            out.push_str(&format!(" {n}:{v}"));
+        }
     }
 }
