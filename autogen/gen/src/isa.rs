@@ -310,7 +310,7 @@ fn build_arch(arch: &'static str) -> Result<ArchOut, String> {
     for o in ops.iter_mut() {
         if fmts[o.fmt].name == "VOP3P" {
             let m = &o.mnemonic;
-            if m.starts_with("v_mfma") || m.starts_with("v_smfmac") {
+            if (m.starts_with("v_mfma") || m.starts_with("v_smfmac")) && !m.starts_with("v_mfma_ld_scale") {
                 if let Some(l) = layout_named("MFMA") {
                     o.layout = l;
                 }

@@ -394,6 +394,10 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
             t.push(s);
         }
     }
+    if arch == "gfx950" {
+        // v_mfma_ld_scale_b32 on its own decodes only with vdst 0 (it writes no VGPR).
+        t.push(vec![("vdst", 0), ("src0", V + 20), ("src1", V + 21), ("opsel_hi", 3), ("opsel_hi2", 1)]);
+    }
     vop3p.templates = t;
     let vop1_e = vop1.clone();
     let vop2_e = vop2.clone();
@@ -438,7 +442,10 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
             // v_mfma_scale_*: a v_mfma_ld_scale_b32 word (VOP3P opcode 44) followed by the MFMA.
             let mut x2 = layout(vop3p.clone(), "VOP3PX2", "VOP3P");
             x2.bits = 128;
-            x2.select = vec![(16, 22, 44)];
+            // The pair is recognised by the ld_scale opcode, the MFMA word's VOP3P encoding bits
+            // and its bit 11 (abid in a plain MFMA) set: llvm-mc reads two separate
+            // instructions when that bit is clear, and rejects other abid values.
+            x2.select = vec![(16, 22, 44), (75, 78, 1), (87, 95, 0x1A7)];
             x2.op = Some((80, 86));
             x2.enumerate = true;
             x2.literal = false;
@@ -449,10 +456,8 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 f("scale_src0", 32, 40, Role::Src),
                 f("scale_src1", 41, 49, Role::Src),
                 f("scale_opsel_hi", 59, 60, Role::Mod),
-                f("enc2", 87, 95, Role::Fixed),
                 f("vdst", 64, 71, Role::Vgpr),
                 f("cbsz", 72, 74, Role::Mod),
-                f("abid", 75, 78, Role::Mod),
                 f("acc_cd", 79, 79, Role::Mod),
                 f("src0", 96, 104, Role::Src),
                 f("src1", 105, 113, Role::Src),
@@ -464,8 +469,6 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 ("scale_op", 44),
                 ("scale_src0", V + 20),
                 ("scale_src1", V + 21),
-                ("enc2", 0x1A7),
-                ("abid", 1),
                 ("vdst", 8),
                 ("src0", V + 24),
                 ("src1", V + 40),
@@ -628,7 +631,8 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                     t
                 };
                 let templates = if seg == 0 {
-                    vec![with(off, 0)]
+                    // gfx9 plain FLAT has no SGPR address: its saddr bits must be 0.
+                    vec![with(if gfx9 { 0 } else { off }, 0)]
                 } else {
                     vec![with(16, 1), with(off, 1), with(16, 0), with(off, 0)]
                 };
