@@ -75,6 +75,14 @@ fn mutate(i: &Instruction, rng: &mut Rng) -> Instruction {
             _ => {}
         }
     }
+    // The f8f6f4 MFMAs: the A/B element formats (cbsz/blgp) decide how many registers the
+    // sources take; the scaled form's scale selectors too.
+    if i.mnemonic().ends_with("_f8f6f4") {
+        j.set_field("cbsz", rng.below(5) as u32);
+        j.set_field("blgp", rng.below(5) as u32);
+        j.set_field("scale_opsel", rng.below(4) as u32);
+        j.set_field("scale_opsel_hi", rng.below(4) as u32);
+    }
     j
 }
 
