@@ -557,6 +557,7 @@ pub static FORMATS: &[Format] = &[
             Field { name: "sc0", lo: 14, hi: 14 },
             Field { name: "dfmt", lo: 19, hi: 22 },
             Field { name: "nfmt", lo: 23, hi: 25 },
+            Field { name: "sc1", lo: 53, hi: 53 },
             Field { name: "nt", lo: 54, hi: 54 },
             Field { name: "vaddr", lo: 32, hi: 39 },
             Field { name: "vdata", lo: 40, hi: 47 },

@@ -705,6 +705,7 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 f("sc0", 14, 14, Role::Mod),
                 f("dfmt", 19, 22, Role::Mod),
                 f("nfmt", 23, 25, Role::Mod),
+                f("sc1", 53, 53, Role::Mod),
                 f("nt", 54, 54, Role::Mod),
             ];
             mtbuf.extend(tail());

@@ -558,6 +558,7 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
         }
     };
     match name {
+        "gds" if is_gfx9(i.arch) => return err(t, "gds is not supported on this architecture"),
         "clamp" | "glc" | "slc" | "dlc" | "gds" | "sc0" | "sc1" | "nt" | "tfe" | "offen" | "idxen" | "lds" | "done" => {
             set1(i, name, 1)?
         }
@@ -672,13 +673,13 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
             set1(i, "dpp_ctrl", c)?;
         }
         "row_shl" | "row_shr" | "row_ror" | "row_share" | "row_xmask" | "wave_shl" | "wave_rol" | "wave_shr"
-        | "wave_ror" | "row_bcast" => {
+        | "wave_ror" | "row_bcast" | "row_newbcast" => {
             let v = int(val)? as u32;
             let c = match name {
                 "row_shl" => 0x100 + v,
                 "row_shr" => 0x110 + v,
                 "row_ror" => 0x120 + v,
-                "row_share" => 0x150 + v,
+                "row_share" | "row_newbcast" => 0x150 + v,
                 "row_xmask" => 0x160 + v,
                 "wave_shl" => 0x130,
                 "wave_rol" => 0x134,

@@ -106,7 +106,7 @@ fn cpol(i: &Instruction, out: &mut String) {
     let f = i.format();
     match i.arch {
         Arch::Gfx942 | Arch::Gfx950 => {
-            for n in ["glc", "sc0", "sc1", "nt"] {
+            for n in ["glc", "sc0", "nt", "sc1"] {
                 if i.field(n).unwrap_or(0) != 0 {
                     out.push_str(&format!(" {n}"));
                 }
@@ -294,7 +294,8 @@ fn generic(i: &Instruction) -> String {
                 }
             }
         }
-        if i.field("gds").unwrap_or(0) != 0 {
+        // gfx942/gfx950 have no GDS: llvm-mc ignores the bit.
+        if i.field("gds").unwrap_or(0) != 0 && !g9 {
             mods.push_str(" gds");
         }
     }

@@ -362,6 +362,8 @@ fn dpp16(i: &Instruction, out: &mut String) {
         0x141 => "row_half_mirror".into(),
         0x142 => "row_bcast:15".into(),
         0x143 => "row_bcast:31".into(),
+        // gfx90a+ broadcast within rows; gfx10+ reuses the codes as row_share.
+        0x150..=0x15f if is_gfx9(i.arch) => format!("row_newbcast:{}", c & 0xf),
         0x150..=0x15f => format!("row_share:{}", c & 0xf),
         0x160..=0x16f => format!("row_xmask:{}", c & 0xf),
         _ => format!("dpp_ctrl:0x{c:x}"),
