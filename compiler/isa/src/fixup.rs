@@ -15,6 +15,8 @@ pub fn operands(_arch: Arch, op: &Opcode) -> Vec<Operand> {
     let bad = op.operands.iter().any(|x| x.kind == Special && (x.name.contains("/*") || x.name.contains('(')));
     match m {
         "s_getpc_b64" if op.operands.is_empty() => return vec![o("sdst", Sgpr, 2)],
+        // Their only operand (`s[0:1]`) reads as a modifier to the probes.
+        "s_memtime" | "s_memrealtime" if op.operands.is_empty() => return vec![o("sdata", Sgpr, 2)],
         "s_setpc_b64" | "s_rfe_b64" if op.operands.is_empty() => return vec![o("ssrc0", Ssrc, 2)],
         // gfx9: the SOPC second source is the gpr_idx(...) mode, printed symbolically.
         "s_set_gpr_idx_on" => return vec![o("ssrc0", Ssrc, 1), o("ssrc1", Simm16, 1)],

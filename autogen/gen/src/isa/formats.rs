@@ -265,7 +265,9 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 f("offset", 32, 52, Role::Offset),
                 f("soffset", 57, 63, Role::Sgpr),
             ],
-            vec![vec![("sbase", 8), ("sdata", 24), ("imm", 1), ("offset", 0x10)]],
+            // Cache and timer operations (s_dcache_wb, s_memtime...) decode only with the
+            // fields they do not use at 0.
+            vec![vec![("sbase", 8), ("sdata", 24), ("imm", 1), ("offset", 0x10)], vec![]],
             false,
         )),
         Family::Gfx11 => v.push(fmt(
@@ -697,7 +699,8 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 f("nt", 17, 17, Role::Mod),
             ];
             mubuf.extend(tail());
-            v.push(fmt("MUBUF", 64, (0xFC00_0000, 0xE000_0000), Some((18, 24)), mubuf, vec![t.clone()], false));
+            // Cache maintenance (buffer_wbl2, buffer_inv...) decodes only with unused fields at 0.
+            v.push(fmt("MUBUF", 64, (0xFC00_0000, 0xE000_0000), Some((18, 24)), mubuf, vec![t.clone(), vec![]], false));
             let mut mtbuf = vec![
                 f("offset", 0, 11, Role::Offset),
                 f("offen", 12, 12, Role::Mod),

@@ -250,6 +250,13 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         }
         let d = o.dwords.max(1) as u32;
         match o.kind {
+            OperandKind::Special if ext == Ext::Sdwa && o.name == "vcc" && s != "vcc" => {
+                // gfx9 VOPC SDWA with an SGPR-pair destination (`sd`).
+                let (c, _) = src_code(arch, s, false).map_err(|e| (t.col, e))?;
+                if c > 127 || !i.set_field("sdst", c) || !i.set_field("sd", 1) {
+                    return err(t, format!("'{s}' cannot be the destination"));
+                }
+            }
             OperandKind::Special => {
                 if s != o.name && !(o.name == "vcc" && s == "vcc_lo") {
                     return err(t, format!("expected {}, found '{s}'", o.name));
@@ -402,7 +409,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 i.set_field(o.name, v);
             }
             OperandKind::Sendmsg => {
-                let v = special_parse(arch, "sendmsg", s).ok_or((t.col, format!("bad sendmsg '{s}'")))?;
+                let v = special_parse(arch, "sendmsg", s)
+                    .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
+                    .ok_or((t.col, format!("bad sendmsg '{s}'")))?;
                 i.set_field(o.name, v);
             }
             OperandKind::Attr => {

@@ -47,21 +47,26 @@ fn smem(i: &Instruction) -> String {
                 ops.push(sreg_text(i.arch, (i.f(o.name) * 2) as u16, d).unwrap_or_default())
             }
             OperandKind::Sgpr => ops.push(sreg_text(i.arch, i.f(o.name) as u16, d).unwrap_or_default()),
-            OperandKind::Imm if o.name == "sdata" => ops.push(i.f("sdata").to_string()),
+            OperandKind::Imm if o.name == "sdata" => {
+                let v = i.f("sdata");
+                ops.push(if v <= 64 { v.to_string() } else { format!("0x{v:x}") })
+            }
             OperandKind::Offset | OperandKind::Ssrc | OperandKind::Imm => {
                 let off = i.f("offset");
                 if g9 {
                     let (imm, soe) = (i.f("imm"), i.f("soe"));
+                    // A 21-bit signed byte offset.
+                    let off = hex_signed(sext(off, 21));
                     if soe != 0 {
                         // SGPR plus immediate: llvm-mc prints the offset even when it is 0.
                         ops.push(sreg_text(i.arch, i.f("soffset") as u16, 1).unwrap_or_default());
                         if imm != 0 {
-                            mods.push_str(&format!(" offset:0x{off:x}"));
+                            mods.push_str(&format!(" offset:{off}"));
                         }
                     } else if imm != 0 {
-                        ops.push(format!("0x{off:x}"));
+                        ops.push(off);
                     } else {
-                        ops.push(sreg_text(i.arch, off as u16, 1).unwrap_or_default());
+                        ops.push(sreg_text(i.arch, i.f("offset") as u16, 1).unwrap_or_default());
                     }
                 } else {
                     let so = i.f("soffset");
@@ -304,7 +309,8 @@ fn generic(i: &Instruction) -> String {
         let off = match (i.arch, fam) {
             (Arch::Gfx1201, _) => sext(off, 24),
             (Arch::Gfx1100, "FLAT") => off as i64 & 0xfff,
-            (_, "FLAT") if g9 => off as i64 & 0xfff,
+            // gfx9 plain FLAT: 12-bit unsigned, but llvm-mc prints bit 12 too.
+            (_, "FLAT") if g9 => off as i64 & 0x1fff,
             _ => sext(off, 13),
         };
         if off != 0 {
@@ -333,25 +339,23 @@ pub fn lds_load(i: &Instruction) -> bool {
 }
 
 fn swizzle(off: u32) -> String {
-    if off & 0x8000 == 0 && off < 0x400 {
-        // BITMASK_PERM: and_mask [4:0], or_mask [9:5], xor_mask [14:10]
-    }
-    let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
     if off & 0x8000 != 0 {
         let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
         return format!("swizzle(QUAD_PERM,{})", l.join(","));
     }
-    let mut s = String::new();
-    for b in (0..5).rev() {
-        let c = match (and >> b & 1, or >> b & 1, xor >> b & 1) {
-            (0, 0, _) => '0',
-            (0, 1, _) => '1',
-            (1, 0, 0) => 'p',
-            (1, 0, 1) => 'i',
-            _ => '?',
-        };
-        s.push(c);
-    }
+    // BITMASK_PERM: each lane-id bit is what lanes 0 and 31 turn into (as llvm-mc derives it):
+    // a constant 0/1, kept (p) or inverted (i).
+    let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
+    let (p0, p1) = (or ^ xor, (and | or) ^ xor);
+    let s: String = (0..5)
+        .rev()
+        .map(|b| match (p0 >> b & 1, p1 >> b & 1) {
+            (0, 0) => '0',
+            (1, 1) => '1',
+            (0, _) => 'p',
+            _ => 'i',
+        })
+        .collect();
     format!("swizzle(BITMASK_PERM,\"{s}\")")
 }
 

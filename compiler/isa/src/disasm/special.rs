@@ -167,6 +167,10 @@ pub fn sendmsg(arch: Arch, v: u32) -> String {
     let (id, op, stream) =
         if is_gfx9(arch) { (v & 0xf, (v >> 4) & 7, (v >> 8) & 3) } else { (v & 0xff, (v >> 8) & 7, 0) };
     if is_gfx9(arch) {
+        // Bits outside the id, operation and stream fields: llvm-mc prints the number.
+        if v & !0x37f != 0 {
+            return v.to_string();
+        }
         // MSG_GS needs a GS operation; MSG_GS_DONE may have none (then no stream is printed).
         match id {
             2 | 3 if op != 0 && op < 4 => {

@@ -113,6 +113,10 @@ pub fn text(i: &Instruction) -> String {
         let is16 = t16 >> k & 1 != 0;
         let idx = src_index(o.name);
         let txt = match o.kind {
+            // gfx9 VOPC SDWA: `sd` sends the result to an SGPR pair instead of VCC.
+            OperandKind::Special if ext == Ext::Sdwa && o.name == "vcc" && i.f("sd") != 0 => {
+                sreg_text(i.arch, i.f("sdst") as u16, 2).unwrap_or_default()
+            }
             OperandKind::Special => o.name.to_string(),
             OperandKind::Sgpr => sreg_text(i.arch, i.f(o.name) as u16, d).unwrap_or_default(),
             OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => {
