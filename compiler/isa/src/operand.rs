@@ -50,6 +50,8 @@ pub fn src(arch: Arch, v: u16) -> Src {
         124 if g9 => Src::M0,
         124 => Src::Null,
         125 if !g9 => Src::M0,
+        // gfx9 has no null operand, but llvm-mc prints the gfx10+ name for its code.
+        125 => Src::Null,
         126 => Src::ExecLo,
         127 => Src::ExecHi,
         128..=192 => Src::Int(v as i32 - 128),

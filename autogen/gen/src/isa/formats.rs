@@ -313,7 +313,7 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
         vec![vec![("src0", V + 24), ("vsrc1", 40), ("vdst", 8)], vec![("src0", 24), ("vsrc1", 40), ("vdst", 8)]],
         true,
     );
-    let vop1 = fmt(
+    let mut vop1 = fmt(
         "VOP1",
         32,
         (0xFE00_0000, 0x7E00_0000),
@@ -322,6 +322,10 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
         vec![vec![("src0", V + 24), ("vdst", 8)], vec![("src0", 24), ("vdst", 8)]],
         true,
     );
+    if gfx9 {
+        // v_nop and v_clrexcp decode only with their unused fields at 0.
+        vop1.templates.push(Vec::new());
+    }
     let vopc = fmt(
         "VOPC",
         32,

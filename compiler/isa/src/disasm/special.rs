@@ -166,11 +166,17 @@ pub fn sysmsg_op(op: u32) -> Option<&'static str> {
 pub fn sendmsg(arch: Arch, v: u32) -> String {
     let (id, op, stream) =
         if is_gfx9(arch) { (v & 0xf, (v >> 4) & 7, (v >> 8) & 3) } else { (v & 0xff, (v >> 8) & 7, 0) };
-    if is_gfx9(arch) {
-        // Bits outside the id, operation and stream fields: llvm-mc prints the number.
-        if v & !0x37f != 0 {
-            return v.to_string();
+    // llvm-mc: a valid message by name (other bits ignored); else the three numbers when they
+    // give the value back; else the number.
+    let numbers = |id: u32, op: u32, stream: u32| {
+        let back = if is_gfx9(arch) { id | op << 4 | stream << 8 } else { id | op << 8 };
+        if back == v {
+            format!("sendmsg({id}, {op}, {stream})")
+        } else {
+            v.to_string()
         }
+    };
+    if is_gfx9(arch) {
         // MSG_GS needs a GS operation; MSG_GS_DONE may have none (then no stream is printed).
         match id {
             2 | 3 if op != 0 && op < 4 => {
@@ -185,13 +191,16 @@ pub fn sendmsg(arch: Arch, v: u32) -> String {
             _ => {}
         }
         if matches!(id, 2 | 3 | 15) {
-            return format!("sendmsg({id}, {op}, {stream})");
+            return numbers(id, op, stream);
         }
     }
     if op == 0 && stream == 0 {
         if let Some(n) = sendmsg_name(arch, id) {
             return format!("sendmsg({n})");
         }
+    }
+    if is_gfx9(arch) {
+        return numbers(id, op, stream);
     }
     format!("sendmsg({id}, {op}, {stream})")
 }
