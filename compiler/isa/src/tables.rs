@@ -7,6 +7,18 @@ use baregpu_autogen::isa::{self, Field, Format, FormatRole, Opcode, Operand, Ope
 
 use crate::Arch;
 
+/// `Opcode::flags` bits 4-6 (gfx9): source 0/1/2 takes no neg/abs modifiers, llvm-mc ignores
+/// those bits (written by the isa generator, autogen/gen/src/isa.rs `source_modifiers`).
+pub const FLAG_NO_MODS_SHIFT: u8 = 4;
+
+/// `Opcode::flags` bit 7 (gfx9): the source literal is 16 bits; llvm-mc prints its low half.
+pub const FLAG_LIT16: u8 = 0x80;
+
+/// Whether source `si` of an opcode takes neg/abs modifiers.
+pub fn takes_mods(op: &Opcode, si: usize) -> bool {
+    si > 2 || op.flags >> (FLAG_NO_MODS_SHIFT as usize + si) & 1 == 0
+}
+
 /// Lookup tables of one architecture, built on first use.
 pub struct Tables {
     pub arch: Arch,

@@ -214,7 +214,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
             sext = true;
             s = x;
         }
-        if s.starts_with("-|") || s.starts_with("-v") || s.starts_with("-s") || s.starts_with("-a") {
+        if let Some(x) = s.strip_prefix("neg(").and_then(|x| x.strip_suffix(')')) {
+            neg = true;
+            s = x;
+        } else if s.starts_with("-|") || s.starts_with("-v") || s.starts_with("-s") || s.starts_with("-a") {
             neg = true;
             s = &s[1..];
         }
@@ -360,7 +363,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 {
                     return err(t, format!("'{s}': expected a vector register"));
                 }
-                if ext == Ext::Sdwa && (field == "sdwa_src0" || field == "vsrc1") && code.0 < 256 && r.is_some() {
+                // SDWA: SGPRs and inline constants (no literals) with the s0/s1 bit.
+                if ext == Ext::Sdwa && (field == "sdwa_src0" || field == "vsrc1") && code.0 < 256 {
+                    if code.1.is_some() {
+                        return err(t, "SDWA takes no literal");
+                    }
                     i.set_field(if field == "vsrc1" { "s1" } else { "s0" }, 1);
                     i.set_field(field, code.0);
                     continue;
@@ -535,7 +542,19 @@ fn swizzle(v: &str) -> Option<u32> {
             }
             Some(and | or << 5 | xor << 10)
         }
-        _ => None,
+        mode => {
+            let n: Vec<u32> = args.split(',').map(|x| parse_int(x.trim()).map(|n| n as u32)).collect::<Option<_>>()?;
+            match (mode, &n[..]) {
+                ("SWAP", &[x]) if (1..32).contains(&x) => Some(0x1f | x << 10),
+                ("REVERSE", &[g]) if (2..=32).contains(&g) && g.is_power_of_two() => Some(0x1f | (g - 1) << 10),
+                ("BROADCAST", &[g, l]) if (2..=32).contains(&g) && g.is_power_of_two() && l < g => {
+                    Some((0x20 - g) | l << 5)
+                }
+                ("FFT", &[x]) if x < 32 => Some(0xe000 | x),
+                ("ROTATE", &[d, n]) if d < 2 && n < 32 => Some(0xc000 | d << 10 | n << 5),
+                _ => None,
+            }
+        }
     }
 }
 

@@ -339,13 +339,33 @@ pub fn lds_load(i: &Instruction) -> bool {
 }
 
 fn swizzle(off: u32) -> String {
-    if off & 0x8000 != 0 {
+    // gfx9+ rotate and FFT modes.
+    if off >= 0xe000 {
+        return format!("swizzle(FFT,{})", off & 0x1f);
+    }
+    if off >= 0xc000 {
+        return format!("swizzle(ROTATE,{},{})", off >> 10 & 1, off >> 5 & 0x1f);
+    }
+    if off & 0xff00 == 0x8000 {
         let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
         return format!("swizzle(QUAD_PERM,{})", l.join(","));
     }
+    if off & 0x8000 != 0 {
+        return off.to_string();
+    }
+    let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
+    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+        return format!("swizzle(SWAP,{xor})");
+    }
+    if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return format!("swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x20 - and;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return format!("swizzle(BROADCAST,{group},{or})");
+    }
     // BITMASK_PERM: each lane-id bit is what lanes 0 and 31 turn into (as llvm-mc derives it):
     // a constant 0/1, kept (p) or inverted (i).
-    let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
     let (p0, p1) = (or ^ xor, (and | or) ^ xor);
     let s: String = (0..5)
         .rev()

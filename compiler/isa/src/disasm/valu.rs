@@ -6,6 +6,7 @@ use baregpu_autogen::isa::OperandKind;
 use super::src_text;
 use crate::inst::Instruction;
 use crate::operand::{is_gfx9, reg_range, sreg_text, ValType};
+use crate::tables::{takes_mods, FLAG_LIT16};
 
 /// How a VALU instruction's dwords are read.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -138,12 +139,13 @@ pub fn text(i: &Instruction) -> String {
                     v = i.f("sdwa_src0");
                     is_vgpr_field = i.f("s0") == 0;
                     if !is_vgpr_field {
-                        ops.push(sdwa_mods(i, 0, sreg_text(i.arch, v as u16, d).unwrap_or_default()));
+                        // An SGPR or an inline constant.
+                        ops.push(sdwa_mods(i, 0, src_text(i.arch, v, d, val_type(m, d), None)));
                         continue;
                     }
                 }
                 if ext == Ext::Sdwa && o.name == "vsrc1" && i.f("s1") != 0 {
-                    ops.push(sdwa_mods(i, 1, sreg_text(i.arch, v as u16, d).unwrap_or_default()));
+                    ops.push(sdwa_mods(i, 1, src_text(i.arch, v, d, val_type(m, d), None)));
                     continue;
                 }
                 let acc = s == Shape::Mfma && mfma_acc(i, o.name)
@@ -159,7 +161,8 @@ pub fn text(i: &Instruction) -> String {
                 } else if acc && v >= 256 {
                     reg_range("a", v - 256, d)
                 } else {
-                    let t = src_text(i.arch, v, d, val_type(m, d), i.literal);
+                    let lit = if op.flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
+                    let t = src_text(i.arch, v, d, val_type(m, d), lit);
                     if is16 && v >= 256 && s == Shape::E32 {
                         format!("v{}.{}", (v - 256) & 0x7f, if v & 0x80 != 0 { "h" } else { "l" })
                     } else {
@@ -289,7 +292,7 @@ pub fn bitop3(i: &Instruction) -> u32 {
 }
 
 fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bool) -> String {
-    if s == Shape::Vop3 && is_gfx9(i.arch) && i.mnemonic().starts_with("v_bitop3") {
+    if s == Shape::Vop3 && is_gfx9(i.arch) && i.mnemonic().starts_with("v_bitop3") || !takes_mods(i.opcode(), si) {
         return t;
     }
     let (neg, abs) = match (s, ext) {
@@ -299,8 +302,12 @@ fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bo
         (Shape::Vop3p, _) if mix => (i.f("neg") >> si & 1 != 0, i.f("neg_hi") >> si & 1 != 0),
         _ => (false, false),
     };
+    // llvm-mc writes a negated constant without abs as neg(...): `-1.0` is another constant.
+    let imm = t.starts_with(|c: char| c.is_ascii_digit() || c == '-');
     let t = if abs { format!("|{t}|") } else { t };
-    if neg {
+    if neg && imm && !abs {
+        format!("neg({t})")
+    } else if neg {
         format!("-{t}")
     } else {
         t
@@ -308,11 +315,19 @@ fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bo
 }
 
 fn sdwa_mods(i: &Instruction, si: usize, t: String) -> String {
-    let neg = i.f(&format!("src{si}_neg")) != 0;
-    let abs = i.f(&format!("src{si}_abs")) != 0;
+    let mods = takes_mods(i.opcode(), si);
+    let neg = mods && i.f(&format!("src{si}_neg")) != 0;
+    let abs = mods && i.f(&format!("src{si}_abs")) != 0;
     let sext = i.f(&format!("src{si}_sext")) != 0;
+    let imm = t.starts_with(|c: char| c.is_ascii_digit() || c == '-');
     let t = if abs { format!("|{t}|") } else { t };
-    let t = if neg { format!("-{t}") } else { t };
+    let t = if neg && imm && !abs {
+        format!("neg({t})")
+    } else if neg {
+        format!("-{t}")
+    } else {
+        t
+    };
     if sext {
         format!("sext({t})")
     } else {
