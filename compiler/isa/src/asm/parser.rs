@@ -117,7 +117,9 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
 
 fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &Tok) -> Result<(), PErr> {
     if let Some(l) = lit {
-        if i.literal.is_some_and(|x| x != l) {
+        // One literal dword. The FLAG_LITERAL opcodes' constant (parsed later) must repeat a
+        // literal source (v_fmamk_f32 v0, K, K, v1); `start` left a placeholder there.
+        if i.literal.is_some_and(|x| x != l) && i.opcode().flags & FLAG_LITERAL == 0 {
             return err(t, "only one literal is allowed");
         }
         i.literal = Some(l);
@@ -317,19 +319,23 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         }
                     }
                 }
+                // SGPR or trap-temporary tuples (ttmp0 is scalar register 108).
+                let sreg = r.filter(|r| r.file == 's' || r.file == 't' && r.first + r.count <= 16);
+                let sbase = sreg.map(|r| if r.file == 't' { 108 + r.first } else { r.first });
+                let n = sbase.unwrap_or(0);
                 let code = match (o.kind, field, r) {
-                    (_, "srsrc", Some(r)) if r.file == 's' => {
-                        if r.first % 4 != 0 {
+                    (_, "srsrc", _) if sbase.is_some() => {
+                        if n % 4 != 0 {
                             return err(t, "buffer resource must start at a multiple of 4");
                         }
-                        (r.first / 4, None)
+                        (n / 4, None)
                     }
-                    (_, "rsrc", Some(r)) if r.file == 's' => (r.first, None),
-                    (_, "sbase", Some(r)) if r.file == 's' => {
-                        if r.first % 2 != 0 {
+                    (_, "rsrc", _) if sbase.is_some() => (n, None),
+                    (_, "sbase", _) if sbase.is_some() => {
+                        if n % 2 != 0 {
                             return err(t, "base must be an even register");
                         }
-                        (r.first / 2, None)
+                        (n / 2, None)
                     }
                     (_, _, Some(r)) if r.file == 'v' || r.file == 'a' => {
                         if r.first + r.count > 256 {
@@ -393,6 +399,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 if o.kind == OperandKind::Imm && (opc.flags & FLAG_LITERAL != 0 || o.name.starts_with("op")) {
                     if v < -(1 << 31) || v > u32::MAX as i64 {
                         return err(t, format!("immediate {s} does not fit in 32 bits"));
+                    }
+                    if i.field("src0") == Some(255) && i.literal != Some(v as u32) {
+                        return err(t, "only one literal is allowed");
                     }
                     i.literal = Some(v as u32);
                     continue;
