@@ -325,14 +325,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 let n = sbase.unwrap_or(0);
                 let code = match (o.kind, field, r) {
                     (_, "srsrc", _) if sbase.is_some() => {
-                        if n % 4 != 0 {
+                        if n & 3 != 0 {
                             return err(t, "buffer resource must start at a multiple of 4");
                         }
                         (n / 4, None)
                     }
                     (_, "rsrc", _) if sbase.is_some() => (n, None),
                     (_, "sbase", _) if sbase.is_some() => {
-                        if n % 2 != 0 {
+                        if n & 1 != 0 {
                             return err(t, "base must be an even register");
                         }
                         (n / 2, None)
