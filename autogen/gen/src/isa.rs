@@ -73,6 +73,10 @@ struct OpInfo {
     dpp16: bool,
     dpp8: bool,
     sdwa: bool,
+    /// Bit k: source k takes no neg/abs modifiers (gfx9; see `source_modifiers`).
+    no_mods: u8,
+    /// Its source literal is 16 bits (gfx9; see `source_modifiers`).
+    lit16: bool,
 }
 
 struct OperandOut {
@@ -219,6 +223,8 @@ fn build_arch(arch: &'static str) -> Result<ArchOut, String> {
                 dpp16: false,
                 dpp8: false,
                 sdwa: false,
+                no_mods: 0,
+                lit16: false,
             },
         );
     }
@@ -310,7 +316,7 @@ fn build_arch(arch: &'static str) -> Result<ArchOut, String> {
     for o in ops.iter_mut() {
         if fmts[o.fmt].name == "VOP3P" {
             let m = &o.mnemonic;
-            if m.starts_with("v_mfma") || m.starts_with("v_smfmac") {
+            if (m.starts_with("v_mfma") || m.starts_with("v_smfmac")) && !m.starts_with("v_mfma_ld_scale") {
                 if let Some(l) = layout_named("MFMA") {
                     o.layout = l;
                 }
@@ -416,6 +422,9 @@ fn build_arch(arch: &'static str) -> Result<ArchOut, String> {
             golden_cands.push((m.2, m.3));
         }
     }
+    if fam == Family::Gfx9 {
+        source_modifiers(arch, &fmts, &mut ops, &mods)?;
+    }
     // Source substitutions: inline constants, SGPRs, special registers, literals.
     for o in &ops {
         let f = &fmts[o.fmt];
@@ -468,6 +477,87 @@ fn build_arch(arch: &'static str) -> Result<ArchOut, String> {
         }
     }
     Ok(ArchOut { arch, formats: fmts, opcodes: ops, golden, field_effect, unmapped, round_trip_same_bytes: same })
+}
+
+/// `OpInfo::no_mods` bit `k`: source `k` takes no neg/abs modifiers (llvm-mc ignores the
+/// bits); emitted in `Opcode::flags` bits 4-6 (the ISA model's `tables::FLAG_NO_MODS_SHIFT`).
+const FLAG_NO_MODS_SHIFT: u8 = 4;
+/// `OpInfo::lit16`: emitted in `Opcode::flags` bit 7 (the ISA model's `tables::FLAG_LIT16`).
+const FLAG_LIT16_SHIFT: u8 = 7;
+
+/// gfx9: which sources of each VALU opcode take neg/abs, found by setting each source's neg and
+/// abs bit on its own (VOP3 fields; the DPP16/SDWA dword for VOP1/VOP2/VOPC) and seeing whether
+/// llvm-mc prints it. A source whose both bits leave the text unchanged takes no modifiers. And
+/// which 32-bit encodings read a 16-bit literal (llvm-mc prints its low half).
+fn source_modifiers(
+    arch: &str,
+    fmts: &[Fmt],
+    ops: &mut [OpInfo],
+    mods: &[(usize, &'static str, u128, usize)],
+) -> Result<(), String> {
+    // (opcode index, source, base word, length, probe word)
+    let mut probes: Vec<(usize, usize, u128, usize, u128)> = Vec::new();
+    for (oi, o) in ops.iter().enumerate() {
+        if fmts[o.fmt].name == "VOP3" && !o.literal {
+            let nsrc = o.operands.iter().filter(|x| matches!(x.name.as_str(), "src0" | "src1" | "src2")).count();
+            // VOP3SD has its sdst where VOP3 has abs.
+            let abs = fmts[o.layout].name == "VOP3";
+            for k in 0..nsrc as u32 {
+                probes.push((oi, k as usize, o.word, o.len, o.word | 1u128 << (61 + k)));
+                if abs {
+                    probes.push((oi, k as usize, o.word, o.len, o.word | 1u128 << (8 + k)));
+                }
+            }
+        }
+    }
+    for &(oi, kind, word, len) in mods {
+        if ops[oi].literal || !matches!(kind, "dpp16" | "sdwa") {
+            continue;
+        }
+        let b = fmts[ops[oi].fmt].bits;
+        // DPP16: src0/src1 neg at 20/22, abs at 21/23; SDWA: src0 at 20/21, src1 at 28/29.
+        let bits: [(usize, u32); 4] =
+            if kind == "dpp16" { [(0, 20), (0, 21), (1, 22), (1, 23)] } else { [(0, 20), (0, 21), (1, 28), (1, 29)] };
+        let nsrc = ops[oi].operands.iter().filter(|x| matches!(x.name.as_str(), "src0" | "vsrc1")).count();
+        for (k, bit) in bits {
+            if k < nsrc {
+                probes.push((oi, k, word, len, word | 1u128 << (b + bit)));
+            }
+        }
+    }
+    // 16-bit sources: llvm-mc prints only the low half of a literal.
+    let mut lits: Vec<(usize, Vec<u8>)> = Vec::new();
+    for (oi, o) in ops.iter().enumerate() {
+        let f = &fmts[o.fmt];
+        if !o.literal && f.bits == 32 && matches!(f.name, "VOP1" | "VOP2" | "VOPC") {
+            let w = set(o.word, 0, 8, 0xFF) | ((0x1234_5678u128) << 32);
+            lits.push((oi, bytes_of(w, 64)));
+        }
+    }
+    let lines16: Vec<Vec<u8>> = lits.iter().map(|l| l.1.clone()).collect();
+    for ((oi, _), r) in lits.iter().zip(llvm::disassemble(arch, &lines16)?) {
+        if r.is_some_and(|r| r.text.contains("0x5678") && !r.text.contains("0x12345678")) {
+            ops[*oi].lit16 = true;
+        }
+    }
+    let base: Vec<Vec<u8>> = probes.iter().map(|p| bytes_of(p.2, (p.3 * 8) as u32)).collect();
+    let lines: Vec<Vec<u8>> = probes.iter().map(|p| bytes_of(p.4, (p.3 * 8) as u32)).collect();
+    let rb = llvm::disassemble(arch, &base)?;
+    let rp = llvm::disassemble(arch, &lines)?;
+    // Per (opcode, source): (probes, probes that changed the text).
+    let mut seen: BTreeMap<(usize, usize), (u32, u32)> = BTreeMap::new();
+    for ((p, b), r) in probes.iter().zip(rb).zip(rp) {
+        let (Some(b), Some(r)) = (b, r) else { continue };
+        let e = seen.entry((p.0, p.1)).or_default();
+        e.0 += 1;
+        e.1 += (b.text != r.text) as u32;
+    }
+    for ((oi, k), (n, changed)) in seen {
+        if n > 0 && changed == 0 {
+            ops[oi].no_mods |= 1 << k;
+        }
+    }
+    Ok(())
 }
 
 fn simm16_kind(mnemonic: &str, text: &str) -> &'static str {
@@ -673,7 +763,12 @@ fn emit_rust(o: &ArchOut) -> Result<String, String> {
     let _ = writeln!(s, "/// Every opcode of {}, by format then opcode.", o.arch);
     s.push_str("pub static OPCODES: &[Opcode] = &[\n");
     for op in &o.opcodes {
-        let flags = (op.literal as u8) | ((op.dpp16 as u8) << 1) | ((op.dpp8 as u8) << 2) | ((op.sdwa as u8) << 3);
+        let flags = (op.literal as u8)
+            | ((op.dpp16 as u8) << 1)
+            | ((op.dpp8 as u8) << 2)
+            | ((op.sdwa as u8) << 3)
+            | (op.no_mods << FLAG_NO_MODS_SHIFT)
+            | ((op.lit16 as u8) << FLAG_LIT16_SHIFT);
         let operands: Vec<String> =
             op.operands.iter().map(|x| format!("o(\"{}\", {}, {})", x.name, x.kind, x.dwords)).collect();
         let _ = writeln!(

@@ -71,13 +71,20 @@ impl Decoder {
             Some((lo, hi)) => bits(&words, lo, hi),
             None => 0,
         };
-        let op = t.opcode(enc, opv).ok_or_else(|| IsaError::UnknownOpcode {
-            offset,
-            format: t.format(enc).name,
-            opcode: opv,
-            dword: d0,
-        })?;
-        let mut fmt = t.layout[op as usize];
+        // A nested layout (gfx950 VOP3PX2) takes precedence over its encoding's own opcode.
+        let nested = if t.nested[enc as usize].is_empty() { None } else { t.nested_opcode(enc, &words) };
+        let (op, mut fmt) = match nested {
+            Some(x) => x,
+            None => {
+                let op = t.opcode(enc, opv).ok_or_else(|| IsaError::UnknownOpcode {
+                    offset,
+                    format: t.format(enc).name,
+                    opcode: opv,
+                    dword: d0,
+                })?;
+                (op, t.layout[op as usize])
+            }
+        };
         // DPP / SDWA modifiers of the opcode's layout (VOP3SD has DPP forms of its own).
         for &m in &t.mods[fmt as usize] {
             let sel = t.format(m).select;

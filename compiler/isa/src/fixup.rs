@@ -15,7 +15,11 @@ pub fn operands(_arch: Arch, op: &Opcode) -> Vec<Operand> {
     let bad = op.operands.iter().any(|x| x.kind == Special && (x.name.contains("/*") || x.name.contains('(')));
     match m {
         "s_getpc_b64" if op.operands.is_empty() => return vec![o("sdst", Sgpr, 2)],
+        // Their only operand (`s[0:1]`) reads as a modifier to the probes.
+        "s_memtime" | "s_memrealtime" if op.operands.is_empty() => return vec![o("sdata", Sgpr, 2)],
         "s_setpc_b64" | "s_rfe_b64" if op.operands.is_empty() => return vec![o("ssrc0", Ssrc, 2)],
+        // gfx9: the SOPC second source is the gpr_idx(...) mode, printed symbolically.
+        "s_set_gpr_idx_on" => return vec![o("ssrc0", Ssrc, 1), o("ssrc1", Simm16, 1)],
         _ => {}
     }
     if bad {
@@ -53,10 +57,14 @@ pub fn operands(_arch: Arch, op: &Opcode) -> Vec<Operand> {
             })
             .collect();
     }
+    // gfx9 AGPR moves read an AGPR through a 9-bit source field (256 + n), which the probes
+    // cannot tell from a VGPR source.
+    let agpr_src = matches!(m, "v_accvgpr_read_b32" | "v_accvgpr_mov_b32");
     op.operands
         .iter()
         .map(|x| match (x.kind, x.name) {
             (Imm, "op0") if op.format == "SMEM" => o("sdata", Imm, 1),
+            (Vsrc, "src0") if agpr_src => o("src0", Agpr, x.dwords),
             _ => *x,
         })
         .collect()

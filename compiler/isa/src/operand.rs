@@ -50,10 +50,15 @@ pub fn src(arch: Arch, v: u16) -> Src {
         124 if g9 => Src::M0,
         124 => Src::Null,
         125 if !g9 => Src::M0,
+        // gfx9 has no null operand, but llvm-mc prints the gfx10+ name for its code.
+        125 => Src::Null,
         126 => Src::ExecLo,
         127 => Src::ExecHi,
         128..=192 => Src::Int(v as i32 - 128),
         193..=208 => Src::Int(192 - v as i32),
+        // gfx940+: printed by llvm-mc, though its assembler rejects them there.
+        230 if g9 => Src::Const("src_flat_scratch_base_lo"),
+        231 if g9 => Src::Const("src_flat_scratch_base_hi"),
         233 if !g9 => Src::Dpp8,
         234 if !g9 => Src::Dpp8Fi,
         235 => Src::Const("src_shared_base"),

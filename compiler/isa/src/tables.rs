@@ -7,6 +7,18 @@ use baregpu_autogen::isa::{self, Field, Format, FormatRole, Opcode, Operand, Ope
 
 use crate::Arch;
 
+/// `Opcode::flags` bits 4-6 (gfx9): source 0/1/2 takes no neg/abs modifiers, llvm-mc ignores
+/// those bits (written by the isa generator, autogen/gen/src/isa.rs `source_modifiers`).
+pub const FLAG_NO_MODS_SHIFT: u8 = 4;
+
+/// `Opcode::flags` bit 7 (gfx9): the source literal is 16 bits; llvm-mc prints its low half.
+pub const FLAG_LIT16: u8 = 0x80;
+
+/// Whether source `si` of an opcode takes neg/abs modifiers.
+pub fn takes_mods(op: &Opcode, si: usize) -> bool {
+    si > 2 || op.flags >> (FLAG_NO_MODS_SHIFT as usize + si) & 1 == 0
+}
+
 /// Lookup tables of one architecture, built on first use.
 pub struct Tables {
     pub arch: Arch,
@@ -37,6 +49,9 @@ pub struct Tables {
     pub lit_src: Vec<Box<[(u16, u16)]>>,
     /// Per opcode index: the opcode always carries a literal (FLAG_LITERAL).
     pub op_literal: Vec<bool>,
+    /// Per encoding format index: layouts nested in it with an opcode space of their own,
+    /// selected by fixed bits (gfx950 VOP3PX2 inside VOP3P). Empty for almost every format.
+    pub nested: Vec<Vec<u16>>,
 }
 
 /// Per-format facts the decoder reads on every instruction.
@@ -137,6 +152,15 @@ impl Tables {
         let vopd_y = table.formats.iter().position(|f| f.name == "VOPD_Y").map(|i| i as u16);
         let lit_src = lit_fields.iter().map(|v: &Vec<Field>| v.iter().map(|f| (f.lo, f.hi)).collect()).collect();
         let op_literal = table.opcodes.iter().map(|op| op.flags & isa::FLAG_LITERAL != 0).collect();
+        let mut nested = vec![Vec::new(); table.formats.len()];
+        for (i, f) in table.formats.iter().enumerate() {
+            if let (FormatRole::Layout, Some(p)) = (f.role, f.parent) {
+                let pi = fidx(p) as usize;
+                if f.opcode.is_some() && f.opcode != table.formats[pi].opcode && !f.select.is_empty() {
+                    nested[pi].push(i as u16);
+                }
+            }
+        }
         Tables {
             arch,
             table,
@@ -153,7 +177,21 @@ impl Tables {
             vopd_y,
             op_literal,
             lit_src,
+            nested,
         }
+    }
+
+    /// The opcode and layout of a nested layout whose fixed bits match `words` (see `nested`).
+    pub fn nested_opcode(&self, enc: u16, words: &[u32; 4]) -> Option<(u32, u16)> {
+        self.nested[enc as usize].iter().find_map(|&l| {
+            let f = self.format(l);
+            let get = |lo: u16, hi: u16| crate::inst::get(words, &Field { name: "", lo, hi });
+            if !f.select.iter().all(|&(lo, hi, v)| get(lo, hi) == v) {
+                return None;
+            }
+            let (lo, hi) = f.opcode?;
+            self.opcode(l, get(lo, hi)).map(|op| (op, l))
+        })
     }
 
     /// The top-level encoding format index of a first dword.

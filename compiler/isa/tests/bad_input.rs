@@ -116,3 +116,36 @@ fn decode_speed() {
     let dt = start.elapsed().as_secs_f64();
     println!("decode: {n} instructions in {dt:.3}s = {:.1} M/s", n as f64 / dt / 1e6);
 }
+
+#[test]
+fn gfx950_scaled_mfma_pairs() {
+    // v_mfma_ld_scale_b32 + v_mfma_f32_16x16x128_f8f6f4 read as one 16-byte instruction.
+    let pair = [0x00, 0x00, 0xac, 0xd3, 0x14, 0x2b, 0x02, 0x00, 0x08, 0x08, 0xad, 0xd3, 0x18, 0x51, 0xe2, 0x04];
+    let i = decode(Arch::Gfx950, &pair).unwrap();
+    assert_eq!(i.size(), 16);
+    assert!(baregpu_isa::disassemble(&i).starts_with("v_mfma_scale_f32_16x16x128_f8f6f4 v[8:11]"));
+    // Cut short: an error or a shorter instruction (the scale word alone), never a panic.
+    for n in 0..16 {
+        if let Ok(i) = decode(Arch::Gfx950, &pair[..n]) {
+            assert!(i.size() <= n);
+        }
+    }
+    // Any second half: no panic.
+    let mut x = 0x0bad_5eed_1234_5678u64;
+    for _ in 0..20000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mut b = pair;
+        b[8..16].copy_from_slice(&x.to_le_bytes());
+        if let Ok(i) = decode(Arch::Gfx950, &b) {
+            let _ = baregpu_isa::disassemble(&i);
+        }
+    }
+    // The third selector is not encoded: asking for it is one clear error.
+    let base = "v_mfma_scale_f32_16x16x128_f8f6f4 v[8:11], v[24:31], v[40:47], v[56:59], v20, v21";
+    let e = assemble_line(Arch::Gfx950, &format!("{base} op_sel:[0,0,1]")).unwrap_err().to_string();
+    assert!(e.contains("third selector"), "{e}");
+    assert!(assemble_line(Arch::Gfx950, &format!("{base} op_sel_hi:[1,1]")).is_err());
+    assert_eq!(assemble_line(Arch::Gfx950, base).unwrap(), pair);
+}

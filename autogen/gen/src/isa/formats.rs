@@ -265,7 +265,9 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 f("offset", 32, 52, Role::Offset),
                 f("soffset", 57, 63, Role::Sgpr),
             ],
-            vec![vec![("sbase", 8), ("sdata", 24), ("imm", 1), ("offset", 0x10)]],
+            // Cache and timer operations (s_dcache_wb, s_memtime...) decode only with the
+            // fields they do not use at 0.
+            vec![vec![("sbase", 8), ("sdata", 24), ("imm", 1), ("offset", 0x10)], vec![]],
             false,
         )),
         Family::Gfx11 => v.push(fmt(
@@ -311,7 +313,7 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
         vec![vec![("src0", V + 24), ("vsrc1", 40), ("vdst", 8)], vec![("src0", 24), ("vsrc1", 40), ("vdst", 8)]],
         true,
     );
-    let vop1 = fmt(
+    let mut vop1 = fmt(
         "VOP1",
         32,
         (0xFE00_0000, 0x7E00_0000),
@@ -320,6 +322,10 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
         vec![vec![("src0", V + 24), ("vdst", 8)], vec![("src0", 24), ("vdst", 8)]],
         true,
     );
+    if gfx9 {
+        // v_nop and v_clrexcp decode only with their unused fields at 0.
+        vop1.templates.push(Vec::new());
+    }
     let vopc = fmt(
         "VOPC",
         32,
@@ -400,6 +406,10 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
             t.push(s);
         }
     }
+    if arch == "gfx950" {
+        // v_mfma_ld_scale_b32 on its own decodes only with vdst 0 (it writes no VGPR).
+        t.push(vec![("vdst", 0), ("src0", V + 20), ("src1", V + 21), ("opsel_hi", 3), ("opsel_hi2", 1)]);
+    }
     vop3p.templates = t;
     let vop1_e = vop1.clone();
     let vop2_e = vop2.clone();
@@ -453,7 +463,10 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
             // v_mfma_scale_*: a v_mfma_ld_scale_b32 word (VOP3P opcode 44) followed by the MFMA.
             let mut x2 = layout(vop3p.clone(), "VOP3PX2", "VOP3P");
             x2.bits = 128;
-            x2.select = vec![(16, 22, 44)];
+            // The pair is recognised by the ld_scale opcode, the MFMA word's VOP3P encoding bits
+            // and its bit 11 (abid in a plain MFMA) set: llvm-mc reads two separate
+            // instructions when that bit is clear, and rejects other abid values.
+            x2.select = vec![(16, 22, 44), (75, 78, 1), (87, 95, 0x1A7)];
             x2.op = Some((80, 86));
             x2.enumerate = true;
             x2.literal = false;
@@ -464,10 +477,8 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 f("scale_src0", 32, 40, Role::Src),
                 f("scale_src1", 41, 49, Role::Src),
                 f("scale_opsel_hi", 59, 60, Role::Mod),
-                f("enc2", 87, 95, Role::Fixed),
                 f("vdst", 64, 71, Role::Vgpr),
                 f("cbsz", 72, 74, Role::Mod),
-                f("abid", 75, 78, Role::Mod),
                 f("acc_cd", 79, 79, Role::Mod),
                 f("src0", 96, 104, Role::Src),
                 f("src1", 105, 113, Role::Src),
@@ -479,8 +490,6 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 ("scale_op", 44),
                 ("scale_src0", V + 20),
                 ("scale_src1", V + 21),
-                ("enc2", 0x1A7),
-                ("abid", 1),
                 ("vdst", 8),
                 ("src0", V + 24),
                 ("src1", V + 40),
@@ -643,7 +652,8 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                     t
                 };
                 let templates = if seg == 0 {
-                    vec![with(off, 0)]
+                    // gfx9 plain FLAT has no SGPR address: its saddr bits must be 0.
+                    vec![with(if gfx9 { 0 } else { off }, 0)]
                 } else {
                     vec![with(16, 1), with(off, 1), with(16, 0), with(off, 0)]
                 };
@@ -708,7 +718,8 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 f("nt", 17, 17, Role::Mod),
             ];
             mubuf.extend(tail());
-            v.push(fmt("MUBUF", 64, (0xFC00_0000, 0xE000_0000), Some((18, 24)), mubuf, vec![t.clone()], false));
+            // Cache maintenance (buffer_wbl2, buffer_inv...) decodes only with unused fields at 0.
+            v.push(fmt("MUBUF", 64, (0xFC00_0000, 0xE000_0000), Some((18, 24)), mubuf, vec![t.clone(), vec![]], false));
             let mut mtbuf = vec![
                 f("offset", 0, 11, Role::Offset),
                 f("offen", 12, 12, Role::Mod),
@@ -716,6 +727,7 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
                 f("sc0", 14, 14, Role::Mod),
                 f("dfmt", 19, 22, Role::Mod),
                 f("nfmt", 23, 25, Role::Mod),
+                f("sc1", 53, 53, Role::Mod),
                 f("nt", 54, 54, Role::Mod),
             ];
             mtbuf.extend(tail());

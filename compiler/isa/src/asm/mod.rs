@@ -114,7 +114,20 @@ pub(crate) fn reads_as(got: &str, m: &str, want_rest: &str, buf: &mut String) ->
     }
     buf.clear();
     norm_into(grest, buf);
-    buf == want_rest
+    buf == want_rest || buf.len() == want_rest.len() && same_modifier_set(buf, want_rest)
+}
+
+/// Whether two operand texts differ only in the order of their cache-policy flags (llvm-mc
+/// accepts `sc1 nt` for the `nt sc1` it prints; other modifiers keep their order).
+fn same_modifier_set(a: &str, b: &str) -> bool {
+    const CPOL: [&str; 6] = ["glc", "slc", "dlc", "sc0", "sc1", "nt"];
+    fn split(s: &str) -> (Vec<&str>, Vec<&str>) {
+        let (rest, mut cpol): (Vec<&str>, Vec<&str>) = s.split(' ').partition(|t| !CPOL.contains(t));
+        cpol.sort_unstable();
+        (rest, cpol)
+    }
+    let (x, y) = (split(a), split(b));
+    x.1.len() > 1 && x == y
 }
 
 /// Assembles one instruction (the text of one line, no label) into a typed instruction.
@@ -157,6 +170,14 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
                 disassemble_into(&i, &mut got);
                 if reads_as(&got, m, &want_rest, &mut buf) {
                     return Ok(i);
+                }
+                // llvm-mc always prints the scaled MFMA's op_sel_hi, whose default it accepts
+                // left out.
+                if i.field_def("scale_opsel_hi").is_some() && !want_rest.contains("op_sel_hi:") {
+                    let short = got.replace(" op_sel_hi:[0,0,0]", "");
+                    if reads_as(&short, m, &want_rest, &mut buf) {
+                        return Ok(i);
+                    }
                 }
                 if mismatch.is_none() {
                     mismatch = Some(got.clone());

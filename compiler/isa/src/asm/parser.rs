@@ -67,7 +67,9 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
         "SMEM" if !g9 && !i.operands().is_empty() => {
             i.set_field("soffset", null);
         }
-        "FLAT" | "GLOBAL" if !g9 || f.name == "FLAT" => {
+        // gfx9 plain FLAT has no SGPR address (its saddr bits are 0).
+        "FLAT" if g9 => {}
+        "FLAT" | "GLOBAL" if !g9 => {
             i.set_field("saddr", null);
         }
         "GLOBAL" => {
@@ -110,6 +112,10 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
         let _ = nsrc;
         i.set_field("opsel_hi2", 1);
     }
+    // gfx9 AGPR reads/writes are VOP3P but not packed: llvm-mc sets every op_sel_hi bit.
+    if g9 && f.name == "VOP3P" && opc.mnemonic.starts_with("v_accvgpr") {
+        i.set_field("opsel_hi", 3);
+    }
     if opc.flags & FLAG_LITERAL != 0 {
         i.literal = Some(0);
     }
@@ -118,7 +124,9 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
 
 fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &Tok) -> Result<(), PErr> {
     if let Some(l) = lit {
-        if i.literal.is_some_and(|x| x != l) {
+        // One literal dword. The FLAG_LITERAL opcodes' constant (parsed later) must repeat a
+        // literal source (v_fmamk_f32 v0, K, K, v1); `start` left a placeholder there.
+        if i.literal.is_some_and(|x| x != l) && i.opcode().flags & FLAG_LITERAL == 0 {
             return err(t, "only one literal is allowed");
         }
         i.literal = Some(l);
@@ -185,6 +193,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     if fname == "LDSDIR" {
         // lds_param_load vdst, attrN.c wait_vdst:N
     }
+    // gfx9 MUBUF loads to LDS (`lds`) have no vdata operand.
+    let lds_ops: Vec<baregpu_autogen::isa::Operand>;
+    let ops = if g9 && fname == "MUBUF" && !m.contains("lds") && mods.iter().any(|t| t.text == "lds") {
+        lds_ops = ops.iter().copied().filter(|o| o.name != "vdata").collect();
+        &lds_ops[..]
+    } else {
+        ops
+    };
     if toks.len() > ops.len() {
         // Extra operands are modifiers that came before a comma-less tail (e.g. `off`).
         let extra = toks.split_off(ops.len());
@@ -207,7 +223,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
             sext = true;
             s = x;
         }
-        if s.starts_with("-|") || s.starts_with("-v") || s.starts_with("-s") || s.starts_with("-a") {
+        if let Some(x) = s.strip_prefix("neg(").and_then(|x| x.strip_suffix(')')) {
+            neg = true;
+            s = x;
+        } else if s.starts_with("-|") || s.starts_with("-v") || s.starts_with("-s") || s.starts_with("-a") {
             neg = true;
             s = &s[1..];
         }
@@ -243,6 +262,13 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         }
         let d = o.dwords.max(1) as u32;
         match o.kind {
+            OperandKind::Special if ext == Ext::Sdwa && o.name == "vcc" && s != "vcc" => {
+                // gfx9 VOPC SDWA with an SGPR-pair destination (`sd`).
+                let (c, _) = src_code(arch, s, false).map_err(|e| (t.col, e))?;
+                if c > 127 || !i.set_field("sdst", c) || !i.set_field("sd", 1) {
+                    return err(t, format!("'{s}' cannot be the destination"));
+                }
+            }
             OperandKind::Special => {
                 if s != o.name && !(o.name == "vcc" && s == "vcc_lo") {
                     return err(t, format!("expected {}, found '{s}'", o.name));
@@ -284,14 +310,15 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 let r = parse_reg(s);
                 if let Some(r) = r {
                     if r.count != d
+                        && !(m.ends_with("_f8f6f4") && matches!(field, "src0" | "src1"))
                         && !(fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
                         && !(fname == "GLOBAL" && matches!(field, "addr" | "vaddr"))
                         && !(o.name == "vdst" && r.file == 's')
                     {
                         return err(t, format!("'{s}' has {} registers, {m} expects {d} here", r.count));
                     }
-                    if r.file == 'a' && !i.set_field("acc", 1) {
-                        i.set_field("acc_cd", 1);
+                    if r.file == 'a' {
+                        set_acc(i, o.name);
                     }
                     if let Some(h) = r.hi {
                         let si = idx.unwrap_or(0);
@@ -310,19 +337,23 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         }
                     }
                 }
+                // SGPR or trap-temporary tuples (ttmp0 is scalar register 108).
+                let sreg = r.filter(|r| r.file == 's' || r.file == 't' && r.first + r.count <= 16);
+                let sbase = sreg.map(|r| if r.file == 't' { 108 + r.first } else { r.first });
+                let n = sbase.unwrap_or(0);
                 let code = match (o.kind, field, r) {
-                    (_, "srsrc", Some(r)) if r.file == 's' => {
-                        if r.first % 4 != 0 {
+                    (_, "srsrc", _) if sbase.is_some() => {
+                        if n & 3 != 0 {
                             return err(t, "buffer resource must start at a multiple of 4");
                         }
-                        (r.first / 4, None)
+                        (n / 4, None)
                     }
-                    (_, "rsrc", Some(r)) if r.file == 's' => (r.first, None),
-                    (_, "sbase", Some(r)) if r.file == 's' => {
-                        if r.first % 2 != 0 {
+                    (_, "rsrc", _) if sbase.is_some() => (n, None),
+                    (_, "sbase", _) if sbase.is_some() => {
+                        if n & 1 != 0 {
                             return err(t, "base must be an even register");
                         }
-                        (r.first / 2, None)
+                        (n / 2, None)
                     }
                     (_, _, Some(r)) if r.file == 'v' || r.file == 'a' => {
                         if r.first + r.count > 256 {
@@ -358,7 +389,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 {
                     return err(t, format!("'{s}': expected a vector register"));
                 }
-                if ext == Ext::Sdwa && (field == "sdwa_src0" || field == "vsrc1") && code.0 < 256 && r.is_some() {
+                // SDWA: SGPRs and inline constants (no literals) with the s0/s1 bit.
+                if ext == Ext::Sdwa && (field == "sdwa_src0" || field == "vsrc1") && code.0 < 256 {
+                    if code.1.is_some() {
+                        return err(t, "SDWA takes no literal");
+                    }
                     i.set_field(if field == "vsrc1" { "s1" } else { "s0" }, 1);
                     i.set_field(field, code.0);
                     continue;
@@ -377,10 +412,16 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     smem_offset(i, s, t)?;
                     continue;
                 }
-                let v = parse_int(s).ok_or((t.col, format!("expected an immediate, found '{s}'")))?;
+                let v = match gpr_idx(s) {
+                    Some(g) if o.kind == OperandKind::Simm16 => g as i64,
+                    _ => parse_int(s).ok_or((t.col, format!("expected an immediate, found '{s}'")))?,
+                };
                 if o.kind == OperandKind::Imm && (opc.flags & FLAG_LITERAL != 0 || o.name.starts_with("op")) {
                     if v < -(1 << 31) || v > u32::MAX as i64 {
                         return err(t, format!("immediate {s} does not fit in 32 bits"));
+                    }
+                    if i.field("src0") == Some(255) && i.literal != Some(v as u32) {
+                        return err(t, "only one literal is allowed");
                     }
                     i.literal = Some(v as u32);
                     continue;
@@ -404,7 +445,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 i.set_field(o.name, v);
             }
             OperandKind::Sendmsg => {
-                let v = special_parse(arch, "sendmsg", s).ok_or((t.col, format!("bad sendmsg '{s}'")))?;
+                let v = special_parse(arch, "sendmsg", s)
+                    .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
+                    .ok_or((t.col, format!("bad sendmsg '{s}'")))?;
                 i.set_field(o.name, v);
             }
             OperandKind::Attr => {
@@ -427,6 +470,42 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     Ok(())
 }
 
+/// Marks an operand as an AGPR: MFMA `acc_cd` (destination and accumulator) and `acc` (one bit
+/// per A/B source); memory formats have one `acc` bit for their data. AGPR moves have neither
+/// (their fields hold the register itself).
+fn set_acc(i: &mut Instruction, name: &str) {
+    if i.field_def("acc_cd").is_some() {
+        match name {
+            "vdst" | "src2" => {
+                i.set_field("acc_cd", 1);
+            }
+            "src0" => {
+                i.set_field("acc", i.f("acc") | 1);
+            }
+            "src1" => {
+                i.set_field("acc", i.f("acc") | 2);
+            }
+            _ => {}
+        }
+    } else {
+        i.set_field("acc", 1);
+    }
+}
+
+/// `gpr_idx(SRC0,SRC1,SRC2,DST)`: the VGPR-indexing mode bits.
+fn gpr_idx(s: &str) -> Option<u32> {
+    let inner = s.strip_prefix("gpr_idx(")?.strip_suffix(')')?;
+    let mut v = 0;
+    for p in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let b = ["SRC0", "SRC1", "SRC2", "DST"].iter().position(|x| *x == p)?;
+        if v & 1 << b != 0 {
+            return None;
+        }
+        v |= 1 << b;
+    }
+    Some(v)
+}
+
 fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
     let g9 = is_gfx9(i.arch);
     if let Some(v) = parse_int(s) {
@@ -447,12 +526,9 @@ fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
         return err(t, format!("'{s}': expected a scalar register or offset"));
     }
     if g9 {
-        if i.opcode().mnemonic.starts_with("s_buffer_atomic") || i.opcode().mnemonic.contains("atomic") {
-            i.set_field("offset", c);
-        } else {
-            i.set_field("soe", 1);
-            i.set_field("soffset", c);
-        }
+        // An SGPR alone goes in the offset field (imm=0); an `offset:` modifier after it moves it
+        // to soffset (soe=1, imm=1).
+        i.set_field("imm", 0);
         i.set_field("offset", c);
     } else {
         i.set_field("soffset", c);
@@ -488,6 +564,7 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
         }
     };
     match name {
+        "gds" if is_gfx9(i.arch) => return err(t, "gds is not supported on this architecture"),
         "clamp" | "glc" | "slc" | "dlc" | "gds" | "sc0" | "sc1" | "nt" | "tfe" | "offen" | "idxen" | "lds" | "done" => {
             set1(i, name, 1)?
         }
@@ -496,15 +573,13 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
         "mul" => set1(i, "omod", if int(val)? == 2 { 1 } else { 2 })?,
         "div" => set1(i, "omod", 3)?,
         "offset" => {
-            if val.starts_with("swizzle(") {
-                let v = crate::disasm::mem::parse_swizzle(i.arch, val)
+            let v = if val.starts_with("swizzle(") {
+                crate::disasm::mem::parse_swizzle(i.arch, val)
                     .filter(|_| i.mnemonic() == "ds_swizzle_b32")
-                    .ok_or((t.col, format!("bad swizzle '{val}'")))?;
-                set1(i, "offset0", v & 0xff)?;
-                set1(i, "offset1", v >> 8)?;
-                return Ok(());
-            }
-            let v = int(val)?;
+                    .ok_or((t.col, format!("bad swizzle '{val}'")))? as i64
+            } else {
+                int(val)?
+            };
             if fname == "DS" {
                 if !(0..=0xffff).contains(&v) {
                     return err(t, format!("offset {v} out of range"));
@@ -512,10 +587,15 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
                 set1(i, "offset0", v as u32 & 0xff)?;
                 set1(i, "offset1", (v as u32) >> 8)?;
             } else if fname == "SMEM" {
-                set1(i, "offset", v as u32 & 0x1fffff)?;
                 if is_gfx9(i.arch) {
+                    if i.f("imm") == 0 && i.f("soe") == 0 {
+                        let sgpr = i.f("offset");
+                        set1(i, "soffset", sgpr)?;
+                        set1(i, "soe", 1)?;
+                    }
                     set1(i, "imm", 1)?;
                 }
+                set1(i, "offset", v as u32 & 0x1fffff)?;
             } else {
                 let width = i.field_def("offset").map(|f| f.hi - f.lo + 1).unwrap_or(12) as i64;
                 let signed = matches!(fname, "GLOBAL" | "SCRATCH") || i.arch == Arch::Gfx1201 && fname != "VBUFFER";
@@ -543,6 +623,36 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
                 return err(t, format!("modifier '{s}' is not valid here or out of range"));
             }
             set1(i, "opsel", i.f("opsel") | v as u32)?;
+        }
+        // gfx950 scaled MFMA: the selectors of the two scale sources; the third is not encoded.
+        "op_sel" | "op_sel_hi" if i.field_def("scale_opsel").is_some() => {
+            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            if n != 3 || b & 4 != 0 {
+                return err(t, format!("'{s}': the third selector of a scaled MFMA must be 0"));
+            }
+            set1(i, if name == "op_sel" { "scale_opsel" } else { "scale_opsel_hi" }, b)?;
+        }
+        // f64 MFMAs: the blgp bits negate the sources.
+        "neg" if i.mnemonic().starts_with("v_mfma_f64") => {
+            set1(i, "blgp", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?
+        }
+        "bitop3" if i.mnemonic().starts_with("v_bitop3") && is_gfx9(i.arch) => {
+            let v = int(val)?;
+            if !(0..=255).contains(&v) {
+                return err(t, format!("bitop3 value {v} out of range"));
+            }
+            let v = v as u32;
+            set1(i, "neg", v & 7)?;
+            set1(i, "abs", v >> 3 & 7)?;
+            set1(i, "omod", v >> 6)?;
+        }
+        // gfx950 v_permlane*_swap (VOP3): fi and bound_ctrl live in op_sel bits 0 and 1.
+        "fi" | "bound_ctrl" if fname == "VOP3" && i.mnemonic().contains("_swap") => {
+            let bit = if name == "fi" { 1 } else { 2 };
+            if val != "1" {
+                return err(t, format!("'{s}' must be 1"));
+            }
+            set1(i, "opsel", i.f("opsel") | bit)?;
         }
         "op_sel" => {
             let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
@@ -588,13 +698,13 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
             set1(i, "dpp_ctrl", c)?;
         }
         "row_shl" | "row_shr" | "row_ror" | "row_share" | "row_xmask" | "wave_shl" | "wave_rol" | "wave_shr"
-        | "wave_ror" | "row_bcast" => {
+        | "wave_ror" | "row_bcast" | "row_newbcast" => {
             let v = int(val)? as u32;
             let c = match name {
                 "row_shl" => 0x100 + v,
                 "row_shr" => 0x110 + v,
                 "row_ror" => 0x120 + v,
-                "row_share" => 0x150 + v,
+                "row_share" | "row_newbcast" => 0x150 + v,
                 "row_xmask" => 0x160 + v,
                 "wave_shl" => 0x130,
                 "wave_rol" => 0x134,
@@ -797,8 +907,17 @@ fn special_parse(arch: Arch, kind: &str, s: &str) -> Option<u32> {
         Some(id | off << 6 | (size - 1) << 11)
     } else {
         let id = first(&|k| special::sendmsg_name(arch, k), 256)?;
+        let op_code = |p: &str| {
+            parse_int(p).map(|v| v as u32).or_else(|| {
+                special::GS_OPS
+                    .iter()
+                    .position(|x| *x == p)
+                    .map(|k| k as u32)
+                    .or_else(|| (1..8).find(|&k| special::sysmsg_op(k) == Some(p)))
+            })
+        };
         let (op, st) = if parts.len() >= 2 {
-            (parse_int(parts[1])? as u32, parse_int(parts.get(2).unwrap_or(&"0"))? as u32)
+            (op_code(parts[1])?, parse_int(parts.get(2).unwrap_or(&"0"))? as u32)
         } else {
             (0, 0)
         };
@@ -890,7 +1009,7 @@ fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
             }
             Ok(v)
         }
-        "s_set_gpr_idx_on" => err(t, "bad operand"),
+        "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(s).ok_or((t.col, format!("bad gpr_idx '{s}'"))),
         _ => err(t, format!("expected an immediate, found '{s}'")),
     }
 }

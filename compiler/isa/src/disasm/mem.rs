@@ -47,20 +47,26 @@ fn smem(i: &Instruction) -> String {
                 ops.push(sreg_text(i.arch, (i.f(o.name) * 2) as u16, d).unwrap_or_default())
             }
             OperandKind::Sgpr => ops.push(sreg_text(i.arch, i.f(o.name) as u16, d).unwrap_or_default()),
-            OperandKind::Imm if o.name == "sdata" => ops.push(i.f("sdata").to_string()),
+            OperandKind::Imm if o.name == "sdata" => {
+                let v = i.f("sdata");
+                ops.push(if v <= 64 { v.to_string() } else { format!("0x{v:x}") })
+            }
             OperandKind::Offset | OperandKind::Ssrc | OperandKind::Imm => {
                 let off = i.f("offset");
                 if g9 {
                     let (imm, soe) = (i.f("imm"), i.f("soe"));
+                    // A 21-bit signed byte offset.
+                    let off = hex_signed(sext(off, 21));
                     if soe != 0 {
+                        // SGPR plus immediate: llvm-mc prints the offset even when it is 0.
                         ops.push(sreg_text(i.arch, i.f("soffset") as u16, 1).unwrap_or_default());
-                        if imm != 0 && off != 0 {
-                            mods.push_str(&format!(" offset:0x{off:x}"));
+                        if imm != 0 {
+                            mods.push_str(&format!(" offset:{off}"));
                         }
                     } else if imm != 0 {
-                        ops.push(format!("0x{off:x}"));
+                        ops.push(off);
                     } else {
-                        ops.push(sreg_text(i.arch, off as u16, 1).unwrap_or_default());
+                        ops.push(sreg_text(i.arch, i.f("offset") as u16, 1).unwrap_or_default());
                     }
                 } else if i.operands().iter().any(|o| o.name == "soffset") {
                     // soffset is an operand of its own (s_prefetch_*): the offset is always shown.
@@ -109,7 +115,7 @@ fn cpol(i: &Instruction, out: &mut String) {
     let f = i.format();
     match i.arch {
         Arch::Gfx942 | Arch::Gfx950 => {
-            for n in ["glc", "sc0", "sc1", "nt"] {
+            for n in ["glc", "sc0", "nt", "sc1"] {
                 if i.field(n).unwrap_or(0) != 0 {
                     out.push_str(&format!(" {n}"));
                 }
@@ -206,9 +212,13 @@ fn generic(i: &Instruction) -> String {
     }
     let buf = matches!(fam, "MUBUF" | "MTBUF" | "VBUFFER");
     let (offen, idxen) = (i.field("offen").unwrap_or(0) != 0, i.field("idxen").unwrap_or(0) != 0);
+    let lds = lds_load(i);
     for o in i.operands() {
         let d = o.dwords.max(1) as u32;
         let v = i.f(o.name);
+        if lds && o.name == "vdata" {
+            continue;
+        }
         let t = match (o.kind, o.name) {
             (OperandKind::Vgpr | OperandKind::Agpr, "vaddr") if buf => {
                 if offen && idxen {
@@ -277,7 +287,7 @@ fn generic(i: &Instruction) -> String {
     }
     if fam == "DS" {
         let (o0, o1) = (i.f("offset0"), i.f("offset1"));
-        if m.contains("2addr") || m.contains("2st") {
+        if two_offsets(m) {
             if o0 != 0 {
                 mods.push_str(&format!(" offset0:{o0}"));
             }
@@ -294,7 +304,8 @@ fn generic(i: &Instruction) -> String {
                 }
             }
         }
-        if i.field("gds").unwrap_or(0) != 0 {
+        // gfx942/gfx950 have no GDS: llvm-mc ignores the bit.
+        if i.field("gds").unwrap_or(0) != 0 && !g9 {
             mods.push_str(" gds");
         }
     }
@@ -303,7 +314,8 @@ fn generic(i: &Instruction) -> String {
         let off = match (i.arch, fam) {
             (Arch::Gfx1201, _) => sext(off, 24),
             (Arch::Gfx1100, "FLAT") => off as i64 & 0xfff,
-            (_, "FLAT") if g9 => off as i64 & 0xfff,
+            // gfx9 plain FLAT: 12-bit unsigned, but llvm-mc prints bit 12 too.
+            (_, "FLAT") if g9 => off as i64 & 0x1fff,
             _ => sext(off, 13),
         };
         if off != 0 {
@@ -320,51 +332,63 @@ fn generic(i: &Instruction) -> String {
     join(m, &ops, &mods)
 }
 
-/// ds_swizzle_b32's offset as llvm-mc 22 prints it (AMDGPUInstPrinter::printSwizzle): the
-/// quad-permute and bitmask modes with their named special cases, and on gfx11+ the FFT and
-/// rotate modes; anything else as a decimal offset.
-pub fn swizzle(arch: Arch, off: u32) -> String {
+/// DS opcodes that access two addresses, with an 8-bit offset each (gfx9 `ds_read2*`,
+/// `ds_write2*`, `ds_wrxchg2*`; gfx11+ `*_2addr*`).
+fn two_offsets(m: &str) -> bool {
+    ["2addr", "_read2", "_write2", "_wrxchg2"].iter().any(|p| m.contains(p))
+}
+
+/// MUBUF loads with `lds` write to LDS: llvm-mc prints no vdata operand.
+pub fn lds_load(i: &Instruction) -> bool {
+    is_gfx9(i.arch) && i.format().name == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !i.mnemonic().contains("lds")
+}
+
+/// ds_swizzle_b32's offset as llvm-mc 22 prints it (AMDGPUInstPrinter::printSwizzle), the same
+/// on every architecture: FFT from 0xe000, ROTATE from 0xc000, quad-permute at 0x80xx, other
+/// values with bit 15 as a decimal offset, and below 0x8000 the bitmask modes with their named
+/// special cases (SWAP, REVERSE, BROADCAST).
+pub fn swizzle(_arch: Arch, off: u32) -> String {
+    if off >= 0xe000 {
+        return format!("swizzle(FFT,{})", off & 0x1f);
+    }
+    if off >= 0xc000 {
+        return format!("swizzle(ROTATE,{},{})", (off >> 10) & 1, (off >> 5) & 0x1f);
+    }
     if off & 0xff00 == 0x8000 {
         let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
         return format!("swizzle(QUAD_PERM,{})", l.join(","));
     }
-    if off & 0x8000 == 0 {
-        let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
-        if and == 0x1f && or == 0 && xor.count_ones() == 1 {
-            return format!("swizzle(SWAP,{xor})");
-        }
-        if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
-            return format!("swizzle(REVERSE,{})", xor + 1);
-        }
-        let group = 0x1f - and + 1;
-        if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
-            return format!("swizzle(BROADCAST,{group},{or})");
-        }
-        // Per lane-id bit (high first): what lane-id bit 0 and bit 1 become.
-        let (p0, p1) = (or ^ xor, (and | or) ^ xor);
-        let bits: String = (0..5)
-            .rev()
-            .map(|b| match (p0 >> b & 1, p1 >> b & 1) {
-                (1, 1) => '1',
-                (0, 0) => '0',
-                (0, _) => 'p',
-                _ => 'i',
-            })
-            .collect();
-        return format!("swizzle(BITMASK_PERM,\"{bits}\")");
+    if off & 0x8000 != 0 {
+        return off.to_string();
     }
-    if !is_gfx9(arch) {
-        match off & 0xf000 {
-            0xe000 => return format!("swizzle(FFT,{})", off & 0x1f),
-            0xc000 => return format!("swizzle(ROTATE,{},{})", (off >> 10) & 1, (off >> 5) & 0x1f),
-            _ => {}
-        }
+    let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
+    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+        return format!("swizzle(SWAP,{xor})");
     }
-    off.to_string()
+    if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return format!("swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x20 - and;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return format!("swizzle(BROADCAST,{group},{or})");
+    }
+    // BITMASK_PERM: each lane-id bit is what lanes 0 and 31 turn into (as llvm-mc derives it):
+    // a constant 0/1, kept (p) or inverted (i).
+    let (p0, p1) = (or ^ xor, (and | or) ^ xor);
+    let bits: String = (0..5)
+        .rev()
+        .map(|b| match (p0 >> b & 1, p1 >> b & 1) {
+            (0, 0) => '0',
+            (1, 1) => '1',
+            (0, _) => 'p',
+            _ => 'i',
+        })
+        .collect();
+    format!("swizzle(BITMASK_PERM,\"{bits}\")")
 }
 
 /// The offset of a `swizzle(...)` (the inverse of [`swizzle`]); `None` if malformed.
-pub fn parse_swizzle(arch: Arch, s: &str) -> Option<u32> {
+pub fn parse_swizzle(_arch: Arch, s: &str) -> Option<u32> {
     let inner = s.strip_prefix("swizzle(")?.strip_suffix(')')?;
     let mut it = inner.split(',').map(str::trim);
     let mode = it.next()?;
@@ -403,8 +427,8 @@ pub fn parse_swizzle(arch: Arch, s: &str) -> Option<u32> {
             }
             bitmask(and, or, xor)
         }
-        ("FFT", 1) if !is_gfx9(arch) => Some(0xe000 | num(0, 31)?),
-        ("ROTATE", 2) if !is_gfx9(arch) => Some(0xc000 | num(0, 1)? << 10 | num(1, 31)? << 5),
+        ("FFT", 1) => Some(0xe000 | num(0, 31)?),
+        ("ROTATE", 2) => Some(0xc000 | num(0, 1)? << 10 | num(1, 31)? << 5),
         _ => None,
     }
 }

@@ -5,7 +5,7 @@ use baregpu_autogen::isa::OperandKind;
 use super::special;
 use super::src_text;
 use crate::inst::Instruction;
-use crate::operand::{sreg_text, ValType};
+use crate::operand::{is_gfx9, sreg_text, ValType};
 
 pub fn text(i: &Instruction) -> String {
     let op = i.opcode();
@@ -29,6 +29,8 @@ pub fn text(i: &Instruction) -> String {
             }
             OperandKind::Hwreg => special::hwreg(i.arch, i.f(o.name)),
             OperandKind::Sendmsg => special::sendmsg(i.arch, i.f(o.name)),
+            // llvm-mc prints gfx9 branch offsets unsigned, gfx11+ signed.
+            OperandKind::Label if is_gfx9(i.arch) => i.f(o.name).to_string(),
             OperandKind::Label => (i.f(o.name) as u16 as i16).to_string(),
             OperandKind::Imm => format!("0x{:x}", i.literal.unwrap_or(0)),
             OperandKind::Simm16 => simm16(i, m, i.f(o.name)),
@@ -52,15 +54,7 @@ fn simm16(i: &Instruction, m: &str, v: u32) -> String {
         "s_waitcnt" => special::waitcnt(i.arch, v),
         "s_delay_alu" => special::delay_alu(v),
         "s_waitcnt_depctr" | "s_wait_alu" => special::depctr(v),
-        "s_set_gpr_idx_on" => gpr_idx(v),
-        // llvm-mc prints these SOPP immediates like integer inline constants: decimal up to 64,
-        // hex above (s_barrier_wait 0xffff, not 65535 or -1).
-        "s_nop" | "s_sleep" | "s_trap" | "s_setprio" | "s_denorm_mode" | "s_setkill" | "s_sethalt"
-        | "s_incperflevel" | "s_decperflevel" | "s_barrier_wait"
-            if i.format().name == "SOPP" && v > 64 =>
-        {
-            format!("0x{v:x}")
-        }
+        "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(v),
         "s_version"
         | "s_nop"
         | "s_sleep"
@@ -74,13 +68,22 @@ fn simm16(i: &Instruction, m: &str, v: u32) -> String {
         | "s_sleep_var"
         | "s_subvector_loop_begin"
         | "s_subvector_loop_end"
-        | "s_endpgm"
-        | "s_barrier_wait" => v.to_string(),
+        | "s_barrier_wait"
+            if v <= 64 =>
+        {
+            // Inline-constant range in decimal, larger values in hex.
+            v.to_string()
+        }
+        "s_endpgm" => v.to_string(),
         _ => format!("0x{v:x}"),
     }
 }
 
 fn gpr_idx(v: u32) -> String {
+    // Bits beyond the four modes: llvm-mc prints the number.
+    if v > 0xf {
+        return format!("0x{v:x}");
+    }
     let names = ["SRC0", "SRC1", "SRC2", "DST"];
     let p: Vec<&str> = (0..4).filter(|b| v >> b & 1 != 0).map(|b| names[b]).collect();
     format!("gpr_idx({})", p.join(","))

@@ -109,6 +109,12 @@ pub fn hwreg_name(arch: Arch, id: u32) -> Option<&'static str> {
         (Arch::Gfx942 | Arch::Gfx950, 17) => "HW_REG_TBA_HI",
         (Arch::Gfx942 | Arch::Gfx950, 18) => "HW_REG_TMA_LO",
         (Arch::Gfx942 | Arch::Gfx950, 19) => "HW_REG_TMA_HI",
+        (Arch::Gfx942 | Arch::Gfx950, 15) => "HW_REG_SH_MEM_BASES",
+        (Arch::Gfx942 | Arch::Gfx950, 20) => "HW_REG_XCC_ID",
+        (Arch::Gfx942 | Arch::Gfx950, 21) => "HW_REG_SQ_PERF_SNAPSHOT_DATA",
+        (Arch::Gfx942 | Arch::Gfx950, 22) => "HW_REG_SQ_PERF_SNAPSHOT_DATA1",
+        (Arch::Gfx942 | Arch::Gfx950, 23) => "HW_REG_SQ_PERF_SNAPSHOT_PC_LO",
+        (Arch::Gfx942 | Arch::Gfx950, 24) => "HW_REG_SQ_PERF_SNAPSHOT_PC_HI",
         _ => return None,
     })
 }
@@ -129,6 +135,13 @@ pub fn sendmsg_name(arch: Arch, id: u32) -> Option<&'static str> {
     }
     Some(match id {
         1 => "MSG_INTERRUPT",
+        2 => "MSG_GS",
+        3 => "MSG_GS_DONE",
+        4 => "MSG_SAVEWAVE",
+        8 => "MSG_EARLY_PRIM_DEALLOC",
+        9 => "MSG_GS_ALLOC_REQ",
+        10 => "MSG_GET_DOORBELL",
+        15 => "MSG_SYSMSG",
         5 => "MSG_STALL_WAVE_GEN",
         6 => "MSG_HALT_WAVES",
         7 => "MSG_ORDERED_PS_DONE",
@@ -159,13 +172,55 @@ fn sendmsg_name_gfx11(arch: Arch, id: u32) -> Option<&'static str> {
     })
 }
 
+/// gfx9 sendmsg operation names: GS operations of MSG_GS/MSG_GS_DONE, system messages.
+pub const GS_OPS: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+pub fn sysmsg_op(op: u32) -> Option<&'static str> {
+    Some(match op {
+        1 => "SYSMSG_OP_ECC_ERR_INTERRUPT",
+        2 => "SYSMSG_OP_REG_RD",
+        4 => "SYSMSG_OP_TTRACE_PC",
+        _ => return None,
+    })
+}
+
 pub fn sendmsg(arch: Arch, v: u32) -> String {
     let (id, op, stream) =
         if is_gfx9(arch) { (v & 0xf, (v >> 4) & 7, (v >> 8) & 3) } else { (v & 0xff, (v >> 8) & 7, 0) };
+    // llvm-mc: a valid message by name (other bits ignored); else the three numbers when they
+    // give the value back; else the number.
+    let numbers = |id: u32, op: u32, stream: u32| {
+        let back = if is_gfx9(arch) { id | op << 4 | stream << 8 } else { id | op << 8 };
+        if back == v {
+            format!("sendmsg({id}, {op}, {stream})")
+        } else {
+            v.to_string()
+        }
+    };
+    if is_gfx9(arch) {
+        // MSG_GS needs a GS operation; MSG_GS_DONE may have none (then no stream is printed).
+        match id {
+            2 | 3 if op != 0 && op < 4 => {
+                return format!("sendmsg({}, {}, {stream})", sendmsg_name(arch, id).unwrap_or(""), GS_OPS[op as usize]);
+            }
+            3 if op == 0 && stream == 0 => return "sendmsg(MSG_GS_DONE, GS_OP_NOP)".into(),
+            15 if stream == 0 => {
+                if let Some(n) = sysmsg_op(op) {
+                    return format!("sendmsg(MSG_SYSMSG, {n})");
+                }
+            }
+            _ => {}
+        }
+        if matches!(id, 2 | 3 | 15) {
+            return numbers(id, op, stream);
+        }
+    }
     if op == 0 && stream == 0 {
         if let Some(n) = sendmsg_name(arch, id) {
             return format!("sendmsg({n})");
         }
+    }
+    if is_gfx9(arch) {
+        return numbers(id, op, stream);
     }
     format!("sendmsg({id}, {op}, {stream})")
 }

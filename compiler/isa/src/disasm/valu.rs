@@ -6,6 +6,7 @@ use baregpu_autogen::isa::OperandKind;
 use super::src_text;
 use crate::inst::Instruction;
 use crate::operand::{is_gfx9, reg_range, sreg_text, ValType};
+use crate::tables::{takes_mods, FLAG_LIT16};
 
 /// How a VALU instruction's dwords are read.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -40,8 +41,8 @@ pub fn shape(i: &Instruction) -> (Shape, Ext) {
         Ext::None
     };
     let s = match (f.name, enc) {
-        ("MFMA", _) => Shape::Mfma,
-        ("WMMA", _) | (_, "VOP3P") | ("VOP3PX2", _) => Shape::Vop3p,
+        ("MFMA", _) | ("VOP3PX2", _) => Shape::Mfma,
+        ("WMMA", _) | (_, "VOP3P") => Shape::Vop3p,
         (_, "VOP3") | ("VOP3SD", _) | (_, "VOP3SD") => Shape::Vop3,
         (_, "VINTERP") => Shape::Interp,
         (_, "VOPD") | ("VOPD_Y", _) => Shape::Vopd,
@@ -113,6 +114,10 @@ pub fn text(i: &Instruction) -> String {
         let is16 = t16 >> k & 1 != 0;
         let idx = src_index(o.name);
         let txt = match o.kind {
+            // gfx9 VOPC SDWA: `sd` sends the result to an SGPR pair instead of VCC.
+            OperandKind::Special if ext == Ext::Sdwa && o.name == "vcc" && i.f("sd") != 0 => {
+                sreg_text(i.arch, i.f("sdst") as u16, 2).unwrap_or_default()
+            }
             OperandKind::Special => o.name.to_string(),
             OperandKind::Sgpr => sreg_text(i.arch, i.f(o.name) as u16, d).unwrap_or_default(),
             OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => {
@@ -134,21 +139,18 @@ pub fn text(i: &Instruction) -> String {
                     v = i.f("sdwa_src0");
                     is_vgpr_field = i.f("s0") == 0;
                     if !is_vgpr_field {
-                        ops.push(sdwa_mods(i, 0, sreg_text(i.arch, v as u16, d).unwrap_or_default()));
+                        // An SGPR or an inline constant.
+                        ops.push(sdwa_mods(i, 0, src_text(i.arch, v, d, val_type(m, d), None)));
                         continue;
                     }
                 }
                 if ext == Ext::Sdwa && o.name == "vsrc1" && i.f("s1") != 0 {
-                    ops.push(sdwa_mods(i, 1, sreg_text(i.arch, v as u16, d).unwrap_or_default()));
+                    ops.push(sdwa_mods(i, 1, src_text(i.arch, v, d, val_type(m, d), None)));
                     continue;
                 }
-                let acc = s == Shape::Mfma
-                    && match o.name {
-                        "vdst" | "src2" => i.f("acc_cd") != 0,
-                        "src0" => i.f("acc") & 1 != 0,
-                        "src1" => i.f("acc") & 2 != 0,
-                        _ => false,
-                    };
+                let acc = s == Shape::Mfma && mfma_acc(i, o.name)
+                    || o.kind == OperandKind::Agpr && !is_vgpr_field && v >= 256;
+                let d = if s == Shape::Mfma { mfma_regs(i, o.name, d) } else { d };
                 let mut t = if is_vgpr_field {
                     let prefix = if acc || o.kind == OperandKind::Agpr { "a" } else { "v" };
                     if is16 && s == Shape::E32 {
@@ -159,7 +161,8 @@ pub fn text(i: &Instruction) -> String {
                 } else if acc && v >= 256 {
                     reg_range("a", v - 256, d)
                 } else {
-                    let t = src_text(i.arch, v, d, val_type(m, d), i.literal);
+                    let lit = if op.flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
+                    let t = src_text(i.arch, v, d, val_type(m, d), lit);
                     if is16 && v >= 256 && s == Shape::E32 {
                         format!("v{}.{}", (v - 256) & 0x7f, if v & 0x80 != 0 { "h" } else { "l" })
                     } else {
@@ -201,6 +204,7 @@ pub fn text(i: &Instruction) -> String {
     }
     // Trailing modifiers.
     match s {
+        Shape::Vop3 if g9 && vop3_special(i, &mut out) => {}
         Shape::Vop3 => {
             if let Some(b) = byte_sel(m, opsel).filter(|_| !g9) {
                 if b != 0 {
@@ -211,7 +215,8 @@ pub fn text(i: &Instruction) -> String {
                 let n = if has_dst(i) { 2 } else { nsrc };
                 out.push_str(&format!(" op_sel:{}", list(opsel, n)));
             } else if opsel != 0 {
-                let n = if m.starts_with("v_fmac") || m.starts_with("v_mac") { 4 } else { nsrc + 1 };
+                let tied = m.starts_with("v_fmac") || m.starts_with("v_mac") || g9 && TIED_VDST_IN.contains(&m);
+                let n = if tied { 4 } else { nsrc + 1 };
                 let bits: Vec<String> =
                     (0..n).map(|b| if b == n - 1 { opsel >> 3 & 1 } else { opsel >> b & 1 }.to_string()).collect();
                 out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
@@ -232,14 +237,7 @@ pub fn text(i: &Instruction) -> String {
             out.push_str(&format!(" wait_exp:{}", i.f("waitexp")));
         }
         Shape::Vop3p => vop3p_mods(i, &mut out, nsrc, mix),
-        Shape::Mfma => {
-            for n in ["cbsz", "abid", "blgp"] {
-                let v = i.f(n);
-                if v != 0 {
-                    out.push_str(&format!(" {n}:{v}"));
-                }
-            }
-        }
+        Shape::Mfma => mfma_mods(i, &mut out),
         _ => {}
     }
     match ext {
@@ -321,7 +319,56 @@ fn omod(out: &mut String, v: u32) {
     }
 }
 
+/// gfx9 VOP3 opcodes with two sources whose destination is also read (the tied `vdst_in` that
+/// keeps the bytes they do not write): llvm-mc counts it as a third source in `op_sel`.
+const TIED_VDST_IN: [&str; 4] =
+    ["v_cvt_sr_fp8_f32", "v_cvt_sr_bf8_f32", "v_cvt_scalef32_pk_fp4_f16", "v_cvt_scalef32_pk_fp4_bf16"];
+
+/// gfx950 VOP3 opcodes that reuse modifier bits for something else; true when handled.
+/// - `v_bitop3_*`: the 8-bit truth table is spread over neg (bits 0-2), abs (3-5), omod (6-7);
+/// - `v_permlane*_swap`: op_sel bits 0 and 1 are `fi` and `bound_ctrl`.
+fn vop3_special(i: &Instruction, out: &mut String) -> bool {
+    let m = i.mnemonic();
+    if m.starts_with("v_bitop3") {
+        let v = bitop3(i);
+        if v > 10 {
+            out.push_str(&format!(" bitop3:0x{v:x}"));
+        } else if v != 0 {
+            out.push_str(&format!(" bitop3:{v}"));
+        }
+        let opsel = i.f("opsel");
+        if opsel != 0 {
+            let bits: Vec<String> =
+                (0..4).map(|b| if b == 3 { opsel >> 3 & 1 } else { opsel >> b & 1 }.to_string()).collect();
+            out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+        }
+        if i.f("clamp") != 0 {
+            out.push_str(" clamp");
+        }
+        return true;
+    }
+    if m.starts_with("v_permlane16_swap") || m.starts_with("v_permlane32_swap") {
+        let opsel = i.f("opsel");
+        if opsel & 2 != 0 {
+            out.push_str(" bound_ctrl:1");
+        }
+        if opsel & 1 != 0 {
+            out.push_str(" fi:1");
+        }
+        return true;
+    }
+    false
+}
+
+/// The `v_bitop3_*` truth table from its neg, abs and omod bits.
+pub fn bitop3(i: &Instruction) -> u32 {
+    i.f("neg") | i.f("abs") << 3 | i.f("omod") << 6
+}
+
 fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bool) -> String {
+    if s == Shape::Vop3 && is_gfx9(i.arch) && i.mnemonic().starts_with("v_bitop3") || !takes_mods(i.opcode(), si) {
+        return t;
+    }
     let (neg, abs) = match (s, ext) {
         (Shape::Vop3 | Shape::Interp, _) => (i.f("neg") >> si & 1 != 0, i.f("abs") >> si & 1 != 0),
         (Shape::E32, Ext::Dpp16) if si < 2 => (i.f(&format!("src{si}_neg")) != 0, i.f(&format!("src{si}_abs")) != 0),
@@ -329,8 +376,12 @@ fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bo
         (Shape::Vop3p, _) if mix => (i.f("neg") >> si & 1 != 0, i.f("neg_hi") >> si & 1 != 0),
         _ => (false, false),
     };
+    // llvm-mc writes a negated constant without abs as neg(...): `-1.0` is another constant.
+    let imm = t.starts_with(|c: char| c.is_ascii_digit() || c == '-');
     let t = if abs { format!("|{t}|") } else { t };
-    if neg {
+    if neg && imm && !abs {
+        format!("neg({t})")
+    } else if neg {
         format!("-{t}")
     } else {
         t
@@ -338,11 +389,19 @@ fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bo
 }
 
 fn sdwa_mods(i: &Instruction, si: usize, t: String) -> String {
-    let neg = i.f(&format!("src{si}_neg")) != 0;
-    let abs = i.f(&format!("src{si}_abs")) != 0;
+    let mods = takes_mods(i.opcode(), si);
+    let neg = mods && i.f(&format!("src{si}_neg")) != 0;
+    let abs = mods && i.f(&format!("src{si}_abs")) != 0;
     let sext = i.f(&format!("src{si}_sext")) != 0;
+    let imm = t.starts_with(|c: char| c.is_ascii_digit() || c == '-');
     let t = if abs { format!("|{t}|") } else { t };
-    let t = if neg { format!("-{t}") } else { t };
+    let t = if neg && imm && !abs {
+        format!("neg({t})")
+    } else if neg {
+        format!("-{t}")
+    } else {
+        t
+    };
     if sext {
         format!("sext({t})")
     } else {
@@ -401,6 +460,8 @@ fn dpp16(i: &Instruction, out: &mut String) {
         0x141 => "row_half_mirror".into(),
         0x142 => "row_bcast:15".into(),
         0x143 => "row_bcast:31".into(),
+        // gfx90a+ broadcast within rows; gfx10+ reuses the codes as row_share.
+        0x150..=0x15f if is_gfx9(i.arch) => format!("row_newbcast:{}", c & 0xf),
         0x150..=0x15f => format!("row_share:{}", c & 0xf),
         0x160..=0x16f => format!("row_xmask:{}", c & 0xf),
         _ => format!("dpp_ctrl:0x{c:x}"),
@@ -430,7 +491,13 @@ fn sdwa(i: &Instruction, out: &mut String) {
         out.push_str(" clamp");
     }
     omod(out, i.f("omod"));
-    if !vopc {
+    // The fp8/bf8 -> f32 conversions pick their source bytes with src0_sel and have no dst_sel.
+    let m = i.mnemonic();
+    let dst_sel = !(m.starts_with("v_cvt_f32_fp8")
+        || m.starts_with("v_cvt_f32_bf8")
+        || m.starts_with("v_cvt_pk_f32_fp8")
+        || m.starts_with("v_cvt_pk_f32_bf8"));
+    if !vopc && dst_sel {
         out.push_str(&format!(
             " dst_sel:{} dst_unused:{}",
             sel(i.f("dst_sel")),
@@ -440,5 +507,61 @@ fn sdwa(i: &Instruction, out: &mut String) {
     out.push_str(&format!(" src0_sel:{}", sel(i.f("src0_sel"))));
     if !f.name.starts_with("VOP1") {
         out.push_str(&format!(" src1_sel:{}", sel(i.f("src1_sel"))));
+    }
+}
+
+/// Whether an MFMA operand is in the AGPR file: `acc_cd` moves the destination and the
+/// accumulator (not SMFMAC's sparsity index, which is always a VGPR), `acc` the A and B sources.
+fn mfma_acc(i: &Instruction, name: &str) -> bool {
+    match name {
+        "vdst" => i.f("acc_cd") != 0,
+        "src2" => i.f("acc_cd") != 0 && !i.mnemonic().starts_with("v_smfmac"),
+        "src0" => i.f("acc") & 1 != 0,
+        "src1" => i.f("acc") & 2 != 0,
+        _ => false,
+    }
+}
+
+/// Registers of an MFMA source: the `*_f8f6f4` forms read A and B in the element format that
+/// `cbsz` (A) and `blgp` (B) select, so their size follows it (fp8/bf8: 8, fp6/bf6: 6, fp4: 4).
+pub fn mfma_regs(i: &Instruction, name: &str, table: u32) -> u32 {
+    if !i.mnemonic().ends_with("_f8f6f4") {
+        return table;
+    }
+    let fmt = match name {
+        "src0" => i.f("cbsz"),
+        "src1" => i.f("blgp"),
+        _ => return table,
+    };
+    match fmt {
+        2 | 3 => 6,
+        4 => 4,
+        _ => 8,
+    }
+}
+
+/// MFMA modifiers in llvm-mc's order. The f64 MFMAs have no B-matrix broadcast: their `blgp`
+/// bits are the sources' negate flags. The gfx950 scaled MFMAs (VOP3PX2) print the scale word's
+/// op_sel/op_sel_hi (two selectors and a third that is never encoded) and have no `abid`.
+fn mfma_mods(i: &Instruction, out: &mut String) {
+    let x2 = i.field_def("scale_opsel").is_some();
+    if x2 {
+        let sel = i.f("scale_opsel") & 3;
+        if sel != 0 {
+            out.push_str(&format!(" op_sel:{}", list(sel, 3)));
+        }
+        out.push_str(&format!(" op_sel_hi:{}", list(i.f("scale_opsel_hi") & 3, 3)));
+    }
+    let f64 = i.mnemonic().starts_with("v_mfma_f64");
+    for n in ["cbsz", "abid", "blgp"] {
+        let v = i.f(n);
+        if v == 0 || x2 && n == "abid" {
+            continue;
+        }
+        if f64 && n == "blgp" {
+            out.push_str(&format!(" neg:{}", list(v, 3)));
+        } else {
+            out.push_str(&format!(" {n}:{v}"));
+        }
     }
 }
