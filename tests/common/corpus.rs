@@ -376,10 +376,14 @@ pub fn cross_lane(gpu: &mut impl Gpu, what: &str) {
     let o: Vec<i32> = get(&out[1], n * 4);
     let w = gpu.wave_size("cross_lane");
     for i in 0..n {
-        let want = [if i % 16 == 0 { -1 } else { input[i - 1] }, input[(i & !3) + 3 - (i & 3)], input[i ^ 1], input[i - i % w]];
+        let want = [
+            if i % 16 == 0 { -1 } else { input[i - 1] },
+            input[(i & !3) + 3 - (i & 3)],
+            input[i ^ 1],
+            input[i - i % w],
+        ];
         for (k, x) in want.iter().enumerate() {
             assert_eq!(o[4 * i + k], *x, "{what} lane {i} op {k}");
         }
     }
 }
-
