@@ -2,13 +2,17 @@
 //! tests/fixtures/ptx/build-corpus.sh) on emu-nv:sm_90 through the whole stack: runtime::nv →
 //! drivers::nv (RM bring-up, GPFIFO, push buffers, QMDs) → the emulated RM → the PTX
 //! interpreter. The inputs and host references are the AMD ones (tests/common/corpus.rs).
+//!
+//! With `BAREGPU_NV_DEVICE=nv:0` the kernels run on a real GPU instead (scripts/hw/nv.sh does
+//! this), compiled by ptxas: the references hold there too, which is what keeps the emulator
+//! honest about instructions only it and this test would otherwise agree on.
 
 #[path = "common/corpus.rs"]
 mod corpus;
 
 use baregpu::device::open_emulated_nv;
 use baregpu_emu::nv::ptx::Module;
-use baregpu_runtime::nv::{NvCode, NvDevice, Program};
+use baregpu_runtime::nv::{NvCode, NvDevice, NvIsa, Program};
 use baregpu_runtime::program::{ArgValue, Launch};
 use baregpu_runtime::Error;
 use corpus::{Arg, Gpu};
@@ -67,12 +71,41 @@ impl Gpu for Nv<'_> {
     }
 }
 
-/// Runs `check` on every build, each loaded on one emulated device.
+/// A real device named by BAREGPU_NV_DEVICE, if any.
+fn real_device() -> Option<NvDevice> {
+    let spec = std::env::var("BAREGPU_NV_DEVICE").ok()?;
+    let spec = spec.parse().unwrap_or_else(|e| panic!("BAREGPU_NV_DEVICE: {e}"));
+    match baregpu::device::open(&spec).unwrap_or_else(|e| panic!("{spec}: {e}")) {
+        baregpu::device::Device::Nv(d) => Some(d),
+        _ => panic!("BAREGPU_NV_DEVICE={spec} is not an NVIDIA device"),
+    }
+}
+
+/// The device: emu-nv:sm_90, or the real one named by BAREGPU_NV_DEVICE.
+fn open() -> NvDevice {
+    real_device().unwrap_or_else(|| open_emulated_nv(ARCH, 0).unwrap_or_else(|e| panic!("{ARCH}: {e}")))
+}
+
+/// One build for `dev`: the PTX itself on the emulator; on a real GPU, retargeted to its
+/// architecture (the corpus uses nothing past sm_80) and compiled by ptxas.
+fn load(dev: &NvDevice, opt: &str, ptx: &str) -> Program {
+    let bytes = match dev.isa {
+        NvIsa::Ptx => ptx.as_bytes().to_vec(),
+        NvIsa::Sass => {
+            let ptx = ptx.replace(".target sm_90", &format!(".target {}", dev.arch));
+            let what = format!("tests/fixtures/ptx/corpus-{opt}.ptx");
+            baregpu::ptxas::compile(&ptx, &dev.arch, &what).unwrap_or_else(|e| panic!("{e}"))
+        }
+    };
+    dev.load(NvCode::parse(&bytes).unwrap()).unwrap_or_else(|e| panic!("{} -{opt}: {e}", dev.arch))
+}
+
+/// Runs `check` on every build, each loaded on one device.
 fn each(check: fn(&mut Nv, &str)) {
-    let dev = open_emulated_nv(ARCH, 0).unwrap_or_else(|e| panic!("{ARCH}: {e}"));
+    let dev = open();
     for (opt, ptx) in BUILDS {
-        let what = format!("emu-nv:{ARCH} -{opt}");
-        let prog = dev.load(NvCode::parse(ptx.as_bytes()).unwrap()).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let what = format!("{} -{opt}", dev.arch);
+        let prog = load(&dev, opt, ptx);
         check(&mut Nv { dev: &dev, prog: &prog, what: &what }, &what);
         dev.unload(prog).unwrap();
     }
@@ -169,8 +202,8 @@ fn cross_lane() {
 #[test]
 fn out_of_bounds_store_faults() {
     for (opt, ptx) in BUILDS {
-        let dev = open_emulated_nv(ARCH, 0).unwrap();
-        let prog = dev.load(NvCode::parse(ptx.as_bytes()).unwrap()).unwrap();
+        let dev = open();
+        let prog = load(&dev, opt, ptx);
         let out = Nv { dev: &dev, prog: &prog, what: opt }.run(
             "oob_store",
             &[corpus::zeros(64), corpus::u32v(3)],
@@ -185,6 +218,11 @@ fn out_of_bounds_store_faults() {
         let e = dev.synchronize().unwrap_err();
         assert!(matches!(e, Error::Fault { .. }), "-{opt}: {e}");
         let msg = e.to_string();
-        assert!(msg.contains("Xid 13") && msg.contains("oob_store"), "-{opt}: {msg}");
+        assert!(msg.contains("Xid") && msg.contains("oob_store"), "-{opt}: {msg}");
+        if dev.isa == NvIsa::Ptx {
+            assert!(msg.contains("Xid 13: graphics engine exception"), "-{opt}: {msg}");
+        }
+        // The device says it must be reopened; the next build gets a fresh one.
+        assert!(dev.synchronize().unwrap_err().to_string().contains("reopen"), "-{opt}");
     }
 }
