@@ -9,6 +9,9 @@ use baregpu_emu::rdna::Interpreter;
 use baregpu_runtime::amd::launch;
 use baregpu_runtime::program::{kernargs, ArgValue, CodeObject, Launch};
 
+#[path = "../../tests/common/corpus.rs"]
+mod corpus;
+
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures");
 
 /// A host allocation the GPU may touch, 256-byte aligned.
@@ -312,7 +315,42 @@ fn scalars() {
 
 // --- the corpus, at -O0 and -O2 ---
 
-fn corpus(arch: &'static str, opt: &str) -> Program {
+/// The corpus checks (tests/common/corpus.rs) run on a program here: each buffer argument
+/// becomes a host buffer, and comes back as bytes.
+struct Rdna<'a>(&'a Program);
+
+impl corpus::Gpu for Rdna<'_> {
+    fn run(&mut self, kernel: &str, args: &[corpus::Arg], grid: [u32; 3], block: [u32; 3]) -> Vec<Vec<u8>> {
+        let bufs: Vec<Option<Buf>> = args
+            .iter()
+            .map(|a| match a {
+                corpus::Arg::Buf(bytes) => Some(Buf::from(bytes)),
+                corpus::Arg::Val(_) => None,
+            })
+            .collect();
+        let ours: Vec<Arg> = args
+            .iter()
+            .zip(&bufs)
+            .map(|(a, b)| match (a, b) {
+                (_, Some(b)) => Arg::Buf(b),
+                (corpus::Arg::Val(v), None) => Arg::Val(v.clone()),
+                (corpus::Arg::Buf(_), None) => unreachable!("every buffer was made above"),
+            })
+            .collect();
+        run(self.0, kernel, &ours, grid, block);
+        bufs.iter().flatten().map(|b| b.get::<u8>(b.len)).collect()
+    }
+
+    fn wave_size(&self, kernel: &str) -> usize {
+        if launch::wave32(self.0.code.kernel(kernel).expect("kernel")) {
+            32
+        } else {
+            64
+        }
+    }
+}
+
+fn corpus_build(arch: &'static str, opt: &str) -> Program {
     load(&format!("rdna/corpus-{arch}-{opt}.hsaco"), arch)
 }
 
@@ -320,7 +358,7 @@ fn corpus(arch: &'static str, opt: &str) -> Program {
 fn each_corpus(f: impl Fn(&Program, &str)) {
     for arch in ARCHS {
         for opt in ["O2", "O0", "O1", "O3"] {
-            let p = corpus(arch, opt);
+            let p = corpus_build(arch, opt);
             if std::env::var("RDNA_TRACE").is_ok() {
                 eprintln!("{arch} -{opt}");
             }
@@ -346,385 +384,57 @@ fn corpus_decodes_fully() {
 
 #[test]
 fn half2_ops() {
-    use baregpu_emu::rdna::fp::{f16_to_f32, f32_to_f16, f64_to_f16};
-    each_corpus(|p, what| {
-        let n = 64usize;
-        let a: Vec<u16> = (0..2 * n).map(|i| f32_to_f16(i as f32 * 0.37 - 11.0)).collect();
-        let b: Vec<u16> = (0..2 * n).map(|i| f32_to_f16(5.0 - i as f32 * 0.11)).collect();
-        let (ba, bb, bo) = (Buf::from(&a), Buf::from(&b), Buf::new(n * 3 * 4));
-        run(p, "half2_ops", &[Arg::Buf(&bo), Arg::Buf(&ba), Arg::Buf(&bb)], [2, 1, 1], [32, 1, 1]);
-        let o: Vec<u16> = bo.get(n * 6);
-        for i in 0..n {
-            for h in 0..2 {
-                let (x, y) = (f16_to_f32(a[2 * i + h]), f16_to_f32(b[2 * i + h]));
-                let xy = f16_to_f32(f32_to_f16(x * y));
-                let want = [f32_to_f16(x + y), f32_to_f16(x * y)];
-                assert_eq!(o[6 * i + h], want[0], "{what} half2 add [{i}].{h}");
-                assert_eq!(o[6 * i + 2 + h], want[1], "{what} half2 mul [{i}].{h}");
-                // x * y + x: fused (v_pk_fma_f16) or not, depending on the build.
-                let fused = f64_to_f16((x as f64).mul_add(y as f64, x as f64));
-                let split = f32_to_f16(xy + x);
-                let got = o[6 * i + 4 + h];
-                assert!(got == fused || got == split, "{what} half2 fma [{i}].{h}: {got:#x} vs {fused:#x}/{split:#x}");
-            }
-        }
-    });
+    each_corpus(|p, what| corpus::half2_ops(&mut Rdna(p), what));
 }
 
 #[test]
 fn atomics() {
-    each_corpus(|p, what| {
-        let m = 256usize;
-        let input: Vec<i32> = (0..m as i32).map(|i| (i * 7919) % 1000 - 300).collect();
-        let counters = Buf::from(&[0i32, i32::MAX, 0, 0, 12345]);
-        let (fsum, cas, bi) = (Buf::new(4), Buf::new(4), Buf::from(&input));
-        run(
-            p,
-            "atomics",
-            &[Arg::Buf(&counters), Arg::Buf(&fsum), Arg::Buf(&cas), Arg::Buf(&bi)],
-            [4, 1, 1],
-            [64, 1, 1],
-        );
-        let c: Vec<i32> = counters.get(5);
-        assert_eq!(c[0], -input.iter().sum::<i32>(), "{what} atomic sub");
-        assert_eq!(c[1], *input.iter().min().unwrap(), "{what} atomic min");
-        assert_eq!(c[2], input.iter().fold(0, |acc, v| acc | (1i32 << (v & 31))), "{what} atomic or");
-        assert_eq!(c[3], input.iter().fold(0, |acc, v| acc ^ v), "{what} atomic xor");
-        assert!(input.contains(&c[4]), "{what} atomic exchange left {}", c[4]);
-        assert_eq!(fsum.get::<f32>(1)[0], input.iter().map(|v| (v & 15) as f32).sum::<f32>(), "{what} atomic fadd");
-        assert_eq!(cas.get::<u32>(1)[0], m as u32, "{what} cmpxchg loop");
-    });
+    each_corpus(|p, what| corpus::atomics(&mut Rdna(p), what));
 }
 
 #[test]
 fn scan_lds() {
-    each_corpus(|p, what| {
-        let m = 256usize;
-        let input: Vec<i32> = (0..m as i32).map(|i| (i * 7919) % 1000 - 300).collect();
-        let (bin, bout) = (Buf::from(&input), Buf::new(m * 4));
-        run(p, "scan_lds", &[Arg::Buf(&bin), Arg::Buf(&bout)], [2, 1, 1], [128, 1, 1]);
-        let o: Vec<i32> = bout.get(m);
-        for g in 0..2 {
-            let mut acc = 0;
-            for l in 0..128 {
-                acc += input[g * 128 + l];
-                assert_eq!(o[g * 128 + l], acc, "{what} scan [{g}][{l}]");
-            }
-        }
-    });
-}
-
-fn lcg(seed: &mut u64) -> u32 {
-    *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (*seed >> 33) as u32
-}
-
-fn host_matmul(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
-    let mut c = vec![0f32; n * n];
-    for r in 0..n {
-        for col in 0..n {
-            let mut acc = 0f32;
-            for k in 0..n {
-                acc = a[r * n + k].mul_add(b[k * n + col], acc);
-            }
-            c[r * n + col] = acc;
-        }
-    }
-    c
+    each_corpus(|p, what| corpus::scan_lds(&mut Rdna(p), what));
 }
 
 #[test]
 fn matmul() {
-    each_corpus(|p, what| {
-        let n = 24usize;
-        let a: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
-        let b: Vec<f32> = (0..n * n).map(|i| ((i * 5) % 11) as f32 * 0.5).collect();
-        let want = host_matmul(&a, &b, n);
-        for kernel in ["matmul", "matmul_tiled"] {
-            let (ba, bb, bc) = (Buf::from(&a), Buf::from(&b), Buf::new(n * n * 4));
-            run(p, kernel, &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), u32v(n as u32)], [3, 3, 1], [8, 8, 1]);
-            let c: Vec<f32> = bc.get(n * n);
-            for i in 0..n * n {
-                // Sums of small integers and halves: exact in any order.
-                assert_eq!(c[i], want[i], "{what} {kernel} c[{i}]");
-            }
-        }
-    });
+    each_corpus(|p, what| corpus::matmul(&mut Rdna(p), what));
 }
 
 #[test]
 fn int_ops() {
-    each_corpus(|p, what| {
-        let n = 64usize;
-        let mut seed = 1u64;
-        let mut a: Vec<i32> = (0..n).map(|_| lcg(&mut seed) as i32).collect();
-        let mut b: Vec<i32> = (0..n).map(|_| lcg(&mut seed) as i32 >> (lcg(&mut seed) % 31)).collect();
-        a[0] = i32::MIN;
-        b[0] = -1;
-        b[1] = 0;
-        a[2] = 7;
-        b[2] = -2;
-        let (ba, bb, bo) = (Buf::from(&a), Buf::from(&b), Buf::new(n * 16 * 4));
-        run(p, "int_ops", &[Arg::Buf(&bo), Arg::Buf(&ba), Arg::Buf(&bb)], [2, 1, 1], [32, 1, 1]);
-        let o: Vec<i32> = bo.get(n * 16);
-        for i in 0..n {
-            let (x, y) = (a[i], b[i]);
-            let sh = (y & 31) as u32;
-            let want = [
-                x.wrapping_add(y),
-                x.wrapping_sub(y),
-                x.wrapping_mul(y),
-                if y != 0 { x.wrapping_div(y) } else { 0 },
-                if y != 0 { x.wrapping_rem(y) } else { 0 },
-                if y != 0 { ((x as u32) / (y as u32)) as i32 } else { 0 },
-                if y != 0 { ((x as u32) % (y as u32)) as i32 } else { 0 },
-                x.wrapping_shl(sh),
-                x >> sh,
-                ((x as u32) >> sh) as i32,
-                x.min(y) ^ x.max(y),
-                x.count_ones() as i32 + if y != 0 { y.leading_zeros() as i32 } else { 32 } * 64,
-                ((x as i64 * y as i64) >> 32) as i32,
-                ((x as u32 as u64 * y as u32 as u64) >> 32) as i32,
-                x.wrapping_abs() & !y,
-                (x as u32).rotate_left(sh) as i32,
-            ];
-            for (k, w) in want.iter().enumerate() {
-                assert_eq!(o[i * 16 + k], *w, "{what} lane {i} op {k} x={x} y={y}");
-            }
-        }
-    });
+    each_corpus(|p, what| corpus::int_ops(&mut Rdna(p), what));
 }
 
 #[test]
 fn long_ops() {
-    each_corpus(|p, what| {
-        let n = 40usize;
-        let mut seed = 7u64;
-        let r64 = |s: &mut u64| ((lcg(s) as u64) << 32 | lcg(s) as u64) as i64;
-        let a: Vec<i64> = (0..n).map(|_| r64(&mut seed)).collect();
-        let mut b: Vec<i64> = (0..n).map(|_| r64(&mut seed) >> (lcg(&mut seed) % 63)).collect();
-        b[3] = 0;
-        b[4] = -1;
-        let (ba, bb, bo) = (Buf::from(&a), Buf::from(&b), Buf::new(n * 10 * 8));
-        run(p, "long_ops", &[Arg::Buf(&bo), Arg::Buf(&ba), Arg::Buf(&bb)], [2, 1, 1], [20, 1, 1]);
-        let o: Vec<i64> = bo.get(n * 10);
-        for i in 0..n {
-            let (x, y) = (a[i], b[i]);
-            let sh = (y & 63) as u32;
-            let want = [
-                x.wrapping_add(y),
-                x.wrapping_sub(y),
-                x.wrapping_mul(y),
-                if y != 0 { x.wrapping_div(y) } else { 0 },
-                if y != 0 { x.wrapping_rem(y) } else { 0 },
-                if y != 0 { ((x as u64) / (y as u64)) as i64 } else { 0 },
-                x.wrapping_shl(sh),
-                x >> sh,
-                ((x as u64) >> sh) as i64,
-                x.min(y) ^ x.count_ones() as i64 ^ if y != 0 { y.leading_zeros() as i64 } else { 64 },
-            ];
-            for (k, w) in want.iter().enumerate() {
-                assert_eq!(o[i * 10 + k], *w, "{what} lane {i} op {k} x={x} y={y}");
-            }
-        }
-    });
-}
-
-fn fl_inputs() -> (Vec<f32>, Vec<f32>) {
-    let mut seed = 3u64;
-    let mut a: Vec<f32> = (0..64).map(|_| (lcg(&mut seed) as f32 / 1e7) - 200.0).collect();
-    let mut b: Vec<f32> = (0..64).map(|_| (lcg(&mut seed) as f32 / 3e6) - 700.0).collect();
-    a[0] = 1.0;
-    b[0] = 3.0;
-    a[1] = 1e-30;
-    b[1] = 1e30;
-    a[2] = -0.0;
-    b[2] = 2.5;
-    a[3] = 5.5;
-    b[3] = -2.5;
-    (a, b)
+    each_corpus(|p, what| corpus::long_ops(&mut Rdna(p), what));
 }
 
 #[test]
 fn float_ops() {
-    each_corpus(|p, what| {
-        let (a, b) = fl_inputs();
-        let n = a.len();
-        let (ba, bb, bo) = (Buf::from(&a), Buf::from(&b), Buf::new(n * 12 * 4));
-        run(p, "float_ops", &[Arg::Buf(&bo), Arg::Buf(&ba), Arg::Buf(&bb)], [1, 1, 1], [64, 1, 1]);
-        let o: Vec<f32> = bo.get(n * 12);
-        for i in 0..n {
-            let (x, y) = (a[i], b[i]);
-            let want = [
-                x + y,
-                x - y,
-                x * y,
-                x / y,
-                x.mul_add(y, 1.5),
-                x.min(y),
-                x.max(y),
-                x.abs().sqrt(),
-                x.floor() + y.ceil(),
-                (x as i32) as f32 + (y.abs() as u32) as f32,
-                if x < y { x } else { -y },
-                x.trunc() * y.round_ties_even(),
-            ];
-            for (k, w) in want.iter().enumerate() {
-                // Out-of-range float -> int conversions are undefined in C.
-                if k == 9 && (x.abs() >= 2.1e9 || y.abs() >= 4.2e9) {
-                    continue;
-                }
-                // OpenCL allows 2.5 ULP for division and 3 for sqrt: clang's expansions rest on
-                // v_rcp_f32/v_sqrt_f32, whose last bit the emulator need not match.
-                let ulps = if k == 3 || k == 7 { 3 } else { 0 };
-                let diff = (o[i * 12 + k].to_bits() as i64 - w.to_bits() as i64).abs();
-                assert!(diff <= ulps, "{what} lane {i} op {k} x={x} y={y}: {} vs {w}", o[i * 12 + k]);
-            }
-        }
-    });
+    each_corpus(|p, what| corpus::float_ops(&mut Rdna(p), what));
 }
 
 #[test]
 fn double_ops() {
-    each_corpus(|p, what| {
-        let (a32, b32) = fl_inputs();
-        let a: Vec<f64> = a32.iter().map(|&x| x as f64 * 1.000001).collect();
-        let b: Vec<f64> = b32.iter().map(|&x| x as f64 * 0.999999).collect();
-        let n = a.len();
-        let (ba, bb, bo) = (Buf::from(&a), Buf::from(&b), Buf::new(n * 10 * 8));
-        run(p, "double_ops", &[Arg::Buf(&bo), Arg::Buf(&ba), Arg::Buf(&bb)], [2, 1, 1], [32, 1, 1]);
-        let o: Vec<f64> = bo.get(n * 10);
-        for i in 0..n {
-            let (x, y) = (a[i], b[i]);
-            let want = [
-                x + y,
-                x - y,
-                x * y,
-                x / y,
-                x.mul_add(y, 0.25),
-                x.min(y),
-                x.abs().sqrt(),
-                (x as i64) as f64 + (y as i32) as f64,
-                if x < y { (x as f32) as f64 } else { y.floor() },
-                ((x as f32) * (y as f32)) as f64,
-            ];
-            for (k, w) in want.iter().enumerate() {
-                assert_eq!(
-                    o[i * 10 + k].to_bits(),
-                    w.to_bits(),
-                    "{what} lane {i} op {k} x={x} y={y}: {} vs {w}",
-                    o[i * 10 + k]
-                );
-            }
-        }
-    });
+    each_corpus(|p, what| corpus::double_ops(&mut Rdna(p), what));
 }
 
 #[test]
 fn half_ops() {
-    use baregpu_emu::rdna::fp::{f16_to_f32, f32_to_f16, f64_to_f16};
-    each_corpus(|p, what| {
-        let (a32, b32) = fl_inputs();
-        let a: Vec<u16> = a32.iter().map(|&x| f32_to_f16(x / 8.0)).collect();
-        let b: Vec<u16> = b32.iter().map(|&x| f32_to_f16(x / 16.0 + 0.3)).collect();
-        let n = a.len();
-        let (ba, bb, bo) = (Buf::from(&a), Buf::from(&b), Buf::new(n * 6 * 2));
-        run(p, "half_ops", &[Arg::Buf(&bo), Arg::Buf(&ba), Arg::Buf(&bb)], [2, 1, 1], [32, 1, 1]);
-        let o: Vec<u16> = bo.get(n * 6);
-        for i in 0..n {
-            let (x, y) = (f16_to_f32(a[i]), f16_to_f32(b[i]));
-            let want = [
-                f32_to_f16(x + y),
-                f32_to_f16(x * y),
-                f32_to_f16(x - y),
-                f64_to_f16((x as f64).mul_add(y as f64, 0.5)),
-                if x < y { a[i] } else { b[i] },
-                f32_to_f16(x / y),
-            ];
-            for (k, w) in want.iter().enumerate() {
-                assert_eq!(o[i * 6 + k], *w, "{what} lane {i} op {k} x={x} y={y}");
-            }
-        }
-    });
+    each_corpus(|p, what| corpus::half_ops(&mut Rdna(p), what));
 }
 
 #[test]
 fn reduce_atomic_histogram_collatz() {
-    each_corpus(|p, what| {
-        let n = 512usize;
-        let mut seed = 11u64;
-        let input: Vec<i32> = (0..n).map(|_| (lcg(&mut seed) % 100_000) as i32).collect();
-        let (bi, sum, maxv) = (Buf::from(&input), Buf::new(4), Buf::new(4));
-        run(p, "reduce_atomic", &[Arg::Buf(&bi), Arg::Buf(&sum), Arg::Buf(&maxv)], [8, 1, 1], [64, 1, 1]);
-        assert_eq!(sum.get::<i32>(1)[0], input.iter().sum::<i32>(), "{what} sum");
-        assert_eq!(maxv.get::<u32>(1)[0], *input.iter().max().unwrap() as u32, "{what} max");
-
-        let u: Vec<u32> = input.iter().map(|&x| x as u32).collect();
-        let (bu, bins) = (Buf::from(&u), Buf::new(16 * 4));
-        run(p, "histogram", &[Arg::Buf(&bu), Arg::Buf(&bins), u32v(16)], [8, 1, 1], [64, 1, 1]);
-        let mut want = [0u32; 16];
-        for &x in &u {
-            want[(x % 16) as usize] += 1;
-        }
-        assert_eq!(bins.get::<u32>(16), want.to_vec(), "{what} histogram");
-
-        let start: Vec<u32> = (1..=200).collect();
-        let (bs, steps) = (Buf::from(&start), Buf::new(200 * 4));
-        run(p, "collatz", &[Arg::Buf(&bs), Arg::Buf(&steps)], [4, 1, 1], [50, 1, 1]);
-        let got: Vec<u32> = steps.get(200);
-        for (i, &s) in start.iter().enumerate() {
-            let (mut x, mut k) = (s, 0);
-            while x > 1 {
-                x = if x & 1 != 0 { 3 * x + 1 } else { x / 2 };
-                k += 1;
-            }
-            assert_eq!(got[i], k, "{what} collatz({s})");
-        }
-    });
+    each_corpus(|p, what| corpus::reduce_atomic_histogram_collatz(&mut Rdna(p), what));
 }
 
 #[test]
 fn private_array_transpose_bytes() {
-    each_corpus(|p, what| {
-        let n = 96usize;
-        let input: Vec<i32> = (0..n as i32).map(|i| i * 37 - 1000).collect();
-        let (bi, bo) = (Buf::from(&input), Buf::new(n * 4));
-        run(p, "private_array", &[Arg::Buf(&bi), Arg::Buf(&bo), u32v(5)], [3, 1, 1], [32, 1, 1]);
-        let o: Vec<i32> = bo.get(n);
-        for i in 0..n {
-            let buf: Vec<i32> = (0..32).map(|j| input[i].wrapping_mul(j) + 5).collect();
-            let idx = ((input[i] + 5) & 31) as usize;
-            assert_eq!(o[i], buf[idx] + buf[(idx * 7) & 31], "{what} private_array[{i}]");
-        }
-
-        let (w, h) = (37usize, 21usize);
-        let m: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
-        let (bm, bt) = (Buf::from(&m), Buf::new(w * h * 4));
-        run(p, "transpose2d", &[Arg::Buf(&bm), Arg::Buf(&bt), u32v(w as u32), u32v(h as u32)], [5, 3, 1], [8, 8, 1]);
-        let t: Vec<f32> = bt.get(w * h);
-        for y in 0..h {
-            for x in 0..w {
-                assert_eq!(t[x * h + y], m[y * w + x], "{what} transpose ({x},{y})");
-            }
-        }
-
-        let a: Vec<u8> = (0..64).map(|i| (i * 9 + 200) as u8).collect();
-        let b: Vec<i16> = (0..64).map(|i| (i * 1234 - 30000) as i16).collect();
-        let (ba, bb, bo, bob, bos) = (Buf::from(&a), Buf::from(&b), Buf::new(256), Buf::new(64), Buf::new(128));
-        run(
-            p,
-            "bytes_shorts",
-            &[Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bo), Arg::Buf(&bob), Arg::Buf(&bos)],
-            [2, 1, 1],
-            [32, 1, 1],
-        );
-        let (o, ob, os): (Vec<i32>, Vec<u8>, Vec<i16>) = (bo.get(64), bob.get(64), bos.get(64));
-        for i in 0..64 {
-            assert_eq!(o[i], a[i] as i32 * b[i] as i32 + a[i] as i8 as i32, "{what} bytes_shorts out[{i}]");
-            assert_eq!(ob[i], a[i].wrapping_add(3), "{what} ob[{i}]");
-            assert_eq!(os[i], b[i].wrapping_mul(3).wrapping_sub(a[i] as i16), "{what} os[{i}]");
-        }
-    });
+    each_corpus(|p, what| corpus::private_array_transpose_bytes(&mut Rdna(p), what));
 }
 
 #[test]
@@ -811,7 +521,7 @@ fn speed() {
         e.instructions() as f64 / dt / 1e6
     );
 
-    let p = corpus("gfx1100", "O2");
+    let p = corpus_build("gfx1100", "O2");
     let m = 128usize;
     let a: Vec<f32> = (0..m * m).map(|i| (i % 7) as f32).collect();
     let (ba, bb, bc) = (Buf::from(&a), Buf::from(&a), Buf::new(m * m * 4));
@@ -829,23 +539,5 @@ fn speed() {
 
 #[test]
 fn cross_lane() {
-    each_corpus(|p, what| {
-        let n = 128usize;
-        let input: Vec<i32> = (0..n as i32).map(|i| i * 3 + 100).collect();
-        let (bi, bo) = (Buf::from(&input), Buf::new(n * 16));
-        run(p, "cross_lane", &[Arg::Buf(&bi), Arg::Buf(&bo)], [2, 1, 1], [64, 1, 1]);
-        let o: Vec<i32> = bo.get(n * 4);
-        let w = if launch::wave32(p.code.kernel("cross_lane").unwrap()) { 32 } else { 64 };
-        for i in 0..n {
-            let want = [
-                if i % 16 == 0 { -1 } else { input[i - 1] },
-                input[(i & !3) + 3 - (i & 3)],
-                input[i ^ 1],
-                input[i - i % w],
-            ];
-            for (k, x) in want.iter().enumerate() {
-                assert_eq!(o[4 * i + k], *x, "{what} lane {i} op {k}");
-            }
-        }
-    });
+    each_corpus(|p, what| corpus::cross_lane(&mut Rdna(p), what));
 }

@@ -8,7 +8,8 @@
 # device, VA space, UVM, channels, memory round trips), runs a vector add and a tiled matmul with
 # `baregpu run --device nv:0` (clang-built PTX compiled by ptxas into cubins) and checks their
 # outputs on the host, runs the runtime's NVIDIA tests on the GPU (reduction with shared memory
-# and atomics, f16/f64 math, copy engine, 64-bit semaphores across channels, a faulting kernel),
+# and atomics, f16/f64 math, copy engine, 64-bit semaphores across channels, a faulting kernel)
+# and the clang corpus at -O0..-O3 (tests/nv_corpus.rs),
 # `baregpu demo` and `baregpu bench launch`, then proves that no CUDA user-mode library was loaded
 # by any of it: every process runs with LD_DEBUG=libs, which makes ld.so log each library it
 # loads, dlopen() included, and the logs are searched for libcuda, libcudart,
@@ -169,9 +170,12 @@ PY
 fi
 
 # --- The runtime's NVIDIA tests on the GPU, the demo, and the launch benchmark ----------------
-step build-nv-runtime 300 cargo test --release --test nv_runtime --no-run
+step build-nv-runtime 300 cargo test --release --test nv_runtime --test nv_corpus --no-run
 # shellcheck disable=SC2046
 step nv_runtime 180 $(traced nv_runtime) env BAREGPU_NV_DEVICE=nv:0 cargo test --release --test nv_runtime
+# The clang corpus (tests/kernels/corpus.cl) at -O0..-O3 against the host references.
+# shellcheck disable=SC2046
+step nv_corpus 300 $(traced nv_corpus) env BAREGPU_NV_DEVICE=nv:0 cargo test --release --test nv_corpus
 # shellcheck disable=SC2046
 step demo 120 $(traced demo) "$BIN" demo --device nv:0
 # shellcheck disable=SC2046

@@ -1,6 +1,14 @@
-// Kernels for the RDNA wave-interpreter tests (emu/tests/rdna.rs): integer and float math at
-// every width, LDS with barriers, atomics, divergent loops, private arrays, 2-D grids.
-// Built by tests/fixtures/rdna/build.sh with tests/kernels/amdgcn.h; no library: clang builtins only.
+// Kernels for the RDNA wave-interpreter tests (emu/tests/rdna.rs) and the PTX interpreter's
+// (tests/nv_corpus.rs): integer and float math at every width, LDS with barriers, atomics,
+// divergent loops, private arrays, 2-D grids. Built by tests/fixtures/rdna/build.sh and
+// tests/fixtures/ptx/build-corpus.sh; no library: clang builtins only, the work-item functions
+// from the target's header.
+
+#if defined(__NVPTX__)
+#include "nvptx.h"
+#elif defined(__AMDGCN__)
+#include "amdgcn.h"
+#endif
 
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
@@ -206,6 +214,7 @@ kernel void scan_lds(global const int *in, global int *out) {
     out[g] = buf[l];
 }
 
+#if defined(__AMDGCN__)
 // Cross-lane operations: DPP row shift and quad permute, ds_bpermute, readfirstlane.
 kernel void cross_lane(global const int *in, global int *out) {
     int i = get_global_id(0);
@@ -216,3 +225,19 @@ kernel void cross_lane(global const int *in, global int *out) {
     o[2] = __builtin_amdgcn_ds_bpermute(((int)get_local_id(0) ^ 1) * 4, v);
     o[3] = __builtin_amdgcn_readfirstlane(v);
 }
+#elif defined(__NVPTX__)
+// The same lane movements with warp shuffles (32-lane warps): shfl.up within 16-lane segments
+// (c = (32 - 16) << 8) for the row shift, which leaves a segment's first lane its own value
+// where DPP writes `old`; shfl.bfly for the quad reversal and the neighbour swap; shfl.idx for
+// lane 0.
+kernel void cross_lane(global const int *in, global int *out) {
+    int i = get_global_id(0);
+    int v = in[i];
+    global int *o = out + 4 * i;
+    int up = __nvvm_shfl_sync_up_i32(0xffffffff, v, 1, 16 << 8);
+    o[0] = (bg_lane_id() & 15) == 0 ? -1 : up;
+    o[1] = __nvvm_shfl_sync_bfly_i32(0xffffffff, v, 3, 0x1f);
+    o[2] = __nvvm_shfl_sync_bfly_i32(0xffffffff, v, 1, 0x1f);
+    o[3] = __nvvm_shfl_sync_idx_i32(0xffffffff, v, 0, 0x1f);
+}
+#endif

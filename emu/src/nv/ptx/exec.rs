@@ -1244,7 +1244,14 @@ fn exec(ctx: &Ctx, t: &mut Thread, shared: &mut [u8], inst: &Inst) -> F<()> {
             for (k, d) in dsts.iter().enumerate() {
                 let eloc = offset_loc(&loc, k * es as usize);
                 let x = load(ctx, t, shared, &eloc, es);
-                set(t, d, ty, x)?;
+                // A signed load sign-extends to the destination register's width (`ld.s8` into a
+                // .b32, `ld.s32` into a .b64): registers hold 64 bits, so extend to all of them and
+                // let each reader take its width.
+                if ty.signed() {
+                    set(t, d, Ty::S64, sext(ty, x) as u64)?;
+                } else {
+                    set(t, d, ty, x)?;
+                }
             }
         }
         Op::St(space) => {
@@ -1506,6 +1513,16 @@ fn exec(ctx: &Ctx, t: &mut Thread, shared: &mut [u8], inst: &Inst) -> F<()> {
                 r |= (byte as u64) << (8 * k);
             }
             set(t, &o[0], Ty::B32, r)?;
+        }
+        Op::Shf { left, wrap } => {
+            // d = the 32 bits of the 64-bit b:a (b high) shifted by n that straddle the halves:
+            // the high word after a left shift, the low word after a right shift.
+            let (a, b) = (v(t, 1, Ty::B32)? & 0xffff_ffff, v(t, 2, Ty::B32)? & 0xffff_ffff);
+            let c = v(t, 3, Ty::U32)? & 0xffff_ffff;
+            let n = if wrap { c & 31 } else { c.min(32) };
+            let wide = b << 32 | a;
+            let r = if left { (wide << n) >> 32 } else { wide >> n };
+            set(t, &o[0], Ty::B32, r & 0xffff_ffff)?;
         }
         Op::Atom(space, op) => {
             let (loc, _) = locate(ctx, t, shared, space, &o[1], ty.size(), true)?;

@@ -255,7 +255,10 @@ pub enum Op {
     Mov,
     Ld(Space),
     St(Space),
-    Cvta { to: bool, space: Space },
+    Cvta {
+        to: bool,
+        space: Space,
+    },
     Add,
     Sub,
     Mul(Width),
@@ -302,6 +305,11 @@ pub enum Op {
     Bfe,
     Bfi,
     Prmt,
+    /// Funnel shift: `left` (shf.l) or right; `wrap` takes the amount mod 32, else clamps at 32.
+    Shf {
+        left: bool,
+        wrap: bool,
+    },
     Copysign,
     Testp(u8),
     Trap,

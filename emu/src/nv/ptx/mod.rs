@@ -3,9 +3,10 @@
 //! Coverage: `.entry` and `.func` (prototypes, definitions, calls through the param space with
 //! return values), module `.global`/`.const` (with initialisers) and `.shared` variables,
 //! function `.local`/`.shared`/`.param` variables, `.extern .shared` dynamic shared memory;
-//! ld/st (global, shared, local, param, const, generic; vectors), cvta; integer arithmetic
-//! (add sub mul.lo/hi/wide mad div rem abs neg min max, and/or/xor/not/cnot, shl/shr, clz popc
-//! brev bfe bfi prmt), float arithmetic in f16/bf16/f32/f64 (add sub mul fma mad div rem-free
+//! ld/st (global, shared, local, param, const, generic; vectors; signed loads sign-extend to
+//! the register's width), cvta; integer arithmetic (add sub mul.lo/hi/wide mad div rem abs neg
+//! min max, and/or/xor/not/cnot, shl/shr, clz popc brev bfe bfi prmt, shf funnel shifts),
+//! float arithmetic in f16/bf16/f32/f64 (add sub mul fma mad div rem-free
 //! ops, sqrt rcp rsqrt ex2 lg2 sin cos tanh min max abs neg copysign testp), cvt between all
 //! of them with the rounding modes (.rn .rz .rm .rp and the integer .rni .rzi .rmi .rpi, .sat),
 //! setp (every comparison, with and/or/xor combination and two results), selp, predication,

@@ -710,6 +710,19 @@ impl<'a> P<'a> {
             "bfe" => Op::Bfe,
             "bfi" => Op::Bfi,
             "prmt" => Op::Prmt,
+            "shf" => {
+                let left = match (mods.contains(&"l"), mods.contains(&"r")) {
+                    (true, false) => true,
+                    (false, true) => false,
+                    _ => return self.err(format!("`{opcode}` needs one direction, .l or .r")),
+                };
+                let wrap = match (mods.contains(&"wrap"), mods.contains(&"clamp")) {
+                    (true, false) => true,
+                    (false, true) => false,
+                    _ => return self.err(format!("`{opcode}` needs one mode, .wrap or .clamp")),
+                };
+                Op::Shf { left, wrap }
+            }
             "copysign" => Op::Copysign,
             "testp" => Op::Testp(match mods.first().copied() {
                 Some("finite") => 0,
@@ -763,7 +776,7 @@ impl<'a> P<'a> {
             Op::And | Op::Or | Op::Xor | Op::Shl | Op::Shr | Op::Copysign => n == 3,
             Op::Setp(_, None) => n == 3,
             Op::Setp(_, Some(_)) => n == 4,
-            Op::Mad(_) | Op::Fma | Op::Selp | Op::Bfe | Op::Prmt => n == 4,
+            Op::Mad(_) | Op::Fma | Op::Selp | Op::Bfe | Op::Prmt | Op::Shf { .. } => n == 4,
             Op::Bfi => n == 5,
             Op::Atom(_, AtomOp::Cas) => n == 4,
             Op::Atom(..) => n == 3,
