@@ -37,7 +37,6 @@ use crate::nv::rm::uvm::Uuid;
 use crate::nv::rm::{v580, Branch};
 use crate::os::{MapFlags, Os, Prot};
 use crate::{Error, Result};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// Where the first device's address window is tried, and the window's size: [64 GiB, 128 GiB)
@@ -253,7 +252,7 @@ pub struct NvDevice {
     pub channels: Vec<Channel>,
     /// The GT200_DEBUGGER session of each channel that had a fault report (channel → session),
     /// made on the first report: a session costs RM state, and a healthy device never needs one.
-    debuggers: Mutex<HashMap<Handle, Handle>>,
+    debuggers: Mutex<Vec<(Handle, Handle)>>,
     // Drop order is field order: mappings, then UVM, then the client, then the device fd.
     gpfifo_area: Option<NvMemory>,
     notifiers: Vec<NvMemory>,
@@ -391,7 +390,7 @@ impl NvDevice {
             channel_group,
             ctxshare,
             channels: Vec::new(),
-            debuggers: Mutex::new(HashMap::new()),
+            debuggers: Mutex::new(Vec::new()),
             gpfifo_area: None,
             notifiers: Vec::new(),
             usermode_map,
@@ -748,7 +747,7 @@ impl NvDevice {
     /// The debugger session on `channel`'s engine object, allocated on first use.
     fn debugger(&self, channel: &Channel) -> Result<Handle> {
         let mut sessions = self.debuggers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(h) = sessions.get(&channel.handle) {
+        if let Some((_, h)) = sessions.iter().find(|s| s.0 == channel.handle) {
             return Ok(*h);
         }
         let mut params = NV83DE_ALLOC_PARAMETERS {
@@ -757,7 +756,7 @@ impl NvDevice {
             h_class3d_object: channel.engine,
         };
         let h = self.client.alloc_with(self.device, classes::GT200_DEBUGGER, &mut params)?;
-        sessions.insert(channel.handle, h);
+        sessions.push((channel.handle, h));
         Ok(h)
     }
 
