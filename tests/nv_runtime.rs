@@ -245,6 +245,17 @@ fn a_faulting_kernel_stops_the_channel_and_the_error_says_so() {
     if dev.isa == NvIsa::Ptx {
         assert!(msg.contains("Xid 13: graphics engine exception"), "{msg}");
     }
+    // Where: RM's SM debugger reports the MMU fault at the VA a store went to (element i goes
+    // to 0x100 + 4i; which CTA faults first varies). Real hardware reports the 4 KiB page.
+    let at = msg.split("MMU fault at 0x").nth(1).unwrap_or_else(|| panic!("no MMU fault address: {msg}"));
+    let hex: String = at.chars().take_while(char::is_ascii_hexdigit).collect();
+    let va = u64::from_str_radix(&hex, 16).unwrap();
+    assert!(at[hex.len()..].starts_with(": write"), "{msg}");
+    if dev.isa == NvIsa::Ptx {
+        assert!((0x100..0x100 + 4 * 1024).contains(&va) && va % 4 == 0, "{msg}");
+    } else {
+        assert!(va <= 0x1000 && va % 0x1000 == 0, "{msg}");
+    }
     // The device says it must be reopened instead of hanging.
     let e = dev.synchronize().unwrap_err();
     assert!(e.to_string().contains("reopen"), "{e}");
@@ -313,4 +324,28 @@ fn a_hung_kernel_times_out_and_the_device_closes() {
     // Dropping the device tears the channel down, which cancels the kernel (no hang here).
     drop(prog);
     drop(dev);
+}
+
+/// A kernel that traps: RM's SM debugger names the SM with the error and the PC (on the
+/// emulated GPU: the breakpoint-trap bit and the PTX line of the `trap`).
+#[test]
+fn a_trapping_kernel_reports_the_sm_and_its_pc() {
+    let trap = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry trapper(.param .u32 n)\n{\n\
+                \t.reg .pred %p;\n\t.reg .b32 %r<3>;\n\tmov.u32 %r1, %tid.x;\n\tld.param.u32 %r2, [n];\n\
+                \tsetp.eq.u32 %p, %r1, %r2;\n\t@%p trap;\n\tret;\n}\n";
+    let dev = real_device().unwrap_or_else(|| open_emulated_nv("sm_90", 0).unwrap());
+    let ptx = trap.replace(".target sm_90", &format!(".target {}", dev.arch));
+    let bytes = match dev.isa {
+        NvIsa::Ptx => ptx.clone().into_bytes(),
+        NvIsa::Sass => baregpu::ptxas::compile(&ptx, &dev.arch, "trapper.ptx").unwrap(),
+    };
+    let prog = dev.load(NvCode::parse(&bytes).unwrap()).unwrap();
+    dev.launch(&prog, "trapper", &[ArgValue::u32(5)], &Launch::new([3, 1, 1], [64, 1, 1]), false).unwrap();
+    let msg = dev.synchronize().unwrap_err().to_string();
+    assert!(msg.contains("trapper") && msg.contains("SM ") && msg.contains(", PC 0x"), "{msg}");
+    if dev.isa == NvIsa::Ptx {
+        let line = ptx.lines().position(|l| l.contains("trap;")).unwrap() + 1;
+        assert!(msg.contains(&format!("global ESR 0x10 (BPT_INT), PC {line:#x}")), "{msg}");
+        assert!(!msg.contains("MMU fault"), "{msg}");
+    }
 }

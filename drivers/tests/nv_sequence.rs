@@ -10,6 +10,7 @@ use baregpu_drivers::nv::device::{NvDevice, NvMemKind, GPFIFO_ENTRIES, VA_WINDOW
 use baregpu_drivers::nv::rm::classes::{self, *};
 use baregpu_drivers::nv::rm::common::*;
 use baregpu_drivers::nv::rm::ctrl::*;
+use baregpu_drivers::nv::rm::debugger::*;
 use baregpu_drivers::nv::rm::ioctl::{self, decode_request, from_bytes, nv_iowr, RmArg};
 use baregpu_drivers::nv::rm::status::*;
 use baregpu_drivers::nv::rm::uvm::{self, *};
@@ -23,6 +24,8 @@ use std::sync::{Arc, Mutex};
 const UUID: [u8; 16] = *b"GPU-h200-uuid-00";
 const CLIENT: u32 = 0xc1d0_0001;
 const GPU_ID: u32 = 0x1900;
+/// The SM the fake RM's debugger reports an error on (in the second READ_ALL_SM_ERROR_STATES).
+const FAULT_SM: u32 = 120;
 
 /// How the fake kernel should fail.
 #[derive(Clone, Copy, Debug)]
@@ -33,6 +36,8 @@ enum Fail {
     Uvm(u32, u32),
     /// This RM escape fails with this errno.
     Errno(u32, i32),
+    /// This RM control answers with this status.
+    Control(u32, u32),
 }
 
 /// One RM/UVM call as the fake decoded it.
@@ -208,6 +213,7 @@ impl Fake {
                             e.data = match e.index {
                                 NV2080_CTRL_GR_INFO_INDEX_SM_VERSION => 0x900,
                                 NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_GPCS => 8,
+                                NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_TPC_PER_GPC => 9,
                                 _ => 2,
                             };
                         }
@@ -217,7 +223,38 @@ impl Fake {
                         self.next_token += 1;
                         p.copy_from_slice(&(0x40 + self.next_token).to_ne_bytes());
                     }
+                    NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES => {
+                        assert_eq!(p.len(), 4824);
+                        let mut q: NV83DE_CTRL_DEBUG_READ_ALL_SM_ERROR_STATES_PARAMS = from_bytes(p).unwrap();
+                        // The scripted fault: SM 120 hit an illegal instruction, and the
+                        // context took an MMU fault.
+                        let (start, n) = (q.starting_sm, q.num_sms_to_read);
+                        assert!(n as usize <= NV83DE_CTRL_DEBUG_MAX_SMS_PER_CALL);
+                        if (start..start + n).contains(&FAULT_SM) {
+                            let e = &mut q.sm_error_state_array[(FAULT_SM - start) as usize];
+                            e.hww_warp_esr = 0x9;
+                            e.hww_warp_esr_pc = 0x1c;
+                            e.hww_warp_esr_pc64 = 0x1c;
+                        }
+                        q.mmu_fault.valid = 1;
+                        put(p, &q);
+                    }
+                    NV83DE_CTRL_CMD_DEBUG_READ_MMU_FAULT_INFO => {
+                        let mut q: NV83DE_CTRL_DEBUG_READ_MMU_FAULT_INFO_PARAMS = from_bytes(p).unwrap();
+                        q.mmu_fault_info_list[0] = NV83DE_CTRL_DEBUG_READ_MMU_FAULT_INFO_ENTRY {
+                            fault_address: 0x100,
+                            fault_type: 0,
+                            access_type: 1,
+                        };
+                        q.count = 1;
+                        put(p, &q);
+                    }
                     _ => {}
+                }
+                if let Some(Fail::Control(cmd, status)) = self.fail {
+                    if cmd == a.cmd {
+                        a.status = status;
+                    }
                 }
                 self.events.push(Ev::Control { object: a.h_object, cmd: a.cmd, params: p.to_vec() });
                 put(arg, &a);
@@ -658,6 +695,81 @@ fn memory_round_trips_issue_the_allocation_dance() {
     assert!(dev.alloc(0, NvMemKind::Host).is_err());
     drop(dev);
     r.assert_all_undone();
+}
+
+#[test]
+fn a_fault_report_allocates_the_debugger_once_and_decodes_what_rm_says() {
+    let r = rig("580.65.06", (0x180, 0), hopper_classes(), None);
+    let dev = r.open().unwrap();
+    let before = r.events().len();
+    let compute = &dev.channels[0];
+    let report = dev.fault_report(compute).unwrap();
+    let again = dev.fault_report(compute).unwrap();
+    assert_eq!(report, again);
+    let names = r.names()[before..].to_vec();
+    let read_all = "CONTROL NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES";
+    let read_mmu = "CONTROL NV83DE_CTRL_CMD_DEBUG_READ_MMU_FAULT_INFO";
+    // 8 GPCs × 9 TPCs × 2 SMs = 144 SMs: two reads of at most 100, then the MMU fault list;
+    // the second report reuses the session.
+    assert_eq!(names, ["ALLOC GT200_DEBUGGER", read_all, read_all, read_mmu, read_all, read_all, read_mmu]);
+
+    let (parent, debugger, params) = r.allocs(GT200_DEBUGGER).remove(0);
+    let p: NV83DE_ALLOC_PARAMETERS = from_bytes(&params).unwrap();
+    assert_eq!(
+        (parent, p.h_debugger_client_obsolete, p.h_app_client, p.h_class3d_object),
+        (dev.device, 0, CLIENT, compute.engine)
+    );
+    let reads: Vec<NV83DE_CTRL_DEBUG_READ_ALL_SM_ERROR_STATES_PARAMS> = r
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Ev::Control { object, cmd: NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES, params } => {
+                assert_eq!(object, debugger);
+                Some(from_bytes(&params).unwrap())
+            }
+            _ => None,
+        })
+        .collect();
+    let shape: Vec<(u32, u32, u32)> =
+        reads.iter().take(2).map(|q| (q.h_target_channel, q.starting_sm, q.num_sms_to_read)).collect();
+    assert_eq!(shape, [(compute.handle, 0, 100), (compute.handle, 100, 44)]);
+
+    assert_eq!(report.mmu_faults.len(), 1);
+    assert_eq!(report.sm_errors.len(), 1);
+    assert_eq!((report.sm_errors[0].sm, report.sm_errors[0].warp_esr, report.sm_errors[0].pc), (FAULT_SM, 0x9, 0x1c));
+    assert_eq!(
+        report.to_string(),
+        "MMU fault at 0x100: write, invalid PDE; SM 120: warp ESR 0x9 (ILLEGAL_INSTR_ENCODING), PC 0x1c"
+    );
+
+    // The copy channel has no SMs to ask about.
+    let msg = dev.fault_report(&dev.channels[1]).unwrap_err().to_string();
+    assert!(msg.contains("not compute"), "{msg}");
+    drop(dev);
+    r.assert_all_undone();
+}
+
+#[test]
+fn a_failed_debugger_control_names_the_control_and_the_status() {
+    let fail = Fail::Control(NV83DE_CTRL_CMD_DEBUG_READ_MMU_FAULT_INFO, NV_ERR_INVALID_ARGUMENT);
+    let r = rig("580.65.06", (0x180, 0), hopper_classes(), Some(fail));
+    let dev = r.open().unwrap();
+    let err = dev.fault_report(&dev.channels[0]).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("NV83DE_CTRL_CMD_DEBUG_READ_MMU_FAULT_INFO (0x83de0328)")
+            && msg.contains("NV_ERR_INVALID_ARGUMENT"),
+        "{msg}"
+    );
+
+    let fail = Fail::Alloc(GT200_DEBUGGER, NV_ERR_INSUFFICIENT_PERMISSIONS);
+    let r = rig("580.65.06", (0x180, 0), hopper_classes(), Some(fail));
+    let dev = r.open().unwrap();
+    let msg = dev.fault_report(&dev.channels[0]).unwrap_err().to_string();
+    assert!(msg.contains("GT200_DEBUGGER (0x83de)") && msg.contains("NV_ERR_INSUFFICIENT_PERMISSIONS"), "{msg}");
+    // A failed allocation is not remembered: the next report tries again.
+    let _ = dev.fault_report(&dev.channels[0]);
+    assert_eq!(r.allocs(GT200_DEBUGGER).len(), 2);
 }
 
 #[test]

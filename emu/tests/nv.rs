@@ -141,6 +141,40 @@ fn bad_rm_input_gets_rm_status_codes() {
 }
 
 #[test]
+fn the_sm_debugger_checks_its_target_and_reports_nothing_before_a_fault() {
+    use baregpu_drivers::nv::rm::debugger::*;
+    use baregpu_drivers::nv::rm::ioctl::bytes_of_mut;
+    let (_emu, dev) = open("sm_90");
+    let c = dev.client();
+    let (compute, copy) = (&dev.channels[0], &dev.channels[1]);
+    let alloc = |p: NV83DE_ALLOC_PARAMETERS| {
+        let mut p = p;
+        c.alloc(dev.device, None, classes::GT200_DEBUGGER, Some(bytes_of_mut(&mut p)))
+    };
+    let ok = NV83DE_ALLOC_PARAMETERS { h_class3d_object: compute.engine, ..Default::default() };
+    // The obsolete debugger-client handle must be 0; the object must be a compute object.
+    let e = alloc(NV83DE_ALLOC_PARAMETERS { h_debugger_client_obsolete: 1, ..ok }).unwrap_err();
+    assert!(matches!(e, Error::Rm { status: 0x1f, .. }), "{e}");
+    let e = alloc(NV83DE_ALLOC_PARAMETERS { h_class3d_object: copy.engine, ..ok }).unwrap_err();
+    assert!(matches!(e, Error::Rm { status: 0x31, .. }), "{e}");
+    let e = alloc(NV83DE_ALLOC_PARAMETERS { h_class3d_object: 0xdead_beef, ..ok }).unwrap_err();
+    assert!(matches!(e, Error::Rm { status: 0x36, .. }), "{e}");
+    let debugger = alloc(ok).unwrap();
+    // hTargetChannel must be the debugged channel; at most 100 SMs a call.
+    let mut q: NV83DE_CTRL_DEBUG_READ_ALL_SM_ERROR_STATES_PARAMS = baregpu_drivers::nv::rm::ioctl::RmArg::zeroed();
+    q.h_target_channel = copy.handle;
+    let e = c.control_with(debugger, NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES, &mut q).unwrap_err();
+    assert!(matches!(e, Error::Rm { status: 0x1f, .. }), "{e}");
+    q.h_target_channel = compute.handle;
+    q.num_sms_to_read = 101;
+    let e = c.control_with(debugger, NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES, &mut q).unwrap_err();
+    assert!(matches!(e, Error::Rm { status: 0x1f, .. }), "{e}");
+    // A healthy channel has nothing to report.
+    let report = dev.fault_report(compute).unwrap();
+    assert!(report.is_empty(), "{report}");
+}
+
+#[test]
 fn gpfifo_semaphore_releases_reach_the_host() {
     let (emu, dev) = open("sm_90");
     let pb_mem = dev.alloc(0x10000, NvMemKind::Vram { cpu_visible: true }).unwrap();

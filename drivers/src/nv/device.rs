@@ -15,6 +15,9 @@
 //!    each with its engine object, work-submit token and UVM channel registration;
 //! 8. NVA06C GPFIFO_SCHEDULE enables the group.
 //!
+//! After a channel error, [`NvDevice::fault_report`] asks RM's SM debugger (GT200_DEBUGGER,
+//! allocated on first use) where the kernel faulted.
+//!
 //! Memory gets the same address on the CPU and the GPU: every device reserves a window of
 //! process address space below 2^40 (push buffers and QMDs must sit below 2^40, see
 //! [`crate::nv::pushbuf`]), and allocations are carved from it, mapped for the CPU with
@@ -22,11 +25,13 @@
 //! NV_ESC_RM_MAP_MEMORY_DMA (at that fixed offset) and UVM_MAP_EXTERNAL_ALLOCATION.
 
 use crate::nv::discovery::{self, NvGpu};
+use crate::nv::fault::{FaultReport, MmuFault, SmError};
 use crate::nv::pushbuf;
 use crate::nv::rm::classes::{self, ClassSet, Generation};
 use crate::nv::rm::client::{register_fd, OwnedFd, RmClient, Uvm, NVIDIACTL};
 use crate::nv::rm::common::{flags::*, *};
 use crate::nv::rm::ctrl::*;
+use crate::nv::rm::debugger::*;
 use crate::nv::rm::ioctl::RmArg;
 use crate::nv::rm::uvm::Uuid;
 use crate::nv::rm::{v580, Branch};
@@ -245,6 +250,9 @@ pub struct NvDevice {
     pub ctxshare: Handle,
     /// Compute (index 0) and copy (index 1).
     pub channels: Vec<Channel>,
+    /// The GT200_DEBUGGER session of each channel that had a fault report (channel → session),
+    /// made on the first report: a session costs RM state, and a healthy device never needs one.
+    debuggers: Mutex<Vec<(Handle, Handle)>>,
     // Drop order is field order: mappings, then UVM, then the client, then the device fd.
     gpfifo_area: Option<NvMemory>,
     notifiers: Vec<NvMemory>,
@@ -382,6 +390,7 @@ impl NvDevice {
             channel_group,
             ctxshare,
             channels: Vec::new(),
+            debuggers: Mutex::new(Vec::new()),
             gpfifo_area: None,
             notifiers: Vec::new(),
             usermode_map,
@@ -673,6 +682,82 @@ impl NvDevice {
         };
         let status = (info16_status >> 16) as u16;
         (status != 0).then_some(ChannelError { xid: info32, info16: info16_status as u16, status, time_ns: time })
+    }
+
+    /// Where the kernel on `channel` (a compute channel) faulted, as RM's SM debugger says: the
+    /// MMU faults of its context (when READ_ALL_SM_ERROR_STATES says there was one) and the SMs
+    /// whose error status registers are set. The debugger session is allocated on the first call
+    /// (under the device, on the channel's compute object, as `ksmdbgssnConstruct` wants) and
+    /// kept. Every SM the GR litter counts is read, 100 (RM's per-call maximum) at a time.
+    pub fn fault_report(&self, channel: &Channel) -> Result<FaultReport> {
+        if channel.engine_class != self.classes.compute {
+            return Err(Error::Unsupported(format!(
+                "{}: channel {:#x} runs {}, not compute: SM error states exist only for compute channels",
+                self.name(),
+                channel.handle,
+                classes::describe(channel.engine_class)
+            )));
+        }
+        let debugger = self.debugger(channel)?;
+        // The litter counts are the floorswept maximum (144 SMs on an H100 with 132 enabled);
+        // RM reports the absent ones as clear.
+        let sms = (self.gr.gpcs * self.gr.tpc_per_gpc * self.gr.sm_per_tpc).max(1);
+        let mut report = FaultReport::default();
+        let mut mmu_fault = false;
+        let mut start = 0;
+        while start < sms {
+            let n = (sms - start).min(NV83DE_CTRL_DEBUG_MAX_SMS_PER_CALL as u32);
+            let mut p: NV83DE_CTRL_DEBUG_READ_ALL_SM_ERROR_STATES_PARAMS = RmArg::zeroed();
+            p.h_target_channel = channel.handle;
+            p.num_sms_to_read = n;
+            p.starting_sm = start;
+            self.client.control_with(debugger, NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES, &mut p)?;
+            mmu_fault |= p.mmu_fault.valid != 0;
+            for (i, s) in p.sm_error_state_array[..n as usize].iter().enumerate() {
+                if s.hww_global_esr != 0 || s.hww_warp_esr != 0 {
+                    report.sm_errors.push(SmError {
+                        sm: start + i as u32,
+                        global_esr: s.hww_global_esr,
+                        warp_esr: s.hww_warp_esr,
+                        // The 32-bit field is the deprecated copy; older RM may fill only it.
+                        pc: if s.hww_warp_esr_pc64 != 0 { s.hww_warp_esr_pc64 } else { s.hww_warp_esr_pc as u64 },
+                        esr_addr: s.hww_esr_addr,
+                    });
+                }
+            }
+            start += n;
+        }
+        if mmu_fault {
+            let mut q = NV83DE_CTRL_DEBUG_READ_MMU_FAULT_INFO_PARAMS::default();
+            self.client.control_with(debugger, NV83DE_CTRL_CMD_DEBUG_READ_MMU_FAULT_INFO, &mut q)?;
+            let list = q.mmu_fault_info_list.get(..q.count as usize).ok_or_else(|| {
+                Error::Protocol(format!(
+                    "NV83DE_CTRL_CMD_DEBUG_READ_MMU_FAULT_INFO reported {} faults, more than its list of {}",
+                    q.count, NV83DE_CTRL_DEBUG_READ_MMU_FAULT_INFO_MAX_ENTRIES
+                ))
+            })?;
+            report.mmu_faults = list
+                .iter()
+                .map(|e| MmuFault { address: e.fault_address, fault_type: e.fault_type, access_type: e.access_type })
+                .collect();
+        }
+        Ok(report)
+    }
+
+    /// The debugger session on `channel`'s engine object, allocated on first use.
+    fn debugger(&self, channel: &Channel) -> Result<Handle> {
+        let mut sessions = self.debuggers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, h)) = sessions.iter().find(|s| s.0 == channel.handle) {
+            return Ok(*h);
+        }
+        let mut params = NV83DE_ALLOC_PARAMETERS {
+            h_debugger_client_obsolete: 0,
+            h_app_client: self.client.handle(),
+            h_class3d_object: channel.engine,
+        };
+        let h = self.client.alloc_with(self.device, classes::GT200_DEBUGGER, &mut params)?;
+        sessions.push((channel.handle, h));
+        Ok(h)
     }
 
     /// Publish `put` (a GPFIFO index) for `channel` and ring its doorbell: GPPut in USERD, a

@@ -4,12 +4,14 @@
 //! - [`discovery`]: GPUs and the driver version from /proc, before any RM call;
 //! - [`rm`]: the RM/UVM ABI per driver branch, and the [`rm::client::RmClient`] that issues it;
 //! - [`device`]: the bring-up of one GPU (device, VA space, UVM, channels) and its memory;
+//! - [`fault`]: where a faulting kernel went wrong (RM's SM debugger report, its codes named);
 //! - [`pushbuf`]: push-buffer methods and GPFIFO entries;
 //! - [`methods`] and [`qmd`]: compute/copy class methods and the launch descriptor;
 //! - [`ptx_image`]: the program image the emulated GPU executes (PTX instead of SASS).
 
 pub mod device;
 pub mod discovery;
+pub mod fault;
 pub mod methods;
 pub mod ptx_image;
 pub mod pushbuf;

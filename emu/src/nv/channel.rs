@@ -5,9 +5,10 @@
 //! (semaphore acquire/release, non-stall interrupt), the copy class (LAUNCH_DMA: pitch copies,
 //! semaphore releases) and the compute class (SEND_PCAS_A / SEND_SIGNALING_PCAS2_B launch a
 //! QMD, which runs on the PTX interpreter). GPGet (USERD +0x88) advances as entries complete.
-//! A fault stops the channel and is recorded (see `EmuRm::faults`).
+//! A fault stops the channel and is recorded (see `EmuRm::faults`); a kernel's fault also in the
+//! form RM's SM debugger reports it (see [`super::fault`]).
 
-use super::ptx::{Launch, Module};
+use super::ptx::{Launch, LaunchError, Module};
 use super::{program, qmd, read_u32, write_u32, ChannelInfo, Inner};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -89,7 +90,7 @@ enum Stop {
     /// The front end, the host or the copy engine failed (bad push buffer, unmapped address).
     Fault(String),
     /// A kernel faulted.
-    Kernel(String),
+    Kernel(String, Box<LaunchError>),
     Shutdown,
 }
 
@@ -124,7 +125,10 @@ impl Channel {
                     self.inner.fault(self.info.token, m);
                     return;
                 }
-                Err(Stop::Kernel(m)) => {
+                Err(Stop::Kernel(m, e)) => {
+                    // What RM's SM debugger will say about it, recorded before the notifier
+                    // tells the host to ask.
+                    self.inner.record_kernel_fault(self.info.token, self.info.gpu, &e);
                     // Xid 13: graphics engine exception (what an SM's bad access raises).
                     self.notify_error(13);
                     self.inner.fault(self.info.token, m);
@@ -436,7 +440,7 @@ impl Channel {
             if self.stopping() {
                 Stop::Shutdown
             } else {
-                Stop::Kernel(format!("kernel {entry}: {e}"))
+                Stop::Kernel(format!("kernel {entry}: {e}"), Box::new(e))
             }
         })?;
         for (addr, payload, p64, one_word) in &l.releases {

@@ -27,6 +27,7 @@
 //! kernel would find them.
 
 mod channel;
+mod fault;
 pub mod gpus;
 pub use baregpu_drivers::nv::ptx_image as program;
 pub mod ptx;
@@ -139,7 +140,10 @@ pub(crate) enum ObjKind {
     Channel(Box<ChannelInfo>),
     /// A compute or copy object on a channel.
     Engine,
-    Other,
+    /// A GT200_DEBUGGER session on the compute object of `channel`.
+    Debugger {
+        channel: Handle,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -215,6 +219,8 @@ pub(crate) struct Inner {
     pub doorbells: Mutex<Vec<usize>>,
     pub nonstall: AtomicU64,
     pub faults: Mutex<Vec<NvFault>>,
+    /// What each channel's faulting kernel left for the SM debugger, by work-submit token.
+    pub fault_records: Mutex<HashMap<u32, fault::Record>>,
     pub modules: Mutex<HashMap<u64, Arc<ptx::Module>>>,
     pub threads: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -292,6 +298,7 @@ impl EmuRm {
             doorbells: Mutex::new(Vec::new()),
             nonstall: AtomicU64::new(0),
             faults: Mutex::new(Vec::new()),
+            fault_records: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
             threads: Mutex::new(Vec::new()),
         });
@@ -364,6 +371,14 @@ impl Inner {
     pub(crate) fn fault(&self, channel: u32, message: String) {
         log::warn!("emulated NV GPU: channel {channel}: {message}");
         self.faults.lock().unwrap_or_else(|e| e.into_inner()).push(NvFault { channel, message });
+    }
+
+    /// Keep what the SM debugger will report about a kernel fault on channel `token` of `gpu`.
+    /// Lock order: the state, then the records (as the debugger controls take them).
+    pub(crate) fn record_kernel_fault(&self, token: u32, gpu: usize, e: &ptx::LaunchError) {
+        let st = self.lock();
+        let mut records = self.fault_records.lock().unwrap_or_else(|e| e.into_inner());
+        records.entry(token).or_default().add(e, self.gpus[gpu].spec.sm_count, &st.gpu_maps);
     }
 
     /// Wake every channel processor to look at its GPPut.

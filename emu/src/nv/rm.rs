@@ -7,12 +7,16 @@
 //! the wrong size NV_ERR_INVALID_PARAM_STRUCT, bad pointers NV_ERR_INVALID_POINTER, taken
 //! handles NV_ERR_INSERT_DUPLICATE_NAME, controls on the wrong kind of object or unknown
 //! controls NV_ERR_NOT_SUPPORTED, exhausted memory NV_ERR_NO_MEMORY.
+//!
+//! GT200_DEBUGGER sessions answer READ_ALL_SM_ERROR_STATES and READ_MMU_FAULT_INFO from what
+//! the debugged channel recorded when its kernel faulted ([`super::fault`]).
 
 use super::{channel, Backing, ChannelInfo, GpuMap, Inner, MmapContext, NvFile, Obj, ObjKind, State};
 use super::{DOORBELL_IDLE, DOORBELL_OFFSET, USERMODE_SIZE};
 use baregpu_drivers::nv::rm::classes::*;
 use baregpu_drivers::nv::rm::common::*;
 use baregpu_drivers::nv::rm::ctrl::*;
+use baregpu_drivers::nv::rm::debugger::*;
 use baregpu_drivers::nv::rm::ioctl::{self, from_bytes, RmArg};
 use baregpu_drivers::nv::rm::status::*;
 use baregpu_drivers::nv::rm::{v570, v580, v610, Branch};
@@ -398,11 +402,9 @@ fn alloc(inner: &Arc<Inner>, a: &NVOS21_PARAMETERS) -> St<Handle> {
             ObjKind::Engine
         }
         GT200_DEBUGGER => {
-            need(matches!(parent.kind, ObjKind::Device { .. }))?;
-            if p.len() != 12 {
-                return Err(NV_ERR_INVALID_PARAM_STRUCT);
-            }
-            ObjKind::Other
+            let ObjKind::Device { gpu } = parent.kind else { return Err(NV_ERR_INVALID_OBJECT_PARENT) };
+            let d: NV83DE_ALLOC_PARAMETERS = params(p)?;
+            debugger_target(&st, a.h_root, gpu, &d)?
         }
         _ => return Err(NV_ERR_INVALID_CLASS),
     };
@@ -417,6 +419,30 @@ fn alloc(inner: &Arc<Inner>, a: &NVOS21_PARAMETERS) -> St<Handle> {
         start_channel(inner, &mut st, h);
     }
     Ok(h)
+}
+
+/// What `ksmdbgssnConstruct` checks: the obsolete handle is 0, the app client (0 = the caller)
+/// exists, `hClass3dObject` is one of its objects and a compute object, on the device's GPU.
+fn debugger_target(st: &State, caller: Handle, gpu: usize, d: &NV83DE_ALLOC_PARAMETERS) -> St<ObjKind> {
+    if d.h_debugger_client_obsolete != 0 {
+        return Err(NV_ERR_INVALID_ARGUMENT);
+    }
+    let app = if d.h_app_client == 0 { caller } else { d.h_app_client };
+    if !matches!(st.objects.get(&app), Some(Obj { kind: ObjKind::Client, .. })) {
+        return Err(NV_ERR_INVALID_CLIENT);
+    }
+    let target = st.objects.get(&d.h_class3d_object).ok_or(NV_ERR_INVALID_OBJECT_PARENT)?;
+    if client_of(st, d.h_class3d_object) != Some(app) {
+        return Err(NV_ERR_INVALID_OBJECT_PARENT);
+    }
+    // Only graphics/compute objects have an SM context to debug (copy engines do not).
+    if !matches!(target.kind, ObjKind::Engine) || target.class & 0xff != 0xc0 {
+        return Err(NV_ERR_INVALID_OBJECT);
+    }
+    if gpu_of(st, d.h_class3d_object) != Some(gpu) {
+        return Err(NV_ERR_INVALID_ARGUMENT);
+    }
+    Ok(ObjKind::Debugger { channel: target.parent })
 }
 
 fn is_engine_class(c: u32) -> bool {
@@ -669,6 +695,9 @@ fn free(inner: &Arc<Inner>, a: &NVOS00_PARAMETERS) -> St<()> {
         if let Some(ch) = st.channels.remove(&h) {
             ch.stop();
         }
+        if let ObjKind::Channel(c) = &o.kind {
+            inner.fault_records.lock().unwrap_or_else(|e| e.into_inner()).remove(&c.token);
+        }
         match o.kind {
             ObjKind::Memory { gpu, class, size, backing } => {
                 st.gpu_maps.retain(|_, m| m.memory != h);
@@ -854,7 +883,53 @@ fn control(inner: &Arc<Inner>, a: &NVOS54_PARAMETERS) -> St<()> {
             q.work_submit_token = c.token;
             put(p, &q);
         }
+        NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES => {
+            let mut q: NV83DE_CTRL_DEBUG_READ_ALL_SM_ERROR_STATES_PARAMS = params(p)?;
+            let ObjKind::Debugger { channel } = obj.kind else { return Err(NV_ERR_NOT_SUPPORTED) };
+            let token = debugged_channel(&st, channel, q.h_target_channel)?;
+            if q.num_sms_to_read as usize > NV83DE_CTRL_DEBUG_MAX_SMS_PER_CALL {
+                return Err(NV_ERR_INVALID_ARGUMENT);
+            }
+            let records = inner.fault_records.lock().unwrap_or_else(|e| e.into_inner());
+            let rec = records.get(&token);
+            // SMs past the GPU's (or with no error) read as clear, as RM reports absent SMs.
+            for (i, e) in q.sm_error_state_array.iter_mut().enumerate() {
+                let sm = q.starting_sm as u64 + i as u64;
+                *e = match rec.and_then(|r| r.sm) {
+                    Some((at, regs)) if i < q.num_sms_to_read as usize && at as u64 == sm => regs,
+                    _ => Default::default(),
+                };
+            }
+            let faulted = rec.is_some_and(|r| !r.mmu.is_empty());
+            // faultInfo (the raw NV_PFIFO_INTR_MMU_FAULT_INFO) is not modelled: 0.
+            q.mmu_fault = NV83DE_MMU_FAULT_INFO { valid: faulted as u8, ..Default::default() };
+            q.mmu_fault_info = 0;
+            put(p, &q);
+        }
+        NV83DE_CTRL_CMD_DEBUG_READ_MMU_FAULT_INFO => {
+            // Everything in it is output; reading it checks the size.
+            let _: NV83DE_CTRL_DEBUG_READ_MMU_FAULT_INFO_PARAMS = params(p)?;
+            let ObjKind::Debugger { channel } = obj.kind else { return Err(NV_ERR_NOT_SUPPORTED) };
+            let token = debugged_channel(&st, channel, channel)?;
+            let records = inner.fault_records.lock().unwrap_or_else(|e| e.into_inner());
+            let list = records.get(&token).map(|r| r.mmu.as_slice()).unwrap_or_default();
+            let mut q = NV83DE_CTRL_DEBUG_READ_MMU_FAULT_INFO_PARAMS { count: list.len() as u32, ..Default::default() };
+            q.mmu_fault_info_list[..list.len()].copy_from_slice(list);
+            put(p, &q);
+        }
         _ => return Err(NV_ERR_NOT_SUPPORTED),
     }
     Ok(())
+}
+
+/// The work-submit token of the channel a debugger session is on, checking that `target` (the
+/// control's `hTargetChannel`) is that channel.
+fn debugged_channel(st: &State, session: Handle, target: Handle) -> St<u32> {
+    let Some(Obj { kind: ObjKind::Channel(c), .. }) = st.objects.get(&target) else {
+        return Err(NV_ERR_INVALID_OBJECT_HANDLE);
+    };
+    if target != session {
+        return Err(NV_ERR_INVALID_ARGUMENT);
+    }
+    Ok(c.token)
 }

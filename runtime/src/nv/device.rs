@@ -401,7 +401,17 @@ impl NvDevice {
     /// A channel error RM reported, as text.
     fn channel_error(&self) -> Option<String> {
         self.rm.channels.iter().zip(["compute", "copy"]).find_map(|(ch, name)| {
-            self.rm.channel_error(ch).map(|e| format!("{name} channel stopped by RM: {}", e.describe()))
+            let e = self.rm.channel_error(ch)?;
+            let mut msg = format!("{name} channel stopped by RM: {}", e.describe());
+            // Where the kernel went wrong, from RM's SM debugger (compute channels only).
+            if ch.engine_class == self.rm.classes.compute {
+                match self.rm.fault_report(ch) {
+                    Ok(r) if r.is_empty() => {}
+                    Ok(r) => msg += &format!("; {r}"),
+                    Err(e) => msg += &format!("; no fault report: {e}"),
+                }
+            }
+            Some(msg)
         })
     }
 

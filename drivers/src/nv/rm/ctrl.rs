@@ -6,6 +6,7 @@
 
 #![allow(non_camel_case_types)]
 
+use super::debugger;
 use super::ioctl::rm_args;
 use super::layout;
 
@@ -35,7 +36,7 @@ pub const NVA06F_CTRL_CMD_GPFIFO_SCHEDULE: u32 = 0xa06f_0103;
 /// `NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN` (`ctrlc36f.h`), on a channel.
 pub const NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: u32 = 0xc36f_0108;
 
-/// Names of the commands above, for errors.
+/// Names of the commands above and of the debugger's ([`debugger`]), for errors.
 pub const COMMANDS: &[(&str, u32)] = &[
     ("NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2", NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2),
     ("NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2", NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2),
@@ -49,6 +50,8 @@ pub const COMMANDS: &[(&str, u32)] = &[
     ("NVA06C_CTRL_CMD_GPFIFO_SCHEDULE", NVA06C_CTRL_CMD_GPFIFO_SCHEDULE),
     ("NVA06F_CTRL_CMD_GPFIFO_SCHEDULE", NVA06F_CTRL_CMD_GPFIFO_SCHEDULE),
     ("NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN", NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN),
+    ("NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES", debugger::NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES),
+    ("NV83DE_CTRL_CMD_DEBUG_READ_MMU_FAULT_INFO", debugger::NV83DE_CTRL_CMD_DEBUG_READ_MMU_FAULT_INFO),
 ];
 
 pub fn command_name(cmd: u32) -> Option<&'static str> {

@@ -3,15 +3,16 @@
 //! status codes — and [`client::RmClient`], which issues them.
 //!
 //! The ABI changes between driver branches; the escape checks every argument's size. Layouts
-//! that never changed are in [`common`], [`uvm`] and [`ctrl`]; the ones that did are in one
-//! module per branch ([`v570`], [`v580`], [`v610`]), and [`Branch`] picks them from the running
-//! driver's version. Facts come from NVIDIA's open-gpu-kernel-modules (tags 570.195.03,
+//! that never changed are in [`common`], [`uvm`], [`ctrl`] and [`debugger`]; the ones that did
+//! are in one module per branch ([`v570`], [`v580`], [`v610`]), and [`Branch`] picks them from
+//! the running driver's version. Facts come from NVIDIA's open-gpu-kernel-modules (tags 570.195.03,
 //! 580.65.06, 590.44.01, 595.45.04; header names are cited on each item) — the Rust is our own.
 
 pub mod classes;
 pub mod client;
 pub mod common;
 pub mod ctrl;
+pub mod debugger;
 pub mod ioctl;
 pub mod status;
 pub mod uvm;

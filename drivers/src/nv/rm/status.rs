@@ -15,6 +15,8 @@ pub const NV_ERR_INVALID_STATE: u32 = 0x40;
 pub const NV_ERR_NO_MEMORY: u32 = 0x51;
 pub const NV_ERR_NOT_SUPPORTED: u32 = 0x56;
 pub const NV_ERR_INSUFFICIENT_RESOURCES: u32 = 0x1a;
+pub const NV_ERR_INSUFFICIENT_PERMISSIONS: u32 = 0x1b;
+pub const NV_ERR_INVALID_OBJECT: u32 = 0x31;
 
 /// Every known status, sorted by value.
 pub const STATUS_NAMES: &[(u32, &str)] = &[

@@ -48,6 +48,12 @@ impl<'a> Launch<'a> {
     }
 }
 
+/// The SM a CTA runs on: what %smid reads and where a fault's SM error state is recorded. CTAs
+/// are spread over the SMs by their x and y index (z does not move them).
+pub fn sm_of(ctaid: [u32; 3], sm_count: u32) -> u32 {
+    (ctaid[0].wrapping_add(ctaid[1].wrapping_mul(7))) % sm_count.max(1)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
     /// An access outside every allocation it may touch.
@@ -904,7 +910,7 @@ fn sreg(ctx: &Ctx, t: &Thread, s: Sreg) -> u64 {
         Sreg::LaneId => lane,
         Sreg::WarpId => t.lin / 32,
         Sreg::NWarpId => ctx.nthreads.div_ceil(32),
-        Sreg::SmId => (ctx.ctaid[0] + ctx.ctaid[1] * 7) % l.sm_count.max(1),
+        Sreg::SmId => sm_of(ctx.ctaid, l.sm_count),
         Sreg::NSmId => l.sm_count,
         Sreg::GridId => 1,
         Sreg::Clock => ctx.start.elapsed().as_nanos() as u32,
