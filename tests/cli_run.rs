@@ -306,5 +306,5 @@ fn ptx_runs_on_the_emulated_nvidia_gpu() {
     a.extend(["--arg", "out:4", "--arg", "out:4", "--arg", "out:4", "--arg", "u32:1000000"]);
     let out = baregpu(&a, dir.path());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("Xid 13") && err.contains("vector_add"), "{err}");
+    assert!(!out.status.success() && err.contains("Xid 31") && err.contains("vector_add"), "{err}");
 }

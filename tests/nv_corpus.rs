@@ -220,7 +220,7 @@ fn out_of_bounds_store_faults() {
         let msg = e.to_string();
         assert!(msg.contains("Xid") && msg.contains("oob_store"), "-{opt}: {msg}");
         if dev.isa == NvIsa::Ptx {
-            assert!(msg.contains("Xid 13: graphics engine exception"), "-{opt}: {msg}");
+            assert!(msg.contains("Xid 31: GPU memory page fault"), "-{opt}: {msg}");
         }
         // The device says it must be reopened; the next build gets a fresh one.
         assert!(dev.synchronize().unwrap_err().to_string().contains("reopen"), "-{opt}");

@@ -243,7 +243,7 @@ fn a_faulting_kernel_stops_the_channel_and_the_error_says_so() {
     let msg = e.to_string();
     assert!(msg.contains("Xid") && msg.contains("vector_add"), "{msg}");
     if dev.isa == NvIsa::Ptx {
-        assert!(msg.contains("Xid 13: graphics engine exception"), "{msg}");
+        assert!(msg.contains("Xid 31: GPU memory page fault"), "{msg}");
     }
     // Where: RM's SM debugger reports the MMU fault at the VA a store went to (element i goes
     // to 0x100 + 4i; which CTA faults first varies). Real hardware reports the 4 KiB page.

@@ -129,8 +129,10 @@ impl Channel {
                     // What RM's SM debugger will say about it, recorded before the notifier
                     // tells the host to ask.
                     self.inner.record_kernel_fault(self.info.token, self.info.gpu, &e);
-                    // Xid 13: graphics engine exception (what an SM's bad access raises).
-                    self.notify_error(13);
+                    // Xid 31 for a global access the MMU cannot translate; Xid 13 (graphics
+                    // engine exception) for what the SM itself raises (`nverror.h`).
+                    let mmu = matches!(e.fault, super::ptx::Fault::Memory { space: "global", .. });
+                    self.notify_error(if mmu { 31 } else { 13 });
                     self.inner.fault(self.info.token, m);
                     return;
                 }
@@ -410,7 +412,13 @@ impl Channel {
         // SAFETY: translated for `size` bytes; copied out before use.
         let q = unsafe { std::slice::from_raw_parts(hq as *const u8, size as usize) }.to_vec();
         let l = qmd::decode(&q, version).map_err(|e| Stop::Fault(format!("QMD at {qmd_va:#x}: {e}")))?;
-        let module = self.program(l.program).map_err(|e| Stop::Fault(format!("QMD at {qmd_va:#x}: {e}")))?;
+        // A program the SM cannot run is the kernel's fault (an illegal instruction), not the
+        // push buffer's.
+        let module = self.program(l.program).map_err(|e| {
+            let fault = super::ptx::Fault::Illegal(e.clone());
+            let le = LaunchError { kernel: "?".into(), cta: [0; 3], thread: [0; 3], line: 0, fault };
+            Stop::Kernel(format!("QMD at {qmd_va:#x}: {e}"), Box::new(le))
+        })?;
         let (module, entry) = module;
         let f = module.entry(&entry).ok_or_else(|| Stop::Fault(format!("the PTX image has no kernel `{entry}`")))?;
         let (cb0, cb0_size) =
