@@ -4,6 +4,7 @@
 //! instructions looks them up once; [`decode_at`] is the one-shot form. Decoding allocates
 //! nothing.
 
+use crate::decode_lut::{DecodeLut, Form};
 use crate::error::{IsaError, Result};
 use crate::inst::{get, Instruction};
 use crate::tables::Tables;
@@ -12,6 +13,26 @@ use crate::Arch;
 #[inline(always)]
 fn dword(bytes: &[u8], at: usize) -> Option<u32> {
     bytes.get(at..at.checked_add(4)?).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// The first four dwords at `offset` as one little-endian `u128`; only whole dwords that are
+/// there are read, the rest is zero.
+#[inline(always)]
+fn read128(bytes: &[u8], offset: usize, have: usize) -> u128 {
+    if have >= 16 {
+        let b: &[u8; 16] = bytes[offset..offset + 16].try_into().expect("16 bytes");
+        return u128::from_le_bytes(*b);
+    }
+    let mut w = 0u128;
+    for k in 0..have / 4 {
+        w |= (dword(bytes, offset + k * 4).unwrap_or(0) as u128) << (32 * k);
+    }
+    w
+}
+
+#[inline(always)]
+fn to_words(w: u128) -> [u32; 4] {
+    [w as u32, (w >> 32) as u32, (w >> 64) as u32, (w >> 96) as u32]
 }
 
 #[inline(always)]
@@ -45,78 +66,69 @@ impl Decoder {
     }
 
     /// Decodes one instruction at `offset` of `bytes`.
-    #[inline]
+    ///
+    /// The answers are those of the generic tables' scans (`decode_ref` in the tests), read from
+    /// the flat tables of [`crate::decode_lut`] with the instruction's first 128 bits as one `u128`.
+    #[inline(always)]
     pub fn decode_at(&self, bytes: &[u8], offset: usize) -> Result<Instruction> {
         let t = self.t;
+        let lut = &t.lut;
         let have = bytes.len().saturating_sub(offset);
         let d0 = dword(bytes, offset).ok_or(IsaError::Truncated { offset, need: 4, have })?;
-        let enc = t.encoding(d0).ok_or(IsaError::UnknownEncoding { offset, dword: d0 })?;
-        let info = &t.finfo[enc as usize];
-        let need = info.bytes as usize;
+        let enc = lut.encoding(t, d0).ok_or(IsaError::UnknownEncoding { offset, dword: d0 })?;
+        let e = &lut.encs[enc as usize];
+        let need = e.bytes as usize;
         if have < need {
             return Err(IsaError::Truncated { offset, need, have });
         }
-        let mut words = [d0, 0, 0, 0];
-        // Read as many dwords as the longest reading might need (what is there); the length is
-        // checked once the layout is known.
-        if let Some(rest) = bytes.get(offset + 4..) {
-            let mut k = 1;
-            while k < 4 && rest.len() >= k * 4 {
-                let b = &rest[(k - 1) * 4..k * 4];
-                words[k] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                k += 1;
-            }
-        }
-        let opv = match info.opcode {
-            Some((lo, hi)) => bits(&words, lo, hi),
-            None => 0,
+        let w = read128(bytes, offset, have);
+        let opv = DecodeLut::opcode_value(e, w);
+        let Some(o) = lut.opcode(e, opv) else {
+            return Err(IsaError::UnknownOpcode { offset, format: t.format(enc).name, opcode: opv, dword: d0 });
         };
-        let op = t.opcode(enc, opv).ok_or_else(|| IsaError::UnknownOpcode {
-            offset,
-            format: t.format(enc).name,
-            opcode: opv,
-            dword: d0,
-        })?;
-        let mut fmt = t.layout[op as usize];
-        // DPP / SDWA modifiers of the encoding.
-        for &m in &t.mods[enc as usize] {
-            let sel = t.format(m).select;
-            let mut all = true;
-            for &(l, h, v) in sel {
-                all &= bits(&words, l, h) == v;
-            }
-            if all {
-                fmt = m;
-                break;
+        let op = o.op as u32;
+        // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
+        // backwards so that the earliest match is the one left, without a data-dependent exit.
+        let mut form = o.form;
+        for m in lut.mods[enc as usize].iter().rev() {
+            if w & m.mask == m.value {
+                form = m.form;
             }
         }
-        let finfo = &t.finfo[fmt as usize];
-        // gfx950 VOP3PX2 and similar: layouts longer than their encoding.
-        let ndw = (finfo.bytes as usize).max(need) / 4;
+        if e.mods_more {
+            form = self.modifier_scan(enc, &w, o.form);
+        }
         let mut op_y = None;
-        if finfo.vopd {
+        if form.flags & Form::VOPD != 0 {
             op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
         }
-        let mut has_lit = t.op_literal[op as usize];
-        if !has_lit && !finfo.modifier {
-            for &(lo, hi) in t.lit_src[op as usize].iter() {
-                has_lit |= bits(&words, lo, hi) == 255;
-            }
+        let l = &lut.lits[o.lits as usize];
+        let mut src_lit = l.any_255(w);
+        if l.other {
+            src_lit = t.lit_src[op as usize].iter().any(|&(lo, hi)| bits(&to_words(w), lo, hi) == 255);
         }
-        if !has_lit {
-            if let Some(y) = op_y {
-                has_lit = t.op_literal[y as usize];
-            }
-        }
+        let y_lit = matches!(op_y, Some(y) if t.op_literal[y as usize]);
+        let has_lit = o.form.flags & Form::LITERAL != 0 || (src_lit && form.flags & Form::MODIFIER == 0) || y_lit;
+        let ndw = form.ndw as usize;
         let total = ndw * 4 + if has_lit { 4 } else { 0 };
         if have < total {
             return Err(IsaError::Truncated { offset, need: total, have });
         }
-        for w in words.iter_mut().skip(ndw) {
-            *w = 0;
-        }
+        // Only the instruction's own dwords: what was read past them belongs to the next one.
+        let words = to_words(if ndw >= 4 { w } else { w & ((1u128 << (ndw * 32)) - 1) });
         let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
-        Ok(Instruction { arch: t.arch, op, fmt, op_y, words, ndwords: ndw as u8, literal })
+        Ok(Instruction { arch: t.arch, op, fmt: form.fmt, op_y, words, ndwords: ndw as u8, literal })
+    }
+
+    /// The modifier of an encoding with more of them than the flat tables hold inline.
+    #[cold]
+    fn modifier_scan(&self, enc: u16, w: &u128, layout: Form) -> Form {
+        let words = to_words(*w);
+        let fits = |m: u16| self.t.format(m).select.iter().all(|&(l, h, v)| bits(&words, l, h) == v);
+        match self.t.mods[enc as usize].iter().find(|&&m| fits(m)) {
+            Some(&m) => Form::new(self.t, m, self.t.finfo[enc as usize].bytes),
+            None => layout,
+        }
     }
 
     /// Decodes one instruction at the start of `bytes`.
@@ -138,11 +150,13 @@ impl Decoder {
 }
 
 /// Decodes one instruction at `offset` of `bytes`.
+#[inline]
 pub fn decode_at(arch: Arch, bytes: &[u8], offset: usize) -> Result<Instruction> {
     Decoder::new(arch).decode_at(bytes, offset)
 }
 
 /// Decodes one instruction at the start of `bytes`.
+#[inline]
 pub fn decode(arch: Arch, bytes: &[u8]) -> Result<Instruction> {
     decode_at(arch, bytes, 0)
 }

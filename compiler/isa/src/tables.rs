@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use baregpu_autogen::isa::{self, Field, Format, FormatRole, Opcode, Operand, OperandKind};
 
+use crate::decode_lut::DecodeLut;
 use crate::Arch;
 
 /// Lookup tables of one architecture, built on first use.
@@ -37,6 +38,8 @@ pub struct Tables {
     pub lit_src: Vec<Box<[(u16, u16)]>>,
     /// Per opcode index: the opcode always carries a literal (FLAG_LITERAL).
     pub op_literal: Vec<bool>,
+    /// The decoder's flat tables, derived from the ones above.
+    pub(crate) lut: DecodeLut,
 }
 
 /// Per-format facts the decoder reads on every instruction.
@@ -137,7 +140,7 @@ impl Tables {
         let vopd_y = table.formats.iter().position(|f| f.name == "VOPD_Y").map(|i| i as u16);
         let lit_src = lit_fields.iter().map(|v: &Vec<Field>| v.iter().map(|f| (f.lo, f.hi)).collect()).collect();
         let op_literal = table.opcodes.iter().map(|op| op.flags & isa::FLAG_LITERAL != 0).collect();
-        Tables {
+        let mut t = Tables {
             arch,
             table,
             top_start,
@@ -153,7 +156,10 @@ impl Tables {
             vopd_y,
             op_literal,
             lit_src,
-        }
+            lut: DecodeLut::default(),
+        };
+        t.lut = DecodeLut::build(&t);
+        t
     }
 
     /// The top-level encoding format index of a first dword.
@@ -162,6 +168,16 @@ impl Tables {
         let t = (d0 >> 23) as usize;
         let (a, b) = (self.top_start[t] as usize, self.top_start[t + 1] as usize);
         self.top_alts[a..b].iter().find(|&&(m, v, _)| d0 & m == v).map(|x| x.2)
+    }
+
+    /// The `(mask, value, format)` encoding alternatives whose fixed top 9 bits admit `top`.
+    pub(crate) fn bucket(&self, top: u32) -> &[(u32, u32, u16)] {
+        &self.top_alts[self.top_start[top as usize] as usize..self.top_start[top as usize + 1] as usize]
+    }
+
+    /// One past the largest opcode value of a format.
+    pub(crate) fn opcode_values(&self, fmt: u16) -> usize {
+        self.opmap[fmt as usize].len()
     }
 
     /// The opcode index for an opcode value within a format.

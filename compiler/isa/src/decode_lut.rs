@@ -1,0 +1,364 @@
+//! Flat per-architecture tables for the decoder's hot path, precomputed from [`Tables`].
+//!
+//! The generic tables answer each question of decoding with a scan (encoding alternatives, the
+//! modifier formats of an encoding, the literal-capable source fields of an opcode). Over a varied
+//! stream those scans have data-dependent lengths, and their mispredicted branches cost more than
+//! the rest of decoding. Here every question is one or two indexed loads plus a fixed amount of
+//! branch-free arithmetic on the instruction's bits held as one `u128`:
+//!
+//! - encoding: one table indexed by the first dword's top 9 bits and the few lower bits some
+//!   encodings' masks also test (FLAT/GLOBAL/SCRATCH share their top bits);
+//! - opcode: a direct-index table per encoding, padded to the opcode field's full range, whose
+//!   entry also holds the layout, its length and the opcode's literal field set;
+//! - DPP/SDWA modifier: the layout, replaced by the first modifier whose select matches, each
+//!   select one mask/value pair over the 128 bits;
+//! - literal: whether any literal-capable field holds 255, all fields at once (see
+//!   [`LitFields::any_255`]).
+//!
+//! Everything is derived from [`Tables`] at first use, so the decoder's answers stay those of the
+//! scans (the tests here check that over every encoding bucket and over random bytes).
+
+use std::collections::HashMap;
+
+use crate::tables::Tables;
+
+/// Modifier formats one encoding may have inline; more go through [`Tables::mods`].
+pub(crate) const MODS: usize = 2;
+
+/// A mask/value pair no bits satisfy, for unused select slots.
+const NEVER: (u128, u128) = (0, 1);
+
+/// Widest set of lower first-dword bits the encodings' masks may test (beyond the top 9) for the
+/// one-load dispatch; wider sets scan the alternatives.
+const MAX_KEY_BITS: u32 = 4;
+/// Widest opcode field padded to its full range.
+const MAX_PAD_BITS: u32 = 12;
+
+/// How the dwords of an instruction are read: its format, length and kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Form {
+    /// The format index whose fields describe the dwords.
+    pub fmt: u16,
+    /// Dwords without literal: the longer of the format and its encoding.
+    pub ndw: u8,
+    /// `VOPD`, `MODIFIER`, and in an [`OpEntry`] `KNOWN`, `LITERAL`.
+    pub flags: u8,
+}
+
+impl Form {
+    /// The VOPD layout: the Y opcode is read from dword0.
+    pub const VOPD: u8 = 1;
+    /// A DPP/SDWA modifier format: its src0 holds the selector, so no literal is looked for.
+    pub const MODIFIER: u8 = 2;
+    /// An opcode entry of a defined opcode (the table's gaps have 0).
+    pub const KNOWN: u8 = 4;
+    /// An opcode entry of an opcode that always carries a literal.
+    pub const LITERAL: u8 = 8;
+
+    pub(crate) fn new(t: &Tables, fmt: u16, enc_bytes: u16) -> Form {
+        let fi = &t.finfo[fmt as usize];
+        let flags = if fi.vopd { Form::VOPD } else { 0 } | if fi.modifier { Form::MODIFIER } else { 0 };
+        Form { fmt, ndw: (fi.bytes.max(enc_bytes) / 4) as u8, flags }
+    }
+}
+
+/// A modifier format chosen when `bits & mask == value`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sel {
+    pub mask: u128,
+    pub value: u128,
+    pub form: Form,
+}
+
+/// Per top-level encoding: what finds its opcode (the modifiers are in [`DecodeLut::mods`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct EncLut {
+    /// Length without literal, in bytes.
+    pub bytes: u8,
+    /// The opcode field as a shift and mask (mask 0: no opcode field, value 0).
+    pub op_shift: u8,
+    /// The opcode field lies beyond the first 64 bits.
+    pub op_wide: bool,
+    /// More modifiers than fit in [`DecodeLut::mods`]: scan [`Tables::mods`] instead.
+    pub mods_more: bool,
+    pub op_mask: u32,
+    /// This encoding's opcode values in [`DecodeLut::opmap`].
+    pub op_base: u32,
+    pub op_len: u32,
+}
+
+/// Per (encoding, opcode value): what decoding needs of the opcode, in one 8-byte load.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct OpEntry {
+    /// The opcode index.
+    pub op: u16,
+    /// Index in [`DecodeLut::lits`] of the opcode's literal-capable fields.
+    pub lits: u16,
+    /// The opcode's layout, used when no modifier matches; its flags say `KNOWN` and `LITERAL`.
+    pub form: Form,
+}
+
+/// An opcode's literal-capable source fields as bit sets of their low bits: `m8` for 8-bit
+/// fields (SSRC), `m9` for 9-bit ones (VSRC); a field holding 255 means a literal follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct LitFields {
+    pub m8: u128,
+    pub m9: u128,
+    /// A field of another width: scan [`Tables::lit_src`] instead.
+    pub other: bool,
+}
+
+impl LitFields {
+    /// Whether a field of the set holds 255, all fields at once: bit `i` of `ones8` is set when
+    /// bits `i..i+8` are all ones (an 8-bit 255), and a 9-bit 255 also needs bit `i + 8` clear.
+    #[inline(always)]
+    pub fn any_255(&self, w: u128) -> bool {
+        let a = w & (w >> 1);
+        let b = a & (a >> 2);
+        let ones8 = b & (b >> 4);
+        (ones8 & self.m8) | (ones8 & !(w >> 8) & self.m9) != 0
+    }
+}
+
+/// The decoder's flat tables of one architecture.
+#[derive(Debug, Default)]
+pub(crate) struct DecodeLut {
+    /// The first dword's lower bits (`(d0 >> key_shift) & key_mask`) that, with its top 9 bits,
+    /// pick the encoding in `enc_by_key`.
+    pub key_shift: u8,
+    pub key_bits: u8,
+    /// Those bits are too many: scan the alternatives ([`Tables::encoding`]).
+    pub key_scan: bool,
+    /// Encoding format index + 1 (0: no encoding), by key.
+    pub enc_by_key: Vec<u16>,
+    /// Per format index (meaningful for top-level encodings).
+    pub encs: Vec<EncLut>,
+    /// Per format index: its modifiers in table order; unused slots never match.
+    pub mods: Vec<[Sel; MODS]>,
+    /// By encoding range and opcode value.
+    pub opmap: Vec<OpEntry>,
+    /// Distinct literal field sets.
+    pub lits: Vec<LitFields>,
+}
+
+/// The `u32` read of bits `lo..=hi` as `(shift, mask)` (fields wider than 32 bits read their low 32,
+/// as [`crate::inst::get`] does).
+fn field_mask(lo: u16, hi: u16) -> (u8, u32) {
+    let width = (hi - lo + 1) as u32;
+    (lo as u8, if width >= 32 { u32::MAX } else { (1 << width) - 1 })
+}
+
+/// The `(lo, hi, value)` conditions of a select as one mask/value pair; [`NEVER`] when they
+/// cannot all hold (a value wider than its field, or two conditions disagreeing on a bit).
+fn select_mask(select: &[(u16, u16, u32)]) -> (u128, u128) {
+    let (mut mask, mut value) = (0u128, 0u128);
+    for &(lo, hi, v) in select {
+        let (sh, m) = field_mask(lo, hi);
+        if v & !m != 0 {
+            return NEVER;
+        }
+        let (cm, cv) = ((m as u128) << sh, (v as u128) << sh);
+        if (mask & cm) & (value ^ cv) != 0 {
+            return NEVER;
+        }
+        mask |= cm;
+        value |= cv;
+    }
+    (mask, value)
+}
+
+/// The literal field set of bit ranges.
+fn lit_fields(fields: &[(u16, u16)]) -> LitFields {
+    let mut l = LitFields::default();
+    for &(lo, hi) in fields {
+        match hi - lo + 1 {
+            8 => l.m8 |= 1 << lo,
+            9 => l.m9 |= 1 << lo,
+            _ => l.other = true,
+        }
+    }
+    l
+}
+
+impl DecodeLut {
+    pub(crate) fn build(t: &Tables) -> DecodeLut {
+        let nfmt = t.table.formats.len();
+        assert!(t.table.opcodes.len() <= u16::MAX as usize, "opcode indices must fit the decoder's u16");
+
+        let mut lits: Vec<LitFields> = Vec::new();
+        let mut lit_index: HashMap<LitFields, u16> = HashMap::new();
+        let mut opmap = Vec::new();
+        let mut encs = Vec::with_capacity(nfmt);
+        let mut mods = Vec::with_capacity(nfmt);
+        for f in 0..nfmt {
+            let fi = &t.finfo[f];
+            let (op_shift, op_mask) = fi.opcode.map_or((0, 0), |(lo, hi)| field_mask(lo, hi));
+            let op_base = opmap.len() as u32;
+            // Padded to the field's range, the lookup's bounds check always passes.
+            let len = match op_mask.count_ones() <= MAX_PAD_BITS {
+                true => op_mask + 1,
+                false => t.opcode_values(f as u16) as u32,
+            };
+            for v in 0..len {
+                let Some(o) = t.opcode(f as u16, v) else {
+                    opmap.push(OpEntry::default());
+                    continue;
+                };
+                let l = lit_fields(&t.lit_src[o as usize]);
+                let li = *lit_index.entry(l).or_insert_with(|| {
+                    lits.push(l);
+                    (lits.len() - 1) as u16
+                });
+                let mut form = Form::new(t, t.layout[o as usize], fi.bytes);
+                form.flags |= Form::KNOWN | if t.op_literal[o as usize] { Form::LITERAL } else { 0 };
+                opmap.push(OpEntry { op: o as u16, lits: li, form });
+            }
+            let mut m = [Sel { mask: NEVER.0, value: NEVER.1, form: Form::default() }; MODS];
+            for (slot, &mf) in m.iter_mut().zip(&t.mods[f]) {
+                let (mask, value) = select_mask(t.format(mf).select);
+                *slot = Sel { mask, value, form: Form::new(t, mf, fi.bytes) };
+            }
+            mods.push(m);
+            encs.push(EncLut {
+                bytes: fi.bytes as u8,
+                op_shift,
+                op_wide: op_shift as u32 + op_mask.count_ones() > 64,
+                mods_more: t.mods[f].len() > MODS,
+                op_mask,
+                op_base,
+                op_len: len,
+            });
+        }
+
+        let mut lut = DecodeLut { encs, mods, opmap, lits, ..DecodeLut::default() };
+        lut.build_keys(t);
+        lut
+    }
+
+    /// The first-dword dispatch: the top 9 bits and the lower bits any encoding's mask tests
+    /// (FLAT/GLOBAL/SCRATCH: two) index the scan's answer.
+    fn build_keys(&mut self, t: &Tables) {
+        let low = (0..512).flat_map(|b| t.bucket(b)).fold(0u32, |acc, &(m, _, _)| acc | (m & 0x007f_ffff));
+        let (shift, width) = match low {
+            0 => (0, 0),
+            _ => (low.trailing_zeros(), 32 - low.leading_zeros() - low.trailing_zeros()),
+        };
+        if width > MAX_KEY_BITS {
+            self.key_scan = true;
+            return;
+        }
+        (self.key_shift, self.key_bits) = (shift as u8, width as u8);
+        self.enc_by_key = (0..512u32 << width)
+            .map(|k| {
+                // Every bit the masks test is set here, so the scan's answer holds for every dword
+                // with these bits.
+                let d = ((k >> width) << 23) | ((k & ((1 << width) - 1)) << shift);
+                t.encoding(d).map_or(0, |e| e + 1)
+            })
+            .collect();
+    }
+
+    /// The top-level encoding format index of a first dword.
+    #[inline(always)]
+    pub(crate) fn encoding(&self, t: &Tables, d0: u32) -> Option<u16> {
+        if self.key_scan {
+            return t.encoding(d0);
+        }
+        let low = (d0 >> self.key_shift) & ((1 << self.key_bits) - 1);
+        match self.enc_by_key.get((((d0 >> 23) << self.key_bits) | low) as usize) {
+            Some(&v) if v != 0 => Some(v - 1),
+            _ => None,
+        }
+    }
+
+    /// The opcode value of an instruction's bits in an encoding.
+    #[inline(always)]
+    pub(crate) fn opcode_value(e: &EncLut, w: u128) -> u32 {
+        let v = if e.op_wide { (w >> e.op_shift) as u32 } else { (w as u64 >> e.op_shift) as u32 };
+        v & e.op_mask
+    }
+
+    /// The opcode entry of an opcode value within an encoding.
+    #[inline(always)]
+    pub(crate) fn opcode(&self, e: &EncLut, value: u32) -> Option<OpEntry> {
+        if value >= e.op_len {
+            return None;
+        }
+        match self.opmap.get(e.op_base as usize + value as usize) {
+            Some(o) if o.form.flags & Form::KNOWN != 0 => Some(*o),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Arch;
+
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn dispatch_matches_the_scan() {
+        for arch in Arch::ALL {
+            let t = Tables::get(arch);
+            let lut = &t.lut;
+            assert!(!lut.key_scan, "{}: the dispatch fell back to scanning", arch.name());
+            // Every bucket with every lower-bit pattern of the key, and random dwords.
+            for b in 0..512u32 {
+                for k in 0..1u32 << lut.key_bits {
+                    let d = (b << 23) | (k << lut.key_shift);
+                    assert_eq!(lut.encoding(t, d), t.encoding(d), "{} {d:#010x}", arch.name());
+                }
+            }
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..200_000 {
+                let d = xorshift(&mut x) as u32;
+                assert_eq!(lut.encoding(t, d), t.encoding(d), "{} {d:#010x}", arch.name());
+            }
+        }
+    }
+
+    #[test]
+    fn opcode_lookup_matches() {
+        for arch in Arch::ALL {
+            let t = Tables::get(arch);
+            for (f, e) in t.lut.encs.iter().enumerate() {
+                for v in 0..=e.op_mask.min(1 << 14) {
+                    let fast = t.lut.opcode(e, v).map(|o| o.op as u32);
+                    assert_eq!(fast, t.opcode(f as u16, v), "{} format {f} value {v}", arch.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn literal_fields_at_once() {
+        let l = lit_fields(&[(0, 8), (9, 16), (32, 40)]);
+        assert_eq!((l.m8, l.m9, l.other), (1 << 9, 1 | 1 << 32, false));
+        assert!(lit_fields(&[(0, 9)]).other);
+        let w = |src0: u128, vsrc1: u128, d1: u128| src0 | vsrc1 << 9 | d1 << 32;
+        assert!(l.any_255(w(255, 0, 0)));
+        assert!(!l.any_255(w(255 | 256, 0, 0)));
+        assert!(!l.any_255(w(254, 0x7f, 0)));
+        assert!(l.any_255(w(0, 255, 0)));
+        assert!(l.any_255(w(0x1fe, 0, 255)));
+        assert!(!l.any_255(w(0x1fe, 0xfe, 0x1ff)));
+        // Ones across field boundaries are not a field's 255.
+        assert!(!l.any_255(w(0x1f0, 0xff >> 4, 0xf0)));
+    }
+
+    #[test]
+    fn selects_as_masks() {
+        assert_eq!(select_mask(&[(0, 8, 250)]), (0x1ff, 250));
+        assert_eq!(select_mask(&[(32, 40, 233)]), (0x1ff << 32, 233 << 32));
+        assert_eq!(select_mask(&[(0, 3, 16)]), NEVER);
+        assert_eq!(select_mask(&[(0, 3, 1), (0, 0, 0)]), NEVER);
+        assert_eq!(select_mask(&[(0, 3, 1), (0, 0, 1), (8, 9, 2)]), (0x30f, 0x201));
+    }
+}
