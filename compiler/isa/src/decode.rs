@@ -30,6 +30,9 @@ fn read128(bytes: &[u8], offset: usize, have: usize) -> u128 {
     w
 }
 
+/// Masks of the low `n` dwords of 128 bits.
+const LOW_DWORDS: [u128; 5] = [0, u32::MAX as u128, u64::MAX as u128, (1 << 96) - 1, u128::MAX];
+
 #[inline(always)]
 fn to_words(w: u128) -> [u32; 4] {
     [w as u32, (w >> 32) as u32, (w >> 64) as u32, (w >> 96) as u32]
@@ -53,6 +56,7 @@ impl std::fmt::Debug for Decoder {
 }
 
 impl Decoder {
+    #[inline]
     pub fn new(arch: Arch) -> Decoder {
         Decoder { t: Tables::get(arch) }
     }
@@ -90,12 +94,12 @@ impl Decoder {
         // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
         // backwards so that the earliest match is the one left, without a data-dependent exit.
         let mut form = o.form;
-        for m in lut.mods[enc as usize].iter().rev() {
-            if w & m.mask == m.value {
+        for m in e.mods.iter().rev() {
+            if w as u64 & m.mask == m.value {
                 form = m.form;
             }
         }
-        if e.mods_more {
+        if e.mods_scan {
             form = self.modifier_scan(enc, &w, o.form);
         }
         let mut op_y = None;
@@ -104,7 +108,7 @@ impl Decoder {
         }
         let l = &lut.lits[o.lits as usize];
         let mut src_lit = l.any_255(w);
-        if l.other {
+        if l.scan {
             src_lit = t.lit_src[op as usize].iter().any(|&(lo, hi)| bits(&to_words(w), lo, hi) == 255);
         }
         let y_lit = matches!(op_y, Some(y) if t.op_literal[y as usize]);
@@ -115,7 +119,7 @@ impl Decoder {
             return Err(IsaError::Truncated { offset, need: total, have });
         }
         // Only the instruction's own dwords: what was read past them belongs to the next one.
-        let words = to_words(if ndw >= 4 { w } else { w & ((1u128 << (ndw * 32)) - 1) });
+        let words = to_words(w & LOW_DWORDS[ndw.min(4)]);
         let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
         Ok(Instruction { arch: t.arch, op, fmt: form.fmt, op_y, words, ndwords: ndw as u8, literal })
     }

@@ -62,16 +62,16 @@ impl Form {
     }
 }
 
-/// A modifier format chosen when `bits & mask == value`.
+/// A modifier format chosen when the low 64 bits `& mask == value`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sel {
-    pub mask: u128,
-    pub value: u128,
+    pub mask: u64,
+    pub value: u64,
     pub form: Form,
 }
 
-/// Per top-level encoding: what finds its opcode (the modifiers are in [`DecodeLut::mods`]).
-#[derive(Clone, Copy, Debug, Default)]
+/// Per top-level encoding: what finds its opcode and modifier (64 bytes, one cache line).
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct EncLut {
     /// Length without literal, in bytes.
     pub bytes: u8,
@@ -79,12 +79,15 @@ pub(crate) struct EncLut {
     pub op_shift: u8,
     /// The opcode field lies beyond the first 64 bits.
     pub op_wide: bool,
-    /// More modifiers than fit in [`DecodeLut::mods`]: scan [`Tables::mods`] instead.
-    pub mods_more: bool,
+    /// More modifiers than fit in `mods`, or a select beyond the first 64 bits: scan
+    /// [`Tables::mods`] instead.
+    pub mods_scan: bool,
     pub op_mask: u32,
     /// This encoding's opcode values in [`DecodeLut::opmap`].
     pub op_base: u32,
     pub op_len: u32,
+    /// The encoding's modifiers in table order; unused slots never match.
+    pub mods: [Sel; MODS],
 }
 
 /// Per (encoding, opcode value): what decoding needs of the opcode, in one 8-byte load.
@@ -98,14 +101,17 @@ pub(crate) struct OpEntry {
     pub form: Form,
 }
 
-/// An opcode's literal-capable source fields as bit sets of their low bits: `m8` for 8-bit
-/// fields (SSRC), `m9` for 9-bit ones (VSRC); a field holding 255 means a literal follows.
+/// An opcode's literal-capable source fields as bit sets of their low bits in a 64-bit window
+/// starting at bit `shift`: `m8` for 8-bit fields (SSRC), `m9` for 9-bit ones (VSRC). A field
+/// holding 255 means a literal follows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct LitFields {
-    pub m8: u128,
-    pub m9: u128,
-    /// A field of another width: scan [`Tables::lit_src`] instead.
-    pub other: bool,
+    pub m8: u64,
+    pub m9: u64,
+    pub shift: u8,
+    /// A field of another width, or fields too far apart for one window: scan
+    /// [`Tables::lit_src`] instead.
+    pub scan: bool,
 }
 
 impl LitFields {
@@ -113,10 +119,11 @@ impl LitFields {
     /// bits `i..i+8` are all ones (an 8-bit 255), and a 9-bit 255 also needs bit `i + 8` clear.
     #[inline(always)]
     pub fn any_255(&self, w: u128) -> bool {
-        let a = w & (w >> 1);
+        let x = (w >> self.shift) as u64;
+        let a = x & (x >> 1);
         let b = a & (a >> 2);
         let ones8 = b & (b >> 4);
-        (ones8 & self.m8) | (ones8 & !(w >> 8) & self.m9) != 0
+        (ones8 & self.m8) | (ones8 & !(x >> 8) & self.m9) != 0
     }
 }
 
@@ -127,14 +134,13 @@ pub(crate) struct DecodeLut {
     /// pick the encoding in `enc_by_key`.
     pub key_shift: u8,
     pub key_bits: u8,
+    pub key_mask: u32,
     /// Those bits are too many: scan the alternatives ([`Tables::encoding`]).
     pub key_scan: bool,
     /// Encoding format index + 1 (0: no encoding), by key.
     pub enc_by_key: Vec<u16>,
     /// Per format index (meaningful for top-level encodings).
     pub encs: Vec<EncLut>,
-    /// Per format index: its modifiers in table order; unused slots never match.
-    pub mods: Vec<[Sel; MODS]>,
     /// By encoding range and opcode value.
     pub opmap: Vec<OpEntry>,
     /// Distinct literal field sets.
@@ -169,12 +175,16 @@ fn select_mask(select: &[(u16, u16, u32)]) -> (u128, u128) {
 
 /// The literal field set of bit ranges.
 fn lit_fields(fields: &[(u16, u16)]) -> LitFields {
-    let mut l = LitFields::default();
+    let shift = fields.iter().map(|f| f.0).min().unwrap_or(0);
+    // The last bit a field's test reads: its own for 8 bits, the one past it for 9.
+    let last = fields.iter().map(|&(lo, _)| lo + 8).max().unwrap_or(0);
+    let mut l = LitFields { shift: shift as u8, scan: last - shift >= 64 || shift >= 128, ..LitFields::default() };
     for &(lo, hi) in fields {
+        let bit = 1u64.checked_shl((lo - shift) as u32).unwrap_or(0);
         match hi - lo + 1 {
-            8 => l.m8 |= 1 << lo,
-            9 => l.m9 |= 1 << lo,
-            _ => l.other = true,
+            8 => l.m8 |= bit,
+            9 => l.m9 |= bit,
+            _ => l.scan = true,
         }
     }
     l
@@ -189,7 +199,6 @@ impl DecodeLut {
         let mut lit_index: HashMap<LitFields, u16> = HashMap::new();
         let mut opmap = Vec::new();
         let mut encs = Vec::with_capacity(nfmt);
-        let mut mods = Vec::with_capacity(nfmt);
         for f in 0..nfmt {
             let fi = &t.finfo[f];
             let (op_shift, op_mask) = fi.opcode.map_or((0, 0), |(lo, hi)| field_mask(lo, hi));
@@ -213,24 +222,26 @@ impl DecodeLut {
                 form.flags |= Form::KNOWN | if t.op_literal[o as usize] { Form::LITERAL } else { 0 };
                 opmap.push(OpEntry { op: o as u16, lits: li, form });
             }
-            let mut m = [Sel { mask: NEVER.0, value: NEVER.1, form: Form::default() }; MODS];
+            let mut m = [Sel { mask: NEVER.0 as u64, value: NEVER.1 as u64, form: Form::default() }; MODS];
+            let mut mods_scan = t.mods[f].len() > MODS;
             for (slot, &mf) in m.iter_mut().zip(&t.mods[f]) {
                 let (mask, value) = select_mask(t.format(mf).select);
-                *slot = Sel { mask, value, form: Form::new(t, mf, fi.bytes) };
+                mods_scan |= mask >> 64 != 0;
+                *slot = Sel { mask: mask as u64, value: value as u64, form: Form::new(t, mf, fi.bytes) };
             }
-            mods.push(m);
             encs.push(EncLut {
                 bytes: fi.bytes as u8,
                 op_shift,
                 op_wide: op_shift as u32 + op_mask.count_ones() > 64,
-                mods_more: t.mods[f].len() > MODS,
+                mods_scan,
                 op_mask,
                 op_base,
                 op_len: len,
+                mods: m,
             });
         }
 
-        let mut lut = DecodeLut { encs, mods, opmap, lits, ..DecodeLut::default() };
+        let mut lut = DecodeLut { encs, opmap, lits, ..DecodeLut::default() };
         lut.build_keys(t);
         lut
     }
@@ -247,7 +258,7 @@ impl DecodeLut {
             self.key_scan = true;
             return;
         }
-        (self.key_shift, self.key_bits) = (shift as u8, width as u8);
+        (self.key_shift, self.key_bits, self.key_mask) = (shift as u8, width as u8, (1 << width) - 1);
         self.enc_by_key = (0..512u32 << width)
             .map(|k| {
                 // Every bit the masks test is set here, so the scan's answer holds for every dword
@@ -264,7 +275,7 @@ impl DecodeLut {
         if self.key_scan {
             return t.encoding(d0);
         }
-        let low = (d0 >> self.key_shift) & ((1 << self.key_bits) - 1);
+        let low = (d0 >> self.key_shift) & self.key_mask;
         match self.enc_by_key.get((((d0 >> 23) << self.key_bits) | low) as usize) {
             Some(&v) if v != 0 => Some(v - 1),
             _ => None,
@@ -340,8 +351,13 @@ mod tests {
     #[test]
     fn literal_fields_at_once() {
         let l = lit_fields(&[(0, 8), (9, 16), (32, 40)]);
-        assert_eq!((l.m8, l.m9, l.other), (1 << 9, 1 | 1 << 32, false));
-        assert!(lit_fields(&[(0, 9)]).other);
+        assert_eq!((l.m8, l.m9, l.shift, l.scan), (1 << 9, 1 | 1 << 32, 0, false));
+        assert!(lit_fields(&[(0, 9)]).scan);
+        assert!(lit_fields(&[(0, 8), (56, 64)]).scan);
+        let far = lit_fields(&[(64, 72), (114, 122)]);
+        assert_eq!((far.m9, far.shift, far.scan), (1 | 1 << 50, 64, false));
+        assert!(far.any_255(255 << 114));
+        assert!(!far.any_255(255 << 113));
         let w = |src0: u128, vsrc1: u128, d1: u128| src0 | vsrc1 << 9 | d1 << 32;
         assert!(l.any_255(w(255, 0, 0)));
         assert!(!l.any_255(w(255 | 256, 0, 0)));

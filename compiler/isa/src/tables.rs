@@ -56,6 +56,7 @@ pub struct FormatInfo {
 }
 
 impl Tables {
+    #[inline]
     pub fn get(arch: Arch) -> &'static Tables {
         static T: [OnceLock<Tables>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
         T[arch as usize].get_or_init(|| Tables::build(arch))
