@@ -124,7 +124,8 @@ impl Decoder {
         Ok(Instruction { arch: t.arch, op, fmt: form.fmt, op_y, words, ndwords: ndw as u8, literal })
     }
 
-    /// The modifier of an encoding with more of them than the flat tables hold inline.
+    /// The modifier of an encoding whose modifiers the flat tables do not hold inline (more than
+    /// [`crate::decode_lut::MODS`], or a select beyond the first 64 bits): the generic scan.
     #[cold]
     fn modifier_scan(&self, enc: u16, w: &u128, layout: Form) -> Form {
         let words = to_words(*w);

@@ -16,7 +16,10 @@
 //!   [`LitFields::any_255`]).
 //!
 //! Everything is derived from [`Tables`] at first use, so the decoder's answers stay those of the
-//! scans (the tests here check that over every encoding bucket and over random bytes).
+//! scans: the tests here check the dispatch over every encoding bucket, and `decode_ref` holds the
+//! whole decoder to the scanning one over golden vectors, rewritten fields and random bytes.
+//! What does not fit the flat form (more modifiers, selects or literal fields out of a 64-bit
+//! window, a wide first-dword key) falls back to the scans, flagged per entry.
 
 use std::collections::HashMap;
 
