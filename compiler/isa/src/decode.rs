@@ -112,7 +112,8 @@ impl Decoder {
             src_lit = t.lit_src[op as usize].iter().any(|&(lo, hi)| bits(&to_words(w), lo, hi) == 255);
         }
         let y_lit = matches!(op_y, Some(y) if t.op_literal[y as usize]);
-        let has_lit = o.form.flags & Form::LITERAL != 0 || (src_lit && form.flags & Form::MODIFIER == 0) || y_lit;
+        // Non-short-circuit: each term is at hand, a branch per term would only mispredict.
+        let has_lit = (o.form.flags & Form::LITERAL != 0) | (src_lit & (form.flags & Form::MODIFIER == 0)) | y_lit;
         let ndw = form.ndw as usize;
         let total = ndw * 4 + if has_lit { 4 } else { 0 };
         if have < total {
