@@ -43,6 +43,21 @@ fn bits(words: &[u32; 4], lo: u16, hi: u16) -> u32 {
     get(words, &baregpu_autogen::isa::Field { name: "", lo, hi })
 }
 
+#[cold]
+fn truncated(offset: usize, need: usize, have: usize) -> IsaError {
+    IsaError::Truncated { offset, need, have }
+}
+
+#[cold]
+fn unknown_encoding(offset: usize, dword: u32) -> IsaError {
+    IsaError::UnknownEncoding { offset, dword }
+}
+
+#[cold]
+fn unknown_opcode(t: &Tables, offset: usize, enc: u16, opcode: u32, dword: u32) -> IsaError {
+    IsaError::UnknownOpcode { offset, format: t.format(enc).name, opcode, dword }
+}
+
 /// A decoder for one architecture: a handle on its lookup tables.
 #[derive(Clone, Copy)]
 pub struct Decoder {
@@ -78,18 +93,18 @@ impl Decoder {
         let t = self.t;
         let lut = &t.lut;
         let have = bytes.len().saturating_sub(offset);
-        let d0 = dword(bytes, offset).ok_or(IsaError::Truncated { offset, need: 4, have })?;
-        let enc = lut.encoding(t, d0).ok_or(IsaError::UnknownEncoding { offset, dword: d0 })?;
+        // Errors are built out of line: built in place, their fields would be kept live (and
+        // spilled) on the path that does not fail.
+        let Some(d0) = dword(bytes, offset) else { return Err(truncated(offset, 4, have)) };
+        let Some(enc) = lut.encoding(t, d0) else { return Err(unknown_encoding(offset, d0)) };
         let e = &lut.encs[enc as usize];
         let need = e.bytes as usize;
         if have < need {
-            return Err(IsaError::Truncated { offset, need, have });
+            return Err(truncated(offset, need, have));
         }
         let w = read128(bytes, offset, have);
         let opv = DecodeLut::opcode_value(e, w);
-        let Some(o) = lut.opcode(e, opv) else {
-            return Err(IsaError::UnknownOpcode { offset, format: t.format(enc).name, opcode: opv, dword: d0 });
-        };
+        let Some(o) = lut.opcode(e, opv) else { return Err(unknown_opcode(t, offset, enc, opv, d0)) };
         let op = o.op as u32;
         // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
         // backwards so that the earliest match is the one left, without a data-dependent exit.
@@ -100,7 +115,7 @@ impl Decoder {
             }
         }
         if e.mods_scan {
-            form = self.modifier_scan(enc, &w, o.form);
+            form = self.modifier_scan(enc, w, o.form);
         }
         let mut op_y = None;
         if form.flags & Form::VOPD != 0 {
@@ -117,7 +132,7 @@ impl Decoder {
         let ndw = form.ndw as usize;
         let total = ndw * 4 + if has_lit { 4 } else { 0 };
         if have < total {
-            return Err(IsaError::Truncated { offset, need: total, have });
+            return Err(truncated(offset, total, have));
         }
         // Only the instruction's own dwords: what was read past them belongs to the next one.
         let words = to_words(w & LOW_DWORDS[ndw.min(4)]);
@@ -128,8 +143,8 @@ impl Decoder {
     /// The modifier of an encoding whose modifiers the flat tables do not hold inline (more than
     /// [`crate::decode_lut::MODS`], or a select beyond the first 64 bits): the generic scan.
     #[cold]
-    fn modifier_scan(&self, enc: u16, w: &u128, layout: Form) -> Form {
-        let words = to_words(*w);
+    fn modifier_scan(&self, enc: u16, w: u128, layout: Form) -> Form {
+        let words = to_words(w);
         let fits = |m: u16| self.t.format(m).select.iter().all(|&(l, h, v)| bits(&words, l, h) == v);
         match self.t.mods[enc as usize].iter().find(|&&m| fits(m)) {
             Some(&m) => Form::new(self.t, m, self.t.finfo[enc as usize].bytes),
