@@ -118,7 +118,7 @@ impl Decoder {
             form = self.modifier_scan(enc, w, o.form);
         }
         let mut op_y = None;
-        if form.flags & Form::VOPD != 0 {
+        if form.has(Form::VOPD) {
             op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
         }
         let l = &lut.lits[o.lits as usize];
@@ -128,8 +128,8 @@ impl Decoder {
         }
         let y_lit = matches!(op_y, Some(y) if t.op_literal[y as usize]);
         // Non-short-circuit: each term is at hand, a branch per term would only mispredict.
-        let has_lit = (o.form.flags & Form::LITERAL != 0) | (src_lit & (form.flags & Form::MODIFIER == 0)) | y_lit;
-        let ndw = form.ndw as usize;
+        let has_lit = o.form.has(Form::LITERAL) | (src_lit & !form.has(Form::MODIFIER)) | y_lit;
+        let ndw = form.ndw();
         let total = ndw * 4 + if has_lit { 4 } else { 0 };
         if have < total {
             return Err(truncated(offset, total, have));
@@ -137,7 +137,7 @@ impl Decoder {
         // Only the instruction's own dwords: what was read past them belongs to the next one.
         let words = to_words(w & LOW_DWORDS[ndw.min(4)]);
         let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
-        Ok(Instruction { arch: t.arch, op, fmt: form.fmt, op_y, words, ndwords: ndw as u8, literal })
+        Ok(Instruction { arch: t.arch, op, fmt: form.fmt(), op_y, words, ndwords: ndw as u8, literal })
     }
 
     /// The modifier of an encoding whose modifiers the flat tables do not hold inline (more than

@@ -37,16 +37,11 @@ const MAX_KEY_BITS: u32 = 4;
 /// Widest opcode field padded to its full range.
 const MAX_PAD_BITS: u32 = 12;
 
-/// How the dwords of an instruction are read: its format, length and kind.
+/// How the dwords of an instruction are read: its format, length and kind, packed in one `u32`
+/// (format index, dwords, flags from the low byte up) so that choosing between the layout and a
+/// modifier is one conditional move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Form {
-    /// The format index whose fields describe the dwords.
-    pub fmt: u16,
-    /// Dwords without literal: the longer of the format and its encoding.
-    pub ndw: u8,
-    /// `VOPD`, `MODIFIER`, and in an [`OpEntry`] `KNOWN`, `LITERAL`.
-    pub flags: u8,
-}
+pub(crate) struct Form(u32);
 
 impl Form {
     /// The VOPD layout: the Y opcode is read from dword0.
@@ -58,10 +53,32 @@ impl Form {
     /// An opcode entry of an opcode that always carries a literal.
     pub const LITERAL: u8 = 8;
 
+    /// The reading of format `fmt` within an encoding of `enc_bytes`.
     pub(crate) fn new(t: &Tables, fmt: u16, enc_bytes: u16) -> Form {
         let fi = &t.finfo[fmt as usize];
         let flags = if fi.vopd { Form::VOPD } else { 0 } | if fi.modifier { Form::MODIFIER } else { 0 };
-        Form { fmt, ndw: (fi.bytes.max(enc_bytes) / 4) as u8, flags }
+        Form(fmt as u32 | ((fi.bytes.max(enc_bytes) / 4) as u32) << 16 | (flags as u32) << 24)
+    }
+
+    /// The format index whose fields describe the dwords.
+    #[inline(always)]
+    pub fn fmt(self) -> u16 {
+        self.0 as u16
+    }
+
+    /// Dwords without literal: the longer of the format and its encoding.
+    #[inline(always)]
+    pub fn ndw(self) -> usize {
+        (self.0 >> 16) as u8 as usize
+    }
+
+    #[inline(always)]
+    pub fn has(self, flag: u8) -> bool {
+        (self.0 >> 24) as u8 & flag != 0
+    }
+
+    fn with(self, flag: u8) -> Form {
+        Form(self.0 | (flag as u32) << 24)
     }
 }
 
@@ -100,7 +117,8 @@ pub(crate) struct OpEntry {
     pub op: u16,
     /// Index in [`DecodeLut::lits`] of the opcode's literal-capable fields.
     pub lits: u16,
-    /// The opcode's layout, used when no modifier matches; its flags say `KNOWN` and `LITERAL`.
+    /// The opcode's layout, used when no modifier matches; its flags also say `KNOWN` and
+    /// `LITERAL`.
     pub form: Form,
 }
 
@@ -221,8 +239,8 @@ impl DecodeLut {
                     lits.push(l);
                     (lits.len() - 1) as u16
                 });
-                let mut form = Form::new(t, t.layout[o as usize], fi.bytes);
-                form.flags |= Form::KNOWN | if t.op_literal[o as usize] { Form::LITERAL } else { 0 };
+                let literal = if t.op_literal[o as usize] { Form::LITERAL } else { 0 };
+                let form = Form::new(t, t.layout[o as usize], fi.bytes).with(Form::KNOWN | literal);
                 opmap.push(OpEntry { op: o as u16, lits: li, form });
             }
             let mut m = [Sel { mask: NEVER.0 as u64, value: NEVER.1 as u64, form: Form::default() }; MODS];
@@ -299,7 +317,7 @@ impl DecodeLut {
             return None;
         }
         match self.opmap.get(e.op_base as usize + value as usize) {
-            Some(o) if o.form.flags & Form::KNOWN != 0 => Some(*o),
+            Some(o) if o.form.has(Form::KNOWN) => Some(*o),
             _ => None,
         }
     }
