@@ -85,71 +85,9 @@ impl Decoder {
     }
 
     /// Decodes one instruction at `offset` of `bytes`.
-    ///
-    /// The answers are those of the generic tables' scans (`decode_ref` in the tests), read from
-    /// the flat tables of [`crate::decode_lut`] with the instruction's first 128 bits as one `u128`.
     #[inline(always)]
     pub fn decode_at(&self, bytes: &[u8], offset: usize) -> Result<Instruction> {
-        let t = self.t;
-        let lut = &t.lut;
-        let have = bytes.len().saturating_sub(offset);
-        // Errors are built out of line: built in place, their fields would be kept live (and
-        // spilled) on the path that does not fail.
-        let Some(d0) = dword(bytes, offset) else { return Err(truncated(offset, 4, have)) };
-        let Some(enc) = lut.encoding(t, d0) else { return Err(unknown_encoding(offset, d0)) };
-        let e = &lut.encs[enc as usize];
-        let need = e.bytes as usize;
-        if have < need {
-            return Err(truncated(offset, need, have));
-        }
-        let w = read128(bytes, offset, have);
-        let opv = DecodeLut::opcode_value(e, w);
-        let Some(o) = lut.opcode(e, opv) else { return Err(unknown_opcode(t, offset, enc, opv, d0)) };
-        let op = o.op as u32;
-        // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
-        // backwards so that the earliest match is the one left, without a data-dependent exit.
-        let mut form = o.form;
-        for m in e.mods.iter().rev() {
-            if w as u64 & m.mask == m.value {
-                form = m.form;
-            }
-        }
-        if e.mods_scan {
-            form = self.modifier_scan(enc, w, o.form);
-        }
-        let mut op_y = None;
-        if form.has(Form::VOPD) {
-            op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
-        }
-        let l = &lut.lits[o.lits as usize];
-        let mut src_lit = l.any_255(w);
-        if l.scan {
-            src_lit = t.lit_src[op as usize].iter().any(|&(lo, hi)| bits(&to_words(w), lo, hi) == 255);
-        }
-        let y_lit = matches!(op_y, Some(y) if t.op_literal[y as usize]);
-        // Non-short-circuit: each term is at hand, a branch per term would only mispredict.
-        let has_lit = o.form.has(Form::LITERAL) | (src_lit & !form.has(Form::MODIFIER)) | y_lit;
-        let ndw = form.ndw();
-        let total = ndw * 4 + if has_lit { 4 } else { 0 };
-        if have < total {
-            return Err(truncated(offset, total, have));
-        }
-        // Only the instruction's own dwords: what was read past them belongs to the next one.
-        let words = to_words(w & LOW_DWORDS[ndw.min(4)]);
-        let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
-        Ok(Instruction { arch: t.arch, op, fmt: form.fmt(), op_y, words, ndwords: ndw as u8, literal })
-    }
-
-    /// The modifier of an encoding whose modifiers the flat tables do not hold inline (more than
-    /// [`crate::decode_lut::MODS`], or a select beyond the first 64 bits): the generic scan.
-    #[cold]
-    fn modifier_scan(&self, enc: u16, w: u128, layout: Form) -> Form {
-        let words = to_words(w);
-        let fits = |m: u16| self.t.format(m).select.iter().all(|&(l, h, v)| bits(&words, l, h) == v);
-        match self.t.mods[enc as usize].iter().find(|&&m| fits(m)) {
-            Some(&m) => Form::new(self.t, m, self.t.finfo[enc as usize].bytes),
-            None => layout,
-        }
+        decode_with(self.t, &self.t.lut, bytes, offset)
     }
 
     /// Decodes one instruction at the start of `bytes`.
@@ -168,6 +106,85 @@ impl Decoder {
         }
         Ok(out)
     }
+}
+
+/// Decodes one instruction at `offset` of `bytes` with the flat tables `lut` (the tables'
+/// own, or in the tests one with every fallback forced).
+///
+/// The answers are those of the generic tables' scans (`decode_ref` in the tests), read from
+/// the flat tables of [`crate::decode_lut`] with the instruction's first 128 bits as one `u128`.
+#[inline(always)]
+pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usize) -> Result<Instruction> {
+    let have = bytes.len().saturating_sub(offset);
+    // Errors are built out of line: built in place, their fields would be kept live (and
+    // spilled) on the path that does not fail.
+    let Some(d0) = dword(bytes, offset) else { return Err(truncated(offset, 4, have)) };
+    let Some(enc) = lut.encoding(t, d0) else { return Err(unknown_encoding(offset, d0)) };
+    let e = &lut.encs[enc as usize];
+    let need = e.bytes as usize;
+    if have < need {
+        return Err(truncated(offset, need, have));
+    }
+    let w = read128(bytes, offset, have);
+    let Some(o) = lut.opcode(e, w) else {
+        return Err(unknown_opcode(t, offset, enc, DecodeLut::opcode_value(e, w), d0));
+    };
+    let op = o.op as u32;
+    // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
+    // backwards so that the earliest match is the one left, without a data-dependent exit.
+    let mut form = o.form;
+    for m in e.mods.iter().rev() {
+        if w as u64 & m.mask == m.value {
+            form = m.form;
+        }
+    }
+    let l = &lut.lits[o.lits as usize];
+    let mut src_lit = l.any_255(w);
+    // One flag (rarely set) for both fallbacks keeps the common path to one branch.
+    if o.form.has(Form::SCAN) {
+        if e.mods_scan {
+            form = modifier_scan(t, enc, w, o.form);
+        }
+        if l.scan {
+            src_lit = literal_scan(t, op, w);
+        }
+    }
+    let mut op_y = None;
+    if form.has(Form::VOPD) {
+        op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
+    }
+    let y_lit = matches!(op_y, Some(y) if t.op_literal[y as usize]);
+    // Non-short-circuit: each term is at hand, a branch per term would only mispredict.
+    let has_lit = o.form.has(Form::LITERAL) | (src_lit & !form.has(Form::MODIFIER)) | y_lit;
+    let ndw = form.ndw();
+    let total = ndw * 4 + if has_lit { 4 } else { 0 };
+    if have < total {
+        return Err(truncated(offset, total, have));
+    }
+    // Only the instruction's own dwords: what was read past them belongs to the next one.
+    let words = to_words(w & LOW_DWORDS[ndw.min(4)]);
+    let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
+    Ok(Instruction { arch: t.arch, op, fmt: form.fmt(), op_y, words, ndwords: ndw as u8, literal })
+}
+
+/// The reading where the flat tables do not hold the encoding's modifiers (more than
+/// [`crate::decode_lut::MODS`], or a select beyond the first 64 bits): the generic scan.
+#[cold]
+fn modifier_scan(t: &Tables, enc: u16, w: u128, layout: Form) -> Form {
+    let words = to_words(w);
+    let fits = |m: u16| t.format(m).select.iter().all(|&(l, h, v)| bits(&words, l, h) == v);
+    match t.mods[enc as usize].iter().find(|&&m| fits(m)) {
+        Some(&m) => Form::new(t, m, t.finfo[enc as usize].bytes),
+        None => layout,
+    }
+}
+
+/// Whether a literal-capable field holds 255, where the flat tables do not hold the opcode's
+/// fields (another width, or too far apart for one window): the generic scan.
+#[cold]
+fn literal_scan(t: &Tables, op: u32, w: u128) -> bool {
+    let words = to_words(w);
+    t.lit_src[op as usize].iter().any(|&(lo, hi)| bits(&words, lo, hi) == 255)
 }
 
 /// Decodes one instruction at `offset` of `bytes`.

@@ -34,6 +34,9 @@ const NEVER: (u128, u128) = (0, 1);
 /// Widest set of lower first-dword bits the encodings' masks may test (beyond the top 9) for the
 /// one-load dispatch; wider sets scan the alternatives.
 const MAX_KEY_BITS: u32 = 4;
+/// The `enc_by_key` entry that sends the decoder to [`Tables::encoding`].
+pub(crate) const SCAN_KEY: u16 = u16::MAX;
+
 /// Widest opcode field padded to its full range.
 const MAX_PAD_BITS: u32 = 12;
 
@@ -52,6 +55,9 @@ impl Form {
     pub const KNOWN: u8 = 4;
     /// An opcode entry of an opcode that always carries a literal.
     pub const LITERAL: u8 = 8;
+    /// An opcode entry whose modifiers or literal fields the flat tables do not hold: the
+    /// decoder scans the generic tables for them.
+    pub const SCAN: u8 = 16;
 
     /// The reading of format `fmt` within an encoding of `enc_bytes`.
     pub(crate) fn new(t: &Tables, fmt: u16, enc_bytes: u16) -> Form {
@@ -97,8 +103,9 @@ pub(crate) struct EncLut {
     pub bytes: u8,
     /// The opcode field as a shift and mask (mask 0: no opcode field, value 0).
     pub op_shift: u8,
-    /// The opcode field lies beyond the first 64 bits.
-    pub op_wide: bool,
+    /// The opcode field lies beyond the first 64 bits, or is too wide for its table to be
+    /// padded to its whole range: read and bounds-checked in full.
+    pub op_slow: bool,
     /// More modifiers than fit in `mods`, or a select beyond the first 64 bits: scan
     /// [`Tables::mods`] instead.
     pub mods_scan: bool,
@@ -156,9 +163,8 @@ pub(crate) struct DecodeLut {
     pub key_shift: u8,
     pub key_bits: u8,
     pub key_mask: u32,
-    /// Those bits are too many: scan the alternatives ([`Tables::encoding`]).
-    pub key_scan: bool,
-    /// Encoding format index + 1 (0: no encoding), by key.
+    /// Encoding format index + 1 (0: no encoding; [`SCAN_KEY`]: too many lower bits are tested
+    /// for a key, scan the alternatives), by key.
     pub enc_by_key: Vec<u16>,
     /// Per format index (meaningful for top-level encodings).
     pub encs: Vec<EncLut>,
@@ -224,11 +230,16 @@ impl DecodeLut {
             let fi = &t.finfo[f];
             let (op_shift, op_mask) = fi.opcode.map_or((0, 0), |(lo, hi)| field_mask(lo, hi));
             let op_base = opmap.len() as u32;
-            // Padded to the field's range, the lookup's bounds check always passes.
-            let len = match op_mask.count_ones() <= MAX_PAD_BITS {
-                true => op_mask + 1,
-                false => t.opcode_values(f as u16) as u32,
-            };
+            // Padded to the field's range, every value of the field has an entry.
+            let padded = op_mask.count_ones() <= MAX_PAD_BITS;
+            let len = if padded { op_mask + 1 } else { t.opcode_values(f as u16) as u32 };
+            let mut m = [Sel { mask: NEVER.0 as u64, value: NEVER.1 as u64, form: Form::default() }; MODS];
+            let mut mods_scan = t.mods[f].len() > MODS;
+            for (slot, &mf) in m.iter_mut().zip(&t.mods[f]) {
+                let (mask, value) = select_mask(t.format(mf).select);
+                mods_scan |= mask >> 64 != 0;
+                *slot = Sel { mask: mask as u64, value: value as u64, form: Form::new(t, mf, fi.bytes) };
+            }
             for v in 0..len {
                 let Some(o) = t.opcode(f as u16, v) else {
                     opmap.push(OpEntry::default());
@@ -240,20 +251,14 @@ impl DecodeLut {
                     (lits.len() - 1) as u16
                 });
                 let literal = if t.op_literal[o as usize] { Form::LITERAL } else { 0 };
-                let form = Form::new(t, t.layout[o as usize], fi.bytes).with(Form::KNOWN | literal);
+                let scan = if mods_scan || l.scan { Form::SCAN } else { 0 };
+                let form = Form::new(t, t.layout[o as usize], fi.bytes).with(Form::KNOWN | literal | scan);
                 opmap.push(OpEntry { op: o as u16, lits: li, form });
-            }
-            let mut m = [Sel { mask: NEVER.0 as u64, value: NEVER.1 as u64, form: Form::default() }; MODS];
-            let mut mods_scan = t.mods[f].len() > MODS;
-            for (slot, &mf) in m.iter_mut().zip(&t.mods[f]) {
-                let (mask, value) = select_mask(t.format(mf).select);
-                mods_scan |= mask >> 64 != 0;
-                *slot = Sel { mask: mask as u64, value: value as u64, form: Form::new(t, mf, fi.bytes) };
             }
             encs.push(EncLut {
                 bytes: fi.bytes as u8,
                 op_shift,
-                op_wide: op_shift as u32 + op_mask.count_ones() > 64,
+                op_slow: op_shift as u32 + op_mask.count_ones() > 64 || !padded,
                 mods_scan,
                 op_mask,
                 op_base,
@@ -276,7 +281,7 @@ impl DecodeLut {
             _ => (low.trailing_zeros(), 32 - low.leading_zeros() - low.trailing_zeros()),
         };
         if width > MAX_KEY_BITS {
-            self.key_scan = true;
+            self.enc_by_key = vec![SCAN_KEY; 512];
             return;
         }
         (self.key_shift, self.key_bits, self.key_mask) = (shift as u8, width as u8, (1 << width) - 1);
@@ -290,36 +295,60 @@ impl DecodeLut {
             .collect();
     }
 
+    /// Sends every question to the generic scans (the fallbacks the real tables do not need),
+    /// for the tests to hold those paths to the reference too.
+    #[cfg(test)]
+    pub(crate) fn force_scans(&mut self) {
+        (self.key_shift, self.key_bits, self.key_mask) = (0, 0, 0);
+        self.enc_by_key = vec![SCAN_KEY; 512];
+        for e in &mut self.encs {
+            (e.op_slow, e.mods_scan) = (true, true);
+        }
+        for o in self.opmap.iter_mut().filter(|o| o.form.has(Form::KNOWN)) {
+            o.form = o.form.with(Form::SCAN);
+        }
+        for l in &mut self.lits {
+            l.scan = true;
+        }
+    }
+
     /// The top-level encoding format index of a first dword.
     #[inline(always)]
     pub(crate) fn encoding(&self, t: &Tables, d0: u32) -> Option<u16> {
-        if self.key_scan {
-            return t.encoding(d0);
-        }
         let low = (d0 >> self.key_shift) & self.key_mask;
         match self.enc_by_key.get((((d0 >> 23) << self.key_bits) | low) as usize) {
-            Some(&v) if v != 0 => Some(v - 1),
-            _ => None,
+            Some(0) | None => None,
+            Some(&SCAN_KEY) => t.encoding(d0),
+            Some(&v) => Some(v - 1),
         }
     }
 
     /// The opcode value of an instruction's bits in an encoding.
-    #[inline(always)]
     pub(crate) fn opcode_value(e: &EncLut, w: u128) -> u32 {
-        let v = if e.op_wide { (w >> e.op_shift) as u32 } else { (w as u64 >> e.op_shift) as u32 };
-        v & e.op_mask
+        (w >> e.op_shift) as u32 & e.op_mask
     }
 
-    /// The opcode entry of an opcode value within an encoding.
+    /// The opcode entry of an instruction's bits in an encoding, when defined.
     #[inline(always)]
-    pub(crate) fn opcode(&self, e: &EncLut, value: u32) -> Option<OpEntry> {
-        if value >= e.op_len {
-            return None;
+    pub(crate) fn opcode(&self, e: &EncLut, w: u128) -> Option<OpEntry> {
+        if e.op_slow {
+            return self.entry(e, Self::opcode_value(e, w));
         }
-        match self.opmap.get(e.op_base as usize + value as usize) {
+        // Padded: every value the mask lets through has an entry.
+        let v = (w as u64 >> e.op_shift) as u32 & e.op_mask;
+        match self.opmap.get(e.op_base as usize + v as usize) {
             Some(o) if o.form.has(Form::KNOWN) => Some(*o),
             _ => None,
         }
+    }
+
+    /// The opcode entry of an opcode value within an encoding.
+    #[cold]
+    pub(crate) fn entry(&self, e: &EncLut, value: u32) -> Option<OpEntry> {
+        if value >= e.op_len {
+            return None;
+        }
+        self.opmap.get(e.op_base as usize + value as usize).filter(|o| o.form.has(Form::KNOWN)).copied()
     }
 }
 
@@ -340,7 +369,7 @@ mod tests {
         for arch in Arch::ALL {
             let t = Tables::get(arch);
             let lut = &t.lut;
-            assert!(!lut.key_scan, "{}: the dispatch fell back to scanning", arch.name());
+            assert!(!lut.enc_by_key.contains(&SCAN_KEY), "{}: the dispatch fell back to scanning", arch.name());
             // Every bucket with every lower-bit pattern of the key, and random dwords.
             for b in 0..512u32 {
                 for k in 0..1u32 << lut.key_bits {
@@ -362,7 +391,12 @@ mod tests {
             let t = Tables::get(arch);
             for (f, e) in t.lut.encs.iter().enumerate() {
                 for v in 0..=e.op_mask.min(1 << 14) {
-                    let fast = t.lut.opcode(e, v).map(|o| o.op as u32);
+                    let fast = t.lut.entry(e, v).map(|o| o.op as u32);
+                    if v <= e.op_mask && !e.op_slow {
+                        let w = (v as u128) << e.op_shift;
+                        assert_eq!(DecodeLut::opcode_value(e, w), v);
+                        assert_eq!(t.lut.opcode(e, w).map(|o| o.op as u32), fast);
+                    }
                     assert_eq!(fast, t.opcode(f as u16, v), "{} format {f} value {v}", arch.name());
                 }
             }

@@ -1,6 +1,10 @@
 //! The decoder as it was before [`crate::decode_lut`]: every question answered by a scan of the
 //! generic tables. The tests hold the fast decoder to its answers, errors included.
 
+use std::sync::OnceLock;
+
+use crate::decode::decode_with;
+use crate::decode_lut::DecodeLut;
 use crate::error::{IsaError, Result};
 use crate::inst::{get, Instruction};
 use crate::tables::Tables;
@@ -107,9 +111,23 @@ fn golden_bytes(arch: Arch) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The flat tables of every architecture with every fallback forced.
+fn forced(arch: Arch) -> &'static DecodeLut {
+    static F: [OnceLock<DecodeLut>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    F[arch as usize].get_or_init(|| {
+        let mut l = DecodeLut::build(Tables::get(arch));
+        l.force_scans();
+        l
+    })
+}
+
+/// The decoder, and the decoder through its fallbacks, against the reference.
 fn same(d: &Decoder, bytes: &[u8], offset: usize) {
-    let want = decode_at(d.tables(), bytes, offset);
+    let t = d.tables();
+    let want = decode_at(t, bytes, offset);
     assert_eq!(d.decode_at(bytes, offset), want, "{} {:02x?} at {offset}", d.arch().name(), bytes);
+    let scans = decode_with(t, forced(d.arch()), bytes, offset);
+    assert_eq!(scans, want, "{} {:02x?} at {offset}, fallbacks", d.arch().name(), bytes);
 }
 
 #[test]
