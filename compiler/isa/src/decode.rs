@@ -4,7 +4,7 @@
 //! instructions looks them up once; [`decode_at`] is the one-shot form. Decoding allocates
 //! nothing.
 
-use crate::decode_lut::{DecodeLut, Form};
+use crate::decode_lut::{DecodeLut, Form, Key, OpEntry};
 use crate::error::{IsaError, Result};
 use crate::inst::{get, Instruction};
 use crate::tables::Tables;
@@ -119,16 +119,24 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
     // Errors are built out of line: built in place, their fields would be kept live (and
     // spilled) on the path that does not fail.
     let Some(d0) = dword(bytes, offset) else { return Err(truncated(offset, 4, have)) };
-    let Some(enc) = lut.encoding(t, d0) else { return Err(unknown_encoding(offset, d0)) };
-    let e = &lut.encs[enc as usize];
-    let need = e.bytes as usize;
-    if have < need {
-        return Err(truncated(offset, need, have));
-    }
-    let w = read128(bytes, offset, have);
-    let Some(o) = lut.opcode(e, w) else {
-        return Err(unknown_opcode(t, offset, enc, DecodeLut::opcode_value(e, w), d0));
+    // The common case reads the opcode entry through the key alone; the encoding's own entry
+    // (modifiers) is loaded beside it, off the chain of loads that ends in the length.
+    let k = lut.key_of(d0);
+    let (enc, w, o) = if k.kind == Key::FAST {
+        let need = k.bytes as usize;
+        if have < need {
+            return Err(truncated(offset, need, have));
+        }
+        let w = read128(bytes, offset, have);
+        let v = (w as u64 >> k.op_shift) as u32 & k.op_mask as u32;
+        match lut.opmap.get(k.op_base as usize + v as usize) {
+            Some(o) if o.form.has(Form::KNOWN) => (k.enc as u16, w, *o),
+            _ => return Err(unknown_opcode(t, offset, k.enc as u16, v, d0)),
+        }
+    } else {
+        decode_scanning(t, lut, bytes, offset, d0, have)?
     };
+    let e = &lut.encs[enc as usize];
     let op = o.op as u32;
     // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
     // backwards so that the earliest match is the one left, without a data-dependent exit.
@@ -165,6 +173,30 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
     let words = to_words(w & LOW_DWORDS[ndw.min(4)]);
     let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
     Ok(Instruction { arch: t.arch, op, fmt: form.fmt(), op_y, words, ndwords: ndw as u8, literal })
+}
+
+/// Encoding, bits and opcode entry where the key does not hold them: the encoding from the
+/// generic scan, the opcode through [`crate::decode_lut::EncLut`].
+#[cold]
+fn decode_scanning(
+    t: &Tables,
+    lut: &DecodeLut,
+    bytes: &[u8],
+    offset: usize,
+    d0: u32,
+    have: usize,
+) -> Result<(u16, u128, OpEntry)> {
+    let Some(enc) = t.encoding(d0) else { return Err(unknown_encoding(offset, d0)) };
+    let e = &lut.encs[enc as usize];
+    let need = e.bytes as usize;
+    if have < need {
+        return Err(truncated(offset, need, have));
+    }
+    let w = read128(bytes, offset, have);
+    match lut.opcode(e, w) {
+        Some(o) => Ok((enc, w, o)),
+        None => Err(unknown_opcode(t, offset, enc, DecodeLut::opcode_value(e, w), d0)),
+    }
 }
 
 /// The reading where the flat tables do not hold the encoding's modifiers (more than

@@ -34,9 +34,6 @@ const NEVER: (u128, u128) = (0, 1);
 /// Widest set of lower first-dword bits the encodings' masks may test (beyond the top 9) for the
 /// one-load dispatch; wider sets scan the alternatives.
 const MAX_KEY_BITS: u32 = 4;
-/// The `enc_by_key` entry that sends the decoder to [`Tables::encoding`].
-pub(crate) const SCAN_KEY: u16 = u16::MAX;
-
 /// Widest opcode field padded to its full range.
 const MAX_PAD_BITS: u32 = 12;
 
@@ -117,6 +114,34 @@ pub(crate) struct EncLut {
     pub mods: [Sel; MODS],
 }
 
+/// What the first dword's key says, in one 8-byte load: the encoding and where its opcode is,
+/// so that the opcode entry's load depends on this one alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Key {
+    /// This encoding's opcode values in [`DecodeLut::opmap`].
+    pub op_base: u16,
+    /// The opcode field as a shift and mask in the first 64 bits (mask 0: no opcode field).
+    pub op_mask: u16,
+    pub op_shift: u8,
+    /// The encoding format index.
+    pub enc: u8,
+    /// Length without literal, in bytes.
+    pub bytes: u8,
+    /// `NONE`, `FAST` or `SCAN`.
+    pub kind: u8,
+}
+
+impl Key {
+    /// No encoding has these bits.
+    pub const NONE: u8 = 0;
+    /// The fields above hold.
+    pub const FAST: u8 = 1;
+    /// What this key does not hold (the encoding's alternatives test more lower bits than a key
+    /// has, an opcode field out of the first 64 bits or wider than 16 bits, indices past the
+    /// fields' range): the decoder asks [`Tables::encoding`] and [`EncLut`].
+    pub const SCAN: u8 = 2;
+}
+
 /// Per (encoding, opcode value): what decoding needs of the opcode, in one 8-byte load.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct OpEntry {
@@ -159,13 +184,11 @@ impl LitFields {
 #[derive(Debug, Default)]
 pub(crate) struct DecodeLut {
     /// The first dword's lower bits (`(d0 >> key_shift) & key_mask`) that, with its top 9 bits,
-    /// pick the encoding in `enc_by_key`.
+    /// index `keys`.
     pub key_shift: u8,
     pub key_bits: u8,
     pub key_mask: u32,
-    /// Encoding format index + 1 (0: no encoding; [`SCAN_KEY`]: too many lower bits are tested
-    /// for a key, scan the alternatives), by key.
-    pub enc_by_key: Vec<u16>,
+    pub keys: Vec<Key>,
     /// Per format index (meaningful for top-level encodings).
     pub encs: Vec<EncLut>,
     /// By encoding range and opcode value.
@@ -268,6 +291,7 @@ impl DecodeLut {
         }
 
         let mut lut = DecodeLut { encs, opmap, lits, ..DecodeLut::default() };
+        // After the encodings: a key holds its encoding's opcode range.
         lut.build_keys(t);
         lut
     }
@@ -281,18 +305,38 @@ impl DecodeLut {
             _ => (low.trailing_zeros(), 32 - low.leading_zeros() - low.trailing_zeros()),
         };
         if width > MAX_KEY_BITS {
-            self.enc_by_key = vec![SCAN_KEY; 512];
+            self.keys = vec![Key { kind: Key::SCAN, ..Key::default() }; 512];
             return;
         }
         (self.key_shift, self.key_bits, self.key_mask) = (shift as u8, width as u8, (1 << width) - 1);
-        self.enc_by_key = (0..512u32 << width)
+        self.keys = (0..512u32 << width)
             .map(|k| {
                 // Every bit the masks test is set here, so the scan's answer holds for every dword
                 // with these bits.
                 let d = ((k >> width) << 23) | ((k & ((1 << width) - 1)) << shift);
-                t.encoding(d).map_or(0, |e| e + 1)
+                match t.encoding(d) {
+                    None => Key { kind: Key::NONE, ..Key::default() },
+                    Some(enc) => self.key(enc),
+                }
             })
             .collect();
+    }
+
+    /// The key of an encoding, [`Key::SCAN`] where its numbers do not fit.
+    fn key(&self, enc: u16) -> Key {
+        let e = &self.encs[enc as usize];
+        let fits = |v: u32, max: u32| v <= max;
+        match !e.op_slow && fits(enc as u32, 255) && fits(e.op_base, 65535) && fits(e.op_mask, 65535) {
+            true => Key {
+                op_base: e.op_base as u16,
+                op_mask: e.op_mask as u16,
+                op_shift: e.op_shift,
+                enc: enc as u8,
+                bytes: e.bytes,
+                kind: Key::FAST,
+            },
+            false => Key { kind: Key::SCAN, ..Key::default() },
+        }
     }
 
     /// Sends every question to the generic scans (the fallbacks the real tables do not need),
@@ -300,7 +344,7 @@ impl DecodeLut {
     #[cfg(test)]
     pub(crate) fn force_scans(&mut self) {
         (self.key_shift, self.key_bits, self.key_mask) = (0, 0, 0);
-        self.enc_by_key = vec![SCAN_KEY; 512];
+        self.keys = vec![Key { kind: Key::SCAN, ..Key::default() }; 512];
         for e in &mut self.encs {
             (e.op_slow, e.mods_scan) = (true, true);
         }
@@ -312,14 +356,22 @@ impl DecodeLut {
         }
     }
 
-    /// The top-level encoding format index of a first dword.
+    /// The key of a first dword.
     #[inline(always)]
-    pub(crate) fn encoding(&self, t: &Tables, d0: u32) -> Option<u16> {
+    pub(crate) fn key_of(&self, d0: u32) -> Key {
         let low = (d0 >> self.key_shift) & self.key_mask;
-        match self.enc_by_key.get((((d0 >> 23) << self.key_bits) | low) as usize) {
-            Some(0) | None => None,
-            Some(&SCAN_KEY) => t.encoding(d0),
-            Some(&v) => Some(v - 1),
+        let k = self.keys.get((((d0 >> 23) << self.key_bits) | low) as usize);
+        k.copied().unwrap_or(Key { kind: Key::SCAN, ..Key::default() })
+    }
+
+    /// The top-level encoding format index of a first dword.
+    #[cfg(test)]
+    pub(crate) fn encoding(&self, t: &Tables, d0: u32) -> Option<u16> {
+        let k = self.key_of(d0);
+        match k.kind {
+            Key::FAST => Some(k.enc as u16),
+            Key::NONE => None,
+            _ => t.encoding(d0),
         }
     }
 
@@ -369,7 +421,11 @@ mod tests {
         for arch in Arch::ALL {
             let t = Tables::get(arch);
             let lut = &t.lut;
-            assert!(!lut.enc_by_key.contains(&SCAN_KEY), "{}: the dispatch fell back to scanning", arch.name());
+            assert!(
+                lut.keys.iter().all(|k| k.kind != Key::SCAN),
+                "{}: the dispatch fell back to scanning",
+                arch.name()
+            );
             // Every bucket with every lower-bit pattern of the key, and random dwords.
             for b in 0..512u32 {
                 for k in 0..1u32 << lut.key_bits {
