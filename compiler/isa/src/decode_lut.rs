@@ -1,25 +1,28 @@
 //! Flat per-architecture tables for the decoder's hot path, precomputed from [`Tables`].
 //!
 //! The generic tables answer each question of decoding with a scan (encoding alternatives, the
-//! modifier formats of an encoding, the literal-capable source fields of an opcode). Over a varied
-//! stream those scans have data-dependent lengths, and their mispredicted branches cost more than
-//! the rest of decoding. Here every question is one or two indexed loads plus a fixed amount of
-//! branch-free arithmetic on the instruction's bits held as one `u128`:
+//! modifier formats of an encoding, the literal-capable source fields of an opcode). Those scans
+//! cost more than the rest of decoding, and decoding a stream is a chain: the next instruction's
+//! offset waits for this one's length. Here every question is an indexed load plus a fixed amount
+//! of branch-free arithmetic on the instruction's bits (one `u128`), and the chain to the length
+//! is two loads:
 //!
-//! - encoding: one table indexed by the first dword's top 9 bits and the few lower bits some
-//!   encodings' masks also test (FLAT/GLOBAL/SCRATCH share their top bits);
+//! - encoding: a [`Key`] indexed by the first dword's top 9 bits and the few lower bits some
+//!   encodings' masks also test (FLAT/GLOBAL/SCRATCH share their top bits), which also says where
+//!   the encoding's opcode field and opcode table are;
 //! - opcode: a direct-index table per encoding, padded to the opcode field's full range, whose
-//!   entry also holds the layout, its length and the opcode's literal field set;
+//!   [`OpEntry`] also holds the layout, its length and the opcode's literal field set;
 //! - DPP/SDWA modifier: the layout, replaced by the first modifier whose select matches, each
-//!   select one mask/value pair over the 128 bits;
+//!   select one mask/value pair over the first 64 bits ([`EncLut`]);
 //! - literal: whether any literal-capable field holds 255, all fields at once (see
 //!   [`LitFields::any_255`]).
 //!
 //! Everything is derived from [`Tables`] at first use, so the decoder's answers stay those of the
 //! scans: the tests here check the dispatch over every encoding bucket, and `decode_ref` holds the
-//! whole decoder to the scanning one over golden vectors, rewritten fields and random bytes.
-//! What does not fit the flat form (more modifiers, selects or literal fields out of a 64-bit
-//! window, a wide first-dword key) falls back to the scans, flagged per entry.
+//! whole decoder to the scanning one over golden vectors, rewritten fields and random bytes, with
+//! the flat tables and with every fallback forced. What does not fit the flat form (more
+//! modifiers, selects or literal fields out of a 64-bit window, a wide first-dword key, indices
+//! past a field's range) falls back to the scans, flagged per entry.
 
 use std::collections::HashMap;
 
