@@ -344,13 +344,27 @@ fn bench_asm_json_small() {
     ok(&out, "bench asm");
     let lines: Vec<serde_json::Value> =
         text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("one JSON object a line")).collect();
-    assert_eq!(lines.len(), 2);
+    assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["bench"], "asm");
     assert_eq!(lines[1]["bench"], "disasm");
-    for l in &lines {
+    assert_eq!(lines[2]["bench"], "decode");
+    assert_eq!(lines[2]["goal_inst_per_s"], 50e6);
+    let goal = &lines[3];
+    assert_eq!(goal["bench"], "decode_goal");
+    assert_eq!(goal["slowest_arch"], "gfx1100");
+    assert_eq!(goal["slowest_inst_per_s"], lines[2]["ours_inst_per_s"]);
+    assert_eq!(goal["met"], goal["slowest_inst_per_s"].as_f64().unwrap() >= 50e6);
+    if let Some(cpu) = lines[2]["cpu_inst_per_s"].as_f64() {
+        assert_eq!(goal["slowest_cpu_inst_per_s"].as_f64(), Some(cpu));
+        assert_eq!(goal["met_cpu"], cpu >= 50e6);
+    }
+    for l in &lines[..3] {
         assert_eq!(l["arch"], "gfx1100");
         assert_eq!(l["instructions"], 2000);
         assert!(l["ours_inst_per_s"].as_f64().unwrap() > 0.0);
+        if l["bench"] == "decode" {
+            continue;
+        }
         if have("llvm-mc-22") {
             assert!(l["speedup"].as_f64().unwrap() > 0.0);
         } else {

@@ -1,7 +1,8 @@
 //! `baregpu bench`: measurements of the stack. Each sub-bench prints one line per result, or one
 //! JSON object a line with `--json`.
 //!
-//! - `bench asm`: our assembler and disassembler against llvm-mc 22 on the same generated file.
+//! - `bench asm`: our assembler and disassembler against llvm-mc 22 on the same generated file,
+//!   and our decoder alone against its goal (see [`decode`]).
 //! - `bench launch`: host cost of submissions and launch latency on a device.
 //! - `bench emu`: the emulated GPU's speed in wave instructions per second.
 
@@ -14,6 +15,8 @@ use baregpu_compiler::isa::{self as isa, Arch};
 use clap::Subcommand;
 
 use super::asm::parse_arch;
+
+mod decode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -99,7 +102,13 @@ both assemblers accept and that round-trip through ours, repeated to --count ins
 timed in process (text -> bytes, bytes -> text); llvm-mc as a whole process (`llvm-mc -filetype=obj`
 to assemble, `llvm-mc --disassemble` on the same bytes written as hex to disassemble). The best of
 --runs runs of each is reported, with the ratio (>1: ours is faster). Without llvm-mc-22 only ours
-is measured and the line says so.";
+is measured and the line says so.
+
+The `decode` lines time our decoder alone (bytes -> typed instructions, no text) on the same bytes
+(passed over until a run holds about 5 M instructions; the time is per pass), in wall-clock time
+and per CPU second of the thread (Linux), which other processes on a busy machine disturb less.
+A last line says whether decoding reaches the goal of 50 M instructions/s on every architecture
+measured, by each clock, with the load average. Build with --release.";
 
 #[derive(Debug, clap::Args)]
 struct AsmArgs {
@@ -299,6 +308,7 @@ fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
         let p = p.to_path_buf();
         move |source| Error::Io { path: p, source }
     };
+    let mut decode_rates = Vec::new();
     for arch in archs {
         let mut lines = corpus(arch);
         if have_llvm {
@@ -384,6 +394,9 @@ fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
             &Measure { bench: "disasm", arch, instructions: args.count, bytes: bytes.len(), ours, llvm, distinct },
             json,
         );
+
+        decode_rates.push(decode::measure(arch, &bytes, args.count, distinct, args.runs, json)?);
     }
+    decode::summary(&decode_rates, json);
     Ok(())
 }

@@ -4,8 +4,9 @@
 //! instructions looks them up once; [`decode_at`] is the one-shot form. Decoding allocates
 //! nothing.
 
+use crate::decode_lut::{DecodeLut, Form, Key, OpEntry};
 use crate::error::{IsaError, Result};
-use crate::inst::{get, Instruction};
+use crate::inst::Instruction;
 use crate::tables::Tables;
 use crate::Arch;
 
@@ -14,9 +15,42 @@ fn dword(bytes: &[u8], at: usize) -> Option<u32> {
     bytes.get(at..at.checked_add(4)?).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// The first four dwords at `offset` as one little-endian `u128`; only whole dwords that are
+/// there are read, the rest is zero.
 #[inline(always)]
-fn bits(words: &[u32; 4], lo: u16, hi: u16) -> u32 {
-    get(words, &baregpu_autogen::isa::Field { name: "", lo, hi })
+fn read128(bytes: &[u8], offset: usize, have: usize) -> u128 {
+    if have >= 16 {
+        let b: &[u8; 16] = bytes[offset..offset + 16].try_into().expect("16 bytes");
+        return u128::from_le_bytes(*b);
+    }
+    let mut w = 0u128;
+    for k in 0..have / 4 {
+        w |= (dword(bytes, offset + k * 4).unwrap_or(0) as u128) << (32 * k);
+    }
+    w
+}
+
+/// Masks of the low `n` dwords of 128 bits.
+const LOW_DWORDS: [u128; 5] = [0, u32::MAX as u128, u64::MAX as u128, (1 << 96) - 1, u128::MAX];
+
+#[inline(always)]
+fn to_words(w: u128) -> [u32; 4] {
+    [w as u32, (w >> 32) as u32, (w >> 64) as u32, (w >> 96) as u32]
+}
+
+#[cold]
+fn truncated(offset: usize, need: usize, have: usize) -> IsaError {
+    IsaError::Truncated { offset, need, have }
+}
+
+#[cold]
+fn unknown_encoding(offset: usize, dword: u32) -> IsaError {
+    IsaError::UnknownEncoding { offset, dword }
+}
+
+#[cold]
+fn unknown_opcode(t: &Tables, offset: usize, enc: u16, opcode: u32, dword: u32) -> IsaError {
+    IsaError::UnknownOpcode { offset, format: t.format(enc).name, opcode, dword }
 }
 
 /// A decoder for one architecture: a handle on its lookup tables.
@@ -32,6 +66,7 @@ impl std::fmt::Debug for Decoder {
 }
 
 impl Decoder {
+    #[inline]
     pub fn new(arch: Arch) -> Decoder {
         Decoder { t: Tables::get(arch) }
     }
@@ -45,85 +80,9 @@ impl Decoder {
     }
 
     /// Decodes one instruction at `offset` of `bytes`.
-    #[inline]
+    #[inline(always)]
     pub fn decode_at(&self, bytes: &[u8], offset: usize) -> Result<Instruction> {
-        let t = self.t;
-        let have = bytes.len().saturating_sub(offset);
-        let d0 = dword(bytes, offset).ok_or(IsaError::Truncated { offset, need: 4, have })?;
-        let enc = t.encoding(d0).ok_or(IsaError::UnknownEncoding { offset, dword: d0 })?;
-        let info = &t.finfo[enc as usize];
-        let need = info.bytes as usize;
-        if have < need {
-            return Err(IsaError::Truncated { offset, need, have });
-        }
-        let mut words = [d0, 0, 0, 0];
-        // Read as many dwords as the longest reading might need (what is there); the length is
-        // checked once the layout is known.
-        if let Some(rest) = bytes.get(offset + 4..) {
-            let mut k = 1;
-            while k < 4 && rest.len() >= k * 4 {
-                let b = &rest[(k - 1) * 4..k * 4];
-                words[k] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                k += 1;
-            }
-        }
-        let opv = match info.opcode {
-            Some((lo, hi)) => bits(&words, lo, hi),
-            None => 0,
-        };
-        // A nested layout (gfx950 VOP3PX2) takes precedence over its encoding's own opcode.
-        let nested = if t.nested[enc as usize].is_empty() { None } else { t.nested_opcode(enc, &words) };
-        let (op, mut fmt) = match nested {
-            Some(x) => x,
-            None => {
-                let op = t.opcode(enc, opv).ok_or_else(|| IsaError::UnknownOpcode {
-                    offset,
-                    format: t.format(enc).name,
-                    opcode: opv,
-                    dword: d0,
-                })?;
-                (op, t.layout[op as usize])
-            }
-        };
-        // DPP / SDWA modifiers of the opcode's layout (VOP3SD has DPP forms of its own).
-        for &m in &t.mods[fmt as usize] {
-            let sel = t.format(m).select;
-            let mut all = true;
-            for &(l, h, v) in sel {
-                all &= bits(&words, l, h) == v;
-            }
-            if all {
-                fmt = m;
-                break;
-            }
-        }
-        let finfo = &t.finfo[fmt as usize];
-        // gfx950 VOP3PX2 and similar: layouts longer than their encoding.
-        let ndw = (finfo.bytes as usize).max(need) / 4;
-        let mut op_y = None;
-        if finfo.vopd {
-            op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
-        }
-        let mut has_lit = t.op_literal[op as usize];
-        if !has_lit && !finfo.modifier {
-            for &(lo, hi) in t.lit_src[op as usize].iter() {
-                has_lit |= bits(&words, lo, hi) == 255;
-            }
-        }
-        if !has_lit {
-            if let Some(y) = op_y {
-                has_lit = t.op_literal[y as usize];
-            }
-        }
-        let total = ndw * 4 + if has_lit { 4 } else { 0 };
-        if have < total {
-            return Err(IsaError::Truncated { offset, need: total, have });
-        }
-        for w in words.iter_mut().skip(ndw) {
-            *w = 0;
-        }
-        let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
-        Ok(Instruction { arch: t.arch, op, fmt, op_y, words, ndwords: ndw as u8, literal })
+        decode_with(self.t, &self.t.lut, bytes, offset)
     }
 
     /// Decodes one instruction at the start of `bytes`.
@@ -144,12 +103,101 @@ impl Decoder {
     }
 }
 
+/// Decodes one instruction at `offset` of `bytes` with the flat tables `lut` (the tables'
+/// own, or in the tests one with every fallback forced).
+///
+/// The answers are those of the generic tables' scans (`decode_ref` in the tests), read from
+/// the flat tables of [`crate::decode_lut`] with the instruction's first 128 bits as one `u128`.
+#[inline(always)]
+pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usize) -> Result<Instruction> {
+    let have = bytes.len().saturating_sub(offset);
+    // Errors are built out of line: built in place, their fields would be kept live (and
+    // spilled) on the path that does not fail.
+    let Some(d0) = dword(bytes, offset) else { return Err(truncated(offset, 4, have)) };
+    // The common case reads the opcode entry through the key alone; the encoding's own entry
+    // (modifiers) is loaded beside it, off the chain of loads that ends in the length.
+    let k = lut.key_of(d0);
+    let (enc, w, o) = if k.kind == Key::FAST {
+        let need = k.bytes as usize;
+        if have < need {
+            return Err(truncated(offset, need, have));
+        }
+        let w = read128(bytes, offset, have);
+        let v = (w as u64 >> k.op_shift) as u32 & k.op_mask as u32;
+        match lut.opmap.get(k.op_base as usize + v as usize) {
+            Some(o) if o.form.has(Form::KNOWN) => (k.enc as u16, w, *o),
+            _ => return Err(unknown_opcode(t, offset, k.enc as u16, v, d0)),
+        }
+    } else {
+        decode_scanning(t, lut, bytes, offset, d0, have)?
+    };
+    let e = &lut.encs[enc as usize];
+    let op = o.op as u32;
+    // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
+    // backwards so that the earliest match is the one left, without a data-dependent exit.
+    let mut form = o.form;
+    for m in e.mods.iter().rev() {
+        if w as u64 & m.mask == m.value {
+            form = m.form;
+        }
+    }
+    // One flag (rarely set) sends what the flat tables do not hold to the scanning decoder:
+    // nested layouts (gfx950 VOP3PX2), layouts with modifier forms of their own (VOP3SD DPP),
+    // more modifiers or wider fields than an entry holds.
+    if o.form.has(Form::SCAN) {
+        return crate::decode_ref::decode_at(t, bytes, offset);
+    }
+    let src_lit = lut.lits[o.lits as usize].any_255(w);
+    let mut op_y = None;
+    if form.has(Form::VOPD) {
+        op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
+    }
+    let y_lit = matches!(op_y, Some(y) if t.op_literal[y as usize]);
+    // Non-short-circuit: each term is at hand, a branch per term would only mispredict.
+    let has_lit = o.form.has(Form::LITERAL) | (src_lit & !form.has(Form::MODIFIER)) | y_lit;
+    let ndw = form.ndw();
+    let total = ndw * 4 + if has_lit { 4 } else { 0 };
+    if have < total {
+        return Err(truncated(offset, total, have));
+    }
+    // Only the instruction's own dwords: what was read past them belongs to the next one.
+    let words = to_words(w & LOW_DWORDS[ndw.min(4)]);
+    let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
+    Ok(Instruction { arch: t.arch, op, fmt: form.fmt(), op_y, words, ndwords: ndw as u8, literal })
+}
+
+/// Encoding, bits and opcode entry where the key does not hold them: the encoding from the
+/// generic scan, the opcode through [`crate::decode_lut::EncLut`].
+#[cold]
+fn decode_scanning(
+    t: &Tables,
+    lut: &DecodeLut,
+    bytes: &[u8],
+    offset: usize,
+    d0: u32,
+    have: usize,
+) -> Result<(u16, u128, OpEntry)> {
+    let Some(enc) = t.encoding(d0) else { return Err(unknown_encoding(offset, d0)) };
+    let e = &lut.encs[enc as usize];
+    let need = e.bytes as usize;
+    if have < need {
+        return Err(truncated(offset, need, have));
+    }
+    let w = read128(bytes, offset, have);
+    match lut.opcode(e, w) {
+        Some(o) => Ok((enc, w, o)),
+        None => Err(unknown_opcode(t, offset, enc, DecodeLut::opcode_value(e, w), d0)),
+    }
+}
+
 /// Decodes one instruction at `offset` of `bytes`.
+#[inline]
 pub fn decode_at(arch: Arch, bytes: &[u8], offset: usize) -> Result<Instruction> {
     Decoder::new(arch).decode_at(bytes, offset)
 }
 
 /// Decodes one instruction at the start of `bytes`.
+#[inline]
 pub fn decode(arch: Arch, bytes: &[u8]) -> Result<Instruction> {
     decode_at(arch, bytes, 0)
 }

@@ -10,6 +10,8 @@
 pub mod asm;
 pub mod builder;
 pub mod decode;
+mod decode_lut;
+mod decode_ref;
 pub mod disasm;
 pub mod error;
 pub mod fixup;

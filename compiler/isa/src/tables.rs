@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use baregpu_autogen::isa::{self, Field, Format, FormatRole, Opcode, Operand, OperandKind};
 
+use crate::decode_lut::DecodeLut;
 use crate::Arch;
 
 /// `Opcode::flags` bits 4-6 (gfx9): source 0/1/2 takes no neg/abs modifiers, llvm-mc ignores
@@ -52,6 +53,8 @@ pub struct Tables {
     /// Per encoding format index: layouts nested in it with an opcode space of their own,
     /// selected by fixed bits (gfx950 VOP3PX2 inside VOP3P). Empty for almost every format.
     pub nested: Vec<Vec<u16>>,
+    /// The decoder's flat tables, derived from the ones above.
+    pub(crate) lut: DecodeLut,
 }
 
 /// Per-format facts the decoder reads on every instruction.
@@ -68,6 +71,7 @@ pub struct FormatInfo {
 }
 
 impl Tables {
+    #[inline]
     pub fn get(arch: Arch) -> &'static Tables {
         static T: [OnceLock<Tables>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
         T[arch as usize].get_or_init(|| Tables::build(arch))
@@ -161,7 +165,7 @@ impl Tables {
                 }
             }
         }
-        Tables {
+        let mut t = Tables {
             arch,
             table,
             top_start,
@@ -178,7 +182,10 @@ impl Tables {
             op_literal,
             lit_src,
             nested,
-        }
+            lut: DecodeLut::default(),
+        };
+        t.lut = DecodeLut::build(&t);
+        t
     }
 
     /// The opcode and layout of a nested layout whose fixed bits match `words` (see `nested`).
@@ -200,6 +207,16 @@ impl Tables {
         let t = (d0 >> 23) as usize;
         let (a, b) = (self.top_start[t] as usize, self.top_start[t + 1] as usize);
         self.top_alts[a..b].iter().find(|&&(m, v, _)| d0 & m == v).map(|x| x.2)
+    }
+
+    /// The `(mask, value, format)` encoding alternatives whose fixed top 9 bits admit `top`.
+    pub(crate) fn bucket(&self, top: u32) -> &[(u32, u32, u16)] {
+        &self.top_alts[self.top_start[top as usize] as usize..self.top_start[top as usize + 1] as usize]
+    }
+
+    /// One past the largest opcode value of a format.
+    pub(crate) fn opcode_values(&self, fmt: u16) -> usize {
+        self.opmap[fmt as usize].len()
     }
 
     /// The opcode index for an opcode value within a format.

@@ -1,0 +1,494 @@
+//! Flat per-architecture tables for the decoder's hot path, precomputed from [`Tables`].
+//!
+//! The generic tables answer each question of decoding with a scan (encoding alternatives, the
+//! modifier formats of an encoding, the literal-capable source fields of an opcode). Those scans
+//! cost more than the rest of decoding, and decoding a stream is a chain: the next instruction's
+//! offset waits for this one's length. Here every question is an indexed load plus a fixed amount
+//! of branch-free arithmetic on the instruction's bits (one `u128`), and the chain to the length
+//! is two loads:
+//!
+//! - encoding: a [`Key`] indexed by the first dword's top 9 bits and the few lower bits some
+//!   encodings' masks also test (FLAT/GLOBAL/SCRATCH share their top bits), which also says where
+//!   the encoding's opcode field and opcode table are;
+//! - opcode: a direct-index table per encoding, padded to the opcode field's full range, whose
+//!   [`OpEntry`] also holds the layout, its length and the opcode's literal field set;
+//! - DPP/SDWA modifier: the layout, replaced by the first modifier whose select matches, each
+//!   select one mask/value pair over the first 64 bits ([`EncLut`]);
+//! - literal: whether any literal-capable field holds 255, all fields at once (see
+//!   [`LitFields::any_255`]).
+//!
+//! Everything is derived from [`Tables`] at first use, so the decoder's answers stay those of the
+//! scans: the tests here check the dispatch over every encoding bucket, and `decode_ref` holds the
+//! whole decoder to the scanning one over golden vectors, rewritten fields and random bytes, with
+//! the flat tables and with every fallback forced. What does not fit the flat form (more
+//! modifiers, selects or literal fields out of a 64-bit window, a wide first-dword key, indices
+//! past a field's range) falls back to the scans, flagged per entry.
+
+use std::collections::HashMap;
+
+use crate::tables::Tables;
+
+/// Modifier formats one encoding may have inline; more go through [`Tables::mods`].
+pub(crate) const MODS: usize = 2;
+
+/// A mask/value pair no bits satisfy, for unused select slots.
+const NEVER: (u128, u128) = (0, 1);
+
+/// Widest set of lower first-dword bits the encodings' masks may test (beyond the top 9) for the
+/// one-load dispatch; wider sets scan the alternatives.
+const MAX_KEY_BITS: u32 = 4;
+/// Widest opcode field padded to its full range.
+const MAX_PAD_BITS: u32 = 12;
+
+/// How the dwords of an instruction are read: its format, length and kind, packed in one `u32`
+/// (format index, dwords, flags from the low byte up) so that choosing between the layout and a
+/// modifier is one conditional move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Form(u32);
+
+impl Form {
+    /// The VOPD layout: the Y opcode is read from dword0.
+    pub const VOPD: u8 = 1;
+    /// A DPP/SDWA modifier format: its src0 holds the selector, so no literal is looked for.
+    pub const MODIFIER: u8 = 2;
+    /// An opcode entry of a defined opcode (the table's gaps have 0).
+    pub const KNOWN: u8 = 4;
+    /// An opcode entry of an opcode that always carries a literal.
+    pub const LITERAL: u8 = 8;
+    /// An opcode entry whose modifiers or literal fields the flat tables do not hold: the
+    /// decoder scans the generic tables for them.
+    pub const SCAN: u8 = 16;
+
+    /// The reading of format `fmt` within an encoding of `enc_bytes`.
+    pub(crate) fn new(t: &Tables, fmt: u16, enc_bytes: u16) -> Form {
+        let fi = &t.finfo[fmt as usize];
+        let flags = if fi.vopd { Form::VOPD } else { 0 } | if fi.modifier { Form::MODIFIER } else { 0 };
+        Form(fmt as u32 | ((fi.bytes.max(enc_bytes) / 4) as u32) << 16 | (flags as u32) << 24)
+    }
+
+    /// The format index whose fields describe the dwords.
+    #[inline(always)]
+    pub fn fmt(self) -> u16 {
+        self.0 as u16
+    }
+
+    /// Dwords without literal: the longer of the format and its encoding.
+    #[inline(always)]
+    pub fn ndw(self) -> usize {
+        (self.0 >> 16) as u8 as usize
+    }
+
+    #[inline(always)]
+    pub fn has(self, flag: u8) -> bool {
+        (self.0 >> 24) as u8 & flag != 0
+    }
+
+    fn with(self, flag: u8) -> Form {
+        Form(self.0 | (flag as u32) << 24)
+    }
+}
+
+/// A modifier format chosen when the low 64 bits `& mask == value`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sel {
+    pub mask: u64,
+    pub value: u64,
+    pub form: Form,
+}
+
+/// Per top-level encoding: what finds its opcode and modifier (64 bytes, one cache line).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EncLut {
+    /// Length without literal, in bytes.
+    pub bytes: u8,
+    /// The opcode field as a shift and mask (mask 0: no opcode field, value 0).
+    pub op_shift: u8,
+    /// The opcode field lies beyond the first 64 bits, or is too wide for its table to be
+    /// padded to its whole range: read and bounds-checked in full.
+    pub op_slow: bool,
+    pub op_mask: u32,
+    /// This encoding's opcode values in [`DecodeLut::opmap`].
+    pub op_base: u32,
+    pub op_len: u32,
+    /// The encoding's modifiers in table order; unused slots never match.
+    pub mods: [Sel; MODS],
+}
+
+/// What the first dword's key says, in one 8-byte load: the encoding and where its opcode is,
+/// so that the opcode entry's load depends on this one alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Key {
+    /// This encoding's opcode values in [`DecodeLut::opmap`].
+    pub op_base: u16,
+    /// The opcode field as a shift and mask in the first 64 bits (mask 0: no opcode field).
+    pub op_mask: u16,
+    pub op_shift: u8,
+    /// The encoding format index.
+    pub enc: u8,
+    /// Length without literal, in bytes.
+    pub bytes: u8,
+    /// `NONE`, `FAST` or `SCAN`.
+    pub kind: u8,
+}
+
+impl Key {
+    /// No encoding has these bits.
+    pub const NONE: u8 = 0;
+    /// The fields above hold.
+    pub const FAST: u8 = 1;
+    /// What this key does not hold (the encoding's alternatives test more lower bits than a key
+    /// has, an opcode field out of the first 64 bits or wider than 16 bits, indices past the
+    /// fields' range): the decoder asks [`Tables::encoding`] and [`EncLut`].
+    pub const SCAN: u8 = 2;
+}
+
+/// Per (encoding, opcode value): what decoding needs of the opcode, in one 8-byte load.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct OpEntry {
+    /// The opcode index.
+    pub op: u16,
+    /// Index in [`DecodeLut::lits`] of the opcode's literal-capable fields.
+    pub lits: u16,
+    /// The opcode's layout, used when no modifier matches; its flags also say `KNOWN` and
+    /// `LITERAL`.
+    pub form: Form,
+}
+
+/// An opcode's literal-capable source fields as bit sets of their low bits in a 64-bit window
+/// starting at bit `shift`: `m8` for 8-bit fields (SSRC), `m9` for 9-bit ones (VSRC). A field
+/// holding 255 means a literal follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct LitFields {
+    pub m8: u64,
+    pub m9: u64,
+    pub shift: u8,
+    /// A field of another width, or fields too far apart for one window: scan
+    /// [`Tables::lit_src`] instead.
+    pub scan: bool,
+}
+
+impl LitFields {
+    /// Whether a field of the set holds 255, all fields at once: bit `i` of `ones8` is set when
+    /// bits `i..i+8` are all ones (an 8-bit 255), and a 9-bit 255 also needs bit `i + 8` clear.
+    #[inline(always)]
+    pub fn any_255(&self, w: u128) -> bool {
+        let x = (w >> self.shift) as u64;
+        let a = x & (x >> 1);
+        let b = a & (a >> 2);
+        let ones8 = b & (b >> 4);
+        (ones8 & self.m8) | (ones8 & !(x >> 8) & self.m9) != 0
+    }
+}
+
+/// The decoder's flat tables of one architecture.
+#[derive(Debug, Default)]
+pub(crate) struct DecodeLut {
+    /// The first dword's lower bits (`(d0 >> key_shift) & key_mask`) that, with its top 9 bits,
+    /// index `keys`.
+    pub key_shift: u8,
+    pub key_bits: u8,
+    pub key_mask: u32,
+    pub keys: Vec<Key>,
+    /// Per format index (meaningful for top-level encodings).
+    pub encs: Vec<EncLut>,
+    /// By encoding range and opcode value.
+    pub opmap: Vec<OpEntry>,
+    /// Distinct literal field sets.
+    pub lits: Vec<LitFields>,
+}
+
+/// The `u32` read of bits `lo..=hi` as `(shift, mask)` (fields wider than 32 bits read their low 32,
+/// as [`crate::inst::get`] does).
+fn field_mask(lo: u16, hi: u16) -> (u8, u32) {
+    let width = (hi - lo + 1) as u32;
+    (lo as u8, if width >= 32 { u32::MAX } else { (1 << width) - 1 })
+}
+
+/// The `(lo, hi, value)` conditions of a select as one mask/value pair; [`NEVER`] when they
+/// cannot all hold (a value wider than its field, or two conditions disagreeing on a bit).
+fn select_mask(select: &[(u16, u16, u32)]) -> (u128, u128) {
+    let (mut mask, mut value) = (0u128, 0u128);
+    for &(lo, hi, v) in select {
+        let (sh, m) = field_mask(lo, hi);
+        if v & !m != 0 {
+            return NEVER;
+        }
+        let (cm, cv) = ((m as u128) << sh, (v as u128) << sh);
+        if (mask & cm) & (value ^ cv) != 0 {
+            return NEVER;
+        }
+        mask |= cm;
+        value |= cv;
+    }
+    (mask, value)
+}
+
+/// The literal field set of bit ranges.
+fn lit_fields(fields: &[(u16, u16)]) -> LitFields {
+    let shift = fields.iter().map(|f| f.0).min().unwrap_or(0);
+    // The last bit a field's test reads: its own for 8 bits, the one past it for 9.
+    let last = fields.iter().map(|&(lo, _)| lo + 8).max().unwrap_or(0);
+    let mut l = LitFields { shift: shift as u8, scan: last - shift >= 64 || shift >= 128, ..LitFields::default() };
+    for &(lo, hi) in fields {
+        let bit = 1u64.checked_shl((lo - shift) as u32).unwrap_or(0);
+        match hi - lo + 1 {
+            8 => l.m8 |= bit,
+            9 => l.m9 |= bit,
+            _ => l.scan = true,
+        }
+    }
+    l
+}
+
+impl DecodeLut {
+    pub(crate) fn build(t: &Tables) -> DecodeLut {
+        let nfmt = t.table.formats.len();
+        assert!(t.table.opcodes.len() <= u16::MAX as usize, "opcode indices must fit the decoder's u16");
+
+        let mut lits: Vec<LitFields> = Vec::new();
+        let mut lit_index: HashMap<LitFields, u16> = HashMap::new();
+        let mut opmap = Vec::new();
+        let mut encs = Vec::with_capacity(nfmt);
+        for f in 0..nfmt {
+            let fi = &t.finfo[f];
+            let (op_shift, op_mask) = fi.opcode.map_or((0, 0), |(lo, hi)| field_mask(lo, hi));
+            let op_base = opmap.len() as u32;
+            // Padded to the field's range, every value of the field has an entry.
+            let padded = op_mask.count_ones() <= MAX_PAD_BITS;
+            let len = if padded { op_mask + 1 } else { t.opcode_values(f as u16) as u32 };
+            let mut m = [Sel { mask: NEVER.0 as u64, value: NEVER.1 as u64, form: Form::default() }; MODS];
+            let mut mods_scan = t.mods[f].len() > MODS;
+            for (slot, &mf) in m.iter_mut().zip(&t.mods[f]) {
+                let (mask, value) = select_mask(t.format(mf).select);
+                mods_scan |= mask >> 64 != 0;
+                *slot = Sel { mask: mask as u64, value: value as u64, form: Form::new(t, mf, fi.bytes) };
+            }
+            for v in 0..len {
+                let Some(o) = t.opcode(f as u16, v) else {
+                    opmap.push(OpEntry::default());
+                    continue;
+                };
+                let l = lit_fields(&t.lit_src[o as usize]);
+                let li = *lit_index.entry(l).or_insert_with(|| {
+                    lits.push(l);
+                    (lits.len() - 1) as u16
+                });
+                let literal = if t.op_literal[o as usize] { Form::LITERAL } else { 0 };
+                // Decoded by the scanning decoder: what the entry cannot hold, a layout with
+                // modifier forms other than its encoding's, or an encoding with nested layouts.
+                let layout = t.layout[o as usize] as usize;
+                let own_mods = layout != f && t.mods[layout] != t.mods[f];
+                let scan = if mods_scan || l.scan || own_mods || !t.nested[f].is_empty() { Form::SCAN } else { 0 };
+                let form = Form::new(t, t.layout[o as usize], fi.bytes).with(Form::KNOWN | literal | scan);
+                opmap.push(OpEntry { op: o as u16, lits: li, form });
+            }
+            encs.push(EncLut {
+                bytes: fi.bytes as u8,
+                op_shift,
+                op_slow: op_shift as u32 + op_mask.count_ones() > 64 || !padded,
+                op_mask,
+                op_base,
+                op_len: len,
+                mods: m,
+            });
+        }
+
+        let mut lut = DecodeLut { encs, opmap, lits, ..DecodeLut::default() };
+        // After the encodings: a key holds its encoding's opcode range.
+        lut.build_keys(t);
+        lut
+    }
+
+    /// The first-dword dispatch: the top 9 bits and the lower bits any encoding's mask tests
+    /// (FLAT/GLOBAL/SCRATCH: two) index the scan's answer.
+    fn build_keys(&mut self, t: &Tables) {
+        let low = (0..512).flat_map(|b| t.bucket(b)).fold(0u32, |acc, &(m, _, _)| acc | (m & 0x007f_ffff));
+        let (shift, width) = match low {
+            0 => (0, 0),
+            _ => (low.trailing_zeros(), 32 - low.leading_zeros() - low.trailing_zeros()),
+        };
+        if width > MAX_KEY_BITS {
+            self.keys = vec![Key { kind: Key::SCAN, ..Key::default() }; 512];
+            return;
+        }
+        (self.key_shift, self.key_bits, self.key_mask) = (shift as u8, width as u8, (1 << width) - 1);
+        self.keys = (0..512u32 << width)
+            .map(|k| {
+                // Every bit the masks test is set here, so the scan's answer holds for every dword
+                // with these bits.
+                let d = ((k >> width) << 23) | ((k & ((1 << width) - 1)) << shift);
+                match t.encoding(d) {
+                    None => Key { kind: Key::NONE, ..Key::default() },
+                    Some(enc) => self.key(enc),
+                }
+            })
+            .collect();
+    }
+
+    /// The key of an encoding, [`Key::SCAN`] where its numbers do not fit.
+    fn key(&self, enc: u16) -> Key {
+        let e = &self.encs[enc as usize];
+        let fits = |v: u32, max: u32| v <= max;
+        match !e.op_slow && fits(enc as u32, 255) && fits(e.op_base, 65535) && fits(e.op_mask, 65535) {
+            true => Key {
+                op_base: e.op_base as u16,
+                op_mask: e.op_mask as u16,
+                op_shift: e.op_shift,
+                enc: enc as u8,
+                bytes: e.bytes,
+                kind: Key::FAST,
+            },
+            false => Key { kind: Key::SCAN, ..Key::default() },
+        }
+    }
+
+    /// Sends every question to the generic scans (the fallbacks the real tables do not need),
+    /// for the tests to hold those paths to the reference too.
+    #[cfg(test)]
+    pub(crate) fn force_scans(&mut self) {
+        (self.key_shift, self.key_bits, self.key_mask) = (0, 0, 0);
+        self.keys = vec![Key { kind: Key::SCAN, ..Key::default() }; 512];
+        for e in &mut self.encs {
+            e.op_slow = true;
+        }
+        for o in self.opmap.iter_mut().filter(|o| o.form.has(Form::KNOWN)) {
+            o.form = o.form.with(Form::SCAN);
+        }
+        for l in &mut self.lits {
+            l.scan = true;
+        }
+    }
+
+    /// The key of a first dword.
+    #[inline(always)]
+    pub(crate) fn key_of(&self, d0: u32) -> Key {
+        let low = (d0 >> self.key_shift) & self.key_mask;
+        let k = self.keys.get((((d0 >> 23) << self.key_bits) | low) as usize);
+        k.copied().unwrap_or(Key { kind: Key::SCAN, ..Key::default() })
+    }
+
+    /// The top-level encoding format index of a first dword.
+    #[cfg(test)]
+    pub(crate) fn encoding(&self, t: &Tables, d0: u32) -> Option<u16> {
+        let k = self.key_of(d0);
+        match k.kind {
+            Key::FAST => Some(k.enc as u16),
+            Key::NONE => None,
+            _ => t.encoding(d0),
+        }
+    }
+
+    /// The opcode value of an instruction's bits in an encoding.
+    pub(crate) fn opcode_value(e: &EncLut, w: u128) -> u32 {
+        (w >> e.op_shift) as u32 & e.op_mask
+    }
+
+    /// The opcode entry of an instruction's bits in an encoding, when defined.
+    #[inline(always)]
+    pub(crate) fn opcode(&self, e: &EncLut, w: u128) -> Option<OpEntry> {
+        if e.op_slow {
+            return self.entry(e, Self::opcode_value(e, w));
+        }
+        // Padded: every value the mask lets through has an entry.
+        let v = (w as u64 >> e.op_shift) as u32 & e.op_mask;
+        match self.opmap.get(e.op_base as usize + v as usize) {
+            Some(o) if o.form.has(Form::KNOWN) => Some(*o),
+            _ => None,
+        }
+    }
+
+    /// The opcode entry of an opcode value within an encoding.
+    #[cold]
+    pub(crate) fn entry(&self, e: &EncLut, value: u32) -> Option<OpEntry> {
+        if value >= e.op_len {
+            return None;
+        }
+        self.opmap.get(e.op_base as usize + value as usize).filter(|o| o.form.has(Form::KNOWN)).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Arch;
+
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn dispatch_matches_the_scan() {
+        for arch in Arch::ALL {
+            let t = Tables::get(arch);
+            let lut = &t.lut;
+            assert!(
+                lut.keys.iter().all(|k| k.kind != Key::SCAN),
+                "{}: the dispatch fell back to scanning",
+                arch.name()
+            );
+            // Every bucket with every lower-bit pattern of the key, and random dwords.
+            for b in 0..512u32 {
+                for k in 0..1u32 << lut.key_bits {
+                    let d = (b << 23) | (k << lut.key_shift);
+                    assert_eq!(lut.encoding(t, d), t.encoding(d), "{} {d:#010x}", arch.name());
+                }
+            }
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..200_000 {
+                let d = xorshift(&mut x) as u32;
+                assert_eq!(lut.encoding(t, d), t.encoding(d), "{} {d:#010x}", arch.name());
+            }
+        }
+    }
+
+    #[test]
+    fn opcode_lookup_matches() {
+        for arch in Arch::ALL {
+            let t = Tables::get(arch);
+            for (f, e) in t.lut.encs.iter().enumerate() {
+                for v in 0..=e.op_mask.min(1 << 14) {
+                    let fast = t.lut.entry(e, v).map(|o| o.op as u32);
+                    if v <= e.op_mask && !e.op_slow {
+                        let w = (v as u128) << e.op_shift;
+                        assert_eq!(DecodeLut::opcode_value(e, w), v);
+                        assert_eq!(t.lut.opcode(e, w).map(|o| o.op as u32), fast);
+                    }
+                    assert_eq!(fast, t.opcode(f as u16, v), "{} format {f} value {v}", arch.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn literal_fields_at_once() {
+        let l = lit_fields(&[(0, 8), (9, 16), (32, 40)]);
+        assert_eq!((l.m8, l.m9, l.shift, l.scan), (1 << 9, 1 | 1 << 32, 0, false));
+        assert!(lit_fields(&[(0, 9)]).scan);
+        assert!(lit_fields(&[(0, 8), (56, 64)]).scan);
+        let far = lit_fields(&[(64, 72), (114, 122)]);
+        assert_eq!((far.m9, far.shift, far.scan), (1 | 1 << 50, 64, false));
+        assert!(far.any_255(255 << 114));
+        assert!(!far.any_255(255 << 113));
+        let w = |src0: u128, vsrc1: u128, d1: u128| src0 | vsrc1 << 9 | d1 << 32;
+        assert!(l.any_255(w(255, 0, 0)));
+        assert!(!l.any_255(w(255 | 256, 0, 0)));
+        assert!(!l.any_255(w(254, 0x7f, 0)));
+        assert!(l.any_255(w(0, 255, 0)));
+        assert!(l.any_255(w(0x1fe, 0, 255)));
+        assert!(!l.any_255(w(0x1fe, 0xfe, 0x1ff)));
+        // Ones across field boundaries are not a field's 255.
+        assert!(!l.any_255(w(0x1f0, 0xff >> 4, 0xf0)));
+    }
+
+    #[test]
+    fn selects_as_masks() {
+        assert_eq!(select_mask(&[(0, 8, 250)]), (0x1ff, 250));
+        assert_eq!(select_mask(&[(32, 40, 233)]), (0x1ff << 32, 233 << 32));
+        assert_eq!(select_mask(&[(0, 3, 16)]), NEVER);
+        assert_eq!(select_mask(&[(0, 3, 1), (0, 0, 0)]), NEVER);
+        assert_eq!(select_mask(&[(0, 3, 1), (0, 0, 1), (8, 9, 2)]), (0x30f, 0x201));
+    }
+}
