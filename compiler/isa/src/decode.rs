@@ -132,7 +132,7 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
         decode_scanning(t, lut, bytes, offset, d0, have)?
     };
     let e = &lut.encs[enc as usize];
-    let op = o.op as u32;
+    let mut op = o.op as u32;
     // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
     // backwards so that the earliest match is the one left, without a data-dependent exit.
     let mut form = o.form;
@@ -141,20 +141,20 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
             form = m.form;
         }
     }
-    // One flag (rarely set) sends what the flat tables do not hold to the scanning decoder:
-    // nested layouts (gfx950 VOP3PX2), layouts with modifier forms of their own (VOP3SD DPP),
-    // more modifiers or wider fields than an entry holds.
+    let mut always_lit = o.form.has(Form::LITERAL);
+    let mut src_lit = lut.lits[o.lits as usize].any_255(w);
+    // One flag (rarely set) for what the flat tables do not hold: the answers come from the
+    // generic tables' scans. No early return: both paths end in the same registers.
     if o.form.has(Form::SCAN) {
-        return crate::decode_ref::decode_at(t, bytes, offset);
+        (op, form, always_lit, src_lit) = scan(t, enc, w, op);
     }
-    let src_lit = lut.lits[o.lits as usize].any_255(w);
     let mut op_y = None;
     if form.has(Form::VOPD) {
         op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
     }
     let y_lit = matches!(op_y, Some(y) if t.op_literal[y as usize]);
     // Non-short-circuit: each term is at hand, a branch per term would only mispredict.
-    let has_lit = o.form.has(Form::LITERAL) | (src_lit & !form.has(Form::MODIFIER)) | y_lit;
+    let has_lit = always_lit | (src_lit & !form.has(Form::MODIFIER)) | y_lit;
     let ndw = form.ndw();
     let total = ndw * 4 + if has_lit { 4 } else { 0 };
     if have < total {
@@ -188,6 +188,31 @@ fn decode_scanning(
         Some(o) => Ok((enc, w, o)),
         None => Err(unknown_opcode(t, offset, enc, DecodeLut::opcode_value(e, w), d0)),
     }
+}
+
+/// The reading where the flat tables do not hold it, from the generic tables: a nested layout
+/// selected by fixed bits (gfx950 VOP3PX2, an opcode space of its own), the modifier forms of
+/// the opcode's layout (VOP3SD has DPP forms of its own), the literal-capable fields. Returns
+/// the opcode, the reading, whether the opcode always carries a literal and whether a source
+/// field asks for one.
+#[cold]
+#[inline(never)]
+fn scan(t: &Tables, enc: u16, w: u128, op: u32) -> (u32, Form, bool, bool) {
+    let words = to_words(w);
+    let enc_bytes = t.finfo[enc as usize].bytes;
+    let (op, layout) = match t.nested_opcode(enc, &words) {
+        Some(x) => x,
+        None => (op, t.layout[op as usize]),
+    };
+    let fits = |m: u16| t.format(m).select.iter().all(|&(l, h, v)| bits(&words, l, h) == v);
+    let fmt = t.mods[layout as usize].iter().copied().find(|&m| fits(m)).unwrap_or(layout);
+    let src_lit = t.lit_src[op as usize].iter().any(|&(lo, hi)| bits(&words, lo, hi) == 255);
+    (op, Form::new(t, fmt, enc_bytes), t.op_literal[op as usize], src_lit)
+}
+
+#[inline(always)]
+fn bits(words: &[u32; 4], lo: u16, hi: u16) -> u32 {
+    crate::inst::get(words, &baregpu_autogen::isa::Field { name: "", lo, hi })
 }
 
 /// Decodes one instruction at `offset` of `bytes`.

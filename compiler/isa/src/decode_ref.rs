@@ -1,7 +1,6 @@
-//! The scanning decoder: every question answered by a scan of the generic tables. It is the
-//! fast decoder's slow path (opcode entries flagged [`crate::decode_lut::Form::SCAN`]: nested
-//! layouts such as gfx950's VOP3PX2, layouts with modifier forms of their own, fields the flat
-//! tables cannot hold), and the tests hold the fast decoder to its answers, errors included.
+//! The scanning decoder: every question answered by a scan of the generic tables (nested
+//! layouts such as gfx950's VOP3PX2 and per-layout modifier forms included). The tests hold the
+//! fast decoder to its answers, errors included.
 
 use crate::error::{IsaError, Result};
 use crate::inst::{get, Instruction};

@@ -11,6 +11,7 @@ pub mod asm;
 pub mod builder;
 pub mod decode;
 mod decode_lut;
+#[cfg(test)]
 mod decode_ref;
 pub mod disasm;
 pub mod error;
