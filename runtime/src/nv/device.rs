@@ -6,7 +6,7 @@
 use super::gpfifo::{GpFifo, GpFifoError};
 use super::launch::{LOCAL_WINDOW, SHARED_WINDOW};
 use super::program::{self, NvCode, NvKernel};
-use super::queue::{Channel, ComputeQueue, CopyQueue};
+use super::queue::{Channel, ComputeQueue, CopyQueue, Methods};
 use crate::alloc::Ring;
 use crate::program::{ArgValue, Launch};
 use crate::signal::{Signal, WaitError, Width, SIGNAL_BYTES};
@@ -14,7 +14,6 @@ use crate::timeline::Timeline;
 use crate::{Error, Result};
 use baregpu_drivers::nv::device::{NvDevice as RmDevice, NvMemKind, NvMemory};
 use baregpu_drivers::nv::methods::{ComputeCmds, COMPUTE_SUBCHANNEL, COPY_SUBCHANNEL};
-use baregpu_drivers::nv::pushbuf::PushBuffer;
 use baregpu_drivers::nv::qmd::QmdVersion;
 use baregpu_drivers::os::Os;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -178,15 +177,15 @@ impl NvDevice {
     fn setup_channels(&self) -> Result<()> {
         let mut q = self.compute_queue()?;
         let r = (|| {
-            q.pb.set_object(COMPUTE_SUBCHANNEL, self.rm.classes.compute)?;
-            ComputeCmds::shared_memory_window(&mut q.pb, SHARED_WINDOW)?;
-            ComputeCmds::local_memory_window(&mut q.pb, LOCAL_WINDOW)
+            q.m.pb.set_object(COMPUTE_SUBCHANNEL, self.rm.classes.compute)?;
+            ComputeCmds::shared_memory_window(&mut q.m.pb, SHARED_WINDOW)?;
+            ComputeCmds::local_memory_window(&mut q.m.pb, LOCAL_WINDOW)
         })();
         r.map_err(Error::Driver)?;
         q.what.push("channel setup".into());
         q.submit()?;
         let mut c = self.copy_queue()?;
-        c.pb.set_object(COPY_SUBCHANNEL, self.rm.classes.copy).map_err(Error::Driver)?;
+        c.m.pb.set_object(COPY_SUBCHANNEL, self.rm.classes.copy).map_err(Error::Driver)?;
         c.submit()?;
         self.synchronize()
     }
@@ -308,7 +307,7 @@ impl NvDevice {
         let total = (per_tpc * gr.tpc_per_gpc.max(1) as u64 * gr.gpcs.max(1) as u64).div_ceil(0x2_0000) * 0x2_0000;
         let mem = self.rm.alloc(total, NvMemKind::Vram { cpu_visible: false })?;
         let mut q = self.compute_queue()?;
-        ComputeCmds::local_memory(&mut q.pb, mem.va, per_tpc, self.hopper_or_later).map_err(Error::Driver)?;
+        ComputeCmds::local_memory(&mut q.m.pb, mem.va, per_tpc, self.hopper_or_later).map_err(Error::Driver)?;
         q.what.push(format!("local memory {per_thread} bytes per thread"));
         let old = q.st.local.replace((per_thread, mem));
         q.submit()?;
@@ -353,7 +352,7 @@ impl NvDevice {
         let st = self.state();
         self.usable(&st)?;
         let done = st.compute_done.last() + 1;
-        Ok(ComputeQueue { dev: self, st, pb: PushBuffer::new(), done, what: Vec::new(), error: None })
+        Ok(ComputeQueue { dev: self, st, m: Methods::default(), done, what: Vec::new() })
     }
 
     /// A copy-engine builder.
@@ -361,7 +360,7 @@ impl NvDevice {
         let st = self.state();
         self.usable(&st)?;
         let done = st.copy_done.last() + 1;
-        Ok(CopyQueue { dev: self, st, pb: PushBuffer::new(), done, bytes: 0, error: None })
+        Ok(CopyQueue { dev: self, st, m: Methods::default(), done, bytes: 0 })
     }
 
     pub(crate) fn submit_on(&self, st: &mut State, which: Channel, words: &[u32], done: u64) -> Result<()> {

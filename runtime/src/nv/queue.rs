@@ -45,49 +45,76 @@ pub(crate) fn acquire(pb: &mut PushBuffer, signal: Signal, value: u64) -> Result
     Ok(())
 }
 
-pub struct ComputeQueue<'d> {
-    pub(crate) dev: &'d NvDevice,
-    pub(crate) st: MutexGuard<'d, State>,
+/// The push buffer a queue builder fills, and the first error an encoder reported (builder
+/// calls chain, so errors wait for `submit`).
+#[derive(Default)]
+pub(crate) struct Methods {
     pub(crate) pb: PushBuffer,
-    /// The completion value this submission releases on the compute counter.
-    pub(crate) done: u64,
-    pub(crate) what: Vec<String>,
-    pub(crate) error: Option<Error>,
+    error: Option<Error>,
 }
 
-impl<'d> ComputeQueue<'d> {
-    fn keep(&mut self, r: Result<()>) {
-        if let (Err(e), None) = (r, &self.error) {
+impl Methods {
+    pub(crate) fn record(&mut self, f: impl FnOnce(&mut PushBuffer) -> Result<()>) {
+        if let (Err(e), None) = (f(&mut self.pb), &self.error) {
             self.error = Some(e);
         }
     }
 
+    fn wait(&mut self, signal: Signal, value: u64) {
+        self.record(|pb| acquire(pb, signal, value));
+    }
+
+    fn signal(&mut self, signal: Signal, value: u64) {
+        self.record(|pb| release(pb, signal, value));
+    }
+
+    /// The semaphore release that carries the time also sets the value to 1.
+    fn timestamp(&mut self, signal: Signal) {
+        self.record(|pb| release(pb, signal, 1));
+    }
+
+    /// The methods, ending with the release of `done` on the channel's completion counter.
+    fn finish(&mut self, counter: Signal, done: u64) -> Result<&[u32]> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        release(&mut self.pb, counter, done)?;
+        Ok(self.pb.words())
+    }
+}
+
+pub struct ComputeQueue<'d> {
+    pub(crate) dev: &'d NvDevice,
+    pub(crate) st: MutexGuard<'d, State>,
+    pub(crate) m: Methods,
+    /// The completion value this submission releases on the compute counter.
+    pub(crate) done: u64,
+    pub(crate) what: Vec<String>,
+}
+
+impl<'d> ComputeQueue<'d> {
     /// Stall the channel until `signal` reaches `value` (64-bit circular compare).
     pub fn wait(&mut self, signal: Signal, value: u64) -> &mut Self {
-        let r = acquire(&mut self.pb, signal, value);
-        self.keep(r);
+        self.m.wait(signal, value);
         self
     }
 
     /// After all earlier work, write `value` to `signal` (with the GPU time at +8).
     pub fn signal(&mut self, signal: Signal, value: u64) -> &mut Self {
-        let r = release(&mut self.pb, signal, value);
-        self.keep(r);
+        self.m.signal(signal, value);
         self
     }
 
     /// After all earlier work, write the GPU time (ns) to the signal's timestamp word. The
     /// semaphore release that carries it also sets the value to 1: use a signal of its own.
     pub fn timestamp(&mut self, signal: Signal) -> &mut Self {
-        let r = release(&mut self.pb, signal, 1);
-        self.keep(r);
+        self.m.timestamp(signal);
         self
     }
 
     /// Make earlier host writes and other engines' writes visible to later kernels.
     pub fn memory_barrier(&mut self) -> &mut Self {
-        let r = ComputeCmds::invalidate_caches(&mut self.pb).map_err(pb_err);
-        self.keep(r);
+        self.m.record(|pb| ComputeCmds::invalidate_caches(pb).map_err(pb_err));
         self
     }
 
@@ -124,24 +151,19 @@ impl<'d> ComputeQueue<'d> {
             std::ptr::copy_nonoverlapping(cb0.as_ptr(), cb0_va as *mut u8, cb0.len());
             std::ptr::copy_nonoverlapping(qb.as_ptr(), qmd_va as *mut u8, qb.len());
         }
-        ComputeCmds::launch(&mut self.pb, qmd_va).map_err(pb_err)?;
+        ComputeCmds::launch(&mut self.m.pb, qmd_va).map_err(pb_err)?;
         self.what.push(format!("kernel `{kernel}` grid {:?} block {:?}", shape.grid, shape.block));
         Ok(self)
     }
 
     /// Put the methods on the compute channel. Returns the completion value that marks them done.
     pub fn submit(mut self) -> Result<u64> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        let dev = self.dev;
-        let done_sig = self.st.compute_done.signal();
-        release(&mut self.pb, done_sig, self.done)?;
+        let words = self.m.finish(self.st.compute_done.signal(), self.done)?;
         let advanced = self.st.compute_done.advance();
         debug_assert_eq!(advanced, self.done);
         let what = if self.what.is_empty() { "commands".to_string() } else { self.what.join(", ") };
         self.st.last = format!("{what} (compute {})", self.done);
-        dev.submit_on(&mut self.st, Channel::Compute, self.pb.words(), self.done)?;
+        self.dev.submit_on(&mut self.st, Channel::Compute, words, self.done)?;
         Ok(self.done)
     }
 }
@@ -178,56 +200,41 @@ pub(crate) enum Channel {
 pub struct CopyQueue<'d> {
     pub(crate) dev: &'d NvDevice,
     pub(crate) st: MutexGuard<'d, State>,
-    pub(crate) pb: PushBuffer,
+    pub(crate) m: Methods,
     pub(crate) done: u64,
     pub(crate) bytes: u64,
-    pub(crate) error: Option<Error>,
 }
 
 impl<'d> CopyQueue<'d> {
-    fn keep(&mut self, r: Result<()>) {
-        if let (Err(e), None) = (r, &self.error) {
-            self.error = Some(e);
-        }
-    }
-
     pub fn wait(&mut self, signal: Signal, value: u64) -> &mut Self {
-        let r = acquire(&mut self.pb, signal, value);
-        self.keep(r);
+        self.m.wait(signal, value);
         self
     }
 
     pub fn signal(&mut self, signal: Signal, value: u64) -> &mut Self {
-        let r = release(&mut self.pb, signal, value);
-        self.keep(r);
+        self.m.signal(signal, value);
         self
     }
 
     pub fn timestamp(&mut self, signal: Signal) -> &mut Self {
-        let r = release(&mut self.pb, signal, 1);
-        self.keep(r);
+        self.m.timestamp(signal);
         self
     }
 
     /// Copy `bytes` from GPU address `src` to `dst` on the copy engine (split at 2 GiB).
     pub fn copy(&mut self, dst: u64, src: u64, bytes: u64) -> &mut Self {
-        let r = CopyCmds::copy(&mut self.pb, dst, src, bytes, self.dev.hopper_or_later).map_err(pb_err);
-        self.keep(r);
+        let hopper = self.dev.hopper_or_later;
+        self.m.record(|pb| CopyCmds::copy(pb, dst, src, bytes, hopper).map_err(pb_err));
         self.bytes += bytes;
         self
     }
 
     pub fn submit(mut self) -> Result<u64> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        let dev = self.dev;
-        let done_sig = self.st.copy_done.signal();
-        release(&mut self.pb, done_sig, self.done)?;
+        let words = self.m.finish(self.st.copy_done.signal(), self.done)?;
         let advanced = self.st.copy_done.advance();
         debug_assert_eq!(advanced, self.done);
         self.st.last = format!("copies of {} bytes (copy {})", self.bytes, self.done);
-        dev.submit_on(&mut self.st, Channel::Copy, self.pb.words(), self.done)?;
+        self.dev.submit_on(&mut self.st, Channel::Copy, words, self.done)?;
         Ok(self.done)
     }
 }
