@@ -59,14 +59,14 @@ fn code_object(
 }
 
 /// Run the demo on an AMD `dev`; `progress` receives a line for each step.
-pub fn run(dev: &AmdDevice, size: u32, progress: &mut dyn FnMut(&str)) -> Result<DemoReport> {
+pub fn run(dev: &AmdDevice, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoReport> {
     let arch = Arch::from_name(&dev.arch)
         .filter(|a| matches!(a, Arch::Gfx1100 | Arch::Gfx1201))
         .ok_or_else(|| Error::Usage(format!("{}: the demo kernels are written for gfx1100 and gfx1201", dev.label)))?;
     if size == 0 || size % MATMUL_TILE != 0 {
         return Err(Error::Usage(format!("matrix size {size} is not a multiple of {MATMUL_TILE}")));
     }
-    progress(&format!("building {MATMUL_NAME} and {VECTOR_ADD_NAME} for {} with the ISA builder", dev.arch));
+    progress(&format!("building {MATMUL_NAME} and {VECTOR_ADD_NAME} for {} with the ISA builder", dev.arch))?;
     let mm = dev.load(code_object(arch, kernels::matmul_code_object)?)?;
     let va = dev.load(code_object(arch, kernels::vector_add_code_object)?)?;
     // The builder's matmul takes (a, b, c, m, n, k).
@@ -101,7 +101,7 @@ pub(crate) fn workload<D: HcqDevice>(
     size: u32,
     matmul: &Matmul<'_, D::Program>,
     vadd: &VectorAdd<'_, D::Program>,
-    progress: &mut dyn FnMut(&str),
+    progress: &mut dyn FnMut(&str) -> Result<()>,
 ) -> Result<DemoReport> {
     let mut runs = Vec::new();
     let n = size as usize;
@@ -111,12 +111,12 @@ pub(crate) fn workload<D: HcqDevice>(
     dev.write(&ba, 0, &bytes(&a))?;
     dev.write(&bb, 0, &bytes(&b))?;
     let t = matmul.tile;
-    progress(&format!("running a {n}x{n}x{n} matmul ({} workgroups of {t}x{t})", (size / t).pow(2)));
+    progress(&format!("running a {n}x{n}x{n} matmul ({} workgroups of {t}x{t})", (size / t).pow(2)))?;
     let mut args = vec![ArgValue::Pointer(ba.va()), ArgValue::Pointer(bb.va()), ArgValue::Pointer(bc.va())];
     args.extend(std::iter::repeat_n(ArgValue::u32(size), matmul.dims));
     let shape = Launch::new([size / t, size / t, 1], [t, t, 1]);
     let (c, wall_us, gpu_us) = timed(dev, matmul.prog, matmul.kernel, &args, &shape, &bc, n * n)?;
-    progress("checking the matmul against the host");
+    progress("checking the matmul against the host")?;
     let mut max_error = 0f64;
     for i in 0..n {
         for j in 0..n {
@@ -140,7 +140,7 @@ pub(crate) fn workload<D: HcqDevice>(
     let (bx, by, bz) = (buf(len)?, buf(len)?, buf(len)?);
     dev.write(&bx, 0, &bytes(&x))?;
     dev.write(&by, 0, &bytes(&y))?;
-    progress(&format!("running a vector add of {len} elements"));
+    progress(&format!("running a vector add of {len} elements"))?;
     let args =
         [ArgValue::Pointer(bx.va()), ArgValue::Pointer(by.va()), ArgValue::Pointer(bz.va()), ArgValue::u32(len as u32)];
     let shape = Launch::new([len as u32 / vadd.block, 1, 1], [vadd.block, 1, 1]);

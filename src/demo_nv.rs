@@ -12,18 +12,18 @@ const KERNELS: &str = include_str!("../tests/fixtures/ptx/kernels.ptx");
 pub const TILE: u32 = 8;
 const VECTOR_ADD_BLOCK: u32 = 256;
 
-pub fn run(dev: &NvDevice, size: u32, progress: &mut dyn FnMut(&str)) -> Result<DemoReport> {
+pub fn run(dev: &NvDevice, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoReport> {
     if size == 0 || size % TILE != 0 {
         return Err(Error::Usage(format!("matrix size {size} is not a multiple of {TILE}")));
     }
     let ptx = KERNELS.replace(".target sm_90", &format!(".target {}", dev.arch));
     let code = match dev.isa {
         NvIsa::Ptx => {
-            progress(&format!("loading the clang-built PTX kernels (interpreted by {})", dev.label));
+            progress(&format!("loading the clang-built PTX kernels (interpreted by {})", dev.label))?;
             ptx.into_bytes()
         }
         NvIsa::Sass => {
-            progress(&format!("compiling the clang-built PTX kernels for {} with ptxas", dev.arch));
+            progress(&format!("compiling the clang-built PTX kernels for {} with ptxas", dev.arch))?;
             crate::ptxas::compile(&ptx, &dev.arch, "the demo kernels")?
         }
     };

@@ -26,7 +26,6 @@
 //! Outside kernels only blank lines and comments are allowed. The kernarg pointer is in s[0:1].
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use baregpu::{Error, Result};
@@ -99,11 +98,7 @@ pub(crate) fn read(p: &Path) -> Result<Vec<u8>> {
 
 pub(crate) fn write_out(p: &Path, bytes: &[u8]) -> Result<()> {
     if p.as_os_str() == "-" {
-        let mut o = std::io::stdout().lock();
-        return o
-            .write_all(bytes)
-            .and_then(|_| o.flush())
-            .map_err(|source| Error::Io { path: p.to_path_buf(), source });
+        return super::out::bytes(bytes);
     }
     std::fs::write(p, bytes).map_err(|source| Error::Io { path: p.to_path_buf(), source })
 }

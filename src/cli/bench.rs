@@ -15,6 +15,7 @@ use baregpu_compiler::isa::{self as isa, Arch};
 use clap::Subcommand;
 
 use super::asm::parse_arch;
+use super::out;
 
 mod decode;
 
@@ -53,16 +54,16 @@ fn emu(a: EmuArgs, json: bool) -> Result<()> {
     };
     for f in baregpu::bench_emu::run(arch)? {
         if json {
-            println!("{}", serde_json::to_string(&f).expect("figures serialise"));
+            out::json(&f)?;
         } else {
-            println!(
+            out::line(format_args!(
                 "{} {:10}: {:>12} wave instructions in {:7.3} s = {:6.2} M/s",
                 f.device,
                 f.kernel,
                 f.wave_instructions,
                 f.seconds,
                 f.wave_instructions_per_s / 1e6
-            );
+            ))?;
         }
     }
     Ok(())
@@ -85,15 +86,17 @@ fn launch(a: LaunchArgs, json: bool) -> Result<()> {
         baregpu::device::Device::Nv(dev) => baregpu::bench_launch::run_nv(&dev, a.iterations)?,
     };
     if json {
-        println!("{}", serde_json::to_string(&f).expect("figures serialise"));
+        out::json(&f)
     } else {
-        println!("device {} ({} iterations, medians):", f.device, f.iterations);
-        println!("  (a) submit a {:5} signal-only queue: {:8.2} us host", f.signal_only, f.submit_bound_us);
-        println!("      ... and its completion:           {:8.2} us", f.bound_roundtrip_us);
-        println!("  (b) enqueue + submit an empty launch: {:8.2} us host", f.enqueue_launch_us);
-        println!("  (c) empty launch, submit to complete: {:8.2} us", f.launch_latency_us);
+        out::line(format_args!("device {} ({} iterations, medians):", f.device, f.iterations))?;
+        out::line(format_args!(
+            "  (a) submit a {:5} signal-only queue: {:8.2} us host",
+            f.signal_only, f.submit_bound_us
+        ))?;
+        out::line(format_args!("      ... and its completion:           {:8.2} us", f.bound_roundtrip_us))?;
+        out::line(format_args!("  (b) enqueue + submit an empty launch: {:8.2} us host", f.enqueue_launch_us))?;
+        out::line(format_args!("  (c) empty launch, submit to complete: {:8.2} us", f.launch_latency_us))
     }
-    Ok(())
 }
 
 const ASM_HELP: &str = "\
@@ -231,7 +234,7 @@ struct Measure {
     distinct: usize,
 }
 
-fn report(m: &Measure, json: bool) {
+fn report(m: &Measure, json: bool) -> Result<()> {
     let n = m.instructions as f64;
     let ours_rate = n / m.ours.as_secs_f64();
     if json {
@@ -256,7 +259,7 @@ fn report(m: &Measure, json: bool) {
                 v["note"] = "llvm-mc not installed: only ours measured".into();
             }
         }
-        println!("{v}");
+        out::line(v)
     } else {
         let mut line = format!(
             "{:<7} {:<8} {} instructions: ours {:.3} s ({:.2} M inst/s)",
@@ -277,7 +280,7 @@ fn report(m: &Measure, json: bool) {
             }
             None => line += " (llvm-mc not installed: not compared)",
         }
-        println!("{line}");
+        out::line(line)
     }
 }
 
@@ -343,7 +346,7 @@ fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
         report(
             &Measure { bench: "asm", arch, instructions: args.count, bytes: bytes.len(), ours, llvm, distinct },
             json,
-        );
+        )?;
 
         // Disassembly of the same bytes.
         let mut text = String::new();
@@ -393,10 +396,9 @@ fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
         report(
             &Measure { bench: "disasm", arch, instructions: args.count, bytes: bytes.len(), ours, llvm, distinct },
             json,
-        );
+        )?;
 
         decode_rates.push(decode::measure(arch, &bytes, args.count, distinct, args.runs, json)?);
     }
-    decode::summary(&decode_rates, json);
-    Ok(())
+    decode::summary(&decode_rates, json)
 }

@@ -64,7 +64,7 @@ pub fn run(args: Args) -> Result<()> {
         Kind::Gpfifo => decode_pushbuf(&decode::words_from_bytes(&bytes).map_err(at)?),
     };
     for l in lines {
-        println!("{l}");
+        super::out::line(l)?;
     }
     Ok(())
 }

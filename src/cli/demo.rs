@@ -1,6 +1,7 @@
 //! `baregpu demo`: the README's main job — a matmul and a vector add built with our own ISA
 //! builder, run through the HCQ runtime on the default device, checked against the host.
 
+use super::out;
 use baregpu::device::{self, Device};
 use baregpu::{DeviceSpec, Error};
 use std::time::Instant;
@@ -22,32 +23,31 @@ pub fn run(args: Args) -> baregpu::Result<()> {
     let spec = super::device_or_default(args.device)?;
     let start = Instant::now();
     let quiet = args.json;
-    let mut progress = |line: &str| {
-        if !quiet {
-            println!("[{:6.2} s] {line}", start.elapsed().as_secs_f64());
-        }
+    let mut progress = |line: &str| match quiet {
+        true => Ok(()),
+        false => out::line(format_args!("[{:6.2} s] {line}", start.elapsed().as_secs_f64())),
     };
-    progress(&format!("opening {spec}"));
+    progress(&format!("opening {spec}"))?;
     let report = match device::open(&spec)? {
         Device::Amd(dev) => baregpu::demo::run(&dev, args.size, &mut progress)?,
         Device::Nv(dev) => baregpu::demo_nv::run(&dev, args.size, &mut progress)?,
     };
     if args.json {
-        println!("{}", serde_json::to_string(&report).expect("the report serialises"));
+        out::json(&report)?;
     } else {
-        println!("device: {} ({})", report.device, report.arch);
+        out::line(format_args!("device: {} ({})", report.device, report.arch))?;
         for r in &report.runs {
             let gpu = r.gpu_us.map_or("?".into(), |u| format!("{u:.1} us"));
             let rate = r.gflops.map_or(String::new(), |g| {
                 format!(", {g:.2} {}", if r.kernel.contains("matmul") { "GFLOP/s" } else { "G elements/s" })
             });
-            println!(
+            out::line(format_args!(
                 "{:16} GPU {gpu}{rate} (wall {:.1} us), max error {:.2e}: {}",
                 r.kernel,
                 r.wall_us,
                 r.max_error,
                 if r.ok { "verified" } else { "WRONG" }
-            );
+            ))?;
         }
     }
     if report.runs.iter().all(|r| r.ok) {

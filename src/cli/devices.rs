@@ -1,5 +1,6 @@
 //! `baregpu devices [--json]`.
 
+use super::out;
 use baregpu::registry::{self, DeviceEntry};
 
 #[derive(Debug, clap::Args)]
@@ -12,8 +13,7 @@ pub struct Args {
 pub fn run(args: Args) -> baregpu::Result<()> {
     let listing = registry::list(&super::host_os())?;
     if args.json {
-        println!("{}", serde_json::to_string(&listing).expect("a listing always serialises"));
-        return Ok(());
+        return out::json(&listing);
     }
     let rows: Vec<[String; 6]> = listing.devices.iter().map(row).collect();
     let header = ["SPEC", "ARCH", "CUS", "MEMORY", "STATUS", "NAME"].map(String::from);
@@ -25,13 +25,12 @@ pub fn run(args: Args) -> baregpu::Result<()> {
     }
     for r in std::iter::once(&header).chain(&rows) {
         let line: Vec<String> = r.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect();
-        println!("{}", line.join("  ").trim_end());
+        out::line(line.join("  ").trim_end())?;
     }
     for d in listing.devices.iter().filter(|d| !d.note.is_empty()) {
-        println!("  {}: {}", d.spec, d.note);
+        out::line(format_args!("  {}: {}", d.spec, d.note))?;
     }
-    println!("default device: {}", listing.default_spec());
-    Ok(())
+    out::line(format_args!("default device: {}", listing.default_spec()))
 }
 
 fn row(d: &DeviceEntry) -> [String; 6] {

@@ -6,6 +6,8 @@ mod decode;
 mod demo;
 mod devices;
 mod disasm;
+mod logging;
+pub mod out;
 mod run;
 mod run_nv;
 
@@ -17,9 +19,11 @@ use clap::{Parser, Subcommand};
     version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("BAREGPU_GIT_REV"), ")"),
     about = "Drive AMD and NVIDIA GPUs with no vendor runtime, or their emulated twins",
     long_about = "Drive AMD and NVIDIA GPUs with no vendor runtime (no ROCm, no CUDA), or their emulated \
-                  twins.\n\nLogging: set BAREGPU_LOG (error, warn, info, debug, trace, or per-module \
-                  filters such as baregpu_drivers=debug). BAREGPU_SYSROOT=DIR reads /sys, /proc and /dev \
-                  under DIR."
+                  twins.\n\nLogging: set BAREGPU_LOG (off, error, warn, info, debug, trace, or per-module \
+                  filters such as baregpu_drivers=debug); the default, error, keeps a failure to one \
+                  line, and warn or finer adds its context. Output: when stdout's reader goes away \
+                  (`| head`), a command stops quietly with status 0; a full disk is an error.\n\nBAREGPU_SYSROOT=DIR reads /sys, \
+                  /proc and /dev under DIR."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -44,10 +48,8 @@ enum Command {
     Bench(bench::Args),
 }
 
-pub fn init_logging() {
-    env_logger::Builder::from_env(env_logger::Env::new().filter_or("BAREGPU_LOG", "warn"))
-        .format_timestamp_micros()
-        .init();
+pub fn init_logging() -> baregpu::Result<()> {
+    logging::init()
 }
 
 /// The OS that discovery reads. `BAREGPU_SYSROOT=DIR` re-roots /sys, /proc and /dev under DIR, to

@@ -143,7 +143,7 @@ fn write_outputs(out: &Path, buffers: &[(usize, Vec<u8>)]) -> Result<()> {
     Ok(())
 }
 
-fn report(args: &Args, label: &str, arch: &str, wall_us: f64, gpu_us: Option<f64>) {
+fn report(args: &Args, label: &str, arch: &str, wall_us: f64, gpu_us: Option<f64>) -> Result<()> {
     if args.json {
         let v = serde_json::json!({
             "device": label,
@@ -152,14 +152,14 @@ fn report(args: &Args, label: &str, arch: &str, wall_us: f64, gpu_us: Option<f64
             "wall_us": wall_us,
             "gpu_us": gpu_us,
         });
-        println!("{v}");
+        super::out::line(v)
     } else {
         let gpu = gpu_us.map_or("?".into(), |u| format!("{u:.1}"));
-        println!(
+        super::out::line(format_args!(
             "{} on {label} ({arch}): wall {wall_us:.1} us, GPU {gpu} us; buffers in {}",
             args.kernel,
             args.out.display()
-        );
+        ))
     }
 }
 
@@ -231,8 +231,7 @@ pub(super) fn execute<D: HcqDevice>(dev: &D, code: D::Code, args: &Args) -> Resu
         dev.free(b)?;
     }
     dev.unload(prog)?;
-    report(args, dev.label(), dev.arch(), wall_us, gpu_us);
-    Ok(())
+    report(args, dev.label(), dev.arch(), wall_us, gpu_us)
 }
 
 #[cfg(test)]

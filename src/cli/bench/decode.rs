@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use baregpu::{Error, Result};
 use baregpu_compiler::isa::{self as isa, Arch};
 
+use super::super::out;
+
 /// The decoder's speed goal, instructions per second on every architecture.
 pub const GOAL: f64 = 50e6;
 
@@ -70,16 +72,16 @@ pub fn measure(arch: Arch, bytes: &[u8], count: usize, distinct: usize, runs: us
             "cpu_inst_per_s": rate.cpu,
             "goal_inst_per_s": GOAL,
         });
-        println!("{v}");
+        out::line(v)?;
     } else {
         let cpu = rate.cpu.map_or(String::new(), |c| format!(", {:.2} M inst/s per CPU second", c / 1e6));
-        println!(
+        out::line(format_args!(
             "{:<7} {:<8} {count} instructions: ours {:.4} s ({:.2} M inst/s{cpu})",
             "decode",
             arch.name(),
             per_pass(wall),
             rate.wall / 1e6
-        );
+        ))?;
     }
     Ok(rate)
 }
@@ -90,12 +92,12 @@ fn load_average() -> Option<f64> {
 }
 
 /// One line: whether decoding reached [`GOAL`] on every architecture measured, by each clock.
-pub fn summary(rates: &[Rate], json: bool) {
+pub fn summary(rates: &[Rate], json: bool) -> Result<()> {
     let slowest = |f: &dyn Fn(&Rate) -> Option<f64>| {
         let v: Option<Vec<(Arch, f64)>> = rates.iter().map(|r| f(r).map(|x| (r.arch, x))).collect();
         v?.into_iter().min_by(|a, b| a.1.total_cmp(&b.1))
     };
-    let Some((wall_arch, wall)) = slowest(&|r| Some(r.wall)) else { return };
+    let Some((wall_arch, wall)) = slowest(&|r| Some(r.wall)) else { return Ok(()) };
     let cpu = slowest(&|r| r.cpu);
     let load = load_average();
     if json {
@@ -110,7 +112,7 @@ pub fn summary(rates: &[Rate], json: bool) {
             "slowest_cpu_inst_per_s": cpu.map(|c| c.1),
             "load_average": load,
         });
-        println!("{v}");
+        out::line(v)
     } else {
         let verdict = |x: f64| if x >= GOAL { "met" } else { "NOT met" };
         let mut line = format!(
@@ -126,6 +128,6 @@ pub fn summary(rates: &[Rate], json: bool) {
         if let Some(l) = load {
             line += &format!("; load average {l:.2}");
         }
-        println!("{line}");
+        out::line(line)
     }
 }
