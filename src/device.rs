@@ -10,6 +10,7 @@ use baregpu_emu::nv::EmuRm;
 use baregpu_emu::rdna::Interpreter;
 use baregpu_runtime::amd::AmdDevice;
 use baregpu_runtime::nv::{NvDevice, NvIsa};
+use baregpu_runtime::spec::MAX_EMULATED;
 use baregpu_runtime::DeviceSpec;
 use std::sync::Arc;
 
@@ -55,10 +56,20 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
     }
 }
 
+/// A spec built in code (not parsed) gets the parser's bound too: an emulated machine is built
+/// with every device up to `index`.
+fn check_emulated_index(label: &str, index: usize) -> Result<()> {
+    match index < MAX_EMULATED {
+        true => Ok(()),
+        false => Err(Error::Usage(format!("{label}: at most {MAX_EMULATED} emulated devices of an architecture"))),
+    }
+}
+
 /// An emulated AMD GPU (`emu:ARCH:INDEX`): the emulated KFD with command processors that run
 /// dispatches on `engine` (the wave interpreter, or another engine a tool brings).
 pub fn open_emulated(arch: &str, index: usize, engine: Arc<dyn WaveEngine>) -> Result<AmdDevice> {
     let label = DeviceSpec::Emu { arch: arch.to_string(), index }.to_string();
+    check_emulated_index(&label, index)?;
     let archs = vec![arch; index + 1];
     let kfd: Arc<dyn Os> = machine(&archs, engine)?;
     Ok(AmdDevice::open(kfd, index, &label)?)
@@ -68,6 +79,7 @@ pub fn open_emulated(arch: &str, index: usize, engine: Arc<dyn WaveEngine>) -> R
 /// that run launches on the PTX interpreter.
 pub fn open_emulated_nv(arch: &str, index: usize) -> Result<NvDevice> {
     let label = DeviceSpec::EmuNv { arch: arch.to_string(), index }.to_string();
+    check_emulated_index(&label, index)?;
     let archs = vec![arch; index + 1];
     let rm: Arc<dyn Os> = EmuRm::new(&archs)?;
     Ok(NvDevice::open(rm, index, &label, NvIsa::Ptx)?)
@@ -75,4 +87,19 @@ pub fn open_emulated_nv(arch: &str, index: usize) -> Result<NvDevice> {
 
 pub fn open(spec: &DeviceSpec) -> Result<Device> {
     open_with(spec, Arc::new(HostOs::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emulated_indexes_past_the_cap_fail_at_once() {
+        let t = std::time::Instant::now();
+        let nv = open_emulated_nv("sm_90", 1_000_000).err().expect("refused").to_string();
+        assert!(nv.contains("emu-nv:sm_90:1000000: at most 16"), "{nv}");
+        let amd = open_emulated("gfx1100", 100_000, Arc::new(Interpreter::new("gfx1100"))).err().expect("refused");
+        assert!(amd.to_string().contains("at most 16"), "{amd}");
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+    }
 }

@@ -50,7 +50,15 @@ impl Listing {
 pub fn list(os: &dyn Os) -> Result<Listing> {
     let mut listing = Listing::default();
     let has_kfd = os.exists(Path::new("/dev/kfd"));
-    for gpu in kfd::discover(os)? {
+    for node in kfd::discover_each(os)? {
+        let gpu = match node.gpu {
+            Ok(gpu) => gpu,
+            Err(e) => {
+                // Listed, not hidden: one bad node must not take the other devices with it.
+                listing.devices.push(unreadable(DeviceSpec::Amd { index: node.index }, "amd", e));
+                continue;
+            }
+        };
         // Ready when the KFD device node is there and the runtime drives the architecture.
         let supported = baregpu_drivers::amd::pm4::Pm4Generation::for_arch(&gpu.arch).is_some();
         let note = match (has_kfd, supported) {
@@ -70,8 +78,15 @@ pub fn list(os: &dyn Os) -> Result<Listing> {
             note,
         });
     }
-    let driver = nv::driver(os)?;
-    for gpu in nv::discover(os)? {
+    let driver = nv::driver(os).unwrap_or_else(|e| {
+        listing.devices.push(unreadable(DeviceSpec::Nv { index: 0 }, "nvidia", e));
+        None
+    });
+    let nv_gpus = nv::discover(os).unwrap_or_else(|e| {
+        listing.devices.push(unreadable(DeviceSpec::Nv { index: 0 }, "nvidia", e));
+        Vec::new()
+    });
+    for gpu in nv_gpus {
         let version = driver.as_ref().map_or("unknown".to_string(), |d| d.version.clone());
         // Ready when the device node is there and the driver speaks an RM ABI we have.
         let branch = driver.as_ref().map(|d| baregpu_drivers::nv::rm::Branch::from_version(&d.version));
@@ -120,6 +135,21 @@ pub fn list(os: &dyn Os) -> Result<Listing> {
     Ok(listing)
 }
 
+/// A real device whose discovery failed: not ready, with the reason as its note.
+fn unreadable(spec: DeviceSpec, vendor: &'static str, e: baregpu_drivers::Error) -> DeviceEntry {
+    DeviceEntry {
+        spec: spec.to_string(),
+        vendor,
+        kind: "real",
+        arch: String::new(),
+        name: String::new(),
+        compute_units: None,
+        memory_bytes: None,
+        ready: false,
+        note: format!("unreadable: {e}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +196,18 @@ mod tests {
         assert!(first.note.contains("580.95.05") && first.note.contains("no device node"), "{}", first.note);
         assert_eq!(listing.default_spec().to_string(), "nv:0");
         assert_eq!(listing.nvidia_driver.as_deref(), Some("580.95.05"));
+    }
+
+    #[test]
+    fn a_malformed_kfd_node_is_a_not_ready_entry_beside_the_emulated_devices() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sys/devices/virtual/kfd/kfd/topology/nodes/1/gpu_id");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "not-a-number\n").unwrap();
+        let listing = list(&HostOs::with_root(dir.path())).unwrap();
+        let first = &listing.devices[0];
+        assert_eq!((first.spec.as_str(), first.kind, first.ready), ("amd:0", "real", false));
+        assert!(first.note.contains("nodes/1/gpu_id"), "{}", first.note);
+        assert!(listing.devices.iter().any(|d| d.spec == "emu:gfx1100" && d.ready));
     }
 }

@@ -9,6 +9,10 @@ pub const EMU_AMD_ARCHS: &[&str] = &["gfx1100", "gfx1201", "gfx942", "gfx950"];
 /// Emulated NVIDIA architectures.
 pub const EMU_NV_ARCHS: &[&str] = &["sm_90", "sm_89", "sm_120"];
 
+/// Emulated GPUs of one architecture that a spec may number (`emu:ARCH:0` to `emu:ARCH:15`):
+/// each index builds every device below it, so an unbounded index is unbounded work.
+pub const MAX_EMULATED: usize = 16;
+
 const GRAMMAR: &str =
     "expected amd[:N], nv[:N], emu:ARCH[:N], emu-nv:sm_XX[:N], am:BDF, usb:PATH or remote:HOST:PORT/SPEC";
 
@@ -67,6 +71,13 @@ impl DeviceSpec {
                     return Err(bad(format!("no emulated `{arch}`; {kind} has {}", known.join(", "))));
                 }
                 let (arch, index) = (arch.to_string(), index(idx)?);
+                if index >= MAX_EMULATED {
+                    return Err(bad(format!(
+                        "{kind} emulates {MAX_EMULATED} devices of an architecture, {kind}:{arch}:0 to \
+                         {kind}:{arch}:{}",
+                        MAX_EMULATED - 1
+                    )));
+                }
                 Ok(if kind == "emu" { DeviceSpec::Emu { arch, index } } else { DeviceSpec::EmuNv { arch, index } })
             }
             "am" => {
@@ -141,6 +152,7 @@ mod tests {
         assert_eq!(p("nv:1"), DeviceSpec::Nv { index: 1 });
         assert_eq!(p("emu:gfx1100"), DeviceSpec::Emu { arch: "gfx1100".into(), index: 0 });
         assert_eq!(p("emu:gfx950:3"), DeviceSpec::Emu { arch: "gfx950".into(), index: 3 });
+        assert_eq!(p("emu-nv:sm_90:15"), DeviceSpec::EmuNv { arch: "sm_90".into(), index: 15 });
         assert_eq!(p("emu-nv:sm_90"), DeviceSpec::EmuNv { arch: "sm_90".into(), index: 0 });
         assert_eq!(p("am:03:00.0"), DeviceSpec::Am { bdf: "0000:03:00.0".into() });
         assert_eq!(p("am:0000:C1:00.1"), DeviceSpec::Am { bdf: "0000:c1:00.1".into() });
@@ -179,6 +191,10 @@ mod tests {
             ("remote:h:99999/amd", "not a port"),
             ("remote:h:1/bogus", "expected amd"),
             ("usb:", "needs a device path"),
+            // Each index builds the devices below it: capped, and the error says what exists.
+            ("emu:gfx1100:16", "emu:gfx1100:0 to emu:gfx1100:15"),
+            ("emu:gfx1100:4294967295", "emulates 16 devices"),
+            ("emu-nv:sm_90:1000000", "emu-nv:sm_90:0 to emu-nv:sm_90:15"),
         ] {
             let err = DeviceSpec::parse(s).unwrap_err().to_string();
             assert!(err.contains(why), "{s:?}: {err}");

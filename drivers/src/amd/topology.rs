@@ -74,8 +74,23 @@ pub fn arch_from_target_version(version: u64) -> Option<String> {
     (major > 0 && minor < 16 && stepping < 16).then(|| format!("gfx{major}{minor:x}{stepping:x}"))
 }
 
-/// The GPUs of the KFD topology, in node order. No topology (no amdkfd) is an empty list.
+/// The GPUs of the KFD topology, in node order. No topology (no amdkfd) is an empty list; one
+/// malformed node is an error (see [`discover_each`] to list the others).
 pub fn discover(os: &dyn Os) -> Result<Vec<KfdGpu>> {
+    discover_each(os)?.into_iter().map(|n| n.gpu).collect()
+}
+
+/// A GPU node of the topology, read or not: a malformed node keeps its place (and GPU index) so
+/// that a listing can show it as not ready beside the others.
+#[derive(Debug)]
+pub struct Node {
+    pub node: u32,
+    pub index: usize,
+    pub gpu: Result<KfdGpu>,
+}
+
+/// Every GPU node, each read on its own; only an unreadable node list is an error.
+pub fn discover_each(os: &dyn Os) -> Result<Vec<Node>> {
     let nodes_dir = Path::new(KFD_TOPOLOGY).join("nodes");
     let names = match os.read_dir(&nodes_dir) {
         Ok(names) => names,
@@ -87,18 +102,21 @@ pub fn discover(os: &dyn Os) -> Result<Vec<KfdGpu>> {
     let mut gpus = Vec::new();
     for node in nodes {
         let dir = nodes_dir.join(node.to_string());
-        let gpu_id_path = dir.join("gpu_id");
-        let gpu_id_text = os.read_to_string(&gpu_id_path)?;
-        let gpu_id: u32 = gpu_id_text
-            .trim()
-            .parse()
-            .map_err(|_| Error::malformed(&gpu_id_path, format!("not a number: {:?}", gpu_id_text.trim())))?;
-        if gpu_id == 0 {
-            continue; // a CPU node
-        }
-        gpus.push(read_gpu(os, &dir, node, gpu_id, gpus.len())?);
+        let index = gpus.len();
+        let gpu = match gpu_id(os, &dir) {
+            Ok(0) => continue, // a CPU node
+            Ok(id) => read_gpu(os, &dir, node, id, index),
+            Err(e) => Err(e),
+        };
+        gpus.push(Node { node, index, gpu });
     }
     Ok(gpus)
+}
+
+fn gpu_id(os: &dyn Os, dir: &Path) -> Result<u32> {
+    let path = dir.join("gpu_id");
+    let text = os.read_to_string(&path)?;
+    text.trim().parse().map_err(|_| Error::malformed(&path, format!("not a number: {:?}", text.trim())))
 }
 
 fn read_gpu(os: &dyn Os, dir: &Path, node: u32, gpu_id: u32, index: usize) -> Result<KfdGpu> {
@@ -140,12 +158,15 @@ fn vram_bytes(os: &dyn Os, node_dir: &Path) -> Result<u64> {
         Err(e) if e.is_not_found() => return Ok(0),
         Err(e) => return Err(e),
     };
-    let mut total = 0;
+    let mut total = 0u64;
     for bank in banks {
         let path = banks_dir.join(&bank).join("properties");
         let props = Properties::parse(&path, &os.read_to_string(&path)?)?;
         if matches!(props.get("heap_type"), Some(HEAP_FB_PUBLIC | HEAP_FB_PRIVATE)) {
-            total += props.get("size_in_bytes").unwrap_or(0);
+            let size = props.get("size_in_bytes").unwrap_or(0);
+            total = total
+                .checked_add(size)
+                .ok_or_else(|| Error::malformed(&path, "the memory banks' sizes add up past 2^64 bytes"))?;
         }
     }
     Ok(total)
@@ -209,5 +230,28 @@ mod tests {
         write(dir.path(), &format!("{t}/nodes/1/properties"), "simd_count banana\n");
         let err = discover(&HostOs::with_root(dir.path())).unwrap_err().to_string();
         assert!(err.contains("nodes/1/properties") && err.contains("simd_count"), "{err}");
+    }
+
+    #[test]
+    fn a_malformed_node_keeps_its_place_and_memory_sizes_do_not_wrap() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = KFD_TOPOLOGY;
+        write(dir.path(), &format!("{t}/nodes/1/gpu_id"), "x\n");
+        write(dir.path(), &format!("{t}/nodes/2/gpu_id"), "9\n");
+        write(
+            dir.path(),
+            &format!("{t}/nodes/2/properties"),
+            "simd_count 96\nsimd_per_cu 2\ngfx_target_version 110000\ndrm_render_minor 128\n",
+        );
+        for b in 0..2 {
+            let bank = format!("{t}/nodes/2/mem_banks/{b}/properties");
+            write(dir.path(), &bank, "heap_type 1\nsize_in_bytes 18446744073709551615\n");
+        }
+        let nodes = discover_each(&HostOs::with_root(dir.path())).unwrap();
+        assert_eq!(nodes.iter().map(|n| (n.node, n.index)).collect::<Vec<_>>(), [(1, 0), (2, 1)]);
+        let e1 = nodes[0].gpu.as_ref().unwrap_err().to_string();
+        assert!(e1.contains("nodes/1/gpu_id"), "{e1}");
+        let e2 = nodes[1].gpu.as_ref().unwrap_err().to_string();
+        assert!(e2.contains("mem_banks/1/properties") && e2.contains("past 2^64"), "{e2}");
     }
 }

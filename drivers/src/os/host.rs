@@ -40,13 +40,41 @@ impl HostOs {
     }
 }
 
+/// The most a sysfs or procfs file read through [`Os::read_to_string`] may hold: those are a page
+/// or so; anything larger is not the file discovery expects.
+pub const MAX_READ: u64 = 1 << 20;
+
+/// Reads a small text file without blocking: O_NONBLOCK so that opening a FIFO (a captured tree
+/// under `BAREGPU_SYSROOT` can hold anything) returns at once, only regular files, at most
+/// [`MAX_READ`] bytes.
+fn read_bounded(resolved: &Path, shown: &Path) -> Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(resolved)
+        .map_err(|e| Error::io(shown, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(shown, e))?;
+    if !meta.is_file() {
+        return Err(Error::malformed(shown, "not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_READ + 1).read_to_end(&mut bytes).map_err(|e| Error::io(shown, e))?;
+    if bytes.len() as u64 > MAX_READ {
+        return Err(Error::malformed(shown, format!("larger than {MAX_READ} bytes")));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| Error::malformed(shown, format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))
+}
+
 fn last_error() -> std::io::Error {
     std::io::Error::last_os_error()
 }
 
 impl Os for HostOs {
     fn read_to_string(&self, path: &Path) -> Result<String> {
-        std::fs::read_to_string(self.resolve(path)).map_err(|e| Error::io(path, e))
+        read_bounded(&self.resolve(path), path)
     }
 
     fn read_dir(&self, path: &Path) -> Result<Vec<String>> {
@@ -192,6 +220,34 @@ mod tests {
         assert!(err.is_not_found());
         // The error names the path the driver asked for, not the re-rooted one.
         assert!(err.to_string().starts_with("/sys/x/c: "), "{err}");
+    }
+
+    #[test]
+    fn reads_refuse_fifos_directories_and_huge_files_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("properties");
+        let c = CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: c is a valid NUL-terminated path for the duration of the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "{}", last_error());
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        std::fs::write(dir.path().join("big"), vec![b'1'; MAX_READ as usize + 1]).unwrap();
+        std::fs::write(dir.path().join("bin"), [0xff, 0xfe]).unwrap();
+        let root = dir.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        // In a thread, so that a blocking open fails the test instead of hanging it.
+        std::thread::spawn(move || {
+            let os = HostOs::with_root(root);
+            let errs: Vec<String> = ["/properties", "/d", "/big", "/bin"]
+                .iter()
+                .map(|p| os.read_to_string(Path::new(p)).unwrap_err().to_string())
+                .collect();
+            let _ = tx.send(errs);
+        });
+        let errs = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("reading a FIFO blocked");
+        assert!(errs[0].contains("/properties") && errs[0].contains("not a regular file"), "{}", errs[0]);
+        assert!(errs[1].starts_with("/d: "), "{}", errs[1]);
+        assert!(errs[2].contains("larger than 1048576 bytes"), "{}", errs[2]);
+        assert!(errs[3].contains("not UTF-8"), "{}", errs[3]);
     }
 
     #[test]
