@@ -64,8 +64,19 @@ fn empty_launches<D: HcqDevice>(
     Ok((b, c))
 }
 
+/// The most iterations a measurement takes: the samples are kept for the median.
+pub const MAX_ITERATIONS: usize = 10_000_000;
+
+/// Iterations are taken as asked, within 1..=[`MAX_ITERATIONS`].
+fn check_iterations(iterations: usize) -> Result<usize> {
+    match iterations {
+        1..=MAX_ITERATIONS => Ok(iterations),
+        n => Err(Error::Usage(format!("--iterations {n}: expected 1 to {MAX_ITERATIONS}"))),
+    }
+}
+
 pub fn run(dev: &AmdDevice, iterations: usize) -> Result<LaunchFigures> {
-    let iterations = iterations.max(10);
+    let iterations = check_iterations(iterations)?;
     let prog = dev.load(empty_kernel(&dev.arch)?)?;
     let shape = Launch::new([1, 1, 1], [32, 1, 1]);
 
@@ -108,7 +119,7 @@ pub fn empty_nv_kernel(dev: &NvDevice) -> Result<NvCode> {
 }
 
 pub fn run_nv(dev: &NvDevice, iterations: usize) -> Result<LaunchFigures> {
-    let iterations = iterations.max(10);
+    let iterations = check_iterations(iterations)?;
     let prog = dev.load(empty_nv_kernel(dev)?)?;
     let shape = Launch::new([1, 1, 1], [32, 1, 1]);
     // (a) A signal-only push buffer on the timeline (wait for the previous value, release the next).

@@ -29,17 +29,36 @@ pub struct DemoReport {
     pub runs: Vec<KernelRun>,
 }
 
-/// Deterministic pseudo-random inputs in [-1, 1).
-pub(crate) fn inputs(n: usize, seed: u32) -> Vec<f32> {
+/// The largest matrix size: every element is checked on the host, which costs size^3.
+pub const MAX_SIZE: u32 = 4096;
+
+/// A matrix size the demo runs: a multiple of the kernel's `tile`, at most [`MAX_SIZE`]; checked
+/// before anything is built or allocated.
+pub(crate) fn check_size(size: u32, tile: u32) -> Result<()> {
+    if size == 0 || size % tile != 0 {
+        return Err(Error::Usage(format!("matrix size {size} is not a multiple of {tile}")));
+    }
+    if size > MAX_SIZE {
+        return Err(Error::Usage(format!(
+            "matrix size {size}: at most {MAX_SIZE} (every element is checked on the host)"
+        )));
+    }
+    Ok(())
+}
+
+/// Deterministic pseudo-random inputs in [-1, 1); an error, not an abort, when the host has not
+/// the memory.
+pub(crate) fn inputs(n: usize, seed: u32) -> Result<Vec<f32>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Usage(format!("cannot allocate {n} floats of host memory")))?;
     let mut x = seed.wrapping_mul(2654435761).max(1);
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            (x as f32 / u32::MAX as f32) * 2.0 - 1.0
-        })
-        .collect()
+    v.extend((0..n).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        (x as f32 / u32::MAX as f32) * 2.0 - 1.0
+    }));
+    Ok(v)
 }
 
 pub(crate) fn bytes(v: &[f32]) -> Vec<u8> {
@@ -63,9 +82,7 @@ pub fn run(dev: &AmdDevice, size: u32, progress: &mut dyn FnMut(&str) -> Result<
     let arch = Arch::from_name(&dev.arch)
         .filter(|a| matches!(a, Arch::Gfx1100 | Arch::Gfx1201))
         .ok_or_else(|| Error::Usage(format!("{}: the demo kernels are written for gfx1100 and gfx1201", dev.label)))?;
-    if size == 0 || size % MATMUL_TILE != 0 {
-        return Err(Error::Usage(format!("matrix size {size} is not a multiple of {MATMUL_TILE}")));
-    }
+    check_size(size, MATMUL_TILE)?;
     progress(&format!("building {MATMUL_NAME} and {VECTOR_ADD_NAME} for {} with the ISA builder", dev.arch))?;
     let mm = dev.load(code_object(arch, kernels::matmul_code_object)?)?;
     let va = dev.load(code_object(arch, kernels::vector_add_code_object)?)?;
@@ -105,9 +122,10 @@ pub(crate) fn workload<D: HcqDevice>(
 ) -> Result<DemoReport> {
     let mut runs = Vec::new();
     let n = size as usize;
-    let (a, b) = (inputs(n * n, 1), inputs(n * n, 2));
     let buf = |len: usize| dev.alloc((len * 4) as u64);
+    // Device memory first: its allocator knows the device's size.
     let (ba, bb, bc) = (buf(n * n)?, buf(n * n)?, buf(n * n)?);
+    let (a, b) = (inputs(n * n, 1)?, inputs(n * n, 2)?);
     dev.write(&ba, 0, &bytes(&a))?;
     dev.write(&bb, 0, &bytes(&b))?;
     let t = matmul.tile;
@@ -136,7 +154,7 @@ pub(crate) fn workload<D: HcqDevice>(
     });
 
     let len = 1usize << 20;
-    let (x, y) = (inputs(len, 3), inputs(len, 4));
+    let (x, y) = (inputs(len, 3)?, inputs(len, 4)?);
     let (bx, by, bz) = (buf(len)?, buf(len)?, buf(len)?);
     dev.write(&bx, 0, &bytes(&x))?;
     dev.write(&by, 0, &bytes(&y))?;

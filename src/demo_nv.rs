@@ -13,9 +13,7 @@ pub const TILE: u32 = 8;
 const VECTOR_ADD_BLOCK: u32 = 256;
 
 pub fn run(dev: &NvDevice, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoReport> {
-    if size == 0 || size % TILE != 0 {
-        return Err(Error::Usage(format!("matrix size {size} is not a multiple of {TILE}")));
-    }
+    crate::demo::check_size(size, TILE)?;
     let ptx = KERNELS.replace(".target sm_90", &format!(".target {}", dev.arch));
     let code = match dev.isa {
         NvIsa::Ptx => {

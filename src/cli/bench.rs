@@ -175,8 +175,20 @@ fn mc_args(arch: Arch) -> Vec<String> {
     vec!["-triple=amdgcn-amd-amdhsa".into(), format!("-mcpu={}", arch.name())]
 }
 
-fn llvm_available(mc: &str) -> bool {
-    Command::new(mc).arg("--version").output().is_ok_and(|o| o.status.success())
+/// Whether `mc` is there to compare with: not installed is `false` (only ours is measured); one
+/// that is there but fails to run is an error that says how.
+fn llvm_available(mc: &str) -> Result<bool> {
+    let out = match Command::new(mc).arg("--version").stdin(Stdio::null()).output() {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::Usage(format!("--llvm-mc {mc}: cannot run it: {e}"))),
+    };
+    if out.status.success() {
+        return Ok(true);
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("no output on stderr");
+    Err(Error::Usage(format!("--llvm-mc {mc}: `{mc} --version` failed ({}): {first}", out.status)))
 }
 
 /// Removes the lines llvm-mc rejects (it names them on stderr as `FILE:LINE:COL: error`).
@@ -288,6 +300,9 @@ fn asm(args: AsmArgs, json: bool) -> Result<()> {
     if args.count == 0 {
         return Err(Error::Usage("--count must be at least 1".into()));
     }
+    if args.runs == 0 {
+        return Err(Error::Usage("--runs must be at least 1".into()));
+    }
     let (dir, temp) = match &args.keep {
         Some(d) => (d.clone(), false),
         None => (std::env::temp_dir().join(format!("baregpu-bench-asm-{}", std::process::id())), true),
@@ -302,7 +317,7 @@ fn asm(args: AsmArgs, json: bool) -> Result<()> {
 
 fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
     let mc = args.llvm_mc.as_str();
-    let have_llvm = llvm_available(mc);
+    let have_llvm = llvm_available(mc)?;
     let archs: Vec<Arch> = match args.arch {
         Some(a) => vec![a],
         None => Arch::ALL.to_vec(),

@@ -2,6 +2,7 @@
 
 mod asm;
 mod bench;
+mod buffers;
 mod decode;
 mod demo;
 mod devices;

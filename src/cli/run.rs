@@ -71,10 +71,19 @@ fn parse_arg(s: &str) -> std::result::Result<CliArg, String> {
         "i32" => num(v.parse::<i32>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("i32")), "i32"),
         "u64" => num(v.parse::<u64>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("u64")), "u64"),
         "i64" => num(v.parse::<i64>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("i64")), "i64"),
-        "f32" => num(v.parse::<f32>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("f32")), "f32"),
-        "f64" => num(v.parse::<f64>().map(|x| x.to_le_bytes().to_vec()).map_err(|_| bad("f64")), "f64"),
+        "f32" => num(parse_float::<f32>(v).map(|x| x.to_le_bytes().to_vec()).ok_or_else(|| bad("f32")), "f32"),
+        "f64" => num(parse_float::<f64>(v).map(|x| x.to_le_bytes().to_vec()).ok_or_else(|| bad("f64")), "f64"),
         k => Err(format!("unknown argument kind `{k}` (in, inout, out, u32, i32, u64, i64, f32, f64)")),
     }
+}
+
+/// A float as written; a finite-looking literal that overflows to infinity (`1e400` as f32) is
+/// refused rather than passed as inf. `inf` and `nan` written out are taken.
+fn parse_float<F: std::str::FromStr + Into<f64> + Copy>(v: &str) -> Option<F> {
+    let x: F = v.trim().parse().ok()?;
+    let named =
+        ["inf", "infinity", "nan"].contains(&v.trim().trim_start_matches(['+', '-']).to_ascii_lowercase().as_str());
+    (x.into().is_finite() || named).then_some(x)
 }
 
 /// Whether a C type name is a floating-point type; `None` when the name says nothing.
@@ -119,28 +128,15 @@ fn is_nvidia(bytes: &[u8]) -> bool {
     }
 }
 
-/// Every argument's initial buffer contents (`None` for scalars): read first, so that a missing
+/// The files of in: and inout: arguments (`None` for the others): read first, so that a missing
 /// file fails before anything runs.
-fn buffer_contents(args: &[CliArg]) -> Result<Vec<Option<Vec<u8>>>> {
+fn input_files(args: &[CliArg]) -> Result<Vec<Option<Vec<u8>>>> {
     args.iter()
-        .map(|a| {
-            Ok(match a {
-                CliArg::In(p) | CliArg::InOut(p) => Some(read_file(p)?),
-                CliArg::Out(n) => Some(vec![0u8; *n as usize]),
-                CliArg::Scalar { .. } => None,
-            })
+        .map(|a| match a {
+            CliArg::In(p) | CliArg::InOut(p) => read_file(p).map(Some),
+            CliArg::Out(_) | CliArg::Scalar { .. } => Ok(None),
         })
         .collect()
-}
-
-/// Write each buffer to DIR/arg<i>.bin.
-fn write_outputs(out: &Path, buffers: &[(usize, Vec<u8>)]) -> Result<()> {
-    std::fs::create_dir_all(out).map_err(|source| Error::Io { path: out.to_path_buf(), source })?;
-    for (i, data) in buffers {
-        let path = out.join(format!("arg{i}.bin"));
-        std::fs::write(&path, data).map_err(|source| Error::Io { path, source })?;
-    }
-    Ok(())
 }
 
 fn report(args: &Args, label: &str, arch: &str, wall_us: f64, gpu_us: Option<f64>) -> Result<()> {
@@ -197,20 +193,28 @@ pub fn run(args: Args) -> Result<()> {
 /// Load `code` on `dev`, fill buffers, launch, and write every buffer argument back: the same for
 /// every vendor, through the runtime's vendor-neutral API.
 pub(super) fn execute<D: HcqDevice>(dev: &D, code: D::Code, args: &Args) -> Result<()> {
-    let contents = buffer_contents(&args.args)?;
+    let files = input_files(&args.args)?;
+    super::buffers::check_out_dir(&args.out)?;
     let mut buffers = Vec::new();
     let mut values = Vec::new();
-    for (i, (a, c)) in args.args.iter().zip(&contents).enumerate() {
-        match (a, c) {
-            (CliArg::Scalar { bytes, .. }, _) => values.push(ArgValue::Bytes(bytes.clone())),
-            (_, Some(data)) => {
-                let b = dev.alloc(data.len().max(4) as u64)?;
-                dev.write(&b, 0, data)?;
-                values.push(ArgValue::Pointer(b.va()));
-                buffers.push((i, b, data.len()));
+    for (i, (a, file)) in args.args.iter().zip(files).enumerate() {
+        let len = match (a, &file) {
+            (CliArg::Scalar { bytes, .. }, _) => {
+                values.push(ArgValue::Bytes(bytes.clone()));
+                continue;
             }
-            (_, None) => unreachable!("buffers always have contents"),
+            (CliArg::Out(n), _) => *n,
+            (_, Some(data)) => data.len() as u64,
+            (_, None) => unreachable!("in: and inout: arguments have their file"),
+        };
+        // The device's allocator knows its memory: a size it cannot hold is its error.
+        let b = dev.alloc(len.max(4))?;
+        match file {
+            Some(data) => dev.write(&b, 0, &data)?,
+            None => super::buffers::zero(dev, &b, len)?,
         }
+        values.push(ArgValue::Pointer(b.va()));
+        buffers.push((i, b, len));
     }
     let prog = dev.load(code)?;
     let launch = Launch::new(args.grid, args.block);
@@ -220,13 +224,7 @@ pub(super) fn execute<D: HcqDevice>(dev: &D, code: D::Code, args: &Args) -> Resu
     let wall_us = t0.elapsed().as_secs_f64() * 1e6;
     let gpu_us = dev.elapsed_us(&sub);
     dev.release(sub);
-    let mut outputs = Vec::new();
-    for (i, b, len) in &buffers {
-        let mut data = vec![0u8; *len];
-        dev.read(b, 0, &mut data)?;
-        outputs.push((*i, data));
-    }
-    write_outputs(&args.out, &outputs)?;
+    super::buffers::save(dev, &args.out, &buffers)?;
     for (_, b, _) in buffers {
         dev.free(b)?;
     }
@@ -246,6 +244,12 @@ mod tests {
         assert_eq!(parse_arg("out:16").unwrap(), CliArg::Out(16));
         assert_eq!(parse_arg("f32:1.5").unwrap(), CliArg::Scalar { ty: "f32", bytes: 1.5f32.to_le_bytes().to_vec() });
         assert!(parse_arg("u32:-1").unwrap_err().contains("not a valid u32"));
+        assert!(parse_arg("f32:1e400").unwrap_err().contains("not a valid f32"));
+        assert!(parse_arg("f64:-1e999").unwrap_err().contains("not a valid f64"));
+        assert!(parse_arg("f32:3.5e38").unwrap_err().contains("not a valid f32"));
+        let inf = CliArg::Scalar { ty: "f32", bytes: f32::NEG_INFINITY.to_le_bytes().to_vec() };
+        assert_eq!(parse_arg("f32:-inf").unwrap(), inf);
+        assert!(parse_arg("f64:NaN").is_ok() && parse_arg("f64:1e300").is_ok());
         assert!(parse_arg("q:1").unwrap_err().contains("unknown argument kind"));
     }
 }
