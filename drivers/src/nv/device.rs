@@ -539,7 +539,10 @@ impl NvDevice {
         if size == 0 {
             return Err(Error::Protocol(format!("{}: zero-byte allocation", self.name())));
         }
-        let size = size.next_multiple_of(PAGE);
+        // Rounded up with a check: a size near 2^64 is refused, not wrapped to a small one.
+        let size = size.checked_next_multiple_of(PAGE).ok_or_else(|| {
+            Error::Protocol(format!("{}: a {size}-byte allocation is past the address space", self.name()))
+        })?;
         let va = self.window.take(size)?;
         let os = self.client.os_arc().clone();
         let rw = Prot::READ | Prot::WRITE;

@@ -60,7 +60,10 @@ impl KfdDevice {
         if size == 0 {
             return Err(Error::Protocol(format!("{}: zero-byte allocation", self.name())));
         }
-        let size = size.div_ceil(PAGE) * PAGE;
+        // Rounded up with a check: a size near 2^64 is refused, not wrapped to a small one.
+        let size = size.checked_next_multiple_of(PAGE).ok_or_else(|| {
+            Error::Protocol(format!("{}: a {size}-byte allocation is past the address space", self.name()))
+        })?;
         let os = self.os();
         let userptr = kind == MemKind::Host;
         // 1. The VA range: real memory for USERPTR, a PROT_NONE reservation otherwise.
