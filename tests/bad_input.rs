@@ -50,6 +50,8 @@ const TABLE: &[Row] = &[
     row("all", 1, r"out of memory|exhausted|past the address space", "run {co} --device {dev} --kernel vector_add --grid 1 --block 64 --arg in:{d}/a.bin --arg in:{d}/a.bin --arg out:18446744073709551615 --arg u32:64"),
     row("all", 1, r"exceeds", "run {co} --device {dev} --kernel vector_add --grid 1 --block 2048 --arg in:{d}/a.bin --arg in:{d}/a.bin --arg out:256 --arg u32:64"),
     row("all", 1, r"cannot run on", "run {other} --device {dev} --kernel vector_add {va}"),
+    // run: a kernel fault is one line that carries the cause (the context is for BAREGPU_LOG)
+    row("emu-nv:sm_90", 1, r"^baregpu: error: emu-nv:sm_90: .*MMU fault at 0x[0-9a-f]+.*kernel `vector_add`", "run {co} --device {dev} --kernel vector_add --grid 64 --block 128 --arg in:{d}/a.bin --arg in:{d}/a.bin --arg out:256 --arg u32:100000000 --out {out}"),
     // run: the command line itself
     row("all", 2, r"not a valid u32", "run {co} --device {dev} --kernel vector_add --grid 1 --block 64 --arg u32:-1"),
     row("all", 2, r"not a valid i32", "run {co} --device {dev} --kernel vector_add --grid 1 --block 64 --arg i32:99999999999"),

@@ -121,3 +121,32 @@ fn demo_runs_and_verifies_on_the_emulated_gpu() {
     assert!(!bad.status.success());
     assert!(text(&bad.stderr).contains("not a multiple of 16"), "{}", text(&bad.stderr));
 }
+
+#[test]
+fn a_fifo_in_the_topology_does_not_hang_devices() {
+    let dir = tempfile::tempdir().unwrap();
+    let node = dir.path().join("sys/devices/virtual/kfd/kfd/topology/nodes/1");
+    write(dir.path(), "sys/devices/virtual/kfd/kfd/topology/nodes/1/gpu_id", "7\n");
+    let status = Command::new("mkfifo").arg(node.join("properties")).status().expect("mkfifo");
+    assert!(status.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_baregpu"))
+        .arg("devices")
+        .env("BAREGPU_SYSROOT", dir.path())
+        .env_remove("BAREGPU_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed().as_secs() > 20 {
+            let _ = child.kill();
+            panic!("`devices` hung on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(table.contains("not a regular file") && table.contains("emu:gfx1100"), "{table}");
+}
