@@ -127,6 +127,12 @@ const TABLE: &[Row] = &[
     row("any", 1, r"--llvm-mc /bin/false: `/bin/false --version` failed \(exit status: 1\)", "bench asm --llvm-mc /bin/false --count 1 --arch gfx1100"),
     row("any", 1, r"--count must be at least 1", "bench asm --count 0"),
     row("any", 1, r"--runs must be at least 1", "bench asm --runs 0 --count 1"),
+    row("any", 1, r"--count 18446744073709551615: at most", "bench asm --count 18446744073709551615"),
+    // endless or oversized inputs
+    row("any", 1, r"/dev/zero: more than 268435456 bytes", "decode pm4 /dev/zero"),
+    row("any", 1, r"/dev/zero: more than 268435456 bytes", "disasm --arch gfx1100 /dev/zero"),
+    row("all", 1, r"/dev/zero: more than 268435456 bytes", "run /dev/zero --device {dev} --kernel vector_add {va}"),
+    row("all", 1, r"/dev/zero: more than 268435456 bytes", "run {co} --device {dev} --kernel vector_add --grid 1 --block 64 --arg in:/dev/zero --arg in:{d}/a.bin --arg out:256 --arg u32:64"),
     row("emu-nv:sm_90", 1, r"emu-nv:sm_90 is not an emu: device", "bench emu --device {dev}"),
     // decode
     row("any", 1, r"three\.bin: ", "decode pm4 {d}/three.bin"),

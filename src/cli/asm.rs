@@ -93,7 +93,7 @@ pub fn parse_arch(s: &str) -> std::result::Result<Arch, String> {
 }
 
 pub(crate) fn read(p: &Path) -> Result<Vec<u8>> {
-    std::fs::read(p).map_err(|source| Error::Io { path: p.to_path_buf(), source })
+    super::input::read(p)
 }
 
 pub(crate) fn write_out(p: &Path, bytes: &[u8]) -> Result<()> {

@@ -113,6 +113,9 @@ and per CPU second of the thread (Linux), which other processes on a busy machin
 A last line says whether decoding reaches the goal of 50 M instructions/s on every architecture
 measured, by each clock, with the load average. Build with --release.";
 
+/// The most instructions `bench asm` generates (the source text is held in memory, ~40 bytes each).
+const MAX_COUNT: usize = 100_000_000;
+
 #[derive(Debug, clap::Args)]
 struct AsmArgs {
     /// Architecture (default: all four).
@@ -302,6 +305,9 @@ fn asm(args: AsmArgs, json: bool) -> Result<()> {
     }
     if args.runs == 0 {
         return Err(Error::Usage("--runs must be at least 1".into()));
+    }
+    if args.count > MAX_COUNT {
+        return Err(Error::Usage(format!("--count {}: at most {MAX_COUNT}", args.count)));
     }
     let (dir, temp) = match &args.keep {
         Some(d) => (d.clone(), false),

@@ -54,7 +54,7 @@ fn decode_pushbuf(words: &[u32]) -> Vec<String> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let bytes = std::fs::read(&args.file).map_err(|source| Error::Io { path: args.file.clone(), source })?;
+    let bytes = super::input::read(&args.file)?;
     let at = |e: String| Error::Usage(format!("{}: {e}", args.file.display()));
     let lines: Vec<String> = match args.kind {
         Kind::Pm4 | Kind::Sdma => {

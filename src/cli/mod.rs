@@ -7,6 +7,7 @@ mod decode;
 mod demo;
 mod devices;
 mod disasm;
+mod input;
 mod logging;
 pub mod out;
 mod run;

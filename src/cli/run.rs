@@ -117,7 +117,7 @@ fn check(i: usize, given: &CliArg, want: &KernelArg) -> Result<()> {
 }
 
 pub(super) fn read_file(p: &Path) -> Result<Vec<u8>> {
-    std::fs::read(p).map_err(|source| Error::Io { path: p.to_path_buf(), source })
+    super::input::read(p)
 }
 
 /// Whether `bytes` is an NVIDIA code object: a cubin (ELF for EM_CUDA) or text (PTX).
