@@ -265,7 +265,7 @@ impl<'a> P<'a> {
                 let n = self.count()?;
                 count = match count.checked_mul(n).filter(|c| c.checked_mul(ty.size()).is_some()) {
                     Some(c) => c,
-                    None => return self.err(format!("`{name}` is larger than 4 GiB")),
+                    None => return self.err(format!("`{name}` is 4 GiB or larger")),
                 };
                 self.expect_punct(']')?;
             }
