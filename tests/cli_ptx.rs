@@ -81,7 +81,7 @@ fn plain_u64_parameters_take_buffers() {
 fn bad_ptx_is_refused_at_load_with_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let head = ".version 7.8\n.target sm_90\n.address_size 64\n";
-    let ok = ".visible .entry ok(.param .u64 p)\n{\n\tret;\n}\n";
+    let ok = ".visible .entry ok(.param .u64 .ptr .global .align 8 p)\n{\n\tret;\n}\n";
     let cases = [
         (
             "body.ptx",
@@ -133,7 +133,7 @@ fn bad_ptx_is_refused_at_load_with_its_line() {
 #[test]
 fn huge_register_ranges_run() {
     let dir = tempfile::tempdir().unwrap();
-    let text = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+    let text = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 .ptr .global .align 8 p)\n{\n\
                 \t.reg .pred %p<4294967295>;\n\t.reg .b64 %rd<4294967295>;\n\t.reg .b32 %r<4294967295>;\n\
                 \tld.param.u64 %rd4000000000, [p];\n\tmov.u32 %r7, 9;\n\tst.global.u32 [%rd4000000000], %r7;\n\tret;\n}\n";
     std::fs::write(dir.path().join("regs.ptx"), text).unwrap();
