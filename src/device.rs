@@ -82,7 +82,9 @@ pub fn open_emulated_nv(arch: &str, index: usize) -> Result<NvDevice> {
     check_emulated_index(&label, index)?;
     let archs = vec![arch; index + 1];
     let rm: Arc<dyn Os> = EmuRm::new(&archs)?;
-    Ok(NvDevice::open(rm, index, &label, NvIsa::Ptx)?)
+    // The interpreter's parser checks each module at load, as ptxas would for a real GPU.
+    let check = |ptx: &str| baregpu_emu::nv::ptx::Module::parse(ptx).map(drop).map_err(|e| e.to_string());
+    Ok(NvDevice::open(rm, index, &label, NvIsa::Ptx)?.with_ptx_check(Arc::new(check)))
 }
 
 pub fn open(spec: &DeviceSpec) -> Result<Device> {

@@ -120,12 +120,37 @@ pub(super) fn read_file(p: &Path) -> Result<Vec<u8>> {
     super::input::read(p)
 }
 
-/// Whether `bytes` is an NVIDIA code object: a cubin (ELF for EM_CUDA) or text (PTX).
-fn is_nvidia(bytes: &[u8]) -> bool {
-    match bytes.strip_prefix(b"\x7fELF") {
-        Some(_) => bytes.get(18..20) == Some(&baregpu_runtime::program::cubin::EM_CUDA.to_le_bytes()[..]),
-        None => true,
+/// The code-object formats `run` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// An AMD HSACO (ELF for AMDGPU).
+    Hsaco,
+    /// An NVIDIA cubin (ELF for EM_CUDA) or PTX text.
+    Nvidia,
+}
+
+const FORMATS: &str = "an AMD HSACO or NVIDIA cubin (ELF), or PTX text";
+
+/// Which format `bytes` is, by its first bytes (ELF, and then its machine) or, for text, by a
+/// PTX module directive at the start of a line; anything else says what was expected.
+fn sniff(bytes: &[u8]) -> std::result::Result<Format, String> {
+    if bytes.starts_with(b"\x7fELF") {
+        let cuda = bytes.get(18..20) == Some(&baregpu_runtime::program::cubin::EM_CUDA.to_le_bytes()[..]);
+        return Ok(if cuda { Format::Nvidia } else { Format::Hsaco });
     }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(format!("the file is empty: expected {FORMATS}"));
+    }
+    let ptx = std::str::from_utf8(bytes).is_ok_and(|t| {
+        t.lines()
+            .map(str::trim_start)
+            .any(|l| [".version", ".target", ".entry", ".visible"].iter().any(|d| l.starts_with(d)))
+    });
+    if ptx {
+        return Ok(Format::Nvidia);
+    }
+    let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    Err(format!("not a code object (it starts with {}): expected {FORMATS}", head.join(" ")))
 }
 
 /// The files of in: and inout: arguments (`None` for the others): read first, so that a missing
@@ -161,7 +186,8 @@ fn report(args: &Args, label: &str, arch: &str, wall_us: f64, gpu_us: Option<f64
 
 pub fn run(args: Args) -> Result<()> {
     let bytes = read_file(&args.code_object)?;
-    if is_nvidia(&bytes) {
+    let format = sniff(&bytes).map_err(|e| Error::Usage(format!("{}: {e}", args.code_object.display())))?;
+    if format == Format::Nvidia {
         return super::run_nv::run(args, &bytes);
     }
     let co = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("{}: {e}", args.code_object.display())))?;
@@ -216,7 +242,11 @@ pub(super) fn execute<D: HcqDevice>(dev: &D, code: D::Code, args: &Args) -> Resu
         values.push(ArgValue::Pointer(b.va()));
         buffers.push((i, b, len));
     }
-    let prog = dev.load(code)?;
+    // A code object the device refuses (malformed PTX, a wrong target) names the file.
+    let prog = dev.load(code).map_err(|e| match e {
+        baregpu_runtime::Error::Program(m) => Error::Usage(format!("{}: {m}", args.code_object.display())),
+        e => e.into(),
+    })?;
     let launch = Launch::new(args.grid, args.block);
     let t0 = Instant::now();
     let sub = dev.launch(&prog, &args.kernel, &values, &launch, true)?;
@@ -251,5 +281,16 @@ mod tests {
         assert_eq!(parse_arg("f32:-inf").unwrap(), inf);
         assert!(parse_arg("f64:NaN").is_ok() && parse_arg("f64:1e300").is_ok());
         assert!(parse_arg("q:1").unwrap_err().contains("unknown argument kind"));
+    }
+
+    #[test]
+    fn sniffs_formats() {
+        assert_eq!(sniff(b"\x7fELF\x02\x01\x01\x40\0\0\0\0\0\0\0\0\x03\0\xe0\0"), Ok(Format::Hsaco));
+        assert_eq!(sniff(b"\x7fELF\x02\x01\x01\x33\0\0\0\0\0\0\0\0\x02\0\xbe\0"), Ok(Format::Nvidia));
+        assert_eq!(sniff(b"//\n.version 7.8\n.target sm_90\n"), Ok(Format::Nvidia));
+        assert!(sniff(b"").unwrap_err().contains("empty"));
+        assert!(sniff(b" \n").unwrap_err().contains("empty"));
+        let e = sniff(b"hello world").unwrap_err();
+        assert!(e.contains("68 65 6c 6c") && e.contains("HSACO"), "{e}");
     }
 }

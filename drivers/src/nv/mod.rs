@@ -7,12 +7,14 @@
 //! - [`fault`]: where a faulting kernel went wrong (RM's SM debugger report, its codes named);
 //! - [`pushbuf`]: push-buffer methods and GPFIFO entries;
 //! - [`methods`] and [`qmd`]: compute/copy class methods and the launch descriptor;
-//! - [`ptx_image`]: the program image the emulated GPU executes (PTX instead of SASS).
+//! - [`ptx_image`]: the program image the emulated GPU executes (PTX instead of SASS);
+//! - [`ptx_abi`]: PTX facts both sides must agree on (parameter layout, version, limits).
 
 pub mod device;
 pub mod discovery;
 pub mod fault;
 pub mod methods;
+pub mod ptx_abi;
 pub mod ptx_image;
 pub mod pushbuf;
 pub mod qmd;

@@ -320,6 +320,34 @@ impl GpEntry {
     }
 }
 
+/// One line per method header of a push buffer, with its data words: what `baregpu decode gpfifo`
+/// and `BAREGPU_TRACE` print.
+pub fn decode(words: &[u32]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let h = MethodHeader::decode(words[i]);
+        let n = h.data_words() as usize;
+        let line = match h.op {
+            SecOp::Immediate => {
+                format!("{:#06x}: IMMD subch {} method {:#06x} = {:#x}", i * 4, h.subchannel, h.method, h.count)
+            }
+            SecOp::Inc | SecOp::NonInc | SecOp::OneInc => {
+                let data = words.get(i + 1..i + 1 + n);
+                let shown = match data {
+                    Some(d) => d.iter().map(|w| format!("{w:#x}")).collect::<Vec<_>>().join(" "),
+                    None => format!("(truncated: {n} data words expected, {} left)", words.len() - i - 1),
+                };
+                format!("{:#06x}: {:?} subch {} method {:#06x} [{n}] {shown}", i * 4, h.op, h.subchannel, h.method)
+            }
+            op => format!("{:#06x}: {op:?} header {:#010x}", i * 4, words[i]),
+        };
+        out.push(line);
+        i += 1 + n;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,5 +385,19 @@ mod tests {
         assert_eq!(e.length(), 0x1f_ffff);
         assert_eq!(e.level(), GpLevel::Subroutine);
         assert!(e.sync_wait() && !e.conditional_fetch());
+    }
+
+    #[test]
+    fn push_buffers_decode_header_by_header() {
+        let mut pb = PushBuffer::new();
+        pb.inc(1, 0x2b4, &[1, 2]).unwrap().immediate(4, 0x100, 7).unwrap().non_inc(0, 0x10, &[9]).unwrap();
+        let lines = decode(pb.words());
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(lines[0].contains("Inc subch 1 method 0x02b4 [2] 0x1 0x2"), "{}", lines[0]);
+        assert!(lines[1].contains("IMMD subch 4 method 0x0100 = 0x7"), "{}", lines[1]);
+        assert!(lines[2].contains("NonInc subch 0 method 0x0010 [1] 0x9"), "{}", lines[2]);
+        // A header promising more data than there is says so instead of reading past the end.
+        let cut = &pb.words()[..2];
+        assert!(decode(cut)[0].contains("truncated"));
     }
 }

@@ -7,7 +7,7 @@ pub mod launch;
 mod queue;
 mod ring;
 mod staging;
-pub mod trace;
+pub use crate::trace;
 
 pub use bound::BoundCommands;
 pub use device::{AmdDevice, Buffer, Program, Submitted, TIMESTAMP_HZ};

@@ -11,6 +11,7 @@ use crate::alloc::Ring;
 use crate::program::{ArgValue, Launch};
 use crate::signal::{Signal, WaitError, Width, SIGNAL_BYTES};
 use crate::timeline::Timeline;
+use crate::trace::Trace;
 use crate::{Error, Result};
 use baregpu_drivers::nv::device::{NvDevice as RmDevice, NvMemKind, NvMemory};
 use baregpu_drivers::nv::methods::{ComputeCmds, COMPUTE_SUBCHANNEL, COPY_SUBCHANNEL};
@@ -33,6 +34,11 @@ pub enum NvIsa {
     /// A `drivers::nv::ptx_image`: the emulated GPU interprets PTX.
     Ptx,
 }
+
+/// What checks a PTX module as a whole when it is loaded, where a real GPU's would be ptxas: the
+/// emulated GPU's own parser, so that malformed PTX is refused at load, naming its line, rather
+/// than when a kernel of it is launched.
+pub type PtxCheck = Arc<dyn Fn(&str) -> std::result::Result<(), String> + Send + Sync>;
 
 /// Device memory at one address for the CPU (when mapped) and the GPU.
 #[derive(Debug)]
@@ -114,6 +120,15 @@ pub struct NvDevice {
     state: Mutex<State>,
     /// Pages the device itself holds (signals, push buffers, arguments), freed when it closes.
     owned: Vec<NvMemory>,
+    aids: Box<Aids>,
+}
+
+/// What the device does beside driving the GPU (boxed: `Device`'s vendor variants stay close in
+/// size).
+struct Aids {
+    ptx_check: Option<PtxCheck>,
+    /// `BAREGPU_TRACE`: every push buffer submitted, decoded.
+    trace: Option<Trace>,
 }
 
 fn dev_err(label: &str, msg: impl Into<String>) -> Error {
@@ -165,6 +180,7 @@ impl NvDevice {
             timeout: Duration::from_secs(30),
             state: Mutex::new(state),
             owned: vec![signal_page, pushbufs, args],
+            aids: Box::new(Aids { ptx_check: None, trace: Trace::from_env() }),
             rm,
         };
         dev.setup_channels()?;
@@ -188,6 +204,12 @@ impl NvDevice {
         c.m.pb.set_object(COPY_SUBCHANNEL, self.rm.classes.copy).map_err(Error::Driver)?;
         c.submit()?;
         self.synchronize()
+    }
+
+    /// Check every PTX module with `check` when it is loaded (see [`PtxCheck`]).
+    pub fn with_ptx_check(mut self, check: PtxCheck) -> NvDevice {
+        self.aids.ptx_check = Some(check);
+        self
     }
 
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {
@@ -272,6 +294,11 @@ impl NvDevice {
                     "{} runs SASS: compile the PTX with ptxas -arch={} first",
                     self.label, self.arch
                 )))
+            }
+            (NvCode::Ptx(p), NvIsa::Ptx) => {
+                if let Some(check) = &self.aids.ptx_check {
+                    check(&p.text).map_err(Error::Program)?;
+                }
             }
             _ => {}
         }
@@ -369,6 +396,9 @@ impl NvDevice {
             Channel::Copy => ("copy", st.copy_done.signal()),
         };
         let last = st.last.clone();
+        if let Some(t) = &self.aids.trace {
+            t.pushbuf(&format!("{} {name} channel: {last}", self.label), words);
+        }
         let timeout = self.timeout;
         let mut fifo = match which {
             Channel::Compute => std::mem::replace(&mut st.compute, GpFifo::new(0, 0, 1)),

@@ -8,7 +8,7 @@ pub mod launch;
 pub mod program;
 mod queue;
 
-pub use device::{Buffer, NvDevice, NvIsa, Program, Submitted, TIMESTAMP_HZ};
+pub use device::{Buffer, NvDevice, NvIsa, Program, PtxCheck, Submitted, TIMESTAMP_HZ};
 pub use launch::{LOCAL_WINDOW, SHARED_WINDOW};
 pub use program::{NvCode, NvKernel, NvParam, NvParamKind};
 pub use queue::{ComputeQueue, CopyQueue};

@@ -203,6 +203,9 @@ pub fn layout(code: &NvCode, sm: u32) -> Result<(Vec<u8>, Vec<NvKernel>), String
                         size: p.size,
                         kind: match p.kind {
                             PtxParamKind::GlobalPointer => NvParamKind::Pointer,
+                            // nvcc declares pointers as plain `.u64`: any 64-bit integer may
+                            // hold a buffer's address.
+                            PtxParamKind::Integer if p.size == 8 => NvParamKind::PointerOrValue,
                             PtxParamKind::OtherPointer | PtxParamKind::Integer => {
                                 NvParamKind::Value { float: Some(false) }
                             }

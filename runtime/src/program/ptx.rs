@@ -1,7 +1,10 @@
 //! PTX modules as the runtime needs them: the target, and each `.entry` with its parameter list
 //! laid out as the parameter block in constant bank 0 (each parameter at the next multiple of its
 //! alignment, in order, as PTX's parameter state space is laid out). Bodies are not parsed here:
-//! the emulated GPU interprets them, and a real GPU gets a cubin from ptxas.
+//! the emulated GPU interprets them, and a real GPU gets a cubin from ptxas. The layout rule is
+//! `drivers::nv::ptx_abi`'s, the one the emulated GPU reads the block back with.
+
+use baregpu_drivers::nv::ptx_abi::{check_version, place_param, ParamDecl};
 
 /// What a parameter holds, from its PTX declaration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,7 +123,8 @@ fn line_of(text: &str, at: usize) -> usize {
     text[..at].bytes().filter(|&b| b == b'\n').count() + 1
 }
 
-fn parse_param(decl: &str, line: usize) -> Result<(String, String, PtxParamKind, u32, u32), String> {
+/// One `.param` declaration: name, type, kind, and its layout facts.
+fn parse_param(decl: &str, line: usize) -> Result<(String, String, PtxParamKind, ParamDecl), String> {
     let toks: Vec<&str> = decl.split_whitespace().collect();
     if toks.first() != Some(&".param") {
         return Err(format!("line {line}: `{decl}` is not a .param declaration"));
@@ -156,14 +160,15 @@ fn parse_param(decl: &str, line: usize) -> Result<(String, String, PtxParamKind,
         }
         None => (name, 1),
     };
-    let size = elem.checked_mul(count).ok_or_else(|| format!("line {line}: `{decl}` is too large"))?;
+    let layout = ParamDecl { elem_size: elem, count, align, ptr };
+    layout.size().ok_or_else(|| format!("line {line}: `{decl}` is too large"))?;
     let kind = match (ptr, space) {
         (true, None | Some(".global")) => PtxParamKind::GlobalPointer,
         (true, Some(_)) => PtxParamKind::OtherPointer,
         (false, _) if ty.starts_with(".f") => PtxParamKind::Float,
         (false, _) => PtxParamKind::Integer,
     };
-    Ok((name.to_string(), ty.to_string(), kind, size, align.unwrap_or(elem)))
+    Ok((name.to_string(), ty.to_string(), kind, layout))
 }
 
 /// `a, b, c` of a performance directive such as `.reqntid 256, 1, 1`.
@@ -182,6 +187,11 @@ impl PtxModule {
     /// Parse the target and every `.entry` signature. Errors name the line.
     pub fn parse(src: &str) -> Result<PtxModule, String> {
         let text = strip_comments(src);
+        if let Some((at, v)) =
+            text.lines().enumerate().find_map(|(i, l)| Some((i + 1, l.trim().strip_prefix(".version")?)))
+        {
+            check_version(v.trim()).map_err(|e| format!("line {at}: {e}"))?;
+        }
         let sm = text
             .lines()
             .find_map(|l| l.trim().strip_prefix(".target"))
@@ -220,9 +230,11 @@ impl PtxModule {
                     .map(|c| name_end + c)
                     .ok_or_else(|| format!("line {line}: unclosed parameter list of `{name}`"))?;
                 for decl in text[name_end + 1..close].split(',').map(str::trim).filter(|d| !d.is_empty()) {
-                    let (pname, ty, kind, size, align) = parse_param(decl, line)?;
-                    let offset = cursor.div_ceil(align) * align;
-                    cursor = offset + size;
+                    let (pname, ty, kind, layout) = parse_param(decl, line)?;
+                    let (offset, end) = place_param(cursor, &layout)
+                        .ok_or_else(|| format!("line {line}: the parameters of `{name}` pass 4 GiB"))?;
+                    cursor = end;
+                    let (size, align) = (end - offset, layout.align());
                     params.push(PtxParam { name: pname, ty, kind, offset, size, align });
                 }
                 tail_start = close + 1;
@@ -285,6 +297,22 @@ mod tests {
         assert_eq!(e.line, 6);
         assert!(m.entry("noargs").unwrap().params.is_empty());
         assert!(m.entry("nope").unwrap_err().contains("vector_add, noargs"));
+    }
+
+    #[test]
+    fn pointer_align_does_not_move_the_pointer() {
+        // clang's `__kernel void k(int b, __global float *s)`: the pointer sits at 8.
+        let src = ".version 7.8\n.target sm_90\n.visible .entry k(\n\t.param .u32 k_param_0,\n\
+            \t.param .u64 .ptr .global .align 4 k_param_1\n)\n{\n\tret;\n}\n";
+        let e = PtxModule::parse(src).unwrap().entries.remove(0);
+        assert_eq!(e.params[1].offset, 8);
+        assert_eq!(e.param_size, 16);
+    }
+
+    #[test]
+    fn newer_versions_are_refused() {
+        let e = PtxModule::parse("\n.version 99.9\n.target sm_90\n.entry k()\n{}").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("99.9"), "{e}");
     }
 
     #[test]

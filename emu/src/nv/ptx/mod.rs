@@ -21,6 +21,7 @@ pub mod ir;
 pub mod lexer;
 pub mod mem;
 pub mod parser;
+mod scope;
 
 pub use exec::{Fault, Launch, LaunchError};
 

@@ -5,13 +5,16 @@
 
 use super::ir::*;
 use super::lexer::{lex, Tok, Token};
+use super::scope::{sym_reg, Scopes};
 use super::{Module, PtxError};
+use baregpu_drivers::nv::ptx_abi::{self, ParamDecl};
 use std::collections::HashMap;
 
 /// Where dynamic (`.extern .shared` arrays) shared memory starts until the static size is known.
 const DYN_SHARED: u32 = 0x8000_0000;
 
 struct P<'a> {
+    src: &'a str,
     t: &'a [Token],
     i: usize,
     funcs: Vec<Func>,
@@ -33,6 +36,9 @@ fn align_up(v: u32, a: u32) -> u32 {
 struct VarDecl {
     space: Space,
     align: u32,
+    /// The layout facts of a parameter: `.align` as written, and `.ptr`.
+    declared_align: Option<u32>,
+    ptr: bool,
     ty: Ty,
     name: String,
     /// Element count (1 for scalars; 0 for `[]`).
@@ -116,6 +122,37 @@ impl<'a> P<'a> {
         }
     }
 
+    /// The `MAJOR.MINOR` after `.version`, as spelled (the lexer reads `7.10` as a float).
+    fn version(&self) -> R<String> {
+        let line = self.line();
+        let text = self.src.lines().nth(line as usize - 1).unwrap_or("");
+        let after = text.trim().strip_prefix(".version").unwrap_or("");
+        Ok(after.split("//").next().unwrap_or("").trim().to_string())
+    }
+
+    /// Place a static `.shared` variable: its offset. The static total is bounded as ptxas
+    /// bounds it (drivers::nv::ptx_abi::MAX_STATIC_SHARED); here for the whole module, whose
+    /// shared variables the interpreter lays out side by side.
+    fn static_shared(&mut self, v: &VarDecl) -> R<u32> {
+        let off = align_up(self.shared_size, v.align);
+        let end = u64::from(off) + u64::from(v.ty.size()) * u64::from(v.count.max(1));
+        if end > u64::from(ptx_abi::MAX_STATIC_SHARED) {
+            let max = ptx_abi::MAX_STATIC_SHARED;
+            return Err(PtxError::new(
+                v.line,
+                format!("`.shared` `{}` takes static shared memory to {end} bytes; the limit is {max}", v.name),
+            ));
+        }
+        self.shared_size = end as u32;
+        Ok(off)
+    }
+
+    /// A count (register range, array size) that fits in 32 bits.
+    fn count(&mut self) -> R<u32> {
+        let v = self.int()?;
+        u32::try_from(v).or_else(|_| self.err(format!("{v} is larger than 32 bits")))
+    }
+
     /// Skip the rest of a source line (debug directives without `;`).
     fn skip_line(&mut self) {
         let l = self.line();
@@ -140,7 +177,12 @@ impl<'a> P<'a> {
                 t => return Err(PtxError::new(line, format!("unexpected {} at module scope", describe(Some(&t))))),
             };
             match word.as_str() {
-                ".version" | ".target" | ".address_size" | ".file" | ".loc" | ".section" => self.skip_line(),
+                ".version" => {
+                    let v = self.version()?;
+                    ptx_abi::check_version(&v).map_err(|e| PtxError::new(line, e))?;
+                    self.skip_line();
+                }
+                ".target" | ".address_size" | ".file" | ".loc" | ".section" => self.skip_line(),
                 ".pragma" => self.skip_to_semicolon()?,
                 ".visible" | ".extern" | ".weak" | ".common" => {
                     let external = word == ".extern";
@@ -187,14 +229,19 @@ impl<'a> P<'a> {
         let line = self.line();
         let mut align = 0;
         let mut ty = None;
+        let mut ptr = false;
         while let Some(w) = self.peek_ident().map(str::to_string) {
             if w == ".align" {
                 self.i += 1;
-                align = self.int()? as u32;
+                align = match u32::try_from(self.int()?) {
+                    Ok(a) if a.is_power_of_two() => a,
+                    _ => return self.err("`.align` needs a power of two"),
+                };
             } else if let Some(t) = w.strip_prefix('.').and_then(Ty::parse) {
                 self.i += 1;
                 ty = Some(t);
             } else if matches!(w.as_str(), ".ptr" | ".global" | ".shared" | ".const" | ".local" | ".v2" | ".v4") {
+                ptr |= w == ".ptr";
                 self.i += 1;
             } else {
                 break;
@@ -205,17 +252,21 @@ impl<'a> P<'a> {
             None => return self.err("variable declaration without a type"),
         };
         let name = self.ident()?;
-        let mut count = 1;
+        let mut count = 1u32;
         let mut range = None;
         if self.eat_punct('<') {
-            range = Some(self.int()? as u32);
+            range = Some(self.count()?);
             self.expect_punct('>')?;
         }
         while self.eat_punct('[') {
             if self.eat_punct(']') {
                 count = 0;
             } else {
-                count *= self.int()? as u32;
+                let n = self.count()?;
+                count = match count.checked_mul(n).filter(|c| c.checked_mul(ty.size()).is_some()) {
+                    Some(c) => c,
+                    None => return self.err(format!("`{name}` is 4 GiB or larger")),
+                };
                 self.expect_punct(']')?;
             }
         }
@@ -233,7 +284,9 @@ impl<'a> P<'a> {
                 init.push(self.literal()?);
             }
         }
-        Ok(VarDecl { space, align: if align == 0 { ty.size() } else { align }, ty, name, count, init, range, line })
+        let declared_align = (align != 0).then_some(align);
+        let align = if align == 0 { ty.size() } else { align };
+        Ok(VarDecl { space, align, declared_align, ptr, ty, name, count, init, range, line })
     }
 
     fn literal(&mut self) -> R<u64> {
@@ -258,11 +311,7 @@ impl<'a> P<'a> {
         let size = v.ty.size() * v.count.max(1);
         let sym = match v.space {
             Space::Shared if external || v.count == 0 => Sym::Shared(DYN_SHARED),
-            Space::Shared => {
-                let off = align_up(self.shared_size, v.align);
-                self.shared_size = off + size;
-                Sym::Shared(off)
-            }
+            Space::Shared => Sym::Shared(self.static_shared(&v)?),
             Space::Const | Space::Global => {
                 let data = if v.space == Space::Const { &mut self.const_data } else { &mut self.global_data };
                 let off = align_up(data.len() as u32, v.align);
@@ -300,11 +349,15 @@ impl<'a> P<'a> {
                 return self.err(format!("expected .param in a parameter list, found `{kw}`"));
             }
             let v = self.var_decl(Space::Param)?;
-            let size = v.ty.size() * v.count.max(1);
-            let off = align_up(*base, v.align.max(v.ty.size()));
-            *base = off + size;
+            // The runtime lays the block out with the same rule (drivers::nv::ptx_abi).
+            let decl = ParamDecl { elem_size: v.ty.size(), count: v.count, align: v.declared_align, ptr: v.ptr };
+            let (off, end) = match ptx_abi::place_param(*base, &decl) {
+                Some(p) => p,
+                None => return Err(PtxError::new(v.line, "the parameters pass 4 GiB")),
+            };
+            *base = end;
             names.insert(v.name, Sym::Param(off));
-            out.push((off, size));
+            out.push((off, end - off));
             if self.eat_punct(')') {
                 return Ok(out);
             }
@@ -331,7 +384,11 @@ impl<'a> P<'a> {
                     while self.peek().is_some_and(|t| matches!(t, Tok::Int(_) | Tok::Punct(',') | Tok::Str(_))) {
                         self.i += 1;
                     }
-                    self.eat_punct(';');
+                    // `.pragma "...";` ends in its own `;`; after the others a `;` ends a
+                    // prototype (`.func f(...) .noreturn;`), which the caller reads.
+                    if w == ".pragma" {
+                        self.eat_punct(';');
+                    }
                 }
                 _ => break,
             }
@@ -366,8 +423,7 @@ impl<'a> P<'a> {
             return self.err(format!("function `{name}` is defined twice"));
         }
         let mut b = Body {
-            scopes: vec![names],
-            regs: 0,
+            scopes: Scopes::new(names),
             area,
             local: 0,
             body: Vec::new(),
@@ -401,7 +457,7 @@ impl<'a> P<'a> {
             rets,
             param_size: b.area,
             local_size: b.local,
-            nregs: b.regs,
+            nregs: b.scopes.regs,
             body: b.body,
             line,
         };
@@ -420,7 +476,7 @@ impl<'a> P<'a> {
                 }
                 Some(Tok::Punct('{')) => {
                     self.i += 1;
-                    b.scopes.push(HashMap::new());
+                    b.scopes.push();
                     self.block(b)?;
                     b.scopes.pop();
                 }
@@ -436,12 +492,14 @@ impl<'a> P<'a> {
                                 let ty = decls[0].ty;
                                 let mut range = None;
                                 if self.eat_punct('<') {
-                                    range = Some(self.int()? as u32);
+                                    range = Some(self.count()?);
                                     self.expect_punct('>')?;
                                 }
                                 decls.push(VarDecl {
                                     space: Space::Generic,
                                     align: 1,
+                                    declared_align: None,
+                                    ptr: false,
                                     ty,
                                     name,
                                     count: 1,
@@ -452,18 +510,9 @@ impl<'a> P<'a> {
                             }
                             self.expect_punct(';')?;
                             for d in decls {
-                                let scope = b.scopes.last_mut().expect("a scope");
                                 match d.range {
-                                    Some(n) => {
-                                        for k in 0..n {
-                                            scope.insert(format!("{}{k}", d.name), Sym::Func(u32::MAX - b.regs - k));
-                                        }
-                                        b.regs += n;
-                                    }
-                                    None => {
-                                        scope.insert(d.name, Sym::Func(u32::MAX - b.regs));
-                                        b.regs += 1;
-                                    }
+                                    Some(n) => b.scopes.declare_range(d.name, n),
+                                    None => b.scopes.declare_reg(d.name).map_err(|e| PtxError::new(line, e))?,
                                 }
                             }
                         }
@@ -487,13 +536,9 @@ impl<'a> P<'a> {
                                     b.area = off + size;
                                     Sym::Param(off)
                                 }
-                                _ => {
-                                    let off = align_up(self.shared_size, v.align);
-                                    self.shared_size = off + size;
-                                    Sym::Shared(off)
-                                }
+                                _ => Sym::Shared(self.static_shared(&v)?),
                             };
-                            b.scopes.last_mut().expect("a scope").insert(v.name, sym);
+                            b.scopes.insert(v.name, sym);
                         }
                         ".loc" | ".file" => self.skip_line(),
                         ".pragma" => self.skip_to_semicolon()?,
@@ -514,14 +559,17 @@ impl<'a> P<'a> {
         }
     }
 
-    fn lookup(&self, b: &Body, name: &str) -> Option<Sym> {
-        b.scopes.iter().rev().find_map(|s| s.get(name).copied()).or_else(|| self.globals.get(name).copied())
+    /// What `name` means: a name of the body's scopes (a register range member gets its
+    /// register now), else a module symbol.
+    fn lookup(&self, b: &mut Body, name: &str) -> R<Option<Sym>> {
+        let local = b.scopes.resolve(name).map_err(|e| PtxError::new(self.line(), e))?;
+        Ok(local.or_else(|| self.globals.get(name).copied()))
     }
 
-    fn reg(&self, b: &Body, name: &str) -> R<u32> {
-        match self.lookup(b, name) {
-            Some(Sym::Func(r)) if r > u32::MAX / 2 => Ok(u32::MAX - r),
-            _ => self.err(format!("undeclared register `{name}`")),
+    fn reg(&self, b: &mut Body, name: &str) -> R<u32> {
+        match self.lookup(b, name)?.and_then(sym_reg) {
+            Some(r) => Ok(r),
+            None => self.err(format!("undeclared register `{name}`")),
         }
     }
 
@@ -831,7 +879,7 @@ impl<'a> P<'a> {
         Ok(())
     }
 
-    fn operand(&mut self, b: &Body) -> R<Opnd> {
+    fn operand(&mut self, b: &mut Body) -> R<Opnd> {
         let line = self.line();
         match self.next()? {
             Tok::Punct('[') => {
@@ -839,8 +887,8 @@ impl<'a> P<'a> {
                 let mut sym = None;
                 let mut off: i64 = 0;
                 match self.next()? {
-                    Tok::Ident(n) => match self.lookup(b, &n) {
-                        Some(Sym::Func(r)) if r > u32::MAX / 2 => base = Some(u32::MAX - r),
+                    Tok::Ident(n) => match self.lookup(b, &n)? {
+                        Some(s) if sym_reg(s).is_some() => base = sym_reg(s),
                         Some(s) => sym = Some(s),
                         None => return Err(PtxError::new(line, format!("undeclared name `{n}` in an address"))),
                     },
@@ -886,9 +934,9 @@ impl<'a> P<'a> {
                 if let Some(s) = special(&n) {
                     return Ok(Opnd::Sreg(s));
                 }
-                match self.lookup(b, &n) {
-                    Some(Sym::Func(r)) if r > u32::MAX / 2 => {
-                        let r = u32::MAX - r;
+                match self.lookup(b, &n)? {
+                    Some(s) if sym_reg(s).is_some() => {
+                        let r = sym_reg(s).expect("a register");
                         if self.eat_punct('|') {
                             let q = self.ident()?;
                             return Ok(Opnd::Pair(r, self.reg(b, &q)?));
@@ -908,9 +956,7 @@ impl<'a> P<'a> {
 }
 
 struct Body {
-    /// Names in scope; registers are stored as `Sym::Func(u32::MAX - index)`.
-    scopes: Vec<HashMap<String, Sym>>,
-    regs: u32,
+    scopes: Scopes,
     area: u32,
     local: u32,
     body: Vec<Inst>,
@@ -978,6 +1024,7 @@ fn describe(t: Option<&Tok>) -> String {
 pub fn parse(src: &str) -> Result<Module, PtxError> {
     let toks = lex(src)?;
     let mut p = P {
+        src,
         t: &toks,
         i: 0,
         funcs: Vec::new(),

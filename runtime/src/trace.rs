@@ -1,10 +1,12 @@
 //! `BAREGPU_TRACE=FILE`: every command stream submitted to a queue is appended to FILE, decoded
-//! one packet a line by the same decoder the emulated command processors execute. A bring-up aid:
-//! what the GPU was asked to do, in order, with the device and queue it went to.
+//! one packet a line by the same decoder the emulated command processors execute (AMD PM4 and
+//! SDMA) or `baregpu decode gpfifo` prints (NVIDIA push buffers). A bring-up aid: what the GPU
+//! was asked to do, in order, with the device and queue it went to.
 
 use baregpu_drivers::amd::decode;
 use baregpu_drivers::amd::pm4::Pm4Generation;
 use baregpu_drivers::amd::sdma::SdmaGeneration;
+use baregpu_drivers::nv::pushbuf;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::sync::Mutex;
@@ -44,5 +46,10 @@ impl Trace {
 
     pub fn sdma(&self, header: &str, gen: &SdmaGeneration, words: &[u32]) {
         self.write(header, decode::decode_sdma(words, gen).iter().map(|p| p.to_string()).collect());
+    }
+
+    /// An NVIDIA push buffer, one method header a line.
+    pub fn pushbuf(&self, header: &str, words: &[u32]) {
+        self.write(header, pushbuf::decode(words));
     }
 }
