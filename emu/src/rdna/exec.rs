@@ -984,6 +984,14 @@ impl<const W: usize> Wave<W> {
         Ok(())
     }
 
+    /// `v_s_*`: the sources are uniform, so lane 0 computes the one result, whatever EXEC is.
+    fn scalar_valu(&mut self, v: &Valu) -> Result<(), String> {
+        let o = self.compute(v, 1)?;
+        let r = if v.dty.is16() { o.r[0] as u32 & 0xffff } else { o.r[0] as u32 };
+        self.ws(v.dst as usize, r);
+        Ok(())
+    }
+
     fn salu(&mut self, op: SOp, dst: u8, a: Ss, b: Ss, wide: bool) -> Result<(), String> {
         use SOp::*;
         let wide_a = wide
@@ -1358,6 +1366,7 @@ impl<const W: usize> Wave<W> {
                     self.valu(&w).map_err(ill)?
                 }
                 Op::Valu(v) => self.valu(v).map_err(ill)?,
+                Op::ScalarValu(v) => self.scalar_valu(v).map_err(ill)?,
                 Op::Salu { op, dst, a, b, wide } => self.salu(*op, *dst, *a, *b, *wide).map_err(ill)?,
                 Op::End => {
                     self.done = true;
