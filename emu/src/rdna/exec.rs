@@ -1334,8 +1334,10 @@ impl<const W: usize> Wave<W> {
             };
             count += 1;
             // A kernel that never ends must not hold its queue: look at the flag now and then.
-            if count & 0xffff == 0 && ctx.cancel.is_set() {
-                break Err(DispatchFault::Cancelled);
+            if count & 0xffff == 0 {
+                if let Err(f) = ctx.cancel.check() {
+                    break Err(f);
+                }
             }
             ip += 1;
             let pc = inst.pc;

@@ -162,7 +162,7 @@ impl NvDevice {
             qmd,
             hopper_or_later,
             isa,
-            timeout: Duration::from_secs(30),
+            timeout: crate::timeout::no_progress_timeout(),
             state: Mutex::new(state),
             owned: vec![signal_page, pushbufs, args],
             rm,
