@@ -42,6 +42,14 @@ kernel void spin(global volatile int *flag) {
 kernel void nothing(global int *out) {
     if (get_global_id(0) == 0xffffffffu) out[0] = 1;
 }
+kernel void boom(global int *out) {
+    if (out[0] == 0) __builtin_trap();
+    out[1] = 2;
+}
+kernel void bad_op(global int *out) {
+    if (out[0] == 0) __asm__ volatile("v_illegal");
+    out[1] = 2;
+}
 "#;
 
 #[test]
@@ -119,4 +127,27 @@ fn scratch_is_sized_for_the_dispatch_and_errors_name_the_device() {
     let out = baregpu(&args, dir.path(), &[]);
     let err = one_error_line(&out, "oversized scratch");
     assert!(err.contains("emu:gfx1100") && err.contains("scratch") && !err.contains("amd:0"), "{err}");
+}
+
+/// A trap and an illegal instruction are named as such (not as a hang): the error line says
+/// what the wave did, the emulated GPU's log line where (PC and instruction).
+#[test]
+fn wave_exceptions_name_their_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(co) = clang::build(dir.path(), "k", KERNELS, "gfx1100") else { return };
+    let co = co.display().to_string();
+    // v_illegal (encoded as 0) reads "undecodable" while the decoder does not know its name.
+    let cases =
+        [("boom", "trapped", ["s_trap", "s_trap"]), ("bad_op", "illegal instruction", ["v_illegal", "undecodable"])];
+    for (kernel, cause, inst) in cases {
+        let args = ["run", &co, "--kernel", kernel, "--grid", "1", "--block", "1", "--arg", "out:8"];
+        let out = baregpu(&args, dir.path(), &[]);
+        assert!(!out.status.success(), "{kernel} succeeded");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let (log, error): (Vec<&str>, Vec<&str>) = err.lines().partition(|l| l.contains(" WARN "));
+        assert_eq!(error.len(), 1, "{kernel}: not one error line: {err}");
+        assert!(error[0].contains(cause) && error[0].contains(&format!("`{kernel}`")), "{kernel}: {err}");
+        assert!(!error[0].contains("after a hang"), "{kernel}: {err}");
+        assert!(log.iter().any(|l| l.contains("PC 0x") && inst.iter().any(|i| l.contains(i))), "{kernel}: {err}");
+    }
 }

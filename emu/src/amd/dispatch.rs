@@ -92,6 +92,8 @@ pub enum DispatchFault {
     Memory { va: u64, write: bool, pc: u64 },
     /// An instruction the interpreter cannot run (unknown, unsupported, malformed).
     Illegal { pc: u64, what: String },
+    /// A wave executed `s_trap` (clang's `__builtin_trap`, a failed device assert).
+    Trap { pc: u64 },
     /// Stopped through [`DispatchState::cancel`].
     Cancelled,
     /// Ran past its wall-clock budget (a hang, as the hardware's hang detection sees it).
@@ -105,6 +107,7 @@ impl fmt::Display for DispatchFault {
                 write!(f, "memory fault: {} of VA {va:#x} at PC {pc:#x}", if *write { "write" } else { "read" })
             }
             DispatchFault::Illegal { pc, what } => write!(f, "illegal instruction at PC {pc:#x}: {what}"),
+            DispatchFault::Trap { pc } => write!(f, "the kernel trapped (s_trap) at PC {pc:#x}"),
             DispatchFault::Cancelled => write!(f, "dispatch cancelled"),
             DispatchFault::OverBudget { budget } => {
                 write!(f, "the dispatch ran past its {:.1} s budget (hang)", budget.as_secs_f64())

@@ -1461,7 +1461,7 @@ impl<const W: usize> Wave<W> {
                     self.ws64(*dst as usize, next);
                     (seg, ip) = self.target(ctx, *tgt, &seg)?;
                 }
-                Op::Trap => break Err(ill("s_trap: the kernel trapped".into())),
+                Op::Trap => break Err(DispatchFault::Trap { pc }),
                 Op::Illegal(what) => break Err(ill(what.clone())),
             }
         };

@@ -417,12 +417,17 @@ impl AmdDevice {
     pub(crate) fn wait_signal(&self, st: &State, sig: Signal, value: u64, queue: &'static str) -> Result<()> {
         let kfd = self.dev.kfd().clone();
         let events = self.events;
+        let compute_queue = st.compute.as_ref().map(|r| r.queue.id);
         let mut sleep = |d: Duration| -> std::result::Result<(), WaitError> {
             let ms = d.as_millis().clamp(1, 200) as u32;
             match kfd.wait_events(&events, ms) {
                 Ok(out) => match (out.memory_fault, out.hw_exception) {
                     (Some(f), _) => Err(WaitError::Fault(f.to_string())),
-                    (_, Some(h)) => Err(WaitError::Fault(h.to_string())),
+                    // The reset says only that the engine stopped; the queue's exception says why.
+                    (_, Some(h)) => match compute_queue.and_then(|q| self.dev.queue_exception(q)) {
+                        Some(why) => Err(WaitError::Fault(format!("{why}; the engine was reset"))),
+                        None => Err(WaitError::Fault(h.to_string())),
+                    },
                     _ => Ok(()),
                 },
                 Err(e) => Err(WaitError::Fault(format!("waiting on KFD events: {e}"))),

@@ -18,6 +18,7 @@ mod sdma;
 
 use super::dispatch::{DispatchFault, WaveEngine};
 use super::{EmuKfd, EmuQueue, HwExceptionReport, MemoryFaultReport, QueueKind, QueueObserver};
+use baregpu_autogen::amd::kfd as abi;
 use baregpu_drivers::Result;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -220,16 +221,25 @@ pub(crate) fn report(kfd: &EmuKfd, q: &EmuQueue, label: &str, why: Stop) {
             kfd.report_hw_exception(q.gpu_id, hang);
         }
         Stop::Dispatch(f) => {
-            // KFD's reports carry no PC or instruction: an illegal instruction (or s_trap) stays
-            // visible by default, as the kernel's own log would show the wave's state.
-            if matches!(f, DispatchFault::Illegal { .. }) {
-                log::warn!("{label}: {f}; queue stopped");
-            } else {
-                log::debug!("{label}: dispatch failed: {f}; queue stopped");
+            // KFD's reports carry no PC or instruction: a wave exception stays visible by
+            // default, as the kernel's own log would show the wave's state.
+            let exception = match f {
+                DispatchFault::Illegal { .. } => Some(abi::EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION),
+                DispatchFault::Trap { .. } => Some(abi::EC_QUEUE_WAVE_TRAP),
+                _ => None,
+            };
+            match exception {
+                Some(code) => {
+                    log::warn!("{label}: {f}; queue stopped");
+                    // The SQ interrupt records the wave's exception; the halted queue then
+                    // hangs until the CP's hang detection resets the engine.
+                    kfd.report_queue_exception(q.queue_id, code);
+                }
+                None => log::debug!("{label}: dispatch failed: {f}; queue stopped"),
             }
             match f {
                 DispatchFault::Memory { va, .. } => kfd.report_memory_fault(q.gpu_id, fault(va)),
-                DispatchFault::Illegal { .. } | DispatchFault::OverBudget { .. } => {
+                DispatchFault::Illegal { .. } | DispatchFault::Trap { .. } | DispatchFault::OverBudget { .. } => {
                     kfd.report_hw_exception(q.gpu_id, hang)
                 }
                 // Only the queue's own teardown cancels, and that reports nothing.
