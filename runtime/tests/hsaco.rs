@@ -183,3 +183,25 @@ fn an_unlinked_object_says_to_link_it() {
     let e = CodeObject::parse(&obj).unwrap_err();
     assert!(e.contains("relocatable object") && e.contains("ld.lld"), "{e}");
 }
+
+/// The hardware runs at most 1024 work-items per workgroup, whatever the metadata allows; and
+/// a grid whose work-items do not fit the dispatch packet's 32 bits is refused before launch.
+#[test]
+fn launch_shapes_beyond_the_hardware_are_refused() {
+    use baregpu_runtime::amd::launch::check_shape;
+    let good = fixture("basic-gfx1100.hsaco");
+    let co = CodeObject::parse(&patched(
+        &good,
+        b".max_flat_workgroup_size\xcd\x01\x00",
+        b".max_flat_workgroup_size\xcd\x08\x00",
+    ))
+    .unwrap();
+    let k = co.kernels.iter().find(|k| k.meta.max_flat_workgroup_size == 2048).expect("the patched kernel");
+    let e = check_shape(k, &Launch::new([1, 1, 1], [64, 32, 1])).unwrap_err().to_string();
+    assert!(e.contains("exceeds the hardware's 1024 work-items"), "{e}");
+    assert!(check_shape(k, &Launch::new([1, 1, 1], [64, 16, 1])).is_ok());
+    let e = check_shape(k, &Launch::new([1, 65536, 65536], [1, 1, 1])).unwrap_err().to_string();
+    assert!(e.contains("4294967296 work-items"), "{e}");
+    let e = check_shape(k, &Launch::new([u32::MAX, 1, 1], [2, 1, 1])).unwrap_err().to_string();
+    assert!(e.contains("per dimension"), "{e}");
+}
