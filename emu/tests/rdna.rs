@@ -9,6 +9,8 @@ use baregpu_emu::rdna::Interpreter;
 use baregpu_runtime::amd::launch;
 use baregpu_runtime::program::{kernargs, ArgValue, CodeObject, Launch};
 
+#[path = "../../tests/common/clang.rs"]
+mod clang;
 #[path = "../../tests/common/corpus.rs"]
 mod corpus;
 
@@ -68,7 +70,11 @@ struct Program {
 }
 
 fn load(file: &str, arch: &'static str) -> Program {
-    let data = std::fs::read(format!("{FIXTURES}/{file}")).unwrap_or_else(|e| panic!("{file}: {e}"));
+    load_path(&format!("{FIXTURES}/{file}"), arch)
+}
+
+fn load_path(file: &str, arch: &'static str) -> Program {
+    let data = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
     let code = CodeObject::parse(&data).expect("code object");
     let mut image = Buf::new(code.image.len());
     let img = code.relocated(image.va());
@@ -540,4 +546,48 @@ fn speed() {
 #[test]
 fn cross_lane() {
     each_corpus(|p, what| corpus::cross_lane(&mut Rdna(p), what));
+}
+
+/// gfx12 computes a transcendental of a uniform value on the scalar side (`v_s_*`, a VOP3 with
+/// an SGPR destination): clang emits all ten forms for these builtins on gfx1201.
+#[test]
+fn scalar_transcendentals_gfx12() {
+    let dir = clang::Scratch::new("vs");
+    let src = r#"
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void uniform_math(global float *o, global half *h, float x, half y) {
+    uint i = get_global_id(0);
+    float r[5] = {__builtin_amdgcn_sqrtf(x), __builtin_amdgcn_rsqf(x), __builtin_amdgcn_rcpf(x),
+                  __builtin_amdgcn_exp2f(x), __builtin_amdgcn_logf(x)};
+    half s[5] = {__builtin_amdgcn_sqrth(y), __builtin_amdgcn_rsqh(y), __builtin_amdgcn_rcph(y),
+                 __builtin_elementwise_exp2(y), __builtin_elementwise_log2(y)};
+    o[i] = r[i % 5];
+    h[i] = s[i % 5];
+}
+"#;
+    let Some(path) = clang::build(&dir.0, "vs", src, "gfx1201") else { return };
+    let p = load_path(&path.display().to_string(), "gfx1201");
+    let e = Interpreter::new("gfx1201");
+    let mem = GpuMemory::from_ranges(&[(p.image.va(), p.image.len as u64, p.image.va() as usize)]);
+    let entry = p.image.va() + p.code.kernel("uniform_math").expect("kernel").entry_offset;
+    let bad = e.unsupported(entry, &mem).expect("decodes");
+    assert!(bad.is_empty(), "not run by the interpreter: {bad:x?}");
+    let (o, h) = (Buf::new(5 * 4), Buf::new(5 * 2));
+    let (x, y) = (2.5f32, 3.0f32);
+    let args = [
+        Arg::Buf(&o),
+        Arg::Buf(&h),
+        Arg::Val(ArgValue::f32(x)),
+        Arg::Val(ArgValue::Bytes(baregpu_emu::rdna::fp::f32_to_f16(y).to_le_bytes().to_vec())),
+    ];
+    run(&p, "uniform_math", &args, [1, 1, 1], [5, 1, 1]);
+    let want = [x.sqrt(), 1.0 / x.sqrt(), 1.0 / x, x.exp2(), x.log2()];
+    for (i, (got, want)) in o.get::<f32>(5).iter().zip(want).enumerate() {
+        assert!((got - want).abs() <= want.abs() * 1e-6, "f32 [{i}]: {got} want {want}");
+    }
+    let want = [y.sqrt(), 1.0 / y.sqrt(), 1.0 / y, y.exp2(), y.log2()];
+    for (i, (got, want)) in h.get::<u16>(5).iter().zip(want).enumerate() {
+        let got = baregpu_emu::rdna::fp::f16_to_f32(*got);
+        assert!((got - want).abs() <= want.abs() * 1e-3, "f16 [{i}]: {got} want {want}");
+    }
 }

@@ -11,6 +11,7 @@ pub mod program;
 pub mod signal;
 pub mod spec;
 pub mod timeline;
+pub mod timeout;
 pub mod trace;
 
 pub use error::{Error, Result};

@@ -152,3 +152,56 @@ fn relocations_apply_for_the_load_address() {
     assert_eq!(u32_at(0x114), ((base + 0x1c00) >> 32) as u32);
     assert_eq!(&img[..0x100], &co.image[..0x100], "bytes outside relocations changed");
 }
+
+/// `good` with the first `from` replaced by `to` (same length): a hand-edited code object.
+fn patched(good: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let at = good.windows(from.len()).position(|w| w == from).expect("pattern in the fixture");
+    let mut bad = good.to_vec();
+    bad[at..at + to.len()].copy_from_slice(to);
+    bad
+}
+
+#[test]
+fn metadata_that_contradicts_the_code_object_is_refused_at_load() {
+    let good = fixture("basic-gfx1100.hsaco");
+    let fail = |from: &[u8], to: &[u8]| CodeObject::parse(&patched(&good, from, to)).unwrap_err();
+    let e = fail(b".wavefront_size\x20", b".wavefront_size\x40");
+    assert!(e.contains(".wavefront_size 64 contradicts the descriptor's wave32"), "{e}");
+    let e = fail(b".kernarg_segment_size\xcd\x01\x20", b".kernarg_segment_size\xcd\x01\x21");
+    assert!(e.contains(".kernarg_segment_size 289 contradicts the descriptor's kernarg_size 288"), "{e}");
+    let e = fail(b"amdgcn-amd-amdhsa--gfx1100", b"amdgcn-amd-amdhsa--gfx1101");
+    assert!(e.contains("amdhsa.target `amdgcn-amd-amdhsa--gfx1101` contradicts the ELF header's gfx1100"), "{e}");
+    let e = fail(b".size\x08\xaa.type_name\xa6float*", b".size\x00\xaa.type_name\xa6float*");
+    assert!(e.contains("a global_buffer argument of .size 0 (a pointer is 8 bytes)"), "{e}");
+}
+
+#[test]
+fn an_unlinked_object_says_to_link_it() {
+    let mut obj = fixture("basic-gfx1100.hsaco");
+    obj[16] = 1; // e_type = ET_REL, as clang -c leaves it
+    let e = CodeObject::parse(&obj).unwrap_err();
+    assert!(e.contains("relocatable object") && e.contains("ld.lld"), "{e}");
+}
+
+/// The hardware runs at most 1024 work-items per workgroup, whatever the metadata allows; and
+/// a grid whose work-items do not fit the dispatch packet's 32 bits is refused before launch.
+#[test]
+fn launch_shapes_beyond_the_hardware_are_refused() {
+    use baregpu_runtime::amd::launch::check_shape;
+    let good = fixture("basic-gfx1100.hsaco");
+    let co = CodeObject::parse(&patched(
+        &good,
+        b".max_flat_workgroup_size\xcd\x01\x00",
+        b".max_flat_workgroup_size\xcd\x08\x00",
+    ))
+    .unwrap();
+    let k = co.kernels.iter().find(|k| k.meta.max_flat_workgroup_size == 2048).expect("the patched kernel");
+    let e = check_shape(k, &Launch::new([1, 1, 1], [64, 32, 1])).unwrap_err().to_string();
+    assert!(e.contains("exceeds the hardware's 1024 work-items"), "{e}");
+    assert!(check_shape(k, &Launch::new([1, 1, 1], [64, 16, 1])).is_ok());
+    let e = check_shape(k, &Launch::new([1, 65536, 65536], [1, 1, 1])).unwrap_err().to_string();
+    assert!(e.contains("4294967296 work-items"), "{e}");
+    let e = check_shape(k, &Launch::new([u32::MAX, 1, 1], [2, 1, 1])).unwrap_err().to_string();
+    assert!(e.contains("per dimension"), "{e}");
+}

@@ -7,20 +7,44 @@ use super::EmuKfd;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-/// Set when the dispatch must stop: its queue is being destroyed (after a hang, say). Engines
-/// check it now and then, so a kernel that never ends cannot hold its queue forever.
+/// Set when the dispatch must stop: its queue is being destroyed (after a hang, say), or its
+/// wall-clock budget ran out. Engines check it now and then (between workgroups, and every few
+/// thousand instructions), so a kernel that never ends cannot hold its queue forever.
 #[derive(Debug, Clone, Default)]
-pub struct Cancel(Option<Arc<AtomicBool>>);
+pub struct Cancel {
+    flag: Option<Arc<AtomicBool>>,
+    /// When the dispatch must end, and the budget that set it (for the report).
+    deadline: Option<(Instant, Duration)>,
+}
 
 impl Cancel {
     pub fn new(flag: Arc<AtomicBool>) -> Cancel {
-        Cancel(Some(flag))
+        Cancel { flag: Some(flag), deadline: None }
+    }
+
+    /// The same flag, and a deadline `budget` from now.
+    pub fn with_budget(mut self, budget: Duration) -> Cancel {
+        self.deadline = Instant::now().checked_add(budget).map(|t| (t, budget));
+        self
     }
 
     #[inline]
     pub fn is_set(&self) -> bool {
-        self.0.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+        self.flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// Why the dispatch must stop now, if it must.
+    #[inline]
+    pub fn check(&self) -> Result<(), DispatchFault> {
+        if self.is_set() {
+            return Err(DispatchFault::Cancelled);
+        }
+        match self.deadline {
+            Some((at, budget)) if Instant::now() >= at => Err(DispatchFault::OverBudget { budget }),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -68,8 +92,12 @@ pub enum DispatchFault {
     Memory { va: u64, write: bool, pc: u64 },
     /// An instruction the interpreter cannot run (unknown, unsupported, malformed).
     Illegal { pc: u64, what: String },
+    /// A wave executed `s_trap` (clang's `__builtin_trap`, a failed device assert).
+    Trap { pc: u64 },
     /// Stopped through [`DispatchState::cancel`].
     Cancelled,
+    /// Ran past its wall-clock budget (a hang, as the hardware's hang detection sees it).
+    OverBudget { budget: Duration },
 }
 
 impl fmt::Display for DispatchFault {
@@ -79,7 +107,11 @@ impl fmt::Display for DispatchFault {
                 write!(f, "memory fault: {} of VA {va:#x} at PC {pc:#x}", if *write { "write" } else { "read" })
             }
             DispatchFault::Illegal { pc, what } => write!(f, "illegal instruction at PC {pc:#x}: {what}"),
+            DispatchFault::Trap { pc } => write!(f, "the kernel trapped (s_trap) at PC {pc:#x}"),
             DispatchFault::Cancelled => write!(f, "dispatch cancelled"),
+            DispatchFault::OverBudget { budget } => {
+                write!(f, "the dispatch ran past its {:.1} s budget (hang)", budget.as_secs_f64())
+            }
         }
     }
 }

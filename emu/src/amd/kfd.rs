@@ -89,6 +89,7 @@ impl EmuKfd {
             }),
             abi::AMDKFD_IOC_ACQUIRE_VM => with(k, |a| self.acquire_vm(a)),
             abi::AMDKFD_IOC_RUNTIME_ENABLE => with(k, |a| self.runtime_enable(a)),
+            abi::AMDKFD_IOC_DBG_TRAP => with(k, |a| self.dbg_trap(a)),
             abi::AMDKFD_IOC_ALLOC_MEMORY_OF_GPU => with(k, |a| self.alloc(a)),
             abi::AMDKFD_IOC_FREE_MEMORY_OF_GPU => with(k, |a| self.free(a)),
             abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU => with(k, |a: &mut abi::kfd_ioctl_map_memory_to_gpu_args| {
@@ -676,6 +677,7 @@ impl EmuKfd {
             }
         }
         st.proc.queues.insert(queue_id, queue.clone());
+        st.proc.queue_exceptions.remove(&queue_id);
         Ok(queue)
     }
 

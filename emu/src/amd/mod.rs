@@ -16,6 +16,7 @@
 pub mod cp;
 pub mod dispatch;
 pub mod events;
+mod exceptions;
 pub mod gpus;
 mod kfd;
 pub mod memory;
@@ -75,6 +76,8 @@ pub(crate) struct Process {
     pub waiters: HashMap<u64, Waiter>,
     pub next_waiter: u64,
     pub queues: BTreeMap<u32, EmuQueue>,
+    /// Per queue, the exceptions its waves raised (KFD_EC_MASK bits) not yet queried.
+    pub queue_exceptions: HashMap<u32, u64>,
 }
 
 pub(crate) struct State {

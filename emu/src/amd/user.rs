@@ -42,6 +42,7 @@ pod!(
     kfd_ioctl_set_memory_policy_args,
     kfd_ioctl_set_scratch_backing_va_args,
     kfd_ioctl_set_trap_handler_args,
+    kfd_ioctl_dbg_trap_args,
     kfd_event_data,
     kfd_hsa_memory_exception_data,
     kfd_hsa_hw_exception_data,

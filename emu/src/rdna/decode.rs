@@ -944,6 +944,14 @@ fn lower_valu(arch: Arch, m: &str, enc: &str, layout: &str, i: &Instruction, lit
     if b == "v_nop" || b == "v_pipeflush" {
         return Ok(Op::Nop);
     }
+    if let Some(op) = b.strip_prefix("v_s_") {
+        // gfx12 scalar transcendentals: VOP3 with an SGPR in the vdst field and scalar sources.
+        let vector = format!("v_{op}");
+        return match lower_valu(arch, &vector, enc, layout, i, lit)? {
+            Op::Valu(v) if enc == "VOP3" && arity(v.op) == 1 => Ok(Op::ScalarValu(v)),
+            _ => Err(unsupported()),
+        };
+    }
     let mut v = if let Some((c, t, x)) = cmp_sig(b) {
         let st = cmp_src_ty(t);
         let mut v = blank(VOp::Cmp, [st, if c == CmpOp::Class { Ty::B32 } else { st }, Ty::B32], Ty::Mask);

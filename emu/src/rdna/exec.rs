@@ -984,6 +984,14 @@ impl<const W: usize> Wave<W> {
         Ok(())
     }
 
+    /// `v_s_*`: the sources are uniform, so lane 0 computes the one result, whatever EXEC is.
+    fn scalar_valu(&mut self, v: &Valu) -> Result<(), String> {
+        let o = self.compute(v, 1)?;
+        let r = if v.dty.is16() { o.r[0] as u32 & 0xffff } else { o.r[0] as u32 };
+        self.ws(v.dst as usize, r);
+        Ok(())
+    }
+
     fn salu(&mut self, op: SOp, dst: u8, a: Ss, b: Ss, wide: bool) -> Result<(), String> {
         use SOp::*;
         let wide_a = wide
@@ -1326,8 +1334,10 @@ impl<const W: usize> Wave<W> {
             };
             count += 1;
             // A kernel that never ends must not hold its queue: look at the flag now and then.
-            if count & 0xffff == 0 && ctx.cancel.is_set() {
-                break Err(DispatchFault::Cancelled);
+            if count & 0xffff == 0 {
+                if let Err(f) = ctx.cancel.check() {
+                    break Err(f);
+                }
             }
             ip += 1;
             let pc = inst.pc;
@@ -1358,6 +1368,7 @@ impl<const W: usize> Wave<W> {
                     self.valu(&w).map_err(ill)?
                 }
                 Op::Valu(v) => self.valu(v).map_err(ill)?,
+                Op::ScalarValu(v) => self.scalar_valu(v).map_err(ill)?,
                 Op::Salu { op, dst, a, b, wide } => self.salu(*op, *dst, *a, *b, *wide).map_err(ill)?,
                 Op::End => {
                     self.done = true;
@@ -1450,7 +1461,7 @@ impl<const W: usize> Wave<W> {
                     self.ws64(*dst as usize, next);
                     (seg, ip) = self.target(ctx, *tgt, &seg)?;
                 }
-                Op::Trap => break Err(ill("s_trap: the kernel trapped".into())),
+                Op::Trap => break Err(DispatchFault::Trap { pc }),
                 Op::Illegal(what) => break Err(ill(what.clone())),
             }
         };

@@ -249,6 +249,13 @@ impl Interpreter {
                 if g >= groups {
                     break;
                 }
+                // Short workgroups never reach the wave's own check: look between them too.
+                let checked = if g & 0xff == 0 { d.cancel.check() } else { Ok(()) };
+                if let Err(f) = checked {
+                    stop.store(true, Ordering::Relaxed);
+                    fault.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(f);
+                    break;
+                }
                 let gid = [
                     (g % d.grid[0] as u64) as u32 + d.start[0],
                     ((g / d.grid[0] as u64) % d.grid[1] as u64) as u32 + d.start[1],

@@ -700,6 +700,9 @@ pub enum Op {
         buffer: bool,
     },
     Valu(Valu),
+    /// gfx12 `v_s_*`: a VALU operation on uniform scalar sources whose one result goes to an
+    /// SGPR (`dst`).
+    ScalarValu(Valu),
     Vopd(Box<[Valu; 2]>),
     Mem(VMem),
     Ds(Ds),

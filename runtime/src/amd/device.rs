@@ -123,7 +123,7 @@ impl AmdDevice {
             SdmaGeneration::for_arch(&arch).ok_or_else(|| dev_err(label, format!("{arch} has no SDMA support")))?;
         let hdp = hdp::discover(&*os, gpu.render_minor);
         let kfd = Kfd::open(os)?;
-        let dev = KfdDevice::open(kfd, gpu)?;
+        let dev = KfdDevice::open(kfd, gpu)?.named(label);
         let lds_limit = dev.props.get("lds_size_in_kb").unwrap_or(64) as u32 * 1024;
 
         let signal_page = dev.alloc(SIGNAL_PAGE, MemKind::Uncached)?;
@@ -178,7 +178,7 @@ impl AmdDevice {
             lds_limit,
             mailbox,
             events: [queue_event, fault_event, hw_event],
-            timeout: Duration::from_secs(30),
+            timeout: crate::timeout::no_progress_timeout(),
             trace: super::trace::Trace::from_env(),
             state: Mutex::new(state),
         })
@@ -310,19 +310,30 @@ impl AmdDevice {
         (st.timeline.signal(), st.timeline.last())
     }
 
-    /// Scratch for `per_lane` private bytes: the buffer and the COMPUTE_TMPRING_SIZE value.
-    pub(crate) fn scratch(&self, st: &mut State, per_lane: u32) -> Result<(u64, u32)> {
+    /// Scratch for `per_lane` private bytes and `waves` waves of a dispatch: the buffer and the
+    /// COMPUTE_TMPRING_SIZE value. Sized for the waves that can be resident at once or that the
+    /// dispatch has, whichever is fewer (the hardware reuses a slot when a wave ends); grown
+    /// when a later dispatch needs more, never shrunk.
+    pub(crate) fn scratch(&self, st: &mut State, per_lane: u32, waves: u64) -> Result<(u64, u32)> {
         // Architected flat scratch: per-wave size in 256-byte units, for a wave of 64 lanes.
         let per_wave = (per_lane as u64 * 64).div_ceil(256) * 256;
         let cus = self.dev.gpu.compute_units as u64;
         let slots = self.dev.props.get("max_slots_scratch_cu").unwrap_or(32).max(1);
-        let waves = (cus * slots).min(0xfff);
+        let waves = (cus * slots).min(0xfff).min(waves).max(1);
         let need = per_wave * waves;
         if st.scratch.as_ref().is_none_or(|m| m.size < need) {
+            if st.scratch.is_some() {
+                // Earlier dispatches may still use the old buffer: let them finish first.
+                let (sig, last) = (st.compute_done.signal(), st.compute_done.last());
+                self.wait_signal(st, sig, last, "compute")?;
+            }
             if let Some(m) = st.scratch.take() {
                 self.dev.free(m)?;
             }
-            st.scratch = Some(self.dev.alloc(need, MemKind::Vram { cpu_visible: false })?);
+            let mem = self.dev.alloc(need, MemKind::Vram { cpu_visible: false }).map_err(|e| {
+                dev_err(&self.label, format!("scratch of {per_lane} bytes per work-item for {waves} waves: {e}"))
+            })?;
+            st.scratch = Some(mem);
         }
         let m = st.scratch.as_ref().expect("just allocated");
         Ok((m.va, (waves as u32) | (((per_wave / 256) as u32) << 12)))
@@ -406,12 +417,17 @@ impl AmdDevice {
     pub(crate) fn wait_signal(&self, st: &State, sig: Signal, value: u64, queue: &'static str) -> Result<()> {
         let kfd = self.dev.kfd().clone();
         let events = self.events;
+        let compute_queue = st.compute.as_ref().map(|r| r.queue.id);
         let mut sleep = |d: Duration| -> std::result::Result<(), WaitError> {
             let ms = d.as_millis().clamp(1, 200) as u32;
             match kfd.wait_events(&events, ms) {
                 Ok(out) => match (out.memory_fault, out.hw_exception) {
                     (Some(f), _) => Err(WaitError::Fault(f.to_string())),
-                    (_, Some(h)) => Err(WaitError::Fault(h.to_string())),
+                    // The reset says only that the engine stopped; the queue's exception says why.
+                    (_, Some(h)) => match compute_queue.and_then(|q| self.dev.queue_exception(q)) {
+                        Some(why) => Err(WaitError::Fault(format!("{why}; the engine was reset"))),
+                        None => Err(WaitError::Fault(h.to_string())),
+                    },
                     _ => Ok(()),
                 },
                 Err(e) => Err(WaitError::Fault(format!("waiting on KFD events: {e}"))),
@@ -519,7 +535,7 @@ impl AmdDevice {
         }
         st.kernargs = Ring::new(KERNARG_BYTES);
         st.broken = None;
-        log::warn!("{}: queues rebuilt after a fault", self.label);
+        log::debug!("{}: queues rebuilt after a fault", self.label);
         Ok(())
     }
 

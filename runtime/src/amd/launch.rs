@@ -126,10 +126,29 @@ pub fn check_shape(k: &Kernel, launch: &Launch) -> Result<()> {
             k.name, k.meta.max_flat_workgroup_size
         )));
     }
-    if launch.block.iter().any(|&b| b > 1024) {
+    if launch.block.iter().any(|&b| b > 1024) || threads > MAX_WORKGROUP_SIZE {
         return Err(Error::Program(format!(
-            "kernel `{}`: block {:?} exceeds 1024 in a dimension",
+            "kernel `{}`: block {:?} exceeds the hardware's {MAX_WORKGROUP_SIZE} work-items per workgroup",
             k.name, launch.block
+        )));
+    }
+    check_grid(k, launch)
+}
+
+/// Work-items per workgroup the compute units take (LLVM's amdgpu-flat-work-group-size ceiling).
+pub const MAX_WORKGROUP_SIZE: u64 = 1024;
+
+/// Work-items a dispatch may have, per dimension and in all: the AQL dispatch packet's
+/// grid_size fields are 32-bit, and ROCr reports HSA_AGENT_INFO_GRID_MAX_SIZE as 2^32 - 1.
+pub const MAX_GRID_WORK_ITEMS: u64 = u32::MAX as u64;
+
+fn check_grid(k: &Kernel, launch: &Launch) -> Result<()> {
+    let per_dim: Vec<u64> = launch.grid.iter().zip(launch.block).map(|(&g, b)| g as u64 * b as u64).collect();
+    let total = per_dim.iter().try_fold(1u64, |acc, &n| acc.checked_mul(n)).unwrap_or(u64::MAX);
+    if per_dim.iter().any(|&n| n > MAX_GRID_WORK_ITEMS) || total > MAX_GRID_WORK_ITEMS {
+        return Err(Error::Program(format!(
+            "kernel `{}`: grid {:?} x block {:?} is {total} work-items; the hardware takes at most {MAX_GRID_WORK_ITEMS} in all (and per dimension)",
+            k.name, launch.grid, launch.block
         )));
     }
     Ok(())

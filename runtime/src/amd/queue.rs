@@ -149,7 +149,10 @@ impl<'d> ComputeQueue<'d> {
         let (scratch_base, tmpring_size) = match k.descriptor.private_segment_fixed_size {
             0 => (None, 0),
             n => {
-                let (base, t) = dev.scratch(&mut self.st, n)?;
+                let wave = if launch::wave32(k) { 32 } else { 64 };
+                let per_group = shape.block.iter().map(|&b| b as u64).product::<u64>().div_ceil(wave);
+                let groups = shape.grid.iter().map(|&g| g as u64).product::<u64>();
+                let (base, t) = dev.scratch(&mut self.st, n, per_group.saturating_mul(groups))?;
                 (Some(base), t)
             }
         };

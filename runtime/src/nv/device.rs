@@ -177,7 +177,7 @@ impl NvDevice {
             qmd,
             hopper_or_later,
             isa,
-            timeout: Duration::from_secs(30),
+            timeout: crate::timeout::no_progress_timeout(),
             state: Mutex::new(state),
             owned: vec![signal_page, pushbufs, args],
             aids: Box::new(Aids { ptx_check: None, trace: Trace::from_env() }),

@@ -57,6 +57,11 @@ impl CodeObject {
         if ident.os_abi as u32 != amdelf::ELFOSABI_AMDGPU_HSA {
             return Err(format!("not an HSA code object (OS ABI {})", ident.os_abi));
         }
+        if header.e_type(endian) == elf::ET_REL {
+            return Err(err(
+                "a relocatable object (ET_REL), not a loadable code object: link it first (ld.lld -shared k.o -o k.hsaco)",
+            ));
+        }
         let version = match ident.abi_version as u32 {
             amdelf::ELFABIVERSION_AMDGPU_HSA_V4 => 4,
             amdelf::ELFABIVERSION_AMDGPU_HSA_V5 => 5,
@@ -163,6 +168,7 @@ impl CodeObject {
             let entry = entry.filter(|&e| e >= 0 && (e as u64) < image_size && e % 256 == 0).ok_or_else(|| {
                 format!("kernel `{}`: entry offset {} leaves the image", km.name, kd.kernel_code_entry_byte_offset)
             })?;
+            agrees_with_descriptor(&km, &kd)?;
             kernels.push(Kernel {
                 name: km.name.clone(),
                 descriptor_offset: kd_offset,
@@ -174,6 +180,7 @@ impl CodeObject {
         if kernels.is_empty() {
             return Err(err("code object has no kernels"));
         }
+        target_agrees(&meta.target, &arch)?;
         Ok(CodeObject { arch, version, image, relocs, kernels, target: meta.target })
     }
 
@@ -218,6 +225,39 @@ impl CodeObject {
 }
 
 /// Bytes a relocation writes, for the kinds the loader applies.
+/// The metadata describes the kernel the descriptor launches: where they disagree, the runtime
+/// would build kernargs or pick a wave size the code does not expect.
+fn agrees_with_descriptor(km: &metadata::KernelMeta, kd: &KernelDescriptor) -> Result<(), String> {
+    use baregpu_autogen::amd::kd::kernel_code_property as kcp;
+    let wave32 = kd.kernel_code_properties as u32 & kcp::KERNEL_CODE_PROPERTY_ENABLE_WAVEFRONT_SIZE32 != 0;
+    let kd_wave = if wave32 { 32 } else { 64 };
+    if km.wavefront_size != kd_wave {
+        return Err(format!(
+            "kernel `{}`: the metadata's .wavefront_size {} contradicts the descriptor's wave{kd_wave}",
+            km.name, km.wavefront_size
+        ));
+    }
+    if kd.kernarg_size != km.kernarg_segment_size {
+        return Err(format!(
+            "kernel `{}`: the metadata's .kernarg_segment_size {} contradicts the descriptor's kernarg_size {}",
+            km.name, km.kernarg_segment_size, kd.kernarg_size
+        ));
+    }
+    Ok(())
+}
+
+/// `amdhsa.target` (`amdgcn-amd-amdhsa--gfx1100:xnack-`) names the processor e_flags does.
+fn target_agrees(target: &str, arch: &str) -> Result<(), String> {
+    if target.is_empty() {
+        return Ok(());
+    }
+    let processor = target.rsplit_once("--").map_or(target, |(_, p)| p).split(':').next().unwrap_or("");
+    if processor != arch {
+        return Err(format!("the metadata's amdhsa.target `{target}` contradicts the ELF header's {arch}"));
+    }
+    Ok(())
+}
+
 fn reloc_width(kind: u32) -> Option<u64> {
     match kind {
         amdelf::R_AMDGPU_NONE => Some(0),

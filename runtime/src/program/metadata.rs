@@ -129,11 +129,15 @@ fn parse_arg(v: &Value) -> Result<KernelArg, String> {
         "dynamic_shared_pointer" => ArgKind::DynamicSharedPointer,
         k => hidden(k).map(ArgKind::Hidden).unwrap_or_else(|| ArgKind::Other(k.to_string())),
     };
+    let size = get_u32(v, ".size")?;
+    if kind == ArgKind::GlobalBuffer && size != 8 {
+        return Err(format!("a global_buffer argument of .size {size} (a pointer is 8 bytes)"));
+    }
     Ok(KernelArg {
         name: get_str(v, ".name"),
         type_name: get_str(v, ".type_name"),
         offset: get_u32(v, ".offset")?,
-        size: get_u32(v, ".size")?,
+        size,
         kind,
         address_space: get_str(v, ".address_space"),
         is_const: get(v, ".is_const").and_then(Value::as_bool).unwrap_or(false),

@@ -75,6 +75,8 @@ pub struct KfdDevice {
     pub(crate) render_path: PathBuf,
     /// The doorbell window, mapped with the first queue.
     pub(crate) doorbells: Mutex<Option<super::queue::DoorbellPage>>,
+    /// What errors call the device: `amd:0` unless the opener names it as its user did.
+    label: String,
 }
 
 impl KfdDevice {
@@ -86,7 +88,8 @@ impl KfdDevice {
         let props = Properties::parse(&props_path, &os.read_to_string(&props_path)?)?;
         let render_path = PathBuf::from(format!("/dev/dri/renderD{}", gpu.render_minor));
         let drm_fd = os.open(&render_path, OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CLOEXEC)?;
-        let dev = KfdDevice { kfd, gpu, props, drm_fd, render_path, doorbells: Mutex::new(None) };
+        let label = format!("amd:{}", gpu.index);
+        let dev = KfdDevice { kfd, gpu, props, drm_fd, render_path, doorbells: Mutex::new(None), label };
         let mut vm = abi::kfd_ioctl_acquire_vm_args { drm_fd: drm_fd.0 as u32, gpu_id: dev.gpu.gpu_id };
         kfd_call!(dev.os(), dev.kfd.fd, AMDKFD_IOC_ACQUIRE_VM, &mut vm)?;
         dev.runtime_enable()?;
@@ -127,9 +130,15 @@ impl KfdDevice {
         &self.kfd
     }
 
+    /// Name the device in errors as the user named it (`emu:gfx1100`, not the KFD's `amd:0`).
+    pub fn named(mut self, label: &str) -> KfdDevice {
+        self.label = label.to_string();
+        self
+    }
+
     /// A name for errors: `amd:0 (gfx1100)`.
     pub fn name(&self) -> String {
-        format!("amd:{} ({})", self.gpu.index, self.gpu.arch)
+        format!("{} ({})", self.label, self.gpu.arch)
     }
 }
 

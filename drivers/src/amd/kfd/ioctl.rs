@@ -39,6 +39,7 @@ ioctl_args!(
     kfd_ioctl_wait_events_args,
     kfd_ioctl_create_queue_args,
     kfd_ioctl_destroy_queue_args,
+    kfd_ioctl_dbg_trap_args,
     kfd_event_data,
 );
 
@@ -94,6 +95,7 @@ mod tests {
         check::<abi::kfd_ioctl_wait_events_args>(abi::AMDKFD_IOC_WAIT_EVENTS);
         check::<abi::kfd_ioctl_create_queue_args>(abi::AMDKFD_IOC_CREATE_QUEUE);
         check::<abi::kfd_ioctl_destroy_queue_args>(abi::AMDKFD_IOC_DESTROY_QUEUE);
+        check::<abi::kfd_ioctl_dbg_trap_args>(abi::AMDKFD_IOC_DBG_TRAP);
     }
 
     #[test]

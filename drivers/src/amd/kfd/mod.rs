@@ -5,11 +5,13 @@
 pub mod cwsr;
 pub mod device;
 pub mod events;
+pub mod exceptions;
 pub mod ioctl;
 pub mod memory;
 pub mod queue;
 
 pub use device::{Kfd, KfdDevice};
 pub use events::{EventKind, HwException, KfdEvent, MemoryFault, WaitOutcome};
+pub use exceptions::QueueException;
 pub use memory::{KfdMemory, MemKind};
 pub use queue::{KfdQueue, QueueKind};

@@ -18,6 +18,7 @@ mod sdma;
 
 use super::dispatch::{DispatchFault, WaveEngine};
 use super::{EmuKfd, EmuQueue, HwExceptionReport, MemoryFaultReport, QueueKind, QueueObserver};
+use baregpu_autogen::amd::kfd as abi;
 use baregpu_drivers::Result;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -201,28 +202,46 @@ impl QueueObserver for CommandProcessors {
     }
 }
 
-/// Report why a queue stopped, as the kernel driver would, with one clear log line.
+/// Report why a queue stopped, as the kernel driver would. The reason goes to the log at debug
+/// level where the report carries it: the runtime's error is the line a user sees.
 pub(crate) fn report(kfd: &EmuKfd, q: &EmuQueue, label: &str, why: Stop) {
     let fault = |va: u64| MemoryFaultReport { va, not_present: true, ..Default::default() };
     let hang = HwExceptionReport { whole_gpu_reset: false, ecc: false, memory_lost: false };
     match why {
         Stop::Destroyed => {}
         Stop::Fault { va, write, what } => {
-            log::error!(
+            log::debug!(
                 "{label}: memory fault: {} VA {va:#x} is not mapped on the GPU: {what}; queue stopped",
                 if write { "write to" } else { "read of" }
             );
             kfd.report_memory_fault(q.gpu_id, fault(va));
         }
         Stop::Bad(msg) => {
-            log::error!("{label}: {msg}; queue stopped");
+            log::debug!("{label}: {msg}; queue stopped");
             kfd.report_hw_exception(q.gpu_id, hang);
         }
         Stop::Dispatch(f) => {
-            log::error!("{label}: dispatch failed: {f}; queue stopped");
+            // KFD's reports carry no PC or instruction: a wave exception stays visible by
+            // default, as the kernel's own log would show the wave's state.
+            let exception = match f {
+                DispatchFault::Illegal { .. } => Some(abi::EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION),
+                DispatchFault::Trap { .. } => Some(abi::EC_QUEUE_WAVE_TRAP),
+                _ => None,
+            };
+            match exception {
+                Some(code) => {
+                    log::warn!("{label}: {f}; queue stopped");
+                    // The SQ interrupt records the wave's exception; the halted queue then
+                    // hangs until the CP's hang detection resets the engine.
+                    kfd.report_queue_exception(q.queue_id, code);
+                }
+                None => log::debug!("{label}: dispatch failed: {f}; queue stopped"),
+            }
             match f {
                 DispatchFault::Memory { va, .. } => kfd.report_memory_fault(q.gpu_id, fault(va)),
-                DispatchFault::Illegal { .. } => kfd.report_hw_exception(q.gpu_id, hang),
+                DispatchFault::Illegal { .. } | DispatchFault::Trap { .. } | DispatchFault::OverBudget { .. } => {
+                    kfd.report_hw_exception(q.gpu_id, hang)
+                }
                 // Only the queue's own teardown cancels, and that reports nothing.
                 DispatchFault::Cancelled => {}
             }

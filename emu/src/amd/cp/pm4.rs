@@ -10,12 +10,36 @@ use crate::amd::dispatch::WaveEngine;
 use baregpu_autogen::amd::pm4_nv as nv;
 use baregpu_drivers::amd::pm4::{Family, Pm4Generation};
 use std::sync::Arc;
+use std::time::Duration;
 
 pub(crate) struct Pm4Exec {
     family: Family,
     arch: &'static str,
     regs: RegFile,
     engine: Arc<dyn WaveEngine>,
+    /// How long one dispatch may run (wall clock) before the CP calls it a hang.
+    budget: Duration,
+}
+
+/// The wall-clock budget of one dispatch: `BAREGPU_EMU_DISPATCH_MS`, by default 10 s — below
+/// the runtime's 30 s no-progress timeout, so that a hang is reported as the emulated GPU's
+/// hang (kernel and device named) rather than as a wait that timed out.
+pub const DEFAULT_DISPATCH_BUDGET: Duration = Duration::from_secs(10);
+
+pub(crate) fn dispatch_budget() -> Duration {
+    match std::env::var("BAREGPU_EMU_DISPATCH_MS") {
+        Err(_) => DEFAULT_DISPATCH_BUDGET,
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(ms) if ms > 0 => Duration::from_millis(ms),
+            _ => {
+                log::warn!(
+                    "BAREGPU_EMU_DISPATCH_MS={v:?} is not a positive number of milliseconds; using {} ms",
+                    DEFAULT_DISPATCH_BUDGET.as_millis()
+                );
+                DEFAULT_DISPATCH_BUDGET
+            }
+        },
+    }
 }
 
 /// `(value & mask) <function> reference`, the CP's compare (function 7 is reserved).
@@ -35,7 +59,7 @@ pub(crate) fn compare(function: u32, value: u32, reference: u32) -> bool {
 impl Pm4Exec {
     pub fn new(arch: &'static str, engine: Arc<dyn WaveEngine>) -> Option<Pm4Exec> {
         let family = Pm4Generation::for_arch(arch)?.family;
-        Some(Pm4Exec { family, arch, regs: RegFile::new(family), engine })
+        Some(Pm4Exec { family, arch, regs: RegFile::new(family), engine, budget: dispatch_budget() })
     }
 
     fn release_mem(&mut self, cx: &mut Cx<'_>, r: &ReleaseMem, what: &dyn std::fmt::Display) -> Result<(), Stop> {
@@ -147,7 +171,7 @@ impl Pm4Exec {
             Pm4Packet::DispatchDirect { grid, initiator } => match self.regs.dispatch_state(self.arch, grid, initiator)
             {
                 Some(mut d) => {
-                    d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone());
+                    d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone()).with_budget(self.budget);
                     let mem = cx.mem.fresh(cx.kfd);
                     match self.engine.dispatch(&d, mem) {
                         Ok(()) => {}
