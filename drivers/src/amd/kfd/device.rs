@@ -3,6 +3,7 @@
 use super::ioctl::{kfd_call, IoctlArg};
 use crate::amd::topology::{self, KfdGpu, Properties};
 use crate::os::{Fd, OpenFlags, Os};
+use crate::va_window::VaWindow;
 use crate::{Error, Result};
 use baregpu_autogen::amd::kfd as abi;
 use std::path::{Path, PathBuf};
@@ -75,6 +76,9 @@ pub struct KfdDevice {
     pub(crate) render_path: PathBuf,
     /// The doorbell window, mapped with the first queue.
     pub(crate) doorbells: Mutex<Option<super::queue::DoorbellPage>>,
+    /// Where allocations are placed: GPU VA = CPU address, user buffers apart from internal
+    /// memory, a guard gap after each.
+    pub(crate) window: VaWindow,
 }
 
 impl KfdDevice {
@@ -85,8 +89,9 @@ impl KfdDevice {
         let props_path = Path::new(topology::KFD_TOPOLOGY).join("nodes").join(gpu.node.to_string()).join("properties");
         let props = Properties::parse(&props_path, &os.read_to_string(&props_path)?)?;
         let render_path = PathBuf::from(format!("/dev/dri/renderD{}", gpu.render_minor));
+        let window = VaWindow::reserve(&os)?;
         let drm_fd = os.open(&render_path, OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CLOEXEC)?;
-        let dev = KfdDevice { kfd, gpu, props, drm_fd, render_path, doorbells: Mutex::new(None) };
+        let dev = KfdDevice { kfd, gpu, props, drm_fd, render_path, doorbells: Mutex::new(None), window };
         let mut vm = abi::kfd_ioctl_acquire_vm_args { drm_fd: drm_fd.0 as u32, gpu_id: dev.gpu.gpu_id };
         kfd_call!(dev.os(), dev.kfd.fd, AMDKFD_IOC_ACQUIRE_VM, &mut vm)?;
         dev.runtime_enable()?;
