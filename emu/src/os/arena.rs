@@ -97,3 +97,40 @@ impl Drop for Arena {
         unsafe { libc::close(self.fd) };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The permissions /proc/self/maps gives the page at `addr`.
+    fn perms_at(addr: usize) -> Option<String> {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        maps.lines().find_map(|l| {
+            let (range, rest) = l.split_once(' ')?;
+            let (lo, hi) = range.split_once('-')?;
+            let (lo, hi) = (usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?);
+            (lo <= addr && addr < hi).then(|| rest[..4].to_string())
+        })
+    }
+
+    #[test]
+    fn views_are_followed_by_a_guard_page_and_share_the_backing() {
+        let mut arena = Arena::new().unwrap();
+        let (a, b) = (arena.take(2 * PAGE).unwrap(), arena.take(PAGE).unwrap());
+        let (va, vb) = (arena.view(a, 2 * PAGE).unwrap(), arena.view(b, PAGE).unwrap());
+        assert_eq!(perms_at(va).as_deref(), Some("rw-s"));
+        assert_eq!(perms_at(va + 2 * PAGE as usize).as_deref(), Some("---p"), "a guard page after the view");
+        assert_eq!(perms_at(vb + PAGE as usize).as_deref(), Some("---p"));
+        // A client's mapping of the same range sees the view's bytes.
+        let client = arena.map(a, PAGE, Prot::READ | Prot::WRITE, None).unwrap();
+        // SAFETY: both are live mappings of the same page of our memfd.
+        unsafe {
+            (va as *mut u32).write_volatile(0xfeed);
+            assert_eq!((client as *const u32).read_volatile(), 0xfeed);
+        }
+        arena.host.munmap(client, PAGE as usize).unwrap();
+        arena.unmap(va, 2 * PAGE);
+        arena.unmap(vb, PAGE);
+        assert_eq!(perms_at(va + 2 * PAGE as usize), None, "the guard goes with the view");
+    }
+}

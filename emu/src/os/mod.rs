@@ -199,3 +199,89 @@ macro_rules! emulated_os {
     };
 }
 pub(crate) use emulated_os;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A machine with one device node (`/dev/x`, answering ioctl 7 with 42), one text file and
+    /// one directory.
+    struct Stub {
+        host: HostOs,
+        files: Mutex<FileTable<u8>>,
+        closed: Mutex<Vec<i32>>,
+    }
+
+    impl Machine for Stub {
+        type Node = u8;
+        fn host(&self) -> &HostOs {
+            &self.host
+        }
+        fn with_files<R>(&self, f: impl FnOnce(&mut FileTable<u8>) -> R) -> R {
+            f(&mut self.files.lock().unwrap())
+        }
+        fn text(&self, path: &Path) -> Option<String> {
+            (path == Path::new("/sys/t")).then(|| "text\n".into())
+        }
+        fn dir(&self, path: &Path) -> Option<Vec<String>> {
+            (path == Path::new("/sys")).then(|| vec!["t".into()])
+        }
+        fn node(&self, path: &Path) -> Option<u8> {
+            (path == Path::new("/dev/x")).then_some(1)
+        }
+        fn node_path(&self, _: &u8) -> PathBuf {
+            PathBuf::from("/dev/x")
+        }
+        fn node_ioctl(&self, _: Fd, _: &u8, request: u32, _: &mut [u8]) -> std::result::Result<i32, i32> {
+            if request == 7 {
+                Ok(42)
+            } else {
+                Err(libc::EINVAL)
+            }
+        }
+        fn node_mmap(&self, _: Fd, _: &u8, _: MmapRequest) -> std::result::Result<usize, i32> {
+            Err(libc::EACCES)
+        }
+        fn node_closed(&self, fd: Fd, _: u8) {
+            self.closed.lock().unwrap().push(fd.0);
+        }
+    }
+
+    emulated_os!(Stub);
+
+    fn errno_of(e: Error) -> i32 {
+        e.errno().unwrap_or_else(|| panic!("no errno: {e}"))
+    }
+
+    #[test]
+    fn files_nodes_and_errors_behave_as_linux_does() {
+        let m = Stub { host: HostOs::new(), files: Mutex::new(FileTable::new(0x6000_0000)), closed: Mutex::default() };
+        let os: &dyn Os = &m;
+        assert_eq!(os.read_to_string(Path::new("/sys/t")).unwrap(), "text\n");
+        assert_eq!(errno_of(os.read_to_string(Path::new("/sys")).unwrap_err()), libc::EISDIR);
+        assert_eq!(errno_of(os.read_dir(Path::new("/sys/t")).unwrap_err()), libc::ENOTDIR);
+        assert_eq!(errno_of(os.read_dir(Path::new("/nope")).unwrap_err()), libc::ENOENT);
+        assert!(os.exists(Path::new("/dev/x")) && os.exists(Path::new("/sys")) && !os.exists(Path::new("/nope")));
+        let flags = baregpu_drivers::os::OpenFlags::READ;
+        let (x, t) = (os.open(Path::new("/dev/x"), flags).unwrap(), os.open(Path::new("/sys/t"), flags).unwrap());
+        assert_eq!((x.0, t.0), (0x6000_0000, 0x6000_0001), "fds count up from the machine's base");
+        assert_eq!(errno_of(os.open(Path::new("/nope"), flags).unwrap_err()), libc::ENOENT);
+        assert_eq!(os.ioctl(x, 7, &mut []).unwrap(), 42);
+        let e = os.ioctl(x, 8, &mut []).unwrap_err();
+        assert!(e.to_string().contains("/dev/x") && errno_of(e) == libc::EINVAL);
+        assert_eq!(errno_of(os.ioctl(t, 7, &mut []).unwrap_err()), libc::ENOTTY, "a text file has no ioctls");
+        let map = |fd, offset, flags| os.mmap(0x1234_5000, 0x1000, Prot::READ, flags, Some(fd), offset);
+        assert_eq!(errno_of(map(x, 0x10, MapFlags::SHARED).unwrap_err()), libc::EINVAL, "unaligned offset");
+        assert_eq!(errno_of(map(x, 0, MapFlags::SHARED).unwrap_err()), libc::EACCES, "the node answers");
+        assert_eq!(errno_of(map(t, 0, MapFlags::SHARED).unwrap_err()), libc::ENODEV);
+        let ev = os.eventfd(0).unwrap();
+        assert_eq!(errno_of(os.ioctl(ev, 7, &mut []).unwrap_err()), libc::ENOTTY);
+        for fd in [x, t, ev] {
+            os.close(fd).unwrap();
+        }
+        assert_eq!(*m.closed.lock().unwrap(), [x.0], "the node hears of its close");
+        assert!(matches!(os.close(x), Err(Error::BadFd(_))));
+        assert!(matches!(os.ioctl(x, 7, &mut []), Err(Error::BadFd(_))));
+    }
+}
