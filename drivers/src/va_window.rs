@@ -13,13 +13,11 @@ use crate::os::{MapFlags, Os, Prot};
 use crate::{Error, Result};
 use std::sync::{Arc, Mutex};
 
-/// Where the first device's window is tried, and the window's size: [64 GiB, 192 GiB) for the
-/// first device; later ones (or a taken range) move up by a window at a time.
+/// Where the first device's window is tried, and the window's size: [64 GiB, 128 GiB) for the
+/// first device; later ones (or a taken range) move up by a window at a time, up to the limit
+/// the driver gives.
 pub const VA_WINDOW_BASE: u64 = 0x10_0000_0000;
-pub const VA_WINDOW_SIZE: u64 = 0x20_0000_0000;
-/// Windows stay below 2^40: on NVIDIA, GP_ENTRY1_GET_HI is 8 bits and SEND_PCAS_A takes
-/// `addr >> 8` in 32.
-pub const VA_LIMIT: u64 = 1 << 40;
+pub const VA_WINDOW_SIZE: u64 = 0x10_0000_0000;
 /// Allocation granule in the window.
 pub const VA_ALIGN: u64 = 0x1_0000;
 /// Unmapped bytes after every allocation: a stray access just past a buffer faults.
@@ -56,11 +54,11 @@ impl std::fmt::Debug for VaWindow {
 }
 
 impl VaWindow {
-    /// Reserve a window at the first free place from [`VA_WINDOW_BASE`] up.
-    pub fn reserve(os: &Arc<dyn Os>) -> Result<VaWindow> {
+    /// Reserve a window at the first free place from [`VA_WINDOW_BASE`] up to `limit`.
+    pub fn reserve(os: &Arc<dyn Os>, limit: u64) -> Result<VaWindow> {
         let flags = MapFlags::PRIVATE | MapFlags::ANONYMOUS | MapFlags::NORESERVE;
         let mut hint = VA_WINDOW_BASE;
-        while hint + VA_WINDOW_SIZE <= VA_LIMIT {
+        while hint + VA_WINDOW_SIZE <= limit {
             let addr = os.mmap(hint as usize, VA_WINDOW_SIZE as usize, Prot::empty(), flags, None, 0)? as u64;
             if addr == hint {
                 return Ok(VaWindow {
@@ -76,7 +74,7 @@ impl VaWindow {
             hint += VA_WINDOW_SIZE;
         }
         Err(Error::Protocol(format!(
-            "no free {VA_WINDOW_SIZE:#x}-byte window of address space between {VA_WINDOW_BASE:#x} and {VA_LIMIT:#x}"
+            "no free {VA_WINDOW_SIZE:#x}-byte window of address space between {VA_WINDOW_BASE:#x} and {limit:#x}"
         )))
     }
 

@@ -42,7 +42,9 @@ use crate::va_window::{Placement, VaWindow, VA_ALIGN};
 use crate::{Error, Result};
 use std::sync::{Arc, Mutex};
 
-pub use crate::va_window::{VA_LIMIT, VA_WINDOW_BASE, VA_WINDOW_SIZE};
+pub use crate::va_window::{VA_WINDOW_BASE, VA_WINDOW_SIZE};
+/// Windows stay below 2^40: GP_ENTRY1_GET_HI is 8 bits and SEND_PCAS_A takes `addr >> 8` in 32.
+pub const VA_LIMIT: u64 = 1 << 40;
 /// Size of the usermode object's mapping (`NVC361_NV_USERMODE__SIZE`, `clc361.h`).
 pub const USERMODE_SIZE: usize = 0x10000;
 /// The doorbell: `NVC361_NOTIFY_CHANNEL_PENDING` (`clc361.h`), written with a work-submit token.
@@ -303,7 +305,7 @@ impl NvDevice {
         let uvm = Uvm::open(&os, branch)?;
         uvm.register_gpu(&uuid)?;
         uvm.register_gpu_vaspace(&uuid, &client, vaspace)?;
-        let window = VaWindow::reserve(&os)?;
+        let window = VaWindow::reserve(&os, VA_LIMIT)?;
 
         let mut tsg_params =
             NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS { engine_type: NV2080_ENGINE_TYPE_GRAPHICS, ..Default::default() };

@@ -9,6 +9,9 @@ use baregpu_autogen::amd::kfd as abi;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+/// Address windows stay below 2^46, well inside the 47-bit user address space the GPUVM covers.
+const VA_LIMIT: u64 = 1 << 46;
+
 pub const KFD_PATH: &str = "/dev/kfd";
 
 /// The KFD interface of this process (/dev/kfd), shared by all its GPUs.
@@ -89,7 +92,7 @@ impl KfdDevice {
         let props_path = Path::new(topology::KFD_TOPOLOGY).join("nodes").join(gpu.node.to_string()).join("properties");
         let props = Properties::parse(&props_path, &os.read_to_string(&props_path)?)?;
         let render_path = PathBuf::from(format!("/dev/dri/renderD{}", gpu.render_minor));
-        let window = VaWindow::reserve(&os)?;
+        let window = VaWindow::reserve(&os, VA_LIMIT)?;
         let drm_fd = os.open(&render_path, OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CLOEXEC)?;
         let dev = KfdDevice { kfd, gpu, props, drm_fd, render_path, doorbells: Mutex::new(None), window };
         let mut vm = abi::kfd_ioctl_acquire_vm_args { drm_fd: drm_fd.0 as u32, gpu_id: dev.gpu.gpu_id };
