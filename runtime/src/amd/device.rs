@@ -323,7 +323,7 @@ impl AmdDevice {
             if let Some(m) = st.scratch.take() {
                 self.dev.free(m)?;
             }
-            st.scratch = Some(self.dev.alloc(need, MemKind::Vram { cpu_visible: false })?);
+            st.scratch = Some(self.dev.alloc_internal(need, MemKind::Vram { cpu_visible: false })?);
         }
         let m = st.scratch.as_ref().expect("just allocated");
         Ok((m.va, (waves as u32) | (((per_wave / 256) as u32) << 12)))
