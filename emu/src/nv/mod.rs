@@ -7,7 +7,7 @@
 //! the real driver (`drivers::nv`) issues. It decodes the very structs `drivers::nv::rm` defines
 //! (in the layout of the branch its version string names) and answers bad input with the RM
 //! status codes RM would use. Memory is real shared memory: every RM memory object is a range
-//! of one memfd (the arena the AMD emulator uses), so the driver's CPU mapping (an mmap of the
+//! of the machine's arena ([`crate::os::arena`], as on the AMD emulator), so the driver's CPU mapping (an mmap of the
 //! fd that NV_ESC_RM_MAP_MEMORY prepared) and the emulator's own view are the same pages; OS
 //! descriptors are the caller's pages themselves. GPU mappings (NV_ESC_RM_MAP_MEMORY_DMA and
 //! UVM_MAP_EXTERNAL_ALLOCATION) enter a VA → host table that the channel processors and kernels
