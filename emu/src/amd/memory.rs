@@ -1,5 +1,5 @@
 //! Memory of the emulated AMD GPUs. Every buffer object (VRAM, GTT, the doorbell and MMIO pages)
-//! is a range of the machine's arena ([`crate::os::arena`]), so the driver's CPU mapping (the
+//! is a range of the machine's arena (`emu::os::arena`), so the driver's CPU mapping (the
 //! render-node mmap, placed with MAP_FIXED at the allocation's VA) and the emulator's own view of
 //! the same range are the same physical pages. USERPTR allocations are the caller's memory itself.
 

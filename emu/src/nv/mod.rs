@@ -7,8 +7,9 @@
 //! the real driver (`drivers::nv`) issues. It decodes the very structs `drivers::nv::rm` defines
 //! (in the layout of the branch its version string names) and answers bad input with the RM
 //! status codes RM would use. Memory is real shared memory: every RM memory object is a range
-//! of the machine's arena ([`crate::os::arena`], as on the AMD emulator), so the driver's CPU mapping (an mmap of the
-//! fd that NV_ESC_RM_MAP_MEMORY prepared) and the emulator's own view are the same pages; OS
+//! of the machine's arena (`emu::os::arena`, shared with the AMD emulator), so the driver's CPU
+//! mapping (an mmap of the fd that NV_ESC_RM_MAP_MEMORY prepared) and the emulator's own view
+//! are the same pages; OS
 //! descriptors are the caller's pages themselves. GPU mappings (NV_ESC_RM_MAP_MEMORY_DMA and
 //! UVM_MAP_EXTERNAL_ALLOCATION) enter a VA → host table that the channel processors and kernels
 //! translate through, so a GPU access outside every mapping is a fault naming the VA.
@@ -223,7 +224,7 @@ pub(crate) struct Inner {
     pub threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
-/// The emulated RM and UVM with their GPUs: an [`Os`] to hand to `drivers::nv`.
+/// The emulated RM and UVM with their GPUs: an [`Os`](baregpu_drivers::os::Os) to hand to `drivers::nv`.
 pub struct EmuRm {
     inner: Arc<Inner>,
     host: HostOs,
