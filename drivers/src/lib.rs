@@ -8,5 +8,6 @@ pub mod amd;
 pub mod error;
 pub mod nv;
 pub mod os;
+pub mod va_window;
 
 pub use error::{Error, Result};

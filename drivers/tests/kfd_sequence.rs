@@ -8,6 +8,7 @@ use baregpu_drivers::amd::kfd::ioctl::{from_bytes, IoctlArg};
 use baregpu_drivers::amd::kfd::{memory::alloc_flags, EventKind, Kfd, KfdDevice, MemKind, QueueKind};
 use baregpu_drivers::amd::topology;
 use baregpu_drivers::os::recording::{Call, RecordingOs};
+use baregpu_drivers::va_window::{INTERNAL_REGION, VA_GUARD};
 use baregpu_drivers::Error;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -145,21 +146,23 @@ fn memory_round_trip_issues_the_allocation_dance() {
     let before = os.calls().len();
     let mem = dev.alloc(5000, MemKind::Vram { cpu_visible: true }).unwrap();
     assert_eq!(mem.size, 8192, "sizes round up to pages");
+    let (base, size) = dev.va_window();
+    assert!(mem.va >= base && mem.va + mem.size <= base + size - INTERNAL_REGION, "a user buffer: {mem:?}");
     assert!(mem.cpu_mapped);
     dev.free(mem).unwrap();
     let calls = &os.calls()[before..];
-    // reserve, ALLOC, mmap render node at the reserved VA, MAP; then UNMAP, munmap, FREE.
-    assert!(matches!(&calls[0], Call::Mmap { len: 8192, path: None, .. }), "{calls:?}");
-    let Call::Ioctl { request: abi::AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, arg, .. } = &calls[1] else { panic!("{calls:?}") };
+    // The VA comes from the device's window (reserved at open): ALLOC, mmap the render node at
+    // it, MAP; then UNMAP, the reservation back over it, FREE.
+    let Call::Ioctl { request: abi::AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, arg, .. } = &calls[0] else { panic!("{calls:?}") };
     let a: abi::kfd_ioctl_alloc_memory_of_gpu_args = from_bytes(arg).unwrap();
     assert_eq!(a.flags, alloc_flags(MemKind::Vram { cpu_visible: true }));
     assert_ne!(a.flags & abi::KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC, 0);
     assert_eq!((a.size, a.gpu_id), (8192, GPU_ID));
     // The render-node mapping uses the mmap offset KFD returned for this handle (the fake
     // derives one from the other).
-    let Call::Ioctl { request: abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU, arg, .. } = &calls[3] else { panic!("{calls:?}") };
+    let Call::Ioctl { request: abi::AMDKFD_IOC_MAP_MEMORY_TO_GPU, arg, .. } = &calls[2] else { panic!("{calls:?}") };
     let handle = from_bytes::<abi::kfd_ioctl_map_memory_to_gpu_args>(arg).unwrap().handle;
-    let Call::Mmap { len: 8192, path: Some(p), offset, flags, .. } = &calls[2] else { panic!("{calls:?}") };
+    let Call::Mmap { len: 8192, path: Some(p), offset, flags, .. } = &calls[1] else { panic!("{calls:?}") };
     assert_eq!(p, Path::new("/dev/dri/renderD128"));
     assert_eq!(*offset, (handle - 0x1000) << 32);
     assert!(flags.contains(baregpu_drivers::os::MapFlags::FIXED));
@@ -186,7 +189,24 @@ fn a_failed_map_undoes_the_allocation_and_names_the_ioctl() {
         ioctl_names(calls),
         ["AMDKFD_IOC_ALLOC_MEMORY_OF_GPU", "AMDKFD_IOC_MAP_MEMORY_TO_GPU", "AMDKFD_IOC_FREE_MEMORY_OF_GPU"]
     );
-    assert!(calls.iter().any(|c| matches!(c, Call::Munmap { len: 4096, .. })));
+    // The window's reservation takes the range back.
+    assert!(calls.iter().any(|c| matches!(c, Call::Mmap { len: 4096, prot, path: None, .. } if prot.is_empty())));
+}
+
+#[test]
+fn internal_memory_is_kept_apart_from_user_buffers_with_guard_gaps() {
+    let os = Arc::new(fake_kfd(None));
+    let dev = open(os.clone());
+    let a = dev.alloc(4096, MemKind::Vram { cpu_visible: true }).unwrap();
+    let b = dev.alloc(4096, MemKind::Host).unwrap();
+    let ring = dev.alloc_internal(4096, MemKind::Uncached).unwrap();
+    let (base, size) = dev.va_window();
+    assert!(ring.va >= base + size - INTERNAL_REGION && ring.va + ring.size <= base + size, "{ring:?}");
+    assert!(b.va >= a.va + a.size + VA_GUARD, "a guard gap after every buffer: {a:?} {b:?}");
+    assert!(ring.va - b.va >= 1 << 30, "internal memory far from user buffers: {b:?} {ring:?}");
+    for m in [a, b, ring] {
+        dev.free(m).unwrap();
+    }
 }
 
 #[test]

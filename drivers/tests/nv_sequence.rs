@@ -17,6 +17,7 @@ use baregpu_drivers::nv::rm::uvm::{self, *};
 use baregpu_drivers::nv::rm::{v570, v580, v610, Branch};
 use baregpu_drivers::os::recording::{Call, RecordingOs};
 use baregpu_drivers::os::{MapFlags, Prot};
+use baregpu_drivers::va_window::INTERNAL_REGION;
 use baregpu_drivers::Error;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -503,9 +504,10 @@ fn hopper_bring_up_on_580_issues_the_sequence() {
     let p: NV_CTXSHARE_ALLOCATION_PARAMETERS = from_bytes(&params).unwrap();
     assert_eq!((parent, p.h_va_space, p.flags), (tsg, vaspace, 1));
 
-    // The GPFIFO area sits at the start of the window, contiguous VRAM, and both channels use it.
+    // The GPFIFO area sits at the start of the window's internal region, contiguous VRAM, and
+    // both channels use it.
     let area = dev.gpfifo_area().unwrap();
-    assert_eq!(area.va, dev.va_window().0);
+    assert_eq!(area.va, dev.va_window().0 + VA_WINDOW_SIZE - INTERNAL_REGION);
     assert!(area.va >= VA_WINDOW_BASE && area.va + VA_WINDOW_SIZE <= 1 << 40);
     let (_, area_handle, params) = r.allocs(NV01_MEMORY_LOCAL_USER).remove(0);
     let m: NV_MEMORY_ALLOCATION_PARAMS = from_bytes(&params).unwrap();
@@ -589,7 +591,7 @@ fn branch_570_uses_its_layouts() {
     let v: v570::NV_VASPACE_ALLOCATION_PARAMETERS = from_bytes(&vas).unwrap();
     assert_eq!((v.va_base, v.flags), (0x1000, 0x48));
     let dma: v570::NVOS46_PARAMETERS = from_bytes(&r.others("NV_ESC_RM_MAP_MEMORY_DMA")[0]).unwrap();
-    assert_eq!((dma.flags, dma.dma_offset), (0x8110, dev.va_window().0));
+    assert_eq!((dma.flags, dma.dma_offset), (0x8110, dev.va_window().0 + VA_WINDOW_SIZE - INTERNAL_REGION));
     let list = r.events().into_iter().find_map(|e| match e {
         Ev::Control { cmd: NV0080_CTRL_CMD_GPU_GET_CLASSLIST_V2, params, .. } => Some(params.len()),
         _ => None,
@@ -623,8 +625,9 @@ fn branch_610_inserts_the_channel_field_and_shortens_uvm_free() {
     let mem = dev.alloc(0x1000, NvMemKind::Vram { cpu_visible: false }).unwrap();
     dev.free(mem).unwrap();
     let free: v610::UVM_FREE_PARAMS = from_bytes(r.others("UVM_FREE").last().unwrap()).unwrap();
-    // The window: the GPFIFO area, then per channel its notifier (one 64 KiB granule) and UVM range.
-    assert_eq!(free.base, dev.va_window().0 + area.size + 2 * (0x1_0000 + 0x400_0000));
+    // User memory starts at the bottom of the window; the GPFIFO area, notifiers and UVM
+    // ranges are in the internal region at its top.
+    assert_eq!(free.base, dev.va_window().0);
     drop(dev);
     r.assert_all_undone();
 }

@@ -4,5 +4,7 @@
 
 pub mod amd;
 pub mod catalog;
+pub mod gpu_memory;
 pub mod nv;
+mod os;
 pub mod rdna;

@@ -22,7 +22,9 @@
 //! process address space below 2^40 (push buffers and QMDs must sit below 2^40, see
 //! [`crate::nv::pushbuf`]), and allocations are carved from it, mapped for the CPU with
 //! MAP_FIXED where they are CPU-visible, and for the GPU through UVM_CREATE_EXTERNAL_RANGE,
-//! NV_ESC_RM_MAP_MEMORY_DMA (at that fixed offset) and UVM_MAP_EXTERNAL_ALLOCATION.
+//! NV_ESC_RM_MAP_MEMORY_DMA (at that fixed offset) and UVM_MAP_EXTERNAL_ALLOCATION. The
+//! window ([`crate::va_window`]) keeps the channel rings, notifiers and the runtime's own memory
+//! apart from user buffers, with a guard gap after every allocation.
 
 use crate::nv::discovery::{self, NvGpu};
 use crate::nv::fault::{FaultReport, MmuFault, SmError};
@@ -36,13 +38,11 @@ use crate::nv::rm::ioctl::RmArg;
 use crate::nv::rm::uvm::Uuid;
 use crate::nv::rm::{v580, Branch};
 use crate::os::{MapFlags, Os, Prot};
+use crate::va_window::{Placement, VaWindow, VA_ALIGN};
 use crate::{Error, Result};
 use std::sync::{Arc, Mutex};
 
-/// Where the first device's address window is tried, and the window's size: [64 GiB, 128 GiB)
-/// for the first device; later ones (or a taken range) move up by a window at a time.
-pub const VA_WINDOW_BASE: u64 = 0x10_0000_0000;
-pub const VA_WINDOW_SIZE: u64 = 0x10_0000_0000;
+pub use crate::va_window::{VA_WINDOW_BASE, VA_WINDOW_SIZE};
 /// Windows stay below 2^40: GP_ENTRY1_GET_HI is 8 bits and SEND_PCAS_A takes `addr >> 8` in 32.
 pub const VA_LIMIT: u64 = 1 << 40;
 /// Size of the usermode object's mapping (`NVC361_NV_USERMODE__SIZE`, `clc361.h`).
@@ -55,8 +55,6 @@ pub const GPFIFO_ENTRIES: u32 = 0x8000;
 pub const USERD_SIZE: u64 = 0x200;
 /// VA UVM may use for each channel's internal buffers (UVM_REGISTER_CHANNEL).
 pub const CHANNEL_UVM_RANGE: u64 = 0x400_0000;
-/// Allocation granule in the window.
-const ALIGN: u64 = 0x1_0000;
 const PAGE: u64 = 0x1000;
 /// The error notifier of a channel (NvNotification array; RM only bounds-checks its size).
 const NOTIFIER_SIZE: u64 = 0x1000;
@@ -157,61 +155,6 @@ impl ChannelError {
             _ => "channel error",
         };
         format!("Xid {}: {what}", self.xid)
-    }
-}
-
-/// The address window of a device: a PROT_NONE reservation that allocations are carved from.
-struct VaWindow {
-    os: Arc<dyn Os>,
-    base: u64,
-    size: u64,
-    next: Mutex<u64>,
-}
-
-impl VaWindow {
-    fn reserve(os: &Arc<dyn Os>) -> Result<VaWindow> {
-        let flags = MapFlags::PRIVATE | MapFlags::ANONYMOUS | MapFlags::NORESERVE;
-        let mut hint = VA_WINDOW_BASE;
-        while hint + VA_WINDOW_SIZE <= VA_LIMIT {
-            let addr = os.mmap(hint as usize, VA_WINDOW_SIZE as usize, Prot::empty(), flags, None, 0)? as u64;
-            if addr == hint {
-                return Ok(VaWindow { os: os.clone(), base: hint, size: VA_WINDOW_SIZE, next: Mutex::new(hint) });
-            }
-            // Something lives there already: the kernel put it elsewhere. Try the next window.
-            os.munmap(addr as usize, VA_WINDOW_SIZE as usize)?;
-            hint += VA_WINDOW_SIZE;
-        }
-        Err(Error::Protocol(format!(
-            "no free {VA_WINDOW_SIZE:#x}-byte window of address space between {VA_WINDOW_BASE:#x} and {VA_LIMIT:#x}"
-        )))
-    }
-
-    fn take(&self, size: u64) -> Result<u64> {
-        let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
-        let va = next.next_multiple_of(ALIGN);
-        if va + size > self.base + self.size {
-            return Err(Error::Protocol(format!(
-                "address window {:#x}..{:#x} is exhausted ({size:#x} bytes wanted)",
-                self.base,
-                self.base + self.size
-            )));
-        }
-        *next = va + size;
-        Ok(va)
-    }
-
-    /// Put the reservation back over a range whose mapping is gone.
-    fn restore(&self, va: u64, size: u64) -> Result<()> {
-        let flags = MapFlags::PRIVATE | MapFlags::ANONYMOUS | MapFlags::NORESERVE | MapFlags::FIXED;
-        self.os.mmap(va as usize, size as usize, Prot::empty(), flags, None, 0).map(|_| ())
-    }
-}
-
-impl Drop for VaWindow {
-    fn drop(&mut self) {
-        if let Err(e) = self.os.munmap(self.base as usize, self.size as usize) {
-            log::warn!("releasing the address window at {:#x}: {e}", self.base);
-        }
     }
 }
 
@@ -362,7 +305,7 @@ impl NvDevice {
         let uvm = Uvm::open(&os, branch)?;
         uvm.register_gpu(&uuid)?;
         uvm.register_gpu_vaspace(&uuid, &client, vaspace)?;
-        let window = VaWindow::reserve(&os)?;
+        let window = VaWindow::reserve(&os, VA_LIMIT)?;
 
         let mut tsg_params =
             NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS { engine_type: NV2080_ENGINE_TYPE_GRAPHICS, ..Default::default() };
@@ -402,12 +345,12 @@ impl NvDevice {
         };
 
         // Both rings and their USERD in one contiguous, CPU-visible VRAM allocation.
-        let stride = (GPFIFO_ENTRIES as u64 * 8 + USERD_SIZE).next_multiple_of(ALIGN);
-        let area = dev.alloc_inner(2 * stride, NvMemKind::Vram { cpu_visible: true }, true)?;
+        let stride = (GPFIFO_ENTRIES as u64 * 8 + USERD_SIZE).next_multiple_of(VA_ALIGN);
+        let area = dev.alloc_inner(2 * stride, NvMemKind::Vram { cpu_visible: true }, true, Placement::Internal)?;
         let area = dev.gpfifo_area.insert(area);
         let (area_handle, area_va) = (area.handle, area.va);
         for (i, engine_class) in [dev.classes.compute, dev.classes.copy].into_iter().enumerate() {
-            let notifier = dev.alloc_inner(NOTIFIER_SIZE, NvMemKind::System, false)?;
+            let notifier = dev.alloc_inner(NOTIFIER_SIZE, NvMemKind::System, false, Placement::Internal)?;
             let made = dev.create_channel(area_handle, area_va, i as u64 * stride, engine_class, &notifier);
             dev.notifiers.push(notifier);
             dev.channels.push(made?);
@@ -478,7 +421,7 @@ impl NvDevice {
         let engine = self.client.alloc(handle, None, engine_class, None)?;
         let mut token = NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS { work_submit_token: u32::MAX };
         self.client.control_with(handle, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &mut token)?;
-        let uvm_base = self.window.take(CHANNEL_UVM_RANGE)?;
+        let uvm_base = self.window.take(CHANNEL_UVM_RANGE, Placement::Internal)?;
         self.uvm.register_channel(&self.uuid, &self.client, handle, uvm_base, CHANNEL_UVM_RANGE)?;
         Ok(Channel {
             handle,
@@ -532,10 +475,16 @@ impl NvDevice {
     /// Allocate `size` bytes (rounded up to pages) of `kind`, mapped on the GPU at the address
     /// it has for the CPU.
     pub fn alloc(&self, size: u64, kind: NvMemKind) -> Result<NvMemory> {
-        self.alloc_inner(size, kind, false)
+        self.alloc_inner(size, kind, false, Placement::User)
     }
 
-    fn alloc_inner(&self, size: u64, kind: NvMemKind, contiguous: bool) -> Result<NvMemory> {
+    /// As [`NvDevice::alloc`], for memory the runtime keeps for itself (push buffers, argument
+    /// rings, signals, code): placed apart from every user buffer.
+    pub fn alloc_internal(&self, size: u64, kind: NvMemKind) -> Result<NvMemory> {
+        self.alloc_inner(size, kind, false, Placement::Internal)
+    }
+
+    fn alloc_inner(&self, size: u64, kind: NvMemKind, contiguous: bool, placement: Placement) -> Result<NvMemory> {
         if size == 0 {
             return Err(Error::Protocol(format!("{}: zero-byte allocation", self.name())));
         }
@@ -543,7 +492,7 @@ impl NvDevice {
         let size = size.checked_next_multiple_of(PAGE).ok_or_else(|| {
             Error::Protocol(format!("{}: a {size}-byte allocation is past the address space", self.name()))
         })?;
-        let va = self.window.take(size)?;
+        let va = self.window.take(size, placement)?;
         let os = self.client.os_arc().clone();
         let rw = Prot::READ | Prot::WRITE;
         let mut mem = NvMemory { va, size, kind, handle: 0, cpu_mapped: false, linear: None, map_fd: None };

@@ -121,64 +121,19 @@ pub trait WaveEngine: Send + Sync {
     fn dispatch(&self, d: &DispatchState, mem: &GpuMemory) -> Result<(), DispatchFault>;
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Range {
-    va: u64,
-    end: u64,
-    host: usize,
-}
-
-/// The memory one GPU may touch during a dispatch: every allocation mapped on it, as GPU VA →
-/// the emulator's host address. Translation is the bounds check.
-#[derive(Debug, Clone, Default)]
-pub struct GpuMemory {
-    ranges: Vec<Range>,
-}
+/// The memory one GPU may touch during a dispatch: every allocation mapped on it.
+pub use crate::gpu_memory::GpuMemory;
+use crate::gpu_memory::Region;
 
 impl GpuMemory {
     /// The allocations mapped on `gpu_id` now.
     pub fn snapshot(kfd: &EmuKfd, gpu_id: u32) -> GpuMemory {
-        let mut ranges: Vec<Range> = kfd
-            .allocations()
-            .into_iter()
-            .filter(|a| a.is_mapped_on(gpu_id))
-            .map(|a| Range { va: a.va, end: a.va + a.size, host: a.host_addr })
-            .collect();
-        ranges.sort_by_key(|r| r.va);
-        GpuMemory { ranges }
-    }
-
-    /// From explicit (va, size, host address) ranges: tests and tools.
-    pub fn from_ranges(ranges: &[(u64, u64, usize)]) -> GpuMemory {
-        let mut ranges: Vec<Range> =
-            ranges.iter().map(|&(va, size, host)| Range { va, end: va + size, host }).collect();
-        ranges.sort_by_key(|r| r.va);
-        GpuMemory { ranges }
-    }
-
-    /// Host address of `[va, va + len)`, when the whole range lies inside one allocation.
-    #[inline]
-    pub fn translate(&self, va: u64, len: u64) -> Option<*mut u8> {
-        let i = self.ranges.partition_point(|r| r.va <= va);
-        let r = self.ranges.get(i.checked_sub(1)?)?;
-        let end = va.checked_add(len)?;
-        (end <= r.end).then(|| (r.host + (va - r.va) as usize) as *mut u8)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn translation_is_the_bounds_check() {
-        let m = GpuMemory::from_ranges(&[(0x2000, 0x1000, 0x9000_0000), (0x1000, 0x100, 0x8000_0000)]);
-        assert_eq!(m.translate(0x2000, 4), Some(0x9000_0000 as *mut u8));
-        assert_eq!(m.translate(0x2ffc, 4), Some(0x9000_0ffc as *mut u8));
-        assert_eq!(m.translate(0x2ffd, 4), None, "straddles the end");
-        assert_eq!(m.translate(0x1080, 0x80), Some(0x8000_0080 as *mut u8));
-        assert_eq!(m.translate(0x1100, 1), None, "in the gap");
-        assert_eq!(m.translate(0x0fff, 1), None, "below everything");
-        assert_eq!(m.translate(u64::MAX, 2), None);
+        GpuMemory::new(
+            kfd.allocations()
+                .into_iter()
+                .filter(|a| a.is_mapped_on(gpu_id))
+                .map(|a| Region { va: a.va, len: a.size, host: a.host_addr })
+                .collect(),
+        )
     }
 }

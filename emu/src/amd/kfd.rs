@@ -7,7 +7,6 @@ use super::queues::*;
 use super::user::{self, Pod};
 use super::{EmuKfd, State};
 use baregpu_autogen::amd::kfd as abi;
-use baregpu_drivers::os::Prot;
 use std::time::{Duration, Instant};
 
 type KResult<T = ()> = std::result::Result<T, i32>;
@@ -303,7 +302,6 @@ impl EmuKfd {
         )
         .ok_or(libc::ENOMEM)?;
         let handle = (a.gpu_id as u64) << 32 | idr as u64;
-        let rw = Prot::READ | Prot::WRITE;
         let (host_addr, backing, owns_view, mmap_offset) = match domain {
             MemDomain::Userptr => {
                 let addr = a.mmap_offset;
@@ -317,19 +315,19 @@ impl EmuKfd {
             }
             MemDomain::Vram | MemDomain::Gtt => {
                 let off = st.arena.take(size)?;
-                let view = st.arena.map(off, size, rw, None)?;
+                let view = st.arena.view(off, size)?;
                 (view, Some(off), true, DRM_MMAP_BASE + off)
             }
             MemDomain::Doorbell => {
                 let (off, _) = ensure_doorbells(st, gi)?;
-                let view = st.arena.map(off, size, rw, None)?;
+                let view = st.arena.view(off, size)?;
                 // The cookie of a shared page must still be unique: take fresh file space for it.
                 let cookie = st.arena.take(size)?;
                 (view, Some(off), true, DRM_MMAP_BASE + cookie)
             }
             MemDomain::MmioRemap => {
                 let (off, _) = ensure_mmio(st, gi)?;
-                let view = st.arena.map(off, size, rw, None)?;
+                let view = st.arena.view(off, size)?;
                 (view, Some(off), true, KFD_MMAP_TYPE_MMIO | kfd_mmap_gpu_id(a.gpu_id))
             }
         };
@@ -476,7 +474,7 @@ impl EmuKfd {
                 // No page from the process: the kernel allocates its own (mmapped through
                 // /dev/kfd at KFD_MMAP_TYPE_EVENTS), 256 slots until it is mapped.
                 let off = st.arena.take(EVENT_PAGE_BYTES)?;
-                let view = st.arena.map(off, EVENT_PAGE_BYTES, Prot::READ | Prot::WRITE, None)?;
+                let view = st.arena.view(off, EVENT_PAGE_BYTES)?;
                 let page = SignalPage { handle: None, host: view, mapped_size: 256 * 8, backing: off, owned: true };
                 fill_unsignaled(&page, EVENT_PAGE_BYTES);
                 st.proc.signal_page = Some(page);
@@ -768,7 +766,7 @@ pub(crate) fn ensure_doorbells(st: &mut State, gi: usize) -> KResult<(u64, usize
         return Ok(d);
     }
     let off = st.arena.take(DOORBELL_PROCESS_SLICE)?;
-    let view = st.arena.map(off, DOORBELL_PROCESS_SLICE, Prot::READ | Prot::WRITE, None)?;
+    let view = st.arena.view(off, DOORBELL_PROCESS_SLICE)?;
     st.proc.pdds[gi].doorbells = Some((off, view));
     Ok((off, view))
 }
@@ -778,7 +776,7 @@ pub(crate) fn ensure_mmio(st: &mut State, gi: usize) -> KResult<(u64, usize)> {
         return Ok(d);
     }
     let off = st.arena.take(PAGE)?;
-    let view = st.arena.map(off, PAGE, Prot::READ | Prot::WRITE, None)?;
+    let view = st.arena.view(off, PAGE)?;
     st.proc.pdds[gi].mmio = Some((off, view));
     Ok((off, view))
 }

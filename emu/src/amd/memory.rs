@@ -1,12 +1,11 @@
-//! Memory of the emulated GPUs. Every buffer object (VRAM, GTT, the doorbell and MMIO pages) is
-//! a range of one shared-memory file (a memfd), so the driver's CPU mapping (the render-node
-//! mmap, placed with MAP_FIXED at the allocation's VA) and the emulator's own view of the same
-//! range are the same physical pages. USERPTR allocations are the caller's memory itself.
+//! Memory of the emulated AMD GPUs. Every buffer object (VRAM, GTT, the doorbell and MMIO pages)
+//! is a range of the machine's arena (`emu::os::arena`), so the driver's CPU mapping (the
+//! render-node mmap, placed with MAP_FIXED at the allocation's VA) and the emulator's own view of
+//! the same range are the same physical pages. USERPTR allocations are the caller's memory itself.
 
-use baregpu_drivers::os::{Fd, HostOs, MapFlags, Os, Prot};
+pub(crate) use crate::os::arena::Arena;
+pub use crate::os::arena::PAGE;
 use std::fmt;
-
-pub const PAGE: u64 = 4096;
 
 /// Where amdgpu starts its fake mmap offsets for buffer objects (DRM_FILE_PAGE_OFFSET_START).
 pub const DRM_MMAP_BASE: u64 = 0x1_0000_0000;
@@ -88,77 +87,6 @@ impl Allocation {
 
     pub fn is_mapped_on(&self, gpu_id: u32) -> bool {
         self.mapped_on.contains(&gpu_id)
-    }
-}
-
-/// The backing file: ranges are handed out once and never reused, so a stale CPU mapping of a
-/// freed buffer can only ever see zeroes, never another buffer.
-pub(crate) struct Arena {
-    fd: i32,
-    next: u64,
-    host: HostOs,
-}
-
-impl Arena {
-    pub(crate) fn new() -> std::io::Result<Arena> {
-        // SAFETY: plain system call with a static NUL-terminated name.
-        let fd = unsafe { libc::memfd_create(c"baregpu-emu-vram".as_ptr(), libc::MFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(Arena { fd, next: 0, host: HostOs::new() })
-    }
-
-    /// A fresh range of `size` bytes (page-aligned); the file grows to hold it.
-    pub(crate) fn take(&mut self, size: u64) -> Result<u64, i32> {
-        let off = self.next;
-        let end = off.checked_add(size.div_ceil(PAGE) * PAGE).ok_or(libc::ENOMEM)?;
-        // SAFETY: ftruncate on our own memfd.
-        if unsafe { libc::ftruncate(self.fd, end as libc::off_t) } < 0 {
-            return Err(libc::ENOMEM);
-        }
-        self.next = end;
-        Ok(off)
-    }
-
-    /// Map `len` bytes at file offset `off`: anywhere, or exactly at `fixed`.
-    pub(crate) fn map(&self, off: u64, len: u64, prot: Prot, fixed: Option<usize>) -> Result<usize, i32> {
-        let mut flags = MapFlags::SHARED;
-        if fixed.is_some() {
-            flags |= MapFlags::FIXED;
-        }
-        self.host
-            .mmap(fixed.unwrap_or(0), len as usize, prot, flags, Some(Fd(self.fd)), off)
-            .map_err(|e| e.errno().unwrap_or(libc::ENOMEM))
-    }
-
-    pub(crate) fn unmap(&self, addr: usize, len: u64) {
-        if let Err(e) = self.host.munmap(addr, len as usize) {
-            log::warn!("emulated KFD: dropping its view at {addr:#x}: {e}");
-        }
-    }
-
-    /// Give the memory of a freed range back to the host (it reads as zeroes afterwards).
-    pub(crate) fn release(&self, off: u64, len: u64) {
-        // SAFETY: fallocate on our own memfd.
-        let r = unsafe {
-            libc::fallocate(
-                self.fd,
-                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                off as libc::off_t,
-                len as libc::off_t,
-            )
-        };
-        if r < 0 {
-            log::debug!("emulated KFD: punching {len:#x} bytes at {off:#x}: {}", std::io::Error::last_os_error());
-        }
-    }
-}
-
-impl Drop for Arena {
-    fn drop(&mut self) {
-        // SAFETY: we own this fd and close it once.
-        unsafe { libc::close(self.fd) };
     }
 }
 

@@ -31,24 +31,21 @@ pub use gpus::{EmuGpu, GpuSpec};
 pub use memory::{Allocation, MemDomain};
 pub use queues::{EmuQueue, QueueKind, QueueObserver};
 
+use crate::os::FileTable;
 use baregpu_autogen::amd::kfd as abi;
 use baregpu_drivers::os::HostOs;
 use baregpu_drivers::{Error, Result};
 use events::{Event, SignalPage, Waiter};
 use memory::Arena;
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-/// An open file of the emulated OS.
+/// A device node of the emulated KFD machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum OpenFile {
     Kfd,
     /// A render node, by GPU index.
     Render(usize),
-    Sysfs(PathBuf),
-    /// A real eventfd of the host.
-    HostEventfd,
 }
 
 /// Per-GPU state of the process (kfd_process_device).
@@ -81,8 +78,7 @@ pub(crate) struct Process {
 }
 
 pub(crate) struct State {
-    pub files: HashMap<i32, OpenFile>,
-    pub next_fd: i32,
+    pub files: FileTable<OpenFile>,
     pub proc: Process,
     pub arena: Arena,
 }
@@ -132,7 +128,7 @@ impl EmuKfd {
         Ok(Arc::new(EmuKfd {
             sysfs: sysfs::Sysfs::build(&gpus),
             gpus,
-            state: Mutex::new(State { files: HashMap::new(), next_fd: FIRST_FD, proc, arena }),
+            state: Mutex::new(State { files: FileTable::new(FIRST_FD), proc, arena }),
             events_cv: Condvar::new(),
             host: HostOs::new(),
             observer: Mutex::new(None),

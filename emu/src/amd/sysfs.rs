@@ -36,10 +36,6 @@ impl Sysfs {
         self.dirs.get(path).map(|names| names.iter().cloned().collect())
     }
 
-    pub(crate) fn is_dir(&self, path: &Path) -> bool {
-        self.dirs.contains_key(path)
-    }
-
     pub(crate) fn build(gpus: &[EmuGpu]) -> Sysfs {
         let mut fs = Sysfs::default();
         let topo = Path::new(KFD_TOPOLOGY);

@@ -7,8 +7,9 @@
 //! the real driver (`drivers::nv`) issues. It decodes the very structs `drivers::nv::rm` defines
 //! (in the layout of the branch its version string names) and answers bad input with the RM
 //! status codes RM would use. Memory is real shared memory: every RM memory object is a range
-//! of one memfd (the arena the AMD emulator uses), so the driver's CPU mapping (an mmap of the
-//! fd that NV_ESC_RM_MAP_MEMORY prepared) and the emulator's own view are the same pages; OS
+//! of the machine's arena (`emu::os::arena`, shared with the AMD emulator), so the driver's CPU
+//! mapping (an mmap of the fd that NV_ESC_RM_MAP_MEMORY prepared) and the emulator's own view
+//! are the same pages; OS
 //! descriptors are the caller's pages themselves. GPU mappings (NV_ESC_RM_MAP_MEMORY_DMA and
 //! UVM_MAP_EXTERNAL_ALLOCATION) enter a VA → host table that the channel processors and kernels
 //! translate through, so a GPU access outside every mapping is a fault naming the VA.
@@ -36,15 +37,15 @@ mod rm;
 mod uvm;
 
 pub use gpus::NvGpuSpec;
-pub use ptx::mem::{GlobalMemory, HostMemory, Region};
+pub use ptx::mem::{GlobalMemory, GpuMemory, HostMemory, Region};
 
-use crate::amd::memory::Arena;
+use crate::os::arena::Arena;
+use crate::os::{emulated_os, FileTable, Machine, MmapRequest};
 use baregpu_drivers::nv::rm::common::Handle;
 use baregpu_drivers::nv::rm::Branch;
-use baregpu_drivers::os::{Fd, HostOs, MapFlags, OpenFlags, Os, Prot};
+use baregpu_drivers::os::{Fd, HostOs};
 use baregpu_drivers::{Error, Result};
 use std::collections::{BTreeMap, HashMap};
-use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -174,13 +175,12 @@ pub(crate) struct GpuMap {
     pub memory: Handle,
 }
 
+/// A device node of the emulated RM machine.
 #[derive(Debug, Clone)]
 pub(crate) enum NvFile {
     Ctl,
     Dev { gpu: usize, registered: bool },
     Uvm { initialized: bool },
-    Proc(PathBuf),
-    HostEventfd,
 }
 
 /// What NV_ESC_RM_MAP_MEMORY prepared on an fd: the next mmap of it at offset 0 maps this.
@@ -191,8 +191,7 @@ pub(crate) struct MmapContext {
 }
 
 pub(crate) struct State {
-    pub files: HashMap<i32, NvFile>,
-    pub next_fd: i32,
+    pub files: FileTable<NvFile>,
     pub mmap_ctx: HashMap<i32, MmapContext>,
     pub objects: HashMap<Handle, Obj>,
     pub next_handle: u32,
@@ -225,7 +224,7 @@ pub(crate) struct Inner {
     pub threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
-/// The emulated RM and UVM with their GPUs: an [`Os`] to hand to `drivers::nv`.
+/// The emulated RM and UVM with their GPUs: an [`Os`](baregpu_drivers::os::Os) to hand to `drivers::nv`.
 pub struct EmuRm {
     inner: Arc<Inner>,
     host: HostOs,
@@ -235,10 +234,6 @@ impl std::fmt::Debug for EmuRm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EmuRm").field("gpus", &self.inner.gpus).field("version", &self.inner.version).finish()
     }
-}
-
-fn errno(e: i32) -> io::Error {
-    io::Error::from_raw_os_error(e)
 }
 
 impl EmuRm {
@@ -274,8 +269,7 @@ impl EmuRm {
         }
         let arena = Arena::new().map_err(|e| Error::sys("emulated RM: creating its memory", e))?;
         let state = State {
-            files: HashMap::new(),
-            next_fd: FIRST_FD,
+            files: FileTable::new(FIRST_FD),
             mmap_ctx: HashMap::new(),
             objects: HashMap::new(),
             next_handle: 0,
@@ -363,9 +357,9 @@ impl Inner {
     }
 
     /// A snapshot of every GPU mapping, for a kernel launch.
-    pub(crate) fn gpu_regions(&self) -> ptx::mem::Regions {
+    pub(crate) fn gpu_regions(&self) -> GpuMemory {
         let st = self.lock();
-        ptx::mem::Regions::new(st.gpu_maps.iter().map(|(va, m)| Region { va: *va, len: m.len, host: m.host }).collect())
+        GpuMemory::new(st.gpu_maps.iter().map(|(va, m)| Region { va: *va, len: m.len, host: m.host }).collect())
     }
 
     pub(crate) fn fault(&self, channel: u32, message: String) {
@@ -397,20 +391,6 @@ pub(crate) fn translate_in(maps: &BTreeMap<u64, GpuMap>, va: u64, len: u64) -> O
 }
 
 impl EmuRm {
-    fn file(&self, fd: Fd) -> Result<NvFile> {
-        self.inner.lock().files.get(&fd.0).cloned().ok_or(Error::BadFd(fd.0))
-    }
-
-    fn path_of(&self, file: &NvFile) -> PathBuf {
-        match file {
-            NvFile::Ctl => PathBuf::from(CTL_PATH),
-            NvFile::Dev { gpu, .. } => PathBuf::from(format!("/dev/nvidia{}", self.inner.gpus[*gpu].minor)),
-            NvFile::Uvm { .. } => PathBuf::from(UVM_PATH),
-            NvFile::Proc(p) => p.clone(),
-            NvFile::HostEventfd => PathBuf::from("eventfd"),
-        }
-    }
-
     fn proc_file(&self, path: &Path) -> Option<String> {
         let p = path.to_str()?;
         if p == PROC_VERSION {
@@ -471,118 +451,75 @@ impl EmuRm {
         self.inner.gpus.iter().position(|g| g.minor == minor)
     }
 
-    fn map_context(&self, fd: Fd, addr: usize, len: usize, prot: Prot, flags: MapFlags, offset: u64) -> Result<usize> {
-        let file = self.file(fd)?;
+    /// An mmap of a device node: what NV_ESC_RM_MAP_MEMORY prepared on that fd.
+    fn map_context(&self, fd: Fd, req: MmapRequest) -> std::result::Result<usize, i32> {
         let st = self.inner.lock();
-        let fail = |e: i32| {
-            Error::sys(
-                format!(
-                    "mmap {len:#x} bytes of {} at offset {offset:#x} (hint {addr:#x})",
-                    self.path_of(&file).display()
-                ),
-                errno(e),
-            )
-        };
-        let ctx = st.mmap_ctx.get(&fd.0).copied().ok_or_else(|| fail(libc::EINVAL))?;
-        if offset != 0 || len == 0 || len as u64 > ctx.len {
-            return Err(fail(libc::EINVAL));
-        }
-        if flags.contains(MapFlags::FIXED) && addr & 0xfff != 0 {
-            return Err(fail(libc::EINVAL));
+        let ctx = st.mmap_ctx.get(&fd.0).copied().ok_or(libc::EINVAL)?;
+        if req.offset != 0 || req.len == 0 || req.len as u64 > ctx.len {
+            return Err(libc::EINVAL);
         }
         match ctx.backing {
-            Backing::Arena { off, .. } => {
-                let fixed = flags.contains(MapFlags::FIXED).then_some(addr);
-                st.arena.map(off, len as u64, prot, fixed).map_err(fail)
-            }
+            Backing::Arena { off, .. } => st.arena.map(off, req.len as u64, req.prot, req.fixed()),
             // RM maps OS descriptors back to their own pages: not needed by the driver.
-            Backing::Host { .. } => Err(fail(libc::EINVAL)),
+            Backing::Host { .. } => Err(libc::EINVAL),
         }
     }
 }
 
-impl Os for EmuRm {
-    fn read_to_string(&self, path: &Path) -> Result<String> {
-        if let Some(text) = self.proc_file(path) {
-            return Ok(text);
-        }
-        let e = if self.dir(path).is_some() { libc::EISDIR } else { libc::ENOENT };
-        Err(Error::io(path, errno(e)))
+impl Machine for EmuRm {
+    type Node = NvFile;
+
+    fn host(&self) -> &HostOs {
+        &self.host
     }
 
-    fn read_dir(&self, path: &Path) -> Result<Vec<String>> {
-        if let Some(names) = self.dir(path) {
-            return Ok(names);
-        }
-        let e = if self.proc_file(path).is_some() { libc::ENOTDIR } else { libc::ENOENT };
-        Err(Error::io(path, errno(e)))
+    fn with_files<R>(&self, f: impl FnOnce(&mut FileTable<NvFile>) -> R) -> R {
+        f(&mut self.inner.lock().files)
     }
 
-    fn exists(&self, path: &Path) -> bool {
-        path == Path::new(CTL_PATH)
-            || path == Path::new(UVM_PATH)
-            || self.dev_index(path).is_some()
-            || self.proc_file(path).is_some()
-            || self.dir(path).is_some()
+    fn text(&self, path: &Path) -> Option<String> {
+        self.proc_file(path)
     }
 
-    fn open(&self, path: &Path, _flags: OpenFlags) -> Result<Fd> {
-        let file = if path == Path::new(CTL_PATH) {
-            NvFile::Ctl
+    fn dir(&self, path: &Path) -> Option<Vec<String>> {
+        EmuRm::dir(self, path)
+    }
+
+    fn node(&self, path: &Path) -> Option<NvFile> {
+        if path == Path::new(CTL_PATH) {
+            Some(NvFile::Ctl)
         } else if path == Path::new(UVM_PATH) {
-            NvFile::Uvm { initialized: false }
-        } else if let Some(gpu) = self.dev_index(path) {
-            NvFile::Dev { gpu, registered: false }
-        } else if self.proc_file(path).is_some() {
-            NvFile::Proc(path.to_path_buf())
+            Some(NvFile::Uvm { initialized: false })
         } else {
-            return Err(Error::io(path, errno(libc::ENOENT)));
-        };
-        let mut st = self.inner.lock();
-        let fd = st.next_fd;
-        st.next_fd = st.next_fd.checked_add(1).ok_or_else(|| Error::io(path, errno(libc::EMFILE)))?;
-        st.files.insert(fd, file);
-        Ok(Fd(fd))
-    }
-
-    fn close(&self, fd: Fd) -> Result<()> {
-        let mut st = self.inner.lock();
-        let file = st.files.remove(&fd.0).ok_or(Error::BadFd(fd.0))?;
-        st.mmap_ctx.remove(&fd.0);
-        drop(st);
-        if let NvFile::HostEventfd = file {
-            return self.host.close(fd);
+            self.dev_index(path).map(|gpu| NvFile::Dev { gpu, registered: false })
         }
-        Ok(())
     }
 
-    fn ioctl(&self, fd: Fd, request: u32, arg: &mut [u8]) -> Result<i32> {
-        let file = self.file(fd)?;
-        let r = match &file {
-            NvFile::Ctl | NvFile::Dev { .. } => rm::escape(&self.inner, fd, &file, request, arg),
+    fn node_path(&self, node: &NvFile) -> PathBuf {
+        match node {
+            NvFile::Ctl => PathBuf::from(CTL_PATH),
+            NvFile::Dev { gpu, .. } => PathBuf::from(format!("/dev/nvidia{}", self.inner.gpus[*gpu].minor)),
+            NvFile::Uvm { .. } => PathBuf::from(UVM_PATH),
+        }
+    }
+
+    fn node_ioctl(&self, fd: Fd, node: &NvFile, request: u32, arg: &mut [u8]) -> std::result::Result<i32, i32> {
+        match node {
+            NvFile::Ctl | NvFile::Dev { .. } => rm::escape(&self.inner, fd, node, request, arg),
             NvFile::Uvm { .. } => uvm::request(&self.inner, fd, request, arg),
-            NvFile::Proc(_) | NvFile::HostEventfd => Err(libc::ENOTTY),
-        };
-        r.map_err(|e| Error::Ioctl { path: self.path_of(&file), request, name: None, source: errno(e) })
-    }
-
-    fn mmap(&self, addr: usize, len: usize, prot: Prot, flags: MapFlags, fd: Option<Fd>, offset: u64) -> Result<usize> {
-        match fd {
-            None => self.host.mmap(addr, len, prot, flags, None, offset),
-            Some(fd) => self.map_context(fd, addr, len, prot, flags, offset),
         }
     }
 
-    fn munmap(&self, addr: usize, len: usize) -> Result<()> {
-        self.host.munmap(addr, len)
+    fn node_mmap(&self, fd: Fd, _node: &NvFile, req: MmapRequest) -> std::result::Result<usize, i32> {
+        self.map_context(fd, req)
     }
 
-    fn eventfd(&self, initial: u32) -> Result<Fd> {
-        let fd = self.host.eventfd(initial)?;
-        self.inner.lock().files.insert(fd.0, NvFile::HostEventfd);
-        Ok(fd)
+    fn node_closed(&self, fd: Fd, _node: NvFile) {
+        self.inner.lock().mmap_ctx.remove(&fd.0);
     }
 }
+
+emulated_os!(EmuRm);
 
 /// Volatile access to memory the GPU and the CPU share.
 ///

@@ -20,7 +20,7 @@ use baregpu_drivers::nv::rm::debugger::*;
 use baregpu_drivers::nv::rm::ioctl::{self, from_bytes, RmArg};
 use baregpu_drivers::nv::rm::status::*;
 use baregpu_drivers::nv::rm::{v570, v580, v610, Branch};
-use baregpu_drivers::os::{Fd, Prot};
+use baregpu_drivers::os::Fd;
 use std::sync::Arc;
 
 const NV_ERR_INVALID_CLIENT: u32 = 0x23;
@@ -319,8 +319,7 @@ fn alloc(inner: &Arc<Inner>, a: &NVOS21_PARAMETERS) -> St<Handle> {
                 return Err(NV_ERR_INVALID_PARAM_STRUCT);
             }
             let off = st.arena.take(USERMODE_SIZE).map_err(|_| NV_ERR_NO_MEMORY)?;
-            let view =
-                st.arena.map(off, USERMODE_SIZE, Prot::READ | Prot::WRITE, None).map_err(|_| NV_ERR_NO_MEMORY)?;
+            let view = st.arena.view(off, USERMODE_SIZE).map_err(|_| NV_ERR_NO_MEMORY)?;
             let bell = view + DOORBELL_OFFSET;
             // SAFETY: the emulator's fresh view of the page.
             unsafe { super::write_u32(bell, DOORBELL_IDLE) };
@@ -361,7 +360,7 @@ fn alloc(inner: &Arc<Inner>, a: &NVOS21_PARAMETERS) -> St<Handle> {
                 st.vram_used[gpu] += size;
             }
             let off = st.arena.take(size).map_err(|_| NV_ERR_NO_MEMORY)?;
-            let view = st.arena.map(off, size, Prot::READ | Prot::WRITE, None).map_err(|_| NV_ERR_NO_MEMORY)?;
+            let view = st.arena.view(off, size).map_err(|_| NV_ERR_NO_MEMORY)?;
             m.limit = size - 1;
             m.offset = off;
             put(p, &m);

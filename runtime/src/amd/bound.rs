@@ -54,7 +54,7 @@ impl AmdDevice {
             );
         }
         let bytes = (q.len() * 4) as u64;
-        let ib = self.kfd_device().alloc(bytes, MemKind::Uncached)?;
+        let ib = self.kfd_device().alloc_internal(bytes, MemKind::Uncached)?;
         let timeline_addr = q.words()[wait_at - 2] as u64 | (q.words()[wait_at - 1] as u64) << 32;
         let b = BoundCommands { ib, dwords: q.len() as u32, wait_at, signal_at, patches, last: 0, timeline_addr };
         for (i, &w) in q.words().iter().enumerate() {

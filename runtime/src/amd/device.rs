@@ -126,8 +126,8 @@ impl AmdDevice {
         let dev = KfdDevice::open(kfd, gpu)?.named(label);
         let lds_limit = dev.props.get("lds_size_in_kb").unwrap_or(64) as u32 * 1024;
 
-        let signal_page = dev.alloc(SIGNAL_PAGE, MemKind::Uncached)?;
-        let event_page = dev.alloc(EVENT_PAGE, MemKind::Uncached)?;
+        let signal_page = dev.alloc_internal(SIGNAL_PAGE, MemKind::Uncached)?;
+        let event_page = dev.alloc_internal(EVENT_PAGE, MemKind::Uncached)?;
         let queue_event = dev.create_event(EventKind::Signal, true, Some(event_page.handle))?;
         // Auto-reset: a fault is reported to one wait, not to every wait after recovery.
         let fault_event = dev.create_event(EventKind::MemoryFault, true, None)?;
@@ -149,7 +149,7 @@ impl AmdDevice {
                 None
             }
         };
-        let kernarg_mem = dev.alloc(KERNARG_BYTES, MemKind::Uncached)?;
+        let kernarg_mem = dev.alloc_internal(KERNARG_BYTES, MemKind::Uncached)?;
         let mailbox = event_page.va + queue_event.slot as u64 * 8;
         let state = State {
             compute: Some(compute),
@@ -259,7 +259,8 @@ impl AmdDevice {
                 code.arch, self.label, self.arch
             )));
         }
-        let image = self.alloc(code.image.len() as u64)?;
+        let image =
+            Buffer { mem: self.dev.alloc_internal(code.image.len() as u64, MemKind::Vram { cpu_visible: true })? };
         let bytes = code.relocated(image.va());
         self.write(&image, 0, &bytes)?;
         Ok(Program { code, image })
@@ -330,7 +331,7 @@ impl AmdDevice {
             if let Some(m) = st.scratch.take() {
                 self.dev.free(m)?;
             }
-            let mem = self.dev.alloc(need, MemKind::Vram { cpu_visible: false }).map_err(|e| {
+            let mem = self.dev.alloc_internal(need, MemKind::Vram { cpu_visible: false }).map_err(|e| {
                 dev_err(&self.label, format!("scratch of {per_lane} bytes per work-item for {waves} waves: {e}"))
             })?;
             st.scratch = Some(mem);

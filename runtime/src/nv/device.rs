@@ -145,7 +145,7 @@ impl NvDevice {
         let qmd = QmdVersion::for_compute_class(rm.classes.compute)
             .ok_or_else(|| dev_err(label, format!("no QMD layout for compute class {:#x}", rm.classes.compute)))?;
         let hopper_or_later = qmd != QmdVersion::V3;
-        let alloc = |size, kind| rm.alloc(size, kind);
+        let alloc = |size, kind| rm.alloc_internal(size, kind);
         let signal_page = alloc(SIGNAL_PAGE, NvMemKind::Host)?;
         let pushbufs = alloc(2 * PUSHBUF_BYTES, NvMemKind::Vram { cpu_visible: true })?;
         let args = alloc(ARGS_BYTES, NvMemKind::Vram { cpu_visible: true })?;
@@ -303,7 +303,8 @@ impl NvDevice {
             _ => {}
         }
         let (image, kernels) = program::layout(&code, self.sm).map_err(Error::Program)?;
-        let buf = self.alloc(image.len() as u64 + 0x1000)?;
+        let buf =
+            Buffer { mem: self.rm.alloc_internal(image.len() as u64 + 0x1000, NvMemKind::Vram { cpu_visible: true })? };
         let bytes = match &code {
             NvCode::Cubin(c) => c.relocated(buf.va()),
             NvCode::Ptx(_) => image,
@@ -332,7 +333,7 @@ impl NvDevice {
         let per_tpc =
             (per_warp * gr.max_warps_per_sm.max(1) as u64 * gr.sm_per_tpc.max(1) as u64).div_ceil(0x8000) * 0x8000;
         let total = (per_tpc * gr.tpc_per_gpc.max(1) as u64 * gr.gpcs.max(1) as u64).div_ceil(0x2_0000) * 0x2_0000;
-        let mem = self.rm.alloc(total, NvMemKind::Vram { cpu_visible: false })?;
+        let mem = self.rm.alloc_internal(total, NvMemKind::Vram { cpu_visible: false })?;
         let mut q = self.compute_queue()?;
         ComputeCmds::local_memory(&mut q.m.pb, mem.va, per_tpc, self.hopper_or_later).map_err(Error::Driver)?;
         q.what.push(format!("local memory {per_thread} bytes per thread"));

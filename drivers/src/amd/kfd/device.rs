@@ -3,10 +3,14 @@
 use super::ioctl::{kfd_call, IoctlArg};
 use crate::amd::topology::{self, KfdGpu, Properties};
 use crate::os::{Fd, OpenFlags, Os};
+use crate::va_window::VaWindow;
 use crate::{Error, Result};
 use baregpu_autogen::amd::kfd as abi;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// Address windows stay below 2^46, well inside the 47-bit user address space the GPUVM covers.
+const VA_LIMIT: u64 = 1 << 46;
 
 pub const KFD_PATH: &str = "/dev/kfd";
 
@@ -77,6 +81,9 @@ pub struct KfdDevice {
     pub(crate) doorbells: Mutex<Option<super::queue::DoorbellPage>>,
     /// What errors call the device: `amd:0` unless the opener names it as its user did.
     label: String,
+    /// Where allocations are placed: GPU VA = CPU address, user buffers apart from internal
+    /// memory, a guard gap after each.
+    pub(crate) window: VaWindow,
 }
 
 impl KfdDevice {
@@ -87,9 +94,10 @@ impl KfdDevice {
         let props_path = Path::new(topology::KFD_TOPOLOGY).join("nodes").join(gpu.node.to_string()).join("properties");
         let props = Properties::parse(&props_path, &os.read_to_string(&props_path)?)?;
         let render_path = PathBuf::from(format!("/dev/dri/renderD{}", gpu.render_minor));
+        let window = VaWindow::reserve(&os, VA_LIMIT)?;
         let drm_fd = os.open(&render_path, OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CLOEXEC)?;
         let label = format!("amd:{}", gpu.index);
-        let dev = KfdDevice { kfd, gpu, props, drm_fd, render_path, doorbells: Mutex::new(None), label };
+        let dev = KfdDevice { kfd, gpu, props, drm_fd, render_path, doorbells: Mutex::new(None), label, window };
         let mut vm = abi::kfd_ioctl_acquire_vm_args { drm_fd: drm_fd.0 as u32, gpu_id: dev.gpu.gpu_id };
         kfd_call!(dev.os(), dev.kfd.fd, AMDKFD_IOC_ACQUIRE_VM, &mut vm)?;
         dev.runtime_enable()?;

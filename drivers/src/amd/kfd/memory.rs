@@ -1,9 +1,10 @@
-//! GPU memory through KFD: reserve a CPU VA range, allocate at that VA, mmap the render node over
+//! GPU memory through KFD: take a VA range from the device's window, allocate at that VA, mmap the render node over
 //! it, map it to the GPU — so the GPU VA equals the CPU VA — and the reverse to free.
 
 use super::device::KfdDevice;
 use super::ioctl::kfd_call;
 use crate::os::{MapFlags, Prot};
+use crate::va_window::Placement;
 use crate::{Error, Result};
 use baregpu_autogen::amd::kfd as abi;
 
@@ -55,8 +56,24 @@ impl MemKind {
 }
 
 impl KfdDevice {
-    /// Allocate `size` bytes (rounded up to pages) of `kind`, mapped on this GPU.
+    /// Allocate `size` bytes (rounded up to pages) of `kind`, mapped on this GPU, in the user
+    /// region of the device's address window.
     pub fn alloc(&self, size: u64, kind: MemKind) -> Result<KfdMemory> {
+        self.alloc_in(size, kind, Placement::User)
+    }
+
+    /// As [`KfdDevice::alloc`], for memory the runtime keeps for itself (rings, kernel
+    /// arguments, signals, code): placed apart from every user buffer.
+    pub fn alloc_internal(&self, size: u64, kind: MemKind) -> Result<KfdMemory> {
+        self.alloc_in(size, kind, Placement::Internal)
+    }
+
+    /// The device's address window: `(base, size)`.
+    pub fn va_window(&self) -> (u64, u64) {
+        (self.window.base, self.window.size)
+    }
+
+    fn alloc_in(&self, size: u64, kind: MemKind, placement: Placement) -> Result<KfdMemory> {
         if size == 0 {
             return Err(Error::Protocol(format!("{}: zero-byte allocation", self.name())));
         }
@@ -66,13 +83,13 @@ impl KfdDevice {
         })?;
         let os = self.os();
         let userptr = kind == MemKind::Host;
-        // 1. The VA range: real memory for USERPTR, a PROT_NONE reservation otherwise.
-        let (prot, flags) = if userptr {
-            (Prot::READ | Prot::WRITE, MapFlags::SHARED | MapFlags::ANONYMOUS)
-        } else {
-            (Prot::empty(), MapFlags::PRIVATE | MapFlags::ANONYMOUS | MapFlags::NORESERVE)
-        };
-        let va = os.mmap(0, size as usize, prot, flags, None, 0)? as u64;
+        // 1. The VA range, from the window (where it is a PROT_NONE reservation); USERPTR
+        // memory is real memory placed over it.
+        let va = self.window.take(size, placement)?;
+        if userptr {
+            let flags = MapFlags::SHARED | MapFlags::ANONYMOUS | MapFlags::FIXED;
+            os.mmap(va as usize, size as usize, Prot::READ | Prot::WRITE, flags, None, 0)?;
+        }
         // 2. The allocation at that VA.
         let mut a = abi::kfd_ioctl_alloc_memory_of_gpu_args {
             va_addr: va,
@@ -83,7 +100,7 @@ impl KfdDevice {
             flags: kind.flags(),
         };
         if let Err(e) = kfd_call!(os, self.kfd.fd, AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, &mut a) {
-            let _ = os.munmap(va as usize, size as usize);
+            let _ = self.window.restore(va, size);
             let hint = match (kind, e.errno()) {
                 (MemKind::Vram { cpu_visible: true }, Some(libc::EINVAL)) => {
                     " (CPU-visible VRAM needs a resizable BAR)"
@@ -160,9 +177,9 @@ impl KfdDevice {
         unmapped.and(released)
     }
 
-    /// Drop the CPU range and the allocation.
+    /// Drop the CPU mapping (the window's reservation takes its place again) and the allocation.
     fn release(&self, mem: &KfdMemory) -> Result<()> {
-        let unmapped = self.os().munmap(mem.va as usize, mem.size as usize);
+        let unmapped = self.window.restore(mem.va, mem.size);
         let mut args = abi::kfd_ioctl_free_memory_of_gpu_args { handle: mem.handle };
         let freed = kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &mut args).map(|_| ());
         freed.and(unmapped)

@@ -85,10 +85,10 @@ impl KfdDevice {
             queue_priority: PRIORITY,
             ..Default::default()
         };
-        let ring = self.alloc(ring_bytes, MemKind::Uncached)?;
+        let ring = self.alloc_internal(ring_bytes, MemKind::Uncached)?;
         a.ring_base_address = ring.va;
         held.push(ring);
-        let pointers = self.alloc(0x1000, MemKind::Uncached)?;
+        let pointers = self.alloc_internal(0x1000, MemKind::Uncached)?;
         a.read_pointer_address = pointers.va + offset_of!(amd_queue_t, read_dispatch_id) as u64;
         a.write_pointer_address = pointers.va + offset_of!(amd_queue_t, write_dispatch_id) as u64;
         held.push(pointers);
@@ -99,11 +99,11 @@ impl KfdDevice {
                 let sizes = queue_buffer_sizes(&self.props).ok_or_else(|| {
                     Error::Protocol(format!("{}: topology lacks what CWSR sizing needs", self.name()))
                 })?;
-                let eop = self.alloc(sizes.eop, MemKind::Vram { cpu_visible: false })?;
+                let eop = self.alloc_internal(sizes.eop, MemKind::Vram { cpu_visible: false })?;
                 a.eop_buffer_address = eop.va;
                 a.eop_buffer_size = sizes.eop;
                 held.push(eop);
-                let cwsr = self.alloc(sizes.cwsr_alloc, MemKind::Vram { cpu_visible: false })?;
+                let cwsr = self.alloc_internal(sizes.cwsr_alloc, MemKind::Vram { cpu_visible: false })?;
                 a.ctx_save_restore_address = cwsr.va;
                 a.ctx_save_restore_size = sizes.ctx_save_restore as u32;
                 a.ctl_stack_size = sizes.ctl_stack as u32;

@@ -1,13 +1,8 @@
 //! Global memory as the PTX interpreter sees it: GPU VAs translated to emulator addresses
-//! through a table of regions, every access checked (a miss is a fault naming the VA).
+//! through [`GpuMemory`] (the one checked-memory type of both emulators), every access checked
+//! (a miss is a fault naming the VA).
 
-/// `len` bytes of GPU memory at `va`, reached at emulator address `host`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Region {
-    pub va: u64,
-    pub len: u64,
-    pub host: usize,
-}
+pub use crate::gpu_memory::{GpuMemory, Region};
 
 /// What a kernel's global accesses go through.
 pub trait GlobalMemory: Sync {
@@ -15,30 +10,9 @@ pub trait GlobalMemory: Sync {
     fn host_ptr(&self, va: u64, len: u64) -> Option<usize>;
 }
 
-/// A sorted table of regions.
-#[derive(Debug, Clone, Default)]
-pub struct Regions {
-    sorted: Vec<Region>,
-}
-
-impl Regions {
-    pub fn new(mut regions: Vec<Region>) -> Regions {
-        regions.sort_by_key(|r| r.va);
-        Regions { sorted: regions }
-    }
-
-    pub fn push(&mut self, r: Region) {
-        let at = self.sorted.partition_point(|x| x.va < r.va);
-        self.sorted.insert(at, r);
-    }
-}
-
-impl GlobalMemory for Regions {
+impl GlobalMemory for GpuMemory {
     fn host_ptr(&self, va: u64, len: u64) -> Option<usize> {
-        let i = self.sorted.partition_point(|r| r.va <= va).checked_sub(1)?;
-        let r = &self.sorted[i];
-        let end = va.checked_add(len)?;
-        (end <= r.va + r.len).then(|| r.host + (va - r.va) as usize)
+        self.translate(va, len).map(|p| p as usize)
     }
 }
 
@@ -46,14 +20,14 @@ impl GlobalMemory for Regions {
 /// allocations get GPU VAs from 0x1_0000_0000 up, with a guard gap between them.
 #[derive(Debug, Default)]
 pub struct HostMemory {
-    regions: Regions,
+    regions: GpuMemory,
     bufs: Vec<Box<[u64]>>,
     next: u64,
 }
 
 impl HostMemory {
     pub fn new() -> HostMemory {
-        HostMemory { regions: Regions::default(), bufs: Vec::new(), next: 0x1_0000_0000 }
+        HostMemory { regions: GpuMemory::default(), bufs: Vec::new(), next: 0x1_0000_0000 }
     }
 
     /// `len` zeroed bytes; returns their GPU VA.
