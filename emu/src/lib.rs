@@ -4,5 +4,6 @@
 
 pub mod amd;
 pub mod catalog;
+pub mod clock;
 pub mod nv;
 pub mod rdna;

@@ -10,8 +10,10 @@
 
 use super::ptx::{Launch, LaunchError, Module};
 use super::{program, qmd, read_u32, write_u32, ChannelInfo, Inner};
+use baregpu_drivers::nv::rm::common::Handle;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 const USERD_GP_GET: usize = 0x88;
@@ -21,6 +23,13 @@ pub(crate) struct ChannelCtl {
     kicks: Mutex<u64>,
     cv: Condvar,
     stop: AtomicBool,
+    /// Why the channel was stopped from outside, reported as its fault (None: a quiet teardown).
+    reason: Mutex<Option<String>>,
+    /// Inside a busy window (see [`super::teardown`]).
+    pub busy: AtomicBool,
+    /// The memory objects the processor reaches without translation: USERD, the error notifier.
+    pub pins: [Handle; 2],
+    thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl ChannelCtl {
@@ -29,19 +38,45 @@ impl ChannelCtl {
         self.cv.notify_all();
     }
 
-    pub fn stop(&self) {
+    /// Ask the processor to stop (a running kernel is cancelled); `why` becomes its fault.
+    pub fn stop(&self, why: Option<String>) {
+        if why.is_some() {
+            *self.reason.lock().unwrap_or_else(|e| e.into_inner()) = why;
+        }
         self.stop.store(true, Ordering::Release);
         self.kick();
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    /// Wait for the stopped processor to leave (at once if it already has).
+    pub fn join(&self) {
+        let mut t = self.thread.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = t.take() {
+            if h.join().is_err() {
+                log::error!("emulated NV GPU: a channel processor panicked");
+            }
+        }
     }
 }
 
 pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) -> std::io::Result<Arc<ChannelCtl>> {
-    let ctl = Arc::new(ChannelCtl { kicks: Mutex::new(0), cv: Condvar::new(), stop: AtomicBool::new(false) });
+    let ctl = Arc::new(ChannelCtl {
+        kicks: Mutex::new(0),
+        cv: Condvar::new(),
+        stop: AtomicBool::new(false),
+        reason: Mutex::new(None),
+        busy: AtomicBool::new(false),
+        pins: info.pins,
+        thread: Mutex::new(None),
+    });
     let (i2, c2) = (inner.clone(), ctl.clone());
     let h = std::thread::Builder::new()
         .name(format!("emu-nv channel {}", info.token))
         .spawn(move || Channel::new(i2, c2, info, engines).run())?;
-    inner.threads.lock().unwrap_or_else(|e| e.into_inner()).push(h);
+    *ctl.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
     Ok(ctl)
 }
 
@@ -50,14 +85,19 @@ pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) ->
 pub(crate) fn watch_doorbells(inner: &Arc<Inner>) {
     let mut idle = 0u32;
     while !inner.stop.load(Ordering::Acquire) {
-        let bells = inner.doorbells.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let mut rung = false;
-        for b in bells {
-            // SAFETY: the doorbell word of a live usermode page view (views go away only when
-            // the usermode object is freed, which removes it from the list first).
-            let v =
-                unsafe { (*(b as *const std::sync::atomic::AtomicU32)).swap(super::DOORBELL_IDLE, Ordering::AcqRel) };
-            rung |= v != super::DOORBELL_IDLE;
+        {
+            // Read under the list's lock: freeing a usermode object removes its bell under it
+            // before the view goes.
+            let bells = inner.doorbells.lock().unwrap_or_else(|e| e.into_inner());
+            for &b in bells.iter() {
+                // SAFETY: the doorbell word of a usermode page view that is in the list, hence
+                // live while we hold its lock (see above).
+                let v = unsafe {
+                    (*(b as *const std::sync::atomic::AtomicU32)).swap(super::DOORBELL_IDLE, Ordering::AcqRel)
+                };
+                rung |= v != super::DOORBELL_IDLE;
+            }
         }
         if rung {
             inner.kick_all();
@@ -113,29 +153,45 @@ impl Channel {
                 }
                 seen = *k;
             }
-            if self.stopping() {
+            if !self.inner.begin_work(&self.ctl) {
                 return;
             }
-            match self.drain() {
-                Ok(()) => {}
-                Err(Stop::Shutdown) => return,
-                Err(Stop::Fault(m)) => {
-                    // Xid 31: an MMU fault; 32: a bad push-buffer stream (`nverror.h`).
-                    self.notify_error(if m.contains("unmapped") { 31 } else { 32 });
-                    self.inner.fault(self.info.token, m);
-                    return;
+            let stopped = self.work();
+            self.inner.end_work(&self.ctl);
+            if stopped {
+                return;
+            }
+        }
+    }
+
+    /// Drain the ring inside a busy window; true when the channel stopped.
+    fn work(&mut self) -> bool {
+        match self.drain() {
+            Ok(()) => false,
+            Err(Stop::Shutdown) => {
+                let why = self.ctl.reason.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(why) = why {
+                    self.notify_error(XID_MMU_FAULT);
+                    self.inner.fault(self.info.token, why);
                 }
-                Err(Stop::Kernel(m, e)) => {
-                    // What RM's SM debugger will say about it, recorded before the notifier
-                    // tells the host to ask.
-                    self.inner.record_kernel_fault(self.info.token, self.info.gpu, &e);
-                    // Xid 31 for a global access the MMU cannot translate; Xid 13 (graphics
-                    // engine exception) for what the SM itself raises (`nverror.h`).
-                    let mmu = matches!(e.fault, super::ptx::Fault::Memory { space: "global", .. });
-                    self.notify_error(if mmu { 31 } else { 13 });
-                    self.inner.fault(self.info.token, m);
-                    return;
-                }
+                true
+            }
+            Err(Stop::Fault(m)) => {
+                // Xid 31: an MMU fault; 32: a bad push-buffer stream (`nverror.h`).
+                self.notify_error(if m.contains("unmapped") { XID_MMU_FAULT } else { 32 });
+                self.inner.fault(self.info.token, m);
+                true
+            }
+            Err(Stop::Kernel(m, e)) => {
+                // What RM's SM debugger will say about it, recorded before the notifier
+                // tells the host to ask.
+                self.inner.record_kernel_fault(self.info.token, self.info.gpu, &e);
+                // Xid 31 for a global access the MMU cannot translate; Xid 13 (graphics
+                // engine exception) for what the SM itself raises (`nverror.h`).
+                let mmu = matches!(e.fault, super::ptx::Fault::Memory { space: "global", .. });
+                self.notify_error(if mmu { XID_MMU_FAULT } else { 13 });
+                self.inner.fault(self.info.token, m);
+                true
             }
         }
     }
@@ -487,6 +543,9 @@ impl Channel {
     }
 }
 
+/// `ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT` (`nverror.h`).
+const XID_MMU_FAULT: u32 = 31;
+
 /// The status RM leaves in a notifier it filled because of an error.
 pub(crate) const NOTIFICATION_STATUS_ERROR: u16 = 0xffff;
 
@@ -494,7 +553,7 @@ fn fnv(b: &[u8]) -> u64 {
     b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| (h ^ *x as u64).wrapping_mul(0x100_0000_01b3))
 }
 
-/// GPU time in ns.
+/// PTIMER: what semaphore releases stamp.
 fn timestamp() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+    crate::clock::nv_timestamp()
 }
