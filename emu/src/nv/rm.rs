@@ -442,7 +442,7 @@ fn debugger_target(st: &State, caller: Handle, gpu: usize, d: &NV83DE_ALLOC_PARA
         return Err(NV_ERR_INVALID_OBJECT_PARENT);
     }
     // Only graphics/compute objects have an SM context to debug (copy engines do not).
-    if !matches!(target.kind, ObjKind::Engine) || target.class & 0xff != 0xc0 {
+    if !matches!(target.kind, ObjKind::Engine) || !COMPUTE_CLASSES.contains(&target.class) {
         return Err(NV_ERR_INVALID_OBJECT);
     }
     if gpu_of(st, d.h_class3d_object) != Some(gpu) {
@@ -452,22 +452,7 @@ fn debugger_target(st: &State, caller: Handle, gpu: usize, d: &NV83DE_ALLOC_PARA
 }
 
 fn is_engine_class(c: u32) -> bool {
-    matches!(
-        c,
-        TURING_COMPUTE_A
-            | AMPERE_COMPUTE_A
-            | AMPERE_COMPUTE_B
-            | ADA_COMPUTE_A
-            | HOPPER_COMPUTE_A
-            | BLACKWELL_COMPUTE_A
-            | BLACKWELL_COMPUTE_B
-            | TURING_DMA_COPY_A
-            | AMPERE_DMA_COPY_A
-            | AMPERE_DMA_COPY_B
-            | HOPPER_DMA_COPY_A
-            | BLACKWELL_DMA_COPY_A
-            | BLACKWELL_DMA_COPY_B
-    )
+    COMPUTE_CLASSES.contains(&c) || COPY_CLASSES.contains(&c)
 }
 
 /// The fields of NV_CHANNEL_ALLOC_PARAMS the emulator uses, from any branch's layout.
