@@ -371,7 +371,9 @@ impl Inner {
     }
 
     pub(crate) fn fault(&self, channel: u32, message: String) {
-        log::warn!("emulated NV GPU: channel {channel}: {message}");
+        // The host reports it (RM's notifier and SM debugger carry the cause): one line by
+        // default, this one for BAREGPU_LOG.
+        log::debug!("emulated NV GPU: channel {channel}: {message}");
         self.faults.lock().unwrap_or_else(|e| e.into_inner()).push(NvFault { channel, message });
     }
 
