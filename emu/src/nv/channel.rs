@@ -200,8 +200,9 @@ impl Channel {
     /// notifier gets the time, the error (an Xid) in info32 and a non-zero status.
     fn notify_error(&self, xid: u32) {
         let n = self.info.error_notifier;
-        // SAFETY: the notifier's memory object outlives the channel (RM refuses to free it
-        // first) and is at least 16 bytes (checked at channel creation).
+        // SAFETY: called inside a busy window; freeing the notifier's memory stops this channel
+        // and its view is unmapped only after the window closes (see `teardown`); it is at least
+        // 16 bytes (checked at channel creation).
         unsafe {
             (*(n as *const AtomicU64)).store(timestamp(), Ordering::Release);
             write_u32(n + 8, xid);
@@ -211,7 +212,8 @@ impl Channel {
 
     fn drain(&mut self) -> Result<(), Stop> {
         loop {
-            // SAFETY: USERD lies in a live memory object's view (checked at channel creation).
+            // SAFETY: USERD lies in a memory object's view (checked at channel creation) that
+            // stays mapped while this busy window is open (see `teardown`).
             let put = unsafe { read_u32(self.info.userd + USERD_GP_PUT) } % self.info.entries;
             if put == self.gp_get {
                 return Ok(());
