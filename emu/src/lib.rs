@@ -4,6 +4,7 @@
 
 pub mod amd;
 pub mod catalog;
+pub mod clock;
 pub mod gpu_memory;
 pub mod nv;
 mod os;

@@ -71,6 +71,19 @@ pub mod compute {
     pub const PCAS_ACTION_PREFETCH: u32 = 0x8;
     pub const PCAS_ACTION_PREFETCH_SCHEDULE: u32 = 0x9;
     pub const PCAS_ACTION_INVALIDATE_PREFETCH_COPY_SCHEDULE: u32 = 0xa;
+    /// Hopper and later.
+    pub const PCAS_ACTION_INVALIDATE_PREFETCH_COPY_FORCE_REQUIRE_SCHEDULING: u32 = 0xb;
+    pub const PCAS_ACTION_MASK: u32 = 0xf;
+    /// The actions that schedule the QMD SEND_PCAS_A named.
+    pub const PCAS_SCHEDULING_ACTIONS: [u32; 5] = [
+        PCAS_ACTION_SCHEDULE,
+        PCAS_ACTION_INVALIDATE_COPY_SCHEDULE,
+        PCAS_ACTION_PREFETCH_SCHEDULE,
+        PCAS_ACTION_INVALIDATE_PREFETCH_COPY_SCHEDULE,
+        PCAS_ACTION_INVALIDATE_PREFETCH_COPY_FORCE_REQUIRE_SCHEDULING,
+    ];
+    /// SEND_PCAS_A holds the QMD address shifted right by this.
+    pub const SEND_PCAS_A_QMD_ADDRESS_SHIFT: u32 = 8;
 
     // INVALIDATE_SHADER_CACHES_NO_WFI fields.
     pub const INVALIDATE_INSTRUCTION: u32 = 1 << 0;
@@ -122,6 +135,7 @@ pub mod copy {
     pub const DATA_TRANSFER_TYPE_NONE: u32 = 0;
     pub const DATA_TRANSFER_TYPE_PIPELINED: u32 = 1;
     pub const DATA_TRANSFER_TYPE_NON_PIPELINED: u32 = 2;
+    pub const DATA_TRANSFER_TYPE_MASK: u32 = 3;
     /// FLUSH_ENABLE (2:2).
     pub const FLUSH_ENABLE: u32 = 1 << 2;
     /// SEMAPHORE_TYPE (4:3) shift: 1 = RELEASE_ONE_WORD (c8b5: NO_TIMESTAMP), 2 = RELEASE_FOUR_WORD
@@ -129,8 +143,13 @@ pub mod copy {
     pub const SEMAPHORE_TYPE_SHIFT: u32 = 3;
     pub const SEMAPHORE_TYPE_RELEASE_ONE_WORD: u32 = 1 << 3;
     pub const SEMAPHORE_TYPE_RELEASE_FOUR_WORD: u32 = 2 << 3;
+    pub const SEMAPHORE_TYPE_MASK: u32 = 3 << 3;
     /// INTERRUPT_TYPE (6:5) shift.
     pub const INTERRUPT_TYPE_SHIFT: u32 = 5;
+    pub const INTERRUPT_TYPE_MASK: u32 = 3 << 5;
+    /// OFFSET_IN_UPPER, OFFSET_OUT_UPPER, SET_SEMAPHORE_A: address bits 56:32 (24:0; Ampere
+    /// uses 16:0 and leaves the rest zero).
+    pub const UPPER_ADDRESS_MASK: u32 = 0x1ff_ffff;
     /// SRC_MEMORY_LAYOUT (7:7) = PITCH.
     pub const SRC_MEMORY_LAYOUT_PITCH: u32 = 1 << 7;
     /// DST_MEMORY_LAYOUT (8:8) = PITCH.

@@ -202,6 +202,12 @@ pub mod host {
     pub const SEM_PAYLOAD_HI: u32 = 0x68;
     pub const SEM_EXECUTE: u32 = 0x6c;
     pub const WFI: u32 = 0x78;
+    /// Methods below this offset belong to the host; the rest go to the subchannel's object.
+    pub const HOST_METHODS_END: u32 = 0x100;
+    /// SEM_ADDR_HI: address bits 56:32 (24:0).
+    pub const SEM_ADDR_HI_MASK: u32 = 0x1ff_ffff;
+    /// SEM_EXECUTE OPERATION (2:0).
+    pub const SEM_EXECUTE_OPERATION_MASK: u32 = 7;
 
     // SEM_EXECUTE fields.
     pub const SEM_EXECUTE_OPERATION_ACQUIRE: u32 = 0;

@@ -169,8 +169,8 @@ impl EmuKfd {
                     unsafe { libc::clock_gettime(clock, &mut ts) };
                     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
                 };
-                let raw = now(libc::CLOCK_MONOTONIC_RAW);
-                a.gpu_clock_counter = raw / 10; // the 100 MHz GPU timestamp clock
+                let raw = crate::clock::now_ns();
+                a.gpu_clock_counter = crate::clock::ticks(raw, crate::clock::AMD_TIMESTAMP_HZ);
                 a.cpu_clock_counter = raw;
                 a.system_clock_counter = now(libc::CLOCK_BOOTTIME);
                 a.system_clock_freq = 1_000_000_000;

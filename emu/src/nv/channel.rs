@@ -10,17 +10,26 @@
 
 use super::ptx::{Launch, LaunchError, Module};
 use super::{program, qmd, read_u32, write_u32, ChannelInfo, Inner};
+use baregpu_drivers::nv::methods::{compute, copy};
+use baregpu_drivers::nv::pushbuf::{host, GpEntry, MethodHeader, SecOp, USERD_GP_GET, USERD_GP_PUT};
+use baregpu_drivers::nv::rm::classes::{COMPUTE_CLASSES, COPY_CLASSES};
+use baregpu_drivers::nv::rm::common::Handle;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
-
-const USERD_GP_GET: usize = 0x88;
-const USERD_GP_PUT: usize = 0x8c;
 
 pub(crate) struct ChannelCtl {
     kicks: Mutex<u64>,
     cv: Condvar,
     stop: AtomicBool,
+    /// Why the channel was stopped from outside, reported as its fault (None: a quiet teardown).
+    reason: Mutex<Option<String>>,
+    /// Inside a busy window (see [`super::teardown`]).
+    pub busy: AtomicBool,
+    /// The memory objects the processor reaches without translation: USERD, the error notifier.
+    pub pins: [Handle; 2],
+    thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl ChannelCtl {
@@ -29,19 +38,45 @@ impl ChannelCtl {
         self.cv.notify_all();
     }
 
-    pub fn stop(&self) {
+    /// Ask the processor to stop (a running kernel is cancelled); `why` becomes its fault.
+    pub fn stop(&self, why: Option<String>) {
+        if why.is_some() {
+            *self.reason.lock().unwrap_or_else(|e| e.into_inner()) = why;
+        }
         self.stop.store(true, Ordering::Release);
         self.kick();
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    /// Wait for the stopped processor to leave (at once if it already has).
+    pub fn join(&self) {
+        let mut t = self.thread.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = t.take() {
+            if h.join().is_err() {
+                log::error!("emulated NV GPU: a channel processor panicked");
+            }
+        }
     }
 }
 
 pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) -> std::io::Result<Arc<ChannelCtl>> {
-    let ctl = Arc::new(ChannelCtl { kicks: Mutex::new(0), cv: Condvar::new(), stop: AtomicBool::new(false) });
+    let ctl = Arc::new(ChannelCtl {
+        kicks: Mutex::new(0),
+        cv: Condvar::new(),
+        stop: AtomicBool::new(false),
+        reason: Mutex::new(None),
+        busy: AtomicBool::new(false),
+        pins: info.pins,
+        thread: Mutex::new(None),
+    });
     let (i2, c2) = (inner.clone(), ctl.clone());
     let h = std::thread::Builder::new()
         .name(format!("emu-nv channel {}", info.token))
         .spawn(move || Channel::new(i2, c2, info, engines).run())?;
-    inner.threads.lock().unwrap_or_else(|e| e.into_inner()).push(h);
+    *ctl.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
     Ok(ctl)
 }
 
@@ -50,14 +85,19 @@ pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) ->
 pub(crate) fn watch_doorbells(inner: &Arc<Inner>) {
     let mut idle = 0u32;
     while !inner.stop.load(Ordering::Acquire) {
-        let bells = inner.doorbells.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let mut rung = false;
-        for b in bells {
-            // SAFETY: the doorbell word of a live usermode page view (views go away only when
-            // the usermode object is freed, which removes it from the list first).
-            let v =
-                unsafe { (*(b as *const std::sync::atomic::AtomicU32)).swap(super::DOORBELL_IDLE, Ordering::AcqRel) };
-            rung |= v != super::DOORBELL_IDLE;
+        {
+            // Read under the list's lock: freeing a usermode object removes its bell under it
+            // before the view goes.
+            let bells = inner.doorbells.lock().unwrap_or_else(|e| e.into_inner());
+            for &b in bells.iter() {
+                // SAFETY: the doorbell word of a usermode page view that is in the list, hence
+                // live while we hold its lock (see above).
+                let v = unsafe {
+                    (*(b as *const std::sync::atomic::AtomicU32)).swap(super::DOORBELL_IDLE, Ordering::AcqRel)
+                };
+                rung |= v != super::DOORBELL_IDLE;
+            }
         }
         if rung {
             inner.kick_all();
@@ -113,29 +153,45 @@ impl Channel {
                 }
                 seen = *k;
             }
-            if self.stopping() {
+            if !self.inner.begin_work(&self.ctl) {
                 return;
             }
-            match self.drain() {
-                Ok(()) => {}
-                Err(Stop::Shutdown) => return,
-                Err(Stop::Fault(m)) => {
-                    // Xid 31: an MMU fault; 32: a bad push-buffer stream (`nverror.h`).
-                    self.notify_error(if m.contains("unmapped") { 31 } else { 32 });
-                    self.inner.fault(self.info.token, m);
-                    return;
+            let stopped = self.work();
+            self.inner.end_work(&self.ctl);
+            if stopped {
+                return;
+            }
+        }
+    }
+
+    /// Drain the ring inside a busy window; true when the channel stopped.
+    fn work(&mut self) -> bool {
+        match self.drain() {
+            Ok(()) => false,
+            Err(Stop::Shutdown) => {
+                let why = self.ctl.reason.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(why) = why {
+                    self.notify_error(XID_MMU_FAULT);
+                    self.inner.fault(self.info.token, why);
                 }
-                Err(Stop::Kernel(m, e)) => {
-                    // What RM's SM debugger will say about it, recorded before the notifier
-                    // tells the host to ask.
-                    self.inner.record_kernel_fault(self.info.token, self.info.gpu, &e);
-                    // Xid 31 for a global access the MMU cannot translate; Xid 13 (graphics
-                    // engine exception) for what the SM itself raises (`nverror.h`).
-                    let mmu = matches!(e.fault, super::ptx::Fault::Memory { space: "global", .. });
-                    self.notify_error(if mmu { 31 } else { 13 });
-                    self.inner.fault(self.info.token, m);
-                    return;
-                }
+                true
+            }
+            Err(Stop::Fault(m)) => {
+                // Xid 31: an MMU fault; 32: a bad push-buffer stream (`nverror.h`).
+                self.notify_error(if m.contains("unmapped") { XID_MMU_FAULT } else { 32 });
+                self.inner.fault(self.info.token, m);
+                true
+            }
+            Err(Stop::Kernel(m, e)) => {
+                // What RM's SM debugger will say about it, recorded before the notifier
+                // tells the host to ask.
+                self.inner.record_kernel_fault(self.info.token, self.info.gpu, &e);
+                // Xid 31 for a global access the MMU cannot translate; Xid 13 (graphics
+                // engine exception) for what the SM itself raises (`nverror.h`).
+                let mmu = matches!(e.fault, super::ptx::Fault::Memory { space: "global", .. });
+                self.notify_error(if mmu { XID_MMU_FAULT } else { 13 });
+                self.inner.fault(self.info.token, m);
+                true
             }
         }
     }
@@ -144,8 +200,9 @@ impl Channel {
     /// notifier gets the time, the error (an Xid) in info32 and a non-zero status.
     fn notify_error(&self, xid: u32) {
         let n = self.info.error_notifier;
-        // SAFETY: the notifier's memory object outlives the channel (RM refuses to free it
-        // first) and is at least 16 bytes (checked at channel creation).
+        // SAFETY: called inside a busy window; freeing the notifier's memory stops this channel
+        // and its view is unmapped only after the window closes (see `teardown`); it is at least
+        // 16 bytes (checked at channel creation).
         unsafe {
             (*(n as *const AtomicU64)).store(timestamp(), Ordering::Release);
             write_u32(n + 8, xid);
@@ -155,18 +212,17 @@ impl Channel {
 
     fn drain(&mut self) -> Result<(), Stop> {
         loop {
-            // SAFETY: USERD lies in a live memory object's view (checked at channel creation).
+            // SAFETY: USERD lies in a memory object's view (checked at channel creation) that
+            // stays mapped while this busy window is open (see `teardown`).
             let put = unsafe { read_u32(self.info.userd + USERD_GP_PUT) } % self.info.entries;
             if put == self.gp_get {
                 return Ok(());
             }
             let entry_va = self.info.ring_va + self.gp_get as u64 * 8;
-            let e = self.read64(entry_va).map_err(Stop::Fault)?;
-            let (e0, e1) = (e as u32, (e >> 32) as u32);
-            let len = (e1 >> 10) & 0x1f_ffff;
-            if len != 0 {
-                let addr = (e0 & !3) as u64 | ((e1 & 0xff) as u64) << 32;
-                self.segment(addr, len)?;
+            // A control entry (LENGTH 0) fetches nothing.
+            let e = GpEntry(self.read64(entry_va).map_err(Stop::Fault)?);
+            if e.length() != 0 {
+                self.segment(e.address(), e.length())?;
             }
             self.gp_get = (self.gp_get + 1) % self.info.entries;
             // SAFETY: as above.
@@ -217,14 +273,12 @@ impl Channel {
         let mut i = 0u64;
         let n = dwords as u64;
         while i < n {
-            let h = self.read32(addr + 4 * i).map_err(f)?;
+            let word = self.read32(addr + 4 * i).map_err(f)?;
             i += 1;
-            let op = h >> 29;
-            let count = (h >> 16) & 0x1fff;
-            let sub = (h >> 13) & 7;
-            let method = (h & 0xfff) << 2;
-            match op {
-                1 | 3 | 5 => {
+            let h = MethodHeader::decode(word);
+            let (sub, method, count) = (h.subchannel, h.method, h.count);
+            match h.op {
+                SecOp::Inc | SecOp::NonInc | SecOp::OneInc => {
                     for k in 0..count {
                         if i >= n {
                             return Err(Stop::Fault(format!(
@@ -233,19 +287,19 @@ impl Channel {
                         }
                         let data = self.read32(addr + 4 * i).map_err(f)?;
                         i += 1;
-                        let m = match op {
-                            1 => method + 4 * k,
-                            3 => method,
+                        let m = match h.op {
+                            SecOp::Inc => method + 4 * k,
+                            SecOp::NonInc => method,
                             _ => method + if k == 0 { 0 } else { 4 },
                         };
                         self.method(sub, m, data)?;
                     }
                 }
-                4 => self.method(sub, method, count)?,
-                7 => return Ok(()),
-                _ => {
+                SecOp::Immediate => self.method(sub, method, count)?,
+                SecOp::EndPbSegment => return Ok(()),
+                op => {
                     return Err(Stop::Fault(format!(
-                        "push buffer at {:#x}: header {h:#010x} has SEC_OP {op}, which is not modelled",
+                        "push buffer at {:#x}: header {word:#010x} has SEC_OP {op:?}, which is not modelled",
                         addr + 4 * (i - 1)
                     )))
                 }
@@ -260,7 +314,7 @@ impl Channel {
 
     fn method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
         self.regs[sub as usize].insert(m, data);
-        if m == 0 {
+        if m == host::SET_OBJECT {
             if !self.engines.contains(&data) && data != 0 {
                 return Err(Stop::Fault(format!(
                     "SET_OBJECT of class {data:#x}, which is not allocated on this channel"
@@ -269,17 +323,17 @@ impl Channel {
             self.subch[sub as usize] = data;
             return Ok(());
         }
-        if m < 0x100 {
+        if m < host::HOST_METHODS_END {
             return self.host_method(sub, m, data);
         }
         let class = self.subch[sub as usize];
         if class == 0 {
             return Err(Stop::Fault(format!("method {m:#x} on subchannel {sub}, which has no object")));
         }
-        if class & 0xff == 0xb5 {
+        if COPY_CLASSES.contains(&class) {
             return self.copy_method(sub, m, data);
         }
-        if class & 0xff == 0xc0 {
+        if COMPUTE_CLASSES.contains(&class) {
             return self.compute_method(sub, m, data);
         }
         Ok(())
@@ -287,54 +341,21 @@ impl Channel {
 
     fn host_method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
         match m {
-            0x20 => {
+            host::NON_STALL_INTERRUPT => {
                 self.inner.nonstall.fetch_add(1, Ordering::AcqRel);
             }
-            0x6c => {
-                let addr = self.reg(sub, 0x5c) as u64 | ((self.reg(sub, 0x60) as u64 & 0x1ff_ffff) << 32);
-                let payload = self.reg(sub, 0x64) as u64 | (self.reg(sub, 0x68) as u64) << 32;
-                let wide = data & (1 << 24) != 0;
-                match data & 7 {
-                    1 => {
-                        if wide {
-                            self.write64(addr, payload).map_err(Stop::Fault)?;
-                        } else {
-                            self.write32(addr, payload as u32).map_err(Stop::Fault)?;
-                        }
-                        if data & (1 << 25) != 0 {
-                            self.write64(addr + 8, timestamp()).map_err(Stop::Fault)?;
-                        }
+            host::SEM_EXECUTE => {
+                let hi = self.reg(sub, host::SEM_ADDR_HI) & host::SEM_ADDR_HI_MASK;
+                let addr = self.reg(sub, host::SEM_ADDR_LO) as u64 | (hi as u64) << 32;
+                let payload =
+                    self.reg(sub, host::SEM_PAYLOAD_LO) as u64 | (self.reg(sub, host::SEM_PAYLOAD_HI) as u64) << 32;
+                let wide = data & host::SEM_EXECUTE_PAYLOAD_SIZE_64BIT != 0;
+                match data & host::SEM_EXECUTE_OPERATION_MASK {
+                    host::SEM_EXECUTE_OPERATION_RELEASE => {
+                        let stamp = data & host::SEM_EXECUTE_RELEASE_TIMESTAMP != 0;
+                        self.release(addr, payload, wide, stamp)?
                     }
-                    op @ (0 | 2 | 3 | 4 | 5) => {
-                        let mut spins = 0u32;
-                        loop {
-                            let cur = if wide {
-                                self.read64(addr).map_err(Stop::Fault)?
-                            } else {
-                                self.read32(addr).map_err(Stop::Fault)? as u64
-                            };
-                            let done = match op {
-                                0 => cur == payload,
-                                2 => cur >= payload,
-                                3 if wide => cur.wrapping_sub(payload) as i64 >= 0,
-                                3 => (cur as u32).wrapping_sub(payload as u32) as i32 >= 0,
-                                4 => cur & payload != 0,
-                                _ => cur & payload == 0,
-                            };
-                            if done {
-                                break;
-                            }
-                            if self.stopping() {
-                                return Err(Stop::Shutdown);
-                            }
-                            spins += 1;
-                            if spins < 200 {
-                                std::thread::yield_now();
-                            } else {
-                                std::thread::sleep(Duration::from_micros(50));
-                            }
-                        }
-                    }
+                    op if acquired(op, wide, 0, 0).is_some() => self.acquire(op, addr, payload, wide)?,
                     op => return Err(Stop::Fault(format!("SEM_EXECUTE operation {op} is not modelled"))),
                 }
             }
@@ -343,19 +364,56 @@ impl Channel {
         Ok(())
     }
 
+    /// A semaphore release: the time (when `stamp`) goes to +8 before the payload, so a host
+    /// that sees the payload also sees the time.
+    fn release(&self, addr: u64, payload: u64, wide: bool, stamp: bool) -> Result<(), Stop> {
+        if stamp {
+            self.write64(addr + 8, timestamp()).map_err(Stop::Fault)?;
+        }
+        if wide {
+            self.write64(addr, payload).map_err(Stop::Fault)
+        } else {
+            self.write32(addr, payload as u32).map_err(Stop::Fault)
+        }
+    }
+
+    /// Wait until the semaphore at `addr` satisfies acquire operation `op` against `payload`.
+    fn acquire(&self, op: u32, addr: u64, payload: u64, wide: bool) -> Result<(), Stop> {
+        let mut spins = 0u32;
+        loop {
+            let cur = if wide {
+                self.read64(addr).map_err(Stop::Fault)?
+            } else {
+                self.read32(addr).map_err(Stop::Fault)? as u64
+            };
+            if acquired(op, wide, cur, payload) == Some(true) {
+                return Ok(());
+            }
+            if self.stopping() {
+                return Err(Stop::Shutdown);
+            }
+            spins += 1;
+            if spins < 200 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+        }
+    }
+
     fn copy_method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
-        if m != 0x300 {
+        if m != copy::LAUNCH_DMA {
             return Ok(());
         }
         let r = |x| self.reg(sub, x) as u64;
-        let transfer = data & 3;
-        if transfer != 0 {
-            let src = r(0x404) | (r(0x400) & 0x1ff_ffff) << 32;
-            let dst = r(0x40c) | (r(0x408) & 0x1ff_ffff) << 32;
-            let len = r(0x418);
-            let multi = data & (1 << 9) != 0;
-            let lines = if multi { r(0x41c).max(1) } else { 1 };
-            let (pin, pout) = if multi { (r(0x410), r(0x414)) } else { (0, 0) };
+        let upper = |x| (self.reg(sub, x) & copy::UPPER_ADDRESS_MASK) as u64;
+        if data & copy::DATA_TRANSFER_TYPE_MASK != copy::DATA_TRANSFER_TYPE_NONE {
+            let src = r(copy::OFFSET_IN_LOWER) | upper(copy::OFFSET_IN_UPPER) << 32;
+            let dst = r(copy::OFFSET_OUT_LOWER) | upper(copy::OFFSET_OUT_UPPER) << 32;
+            let len = r(copy::LINE_LENGTH_IN);
+            let multi = data & copy::MULTI_LINE_ENABLE != 0;
+            let lines = if multi { r(copy::LINE_COUNT).max(1) } else { 1 };
+            let (pin, pout) = if multi { (r(copy::PITCH_IN), r(copy::PITCH_OUT)) } else { (0, 0) };
             for line in 0..lines {
                 let (s, d) = (src + line * pin, dst + line * pout);
                 let hs = self.host(s, len).map_err(Stop::Fault)?;
@@ -364,36 +422,27 @@ impl Channel {
                 unsafe { std::ptr::copy(hs as *const u8, hd as *mut u8, len as usize) };
             }
         }
-        let sem = (data >> 3) & 3;
+        let sem = data & copy::SEMAPHORE_TYPE_MASK;
         if sem != 0 {
-            let addr = r(0x244) | (r(0x240) & 0x1ff_ffff) << 32;
-            let payload = r(0x248) | r(0x24c) << 32;
-            let wide = data & (1 << 27) != 0;
-            if wide {
-                self.write64(addr, payload).map_err(Stop::Fault)?;
-            } else {
-                self.write32(addr, payload as u32).map_err(Stop::Fault)?;
-            }
-            if sem == 2 {
-                self.write64(addr + 8, timestamp()).map_err(Stop::Fault)?;
-            }
+            let addr = r(copy::SET_SEMAPHORE_B) | upper(copy::SET_SEMAPHORE_A) << 32;
+            let payload = r(copy::SET_SEMAPHORE_PAYLOAD) | r(copy::SET_SEMAPHORE_PAYLOAD_UPPER) << 32;
+            let wide = data & copy::SEMAPHORE_PAYLOAD_SIZE_64 != 0;
+            self.release(addr, payload, wide, sem == copy::SEMAPHORE_TYPE_RELEASE_FOUR_WORD)?;
         }
-        if (data >> 5) & 3 != 0 {
+        if data & copy::INTERRUPT_TYPE_MASK != 0 {
             self.inner.nonstall.fetch_add(1, Ordering::AcqRel);
         }
         Ok(())
     }
 
     fn compute_method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
-        if m != 0x2c0 {
+        if m != compute::SEND_SIGNALING_PCAS2_B {
             return Ok(());
         }
-        let action = data & 0xf;
-        // PCAS actions that schedule: 2 (SCHEDULE), 9 (PREFETCH_SCHEDULE), 0xb (INVALIDATE_COPY_SCHEDULE).
-        if !matches!(action, 2 | 9 | 0xb | 0xc) {
+        if !compute::PCAS_SCHEDULING_ACTIONS.contains(&(data & compute::PCAS_ACTION_MASK)) {
             return Ok(());
         }
-        let mut qmd_va = (self.reg(sub, 0x2b4) as u64) << 8;
+        let mut qmd_va = (self.reg(sub, compute::SEND_PCAS_A) as u64) << compute::SEND_PCAS_A_QMD_ADDRESS_SHIFT;
         for _ in 0..1024 {
             match self.launch(sub, qmd_va)? {
                 Some(next) => qmd_va = next,
@@ -451,15 +500,8 @@ impl Channel {
                 Stop::Kernel(format!("kernel {entry}: {e}"), Box::new(e))
             }
         })?;
-        for (addr, payload, p64, one_word) in &l.releases {
-            if *p64 {
-                self.write64(*addr, *payload).map_err(Stop::Fault)?;
-            } else {
-                self.write32(*addr, *payload as u32).map_err(Stop::Fault)?;
-            }
-            if !*one_word {
-                self.write64(addr + 8, timestamp()).map_err(Stop::Fault)?;
-            }
+        for &(addr, payload, p64, one_word) in &l.releases {
+            self.release(addr, payload, p64, !one_word)?;
         }
         let _ = sub;
         Ok(l.dependent)
@@ -487,6 +529,22 @@ impl Channel {
     }
 }
 
+/// Whether SEM_EXECUTE acquire operation `op` is satisfied by `cur`; None: not an acquire.
+fn acquired(op: u32, wide: bool, cur: u64, payload: u64) -> Option<bool> {
+    Some(match op {
+        host::SEM_EXECUTE_OPERATION_ACQUIRE => cur == payload,
+        host::SEM_EXECUTE_OPERATION_ACQ_STRICT_GEQ => cur >= payload,
+        host::SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ if wide => cur.wrapping_sub(payload) as i64 >= 0,
+        host::SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ => (cur as u32).wrapping_sub(payload as u32) as i32 >= 0,
+        host::SEM_EXECUTE_OPERATION_ACQ_AND => cur & payload != 0,
+        host::SEM_EXECUTE_OPERATION_ACQ_NOR => cur & payload == 0,
+        _ => return None,
+    })
+}
+
+/// `ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT` (`nverror.h`).
+const XID_MMU_FAULT: u32 = 31;
+
 /// The status RM leaves in a notifier it filled because of an error.
 pub(crate) const NOTIFICATION_STATUS_ERROR: u16 = 0xffff;
 
@@ -494,7 +552,7 @@ fn fnv(b: &[u8]) -> u64 {
     b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| (h ^ *x as u64).wrapping_mul(0x100_0000_01b3))
 }
 
-/// GPU time in ns.
+/// PTIMER: what semaphore releases stamp.
 fn timestamp() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+    crate::clock::nv_timestamp()
 }

@@ -34,6 +34,7 @@ pub use baregpu_drivers::nv::ptx_image as program;
 pub mod ptx;
 pub mod qmd;
 mod rm;
+mod teardown;
 mod uvm;
 
 pub use gpus::NvGpuSpec;
@@ -158,6 +159,9 @@ pub(crate) struct ChannelInfo {
     pub group: Handle,
     /// The emulator's address of the channel's error notifier (an NvNotification array).
     pub error_notifier: usize,
+    /// The memory objects of USERD and the error notifier, which the processor reaches
+    /// without translation.
+    pub pins: [Handle; 2],
 }
 
 #[derive(Debug, Clone)]
@@ -206,6 +210,10 @@ pub(crate) struct State {
     /// Where DMA mappings without a fixed offset go.
     pub next_dma_va: u64,
     pub channels: HashMap<Handle, Arc<channel::ChannelCtl>>,
+    /// Channel processors inside a busy window (see [`teardown`]).
+    pub busy: usize,
+    /// Freed arena ranges waiting for the busy windows to close.
+    pub pending: Vec<teardown::Freed>,
 }
 
 pub(crate) struct Inner {
@@ -214,13 +222,15 @@ pub(crate) struct Inner {
     pub branch: Branch,
     pub state: Mutex<State>,
     pub stop: AtomicBool,
-    /// Doorbell words being watched (emulator addresses).
+    /// Doorbell words being watched (emulator addresses). The watcher holds the lock while it
+    /// reads them.
     pub doorbells: Mutex<Vec<usize>>,
     pub nonstall: AtomicU64,
     pub faults: Mutex<Vec<NvFault>>,
     /// What each channel's faulting kernel left for the SM debugger, by work-submit token.
     pub fault_records: Mutex<HashMap<u32, fault::Record>>,
     pub modules: Mutex<HashMap<u64, Arc<ptx::Module>>>,
+    /// The doorbell watcher.
     pub threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -282,6 +292,8 @@ impl EmuRm {
             uvm_gpus: Vec::new(),
             next_dma_va: 0x2000_0000_0000,
             channels: HashMap::new(),
+            busy: 0,
+            pending: Vec::new(),
         };
         let inner = Arc::new(Inner {
             gpus,
@@ -331,17 +343,7 @@ impl EmuRm {
 
 impl Drop for EmuRm {
     fn drop(&mut self) {
-        self.inner.stop.store(true, Ordering::Release);
-        {
-            let st = self.inner.lock();
-            for ch in st.channels.values() {
-                ch.stop();
-            }
-        }
-        let threads = std::mem::take(&mut *self.inner.threads.lock().unwrap_or_else(|e| e.into_inner()));
-        for t in threads {
-            let _ = t.join();
-        }
+        self.inner.shut_down();
     }
 }
 
@@ -363,7 +365,9 @@ impl Inner {
     }
 
     pub(crate) fn fault(&self, channel: u32, message: String) {
-        log::warn!("emulated NV GPU: channel {channel}: {message}");
+        // The host reports it (RM's notifier and SM debugger carry the cause): one line by
+        // default, this one for BAREGPU_LOG.
+        log::debug!("emulated NV GPU: channel {channel}: {message}");
         self.faults.lock().unwrap_or_else(|e| e.into_inner()).push(NvFault { channel, message });
     }
 

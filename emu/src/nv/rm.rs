@@ -11,6 +11,7 @@
 //! GT200_DEBUGGER sessions answer READ_ALL_SM_ERROR_STATES and READ_MMU_FAULT_INFO from what
 //! the debugged channel recorded when its kernel faulted ([`super::fault`]).
 
+use super::teardown::{self, Freed, Retired};
 use super::{channel, Backing, ChannelInfo, GpuMap, Inner, MmapContext, NvFile, Obj, ObjKind, State};
 use super::{DOORBELL_IDLE, DOORBELL_OFFSET, USERMODE_SIZE};
 use baregpu_drivers::nv::rm::classes::*;
@@ -20,7 +21,8 @@ use baregpu_drivers::nv::rm::debugger::*;
 use baregpu_drivers::nv::rm::ioctl::{self, from_bytes, RmArg};
 use baregpu_drivers::nv::rm::status::*;
 use baregpu_drivers::nv::rm::{v570, v580, v610, Branch};
-use baregpu_drivers::os::Fd;
+use baregpu_drivers::os::{Fd, Prot};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 const NV_ERR_INVALID_CLIENT: u32 = 0x23;
@@ -82,14 +84,18 @@ pub(crate) fn escape(inner: &Arc<Inner>, fd: Fd, file: &NvFile, request: u32, ar
             expect(32)?;
             ctl_only(is_ctl)?;
             let mut a: NVOS54_PARAMETERS = from_bytes(arg).ok_or(libc::EINVAL)?;
-            a.status = control(inner, &a).err().unwrap_or(NV_OK);
+            let mut retired = Retired::default();
+            a.status = control(inner, &a, &mut retired).err().unwrap_or(NV_OK);
+            retired.join();
             put(arg, &a);
         }
         ioctl::NV_ESC_RM_FREE => {
             expect(16)?;
             ctl_only(is_ctl)?;
             let mut a: NVOS00_PARAMETERS = from_bytes(arg).ok_or(libc::EINVAL)?;
-            a.status = free(inner, &a).err().unwrap_or(NV_OK);
+            let mut retired = Retired::default();
+            a.status = free(inner, &a, &mut retired).err().unwrap_or(NV_OK);
+            retired.join();
             put(arg, &a);
         }
         ioctl::NV_ESC_CARD_INFO => {
@@ -435,7 +441,7 @@ fn debugger_target(st: &State, caller: Handle, gpu: usize, d: &NV83DE_ALLOC_PARA
         return Err(NV_ERR_INVALID_OBJECT_PARENT);
     }
     // Only graphics/compute objects have an SM context to debug (copy engines do not).
-    if !matches!(target.kind, ObjKind::Engine) || target.class & 0xff != 0xc0 {
+    if !matches!(target.kind, ObjKind::Engine) || !COMPUTE_CLASSES.contains(&target.class) {
         return Err(NV_ERR_INVALID_OBJECT);
     }
     if gpu_of(st, d.h_class3d_object) != Some(gpu) {
@@ -445,22 +451,7 @@ fn debugger_target(st: &State, caller: Handle, gpu: usize, d: &NV83DE_ALLOC_PARA
 }
 
 fn is_engine_class(c: u32) -> bool {
-    matches!(
-        c,
-        TURING_COMPUTE_A
-            | AMPERE_COMPUTE_A
-            | AMPERE_COMPUTE_B
-            | ADA_COMPUTE_A
-            | HOPPER_COMPUTE_A
-            | BLACKWELL_COMPUTE_A
-            | BLACKWELL_COMPUTE_B
-            | TURING_DMA_COPY_A
-            | AMPERE_DMA_COPY_A
-            | AMPERE_DMA_COPY_B
-            | HOPPER_DMA_COPY_A
-            | BLACKWELL_DMA_COPY_A
-            | BLACKWELL_DMA_COPY_B
-    )
+    COMPUTE_CLASSES.contains(&c) || COPY_CLASSES.contains(&c)
 }
 
 /// The fields of NV_CHANNEL_ALLOC_PARAMS the emulator uses, from any branch's layout.
@@ -516,7 +507,17 @@ fn new_channel(inner: &Inner, st: &mut State, c: &ChannelParams, group: Handle) 
     let _ = inner;
     let token = st.next_token;
     st.next_token += 1;
-    Ok(ChannelInfo { gpu, token, ring_va: c.gp_fifo_offset, entries: c.gp_fifo_entries, userd, group, error_notifier })
+    let pins = [c.h_userd_memory, c.h_object_error];
+    Ok(ChannelInfo {
+        gpu,
+        token,
+        ring_va: c.gp_fifo_offset,
+        entries: c.gp_fifo_entries,
+        userd,
+        group,
+        error_notifier,
+        pins,
+    })
 }
 
 fn start_channel(inner: &Arc<Inner>, st: &mut State, h: Handle) {
@@ -525,6 +526,10 @@ fn start_channel(inner: &Arc<Inner>, st: &mut State, h: Handle) {
     }
     let Some(Obj { kind: ObjKind::Channel(info), .. }) = st.objects.get(&h) else { return };
     let info = (**info).clone();
+    // Its USERD or notifier was freed (which stopped it): it cannot run again.
+    if info.pins.iter().any(|m| !st.objects.contains_key(m)) {
+        return;
+    }
     let engines: Vec<u32> =
         st.objects.values().filter(|o| o.parent == h && matches!(o.kind, ObjKind::Engine)).map(|o| o.class).collect();
     match channel::start(inner, info, engines) {
@@ -672,7 +677,9 @@ fn dma(inner: &Arc<Inner>, a: &v580::NVOS46_PARAMETERS) -> St<u64> {
     Ok(va)
 }
 
-fn free(inner: &Arc<Inner>, a: &NVOS00_PARAMETERS) -> St<()> {
+/// RM_FREE: the object and everything under it. Channels that could touch what goes are
+/// stopped into `retired` (joined before the escape returns); see [`teardown`] for the order.
+fn free(inner: &Arc<Inner>, a: &NVOS00_PARAMETERS, retired: &mut Retired) -> St<()> {
     let mut st = inner.lock();
     if !matches!(st.objects.get(&a.h_root), Some(Obj { kind: ObjKind::Client, .. })) {
         return Err(NV_ERR_INVALID_CLIENT);
@@ -681,7 +688,6 @@ fn free(inner: &Arc<Inner>, a: &NVOS00_PARAMETERS) -> St<()> {
     if !st.objects.contains_key(&target) || client_of(&st, target) != Some(a.h_root) {
         return Err(NV_ERR_OBJECT_NOT_FOUND);
     }
-    // The object and everything under it.
     let mut doomed = vec![target];
     let mut i = 0;
     while i < doomed.len() {
@@ -692,26 +698,46 @@ fn free(inner: &Arc<Inner>, a: &NVOS00_PARAMETERS) -> St<()> {
     for h in doomed {
         let Some(o) = st.objects.remove(&h) else { continue };
         if let Some(ch) = st.channels.remove(&h) {
-            ch.stop();
+            retired.push(ch, None);
+        }
+        let pinned: Vec<Handle> = st.channels.iter().filter(|(_, c)| c.pins.contains(&h)).map(|(k, _)| *k).collect();
+        for k in pinned {
+            let why = format!("memory {h:#x} (its USERD or error notifier) was freed while the channel was live");
+            retired.push(st.channels.remove(&k).expect("listed"), Some(why));
         }
         if let ObjKind::Channel(c) = &o.kind {
             inner.fault_records.lock().unwrap_or_else(|e| e.into_inner()).remove(&c.token);
         }
         match o.kind {
             ObjKind::Memory { gpu, class, size, backing } => {
+                let mapped = st.gpu_maps.values().any(|m| m.memory == h);
                 st.gpu_maps.retain(|_, m| m.memory != h);
-                if let Backing::Arena { off, view } = backing {
-                    st.arena.unmap(view, size);
-                    st.arena.release(off, size);
+                match backing {
+                    Backing::Arena { off, view } => teardown::release(&mut st, Freed { view, off, size }),
+                    // The caller unmaps its own pages once we return: a channel at work may
+                    // hold a translation of them, so it stops (RM would fault it).
+                    Backing::Host { .. } if mapped => {
+                        let busy: Vec<Handle> = st
+                            .channels
+                            .iter()
+                            .filter(|(_, c)| c.busy.load(Ordering::Acquire))
+                            .map(|(k, _)| *k)
+                            .collect();
+                        for k in busy {
+                            let why = format!("memory {h:#x} was freed while the channel was using the GPU's mappings");
+                            retired.push(st.channels.remove(&k).expect("listed"), Some(why));
+                        }
+                    }
+                    Backing::Host { .. } => {}
                 }
                 if class == NV01_MEMORY_LOCAL_USER {
                     st.vram_used[gpu] -= size;
                 }
             }
             ObjKind::Usermode { backing: Backing::Arena { off, view }, .. } => {
+                // Under the list's lock, which the watcher holds while it reads the bells.
                 inner.doorbells.lock().unwrap_or_else(|e| e.into_inner()).retain(|b| *b != view + DOORBELL_OFFSET);
-                st.arena.unmap(view, USERMODE_SIZE);
-                st.arena.release(off, USERMODE_SIZE);
+                teardown::release(&mut st, Freed { view, off, size: USERMODE_SIZE });
             }
             _ => {}
         }
@@ -720,7 +746,7 @@ fn free(inner: &Arc<Inner>, a: &NVOS00_PARAMETERS) -> St<()> {
 }
 
 /// The object class family a control command belongs to (`cmd >> 16`).
-fn control(inner: &Arc<Inner>, a: &NVOS54_PARAMETERS) -> St<()> {
+fn control(inner: &Arc<Inner>, a: &NVOS54_PARAMETERS, retired: &mut Retired) -> St<()> {
     let p = user(a.params, a.params_size).ok_or(NV_ERR_INVALID_POINTER)?;
     let mut st = inner.lock();
     if !matches!(st.objects.get(&a.h_client), Some(Obj { kind: ObjKind::Client, .. })) {
@@ -866,7 +892,7 @@ fn control(inner: &Arc<Inner>, a: &NVOS54_PARAMETERS) -> St<()> {
                 if q.b_enable != 0 {
                     start_channel(inner, &mut st, h);
                 } else if let Some(ch) = st.channels.remove(&h) {
-                    ch.stop();
+                    retired.push(ch, None);
                 }
             }
         }

@@ -49,6 +49,26 @@ pub const HOPPER_DMA_COPY_A: u32 = 0xc8b5;
 pub const BLACKWELL_DMA_COPY_A: u32 = 0xc9b5;
 pub const BLACKWELL_DMA_COPY_B: u32 = 0xcab5;
 
+/// The compute classes above.
+pub const COMPUTE_CLASSES: [u32; 7] = [
+    TURING_COMPUTE_A,
+    AMPERE_COMPUTE_A,
+    AMPERE_COMPUTE_B,
+    ADA_COMPUTE_A,
+    HOPPER_COMPUTE_A,
+    BLACKWELL_COMPUTE_A,
+    BLACKWELL_COMPUTE_B,
+];
+/// The copy classes above.
+pub const COPY_CLASSES: [u32; 6] = [
+    TURING_DMA_COPY_A,
+    AMPERE_DMA_COPY_A,
+    AMPERE_DMA_COPY_B,
+    HOPPER_DMA_COPY_A,
+    BLACKWELL_DMA_COPY_A,
+    BLACKWELL_DMA_COPY_B,
+];
+
 /// Class names, for errors and traces.
 pub const CLASSES: &[(&str, u32)] = &[
     ("NV01_ROOT", NV01_ROOT),

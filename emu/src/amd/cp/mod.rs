@@ -37,10 +37,7 @@ pub fn machine(archs: &[&str], engine: Arc<dyn WaveEngine>) -> Result<Arc<EmuKfd
 /// The GPU timestamp clock: 100 MHz, from the host's monotonic clock (the same clock the
 /// emulated GET_CLOCK_COUNTERS reports as `gpu_clock_counter`).
 pub fn gpu_clock() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec we pass.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
-    (ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64) / 10
+    crate::clock::amd_timestamp()
 }
 
 /// Why a queue stopped executing.

@@ -915,12 +915,7 @@ fn sreg(ctx: &Ctx, t: &Thread, s: Sreg) -> u64 {
         Sreg::GridId => 1,
         Sreg::Clock => ctx.start.elapsed().as_nanos() as u32,
         Sreg::Clock64 => return ctx.start.elapsed().as_nanos() as u64,
-        Sreg::GlobalTimer => {
-            return std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(0)
-        }
+        Sreg::GlobalTimer => return crate::clock::nv_timestamp(),
         Sreg::LanemaskEq => 1 << lane,
         Sreg::LanemaskLt => (1u32 << lane) - 1,
         Sreg::LanemaskLe => ((1u64 << (lane + 1)) - 1) as u32,
