@@ -21,7 +21,7 @@ use baregpu_drivers::nv::rm::debugger::*;
 use baregpu_drivers::nv::rm::ioctl::{self, from_bytes, RmArg};
 use baregpu_drivers::nv::rm::status::*;
 use baregpu_drivers::nv::rm::{v570, v580, v610, Branch};
-use baregpu_drivers::os::{Fd, Prot};
+use baregpu_drivers::os::Fd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
