@@ -52,6 +52,23 @@ pub fn parse_reg(s: &str) -> Option<Reg> {
     None
 }
 
+/// llvm-mc's register tuple alignment: a scalar (SGPR or trap temporary) pair starts at an even
+/// register and a tuple of 3 or more at a multiple of 4; a vector (VGPR or AGPR) tuple starts at
+/// an even register on gfx942/gfx950 and anywhere on RDNA.
+pub fn check_alignment(arch: Arch, r: &Reg) -> Result<(), String> {
+    let align = match (r.file, r.count) {
+        (_, 0 | 1) => 1,
+        ('s' | 't', 2) => 2,
+        ('s' | 't', _) => 4,
+        ('v' | 'a', _) if is_gfx9(arch) => 2,
+        _ => 1,
+    };
+    if r.first % align != 0 {
+        return Err("invalid register alignment".to_string());
+    }
+    Ok(())
+}
+
 /// Encoding of a named scalar operand.
 pub fn named(arch: Arch, s: &str) -> Option<u32> {
     let g9 = is_gfx9(arch);
@@ -107,6 +124,7 @@ pub fn max_sgpr(arch: Arch) -> u32 {
 /// The 9-bit source code and optional literal of a source operand; `Err` with a reason.
 pub fn src_code(arch: Arch, s: &str, vgpr_ok: bool) -> Result<(u32, Option<u32>), String> {
     if let Some(r) = parse_reg(s) {
+        check_alignment(arch, &r)?;
         return match r.file {
             'v' if vgpr_ok => {
                 if r.first + r.count > 256 {
