@@ -39,6 +39,17 @@ fn register_out_of_range() {
     assert!(m.contains("beyond"), "{m}");
     let (_, _, m) = asm_err(Arch::Gfx942, "s_mov_b32 s1, s104");
     assert!(m.contains("beyond"), "{m}");
+    // Found by the fuzzer (tests/fuzz): register numbers near u32::MAX overflowed `first + count`.
+    for (arch, src) in [
+        (Arch::Gfx942, "tbuffer_store_format_xyzw v[24:4294967295], v8, s[16:19], s40 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT] offen"),
+        (Arch::Gfx1100, "v_mov_b32 v1, v4294967295"),
+        (Arch::Gfx1100, "s_mov_b64 s[0:1], s[4294967294:4294967295]"),
+        (Arch::Gfx1100, "s_mov_b32 s4294967295, 0"),
+        (Arch::Gfx942, "v_accvgpr_write_b32 a4294967295, v1"),
+    ] {
+        let (l, _, _) = asm_err(arch, src);
+        assert_eq!(l, 1);
+    }
 }
 
 /// llvm-mc 22's tuple alignment (checked against `llvm-mc-22 -show-encoding` on each arch): SGPR

@@ -25,8 +25,16 @@ pub fn parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// Register numbers above this are not registers of any file (and `first + count` cannot
+/// overflow); smaller ones beyond a file are reported as such by the callers.
+const REG_NUMBER_MAX: u32 = 1 << 16;
+
 /// `v1`, `v[2:3]`, `s4`, `s[4:5]`, `a0`, `ttmp2`, `ttmp[2:3]`, `v1.l`.
 pub fn parse_reg(s: &str) -> Option<Reg> {
+    parse_reg_any(s).filter(|r| r.first + r.count <= REG_NUMBER_MAX)
+}
+
+fn parse_reg_any(s: &str) -> Option<Reg> {
     let (s, hi) = if let Some(x) = s.strip_suffix(".l") {
         (x, Some(false))
     } else if let Some(x) = s.strip_suffix(".h") {
@@ -39,13 +47,13 @@ pub fn parse_reg(s: &str) -> Option<Reg> {
             if let Some(inner) = r.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
                 let (a, b) = inner.split_once(':')?;
                 let (a, b) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);
-                if b < a {
+                if b < a || b >= REG_NUMBER_MAX {
                     return None;
                 }
                 return Some(Reg { file, first: a, count: b - a + 1, hi });
             }
             if !r.is_empty() && r.bytes().all(|c| c.is_ascii_digit()) {
-                return Some(Reg { file, first: r.parse().ok()?, count: 1, hi });
+                return Some(Reg { file, first: r.parse::<u32>().ok().filter(|&n| n < REG_NUMBER_MAX)?, count: 1, hi });
             }
         }
     }
