@@ -71,7 +71,7 @@ pub fn check_alignment(arch: Arch, r: &Reg) -> Result<(), String> {
         ('v' | 'a', _) if is_gfx9(arch) => 2,
         _ => 1,
     };
-    if r.first % align != 0 {
+    if !r.first.is_multiple_of(align) {
         return Err("invalid register alignment".to_string());
     }
     Ok(())
