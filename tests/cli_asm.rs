@@ -312,12 +312,35 @@ fn asm_elf_directive_errors() {
         (".kernel k\n.vgprs many\n s_endpgm\n.end\n", "2:8: expected a number"),
         (".kernel k\n s_endpgm\n v_bogus v1\n.end\n", "3:2: unknown mnemonic"),
         (".kernel k\n.end\n", "1:1: kernel `k` has no instructions"),
+        (
+            ".kernel k\n.scratch 1048576\n s_endpgm\n.end\n",
+            " code object: kernel `k`: invalid private_segment_fixed_size: 1048576 bytes of scratch per work-item \
+             exceed gfx1100's 262136 (wave32)",
+        ),
+        (".kernel k\n s_load_b64 s[3:4], s[0:1], 0x0\n s_endpgm\n.end\n", "2:13: invalid register alignment"),
     ];
     for (k, (src, want)) in cases.iter().enumerate() {
         let src = if k == 0 { format!("  {src}") } else { src.to_string() };
         let s = write(dir.path(), &format!("e{k}.s"), &src);
         let out = baregpu(&["asm", "--arch", "gfx1100", "--elf", s.to_str().unwrap()]);
         fails_with(&out, &format!("{}:{want}", s.display()));
+    }
+}
+
+/// An error quotes at most a bounded prefix of a huge token (here 5 MB), in one short line.
+#[test]
+fn asm_errors_do_not_echo_huge_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = "x".repeat(5 << 20);
+    for (k, src) in [format!("{token}\n"), format!(".kernel k\n.arg a {token}\n s_endpgm\n.end\n")].iter().enumerate() {
+        let s = write(dir.path(), &format!("t{k}.s"), src);
+        let mut args = vec!["asm", "--arch", "gfx1100", s.to_str().unwrap()];
+        if k == 1 {
+            args.push("--elf");
+        }
+        let out = baregpu(&args);
+        fails_with(&out, &format!("'{}…'", "x".repeat(60)));
+        assert!(out.stderr.len() < 400, "{} bytes of stderr", out.stderr.len());
     }
 }
 

@@ -577,6 +577,33 @@ fn bad_input_is_a_typed_error() {
     k.resources.lds_bytes = 160 * 1024;
     write_code_object(Arch::Gfx950, &[k]).unwrap();
 
+    // Scratch per work-item: LLVM's stack frame limits (the largest TMPRING_SIZE.WAVESIZE).
+    for (arch, wave, limit) in [
+        (g11, WaveSize::Wave32, 262_136),
+        (g11, WaveSize::Wave64, 131_068),
+        (Arch::Gfx1201, WaveSize::Wave32, 2_097_144),
+        (Arch::Gfx942, WaveSize::Wave64, 131_056),
+    ] {
+        let code = match arch {
+            Arch::Gfx1100 => GFX1100_CODE,
+            Arch::Gfx1201 => GFX1201_CODE,
+            _ => CDNA_CODE,
+        };
+        let mut k = test_kernels(arch, code).remove(0);
+        k.resources.wave_size = wave;
+        k.resources.private_bytes = limit;
+        write_code_object(arch, &[k.clone()]).unwrap();
+        k.resources.private_bytes = limit + 1;
+        let e = write_code_object(arch, &[k]).unwrap_err();
+        assert!(matches!(e, E::InvalidField { field: "private_segment_fixed_size", .. }), "{e}");
+    }
+    let e = bad(g11, |k| k.resources.private_bytes = 1_048_576);
+    assert_eq!(
+        e.to_string(),
+        "kernel `add_one`: invalid private_segment_fixed_size: 1048576 bytes of scratch per work-item exceed \
+         gfx1100's 262136 (wave32)"
+    );
+
     let e = bad(Arch::Gfx942, |k| k.resources.wave_size = WaveSize::Wave32);
     assert_eq!(e.to_string(), "kernel `add_one`: wave32 is not supported on gfx942");
     assert!(matches!(bad(Arch::Gfx1201, |k| k.resources.ieee_mode = true), E::Unsupported { .. }));

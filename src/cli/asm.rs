@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 
 use baregpu::{Error, Result};
 use baregpu_compiler::codeobj::{self, hidden_args_v5, Kernel, KernelArg, KernelResources, WaveSize};
+use baregpu_compiler::isa::error::bound_quotes;
 use baregpu_compiler::isa::{self as isa, Arch, IsaError};
 
 const AFTER_HELP: &str = "\
@@ -112,7 +113,7 @@ pub(crate) fn isa_error(file: &Path, e: IsaError) -> Error {
 }
 
 fn at(file: &Path, line: usize, col: usize, msg: impl std::fmt::Display) -> Error {
-    Error::Usage(format!("{}:{line}:{col}: {msg}", file.display()))
+    Error::Usage(format!("{}:{line}:{col}: {}", file.display(), bound_quotes(&msg.to_string())))
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -122,8 +123,9 @@ pub fn run(args: Args) -> Result<()> {
     })?;
     let bytes = if args.elf {
         let kernels = parse_kernels(args.arch, &args.file, &src)?;
-        codeobj::write_code_object(args.arch, &kernels)
-            .map_err(|e| Error::Usage(format!("{}: code object: {e}", args.file.display())))?
+        codeobj::write_code_object(args.arch, &kernels).map_err(|e| {
+            Error::Usage(format!("{}: code object: {}", args.file.display(), bound_quotes(&e.to_string())))
+        })?
     } else {
         isa::assemble(args.arch, &src).map_err(|e| isa_error(&args.file, e))?
     };

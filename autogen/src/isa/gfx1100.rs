@@ -940,6 +940,7 @@ pub static OPCODES: &[Opcode] = &[
     op("s_dcache_inv", "SMEM", "SMEM", 33, 0, &[]),
     op("s_atc_probe", "SMEM", "SMEM", 34, 0, &[o("op0", Imm, 1), o("sbase", Sgpr, 2), o("offset", Offset, 1)]),
     op("s_atc_probe_buffer", "SMEM", "SMEM", 35, 0, &[o("op0", Imm, 1), o("sbase", Sgpr, 4), o("offset", Offset, 1)]),
+    op("v_illegal", "VOP2", "VOP2", 0, 0, &[]),
     op(
         "v_cndmask_b32_e32",
         "VOP2",
@@ -1067,6 +1068,7 @@ pub static OPCODES: &[Opcode] = &[
     op("v_min_f16_e32", "VOP2", "VOP2", 58, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1), o("vsrc1", Vgpr, 1)]),
     op("v_ldexp_f16_e32", "VOP2", "VOP2", 59, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1), o("vsrc1", Vgpr, 1)]),
     op("v_pk_fmac_f16", "VOP2", "VOP2", 60, 0, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1), o("vsrc1", Vgpr, 1)]),
+    op("v_nop", "VOP1", "VOP1", 0, 0, &[]),
     op("v_mov_b32_e32", "VOP1", "VOP1", 1, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),
     op("v_readfirstlane_b32", "VOP1", "VOP1", 2, 0, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),
     op("v_cvt_i32_f64_e32", "VOP1", "VOP1", 3, 0, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 2)]),
@@ -1092,6 +1094,7 @@ pub static OPCODES: &[Opcode] = &[
     op("v_ceil_f64_e32", "VOP1", "VOP1", 24, 0, &[o("vdst", Vgpr, 2), o("src0", Vsrc, 2)]),
     op("v_rndne_f64_e32", "VOP1", "VOP1", 25, 0, &[o("vdst", Vgpr, 2), o("src0", Vsrc, 2)]),
     op("v_floor_f64_e32", "VOP1", "VOP1", 26, 0, &[o("vdst", Vgpr, 2), o("src0", Vsrc, 2)]),
+    op("v_pipeflush", "VOP1", "VOP1", 27, 0, &[]),
     op("v_mov_b16_e32", "VOP1", "VOP1", 28, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),
     op("v_fract_f32_e32", "VOP1", "VOP1", 32, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),
     op("v_trunc_f32_e32", "VOP1", "VOP1", 33, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),

@@ -1024,6 +1024,7 @@ pub static OPCODES: &[Opcode] = &[
         0,
         &[o("offset", Offset, 1), o("null", Special, 1), o("op2", Imm, 1)],
     ),
+    op("v_illegal", "VOP2", "VOP2", 0, 0, &[]),
     op(
         "v_cndmask_b32_e32",
         "VOP2",
@@ -1154,6 +1155,7 @@ pub static OPCODES: &[Opcode] = &[
     ),
     op("v_ldexp_f16_e32", "VOP2", "VOP2", 59, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1), o("vsrc1", Vgpr, 1)]),
     op("v_pk_fmac_f16", "VOP2", "VOP2", 60, 0, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1), o("vsrc1", Vgpr, 1)]),
+    op("v_nop", "VOP1", "VOP1", 0, 0, &[]),
     op("v_mov_b32_e32", "VOP1", "VOP1", 1, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),
     op("v_readfirstlane_b32", "VOP1", "VOP1", 2, 0, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),
     op("v_cvt_i32_f64_e32", "VOP1", "VOP1", 3, 0, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 2)]),
@@ -1179,6 +1181,7 @@ pub static OPCODES: &[Opcode] = &[
     op("v_ceil_f64_e32", "VOP1", "VOP1", 24, 0, &[o("vdst", Vgpr, 2), o("src0", Vsrc, 2)]),
     op("v_rndne_f64_e32", "VOP1", "VOP1", 25, 0, &[o("vdst", Vgpr, 2), o("src0", Vsrc, 2)]),
     op("v_floor_f64_e32", "VOP1", "VOP1", 26, 0, &[o("vdst", Vgpr, 2), o("src0", Vsrc, 2)]),
+    op("v_pipeflush", "VOP1", "VOP1", 27, 0, &[]),
     op("v_fract_f32_e32", "VOP1", "VOP1", 32, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),
     op("v_trunc_f32_e32", "VOP1", "VOP1", 33, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),
     op("v_ceil_f32_e32", "VOP1", "VOP1", 34, 6, &[o("vdst", Vgpr, 1), o("src0", Vsrc, 1)]),

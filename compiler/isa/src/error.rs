@@ -20,8 +20,59 @@ pub enum IsaError {
 
 impl IsaError {
     pub(crate) fn asm(line: usize, col: usize, msg: impl Into<String>) -> IsaError {
-        IsaError::Asm { line, col, msg: msg.into() }
+        IsaError::Asm { line, col, msg: bound_quotes(&msg.into()) }
     }
 }
 
+/// The longest quoted text or word an error message repeats from its input.
+pub const QUOTE_MAX: usize = 60;
+
+/// `msg` with every quoted text (`'...'` or `` `...` ``) and every word longer than
+/// [`QUOTE_MAX`] characters cut there and marked with `…`: a message echoes its input, and the
+/// input can be a megabyte token.
+pub fn bound_quotes(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len().min(4096));
+    let mut quote: Option<char> = None;
+    let (mut run, mut prev) = (0usize, ' ');
+    for c in msg.chars() {
+        let opens = quote.is_none() && matches!(c, '\'' | '`') && (prev.is_whitespace() || "([".contains(prev));
+        let ends = match quote {
+            Some(q) => c == q,
+            None => c.is_whitespace() || opens,
+        };
+        if ends {
+            quote = if opens { Some(c) } else { None };
+            run = 0;
+            out.push(c);
+        } else if run < QUOTE_MAX {
+            run += 1;
+            out.push(c);
+        } else if run == QUOTE_MAX {
+            run += 1;
+            out.push('…');
+        }
+        prev = c;
+    }
+    out
+}
+
 pub type Result<T> = std::result::Result<T, IsaError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_quotes_and_words_are_cut() {
+        let long = "v".repeat(5_000_000);
+        let m = bound_quotes(&format!("unknown mnemonic '{long}' for gfx1100"));
+        assert_eq!(m, format!("unknown mnemonic '{}…' for gfx1100", "v".repeat(QUOTE_MAX)));
+        let m = bound_quotes(&format!("register {long} is beyond `{long} x`"));
+        assert_eq!(m, format!("register {0}… is beyond `{0}…`", "v".repeat(QUOTE_MAX)));
+        // Short ones, apostrophes inside words and multi-byte text stay as they are.
+        let short = "cannot encode 'v_add_f32 v1, v2' (the kernel's `k` é)";
+        assert_eq!(bound_quotes(short), short);
+        let e = IsaError::asm(1, 1, format!("bad '{long}'"));
+        assert!(e.to_string().len() < 100, "{e}");
+    }
+}

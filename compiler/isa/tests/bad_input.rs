@@ -39,6 +39,89 @@ fn register_out_of_range() {
     assert!(m.contains("beyond"), "{m}");
     let (_, _, m) = asm_err(Arch::Gfx942, "s_mov_b32 s1, s104");
     assert!(m.contains("beyond"), "{m}");
+    // Found by the fuzzer (tests/fuzz): register numbers near u32::MAX overflowed `first + count`.
+    for (arch, src) in [
+        (Arch::Gfx942, "tbuffer_store_format_xyzw v[24:4294967295], v8, s[16:19], s40 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT] offen"),
+        (Arch::Gfx1100, "v_mov_b32 v1, v4294967295"),
+        (Arch::Gfx1100, "s_mov_b64 s[0:1], s[4294967294:4294967295]"),
+        (Arch::Gfx1100, "s_mov_b32 s4294967295, 0"),
+        (Arch::Gfx942, "v_accvgpr_write_b32 a4294967295, v1"),
+    ] {
+        let (l, _, _) = asm_err(arch, src);
+        assert_eq!(l, 1);
+    }
+}
+
+/// llvm-mc 22's tuple alignment (checked against `llvm-mc-22 -show-encoding` on each arch): SGPR
+/// and trap-register pairs even, tuples of 3+ at a multiple of 4; VGPR/AGPR tuples even on
+/// gfx942/gfx950 and free on RDNA.
+#[test]
+fn misaligned_register_tuples() {
+    for (arch, src, col) in [
+        (Arch::Gfx1100, "s_load_b64 s[3:4], s[0:1], 0x0", 12),
+        (Arch::Gfx1201, "s_load_b64 s[3:4], s[0:1], 0x0", 12),
+        (Arch::Gfx1100, "global_load_b64 v[1:2], v0, s[3:4]", 29),
+        (Arch::Gfx1100, "s_load_b128 s[2:5], s[0:1], 0x0", 13),
+        (Arch::Gfx1201, "s_load_b96 s[2:4], s[0:1], 0x0", 12),
+        (Arch::Gfx1100, "s_load_b256 s[2:9], s[0:1], 0x0", 13),
+        (Arch::Gfx1100, "s_load_b32 s3, s[1:2], 0x0", 16),
+        (Arch::Gfx1100, "s_and_b64 s[2:3], s[4:5], s[7:8]", 27),
+        (Arch::Gfx1100, "s_load_b64 ttmp[1:2], s[0:1], 0x0", 12),
+        (Arch::Gfx942, "s_load_dwordx2 s[3:4], s[0:1], 0x0", 16),
+        (Arch::Gfx942, "s_mov_b64 s[2:3], s[1:2]", 19),
+        (Arch::Gfx942, "global_load_dwordx2 v[1:2], v0, s[2:3]", 21),
+        (Arch::Gfx950, "global_load_dwordx3 v[1:3], v0, s[2:3]", 21),
+        (Arch::Gfx942, "global_load_dwordx2 a[1:2], v0, s[2:3]", 21),
+        (Arch::Gfx942, "v_lshlrev_b64 v[2:3], 1, v[1:2]", 26),
+    ] {
+        let (l, c, m) = asm_err(arch, src);
+        assert_eq!((l, c, m.as_str()), (1, col, "invalid register alignment"), "{} {src}", arch.name());
+    }
+    for (arch, src) in [
+        (Arch::Gfx1100, "s_load_b256 s[4:11], s[0:1], 0x0"),
+        (Arch::Gfx1201, "s_load_b96 s[4:6], s[0:1], 0x0"),
+        (Arch::Gfx1100, "s_load_b128 ttmp[4:7], s[0:1], 0x0"),
+        (Arch::Gfx1100, "global_load_b64 v[1:2], v0, s[2:3]"),
+        (Arch::Gfx1201, "v_add_f64 v[1:2], v[3:4], v[5:6]"),
+        (Arch::Gfx942, "global_load_dwordx3 v[2:4], v0, s[2:3]"),
+        (Arch::Gfx942, "s_mov_b64 vcc, s[0:1]"),
+    ] {
+        assert!(assemble(arch, src).is_ok(), "{} {src}: {:?}", arch.name(), assemble(arch, src));
+    }
+}
+
+/// `v_nop` / `v_illegal` (VOP1 opcode 0, and gfx11+'s all-zero dword) as llvm-mc 22 encodes them.
+#[test]
+fn v_nop_and_v_illegal() {
+    for arch in Arch::ALL {
+        assert_eq!(assemble_line(arch, "v_nop").unwrap(), [0x00, 0x00, 0x00, 0x7e], "{}", arch.name());
+        assert_eq!(baregpu_isa::disassemble(&decode(arch, &[0x00, 0x00, 0x00, 0x7e]).unwrap()), "v_nop");
+    }
+    for arch in [Arch::Gfx1100, Arch::Gfx1201] {
+        assert_eq!(assemble_line(arch, "v_illegal").unwrap(), [0; 4], "{}", arch.name());
+        assert_eq!(baregpu_isa::disassemble(&decode(arch, &[0; 4]).unwrap()), "v_illegal");
+    }
+    // gfx9 has no v_illegal (llvm-mc: not supported on this GPU).
+    assert!(assemble_line(Arch::Gfx942, "v_illegal").is_err());
+}
+
+/// An error repeats at most a bounded prefix of a huge token.
+#[test]
+fn huge_tokens_are_not_echoed() {
+    let token = "v".repeat(5 << 20);
+    for src in [
+        token.clone(),
+        format!("v_mov_b32 v1, {token}"),
+        format!(
+            "s_nop 0
+{token}:
+{token}:"
+        ),
+    ] {
+        let e = assemble(Arch::Gfx1100, &src).unwrap_err().to_string();
+        assert!(e.len() < 300, "{} bytes: {}", e.len(), &e[..200]);
+        assert!(e.contains('…'), "{e}");
+    }
 }
 
 #[test]

@@ -4,12 +4,9 @@
 
 use baregpu_isa::{decode_all, Arch, Decoder, IsaError};
 
-fn xorshift(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
-}
+#[path = "../../../tests/common/mutate.rs"]
+mod mutate;
+use mutate::xorshift;
 
 /// All golden vectors of `arch` back to back.
 fn golden_stream(arch: Arch) -> Vec<u8> {

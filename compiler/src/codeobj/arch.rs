@@ -62,6 +62,21 @@ pub(crate) const fn max_lds_bytes(arch: Arch) -> u32 {
     }
 }
 
+/// Private (scratch) bytes per work-item the hardware can give one wave's lanes: the largest
+/// COMPUTE_TMPRING_SIZE.WAVESIZE times its unit (1 KiB on gfx9, 256 B on gfx10+), shared by the
+/// wave's lanes; LLVM's stack frame limit (262,136 on gfx1100 wave32, 2,097,144 on gfx1201 wave32,
+/// 131,056 on gfx942).
+pub(crate) const fn max_private_bytes(arch: Arch, wave64: bool) -> u32 {
+    use baregpu_autogen::amd::regs::{gc_11_0_0 as gc11, gc_12_0_0 as gc12, gc_9_4_3 as gc9};
+    let (field, unit) = match arch {
+        Arch::Gfx942 | Arch::Gfx950 => (gc9::COMPUTE_TMPRING_SIZE::WAVESIZE, 1024),
+        Arch::Gfx1100 => (gc11::COMPUTE_TMPRING_SIZE::WAVESIZE, 256),
+        Arch::Gfx1201 => (gc12::COMPUTE_TMPRING_SIZE::WAVESIZE, 256),
+    };
+    let per_wave = (field.mask >> field.shift) as u64 * unit;
+    (per_wave / if wave64 { 64 } else { 32 }) as u32
+}
+
 /// SGPRs LLVM adds to a kernel's highest used SGPR in `.sgpr_count`: VCC (2) on gfx10+ when used;
 /// on gfx9 with architected flat scratch (gfx942, gfx950) always 6 (VCC, FLAT_SCRATCH, XNACK_MASK).
 pub(crate) const fn extra_sgprs(arch: Arch, vcc_used: bool) -> u32 {

@@ -83,6 +83,19 @@ fn kernel(arch: Arch, k: &Kernel) -> Result<()> {
         });
     }
 
+    let max_private = arch::max_private_bytes(arch, r.wave_size == WaveSize::Wave64);
+    if r.private_bytes > max_private {
+        return Err(CodeObjectError::InvalidField {
+            kernel: kname(),
+            field: "private_segment_fixed_size",
+            reason: format!(
+                "{} bytes of scratch per work-item exceed {an}'s {max_private} ({})",
+                r.private_bytes,
+                if r.wave_size == WaveSize::Wave64 { "wave64" } else { "wave32" }
+            ),
+        });
+    }
+
     // Modes that only some generations have.
     if cdna && r.wave_size == WaveSize::Wave32 {
         return Err(unsupported("wave32"));

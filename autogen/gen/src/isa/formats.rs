@@ -304,7 +304,7 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
     }
 
     // Vector ALU.
-    let vop2 = fmt(
+    let mut vop2 = fmt(
         "VOP2",
         32,
         (0x8000_0000, 0),
@@ -322,9 +322,11 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
         vec![vec![("src0", V + 24), ("vdst", 8)], vec![("src0", 24), ("vdst", 8)]],
         true,
     );
-    if gfx9 {
-        // v_nop and v_clrexcp decode only with their unused fields at 0.
-        vop1.templates.push(Vec::new());
+    // v_nop (and gfx9's v_clrexcp) decode only with their unused fields at 0.
+    vop1.templates.push(Vec::new());
+    if !gfx9 {
+        // gfx11+ v_illegal is VOP2 opcode 0 with every field 0 (the all-zero dword).
+        vop2.templates.push(Vec::new());
     }
     let vopc = fmt(
         "VOPC",

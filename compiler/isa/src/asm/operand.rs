@@ -25,8 +25,16 @@ pub fn parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// Register numbers above this are not registers of any file (and `first + count` cannot
+/// overflow); smaller ones beyond a file are reported as such by the callers.
+const REG_NUMBER_MAX: u32 = 1 << 16;
+
 /// `v1`, `v[2:3]`, `s4`, `s[4:5]`, `a0`, `ttmp2`, `ttmp[2:3]`, `v1.l`.
 pub fn parse_reg(s: &str) -> Option<Reg> {
+    parse_reg_any(s).filter(|r| r.first + r.count <= REG_NUMBER_MAX)
+}
+
+fn parse_reg_any(s: &str) -> Option<Reg> {
     let (s, hi) = if let Some(x) = s.strip_suffix(".l") {
         (x, Some(false))
     } else if let Some(x) = s.strip_suffix(".h") {
@@ -39,17 +47,34 @@ pub fn parse_reg(s: &str) -> Option<Reg> {
             if let Some(inner) = r.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
                 let (a, b) = inner.split_once(':')?;
                 let (a, b) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);
-                if b < a {
+                if b < a || b >= REG_NUMBER_MAX {
                     return None;
                 }
                 return Some(Reg { file, first: a, count: b - a + 1, hi });
             }
             if !r.is_empty() && r.bytes().all(|c| c.is_ascii_digit()) {
-                return Some(Reg { file, first: r.parse().ok()?, count: 1, hi });
+                return Some(Reg { file, first: r.parse::<u32>().ok().filter(|&n| n < REG_NUMBER_MAX)?, count: 1, hi });
             }
         }
     }
     None
+}
+
+/// llvm-mc's register tuple alignment: a scalar (SGPR or trap temporary) pair starts at an even
+/// register and a tuple of 3 or more at a multiple of 4; a vector (VGPR or AGPR) tuple starts at
+/// an even register on gfx942/gfx950 and anywhere on RDNA.
+pub fn check_alignment(arch: Arch, r: &Reg) -> Result<(), String> {
+    let align = match (r.file, r.count) {
+        (_, 0 | 1) => 1,
+        ('s' | 't', 2) => 2,
+        ('s' | 't', _) => 4,
+        ('v' | 'a', _) if is_gfx9(arch) => 2,
+        _ => 1,
+    };
+    if !r.first.is_multiple_of(align) {
+        return Err("invalid register alignment".to_string());
+    }
+    Ok(())
 }
 
 /// Encoding of a named scalar operand.
@@ -107,6 +132,7 @@ pub fn max_sgpr(arch: Arch) -> u32 {
 /// The 9-bit source code and optional literal of a source operand; `Err` with a reason.
 pub fn src_code(arch: Arch, s: &str, vgpr_ok: bool) -> Result<(u32, Option<u32>), String> {
     if let Some(r) = parse_reg(s) {
+        check_alignment(arch, &r)?;
         return match r.file {
             'v' if vgpr_ok => {
                 if r.first + r.count > 256 {

@@ -3,7 +3,7 @@
 use baregpu_autogen::isa::{OperandKind, FLAG_LITERAL};
 
 use super::lexer::{Line, Tok};
-use super::operand::{max_sgpr, parse_int, parse_reg, src_code};
+use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
 use crate::disasm::special;
 use crate::inst::{set, Instruction};
 use crate::operand::is_gfx9;
@@ -184,6 +184,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     if atomic_ret {
         let t = toks.remove(0);
         let r = parse_reg(t.text).ok_or((t.col, format!("expected a register, found '{}'", t.text)))?;
+        check_alignment(arch, &r).map_err(|e| (t.col, e))?;
         i.set_field("vdst", r.first);
         if fname == "DS" {
             // DS returning forms are separate opcodes.
@@ -309,6 +310,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 }
                 let r = parse_reg(s);
                 if let Some(r) = r {
+                    check_alignment(arch, &r).map_err(|e| (t.col, e))?;
                     if r.count != d
                         && !(m.ends_with("_f8f6f4") && matches!(field, "src0" | "src1"))
                         && !(fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
