@@ -71,8 +71,9 @@ pub fn open_emulated(arch: &str, index: usize, engine: Arc<dyn WaveEngine>) -> R
     let label = DeviceSpec::Emu { arch: arch.to_string(), index }.to_string();
     check_emulated_index(&label, index)?;
     let archs = vec![arch; index + 1];
-    let kfd: Arc<dyn Os> = machine(&archs, engine)?;
-    Ok(AmdDevice::open(kfd, index, &label)?)
+    let kfd: Arc<dyn Os> = machine(&archs, engine.clone())?;
+    // Workgroups the interpreter retires count as progress while a wait sleeps on one long dispatch.
+    Ok(AmdDevice::open(kfd, index, &label)?.with_progress(Arc::new(move || engine.workgroups_retired())))
 }
 
 /// An emulated NVIDIA GPU (`emu-nv:ARCH:INDEX`): the emulated RM and UVM with GPFIFO channels
@@ -81,10 +82,13 @@ pub fn open_emulated_nv(arch: &str, index: usize) -> Result<NvDevice> {
     let label = DeviceSpec::EmuNv { arch: arch.to_string(), index }.to_string();
     check_emulated_index(&label, index)?;
     let archs = vec![arch; index + 1];
-    let rm: Arc<dyn Os> = EmuRm::new(&archs)?;
+    let emu = EmuRm::new(&archs)?;
+    let rm: Arc<dyn Os> = emu.clone();
     // The interpreter's parser checks each module at load, as ptxas would for a real GPU.
     let check = |ptx: &str| baregpu_emu::nv::ptx::Module::parse(ptx).map(drop).map_err(|e| e.to_string());
-    Ok(NvDevice::open(rm, index, &label, NvIsa::Ptx)?.with_ptx_check(Arc::new(check)))
+    // CTAs the interpreter retires count as progress while a wait sleeps on one long kernel.
+    let probe = Arc::new(move || emu.ctas_retired());
+    Ok(NvDevice::open(rm, index, &label, NvIsa::Ptx)?.with_ptx_check(Arc::new(check)).with_progress(probe))
 }
 
 pub fn open(spec: &DeviceSpec) -> Result<Device> {

@@ -302,6 +302,34 @@ fn a_hung_kernel_times_out_and_the_device_keeps_working() {
     dev.unload(prog).unwrap();
 }
 
+/// Issue 10 item 7: one dispatch that runs far past the no-progress timeout while it retires
+/// workgroups steadily finishes (the emulated GPU counts them; a real one only times out on
+/// its signals, so the test is for emulated devices).
+#[test]
+fn a_long_dispatch_that_retires_workgroups_is_not_a_hang() {
+    use baregpu_compiler::codeobj::{write_code_object, Kernel};
+    use baregpu_isa::Arch;
+    if std::env::var("BAREGPU_DEVICE").is_ok_and(|s| !s.starts_with("emu")) {
+        return;
+    }
+    let mut dev = open();
+    dev.timeout = Duration::from_millis(150);
+    let arch = Arch::from_name(&dev.arch).unwrap();
+    let src =
+        "  s_mov_b32 s0, 0x2800\ntop:\n  s_sub_u32 s0, s0, 1\n  s_cmp_lg_u32 s0, 0\n  s_cbranch_scc1 top\n  s_endpgm\n";
+    let code = baregpu_isa::assemble(arch, src).unwrap();
+    let co = CodeObject::parse(&write_code_object(arch, &[Kernel::new(arch, "count", code)]).unwrap()).unwrap();
+    let prog = dev.load(co).unwrap();
+    let t = std::time::Instant::now();
+    let s = dev.launch(&prog, "count", &[], &Launch::new([4000, 1, 1], [32, 1, 1]), false).unwrap();
+    dev.synchronize()
+        .unwrap_or_else(|e| panic!("a progressing dispatch was taken for a hang after {:?}: {e}", t.elapsed()));
+    // It must have outlasted the timeout many times over, or this proves nothing.
+    assert!(t.elapsed() > 4 * dev.timeout, "the dispatch took only {:?}: make it longer", t.elapsed());
+    dev.release(s);
+    dev.unload(prog).unwrap();
+}
+
 #[test]
 fn copies_through_staging_reach_memory_the_cpu_cannot_map() {
     let dev = open();

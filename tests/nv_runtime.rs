@@ -326,6 +326,28 @@ fn a_hung_kernel_times_out_and_the_device_closes() {
     drop(dev);
 }
 
+/// Issue 10 item 7: a valid kernel that runs far longer than the no-progress timeout while it
+/// retires CTAs steadily finishes: the wait counts retired CTAs as progress, not only signals.
+#[test]
+fn a_long_kernel_that_retires_ctas_is_not_a_hang() {
+    if real_device().is_some() {
+        return; // real GPUs expose no retired-CTA count; their waits rely on signals
+    }
+    let dev = open_emulated_nv("sm_90", 0).unwrap();
+    let work = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry work(.param .u32 n)\n{\n\
+                \t.reg .pred %p;\n\t.reg .b32 %r<3>;\n\tld.param.u32 %r1, [n];\n\tmov.u32 %r2, 0;\n$L_top:\n\
+                \tadd.u32 %r2, %r2, 1;\n\tsetp.lt.u32 %p, %r2, %r1;\n\t@%p bra.uni $L_top;\n\tret;\n}\n";
+    let prog = dev.load(NvCode::parse(work.as_bytes()).unwrap()).unwrap();
+    let mut dev = dev;
+    dev.timeout = std::time::Duration::from_millis(150);
+    let t = std::time::Instant::now();
+    dev.launch(&prog, "work", &[ArgValue::u32(400)], &Launch::new([1500, 1, 1], [32, 1, 1]), false).unwrap();
+    dev.synchronize()
+        .unwrap_or_else(|e| panic!("a progressing kernel was taken for a hang after {:?}: {e}", t.elapsed()));
+    // The kernel must have outlasted the timeout many times over, or this proves nothing.
+    assert!(t.elapsed() > 4 * dev.timeout, "the kernel took only {:?}: make it longer", t.elapsed());
+}
+
 /// A kernel that traps: RM's SM debugger names the SM with the error and the PC (on the
 /// emulated GPU: the breakpoint-trap bit and the PTX line of the `trap`).
 #[test]

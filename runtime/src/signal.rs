@@ -97,13 +97,14 @@ impl Signal {
 
     /// Wait until the value reaches `target`: spin briefly, then call `sleep(budget)` (the
     /// device's interrupt wait, which may also report a fault) between checks. The timeout
-    /// restarts whenever the value moves, so long-running work that makes progress never times
-    /// out while a hang does.
+    /// restarts whenever the value moves or `sleep` says the device made progress of another
+    /// kind (workgroups retired inside one long kernel), so long-running work that makes
+    /// progress never times out while a hang does.
     pub fn wait(
         &self,
         target: u64,
         timeout: Duration,
-        sleep: &mut dyn FnMut(Duration) -> Result<(), WaitError>,
+        sleep: &mut dyn FnMut(Duration) -> Result<bool, WaitError>,
     ) -> Result<(), WaitError> {
         // Short work finishes within tens of microseconds: poll that long before paying for a
         // sleep and a wake-up (tinygrad polls far longer; this keeps an idle host core free).
@@ -133,7 +134,9 @@ impl Signal {
                 return Err(WaitError::Timeout { last });
             }
             // Sleep in slices so that progress is noticed and the timeout stays accurate.
-            sleep((timeout - waited).min(Duration::from_millis(10)))?;
+            if sleep((timeout - waited).min(Duration::from_millis(10)))? {
+                since = Instant::now();
+            }
         }
     }
 }
@@ -150,9 +153,9 @@ mod tests {
         (mem, sig)
     }
 
-    fn nap(d: Duration) -> Result<(), WaitError> {
+    fn nap(d: Duration) -> Result<bool, WaitError> {
         std::thread::sleep(d.min(Duration::from_millis(1)));
-        Ok(())
+        Ok(false)
     }
 
     #[test]
@@ -207,5 +210,29 @@ mod tests {
         };
         sig.wait(10, Duration::from_millis(60), &mut nap).unwrap();
         writer.join().unwrap();
+    }
+
+    #[test]
+    fn device_progress_restarts_the_timeout_and_its_end_times_out() {
+        let (mem, sig) = slot();
+        // The value stays put for 150 ms while the device reports work done for the first 120
+        // ms (one long kernel retiring workgroups), inside a 60 ms timeout; then it signals.
+        let start = Instant::now();
+        let mut working = |d: Duration| {
+            std::thread::sleep(d.min(Duration::from_millis(1)));
+            if start.elapsed() >= Duration::from_millis(150) {
+                mem[0].store(1, Ordering::Release);
+            }
+            Ok(start.elapsed() < Duration::from_millis(120))
+        };
+        sig.wait(1, Duration::from_millis(60), &mut working).unwrap();
+        // Progress that stops is a hang after the timeout.
+        let mut stalls = |d: Duration| {
+            std::thread::sleep(d.min(Duration::from_millis(1)));
+            Ok(start.elapsed() < Duration::from_millis(200))
+        };
+        let err = sig.wait(2, Duration::from_millis(60), &mut stalls).unwrap_err();
+        assert_eq!(err, WaitError::Timeout { last: 1 });
+        assert!(start.elapsed() >= Duration::from_millis(260), "timed out only 60 ms after progress stopped");
     }
 }

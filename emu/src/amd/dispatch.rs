@@ -119,6 +119,12 @@ impl fmt::Display for DispatchFault {
 /// Runs the waves of a dispatch to completion.
 pub trait WaveEngine: Send + Sync {
     fn dispatch(&self, d: &DispatchState, mem: &GpuMemory) -> Result<(), DispatchFault>;
+
+    /// Workgroups retired over every dispatch so far: the progress a host wait can see inside
+    /// one long dispatch. An engine that does not count says 0, and waits rely on signals.
+    fn workgroups_retired(&self) -> u64 {
+        0
+    }
 }
 
 /// The memory one GPU may touch during a dispatch: every allocation mapped on it.

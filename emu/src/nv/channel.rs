@@ -491,6 +491,7 @@ impl Channel {
             dynamic_shared: dynamic,
             sm_count: gpu.sm_count,
             cancel: Some(&self.ctl.stop),
+            retired: Some(&self.inner.ctas_retired),
         };
         let regions = self.inner.gpu_regions();
         module.launch(&launch, &regions).map_err(|e| {

@@ -232,6 +232,8 @@ pub(crate) struct Inner {
     pub modules: Mutex<HashMap<u64, Arc<ptx::Module>>>,
     /// The doorbell watcher.
     pub threads: Mutex<Vec<JoinHandle<()>>>,
+    /// CTAs retired by every launch: progress a host wait can see inside one long kernel.
+    pub ctas_retired: AtomicU64,
 }
 
 /// The emulated RM and UVM with their GPUs: an [`Os`](baregpu_drivers::os::Os) to hand to `drivers::nv`.
@@ -251,6 +253,11 @@ impl EmuRm {
     /// `emu-nv:` prefix is accepted), behind a 580-branch driver.
     pub fn new(archs: &[&str]) -> Result<Arc<EmuRm>> {
         Self::with_version(archs, DRIVER_VERSION)
+    }
+
+    /// CTAs retired by every kernel so far (see `runtime::timeout::ProgressProbe`).
+    pub fn ctas_retired(&self) -> u64 {
+        self.inner.ctas_retired.load(Ordering::Relaxed)
     }
 
     /// As [`EmuRm::new`] with another driver version (any branch `drivers::nv` speaks): the RM
@@ -307,6 +314,7 @@ impl EmuRm {
             fault_records: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
             threads: Mutex::new(Vec::new()),
+            ctas_retired: AtomicU64::new(0),
         });
         let watcher = {
             let inner = inner.clone();

@@ -164,13 +164,20 @@ pub struct Interpreter {
     segments: Mutex<HashMap<u64, Arc<Segment>>>,
     /// Wave instructions executed, over every dispatch.
     executed: AtomicU64,
+    /// Workgroups retired, over every dispatch.
+    retired: AtomicU64,
 }
 
 impl Interpreter {
     /// `arch`: gfx1100 or gfx1201 (others are refused at dispatch with an Illegal fault).
     pub fn new(arch: &str) -> Interpreter {
         let arch = Arch::from_name(arch).unwrap_or(Arch::Gfx942);
-        Interpreter { arch, segments: Mutex::new(HashMap::new()), executed: AtomicU64::new(0) }
+        Interpreter {
+            arch,
+            segments: Mutex::new(HashMap::new()),
+            executed: AtomicU64::new(0),
+            retired: AtomicU64::new(0),
+        }
     }
 
     /// Wave instructions executed so far.
@@ -241,6 +248,7 @@ impl Interpreter {
             let mut waves: Vec<Wave<W>> = (0..nwaves).map(|_| Wave::new(entry.clone())).collect();
             let mut lds = vec![0u8; d.lds_bytes as usize];
             let mut count = 0u64;
+            let mut done = 0u64;
             loop {
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -274,7 +282,13 @@ impl Interpreter {
                     g.get_or_insert(f);
                     break;
                 }
+                // Published in batches: the count is for a host wait's timeout, not exact.
+                done += 1;
+                if done & 15 == 0 {
+                    self.retired.fetch_add(16, Ordering::Relaxed);
+                }
             }
+            self.retired.fetch_add(done & 15, Ordering::Relaxed);
             for w in &waves {
                 count += w.count;
             }
@@ -368,6 +382,10 @@ fn run_group<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx, lds: &mut [u8]) -
 }
 
 impl WaveEngine for Interpreter {
+    fn workgroups_retired(&self) -> u64 {
+        self.retired.load(Ordering::Relaxed)
+    }
+
     fn dispatch(&self, d: &DispatchState, mem: &GpuMemory) -> Result<(), DispatchFault> {
         if !matches!(self.arch, Arch::Gfx1100 | Arch::Gfx1201) || d.arch != self.arch.name() {
             return Err(DispatchFault::Illegal {

@@ -10,6 +10,7 @@ use crate::alloc::Ring;
 use crate::program::{ArgValue, CodeObject, Launch};
 use crate::signal::{Signal, WaitError, Width, SIGNAL_BYTES};
 use crate::timeline::Timeline;
+use crate::timeout::{progressed, ProgressProbe};
 use crate::{Error, Result};
 use baregpu_drivers::amd::kfd::{EventKind, Kfd, KfdDevice, KfdEvent, KfdMemory, MemKind, QueueKind};
 use baregpu_drivers::amd::pm4::{Compare, Pm4, Pm4Generation, ReleaseData};
@@ -105,6 +106,8 @@ pub struct AmdDevice {
     pub timeout: Duration,
     /// `BAREGPU_TRACE`: where submitted command streams are logged, decoded.
     pub(crate) trace: Option<super::trace::Trace>,
+    /// Work retired inside a dispatch, where the device can count it (see [`ProgressProbe`]).
+    progress: Option<ProgressProbe>,
     state: Mutex<State>,
 }
 
@@ -180,8 +183,17 @@ impl AmdDevice {
             events: [queue_event, fault_event, hw_event],
             timeout: crate::timeout::no_progress_timeout(),
             trace: super::trace::Trace::from_env(),
+            progress: None,
             state: Mutex::new(state),
         })
+    }
+
+    /// Count a dispatch's retired workgroups as progress in waits (an emulated GPU; see
+    /// [`ProgressProbe`]).
+    pub fn with_progress(mut self, probe: ProgressProbe) -> AmdDevice {
+        self.progress = Some(probe);
+        self.timeout = crate::timeout::measured_timeout();
+        self
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -419,7 +431,9 @@ impl AmdDevice {
         let kfd = self.dev.kfd().clone();
         let events = self.events;
         let compute_queue = st.compute.as_ref().map(|r| r.queue.id);
-        let mut sleep = |d: Duration| -> std::result::Result<(), WaitError> {
+        let probe = self.progress.as_ref();
+        let mut seen = probe.map_or(0, |p| p());
+        let mut sleep = |d: Duration| -> std::result::Result<bool, WaitError> {
             let ms = d.as_millis().clamp(1, 200) as u32;
             match kfd.wait_events(&events, ms) {
                 Ok(out) => match (out.memory_fault, out.hw_exception) {
@@ -429,7 +443,7 @@ impl AmdDevice {
                         Some(why) => Err(WaitError::Fault(format!("{why}; the engine was reset"))),
                         None => Err(WaitError::Fault(h.to_string())),
                     },
-                    _ => Ok(()),
+                    _ => Ok(progressed(probe, &mut seen)),
                 },
                 Err(e) => Err(WaitError::Fault(format!("waiting on KFD events: {e}"))),
             }

@@ -11,6 +11,7 @@ use crate::alloc::Ring;
 use crate::program::{ArgValue, Launch};
 use crate::signal::{Signal, WaitError, Width, SIGNAL_BYTES};
 use crate::timeline::Timeline;
+use crate::timeout::{progressed, ProgressProbe};
 use crate::trace::Trace;
 use crate::{Error, Result};
 use baregpu_drivers::nv::device::{NvDevice as RmDevice, NvMemKind, NvMemory};
@@ -129,6 +130,8 @@ struct Aids {
     ptx_check: Option<PtxCheck>,
     /// `BAREGPU_TRACE`: every push buffer submitted, decoded.
     trace: Option<Trace>,
+    /// Work retired inside a kernel, where the device can count it (see [`ProgressProbe`]).
+    progress: Option<ProgressProbe>,
 }
 
 fn dev_err(label: &str, msg: impl Into<String>) -> Error {
@@ -180,7 +183,7 @@ impl NvDevice {
             timeout: crate::timeout::no_progress_timeout(),
             state: Mutex::new(state),
             owned: vec![signal_page, pushbufs, args],
-            aids: Box::new(Aids { ptx_check: None, trace: Trace::from_env() }),
+            aids: Box::new(Aids { ptx_check: None, trace: Trace::from_env(), progress: None }),
             rm,
         };
         dev.setup_channels()?;
@@ -209,6 +212,13 @@ impl NvDevice {
     /// Check every PTX module with `check` when it is loaded (see [`PtxCheck`]).
     pub fn with_ptx_check(mut self, check: PtxCheck) -> NvDevice {
         self.aids.ptx_check = Some(check);
+        self
+    }
+
+    /// Count a kernel's retired CTAs as progress in waits (an emulated GPU; see [`ProgressProbe`]).
+    pub fn with_progress(mut self, probe: ProgressProbe) -> NvDevice {
+        self.aids.progress = Some(probe);
+        self.timeout = crate::timeout::measured_timeout();
         self
     }
 
@@ -447,12 +457,14 @@ impl NvDevice {
 
     /// Poll `sig` until it reaches `value`; a channel error ends the wait.
     pub(crate) fn wait_signal(&self, st: &State, sig: Signal, value: u64, queue: &'static str) -> Result<()> {
-        let mut sleep = |d: Duration| -> std::result::Result<(), WaitError> {
+        let probe = self.aids.progress.as_ref();
+        let mut seen = probe.map_or(0, |p| p());
+        let mut sleep = |d: Duration| -> std::result::Result<bool, WaitError> {
             if let Some(e) = self.channel_error() {
                 return Err(WaitError::Fault(e));
             }
             std::thread::sleep(d.min(Duration::from_micros(100)));
-            Ok(())
+            Ok(progressed(probe, &mut seen))
         };
         sig.wait(value, self.timeout, &mut sleep).map_err(|e| match e {
             WaitError::Timeout { last } => Error::Timeout {

@@ -21,10 +21,10 @@ pub(crate) struct Pm4Exec {
     budget: Duration,
 }
 
-/// The wall-clock budget of one dispatch: `BAREGPU_EMU_DISPATCH_MS`, by default 10 s — below
-/// the runtime's 30 s no-progress timeout, so that a hang is reported as the emulated GPU's
-/// hang (kernel and device named) rather than as a wait that timed out.
-pub const DEFAULT_DISPATCH_BUDGET: Duration = Duration::from_secs(10);
+/// The wall-clock budget of one dispatch: `BAREGPU_EMU_DISPATCH_MS`, by default 120 s. It bounds
+/// grids too large to finish (2^32 tiny workgroups retire steadily, so no no-progress watchdog
+/// fires); a hang, where nothing retires, is the runtime's no-progress timeout's to report.
+pub const DEFAULT_DISPATCH_BUDGET: Duration = Duration::from_secs(120);
 
 pub(crate) fn dispatch_budget() -> Duration {
     match std::env::var("BAREGPU_EMU_DISPATCH_MS") {

@@ -40,11 +40,13 @@ pub struct Launch<'a> {
     /// Set by whoever tears the channel down: the launch stops with [`Fault::Cancelled`] (a hung
     /// kernel must not outlive its channel).
     pub cancel: Option<&'a AtomicBool>,
+    /// Counts every CTA that retires: the progress a host wait can see inside one long launch.
+    pub retired: Option<&'a AtomicU64>,
 }
 
 impl<'a> Launch<'a> {
     pub fn new(entry: &'a str, grid: [u32; 3], block: [u32; 3], params: &'a [u8]) -> Launch<'a> {
-        Launch { entry, grid, block, params, dynamic_shared: 0, sm_count: 132, cancel: None }
+        Launch { entry, grid, block, params, dynamic_shared: 0, sm_count: 132, cancel: None, retired: None }
     }
 }
 
@@ -226,6 +228,9 @@ impl Module {
                 if let Err(e) = run_cta(&ctx, entry) {
                     failed.store(true, Ordering::Relaxed);
                     return Err(e);
+                }
+                if let Some(r) = l.retired {
+                    r.fetch_add(1, Ordering::Relaxed);
                 }
             }
         };
