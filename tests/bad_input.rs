@@ -8,8 +8,8 @@
 //! it) or one spec. In the command, words are separated by spaces and
 //! - `{dev}` is the device, `{co}` its vector-add code object (basic-ARCH.hsaco, or kernels.ptx),
 //!   `{other}` a code object of the other vendor, `{va}` the vector add's grid, block and four
-//!   arguments, `{fx}` tests/fixtures, `{k}` tests/kernels, `{d}` a directory of generated bad files (see [`files`]),
-//!   `{out}` a fresh --out directory;
+//!   arguments, `{fx}` tests/fixtures, `{k}` tests/kernels, `{d}` a directory of generated bad
+//!   files (see [`files`]), `{out}` a fresh --out directory;
 //! - leading `KEY=VALUE` words set environment variables;
 //! - a last word `>full` puts stdout on /dev/full, `|closed` on a pipe whose reader is gone.
 //!
