@@ -5,6 +5,7 @@
 //! `emu` crate can stand in for the kernel.
 
 pub mod amd;
+pub mod env;
 pub mod error;
 pub mod nv;
 pub mod os;

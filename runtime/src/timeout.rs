@@ -34,17 +34,5 @@ pub fn measured_timeout() -> Duration {
 }
 
 fn from_env(default: Duration) -> Duration {
-    match std::env::var("BAREGPU_TIMEOUT_MS") {
-        Err(_) => default,
-        Ok(v) => match v.trim().parse::<u64>() {
-            Ok(ms) if ms > 0 => Duration::from_millis(ms),
-            _ => {
-                log::warn!(
-                    "BAREGPU_TIMEOUT_MS={v:?} is not a positive number of milliseconds; using {} ms",
-                    default.as_millis()
-                );
-                default
-            }
-        },
-    }
+    baregpu_drivers::env::millis("BAREGPU_TIMEOUT_MS", default)
 }

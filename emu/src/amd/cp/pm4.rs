@@ -27,19 +27,7 @@ pub(crate) struct Pm4Exec {
 pub const DEFAULT_DISPATCH_BUDGET: Duration = Duration::from_secs(120);
 
 pub(crate) fn dispatch_budget() -> Duration {
-    match std::env::var("BAREGPU_EMU_DISPATCH_MS") {
-        Err(_) => DEFAULT_DISPATCH_BUDGET,
-        Ok(v) => match v.trim().parse::<u64>() {
-            Ok(ms) if ms > 0 => Duration::from_millis(ms),
-            _ => {
-                log::warn!(
-                    "BAREGPU_EMU_DISPATCH_MS={v:?} is not a positive number of milliseconds; using {} ms",
-                    DEFAULT_DISPATCH_BUDGET.as_millis()
-                );
-                DEFAULT_DISPATCH_BUDGET
-            }
-        },
-    }
+    baregpu_drivers::env::millis("BAREGPU_EMU_DISPATCH_MS", DEFAULT_DISPATCH_BUDGET)
 }
 
 /// `(value & mask) <function> reference`, the CP's compare (function 7 is reserved).
