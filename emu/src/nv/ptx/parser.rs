@@ -702,7 +702,7 @@ impl<'a> P<'a> {
             Tok::Ident(n) if n == "_" => Ok(Opnd::Sink),
             Tok::Ident(n) if n == "WARP_SZ" => Ok(Opnd::Int(32)),
             Tok::Ident(n) => {
-                if let Some(s) = special(&n) {
+                if let Some(s) = Sreg::parse(&n) {
                     return Ok(Opnd::Sreg(s));
                 }
                 match self.lookup(b, &n)? {
@@ -741,43 +741,6 @@ fn patch_dyn(o: &mut Opnd, base: u32) {
         Opnd::Vec(v) => v.iter_mut().for_each(|o| patch_dyn(o, base)),
         _ => {}
     }
-}
-
-fn special(n: &str) -> Option<Sreg> {
-    let dim = |s: &str| match s {
-        "x" => Some(0),
-        "y" => Some(1),
-        "z" => Some(2),
-        _ => None,
-    };
-    if let Some((reg, d)) = n.split_once('.') {
-        let d = dim(d)?;
-        return Some(match reg {
-            "%tid" => Sreg::Tid(d),
-            "%ntid" => Sreg::Ntid(d),
-            "%ctaid" => Sreg::Ctaid(d),
-            "%nctaid" => Sreg::Nctaid(d),
-            _ => return None,
-        });
-    }
-    Some(match n {
-        "%laneid" => Sreg::LaneId,
-        "%warpid" => Sreg::WarpId,
-        "%nwarpid" => Sreg::NWarpId,
-        "%smid" => Sreg::SmId,
-        "%nsmid" => Sreg::NSmId,
-        "%gridid" => Sreg::GridId,
-        "%clock" => Sreg::Clock,
-        "%clock64" => Sreg::Clock64,
-        "%globaltimer" => Sreg::GlobalTimer,
-        "%lanemask_eq" => Sreg::LanemaskEq,
-        "%lanemask_lt" => Sreg::LanemaskLt,
-        "%lanemask_le" => Sreg::LanemaskLe,
-        "%lanemask_gt" => Sreg::LanemaskGt,
-        "%lanemask_ge" => Sreg::LanemaskGe,
-        "%dynamic_smem_size" => Sreg::DynSmemSize,
-        _ => return None,
-    })
 }
 
 fn describe(t: Option<&Tok>) -> String {
