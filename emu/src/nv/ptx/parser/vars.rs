@@ -51,25 +51,30 @@ impl VarDecl {
     }
 }
 
-/// Place `v` (aligned to `align`) after `used` bytes of a space of at most `max` bytes, called
-/// `space` in the error: its offset and the space's new size. Counted in 64 bits, so nothing
-/// wraps.
-fn place(used: u32, v: &VarDecl, align: u32, (space, max): (&str, u32)) -> R<(u32, u32)> {
+/// A state space for [`place`]: its keyword, what it is called in an error, and its size bound.
+type Bound = (&'static str, &'static str, u32);
+
+/// Place `v` (aligned to `align`) after `used` bytes of a space: its offset and the space's new
+/// size. Counted in 64 bits, so nothing wraps.
+fn place(used: u32, v: &VarDecl, align: u32, (kw, space, max): Bound) -> R<(u32, u32)> {
     let off = u64::from(used).next_multiple_of(u64::from(align.max(1)));
     let end = off + u64::from(v.size());
     if end > u64::from(max) {
-        return Err(PtxError::new(v.line, format!("`{}` takes {space} to {end} bytes; the limit is {max}", v.name)));
+        return Err(PtxError::new(
+            v.line,
+            format!("`{kw}` `{}` takes {space} to {end} bytes; the limit is {max}", v.name),
+        ));
     }
     Ok((off as u32, end as u32))
 }
 
-const LOCAL: (&str, u32) = ("per-thread .local memory", MAX_LOCAL_BYTES);
-const PARAM: (&str, u32) = ("the function's .param space", MAX_LOCAL_BYTES);
-const CONST: (&str, u32) = ("module .const data", MAX_CONST_BYTES);
-const GLOBAL: (&str, u32) = ("module .global data", MAX_GLOBAL_BYTES);
+const LOCAL: Bound = (".local", "per-thread local memory", MAX_LOCAL_BYTES);
+const PARAM: Bound = (".param", "the function's parameter space", MAX_LOCAL_BYTES);
+const CONST: Bound = (".const", "the module's constant bank", MAX_CONST_BYTES);
+const GLOBAL: Bound = (".global", "the module's global data", MAX_GLOBAL_BYTES);
 /// Static `.shared`, bounded as ptxas bounds it (drivers::nv::ptx_abi::MAX_STATIC_SHARED); here
 /// for the whole module, whose shared variables the interpreter lays out side by side.
-const SHARED: (&str, u32) = ("static .shared memory", ptx_abi::MAX_STATIC_SHARED);
+const SHARED: Bound = (".shared", "static shared memory", ptx_abi::MAX_STATIC_SHARED);
 
 impl P<'_> {
     /// After the space keyword: attributes, type, name, array, initializer (not the `;`).
@@ -208,10 +213,10 @@ impl P<'_> {
             // The runtime lays the block out with the same rule (drivers::nv::ptx_abi).
             let decl = ParamDecl { elem_size: v.ty.size(), count: v.count, align: v.declared_align, ptr: v.ptr };
             let (off, end) = match ptx_abi::place_param(*base, &decl) {
-                Some((off, end)) if end <= PARAM.1 => (off, end),
+                Some((off, end)) if end <= PARAM.2 => (off, end),
                 _ => {
-                    let (space, max) = PARAM;
-                    let msg = format!("`{}` takes {space} past {max} bytes, the limit", v.name);
+                    let (kw, space, max) = PARAM;
+                    let msg = format!("`{kw}` `{}` takes {space} past its limit of {max} bytes", v.name);
                     return Err(PtxError::new(v.line, msg));
                 }
             };
