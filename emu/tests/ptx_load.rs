@@ -93,3 +93,62 @@ fn newer_ptx_versions_are_refused() {
     assert!(e.message.contains("99.9") && e.message.contains("newer"), "{e}");
     Module::parse(&kernel("", "").replace("7.8", "9.5")).unwrap();
 }
+
+/// Per-thread `.local` beyond the hardware's 512 KiB: refused at load, naming the line of the
+/// variable that passes it; two arrays that pass 4 GiB together do not wrap (or panic).
+#[test]
+fn local_size_is_bounded() {
+    Module::parse(&kernel("", "\t.local .align 4 .b8 a[524288];")).unwrap_or_else(|e| panic!("{e}"));
+    for (body, line) in [
+        ("\t.local .b8 a[524289];", 7),
+        ("\t.local .b8 a[300000];\n\t.local .b8 b[300000];", 8),
+        ("\t.local .b8 a[3000000000];\n\t.local .b8 b[3000000000];", 7),
+    ] {
+        let e = Module::parse(&kernel("", body)).unwrap_err();
+        assert_eq!(e.line, line, "{body}: {e}");
+        assert!(e.message.contains("local") && e.message.contains("524288"), "{e}");
+    }
+}
+
+/// A body's `.param`s (call arguments, on the thread's stack) are bounded like `.local`, and
+/// offsets past 4 GiB are an error, not an overflow.
+#[test]
+fn body_params_are_bounded() {
+    let e = Module::parse(&kernel("", "\t.param .b8 a[3000000000];\n\t.param .b8 b[3000000000];")).unwrap_err();
+    assert_eq!(e.line, 7, "{e}");
+    let e = Module::parse(&kernel("", "\t.param .b8 a[400000];\n\t.param .b8 b[400000];")).unwrap_err();
+    assert_eq!(e.line, 8, "{e}");
+    assert!(e.message.contains("param"), "{e}");
+    // Huge formal parameters and an alignment that would carry past 4 GiB.
+    let src = ".version 7.8\n.target sm_90\n.func f(.param .b8 p[4000000000])\n{\n\
+        \t.param .align 1073741824 .b8 x;\n\tret;\n}\n";
+    let e = Module::parse(src).unwrap_err();
+    assert!(e.line == 3 || e.line == 5, "{e}");
+}
+
+/// Module `.const` data is one 64 KiB bank and `.global` data is bounded: refused at load
+/// (naming the variable's line) before any buffer of that size is made.
+#[test]
+fn module_data_is_bounded() {
+    Module::parse(&kernel(".const .b8 c[65536];", "")).unwrap_or_else(|e| panic!("{e}"));
+    let e = Module::parse(&kernel(".const .b8 c[40000];\n.const .b8 d[40000];", "")).unwrap_err();
+    assert_eq!(e.line, 5, "{e}");
+    assert!(e.message.contains("const") && e.message.contains("65536"), "{e}");
+    let t = Instant::now();
+    let e = Module::parse(&kernel(".global .b8 g[3000000000];\n.global .b8 h[3000000000];", "")).unwrap_err();
+    assert_eq!(e.line, 4, "{e}");
+    assert!(e.message.contains("global"), "{e}");
+    let e = Module::parse(&kernel(".global .align 8 .b8 g[8];\n.global .align 2147483648 .b8 h;", "")).unwrap_err();
+    assert_eq!(e.line, 5, "{e}");
+    assert!(t.elapsed().as_secs() < 2, "{:?}", t.elapsed());
+}
+
+/// The fuzz seeds of tests/fixtures/ptx/bad: arrays that pass 4 GiB together are load errors
+/// naming the first variable past its bound.
+#[test]
+fn oversized_seed_modules_are_errors() {
+    let e = Module::parse(include_str!("../../tests/fixtures/ptx/bad/local-overflow.ptx")).unwrap_err();
+    assert_eq!(e.line, 9, "{e}");
+    let e = Module::parse(include_str!("../../tests/fixtures/ptx/bad/global-overflow.ptx")).unwrap_err();
+    assert_eq!(e.line, 6, "{e}");
+}

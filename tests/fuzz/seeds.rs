@@ -33,11 +33,13 @@ pub fn cubin() -> Vec<Vec<u8>> {
     files("tests/fixtures/cubin", ".cubin")
 }
 
-/// PTX modules: the small ones whole, and the clang corpus cut into runs of lines (whole files
-/// of 50-90 KB would make each input slow without reaching more code).
+/// PTX modules: the small ones and tests/fixtures/ptx/bad whole, and the clang corpus cut into
+/// runs of lines (whole files of 50-90 KB would make each input slow without reaching more code).
 pub fn ptx() -> Vec<Vec<u8>> {
     let mut v = files("tests/kernels", ".ptx");
     v.extend(files("tests/fixtures/ptx", "kernels.ptx"));
+    // Hostile layouts (arrays whose sizes pass 4 GiB together), for the variable bounds.
+    v.extend(files("tests/fixtures/ptx/bad", ".ptx"));
     for f in files("tests/fixtures/ptx", ".ptx") {
         let text = String::from_utf8_lossy(&f).into_owned();
         let lines: Vec<&str> = text.lines().collect();

@@ -21,8 +21,9 @@ pub const SHARED_WINDOW: u64 = 0x7294_0000_0000;
 pub const LOCAL_WINDOW: u64 = 0x7293_0000_0000;
 pub const GLOBALS_WINDOW: u64 = 0x7295_0000_0000;
 const WINDOW: u64 = 1 << 32;
-/// Local memory a thread may use (its call stack of `.local` frames).
-const LOCAL_LIMIT: usize = 1 << 20;
+/// Local memory a thread may use (its call stack of `.local` frames): the hardware's per-thread
+/// bound, which also bounds each function's `.local` at load.
+const LOCAL_LIMIT: usize = super::parser::vars::MAX_LOCAL_BYTES as usize;
 const MAX_CALL_DEPTH: usize = 256;
 
 /// One launch: the kernel, its shape and its parameter block.

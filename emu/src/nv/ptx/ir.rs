@@ -131,6 +131,46 @@ pub enum Sreg {
     DynSmemSize,
 }
 
+impl Sreg {
+    /// The special register spelled `n` (`%tid.x`, `%laneid`, ...).
+    pub fn parse(n: &str) -> Option<Sreg> {
+        let dim = |s: &str| match s {
+            "x" => Some(0),
+            "y" => Some(1),
+            "z" => Some(2),
+            _ => None,
+        };
+        if let Some((reg, d)) = n.split_once('.') {
+            let d = dim(d)?;
+            return Some(match reg {
+                "%tid" => Sreg::Tid(d),
+                "%ntid" => Sreg::Ntid(d),
+                "%ctaid" => Sreg::Ctaid(d),
+                "%nctaid" => Sreg::Nctaid(d),
+                _ => return None,
+            });
+        }
+        Some(match n {
+            "%laneid" => Sreg::LaneId,
+            "%warpid" => Sreg::WarpId,
+            "%nwarpid" => Sreg::NWarpId,
+            "%smid" => Sreg::SmId,
+            "%nsmid" => Sreg::NSmId,
+            "%gridid" => Sreg::GridId,
+            "%clock" => Sreg::Clock,
+            "%clock64" => Sreg::Clock64,
+            "%globaltimer" => Sreg::GlobalTimer,
+            "%lanemask_eq" => Sreg::LanemaskEq,
+            "%lanemask_lt" => Sreg::LanemaskLt,
+            "%lanemask_le" => Sreg::LanemaskLe,
+            "%lanemask_gt" => Sreg::LanemaskGt,
+            "%lanemask_ge" => Sreg::LanemaskGe,
+            "%dynamic_smem_size" => Sreg::DynSmemSize,
+            _ => return None,
+        })
+    }
+}
+
 /// Where a symbol lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sym {

@@ -1,14 +1,16 @@
 //! PTX text → [`Module`]: directives, module variables (`.global`, `.const`, `.shared`),
 //! `.entry` and `.func` (prototypes and definitions) with their parameters, register and
-//! variable declarations, nested blocks, labels, predicated instructions and calls. Errors name
-//! the line.
+//! variable declarations ([`vars`]: their layout and bounds), nested blocks, labels, predicated
+//! instructions and calls. Errors name the line.
 
 use super::ir::*;
 use super::lexer::{lex, Tok, Token};
 use super::scope::{sym_reg, Scopes};
 use super::{Module, PtxError};
-use baregpu_drivers::nv::ptx_abi::{self, ParamDecl};
+use baregpu_drivers::nv::ptx_abi;
 use std::collections::HashMap;
+
+pub mod vars;
 
 /// Where dynamic (`.extern .shared` arrays) shared memory starts until the static size is known.
 const DYN_SHARED: u32 = 0x8000_0000;
@@ -27,27 +29,6 @@ struct P<'a> {
 }
 
 type R<T> = Result<T, PtxError>;
-
-fn align_up(v: u32, a: u32) -> u32 {
-    v.div_ceil(a.max(1)) * a.max(1)
-}
-
-/// What a variable declaration said.
-struct VarDecl {
-    space: Space,
-    align: u32,
-    /// The layout facts of a parameter: `.align` as written, and `.ptr`.
-    declared_align: Option<u32>,
-    ptr: bool,
-    ty: Ty,
-    name: String,
-    /// Element count (1 for scalars; 0 for `[]`).
-    count: u32,
-    init: Vec<u64>,
-    /// `<N>` register ranges.
-    range: Option<u32>,
-    line: u32,
-}
 
 impl<'a> P<'a> {
     fn line(&self) -> u32 {
@@ -130,23 +111,6 @@ impl<'a> P<'a> {
         Ok(after.split("//").next().unwrap_or("").trim().to_string())
     }
 
-    /// Place a static `.shared` variable: its offset. The static total is bounded as ptxas
-    /// bounds it (drivers::nv::ptx_abi::MAX_STATIC_SHARED); here for the whole module, whose
-    /// shared variables the interpreter lays out side by side.
-    fn static_shared(&mut self, v: &VarDecl) -> R<u32> {
-        let off = align_up(self.shared_size, v.align);
-        let end = u64::from(off) + u64::from(v.ty.size()) * u64::from(v.count.max(1));
-        if end > u64::from(ptx_abi::MAX_STATIC_SHARED) {
-            let max = ptx_abi::MAX_STATIC_SHARED;
-            return Err(PtxError::new(
-                v.line,
-                format!("`.shared` `{}` takes static shared memory to {end} bytes; the limit is {max}", v.name),
-            ));
-        }
-        self.shared_size = end as u32;
-        Ok(off)
-    }
-
     /// A count (register range, array size) that fits in 32 bits.
     fn count(&mut self) -> R<u32> {
         let v = self.int()?;
@@ -195,8 +159,8 @@ impl<'a> P<'a> {
                 }
             }
         }
-        // Dynamic shared memory goes after the static variables.
-        let dyn_base = align_up(self.shared_size, 16);
+        // Dynamic shared memory goes after the static variables (at most 48 KiB: no overflow).
+        let dyn_base = self.shared_size.next_multiple_of(16);
         for f in &mut self.funcs {
             for inst in &mut f.body {
                 for o in &mut inst.ops {
@@ -221,147 +185,6 @@ impl<'a> P<'a> {
                 self.module_var(v, external)
             }
             _ => self.err(format!("expected .entry, .func or a variable after the linkage, found `{what}`")),
-        }
-    }
-
-    /// After the space keyword: attributes, type, name, array, initializer, `;`.
-    fn var_decl(&mut self, space: Space) -> R<VarDecl> {
-        let line = self.line();
-        let mut align = 0;
-        let mut ty = None;
-        let mut ptr = false;
-        while let Some(w) = self.peek_ident().map(str::to_string) {
-            if w == ".align" {
-                self.i += 1;
-                align = match u32::try_from(self.int()?) {
-                    Ok(a) if a.is_power_of_two() => a,
-                    _ => return self.err("`.align` needs a power of two"),
-                };
-            } else if let Some(t) = w.strip_prefix('.').and_then(Ty::parse) {
-                self.i += 1;
-                ty = Some(t);
-            } else if matches!(w.as_str(), ".ptr" | ".global" | ".shared" | ".const" | ".local" | ".v2" | ".v4") {
-                ptr |= w == ".ptr";
-                self.i += 1;
-            } else {
-                break;
-            }
-        }
-        let ty = match ty {
-            Some(t) => t,
-            None => return self.err("variable declaration without a type"),
-        };
-        let name = self.ident()?;
-        let mut count = 1u32;
-        let mut range = None;
-        if self.eat_punct('<') {
-            range = Some(self.count()?);
-            self.expect_punct('>')?;
-        }
-        while self.eat_punct('[') {
-            if self.eat_punct(']') {
-                count = 0;
-            } else {
-                let n = self.count()?;
-                count = match count.checked_mul(n).filter(|c| c.checked_mul(ty.size()).is_some()) {
-                    Some(c) => c,
-                    None => return self.err(format!("`{name}` is 4 GiB or larger")),
-                };
-                self.expect_punct(']')?;
-            }
-        }
-        let mut init = Vec::new();
-        if self.eat_punct('=') {
-            if self.eat_punct('{') {
-                loop {
-                    init.push(self.literal()?);
-                    if !self.eat_punct(',') {
-                        break;
-                    }
-                }
-                self.expect_punct('}')?;
-            } else {
-                init.push(self.literal()?);
-            }
-        }
-        let declared_align = (align != 0).then_some(align);
-        let align = if align == 0 { ty.size() } else { align };
-        Ok(VarDecl { space, align, declared_align, ptr, ty, name, count, init, range, line })
-    }
-
-    fn literal(&mut self) -> R<u64> {
-        let neg = self.eat_punct('-');
-        let v = match self.next()? {
-            Tok::Int(v) => v,
-            Tok::F32(b) => b as u64,
-            Tok::F64(b) => b,
-            t => {
-                self.i -= 1;
-                return self.err(format!("expected a literal, found {}", describe(Some(&t))));
-            }
-        };
-        Ok(if neg { v.wrapping_neg() } else { v })
-    }
-
-    fn module_var(&mut self, v: VarDecl, external: bool) -> R<()> {
-        if self.is_punct(',') {
-            return self.err("one module variable per declaration is supported");
-        }
-        self.expect_punct(';')?;
-        let size = v.ty.size() * v.count.max(1);
-        let sym = match v.space {
-            Space::Shared if external || v.count == 0 => Sym::Shared(DYN_SHARED),
-            Space::Shared => Sym::Shared(self.static_shared(&v)?),
-            Space::Const | Space::Global => {
-                let data = if v.space == Space::Const { &mut self.const_data } else { &mut self.global_data };
-                let off = align_up(data.len() as u32, v.align);
-                data.resize((off + size) as usize, 0);
-                let es = v.ty.size() as usize;
-                for (k, x) in v.init.iter().enumerate() {
-                    let at = off as usize + k * es;
-                    if at + es > data.len() {
-                        return Err(PtxError::new(v.line, format!("too many initializers for `{}`", v.name)));
-                    }
-                    data[at..at + es].copy_from_slice(&x.to_le_bytes()[..es]);
-                }
-                if v.space == Space::Const {
-                    Sym::Const(off)
-                } else {
-                    Sym::Global(off)
-                }
-            }
-            _ => return Err(PtxError::new(v.line, "unsupported module variable space")),
-        };
-        self.globals.insert(v.name, sym);
-        Ok(())
-    }
-
-    /// `( .param ... name, ... )`: formal parameters laid out in a parameter area from `base`.
-    fn param_list(&mut self, base: &mut u32, names: &mut HashMap<String, Sym>) -> R<Vec<(u32, u32)>> {
-        let mut out = Vec::new();
-        self.expect_punct('(')?;
-        if self.eat_punct(')') {
-            return Ok(out);
-        }
-        loop {
-            let kw = self.ident()?;
-            if kw != ".param" && kw != ".reg" {
-                return self.err(format!("expected .param in a parameter list, found `{kw}`"));
-            }
-            let v = self.var_decl(Space::Param)?;
-            // The runtime lays the block out with the same rule (drivers::nv::ptx_abi).
-            let decl = ParamDecl { elem_size: v.ty.size(), count: v.count, align: v.declared_align, ptr: v.ptr };
-            let (off, end) = match ptx_abi::place_param(*base, &decl) {
-                Some(p) => p,
-                None => return Err(PtxError::new(v.line, "the parameters pass 4 GiB")),
-            };
-            *base = end;
-            names.insert(v.name, Sym::Param(off));
-            out.push((off, end - off));
-            if self.eat_punct(')') {
-                return Ok(out);
-            }
-            self.expect_punct(',')?;
         }
     }
 
@@ -484,62 +307,10 @@ impl<'a> P<'a> {
                 Some(Tok::Ident(w)) if w.starts_with('.') => {
                     self.i += 1;
                     match w.as_str() {
-                        ".reg" => {
-                            let v = self.var_decl(Space::Generic)?;
-                            let mut decls = vec![v];
-                            while self.eat_punct(',') {
-                                let name = self.ident()?;
-                                let ty = decls[0].ty;
-                                let mut range = None;
-                                if self.eat_punct('<') {
-                                    range = Some(self.count()?);
-                                    self.expect_punct('>')?;
-                                }
-                                decls.push(VarDecl {
-                                    space: Space::Generic,
-                                    align: 1,
-                                    declared_align: None,
-                                    ptr: false,
-                                    ty,
-                                    name,
-                                    count: 1,
-                                    init: vec![],
-                                    range,
-                                    line,
-                                });
-                            }
-                            self.expect_punct(';')?;
-                            for d in decls {
-                                match d.range {
-                                    Some(n) => b.scopes.declare_range(d.name, n),
-                                    None => b.scopes.declare_reg(d.name).map_err(|e| PtxError::new(line, e))?,
-                                }
-                            }
-                        }
-                        ".local" | ".param" | ".shared" => {
-                            let space = match w.as_str() {
-                                ".local" => Space::Local,
-                                ".param" => Space::Param,
-                                _ => Space::Shared,
-                            };
-                            let v = self.var_decl(space)?;
-                            self.expect_punct(';')?;
-                            let size = v.ty.size() * v.count.max(1);
-                            let sym = match space {
-                                Space::Local => {
-                                    let off = align_up(b.local, v.align);
-                                    b.local = off + size;
-                                    Sym::Local(off)
-                                }
-                                Space::Param => {
-                                    let off = align_up(b.area, v.align.max(8));
-                                    b.area = off + size;
-                                    Sym::Param(off)
-                                }
-                                _ => Sym::Shared(self.static_shared(&v)?),
-                            };
-                            b.scopes.insert(v.name, sym);
-                        }
+                        ".reg" => self.reg_decl(b, line)?,
+                        ".local" => self.body_var(b, Space::Local)?,
+                        ".param" => self.body_var(b, Space::Param)?,
+                        ".shared" => self.body_var(b, Space::Shared)?,
                         ".loc" | ".file" => self.skip_line(),
                         ".pragma" => self.skip_to_semicolon()?,
                         _ => return Err(PtxError::new(line, format!("unknown directive `{w}` in a function body"))),
@@ -931,7 +702,7 @@ impl<'a> P<'a> {
             Tok::Ident(n) if n == "_" => Ok(Opnd::Sink),
             Tok::Ident(n) if n == "WARP_SZ" => Ok(Opnd::Int(32)),
             Tok::Ident(n) => {
-                if let Some(s) = special(&n) {
+                if let Some(s) = Sreg::parse(&n) {
                     return Ok(Opnd::Sreg(s));
                 }
                 match self.lookup(b, &n)? {
@@ -970,43 +741,6 @@ fn patch_dyn(o: &mut Opnd, base: u32) {
         Opnd::Vec(v) => v.iter_mut().for_each(|o| patch_dyn(o, base)),
         _ => {}
     }
-}
-
-fn special(n: &str) -> Option<Sreg> {
-    let dim = |s: &str| match s {
-        "x" => Some(0),
-        "y" => Some(1),
-        "z" => Some(2),
-        _ => None,
-    };
-    if let Some((reg, d)) = n.split_once('.') {
-        let d = dim(d)?;
-        return Some(match reg {
-            "%tid" => Sreg::Tid(d),
-            "%ntid" => Sreg::Ntid(d),
-            "%ctaid" => Sreg::Ctaid(d),
-            "%nctaid" => Sreg::Nctaid(d),
-            _ => return None,
-        });
-    }
-    Some(match n {
-        "%laneid" => Sreg::LaneId,
-        "%warpid" => Sreg::WarpId,
-        "%nwarpid" => Sreg::NWarpId,
-        "%smid" => Sreg::SmId,
-        "%nsmid" => Sreg::NSmId,
-        "%gridid" => Sreg::GridId,
-        "%clock" => Sreg::Clock,
-        "%clock64" => Sreg::Clock64,
-        "%globaltimer" => Sreg::GlobalTimer,
-        "%lanemask_eq" => Sreg::LanemaskEq,
-        "%lanemask_lt" => Sreg::LanemaskLt,
-        "%lanemask_le" => Sreg::LanemaskLe,
-        "%lanemask_gt" => Sreg::LanemaskGt,
-        "%lanemask_ge" => Sreg::LanemaskGe,
-        "%dynamic_smem_size" => Sreg::DynSmemSize,
-        _ => return None,
-    })
 }
 
 fn describe(t: Option<&Tok>) -> String {
