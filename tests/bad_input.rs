@@ -55,6 +55,8 @@ const TABLE: &[Row] = &[
     row("emu-nv:sm_90", 1, r"^baregpu: error: emu-nv:sm_90: .*MMU fault at 0x[0-9a-f]+.*kernel `vector_add`", "run {co} --device {dev} --kernel vector_add --grid 64 --block 128 --arg in:{d}/a.bin --arg in:{d}/a.bin --arg out:256 --arg u32:100000000 --out {out}"),
     row("emu-nv:sm_90", 1, r"^baregpu: error: emu-nv:sm_90: compute queue: compute channel stopped by RM: Xid 13: .*BPT_INT", "run {d}/trap.ptx --kernel k --device {dev} --grid 4 --block 64 --arg out:256"),
     row("emu-nv:sm_90", 1, r"Xid 31: GPU memory page fault \(MMU\); MMU fault at 0x100: write", "run {d}/fault.ptx --kernel k --device {dev} --grid 4 --block 64 --arg out:256"),
+    row("emu-nv:sm_90", 1, r"PTX line 9: `\.local` `a` takes per-thread local memory to 3000000000 bytes; the limit is 524288", "run {fx}/ptx/bad/local-overflow.ptx --device {dev} --kernel k --grid 1 --block 1"),
+    row("emu-nv:sm_90", 1, r"PTX line 6: `\.global` `g` takes the module's global data to 3000000000 bytes; the limit is 268435456", "run {fx}/ptx/bad/global-overflow.ptx --device {dev} --kernel k --grid 1 --block 1"),
     // run: a stray write before or past a buffer lands on a guard page, not on the runtime's memory
     row("emu-nv:sm_90", 1, r"Xid 31: GPU memory page fault .*MMU fault at 0x[0-9a-f]+: write", "run {k}/nv_fill2d.ptx --device {dev} --kernel fill2d --grid 1,2 --block 1,1 --arg out:4096 --arg i32:-1048576 --arg i32:7"),
     row("emu-nv:sm_90", 1, r"Xid 31: GPU memory page fault .*MMU fault at 0x[0-9a-f]+: write", "run {k}/nv_fill2d.ptx --device {dev} --kernel fill2d --grid 1,2 --block 1,1 --arg out:4096 --arg i32:1024 --arg i32:7"),
