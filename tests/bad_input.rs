@@ -225,7 +225,9 @@ fn files(d: &Path) {
     let entry = ".visible .entry ok(.param .u64 .ptr .global .align 8 p)\n{\n\tret;\n}\n";
     w("v.ptx", format!(".version 99.9\n.target sm_90\n{entry}").as_bytes());
     let shared = ".shared .align 4 .b8 s[240000];\n";
-    w("sh.ptx", format!(".version 7.8\n.target sm_90\n.address_size 64\n{shared}{entry}").as_bytes());
+    // The kernel references `s`: static shared memory is counted per kernel, on what it uses.
+    let uses = entry.replace("\tret;", "\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, s;\n\tret;");
+    w("sh.ptx", format!(".version 7.8\n.target sm_90\n.address_size 64\n{shared}{uses}").as_bytes());
     let insn = ".visible .entry ok(.param .u64 .ptr .global .align 8 p)\n{\n\tfrobnicate.b32 %r1;\n}\n";
     w("insn.ptx", format!(".version 7.8\n.target sm_90\n{insn}").as_bytes());
     let k = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 .ptr .global .align 1 p)\n";

@@ -95,7 +95,11 @@ fn bad_ptx_is_refused_at_load_with_its_line() {
         ),
         (
             "shared.ptx",
-            format!("{head}.shared .align 4 .b8 s[240000];\n{ok}"),
+            // `ok` references `s`: static shared memory is counted per kernel, on what it uses.
+            format!(
+                "{head}.shared .align 4 .b8 s[240000];\n{}",
+                ok.replace("\tret;", "\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, s;\n\tret;")
+            ),
             r"shared.ptx: PTX line 4: `.shared` `s` .* the limit is 49152",
         ),
         (

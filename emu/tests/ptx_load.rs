@@ -67,23 +67,85 @@ fn too_many_registers_name_the_line() {
     assert!(e.message.contains("registers"), "{e}");
 }
 
+/// A kernel body that takes the address of the module's `s`.
+const USES_S: &str = "\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, s;";
+
 /// Static `.shared` beyond ptxas's 48 KiB: refused at load, naming the variable's line; at the
 /// limit it loads.
 #[test]
 fn static_shared_is_bounded() {
-    let ok = kernel(&format!(".shared .align 4 .b8 s[{MAX_STATIC_SHARED}];"), "");
+    let ok = kernel(&format!(".shared .align 4 .b8 s[{MAX_STATIC_SHARED}];"), USES_S);
     Module::parse(&ok).unwrap_or_else(|e| panic!("{e}"));
-    for decl in [".shared .align 4 .b8 s[240000];", ".shared .align 4 .b32 s[1073741823];"] {
-        let e = Module::parse(&kernel(decl, "")).unwrap_err();
-        assert_eq!(e.line, 4, "{e}");
-        assert!(e.message.contains("shared") && e.message.contains("49152"), "{e}");
-    }
+    let e = Module::parse(&kernel(".shared .align 4 .b8 s[240000];", USES_S)).unwrap_err();
+    assert_eq!(e.line, 4, "{e}");
+    assert!(e.message.contains("`k`") && e.message.contains("240000") && e.message.contains("49152"), "{e}");
+    // Near 4 GiB: refused where it is placed, before any kernel is counted.
+    let e = Module::parse(&kernel(".shared .align 4 .b32 s[1073741823];", USES_S)).unwrap_err();
+    assert_eq!(e.line, 4, "{e}");
+    assert!(e.message.contains("shared") && e.message.contains("4294967292"), "{e}");
+    // Unreferenced, it still takes room in every CTA here: refused past a block's 227 KiB.
+    let e = Module::parse(&kernel(".shared .align 4 .b8 s[240000];", "")).unwrap_err();
+    assert_eq!(e.line, 4, "{e}");
+    assert!(e.message.contains("232448"), "{e}");
     // In a function body, and two that pass it together.
     let e = Module::parse(&kernel("", "\t.shared .b8 a[40000];\n\t.shared .b8 b[40000];")).unwrap_err();
     assert_eq!(e.line, 8, "{e}");
     // 4 GiB does not wrap to a small size.
     let e = Module::parse(&kernel(".shared .b32 s[1073741824];", "")).unwrap_err();
     assert_eq!(e.line, 4, "{e}");
+}
+
+/// Two kernels, each storing 0x40 + its id through its own 40,000-byte module-scope `.shared`
+/// array (clang's `__local` arrays), and a third that reads `a` directly and `b` through a
+/// function when `both` is set.
+fn two_arrays(both: bool) -> String {
+    let third = if both {
+        ".visible .entry k3(.param .u64 p)\n{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, a;\n\tcall touch_b;\n\tret;\n}\n"
+    } else {
+        ""
+    };
+    let k = |name: &str, arr: &str, v: u32| {
+        format!(
+            ".visible .entry {name}(.param .u64 p)\n{{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n\t\
+             st.shared.u32 [{arr}+39996], {v};\n\tbar.sync 0;\n\tld.shared.u32 %r1, [{arr}+39996];\n\t\
+             ld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tst.global.u32 [%rd2], %r1;\n\tret;\n}}\n"
+        )
+    };
+    format!(
+        ".version 7.8\n.target sm_90\n.address_size 64\n.shared .align 4 .b8 a[40000];\n\
+         .shared .align 4 .b8 b[40000];\n.func touch_b()\n{{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, b;\n\tret;\n}}\n{}{}{third}",
+        k("k1", "a", 0x41),
+        k("k2", "b", 0x42)
+    )
+}
+
+/// Static shared memory is bounded per kernel, on the variables it (and what it calls)
+/// references: two kernels with their own 40,000-byte arrays load and run; one that reaches
+/// both (80,000 bytes) is refused, naming it and the line of the array that passes the limit.
+#[test]
+fn static_shared_is_bounded_per_kernel() {
+    let m = Module::parse(&two_arrays(false)).unwrap_or_else(|e| panic!("{e}"));
+    let mut mem = HostMemory::new();
+    for (name, want) in [("k1", 0x41u32), ("k2", 0x42)] {
+        let out = mem.alloc(4);
+        m.launch(&Launch::new(name, [2, 1, 1], [32, 1, 1], &out.to_le_bytes()), &mem).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(mem.read::<u32>(out, 1), [want], "{name}");
+    }
+    let e = Module::parse(&two_arrays(true)).unwrap_err();
+    assert_eq!(e.line, 5, "{e}");
+    assert!(e.message.contains("`k3`") && e.message.contains("80000") && e.message.contains("49152"), "{e}");
+}
+
+/// A CTA holds the module's static shared memory and the dynamic: past sm_90's 227 KiB per
+/// block the launch is refused, not allocated.
+#[test]
+fn shared_per_cta_is_bounded_at_launch() {
+    let m = Module::parse(&two_arrays(false)).unwrap();
+    let mem = HostMemory::new();
+    let mut l = Launch::new("k1", [1, 1, 1], [1, 1, 1], &[0; 8]);
+    l.dynamic_shared = 200 << 10;
+    let e = m.launch(&l, &mem).unwrap_err();
+    assert!(e.to_string().contains("232448"), "{e}");
 }
 
 #[test]

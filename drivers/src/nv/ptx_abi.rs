@@ -63,6 +63,10 @@ pub fn check_version(text: &str) -> Result<(u32, u32), String> {
 /// up to 227 KiB on sm_90); ptxas rejects larger static arrays ("uses too much shared data").
 pub const MAX_STATIC_SHARED: u32 = 48 << 10;
 
+/// Shared memory (static and dynamic together) one block may use on sm_90: 227 KiB
+/// (CUDA C++ Programming Guide, "Features and Technical Specifications", compute capability 9.0).
+pub const MAX_SHARED_PER_BLOCK: u32 = 227 << 10;
+
 #[cfg(test)]
 mod tests {
     use super::*;

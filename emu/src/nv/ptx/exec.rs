@@ -14,6 +14,7 @@
 use super::ir::*;
 use super::mem::GlobalMemory;
 use super::Module;
+use baregpu_drivers::nv::ptx_abi::MAX_SHARED_PER_BLOCK;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
@@ -202,6 +203,14 @@ impl Module {
                 "kernel `{}` takes {formal} bytes of parameters, {} given",
                 l.entry,
                 l.params.len()
+            )));
+        }
+        // Each CTA holds the module's static shared variables side by side, then the dynamic.
+        let shared = u64::from(self.shared_size) + u64::from(l.dynamic_shared);
+        if shared > u64::from(MAX_SHARED_PER_BLOCK) {
+            return Err(bad(format!(
+                "{shared} bytes of shared memory per CTA ({} static in the module, {} dynamic); the limit is {MAX_SHARED_PER_BLOCK}",
+                self.shared_size, l.dynamic_shared
             )));
         }
         let mut gwords = vec![0u64; self.global_data.len().div_ceil(8)];

@@ -22,6 +22,7 @@ pub mod lexer;
 pub mod mem;
 pub mod parser;
 mod scope;
+mod shared_budget;
 
 pub use exec::{Fault, Launch, LaunchError};
 
@@ -54,7 +55,8 @@ impl std::error::Error for PtxError {}
 pub struct Module {
     pub funcs: Vec<ir::Func>,
     pub func_index: HashMap<String, u32>,
-    /// Bytes of static shared memory (all of the module's shared variables).
+    /// Bytes of static shared memory: all of the module's shared variables, side by side
+    /// (each kernel's own are bounded by ptxas's limit at load; a CTA holds them all).
     pub shared_size: u32,
     pub const_data: Vec<u8>,
     pub global_data: Vec<u8>,

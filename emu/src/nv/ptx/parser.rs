@@ -6,6 +6,7 @@
 use super::ir::*;
 use super::lexer::{lex, Tok, Token};
 use super::scope::{sym_reg, Scopes};
+use super::shared_budget::{self, SharedVar};
 use super::{Module, PtxError};
 use baregpu_drivers::nv::ptx_abi;
 use std::collections::HashMap;
@@ -24,6 +25,10 @@ struct P<'a> {
     /// Module-scope symbols.
     globals: HashMap<String, Sym>,
     shared_size: u32,
+    /// The static `.shared` variables, for the per-kernel bound (shared_budget).
+    shared_vars: Vec<SharedVar>,
+    /// The function whose body is being read.
+    current: Option<u32>,
     const_data: Vec<u8>,
     global_data: Vec<u8>,
 }
@@ -159,7 +164,9 @@ impl<'a> P<'a> {
                 }
             }
         }
-        // Dynamic shared memory goes after the static variables (at most 48 KiB: no overflow).
+        shared_budget::check(&self.funcs, &self.shared_vars)?;
+        shared_budget::check_module(&self.shared_vars)?;
+        // Dynamic shared memory goes after the static variables (at most 227 KiB: no overflow).
         let dyn_base = self.shared_size.next_multiple_of(16);
         for f in &mut self.funcs {
             for inst in &mut f.body {
@@ -254,7 +261,10 @@ impl<'a> P<'a> {
             fixups: Vec::new(),
         };
         self.expect_punct('{')?;
-        self.block(&mut b)?;
+        self.current = Some(index);
+        let read = self.block(&mut b);
+        self.current = None;
+        read?;
         for (at, op, label, l) in &b.fixups {
             let target = *b.labels.get(label).ok_or_else(|| PtxError::new(*l, format!("undefined label `{label}`")))?;
             b.body[*at].ops[*op] = Opnd::Label(target);
@@ -765,6 +775,8 @@ pub fn parse(src: &str) -> Result<Module, PtxError> {
         func_index: HashMap::new(),
         globals: HashMap::new(),
         shared_size: 0,
+        shared_vars: Vec::new(),
+        current: None,
         const_data: Vec::new(),
         global_data: Vec::new(),
     };

@@ -6,6 +6,7 @@
 use super::{Body, DYN_SHARED, P, R};
 use crate::nv::ptx::ir::{Space, Sym, Ty};
 use crate::nv::ptx::lexer::Tok;
+use crate::nv::ptx::shared_budget::SharedVar;
 use crate::nv::ptx::PtxError;
 use baregpu_drivers::nv::ptx_abi::{self, ParamDecl};
 use std::collections::HashMap;
@@ -72,9 +73,10 @@ const LOCAL: Bound = (".local", "per-thread local memory", MAX_LOCAL_BYTES);
 const PARAM: Bound = (".param", "the function's parameter space", MAX_LOCAL_BYTES);
 const CONST: Bound = (".const", "the module's constant bank", MAX_CONST_BYTES);
 const GLOBAL: Bound = (".global", "the module's global data", MAX_GLOBAL_BYTES);
-/// Static `.shared`, bounded as ptxas bounds it (drivers::nv::ptx_abi::MAX_STATIC_SHARED); here
-/// for the whole module, whose shared variables the interpreter lays out side by side.
-const SHARED: Bound = (".shared", "static shared memory", ptx_abi::MAX_STATIC_SHARED);
+/// Static `.shared` in the module-wide layout the interpreter uses (every kernel's variables
+/// side by side), placed below the dynamic marker so nothing wraps. The bounds that matter come
+/// once the module is read (shared_budget): ptxas's per kernel, and a CTA's for the whole layout.
+const SHARED: Bound = (".shared", "the module's static shared memory", DYN_SHARED - 1);
 
 impl P<'_> {
     /// After the space keyword: attributes, type, name, array, initializer (not the `;`).
@@ -152,10 +154,18 @@ impl P<'_> {
         Ok(if neg { v.wrapping_neg() } else { v })
     }
 
-    /// Place a static `.shared` variable: its offset.
+    /// Place a static `.shared` variable: its offset; noted for shared_budget's checks.
     fn static_shared(&mut self, v: &VarDecl) -> R<u32> {
         let (off, end) = place(self.shared_size, v, v.align, SHARED)?;
         self.shared_size = end;
+        self.shared_vars.push(SharedVar {
+            name: v.name.clone(),
+            line: v.line,
+            offset: off,
+            size: end - off,
+            align: v.align,
+            owner: self.current,
+        });
         Ok(off)
     }
 
