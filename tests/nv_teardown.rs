@@ -77,6 +77,10 @@ fn closing_the_device_under_faulting_trapping_hung_and_bad_kernels_never_crashes
         (HANG_STORING, "timed out"),
         (BAD_PTX, "ILLEGAL_INSTR"),
     ];
+    // The emulator's own account of every fault, printed only if the test fails (the harness
+    // captures it): an unexpected channel error is then explained by the line before it.
+    let filter = env_logger::Env::new().filter_or("BAREGPU_LOG", "baregpu_emu::nv=debug");
+    let _ = env_logger::Builder::from_env(filter).is_test(true).try_init();
     let t = Instant::now();
     let n = runs();
     for i in 0..n {
