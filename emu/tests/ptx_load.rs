@@ -214,3 +214,21 @@ fn oversized_seed_modules_are_errors() {
     let e = Module::parse(include_str!("../../tests/fixtures/ptx/bad/global-overflow.ptx")).unwrap_err();
     assert_eq!(e.line, 6, "{e}");
 }
+
+/// A vector variable is its whole width: `.local .v4 .f32 a` takes 16 bytes, so the variable
+/// declared after it does not overlap its last three lanes.
+#[test]
+fn vector_variables_take_their_whole_width() {
+    let src = ".version 7.8\n.target sm_90\n.address_size 64\n\
+               .visible .entry k(.param .u64 .ptr .global .align 16 out)\n{\n\
+               \t.local .v4 .f32 a;\n\t.local .b32 b;\n\t.reg .b64 %rd<2>;\n\t.reg .f32 %f<5>;\n\t.reg .b32 %r<2>;\n\
+               \tmov.f32 %f1, 0f3F800000;\n\tmov.f32 %f2, 0f40000000;\n\tmov.f32 %f3, 0f40400000;\n\
+               \tmov.f32 %f4, 0f40800000;\n\tst.local.v4.f32 [a], {%f1, %f2, %f3, %f4};\n\
+               \tmov.u32 %r1, 7;\n\tst.local.u32 [b], %r1;\n\tld.local.v4.f32 {%f1, %f2, %f3, %f4}, [a];\n\
+               \tld.param.u64 %rd1, [out];\n\tst.global.v4.f32 [%rd1], {%f1, %f2, %f3, %f4};\n\tret;\n}\n";
+    let m = Module::parse(src).unwrap_or_else(|e| panic!("{e}"));
+    let mut mem = HostMemory::new();
+    let out = mem.alloc(16);
+    m.launch(&Launch::new("k", [1, 1, 1], [1, 1, 1], &out.to_le_bytes()), &mem).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(mem.read::<f32>(out, 4), [1.0, 2.0, 3.0, 4.0]);
+}

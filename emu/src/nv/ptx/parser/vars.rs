@@ -85,6 +85,8 @@ impl P<'_> {
         let mut align = 0;
         let mut ty = None;
         let mut ptr = false;
+        // A vector variable (`.v2`, `.v4`) is that many elements, aligned to its whole size.
+        let mut lanes = 1u32;
         while let Some(w) = self.peek_ident().map(str::to_string) {
             if w == ".align" {
                 self.i += 1;
@@ -95,7 +97,12 @@ impl P<'_> {
             } else if let Some(t) = w.strip_prefix('.').and_then(Ty::parse) {
                 self.i += 1;
                 ty = Some(t);
-            } else if matches!(w.as_str(), ".ptr" | ".global" | ".shared" | ".const" | ".local" | ".v2" | ".v4") {
+            } else if let Some(n) =
+                w.strip_prefix(".v").and_then(|n| n.parse::<u32>().ok()).filter(|n| [2, 4].contains(n))
+            {
+                lanes = n;
+                self.i += 1;
+            } else if matches!(w.as_str(), ".ptr" | ".global" | ".shared" | ".const" | ".local") {
                 ptr |= w == ".ptr";
                 self.i += 1;
             } else {
@@ -108,7 +115,7 @@ impl P<'_> {
         };
         let name = self.ident()?;
         let range = self.range()?;
-        let mut count = 1u32;
+        let mut count = lanes;
         while self.eat_punct('[') {
             if self.eat_punct(']') {
                 count = 0;
@@ -136,7 +143,7 @@ impl P<'_> {
             }
         }
         let declared_align = (align != 0).then_some(align);
-        let align = if align == 0 { ty.size() } else { align };
+        let align = if align == 0 { ty.size() * lanes } else { align };
         Ok(VarDecl { space, align, declared_align, ptr, ty, name, count, init, range, line })
     }
 
