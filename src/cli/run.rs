@@ -229,4 +229,30 @@ mod tests {
         assert!(parse_arg("f64:NaN").is_ok() && parse_arg("f64:1e300").is_ok());
         assert!(parse_arg("q:1").unwrap_err().contains("unknown argument kind"));
     }
+
+    /// One check for both vendors' parameter lists: what each mismatch says.
+    #[test]
+    fn arguments_are_checked_against_neutral_parameters() {
+        let p = |kind, size, float, text: &str| Param { kind, size, float, text: text.into() };
+        let int = p(ParamKind::Value, 4, Some(false), "uint");
+        let buf = p(ParamKind::Buffer, 8, None, "float*");
+        let either = p(ParamKind::BufferOrValue, 8, None, "a buffer or an 8-byte value");
+        let u32_ = parse_arg("u32:1").unwrap();
+        let err = |i, g: &CliArg, w: &Param| check(i, g, w).unwrap_err().to_string();
+        assert!(check(0, &u32_, &int).is_ok() && check(0, &CliArg::Out(4), &buf).is_ok());
+        assert!(check(0, &CliArg::Out(4), &either).is_ok() && check(0, &parse_arg("u64:1").unwrap(), &either).is_ok());
+        assert_eq!(err(1, &u32_, &buf), "argument 1: the kernel takes a buffer, u32 given");
+        assert_eq!(err(2, &CliArg::Out(4), &int), "argument 2: the kernel takes uint, a buffer given");
+        assert_eq!(err(3, &parse_arg("f32:1").unwrap(), &int), "argument 3: the kernel takes uint, f32 given");
+        let e = err(3, &parse_arg("u64:1").unwrap(), &int);
+        assert_eq!(e, "argument 3: the kernel takes uint (4 bytes), u64 (8 bytes) given");
+        assert_eq!(
+            err(0, &u32_, &either),
+            "argument 0: the kernel takes a buffer or an 8-byte value (8 bytes), u32 (4 bytes) given"
+        );
+        let image = p(ParamKind::Unsupported, 8, None, "Other(\"image\")");
+        assert!(err(0, &CliArg::Out(4), &image).ends_with("which `run` cannot pass"));
+        let e = check_args("k", std::slice::from_ref(&int), &[]).unwrap_err().to_string();
+        assert_eq!(e, "kernel `k` takes 1 arguments, 0 given");
+    }
 }
