@@ -1,0 +1,33 @@
+//! HCQ2 graphs: a sequence of launches, copies and external waits/signals across the compute
+//! and copy queues of one or more devices, described once ([`GraphBuilder`]) and compiled
+//! ([`compile`]) into a [`Plan`]: per (device, queue) the ordered steps (barriers, waits on and
+//! signals of graph-owned sync points, nodes) that a lowering pass encodes into command
+//! buffers. Dependencies come from the byte ranges nodes read and write.
+//!
+//! [`model`] runs a graph on host memory (the oracle of the property tests), [`random`]
+//! generates random graphs for them.
+
+pub mod builder;
+pub mod check;
+pub mod deps;
+pub mod error;
+pub mod model;
+pub mod node;
+pub mod order;
+pub mod plan;
+pub mod random;
+pub mod rng;
+pub mod slot;
+
+#[cfg(test)]
+mod sim;
+#[cfg(test)]
+mod tests;
+
+pub use builder::{Graph, GraphBuilder};
+pub use check::DeviceCaps;
+pub use deps::{Dep, Hazards};
+pub use error::GraphError;
+pub use node::{Access, Arg, Dim, KernelNode, Node, NodeId, NodeKind, Queue, QueueKey, Shape};
+pub use plan::{compile, Feed, GraphSignal, Kept, Plan, PlannedDep, QueuePlan, Site, Step, SyncPoint};
+pub use slot::{BufRef, ExternalId, FixedBuffer, Home, Range, Slot, SlotId, SlotKind};
