@@ -227,9 +227,18 @@ pub fn mix<P>(inv: &Invocation<P>, mem: &Memory) -> Vec<Write> {
     let items = inv.grid[0] as u64 * inv.block[0] as u64;
     let n = (word(&inv.args[2]) as u64).min(items) as usize;
     let k = word(&inv.args[3]);
-    let (d, s) = (&mem.get(dst)[*doff as usize..], &mem.get(src)[*soff as usize..]);
-    let at = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("a word"));
-    let bytes =
-        (0..n).flat_map(|i| at(d, i).wrapping_mul(3).wrapping_add(at(s, i)).wrapping_add(k).to_le_bytes()).collect();
-    vec![Write { buf: *dst, offset: *doff, bytes }]
+    let words = |b: &[u8], from: u64| -> Vec<u32> {
+        let b = &b[from as usize..from as usize + 4 * n];
+        b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("a word"))).collect()
+    };
+    let mut d = words(mem.get(dst), *doff);
+    mix_words(&mut d, &words(mem.get(src), *soff), k);
+    vec![Write { buf: *dst, offset: *doff, bytes: d.iter().flat_map(|w| w.to_le_bytes()).collect() }]
+}
+
+/// `mix` on words: `dst[i] = dst[i] * 3 + src[i] + k` for every `i` of `dst`.
+pub fn mix_words(dst: &mut [u32], src: &[u32], k: u32) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = d.wrapping_mul(3).wrapping_add(*s).wrapping_add(k);
+    }
 }
