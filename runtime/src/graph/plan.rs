@@ -35,7 +35,9 @@ pub enum Step {
     /// Stall until the sync point is reached; the lowering follows it with an acquire so the
     /// producer's writes are visible.
     Wait(SyncPoint),
-    /// After everything before it on this queue finished, release the sync point.
+    /// After everything before it on this queue finished, release the sync point, without
+    /// holding the queue. The plan relies on a queue's releases landing in order (end-of-pipe
+    /// events do): a sync point vouches for everything before it on its queue.
     Signal(SyncPoint),
     WaitExternal {
         node: NodeId,
@@ -61,6 +63,9 @@ pub struct QueuePlan {
 pub struct GraphSignal {
     pub owner: QueueKey,
     pub waiters: Vec<QueueKey>,
+    /// The highest value one run releases: the stride of the per-run base (values stay below
+    /// 2^32 by rebasing when base + last would pass it).
+    pub last: u64,
 }
 
 /// How a dependency is kept.
@@ -218,7 +223,7 @@ impl Planner {
             return Kept::Implied;
         }
         let signal = *self.signal_of[p].get_or_insert_with(|| {
-            self.signals.push(GraphSignal { owner: self.keys[p], waiters: Vec::new() });
+            self.signals.push(GraphSignal { owner: self.keys[p], waiters: Vec::new(), last: 0 });
             self.signals.len() - 1
         });
         if !self.signals[signal].waiters.contains(&self.keys[q]) {
@@ -226,6 +231,7 @@ impl Planner {
         }
         self.signal_after[from.0] = true;
         let sync = SyncPoint { signal, value: pos as u64 + 1 };
+        self.signals[signal].last = self.signals[signal].last.max(sync.value);
         self.before[to].push(Step::Wait(sync));
         // Once the producer's sync point is reached, so is everything it knew when it started.
         for (k, c) in self.clock[from.0].iter().enumerate() {

@@ -85,7 +85,7 @@ fn cross_queue_raw_is_a_signal_and_a_wait() {
     let p = compile(&g.build(), &two()).unwrap();
     assert_eq!(steps(&p, c(0)), vec![Step::Run(NodeId(0)), Step::Signal(sp(0, 1))]);
     assert_eq!(steps(&p, x(0)), vec![Step::Wait(sp(0, 1)), Step::Run(NodeId(1))]);
-    assert_eq!(p.signals, vec![GraphSignal { owner: c(0), waiters: vec![x(0)] }]);
+    assert_eq!(p.signals, vec![GraphSignal { owner: c(0), waiters: vec![x(0)], last: 1 }]);
     assert_eq!(dep(&p, 0, 1).unwrap().kept, Kept::Wait(sp(0, 1)));
 }
 
@@ -162,8 +162,8 @@ fn across_devices_through_host_memory() {
     g.copy(x(1), Range::new(d1, 0, 64), Range::new(h, 0, 64));
     k(&mut g, c(1), &[Range::new(d1, 0, 64)], &[Range::new(d1, 0, 64)]);
     let p = compile(&g.build(), &two()).unwrap();
-    assert_eq!(p.signals[0], GraphSignal { owner: c(0), waiters: vec![x(1)] });
-    assert_eq!(p.signals[1], GraphSignal { owner: x(1), waiters: vec![c(1)] });
+    assert_eq!(p.signals[0], GraphSignal { owner: c(0), waiters: vec![x(1)], last: 1 });
+    assert_eq!(p.signals[1], GraphSignal { owner: x(1), waiters: vec![c(1)], last: 1 });
     assert_eq!(steps(&p, c(1)), vec![Step::Wait(sp(1, 1)), Step::Run(NodeId(2))]);
     assert_eq!(p.queues.iter().map(|q| q.at).collect::<Vec<_>>(), vec![c(0), c(1), x(1)]);
 }
