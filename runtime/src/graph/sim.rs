@@ -120,7 +120,7 @@ pub fn unordered(plan: &Plan, nodes: usize) -> Option<super::deps::Dep> {
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); 2 * nodes];
     let mut signal_event = std::collections::HashMap::new();
     let mut waits = Vec::new();
-    let mut new_event = |succ: &mut Vec<Vec<usize>>| {
+    let new_event = |succ: &mut Vec<Vec<usize>>| {
         succ.push(Vec::new());
         succ.len() - 1
     };
