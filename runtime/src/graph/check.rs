@@ -182,3 +182,31 @@ fn name_of<P>(g: &Graph<P>, b: &BufRef) -> String {
         BufRef::Fixed(f) => format!("the buffer at {:#x}", f.va),
     }
 }
+
+/// What a copy node moves, for the lowering (peer copies need the peer's memory mapped on the
+/// copying device).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyKind {
+    /// Both sides in the copying device's memory.
+    SameDevice,
+    /// One side (or both) in host memory: an upload, a download or a host-to-host copy.
+    Host,
+    /// Into the memory of device `0`, pushed by the copying device.
+    ToPeer(usize),
+    /// Out of the memory of device `0`, pulled by the copying device.
+    FromPeer(usize),
+}
+
+/// The kind of copy node `id` of a checked graph (`None` for other nodes).
+pub fn copy_kind<P>(g: &Graph<P>, id: NodeId) -> Option<CopyKind> {
+    let n = &g.nodes[id.0];
+    let NodeKind::Copy { dst, src } = &n.kind else { return None };
+    let (d, s) = (home_of(g, &dst.buf), home_of(g, &src.buf));
+    let me = Home::Device(n.at.device);
+    Some(match (d, s) {
+        (Home::Device(p), _) if d != me => CopyKind::ToPeer(p),
+        (_, Home::Device(p)) if s != me => CopyKind::FromPeer(p),
+        _ if d == me && s == me => CopyKind::SameDevice,
+        _ => CopyKind::Host,
+    })
+}

@@ -25,7 +25,7 @@ mod sim;
 mod tests;
 
 pub use builder::{Graph, GraphBuilder};
-pub use check::DeviceCaps;
+pub use check::{copy_kind, CopyKind, DeviceCaps};
 pub use deps::{Dep, Hazards};
 pub use error::GraphError;
 pub use node::{Access, Arg, Dim, KernelNode, Node, NodeId, NodeKind, Queue, QueueKey, Shape};

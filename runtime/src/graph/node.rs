@@ -120,8 +120,9 @@ pub enum NodeKind<P> {
     },
 }
 
-/// The memory a node touches; `None` until derived (a kernel that stated no ranges reads and
-/// writes every buffer argument from its offset to the buffer's end).
+/// The memory a node touches. A kernel that stated none gets the defaults
+/// ([`super::check::default_access`]): every buffer argument read and written from its offset
+/// to the buffer's end.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Access {
     pub reads: Vec<Range>,
@@ -132,7 +133,7 @@ pub struct Access {
 pub struct Node<P> {
     pub at: QueueKey,
     pub kind: NodeKind<P>,
-    /// Stated ranges; `None` asks for the defaults ([`super::access::node_access`]).
+    /// Stated ranges; `None` asks for the defaults.
     pub access: Option<Access>,
 }
 

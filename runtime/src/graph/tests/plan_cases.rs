@@ -248,3 +248,22 @@ fn feeds_name_the_slot_of_every_per_run_site() {
         ]
     );
 }
+
+#[test]
+fn copies_are_classified_for_the_lowering() {
+    let mut g = GraphBuilder::<()>::new();
+    let (a, b) = (g.buffer_slot("a", Home::Device(0), 64), g.buffer_slot("b", Home::Device(0), 64));
+    let (h, p) = (g.buffer_slot("h", Home::Host, 64), g.buffer_slot("p", Home::Device(1), 64));
+    let all = |s| Range::new(s, 0, 64);
+    g.copy(x(0), all(b), all(a));
+    g.copy(x(0), all(h), all(a));
+    g.copy(x(0), all(a), all(h));
+    g.copy(x(0), all(p), all(a));
+    g.copy(x(0), all(a), all(p));
+    g.copy(x(1), all(h), all(p));
+    let g = g.build();
+    compile(&g, &two()).unwrap();
+    let kinds: Vec<_> = (0..6).map(|i| copy_kind(&g, NodeId(i)).unwrap()).collect();
+    use CopyKind::*;
+    assert_eq!(kinds, vec![SameDevice, Host, Host, ToPeer(1), FromPeer(1), Host]);
+}
