@@ -6,6 +6,20 @@
 //!
 //! [`model`] runs a graph on host memory (the oracle of the property tests), [`random`]
 //! generates random graphs for them.
+//!
+//! Lowering a plan (a walk over [`Plan::queues`]):
+//! - [`Step::Run`]: the node's kernel dispatch or copy; the sites [`Plan::feeds`] names are
+//!   written per run from the bindings, every other site is fixed at compile time.
+//! - [`Step::Barrier`]: the queue's barrier (earlier work finished and visible).
+//! - [`Step::Wait`] / [`Step::Signal`]: a wait (>=, then an acquire) / an end-of-pipe release
+//!   on graph signal [`SyncPoint::signal`] with `run base + value`; the signals live in memory
+//!   every device of [`GraphSignal::waiters`] maps, and a run's base advances by
+//!   [`GraphSignal::last`].
+//! - [`Step::WaitExternal`] / [`Step::SignalExternal`]: the same on the caller's signal.
+//!
+//! Hazards are tracked per slot and per fixed-buffer address space: the buffers bound to
+//! different slots at a run must not overlap each other or a fixed buffer of the graph (the
+//! run must check this), or their conflicts go unseen.
 
 pub mod builder;
 pub mod check;
