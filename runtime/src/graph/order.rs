@@ -1,76 +1,77 @@
 //! The order the graph's nodes can run in: data dependencies, the program order of each
-//! in-order queue, and external waits on values the same graph signals. A cycle among these is
-//! a graph that would hang, so it is a compile error.
+//! in-order queue, and external waits on values the same graph signals. A graph where some
+//! node can never run is a graph that would hang, so it is a compile error.
+//!
+//! A wait on an external signal the graph signals (with a value at least the one waited for)
+//! goes on once ANY such signal ran; a wait no node satisfies is the host's (or another
+//! graph's). So runnability is a fixpoint: a node runs once its predecessors ran and, for such
+//! a wait, one of its signals ran.
 
 use super::builder::Graph;
 use super::deps::Dep;
 use super::error::GraphError;
 use super::node::{NodeId, NodeKind};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
-/// For each external wait the graph itself satisfies: (the signalling node, the waiting node).
-/// A wait is matched to the first node in program order that signals its signal with a value
-/// at least the one waited for; a wait no node satisfies is the host's (or another graph's).
-pub fn external_edges<P>(g: &Graph<P>) -> Vec<(NodeId, NodeId)> {
-    let mut edges = Vec::new();
-    for (w, node) in g.nodes.iter().enumerate() {
-        let NodeKind::WaitExternal { signal, value } = node.kind else { continue };
-        let first = g.nodes.iter().position(
-            |n| matches!(n.kind, NodeKind::SignalExternal { signal: s, value: v } if s == signal && v >= value),
-        );
-        if let Some(s) = first {
-            edges.push((NodeId(s), NodeId(w)));
-        }
-    }
-    edges
+/// For each node, the graph's signal nodes that satisfy it (empty unless it is an external
+/// wait the graph itself satisfies).
+fn satisfiers<P>(g: &Graph<P>) -> Vec<Vec<usize>> {
+    g.nodes
+        .iter()
+        .map(|node| {
+            let NodeKind::WaitExternal { signal, value } = node.kind else { return Vec::new() };
+            let satisfies = |n: &super::node::Node<P>| {
+                matches!(n.kind, NodeKind::SignalExternal { signal: s, value: v } if s == signal && v >= value)
+            };
+            (0..g.nodes.len()).filter(|&s| satisfies(&g.nodes[s])).collect()
+        })
+        .collect()
 }
 
-/// Every "runs before" edge between nodes.
-fn all_edges<P>(g: &Graph<P>, deps: &[Dep]) -> Vec<(NodeId, NodeId)> {
-    let mut edges: Vec<_> = deps.iter().map(|d| (d.from, d.to)).collect();
+/// Each node's predecessors by data dependency and queue order.
+fn predecessors<P>(g: &Graph<P>, deps: &[Dep]) -> Vec<Vec<usize>> {
+    let mut pred = vec![Vec::new(); g.nodes.len()];
+    for d in deps {
+        pred[d.to.0].push(d.from.0);
+    }
     let mut last_on = std::collections::HashMap::new();
     for (i, n) in g.nodes.iter().enumerate() {
         if let Some(prev) = last_on.insert(n.at, i) {
-            edges.push((NodeId(prev), NodeId(i)));
+            pred[i].push(prev);
         }
     }
-    edges.extend(external_edges(g));
-    edges
+    pred
 }
 
-/// A topological order (smallest index first among the ready nodes), or the cycle.
+/// An order the nodes can run in (the earliest runnable node first), or a cycle of nodes that
+/// wait for each other.
 pub fn order<P>(g: &Graph<P>, deps: &[Dep]) -> Result<Vec<NodeId>, GraphError> {
     let n = g.nodes.len();
-    let mut succ = vec![Vec::new(); n];
-    let mut pred = vec![Vec::new(); n];
-    for (a, b) in all_edges(g, deps) {
-        succ[a.0].push(b.0);
-        pred[b.0].push(a.0);
-    }
-    let mut indeg: Vec<usize> = pred.iter().map(Vec::len).collect();
-    let mut ready: BinaryHeap<_> = (0..n).filter(|&i| indeg[i] == 0).map(Reverse).collect();
+    let (pred, sat) = (predecessors(g, deps), satisfiers(g));
+    let mut done = vec![false; n];
     let mut out = Vec::with_capacity(n);
-    while let Some(Reverse(i)) = ready.pop() {
+    let runnable = |i: usize, done: &[bool]| {
+        !done[i] && pred[i].iter().all(|&p| done[p]) && (sat[i].is_empty() || sat[i].iter().any(|&s| done[s]))
+    };
+    while out.len() < n {
+        let Some(i) = (0..n).find(|&i| runnable(i, &done)) else { break };
+        done[i] = true;
         out.push(NodeId(i));
-        for &s in &succ[i] {
-            indeg[s] -= 1;
-            if indeg[s] == 0 {
-                ready.push(Reverse(s));
-            }
-        }
     }
     if out.len() == n {
         return Ok(out);
     }
-    // Every node left has a predecessor left: walk predecessors until one repeats.
+    // Every stuck node waits for a stuck node: a predecessor, or (all its signals being stuck)
+    // its first signal. Follow those until one repeats.
+    let blocker = |i: usize| {
+        pred[i].iter().chain(&sat[i]).copied().find(|&p| !done[p]).expect("a stuck node waits for a stuck node")
+    };
     let mut seen = vec![usize::MAX; n];
     let mut path = Vec::new();
-    let mut at = (0..n).find(|&i| indeg[i] > 0).expect("a node is left");
+    let mut at = (0..n).find(|&i| !done[i]).expect("a node is stuck");
     while seen[at] == usize::MAX {
         seen[at] = path.len();
         path.push(at);
-        at = *pred[at].iter().find(|&&p| indeg[p] > 0).expect("a node left has a predecessor left");
+        at = blocker(at);
     }
     let mut cycle: Vec<usize> = path[seen[at]..].to_vec();
     cycle.reverse();

@@ -156,3 +156,17 @@ fn an_external_signal_the_graph_does_not_have() {
     g.wait_external(c(0), ExternalId(0), 1, vec![]);
     assert!(matches!(err(g, &two()), GraphError::UnknownExternal { signal: 0, .. }));
 }
+
+#[test]
+fn a_wait_any_of_whose_signals_can_run_is_no_cycle() {
+    // The first signal of e (value 1) needs the wait; a later one (value 2) does not.
+    let mut g = GraphBuilder::new();
+    let b = g.buffer_slot("b", Home::Device(0), 64);
+    let e = g.external("e");
+    g.wait_external(c(0), e, 1, vec![]);
+    k(&mut g, c(0), &[], &[Range::new(b, 0, 64)]);
+    g.signal_external(x(0), e, 1, vec![Range::new(b, 0, 64)]);
+    g.signal_external(c(1), e, 2, vec![]);
+    let p = compile(&g.build(), &two()).unwrap();
+    assert_eq!(p.order, vec![NodeId(3), NodeId(0), NodeId(1), NodeId(2)]);
+}

@@ -141,3 +141,25 @@ fn generated_graphs_are_deterministic_per_seed() {
     assert_eq!(format!("{:?}", a.graph), format!("{:?}", b.graph));
     assert_eq!(a.init, b.init);
 }
+
+/// A graph compile refuses as a cycle does hang: planned anyway, every interleaving deadlocks.
+#[test]
+fn refused_cycles_would_hang() {
+    let (mut refused, mut hung) = (0, 0);
+    for seed in 0..3000u64 {
+        let case = generate(&mut Rng::new(seed), &(), &config(seed));
+        let Err(GraphError::Cycle { .. }) = compile(&case.graph, &[DeviceCaps::FULL; 2]) else { continue };
+        let access = super::super::check::check(&case.graph, &[DeviceCaps::FULL; 2]).unwrap();
+        let deps = super::super::deps::dependencies(&access);
+        let plan = super::super::plan::plan(&case.graph, access, &deps, Vec::new());
+        let mut rng = Rng::new(seed);
+        let deadlocks = (0..INTERLEAVINGS)
+            .filter(|_| simulate(&case.graph, &plan, &case.init, &case.bind, &mix, &mut rng).is_err())
+            .count();
+        refused += 1;
+        hung += usize::from(deadlocks == INTERLEAVINGS);
+    }
+    eprintln!("{hung} of {refused} graphs refused as cycles deadlock in every interleaving");
+    assert!(refused > 0);
+    assert_eq!(hung, refused);
+}
