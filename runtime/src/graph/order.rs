@@ -11,6 +11,8 @@ use super::builder::Graph;
 use super::deps::Dep;
 use super::error::GraphError;
 use super::node::{NodeId, NodeKind};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// For each node, the graph's signal nodes that satisfy it (empty unless it is an external
 /// wait the graph itself satisfies).
@@ -47,15 +49,37 @@ fn predecessors<P>(g: &Graph<P>, deps: &[Dep]) -> Vec<Vec<usize>> {
 pub fn order<P>(g: &Graph<P>, deps: &[Dep]) -> Result<Vec<NodeId>, GraphError> {
     let n = g.nodes.len();
     let (pred, sat) = (predecessors(g, deps), satisfiers(g));
+    let mut succ = vec![Vec::new(); n];
+    for (i, ps) in pred.iter().enumerate() {
+        ps.iter().for_each(|&p| succ[p].push(i));
+    }
+    let mut freed_by = vec![Vec::new(); n];
+    for (w, ss) in sat.iter().enumerate() {
+        ss.iter().for_each(|&s| freed_by[s].push(w));
+    }
+    // Blocked on: unfinished predecessors, plus one while a wait's signals have all not run.
+    let mut blocked: Vec<usize> = (0..n).map(|i| pred[i].len() + usize::from(!sat[i].is_empty())).collect();
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..n).filter(|&i| blocked[i] == 0).map(Reverse).collect();
     let mut done = vec![false; n];
     let mut out = Vec::with_capacity(n);
-    let runnable = |i: usize, done: &[bool]| {
-        !done[i] && pred[i].iter().all(|&p| done[p]) && (sat[i].is_empty() || sat[i].iter().any(|&s| done[s]))
+    let unblock = |i: usize, blocked: &mut Vec<usize>, ready: &mut BinaryHeap<Reverse<usize>>| {
+        blocked[i] -= 1;
+        if blocked[i] == 0 {
+            ready.push(Reverse(i));
+        }
     };
-    while out.len() < n {
-        let Some(i) = (0..n).find(|&i| runnable(i, &done)) else { break };
+    while let Some(Reverse(i)) = ready.pop() {
         done[i] = true;
         out.push(NodeId(i));
+        for &s in &succ[i] {
+            unblock(s, &mut blocked, &mut ready);
+        }
+        // The first of a wait's signals to run frees it.
+        for &w in &freed_by[i] {
+            if sat[w].iter().filter(|&&s| done[s]).count() == 1 {
+                unblock(w, &mut blocked, &mut ready);
+            }
+        }
     }
     if out.len() == n {
         return Ok(out);
