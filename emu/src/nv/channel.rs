@@ -111,7 +111,8 @@ pub(crate) fn watch_doorbells(inner: &Arc<Inner>) {
             inner.watched_rings.fetch_add(1, Ordering::Relaxed);
             inner.kick_all();
         }
-        std::thread::sleep(WATCH_PERIOD);
+        // Teardown unparks it.
+        std::thread::park_timeout(WATCH_PERIOD);
     }
 }
 
