@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// How often the doorbell watcher looks at the doorbell words.
-const WATCH_PERIOD: Duration = Duration::from_millis(2);
+const WATCH_PERIOD: Duration = Duration::from_millis(10);
 
 pub(crate) struct ChannelCtl {
     /// The channel's work-submit token: what its doorbell write carries.
