@@ -5,7 +5,9 @@
 pub mod amd;
 pub mod catalog;
 pub mod clock;
+pub mod doorbell;
 pub mod gpu_memory;
+mod host_cores;
 pub mod nv;
 mod os;
 pub mod rdna;

@@ -11,7 +11,7 @@ use baregpu_drivers::amd::topology;
 use baregpu_drivers::os::Os;
 use baregpu_emu::amd::cp::{self, decode};
 use baregpu_emu::amd::dispatch::{DispatchFault, DispatchState, GpuMemory, WaveEngine};
-use baregpu_emu::amd::{machine, EmuKfd};
+use baregpu_emu::amd::{machine, CommandProcessors, EmuKfd};
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -135,11 +135,10 @@ impl Ring {
         }
         self.put = at * self.unit();
         fence(Ordering::SeqCst);
-        // SAFETY: pointer page and doorbell are live mappings.
-        unsafe {
-            (*(self.q.write_ptr as *const AtomicU64)).store(self.put, Ordering::Release);
-            std::ptr::write_volatile(self.q.doorbell as *mut u64, self.put);
-        }
+        // SAFETY: the pointer page is a live mapping.
+        unsafe { (*(self.q.write_ptr as *const AtomicU64)).store(self.put, Ordering::Release) };
+        fence(Ordering::SeqCst);
+        self.q.ring_doorbell(self.put);
     }
     fn idle(&self, timeout: Duration) -> bool {
         wait_until(timeout, || self.read_dw() == self.put_dw())
@@ -642,4 +641,32 @@ fn the_runtime_copies_and_synchronizes_through_the_emulated_engines() {
 fn the_decoder_names_what_the_cp_rejects() {
     let p = decode::decode_pm4(&[nv::PACKET3(0xEE, 1), 1, 2], baregpu_drivers::amd::pm4::Family::Gfx11);
     assert_eq!((p[0].name.as_str(), p[0].dwords), ("OPCODE_0xEE", 3));
+}
+
+/// A doorbell rung through the OS boundary wakes the parked queue thread itself (as a doorbell
+/// write wakes the hardware's command processor), not its safety-net timeout.
+#[test]
+fn a_doorbell_wakes_the_parked_queue_thread() {
+    let engine = Arc::new(TestEngine::default());
+    let emu = EmuKfd::new(&["gfx1100"]).unwrap();
+    let cps = Arc::new(CommandProcessors::new(Arc::downgrade(&emu), engine));
+    emu.set_queue_observer(Some(cps.clone()));
+    let os: Arc<dyn Os> = emu.clone();
+    let gpu = topology::discover(&*os).unwrap().remove(0);
+    let dev = KfdDevice::open(Kfd::open(os).unwrap(), gpu).unwrap();
+    let pm4 = Pm4Generation::for_arch("gfx1100").unwrap();
+    let mut ring = Ring::new(&dev, QueueKind::Compute, 1 << 12);
+    let id = ring.q.id;
+    let stats = || cps.bell_stats(id).expect("the queue has a thread");
+    for _ in 0..3 {
+        let parked = stats().parks;
+        assert!(wait_until(TIMEOUT, || stats().parks > parked), "the idle queue thread never parked");
+        let mut q = Pm4::new(pm4);
+        q.nop(2);
+        ring.submit(&q.into_words());
+        assert!(ring.idle(TIMEOUT), "read pointer {} put {}", ring.read_dw(), ring.put_dw());
+    }
+    let s = stats();
+    assert!(s.doorbell_wakes >= 1, "no wake came from a doorbell: {s:?}");
+    dev.destroy_queue(ring.q).unwrap();
 }

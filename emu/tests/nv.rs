@@ -438,3 +438,23 @@ fn out_of_bounds_accesses_fault_with_the_va() {
     }
     assert!(e.to_string().contains("vector_add"), "{e}");
 }
+
+/// A doorbell rung through the OS boundary wakes the parked channel processor itself, not a
+/// timeout or a watcher that polls the doorbell words.
+#[test]
+fn a_doorbell_wakes_the_parked_channel_processor() {
+    let (emu, dev) = open("sm_90");
+    let pb_mem = dev.alloc(0x10000, NvMemKind::Vram { cpu_visible: true }).unwrap();
+    let sig = dev.alloc(0x1000, NvMemKind::Host).unwrap();
+    for i in 0..3u32 {
+        let parked = emu.doorbell_stats().parks;
+        wait_for("the channel processors to park", || emu.doorbell_stats().parks > parked);
+        let mut pb = PushBuffer::new();
+        pb.semaphore(sig.va, i as u64 + 1, 0x0100_0001).unwrap();
+        submit(&dev, 0, &pb_mem, i as u64 * 0x100, &pb, i);
+        wait_for("the release", || read_u64(sig.va) == i as u64 + 1);
+    }
+    let stats = emu.doorbell_stats();
+    assert!(stats.doorbell_wakes >= 1, "no wake came from a doorbell: {stats:?}");
+    assert_eq!(emu.watched_rings(), 0, "the doorbell watcher, not the doorbell, woke the channel");
+}

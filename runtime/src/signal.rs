@@ -117,6 +117,7 @@ impl Signal {
                 }
                 std::hint::spin_loop();
             }
+            std::thread::yield_now(); // let an emulated engine on this core run (2-core hosts)
         }
         let mut last = self.value();
         let mut since = Instant::now();

@@ -716,13 +716,14 @@ impl NvDevice {
     /// full fence, then the work-submit token into the usermode page.
     pub fn kick(&self, channel: &Channel, put: u32) {
         let gp_put = (channel.userd_va + pushbuf::USERD_GP_PUT as u64) as *mut u32;
-        let doorbell = (self.usermode_map.addr + DOORBELL_OFFSET) as *mut u32;
-        // SAFETY: USERD lies in the CPU-mapped GPFIFO area and the doorbell in the usermode
-        // mapping, both alive as long as `self`; both are device memory, so volatile stores.
+        let doorbell = self.usermode_map.addr + DOORBELL_OFFSET;
+        // SAFETY: USERD lies in the CPU-mapped GPFIFO area and the doorbell (4-byte aligned) in
+        // the usermode mapping this device's OS mapped, both alive as long as `self`; both are
+        // device memory, so volatile stores.
         unsafe {
             std::ptr::write_volatile(gp_put, put % channel.entries);
             std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-            std::ptr::write_volatile(doorbell, channel.token);
+            self.os().ring_doorbell(doorbell, crate::os::DoorbellValue::U32(channel.token));
         }
     }
 }

@@ -66,4 +66,40 @@ pub trait Os: Send + Sync {
     fn munmap(&self, addr: usize, len: usize) -> Result<()>;
     /// A new eventfd with the given initial count (interrupt delivery for VFIO and emulators).
     fn eventfd(&self, initial: u32) -> Result<Fd>;
+
+    /// Ring a doorbell: store `value` into the doorbell register at `addr`, in a doorbell window
+    /// this OS mapped. On hardware the store itself wakes the engine; an emulated device also
+    /// wakes the engine thread behind the doorbell here, as it cannot see a plain store.
+    ///
+    /// # Safety
+    /// `addr` is aligned for the value's width and lies inside a doorbell mapping returned by
+    /// this OS's `mmap` that is still mapped.
+    unsafe fn ring_doorbell(&self, addr: usize, value: DoorbellValue) {
+        // SAFETY: the caller's contract.
+        unsafe { value.store(addr) }
+    }
+}
+
+/// What a doorbell write stores: doorbell registers are 32-bit (NVIDIA's work-submit token)
+/// or 64-bit (AMD's queue write pointer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DoorbellValue {
+    U32(u32),
+    U64(u64),
+}
+
+impl DoorbellValue {
+    /// The volatile store of a device register.
+    ///
+    /// # Safety
+    /// `addr` is aligned for the width and writable.
+    pub unsafe fn store(self, addr: usize) {
+        // SAFETY: the caller's contract; volatile because the register is device memory.
+        unsafe {
+            match self {
+                DoorbellValue::U32(v) => std::ptr::write_volatile(addr as *mut u32, v),
+                DoorbellValue::U64(v) => std::ptr::write_volatile(addr as *mut u64, v),
+            }
+        }
+    }
 }

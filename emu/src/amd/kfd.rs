@@ -731,6 +731,7 @@ pub(crate) fn teardown_views(st: &mut State) {
         }
     }
     for pdd in &mut st.proc.pdds {
+        pdd.doorbell_maps.clear();
         for (off, view, len) in [
             pdd.doorbells.take().map(|(o, v)| (o, v, DOORBELL_PROCESS_SLICE)),
             pdd.mmio.take().map(|(o, v)| (o, v, PAGE)),

@@ -55,6 +55,8 @@ pub(crate) struct Pdd {
     pub drm_fd: Option<i32>,
     /// The process doorbell window: its range of the backing file and the emulator's view.
     pub doorbells: Option<(u64, usize)>,
+    /// Where the process mapped that window (its doorbell writes land there).
+    pub doorbell_maps: Vec<usize>,
     /// The HDP flush page (MMIO remap): backing range and view.
     pub mmio: Option<(u64, usize)>,
     pub vram_used: u64,
@@ -200,6 +202,27 @@ impl EmuKfd {
     /// The queue whose doorbell is `doorbell_id` of GPU `gpu_id`'s window.
     pub fn queue_by_doorbell(&self, gpu_id: u32, doorbell_id: u32) -> Option<EmuQueue> {
         self.lock().proc.queues.values().find(|q| q.gpu_id == gpu_id && q.doorbell_id == doorbell_id).cloned()
+    }
+
+    /// The process rang the doorbell at `addr` (an address in one of its doorbell mappings):
+    /// wake the engine of the queue behind it. An address no queue's doorbell has is ignored,
+    /// as the hardware ignores a write to an unused doorbell.
+    pub(crate) fn doorbell_rung(&self, addr: usize) {
+        let queue_id = {
+            let st = self.lock();
+            let slice = queues::DOORBELL_PROCESS_SLICE as usize;
+            let hit = st.proc.pdds.iter().enumerate().find_map(|(gi, pdd)| {
+                pdd.doorbell_maps.iter().find(|&&b| (b..b + slice).contains(&addr)).map(|&b| (gi, addr - b))
+            });
+            hit.and_then(|(gi, offset)| {
+                let gpu_id = self.gpus[gi].gpu_id;
+                st.proc.queues.values().find(|q| q.gpu_id == gpu_id && q.doorbell_id as usize * 8 == offset)
+            })
+            .map(|q| q.queue_id)
+        };
+        if let (Some(id), Some(observer)) = (queue_id, self.observer()) {
+            observer.doorbell_rung(id);
+        }
     }
 
     /// The emulator's address of GPU `gpu_id`'s doorbell window (0x2000 bytes), once it exists.

@@ -5,7 +5,7 @@ use super::memory::{MemDomain, DRM_MMAP_BASE, PAGE};
 use super::queues::*;
 use super::{kfd, EmuKfd, OpenFile};
 use crate::os::{emulated_os, FileTable, Machine, MmapRequest};
-use baregpu_drivers::os::{Fd, HostOs};
+use baregpu_drivers::os::{DoorbellValue, Fd, HostOs};
 use std::path::{Path, PathBuf};
 
 const KFD_PATH: &str = "/dev/kfd";
@@ -21,12 +21,14 @@ impl EmuKfd {
         let MmapRequest { len, offset, .. } = req;
         let gpu_id = ((offset & KFD_MMAP_GPU_ID_MASK) >> KFD_MMAP_GPU_ID_SHIFT) as u32;
         let mut st = self.lock();
+        let mut doorbells_of = None;
         let (off, want) = match offset & (3 << KFD_MMAP_TYPE_SHIFT) {
             KFD_MMAP_TYPE_DOORBELL => {
                 let gi = self.gpu_index(gpu_id).ok_or(libc::ENODEV)?;
                 if len as u64 != DOORBELL_PROCESS_SLICE {
                     return Err(libc::EINVAL);
                 }
+                doorbells_of = Some(gi);
                 (kfd::ensure_doorbells(&mut st, gi)?.0, DOORBELL_PROCESS_SLICE)
             }
             KFD_MMAP_TYPE_EVENTS => {
@@ -48,13 +50,17 @@ impl EmuKfd {
             }
             _ => return Err(libc::EINVAL),
         };
-        st.arena.map(off, want.min(len as u64), req.prot, req.fixed())
+        let addr = st.arena.map(off, want.min(len as u64), req.prot, req.fixed())?;
+        if let Some(gi) = doorbells_of {
+            st.proc.pdds[gi].doorbell_maps.push(addr);
+        }
+        Ok(addr)
     }
 
     /// mmap of a render node at a buffer object's cookie.
     fn render_mmap(&self, gi: usize, req: MmapRequest) -> std::result::Result<usize, i32> {
         let MmapRequest { len, offset, .. } = req;
-        let st = self.lock();
+        let mut st = self.lock();
         let gpu_id = self.gpus[gi].gpu_id;
         let m = st
             .proc
@@ -74,7 +80,13 @@ impl EmuKfd {
         if m.domain == MemDomain::Vram && m.flags & baregpu_autogen::amd::kfd::KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC == 0 {
             return Err(libc::EPERM);
         }
-        st.arena.map(m.backing.expect("render-node buffers have backing"), len as u64, req.prot, req.fixed())
+        let doorbells = m.domain == MemDomain::Doorbell;
+        let addr =
+            st.arena.map(m.backing.expect("render-node buffers have backing"), len as u64, req.prot, req.fixed())?;
+        if doorbells {
+            st.proc.pdds[gi].doorbell_maps.push(addr);
+        }
+        Ok(addr)
     }
 }
 
@@ -129,6 +141,13 @@ impl Machine for EmuKfd {
             OpenFile::Kfd => self.kfd_mmap(req),
             OpenFile::Render(i) => self.render_mmap(*i, req),
         }
+    }
+
+    /// The 64-bit doorbell holds the write pointer, as on the hardware; the queue's engine wakes.
+    unsafe fn ring_doorbell(&self, addr: usize, value: DoorbellValue) {
+        // SAFETY: the caller's contract.
+        unsafe { value.store(addr) };
+        self.doorbell_rung(addr);
     }
 
     /// The process's KFD state ends with its last /dev/kfd file.

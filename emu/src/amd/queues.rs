@@ -95,4 +95,9 @@ pub struct EmuQueue {
 pub trait QueueObserver: Send + Sync {
     fn queue_created(&self, kfd: &EmuKfd, queue: &EmuQueue);
     fn queue_destroyed(&self, kfd: &EmuKfd, queue: &EmuQueue);
+    /// The process wrote queue `queue_id`'s doorbell (through `Os::ring_doorbell`; called
+    /// without the emulator's lock).
+    fn doorbell_rung(&self, queue_id: u32) {
+        let _ = queue_id;
+    }
 }

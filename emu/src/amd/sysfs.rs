@@ -43,7 +43,7 @@ impl Sysfs {
         fs.add(topo.join("system_properties"), "platform_oem 0\nplatform_id 0\nplatform_rev 0\n");
         // Node 0: the CPU.
         let cpu = topo.join("nodes/0");
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = crate::host_cores::host_cores();
         fs.add(cpu.join("gpu_id"), "0\n");
         fs.add(cpu.join("name"), "\n");
         fs.add(

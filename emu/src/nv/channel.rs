@@ -1,5 +1,5 @@
-//! GPFIFO channel processors: one thread per scheduled channel. A doorbell write (any token)
-//! wakes every channel; each compares GPPut (USERD +0x8c) with its GPGet, fetches the GP entries
+//! GPFIFO channel processors: one thread per scheduled channel. A doorbell write wakes the
+//! channel whose work-submit token it carries (see [`crate::doorbell`]); each compares GPPut (USERD +0x8c) with its GPGet, fetches the GP entries
 //! from its ring, the push-buffer segments they point at, decodes the methods (incrementing,
 //! non-incrementing, immediate, increment-once) per subchannel and executes them: host methods
 //! (semaphore acquire/release, non-stall interrupt), the copy class (LAUNCH_DMA: pitch copies,
@@ -10,18 +10,25 @@
 
 use super::ptx::{Launch, LaunchError, Module};
 use super::{program, qmd, read_u32, write_u32, ChannelInfo, Inner};
+use crate::doorbell::{Bell, Idle};
 use baregpu_drivers::nv::methods::{compute, copy};
 use baregpu_drivers::nv::pushbuf::{host, GpEntry, MethodHeader, SecOp, USERD_GP_GET, USERD_GP_PUT};
 use baregpu_drivers::nv::rm::classes::{COMPUTE_CLASSES, COPY_CLASSES};
 use baregpu_drivers::nv::rm::common::Handle;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+/// How often the doorbell watcher looks at the doorbell words.
+const WATCH_PERIOD: Duration = Duration::from_millis(10);
+
 pub(crate) struct ChannelCtl {
-    kicks: Mutex<u64>,
-    cv: Condvar,
+    /// The channel's work-submit token: what its doorbell write carries.
+    pub token: u32,
+    /// Doorbell rings (and stop requests) so far.
+    kicks: AtomicU64,
+    pub bell: Bell,
     stop: AtomicBool,
     /// Why the channel was stopped from outside, reported as its fault (None: a quiet teardown).
     reason: Mutex<Option<String>>,
@@ -34,8 +41,8 @@ pub(crate) struct ChannelCtl {
 
 impl ChannelCtl {
     pub fn kick(&self) {
-        *self.kicks.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-        self.cv.notify_all();
+        self.kicks.fetch_add(1, Ordering::AcqRel);
+        self.bell.ring();
     }
 
     /// Ask the processor to stop (a running kernel is cancelled); `why` becomes its fault.
@@ -64,8 +71,9 @@ impl ChannelCtl {
 
 pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) -> std::io::Result<Arc<ChannelCtl>> {
     let ctl = Arc::new(ChannelCtl {
-        kicks: Mutex::new(0),
-        cv: Condvar::new(),
+        token: info.token,
+        kicks: AtomicU64::new(0),
+        bell: Bell::default(),
         stop: AtomicBool::new(false),
         reason: Mutex::new(None),
         busy: AtomicBool::new(false),
@@ -81,9 +89,9 @@ pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) ->
 }
 
 /// Watch the doorbell words of every usermode page; a ring (any value but idle) kicks every
-/// channel, which then looks at its own GPPut.
+/// channel, which then looks at its own GPPut. Only a plain store lands here, bypassing
+/// `Os::ring_doorbell` (which wakes its channel at once): a safety net, so it polls slowly.
 pub(crate) fn watch_doorbells(inner: &Arc<Inner>) {
-    let mut idle = 0u32;
     while !inner.stop.load(Ordering::Acquire) {
         let mut rung = false;
         {
@@ -100,16 +108,11 @@ pub(crate) fn watch_doorbells(inner: &Arc<Inner>) {
             }
         }
         if rung {
+            inner.watched_rings.fetch_add(1, Ordering::Relaxed);
             inner.kick_all();
-            idle = 0;
-        } else {
-            idle = idle.saturating_add(1);
-            if idle < 64 {
-                std::thread::yield_now();
-            } else {
-                std::thread::sleep(Duration::from_micros(if idle < 1000 { 50 } else { 300 }));
-            }
         }
+        // Teardown unparks it.
+        std::thread::park_timeout(WATCH_PERIOD);
     }
 }
 
@@ -144,15 +147,17 @@ impl Channel {
     }
 
     fn run(mut self) {
+        self.ctl.bell.attach_current();
         let mut seen = 0u64;
+        let mut idle = Idle::default();
         loop {
-            {
-                let mut k = self.ctl.kicks.lock().unwrap_or_else(|e| e.into_inner());
-                while *k == seen && !self.stopping() {
-                    k = self.ctl.cv.wait_timeout(k, Duration::from_millis(50)).unwrap_or_else(|e| e.into_inner()).0;
-                }
-                seen = *k;
+            let kicks = self.ctl.kicks.load(Ordering::Acquire);
+            if kicks == seen && !self.stopping() {
+                idle.wait(&self.ctl.bell);
+                continue;
             }
+            seen = kicks;
+            idle.reset();
             if !self.inner.begin_work(&self.ctl) {
                 return;
             }

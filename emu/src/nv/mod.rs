@@ -44,7 +44,7 @@ use crate::os::arena::Arena;
 use crate::os::{emulated_os, FileTable, Machine, MmapRequest};
 use baregpu_drivers::nv::rm::common::Handle;
 use baregpu_drivers::nv::rm::Branch;
-use baregpu_drivers::os::{Fd, HostOs};
+use baregpu_drivers::os::{DoorbellValue, Fd, HostOs};
 use baregpu_drivers::{Error, Result};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -226,6 +226,8 @@ pub(crate) struct Inner {
     /// reads them.
     pub doorbells: Mutex<Vec<usize>>,
     pub nonstall: AtomicU64,
+    /// Doorbell rings the watcher caught (plain stores, not `Os::ring_doorbell`).
+    pub watched_rings: AtomicU64,
     pub faults: Mutex<Vec<NvFault>>,
     /// What each channel's faulting kernel left for the SM debugger, by work-submit token.
     pub fault_records: Mutex<HashMap<u32, fault::Record>>,
@@ -310,6 +312,7 @@ impl EmuRm {
             stop: AtomicBool::new(false),
             doorbells: Mutex::new(Vec::new()),
             nonstall: AtomicU64::new(0),
+            watched_rings: AtomicU64::new(0),
             faults: Mutex::new(Vec::new()),
             fault_records: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
@@ -329,6 +332,22 @@ impl EmuRm {
 
     pub fn gpus(&self) -> &[EmuNvGpu] {
         &self.inner.gpus
+    }
+
+    /// What the doorbells of the live channels did so far, summed (see [`crate::doorbell`]).
+    pub fn doorbell_stats(&self) -> crate::doorbell::BellStats {
+        let st = self.inner.lock();
+        st.channels.values().map(|c| c.bell.stats()).fold(Default::default(), |a, b| crate::doorbell::BellStats {
+            parks: a.parks + b.parks,
+            doorbell_wakes: a.doorbell_wakes + b.doorbell_wakes,
+            timeouts: a.timeouts + b.timeouts,
+        })
+    }
+
+    /// Doorbell rings that only the doorbell watcher noticed: plain stores to the doorbell
+    /// word that bypassed `Os::ring_doorbell` (they wait for the watcher's next look).
+    pub fn watched_rings(&self) -> u64 {
+        self.inner.watched_rings.load(Ordering::Relaxed)
     }
 
     /// Non-stall interrupts the channels raised so far (NON_STALL_INTERRUPT, copy-engine and
@@ -388,6 +407,15 @@ impl Inner {
     }
 
     /// Wake every channel processor to look at its GPPut.
+    /// A doorbell write of `token`: wake that channel's processor (none has it: ignored, as
+    /// the hardware ignores an unknown token).
+    pub(crate) fn kick_token(&self, token: u32) {
+        let st = self.lock();
+        if let Some(ch) = st.channels.values().find(|c| c.token == token) {
+            ch.kick();
+        }
+    }
+
     pub(crate) fn kick_all(&self) {
         let st = self.lock();
         for ch in st.channels.values() {
@@ -524,6 +552,17 @@ impl Machine for EmuRm {
 
     fn node_mmap(&self, fd: Fd, _node: &NvFile, req: MmapRequest) -> std::result::Result<usize, i32> {
         self.map_context(fd, req)
+    }
+
+    /// The usermode page's doorbell (NOTIFY_CHANNEL_PENDING) is a register, not memory: a
+    /// 32-bit write of a work-submit token wakes that channel's processor. Anything else is a
+    /// plain store (the doorbell watcher sees it).
+    unsafe fn ring_doorbell(&self, addr: usize, value: DoorbellValue) {
+        match value {
+            DoorbellValue::U32(token) => self.inner.kick_token(token),
+            // SAFETY: the caller's contract.
+            DoorbellValue::U64(_) => unsafe { value.store(addr) },
+        }
     }
 
     fn node_closed(&self, fd: Fd, _node: NvFile) {

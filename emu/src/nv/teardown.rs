@@ -100,6 +100,8 @@ impl Inner {
         retired.join();
         let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
         for t in threads {
+            // It sleeps between looks: wake it to see the stop.
+            t.thread().unpark();
             if t.join().is_err() {
                 log::error!("emulated NV GPU: the doorbell watcher panicked");
             }

@@ -60,6 +60,15 @@ pub(crate) trait Machine: Send + Sync {
     fn node_mmap(&self, fd: Fd, node: &Self::Node, req: MmapRequest) -> std::result::Result<usize, i32>;
     /// `fd`, open on `node`, was closed.
     fn node_closed(&self, fd: Fd, node: Self::Node);
+    /// A doorbell write (`Os::ring_doorbell`): the store, which wakes nothing by itself; a
+    /// machine with engines also wakes the one behind the doorbell.
+    ///
+    /// # Safety
+    /// As `Os::ring_doorbell`: `addr` is an aligned word of a live doorbell mapping.
+    unsafe fn ring_doorbell(&self, addr: usize, value: baregpu_drivers::os::DoorbellValue) {
+        // SAFETY: the caller's contract.
+        unsafe { value.store(addr) }
+    }
 }
 
 fn file<M: Machine>(m: &M, fd: Fd) -> Result<OpenFile<M::Node>> {
@@ -194,6 +203,10 @@ macro_rules! emulated_os {
             }
             fn eventfd(&self, initial: u32) -> baregpu_drivers::Result<baregpu_drivers::os::Fd> {
                 $crate::os::eventfd(self, initial)
+            }
+            unsafe fn ring_doorbell(&self, addr: usize, value: baregpu_drivers::os::DoorbellValue) {
+                // SAFETY: the caller's contract, which is the machine's.
+                unsafe { $crate::os::Machine::ring_doorbell(self, addr, value) }
             }
         }
     };

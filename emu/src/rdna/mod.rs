@@ -235,7 +235,7 @@ impl Interpreter {
         let nwaves = threads.div_ceil(W);
         let wave_bytes = (((d.tmpring_size >> 12) & 0x3_ffff) as u64) * 256;
         let slots = (d.tmpring_size & 0xfff).max(1) as usize;
-        let mut workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(groups as usize).max(1);
+        let mut workers = crate::host_cores::host_cores().min(groups as usize).max(1);
         if wave_bytes != 0 {
             workers = workers.min((slots / nwaves).max(1));
         }

@@ -115,7 +115,7 @@ impl HwRing {
         unsafe {
             AtomicU64::from_ptr(self.queue.write_ptr as *mut u64).store(self.put, Ordering::Release);
             fence(Ordering::SeqCst);
-            std::ptr::write_volatile(self.queue.doorbell as *mut u64, self.put);
+            self.queue.ring_doorbell(self.put);
         }
         Ok(())
     }

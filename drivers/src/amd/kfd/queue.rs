@@ -5,11 +5,12 @@ use super::cwsr::queue_buffer_sizes;
 use super::device::KfdDevice;
 use super::ioctl::kfd_call;
 use super::memory::{KfdMemory, MemKind};
-use crate::os::{MapFlags, Prot};
+use crate::os::{DoorbellValue, MapFlags, Os, Prot};
 use crate::{Error, Result};
 use baregpu_autogen::amd::hsa::amd_queue_t;
 use baregpu_autogen::amd::kfd as abi;
 use std::mem::offset_of;
+use std::sync::Arc;
 
 /// Bytes of the doorbell window mapped from /dev/kfd per device.
 pub const DOORBELL_PAGE: u64 = 0x2000;
@@ -25,7 +26,6 @@ pub enum QueueKind {
 }
 
 /// A live queue. Destroy it with [`KfdDevice::destroy_queue`].
-#[derive(Debug)]
 pub struct KfdQueue {
     pub id: u32,
     pub kind: QueueKind,
@@ -42,6 +42,34 @@ pub struct KfdQueue {
     pub write_ptr: u64,
     /// The 64-bit doorbell register, in the mapped doorbell page.
     pub doorbell: u64,
+    /// The OS the doorbell is rung through (see [`KfdQueue::ring_doorbell`]).
+    os: Arc<dyn Os>,
+}
+
+impl std::fmt::Debug for KfdQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KfdQueue")
+            .field("id", &self.id)
+            .field("kind", &self.kind)
+            .field("ring", &self.ring)
+            .field("ring_bytes", &self.ring_bytes)
+            .field("read_ptr", &self.read_ptr)
+            .field("write_ptr", &self.write_ptr)
+            .field("doorbell", &self.doorbell)
+            .finish_non_exhaustive()
+    }
+}
+
+impl KfdQueue {
+    /// Ring the queue's doorbell with `write_ptr` (the value just published at `write_ptr`):
+    /// the engine wakes and reads the ring up to it. Call it after the write pointer's store
+    /// and a fence.
+    pub fn ring_doorbell(&self, write_ptr: u64) {
+        // SAFETY: `doorbell` is an 8-byte aligned register of the doorbell window mapped from
+        // this queue's /dev/kfd (through `os`), which stays mapped while the device lives, and
+        // the device outlives its queues.
+        unsafe { self.os.ring_doorbell(self.doorbell as usize, DoorbellValue::U64(write_ptr)) }
+    }
 }
 
 /// The device's mapping of its doorbell window.
@@ -130,6 +158,7 @@ impl KfdDevice {
             read_ptr: a.read_pointer_address,
             write_ptr: a.write_pointer_address,
             doorbell: page.addr + (a.doorbell_offset - page.offset),
+            os: self.kfd.os.clone(),
             ring,
             pointers,
             eop,

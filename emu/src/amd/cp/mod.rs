@@ -7,6 +7,7 @@
 //!
 //! [`machine`] builds an emulated KFD with its command processors attached.
 
+pub use crate::doorbell::BellStats;
 /// The packet decoder lives with the packet builders, in the drivers crate.
 pub use baregpu_drivers::amd::decode;
 mod mem;
@@ -58,6 +59,8 @@ pub(crate) struct Ctl {
     /// Shared with running dispatches (their cancellation flag).
     stop: Arc<AtomicBool>,
     kfd: Weak<EmuKfd>,
+    /// The queue's doorbell.
+    pub bell: crate::doorbell::Bell,
 }
 
 impl Ctl {
@@ -162,6 +165,13 @@ impl std::fmt::Debug for CommandProcessors {
     }
 }
 
+impl CommandProcessors {
+    /// What the doorbell of queue `queue_id` did so far (None: no thread runs it).
+    pub fn bell_stats(&self, queue_id: u32) -> Option<BellStats> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner()).get(&queue_id).map(|r| r.ctl.bell.stats())
+    }
+}
+
 impl QueueObserver for CommandProcessors {
     fn queue_created(&self, kfd: &EmuKfd, q: &EmuQueue) {
         if q.kind == QueueKind::ComputeAql {
@@ -169,7 +179,11 @@ impl QueueObserver for CommandProcessors {
             return;
         }
         let Some(gpu) = kfd.gpu(q.gpu_id) else { return };
-        let ctl = Arc::new(Ctl { stop: Arc::new(AtomicBool::new(false)), kfd: self.kfd.clone() });
+        let ctl = Arc::new(Ctl {
+            stop: Arc::new(AtomicBool::new(false)),
+            kfd: self.kfd.clone(),
+            bell: crate::doorbell::Bell::default(),
+        });
         let label = format!(
             "emulated {} (gpu {}) {} queue {}",
             gpu.spec.arch,
@@ -189,9 +203,16 @@ impl QueueObserver for CommandProcessors {
         }
     }
 
+    fn doorbell_rung(&self, queue_id: u32) {
+        if let Some(r) = self.running.lock().unwrap_or_else(|e| e.into_inner()).get(&queue_id) {
+            r.ctl.bell.ring();
+        }
+    }
+
     fn queue_destroyed(&self, _kfd: &EmuKfd, q: &EmuQueue) {
         let Some(r) = self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(&q.queue_id) else { return };
         r.ctl.stop.store(true, Ordering::Release);
+        r.ctl.bell.ring();
         r.thread.thread().unpark();
         if r.thread.thread().id() != std::thread::current().id() && r.thread.join().is_err() {
             log::error!("emulated GPU {}: the thread of queue {} panicked", q.gpu_id, q.queue_id);

@@ -26,10 +26,6 @@ impl Backoff {
         Backoff::default()
     }
 
-    pub fn reset(&mut self) {
-        *self = Backoff::default();
-    }
-
     /// How long the next step sleeps (zero while spinning or yielding).
     fn sleep_for(&self) -> Duration {
         if self.sleeps == 0 {
@@ -74,7 +70,6 @@ mod tests {
         assert_eq!(b.sleep_for(), Duration::from_micros(640));
         b.sleeps = u32::MAX;
         assert_eq!(b.sleep_for(), Duration::from_micros(1000));
-        b.reset();
-        assert_eq!(b.sleep_for(), Duration::ZERO);
+        assert_eq!(Backoff::new().sleep_for(), Duration::ZERO);
     }
 }

@@ -1,14 +1,14 @@
 //! The thread of one queue: watch the write pointer, take what was written since the read
 //! pointer as one batch, run it, publish the read pointer after every packet, and go idle
-//! (with back-off) when the queue is empty.
+//! (until the doorbell rings, see [`crate::doorbell`]) when the queue is empty.
 
 use super::mem::GpuView;
 use super::pm4::Pm4Exec;
-use super::poll::Backoff;
 use super::sdma::SdmaExec;
 use super::{report, Ctl, Cx, Executor, Loc, Stop};
 use crate::amd::dispatch::WaveEngine;
 use crate::amd::{memory, EmuQueue};
+use crate::doorbell::Idle;
 use std::sync::Arc;
 
 pub(crate) fn run(ctl: Arc<Ctl>, q: EmuQueue, engine: Arc<dyn WaveEngine>, arch: &'static str, label: String) {
@@ -32,7 +32,8 @@ pub(crate) fn run(ctl: Arc<Ctl>, q: EmuQueue, engine: Arc<dyn WaveEngine>, arch:
     let publish = |dw: u64| unsafe { memory::write_u64(q.read_ptr_host, dw * unit) };
     publish(0);
     let mut view: Option<GpuView> = None;
-    let mut idle = Backoff::new();
+    let mut idle = Idle::default();
+    ctl.bell.attach_current();
     loop {
         if ctl.should_stop(false) {
             return;
@@ -40,9 +41,7 @@ pub(crate) fn run(ctl: Arc<Ctl>, q: EmuQueue, engine: Arc<dyn WaveEngine>, arch:
         // SAFETY: as above.
         let wptr = unsafe { memory::read_u64(q.write_ptr_host) };
         if wptr / unit == read && wptr % unit == 0 {
-            if idle.wait(&ctl, false).is_err() {
-                return;
-            }
+            idle.wait(&ctl.bell);
             continue;
         }
         idle.reset();

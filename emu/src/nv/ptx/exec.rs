@@ -221,7 +221,7 @@ impl Module {
         let ctas: u64 = l.grid.iter().map(|&d| d as u64).product();
         let next = AtomicU64::new(0);
         let failed = AtomicBool::new(false);
-        let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8).min(ctas as usize);
+        let workers = crate::host_cores::host_cores().min(8).min(ctas as usize);
         let start = std::time::Instant::now();
         let run = || -> Result<(), LaunchError> {
             loop {
