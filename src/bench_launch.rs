@@ -111,7 +111,7 @@ pub fn run(dev: &AmdDevice, iterations: usize) -> Result<LaunchFigures> {
 pub fn empty_nv_kernel(dev: &NvDevice) -> Result<NvCode> {
     let ptx =
         format!(".version 7.8\n.target {}\n.address_size 64\n.visible .entry empty()\n{{\n\tret;\n}}\n", dev.arch);
-    let bytes = match dev.isa {
+    let bytes = match dev.isa() {
         NvIsa::Ptx => ptx.into_bytes(),
         NvIsa::Sass => crate::ptxas::compile(&ptx, &dev.arch, "the empty kernel")?,
     };

@@ -15,7 +15,7 @@ const VECTOR_ADD_BLOCK: u32 = 256;
 pub fn run(dev: &NvDevice, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoReport> {
     crate::demo::check_size(size, TILE)?;
     let ptx = KERNELS.replace(".target sm_90", &format!(".target {}", dev.arch));
-    let code = match dev.isa {
+    let code = match dev.isa() {
         NvIsa::Ptx => {
             progress(&format!("loading the clang-built PTX kernels (interpreted by {})", dev.label))?;
             ptx.into_bytes()

@@ -74,7 +74,7 @@ pub fn run(args: Args, bytes: &[u8]) -> Result<()> {
     let Device::Nv(nv) = &dev else {
         return Err(Error::Usage(format!("{file}: an NVIDIA code object cannot run on {}", dev.label())));
     };
-    let code = match (code, nv.isa) {
+    let code = match (code, nv.isa()) {
         (NvCode::Ptx(_), NvIsa::Sass) => {
             let text = String::from_utf8_lossy(bytes);
             let cubin = baregpu::ptxas::compile(&text, &nv.arch, &file)?;

@@ -49,9 +49,9 @@ impl GpFifo {
         rm: &RmDevice,
         words: &[u32],
         frees_at: u64,
-        done: Signal,
+        done: &Signal,
         timeout: Duration,
-        wait: &mut dyn FnMut(Signal, u64) -> crate::Result<()>,
+        wait: &mut dyn FnMut(&Signal, u64) -> crate::Result<()>,
     ) -> Result<(), GpFifoError> {
         let bytes = words.len() as u64 * 4;
         if words.is_empty() {
