@@ -79,11 +79,11 @@ fn timestamps_are_monotonic() {
     for (i, s) in sigs.iter().enumerate() {
         if i % 2 == 0 {
             let mut q = dev.compute_queue().unwrap();
-            q.timestamp(&s);
+            q.timestamp(s);
             q.submit().unwrap();
         } else {
             let mut c = dev.copy_queue().unwrap();
-            c.timestamp(&s);
+            c.timestamp(s);
             c.submit().unwrap();
         }
         dev.synchronize().unwrap();

@@ -35,17 +35,17 @@ impl<B: Backend> Drop for Device<B> {
         // once, here.
         let backend = unsafe { ManuallyDrop::take(&mut self.backend) };
         if outside == 0 {
-            free_signal_page(backend, m, &self.label);
+            free_signal_page(&*backend, m, &self.label);
             return;
         }
         // Keep the page mapped (and the driver objects that map it) until the last handle goes.
         log::info!("{}: {outside} signals outlive the device; it stays open until they go", self.label);
         let label = self.label.clone();
-        self.page.on_last_share(Box::new(move || free_signal_page(backend, m, &label)));
+        self.page.on_last_share(Box::new(move || free_signal_page(&*backend, m, &label)));
     }
 }
 
-fn free_signal_page<B: Backend>(backend: B, m: B::Buffer, label: &str) {
+fn free_signal_page<B: Backend>(backend: &B, m: B::Buffer, label: &str) {
     if let Err(e) = backend.free(m) {
         log::warn!("{label}: freeing the signal page: {e}");
     }

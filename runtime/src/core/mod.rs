@@ -61,7 +61,8 @@ pub struct Device<B: Backend> {
     /// How long a wait may go without progress.
     pub timeout: Duration,
     /// ManuallyDrop: a device closed while its signals live hands it to the signal page.
-    backend: ManuallyDrop<B>,
+    /// Boxed: devices of both vendors have the same size.
+    backend: ManuallyDrop<Box<B>>,
     /// Work retired inside a dispatch, where the device can count it (see [`ProgressProbe`]).
     progress: Option<ProgressProbe>,
     /// `BAREGPU_TRACE`: where submitted command streams are logged, decoded.
@@ -110,7 +111,7 @@ impl<B: Backend> Device<B> {
             label: label.to_string(),
             arch: arch.to_string(),
             timeout: crate::timeout::no_progress_timeout(),
-            backend: ManuallyDrop::new(backend),
+            backend: ManuallyDrop::new(Box::new(backend)),
             progress: None,
             trace: Trace::from_env(),
             args_mem: Some(args_mem),
