@@ -4,6 +4,7 @@
 //! timestamps, copies, launches through the convenience call and through the queue builders.
 
 use baregpu::device::{self, Device};
+use baregpu_runtime::core::{self, Backend, Encoder, Queue};
 use baregpu_runtime::hcq::{ComputeQueue, CopyQueue, DeviceBuffer, HcqDevice, HwQueue};
 use baregpu_runtime::nv::{NvCode, NvIsa};
 use baregpu_runtime::program::{ArgValue, CodeObject, Launch};
@@ -160,6 +161,43 @@ fn signals_outlive_their_device<D: HcqDevice>(dev: D) {
     s.set(6);
     assert_eq!(s.value(), 6);
     assert!(t.reached(last));
+}
+
+/// Commands encoded once into memory with the backend's encoders run by reference on both
+/// queues (AMD: INDIRECT_BUFFER / SDMA INDIRECT; NVIDIA: a GP entry), twice, with the value
+/// they signal patched in place between the runs.
+fn indirect_command_buffers<B: Backend>(dev: &core::Device<B>) {
+    let s = dev.new_signal().unwrap();
+    for queue in [Queue::Compute, Queue::Copy] {
+        let addr = s.value_addr() as u64;
+        let (patch, mut words) = match queue {
+            Queue::Compute => {
+                let mut e = dev.backend().compute_encoder();
+                (e.signal(addr, 0, false), e.words().to_vec())
+            }
+            Queue::Copy => {
+                let mut e = dev.backend().copy_encoder().unwrap();
+                (e.signal(addr, 0, false), e.words().to_vec())
+            }
+        };
+        let buf = dev.alloc_host(4 * words.len() as u64).unwrap();
+        for v in [7u64, 9] {
+            patch.apply(&mut words, v);
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            dev.write(&buf, 0, &bytes).unwrap();
+            dev.submit_indirect(queue, buf.va(), words.len() as u32).unwrap();
+            dev.wait(&s, v).unwrap_or_else(|e| panic!("{} {queue:?}: {e}", dev.label));
+            dev.synchronize().unwrap();
+        }
+        dev.free(buf).unwrap();
+    }
+    dev.free_signal(s);
+}
+
+#[test]
+fn indirect_command_buffers_on_both_vendors() {
+    indirect_command_buffers(&amd().0);
+    indirect_command_buffers(&nv().0);
 }
 
 #[test]

@@ -156,13 +156,39 @@ impl Backend for Amd {
             Queue::Compute => (r.compute.as_mut(), "compute"),
             Queue::Copy => (r.copy.as_mut(), "SDMA"),
         };
-        let ring = ring.ok_or_else(|| SubmitError::TooLarge(format!("no {name} queue")))?;
+        let ring = ring.ok_or_else(|| SubmitError::Refused(format!("no {name} queue")))?;
         ring.submit(words, packets, timeout).map_err(|e| match e {
             RingError::TooLarge { dwords, ring_dwords } => {
-                SubmitError::TooLarge(format!("{dwords} dwords do not fit the {ring_dwords}-dword {name} ring"))
+                SubmitError::Refused(format!("{dwords} dwords do not fit the {ring_dwords}-dword {name} ring"))
             }
             RingError::Stalled { in_flight } => SubmitError::Stalled { reached: in_flight, wanted: 0 },
         })
+    }
+
+    fn submit_indirect(
+        &self,
+        queue: Queue,
+        (va, dwords): (u64, u32),
+        tail: &[u32],
+        tail_packets: &[usize],
+        done: (&Signal, u64),
+        timeout: Duration,
+        wait: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> std::result::Result<(), SubmitError> {
+        let (mut words, packets) = match queue {
+            Queue::Compute => {
+                let mut head = self.compute_encoder();
+                head.indirect(va, dwords);
+                (head.q.words().to_vec(), Vec::new())
+            }
+            Queue::Copy => {
+                let mut head = AmdCopy::new(self.sdma, self.wake);
+                head.indirect(va, dwords);
+                (head.q.words().to_vec(), [head.q.packets(), tail_packets].concat())
+            }
+        };
+        words.extend_from_slice(tail);
+        self.submit(queue, &words, &packets, done, timeout, wait)
     }
 
     /// Sleep on the KFD events; a memory fault or hardware exception ends the wait.

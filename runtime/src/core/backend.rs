@@ -90,8 +90,8 @@ pub struct ArgsBlock {
 /// Why a submission did not reach its ring.
 #[derive(Debug)]
 pub enum SubmitError {
-    /// More words than the ring holds: the message says what and where.
-    TooLarge(String),
+    /// The ring cannot take the words (too many, or no such queue): the message says why.
+    Refused(String),
     /// The engine consumed nothing for the whole timeout.
     Stalled { reached: u64, wanted: u64 },
     /// Anything else (a wait for space that faulted, a driver error).
@@ -104,8 +104,9 @@ pub trait Encoder {
     fn wait(&mut self, addr: u64, value: u64) -> Patch;
     /// After everything before it, write `value` to `addr`; `interrupt` wakes a sleeping host.
     fn signal(&mut self, addr: u64, value: u64, interrupt: bool) -> Patch;
-    /// After everything before it, write the GPU time to `addr`.
-    fn timestamp(&mut self, addr: u64);
+    /// After everything before it, write the GPU time to the timestamp word of the signal slot
+    /// at `signal_addr` (NVIDIA's release that carries it also sets the value to 1).
+    fn timestamp(&mut self, signal_addr: u64);
     /// The first error an encoding reported (encoders chain, so errors wait for the end).
     fn finish(&mut self) -> Result<()>;
     /// The words so far.
@@ -190,6 +191,22 @@ pub trait Backend: Sized + Send + Sync + 'static {
         queue: Queue,
         words: &[u32],
         packets: &[usize],
+        done: (&Signal, u64),
+        timeout: Duration,
+        wait: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> std::result::Result<(), SubmitError>;
+
+    /// Run `dwords` of `queue`'s commands that already sit in GPU-visible memory at `va`, then
+    /// `tail` (which ends with the completion release and interrupt), as [`Backend::submit`]
+    /// does: AMD puts an INDIRECT_BUFFER (compute) or SDMA INDIRECT (copy) packet ahead of the
+    /// tail; NVIDIA a GP entry pointing at the segment ahead of the tail's.
+    #[allow(clippy::too_many_arguments)]
+    fn submit_indirect(
+        &self,
+        queue: Queue,
+        segment: (u64, u32),
+        tail: &[u32],
+        tail_packets: &[usize],
         done: (&Signal, u64),
         timeout: Duration,
         wait: &mut dyn FnMut(u64) -> Result<()>,

@@ -43,6 +43,13 @@ pub(crate) enum Last {
         bytes: u64,
         done: u64,
     },
+    /// Commands run from memory ([`super::Device::submit_indirect`]).
+    Indirect {
+        queue: &'static str,
+        va: u64,
+        dwords: u32,
+        done: u64,
+    },
 }
 
 impl std::fmt::Display for Last {
@@ -60,6 +67,9 @@ impl std::fmt::Display for Last {
                 write!(f, " (compute {done})")
             }
             Last::Copy { what, bytes, done } => write!(f, "{what} of {bytes} bytes (copy {done})"),
+            Last::Indirect { queue, va, dwords, done } => {
+                write!(f, "{dwords} dwords of commands at {va:#x} ({queue} {done})")
+            }
         }
     }
 }

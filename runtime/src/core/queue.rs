@@ -64,6 +64,59 @@ impl<B: Backend> Device<B> {
     }
 }
 
+impl<B: Backend> Device<B> {
+    /// Run `dwords` of `queue`'s commands, encoded by the backend's encoders into GPU-visible
+    /// memory at `va` (a command buffer built once, patched per run), then release the queue's
+    /// completion counter. Returns the completion value that marks them done. Ordering against
+    /// other work (the timeline) is the buffer's own business.
+    pub fn submit_indirect(&self, queue: Queue, va: u64, dwords: u32) -> Result<u64> {
+        let mut st = self.state();
+        self.usable(&st)?;
+        let name = Self::queue_name(queue);
+        let (mut compute, mut copy);
+        let tail: &mut dyn Encoder = match queue {
+            Queue::Compute => {
+                compute = self.backend.compute_encoder();
+                &mut compute
+            }
+            Queue::Copy => {
+                copy = self.backend.copy_encoder().ok_or_else(|| self.err(format!("no {name} queue")))?;
+                &mut copy
+            }
+        };
+        let counter = match queue {
+            Queue::Compute => &mut st.compute_done,
+            Queue::Copy => &mut st.copy_done,
+        };
+        let done = counter.last() + 1;
+        tail.signal(counter.signal().value_addr() as u64, done, true);
+        tail.finish()?;
+        counter.advance();
+        st.last = Last::Indirect { queue: name, va, dwords, done };
+        let st = &*st;
+        let counter = match queue {
+            Queue::Compute => st.compute_done.signal(),
+            Queue::Copy => st.copy_done.signal(),
+        };
+        if let Some(t) = &self.trace {
+            self.backend.trace(t, &self.label, queue, &st.last.to_string(), tail.words());
+        }
+        let mut wait = |v: u64| self.wait_on(counter, v, name, &st.last);
+        self.backend
+            .submit_indirect(
+                queue,
+                (va, dwords),
+                tail.words(),
+                tail.packets(),
+                (counter, done),
+                self.timeout,
+                &mut wait,
+            )
+            .map_err(|e| self.submit_error(queue, e, &st.last))?;
+        Ok(done)
+    }
+}
+
 impl<'d, B: Backend> ComputeQueue<'d, B> {
     /// Stall the queue until `signal` reaches `value` (the compare the GPU does: see `Width`).
     pub fn wait(&mut self, signal: &Signal, value: u64) -> &mut Self {

@@ -36,7 +36,7 @@ impl<B: Backend> Device<B> {
     /// A submission that did not reach its ring, as an error.
     pub(crate) fn submit_error(&self, queue: Queue, e: SubmitError, last: &Last) -> Error {
         match e {
-            SubmitError::TooLarge(what) => self.err(what),
+            SubmitError::Refused(what) => self.err(what),
             SubmitError::Stalled { reached, wanted } => Error::Timeout {
                 device: self.label.clone(),
                 queue: Self::queue_name(queue),

@@ -133,11 +133,35 @@ impl Backend for Nv {
         let fifo = &mut fifos[queue as usize];
         fifo.submit(&self.rm, words, done.1, done.0, timeout, &mut |_, v| wait(v)).map_err(|e| match e {
             GpFifoError::TooLarge { bytes } => {
-                SubmitError::TooLarge(format!("{bytes} bytes of methods do not fit the {name} ring"))
+                SubmitError::Refused(format!("{bytes} bytes of methods do not fit the {name} ring"))
             }
             GpFifoError::Stalled { gp_get, put } => SubmitError::Stalled { reached: gp_get as u64, wanted: put as u64 },
             GpFifoError::Wait(e) => SubmitError::Failed(e),
         })
+    }
+
+    fn submit_indirect(
+        &self,
+        queue: Queue,
+        (va, dwords): (u64, u32),
+        tail: &[u32],
+        tail_packets: &[usize],
+        done: (&Signal, u64),
+        timeout: Duration,
+        wait: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> std::result::Result<(), SubmitError> {
+        // The segment's entry is published with the tail's (one GPPut, one doorbell).
+        self.fifos()[queue as usize].queue_segment(&self.rm, va, dwords, timeout).map_err(|e| match e {
+            GpFifoError::Stalled { gp_get, put } => SubmitError::Stalled { reached: gp_get as u64, wanted: put as u64 },
+            GpFifoError::TooLarge { bytes } => SubmitError::Refused(format!("{bytes} bytes of methods")),
+            GpFifoError::Wait(e) => SubmitError::Failed(e),
+        })?;
+        let r = self.submit(queue, tail, tail_packets, done, timeout, wait);
+        if r.is_err() {
+            // Never published: a later submission must not publish it either.
+            self.fifos()[queue as usize].retract_segment();
+        }
+        r
     }
 
     /// Poll RM's channel errors, then sleep a short slice.
