@@ -213,7 +213,7 @@ impl Backend for Amd {
         let mut r = self.rings();
         for ring in [r.compute.take(), r.copy.take()].into_iter().flatten() {
             if let Err(e) = self.dev.destroy_queue(ring.queue) {
-                log::warn!("{}: destroying a faulted queue: {e}", self.dev.gpu.arch);
+                log::warn!("{}: destroying a faulted queue: {e}", self.label);
             }
         }
         r.compute = Some(HwRing::new(self.dev.create_queue(QueueKind::Compute, COMPUTE_RING)?));
@@ -239,7 +239,7 @@ impl Backend for Amd {
         let r = self.rings.get_mut().unwrap_or_else(|e| e.into_inner());
         for ring in [r.compute.take(), r.copy.take()].into_iter().flatten() {
             if let Err(e) = self.dev.destroy_queue(ring.queue) {
-                log::warn!("destroying a queue: {e}");
+                log::warn!("{}: destroying a queue: {e}", self.label);
             }
         }
         for e in self.events {
@@ -247,7 +247,7 @@ impl Backend for Amd {
         }
         if let Some(m) = r.scratch.take() {
             if let Err(e) = self.dev.free(m) {
-                log::warn!("freeing scratch: {e}");
+                log::warn!("{}: freeing scratch: {e}", self.label);
             }
         }
     }
@@ -281,10 +281,12 @@ impl Amd {
         if let Some(m) = self.rings().scratch.take() {
             self.dev.free(m)?;
         }
-        let mem = self
-            .dev
-            .alloc_internal(need, MemKind::Vram { cpu_visible: false })
-            .map_err(|e| Error::Program(format!("scratch of {per_lane} bytes per work-item for {waves} waves: {e}")))?;
+        let mem = self.dev.alloc_internal(need, MemKind::Vram { cpu_visible: false }).map_err(|e| {
+            crate::core::dev_err(
+                &self.label,
+                format!("scratch of {per_lane} bytes per work-item for {waves} waves: {e}"),
+            )
+        })?;
         let va = mem.va;
         self.rings().scratch = Some(mem);
         Ok((va, tmpring))

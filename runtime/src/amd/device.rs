@@ -80,6 +80,8 @@ pub(crate) struct Rings {
 /// The AMD backend: encodes PM4 and SDMA, submits to KFD rings, sleeps on KFD events.
 pub struct Amd {
     pub(crate) dev: KfdDevice,
+    /// The device's label (`emu:gfx1100`), for errors raised below the core.
+    pub(crate) label: String,
     pub(crate) pm4: &'static Pm4Generation,
     pub(crate) sdma: &'static SdmaGeneration,
     pub(crate) hdp: Option<HdpFlush>,
@@ -132,6 +134,7 @@ impl core::Device<Amd> {
         log::info!("{label}: {arch} open (hdp flush {hdp:?})");
         let amd = Amd {
             dev,
+            label: label.to_string(),
             pm4,
             sdma,
             hdp,
