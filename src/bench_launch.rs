@@ -1,14 +1,10 @@
 //! `bench launch`: what the host pays to put work on a GPU, and how long an empty kernel takes
-//! from submission to completion. Medians over many iterations. On AMD the program is an
-//! `s_endpgm` kernel written by our own assembler and code-object writer (no LLVM); on NVIDIA an
-//! empty PTX entry (compiled with ptxas for a real GPU, interpreted on emu-nv).
+//! from submission to completion. Medians over many iterations, on any device: the empty kernel
+//! is the device's own (AMD: `s_endpgm` from our assembler and code-object writer, no LLVM;
+//! NVIDIA: an empty PTX entry, compiled with ptxas for a real GPU, interpreted on emu-nv).
 
+use crate::gpu::Gpu;
 use crate::{Error, Result};
-use baregpu_compiler::codeobj::{write_code_object, Kernel};
-use baregpu_isa::Arch;
-use baregpu_runtime::amd::AmdDevice;
-use baregpu_runtime::hcq::HcqDevice;
-use baregpu_runtime::nv::{NvCode, NvDevice, NvIsa};
 use baregpu_runtime::program::{CodeObject, Launch};
 use serde::Serialize;
 use std::time::Instant;
@@ -35,33 +31,11 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// A code object with one kernel, `empty`, that ends at once.
+/// An AMD code object with one kernel, `empty`, that ends at once (for tests that drive an
+/// `AmdDevice` directly).
 pub fn empty_kernel(arch: &str) -> Result<CodeObject> {
-    let a = Arch::from_name(arch).ok_or_else(|| Error::Usage(format!("no assembler for {arch}")))?;
-    let code = baregpu_isa::assemble(a, "s_endpgm").map_err(|e| Error::Usage(format!("assembling s_endpgm: {e}")))?;
-    let bytes = write_code_object(a, &[Kernel::new(a, "empty", code)])
-        .map_err(|e| Error::Usage(format!("writing the empty kernel: {e}")))?;
+    let bytes = crate::gpu::empty_amd_code_object(arch)?;
     CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("loading the empty kernel: {e}")))
-}
-
-/// (b) the host cost of each launch of `empty`, and (c) its submission-to-completion time.
-fn empty_launches<D: HcqDevice>(
-    dev: &D,
-    prog: &D::Program,
-    shape: &Launch,
-    iterations: usize,
-) -> Result<(Vec<f64>, Vec<f64>)> {
-    let (mut b, mut c) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
-    for _ in 0..iterations {
-        let t = Instant::now();
-        let s = dev.launch(prog, "empty", &[], shape, false)?;
-        b.push(t.elapsed().as_secs_f64() * 1e6);
-        dev.wait_value(dev.submitted_value(&s))?;
-        c.push(t.elapsed().as_secs_f64() * 1e6);
-        dev.release(s);
-    }
-    dev.synchronize()?;
-    Ok((b, c))
 }
 
 /// The most iterations a measurement takes: the samples are kept for the median.
@@ -75,68 +49,48 @@ fn check_iterations(iterations: usize) -> Result<usize> {
     }
 }
 
-pub fn run(dev: &AmdDevice, iterations: usize) -> Result<LaunchFigures> {
-    let iterations = check_iterations(iterations)?;
-    let prog = dev.load(empty_kernel(&dev.arch)?)?;
-    let shape = Launch::new([1, 1, 1], [32, 1, 1]);
-
-    // (a) A bound signal-only buffer: each submission patches its timeline values.
-    let mut bound = dev.bind(|_| Vec::new())?;
+/// (a) the host cost of each signal-only submission, and its submission-to-completion time.
+fn signal_only(dev: &dyn Gpu, iterations: usize) -> Result<(&'static str, Vec<f64>, Vec<f64>)> {
+    let mut s = dev.signal_only()?;
     let (mut a, mut rt) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
     for _ in 0..iterations {
         let t = Instant::now();
-        let done = dev.submit_bound(&mut bound, &[])?;
+        let done = s.submit()?;
         a.push(t.elapsed().as_secs_f64() * 1e6);
-        dev.wait_value(done)?;
+        s.wait(done)?;
         rt.push(t.elapsed().as_secs_f64() * 1e6);
     }
-    dev.unbind(bound)?;
-
-    // (b) Enqueue and submit an empty-kernel launch; (c) until it completes.
-    let (b, c) = empty_launches(dev, &prog, &shape, iterations)?;
-    dev.unload(prog)?;
-    Ok(LaunchFigures {
-        device: dev.label.clone(),
-        iterations,
-        signal_only: "bound",
-        submit_bound_us: median(a),
-        bound_roundtrip_us: median(rt),
-        enqueue_launch_us: median(b),
-        launch_latency_us: median(c),
-    })
+    let how = s.how();
+    s.close()?;
+    Ok((how, a, rt))
 }
 
-/// An NVIDIA module with one kernel, `empty`, that returns at once: PTX for the emulated GPU, a
-/// ptxas-compiled cubin for a real one.
-pub fn empty_nv_kernel(dev: &NvDevice) -> Result<NvCode> {
-    let ptx =
-        format!(".version 7.8\n.target {}\n.address_size 64\n.visible .entry empty()\n{{\n\tret;\n}}\n", dev.arch);
-    let bytes = match dev.isa() {
-        NvIsa::Ptx => ptx.into_bytes(),
-        NvIsa::Sass => crate::ptxas::compile(&ptx, &dev.arch, "the empty kernel")?,
-    };
-    NvCode::parse(&bytes).map_err(|e| Error::Usage(format!("loading the empty kernel: {e}")))
-}
-
-pub fn run_nv(dev: &NvDevice, iterations: usize) -> Result<LaunchFigures> {
-    let iterations = check_iterations(iterations)?;
-    let prog = dev.load(empty_nv_kernel(dev)?)?;
+/// (b) the host cost of each launch of `empty`, and (c) its submission-to-completion time.
+fn empty_launches(dev: &dyn Gpu, iterations: usize) -> Result<(Vec<f64>, Vec<f64>)> {
+    let prog = dev.empty_kernel()?;
     let shape = Launch::new([1, 1, 1], [32, 1, 1]);
-    // (a) A signal-only push buffer on the timeline (wait for the previous value, release the next).
-    let (mut a, mut rt) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
+    let (mut b, mut c) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
     for _ in 0..iterations {
         let t = Instant::now();
-        let value = dev.marker()?;
-        a.push(t.elapsed().as_secs_f64() * 1e6);
-        dev.wait_value(value)?;
-        rt.push(t.elapsed().as_secs_f64() * 1e6);
+        let s = dev.launch(&prog, "empty", &[], &shape, false)?;
+        b.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.wait(&s)?;
+        c.push(t.elapsed().as_secs_f64() * 1e6);
+        dev.release(s)?;
     }
-    let (b, c) = empty_launches(dev, &prog, &shape, iterations)?;
+    dev.synchronize()?;
     dev.unload(prog)?;
+    Ok((b, c))
+}
+
+pub fn run(dev: &dyn Gpu, iterations: usize) -> Result<LaunchFigures> {
+    let iterations = check_iterations(iterations)?;
+    let (how, a, rt) = signal_only(dev, iterations)?;
+    let (b, c) = empty_launches(dev, iterations)?;
     Ok(LaunchFigures {
-        device: dev.label.clone(),
+        device: dev.label().to_string(),
         iterations,
-        signal_only: "built",
+        signal_only: how,
         submit_bound_us: median(a),
         bound_roundtrip_us: median(rt),
         enqueue_launch_us: median(b),

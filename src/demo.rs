@@ -1,13 +1,11 @@
-//! The main job (`baregpu demo`): build a tiled fp32 matmul and a vector add with our own ISA
-//! builder (no LLVM at run time), load them on a device, run a 256x256x256 matmul and a vector
-//! add through the HCQ runtime, and check both against the host.
+//! The main job (`baregpu demo`) on any device: load its tiled fp32 matmul and vector add (AMD:
+//! built with our own ISA builder, no LLVM at run time; NVIDIA: clang-built PTX), run a
+//! 256x256x256 matmul and a 1M-element vector add through the HCQ runtime, and check both against
+//! the host.
 
+use crate::gpu::{Buffer, DemoKernels, Gpu, Program};
 use crate::{Error, Result};
-use baregpu_compiler::kernels::{self, MATMUL_NAME, MATMUL_TILE, VECTOR_ADD_BLOCK, VECTOR_ADD_NAME};
-use baregpu_isa::Arch;
-use baregpu_runtime::amd::AmdDevice;
-use baregpu_runtime::hcq::{DeviceBuffer, HcqDevice};
-use baregpu_runtime::program::{ArgValue, CodeObject, Launch};
+use baregpu_runtime::program::{ArgValue, Launch};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -69,57 +67,32 @@ pub(crate) fn floats(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-fn code_object(
-    arch: Arch,
-    build: fn(Arch) -> std::result::Result<Vec<u8>, kernels::KernelError>,
-) -> Result<CodeObject> {
-    let raw = build(arch).map_err(|e| Error::Usage(format!("building the demo kernels: {e}")))?;
-    CodeObject::parse(&raw).map_err(|e| Error::Usage(format!("loading the demo kernels: {e}")))
-}
-
-/// Run the demo on an AMD `dev`; `progress` receives a line for each step.
-pub fn run(dev: &AmdDevice, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoReport> {
-    let arch = Arch::from_name(&dev.arch)
-        .filter(|a| matches!(a, Arch::Gfx1100 | Arch::Gfx1201))
-        .ok_or_else(|| Error::Usage(format!("{}: the demo kernels are written for gfx1100 and gfx1201", dev.label)))?;
-    check_size(size, MATMUL_TILE)?;
-    progress(&format!("building {MATMUL_NAME} and {VECTOR_ADD_NAME} for {} with the ISA builder", dev.arch))?;
-    let mm = dev.load(code_object(arch, kernels::matmul_code_object)?)?;
-    let va = dev.load(code_object(arch, kernels::vector_add_code_object)?)?;
-    // The builder's matmul takes (a, b, c, m, n, k).
-    let matmul = Matmul { prog: &mm, kernel: MATMUL_NAME, tile: MATMUL_TILE, dims: 3 };
-    let vadd = VectorAdd { prog: &va, kernel: VECTOR_ADD_NAME, block: VECTOR_ADD_BLOCK };
-    let report = workload(dev, size, &matmul, &vadd, progress)?;
-    dev.unload(mm)?;
-    dev.unload(va)?;
-    Ok(report)
-}
-
-/// A tiled matmul kernel `(a, b, c, n...)` with `dims` trailing size arguments, run on
-/// `tile` x `tile` workgroups.
-pub(crate) struct Matmul<'p, P> {
-    pub prog: &'p P,
-    pub kernel: &'static str,
-    pub tile: u32,
-    pub dims: usize,
-}
-
-/// A vector add kernel `(a, b, c, n)` run on `block`-wide workgroups.
-pub(crate) struct VectorAdd<'p, P> {
-    pub prog: &'p P,
-    pub kernel: &'static str,
-    pub block: u32,
+/// Run the demo on `dev`; `progress` receives a line for each step.
+pub fn run(dev: &dyn Gpu, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoReport> {
+    let kernels = dev.demo_kernels(size, progress)?;
+    let report = workload(dev, size, &kernels, progress);
+    for p in kernels.programs {
+        // The workload's own error, if any, is the one to report.
+        let unloaded = dev.unload(p);
+        if report.is_ok() {
+            unloaded?;
+        }
+    }
+    report
 }
 
 /// The demo's workload on any device: a `size`^3 matmul and a 1M-element vector add, each
 /// checked against the host.
-pub(crate) fn workload<D: HcqDevice>(
-    dev: &D,
+pub(crate) fn workload(
+    dev: &dyn Gpu,
     size: u32,
-    matmul: &Matmul<'_, D::Program>,
-    vadd: &VectorAdd<'_, D::Program>,
+    kernels: &DemoKernels,
     progress: &mut dyn FnMut(&str) -> Result<()>,
 ) -> Result<DemoReport> {
+    let (matmul, vadd) = (&kernels.matmul, &kernels.vector_add);
+    let program =
+        |i: usize| kernels.programs.get(i).ok_or_else(|| Error::Usage(format!("the demo kernels have no program {i}")));
+    let (mm, va) = (program(matmul.program)?, program(vadd.program)?);
     let mut runs = Vec::new();
     let n = size as usize;
     let buf = |len: usize| dev.alloc((len * 4) as u64);
@@ -133,7 +106,7 @@ pub(crate) fn workload<D: HcqDevice>(
     let mut args = vec![ArgValue::Pointer(ba.va()), ArgValue::Pointer(bb.va()), ArgValue::Pointer(bc.va())];
     args.extend(std::iter::repeat_n(ArgValue::u32(size), matmul.dims));
     let shape = Launch::new([size / t, size / t, 1], [t, t, 1]);
-    let (c, wall_us, gpu_us) = timed(dev, matmul.prog, matmul.kernel, &args, &shape, &bc, n * n)?;
+    let (c, wall_us, gpu_us) = timed(dev, mm, matmul.kernel, &args, &shape, &bc, n * n)?;
     progress("checking the matmul against the host")?;
     let mut max_error = 0f64;
     for i in 0..n {
@@ -162,7 +135,7 @@ pub(crate) fn workload<D: HcqDevice>(
     let args =
         [ArgValue::Pointer(bx.va()), ArgValue::Pointer(by.va()), ArgValue::Pointer(bz.va()), ArgValue::u32(len as u32)];
     let shape = Launch::new([len as u32 / vadd.block, 1, 1], [vadd.block, 1, 1]);
-    let (z, wall_us, gpu_us) = timed(dev, vadd.prog, vadd.kernel, &args, &shape, &bz, len)?;
+    let (z, wall_us, gpu_us) = timed(dev, va, vadd.kernel, &args, &shape, &bz, len)?;
     let max_error =
         z.iter().zip(x.iter().zip(&y)).map(|(z, (x, y))| (*z as f64 - (*x + *y) as f64).abs()).fold(0.0, f64::max);
     runs.push(KernelRun {
@@ -180,13 +153,13 @@ pub(crate) fn workload<D: HcqDevice>(
 }
 
 /// Launch, wait, and read `len` floats of `out`: (values, wall us, GPU us).
-fn timed<D: HcqDevice>(
-    dev: &D,
-    prog: &D::Program,
+fn timed(
+    dev: &dyn Gpu,
+    prog: &Program,
     kernel: &str,
     args: &[ArgValue],
     shape: &Launch,
-    out: &D::Buffer,
+    out: &Buffer,
     len: usize,
 ) -> Result<(Vec<f32>, f64, Option<f64>)> {
     let t = Instant::now();
@@ -194,7 +167,7 @@ fn timed<D: HcqDevice>(
     dev.synchronize()?;
     let wall_us = t.elapsed().as_secs_f64() * 1e6;
     let gpu_us = dev.elapsed_us(&sub);
-    dev.release(sub);
+    dev.release(sub)?;
     let mut raw = vec![0u8; len * 4];
     dev.read(out, 0, &mut raw)?;
     Ok((floats(&raw), wall_us, gpu_us))

@@ -1,5 +1,6 @@
 //! Opening a device by spec: the registry's other half. Real GPUs get the host OS, emulated ones
-//! an emulated KFD or RM; both go through the same runtime and driver code.
+//! an emulated KFD or RM; both go through the same runtime and driver code. [`crate::open`] wraps
+//! what this opens as a `Box<dyn Gpu>`.
 
 use crate::{Error, Result};
 use baregpu_drivers::os::{HostOs, Os};
@@ -14,26 +15,11 @@ use baregpu_runtime::spec::MAX_EMULATED;
 use baregpu_runtime::DeviceSpec;
 use std::sync::Arc;
 
-/// An open device.
+/// An open device as its vendor's concrete type: for tests and tools that drive a runtime device
+/// directly. Commands drive [`crate::Gpu`] ([`crate::open`]), which needs no match on this.
 pub enum Device {
     Amd(AmdDevice),
     Nv(NvDevice),
-}
-
-impl Device {
-    pub fn label(&self) -> &str {
-        match self {
-            Device::Amd(d) => &d.label,
-            Device::Nv(d) => &d.label,
-        }
-    }
-
-    pub fn arch(&self) -> &str {
-        match self {
-            Device::Amd(d) => &d.arch,
-            Device::Nv(d) => &d.arch,
-        }
-    }
 }
 
 /// Open the device `spec` names; `os` is the host OS (re-rootable for tests).

@@ -4,9 +4,9 @@
 pub mod bench_emu;
 pub mod bench_launch;
 pub mod demo;
-pub mod demo_nv;
 pub mod device;
 pub mod error;
+pub mod gpu;
 pub mod ptxas;
 pub mod registry;
 
@@ -17,6 +17,7 @@ pub use baregpu_emu as emu;
 pub use baregpu_runtime as runtime;
 pub use baregpu_runtime::DeviceSpec;
 pub use error::{Error, Result};
+pub use gpu::{open, open_with, Gpu};
 
 /// The commit this build came from (from the root build script).
 pub const GIT_REV: &str = env!("BAREGPU_GIT_REV");

@@ -308,3 +308,31 @@ fn ptx_runs_on_the_emulated_nvidia_gpu() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("Xid 31") && err.contains("vector_add"), "{err}");
 }
+
+/// With no --device, an AMD code object runs on the first real AMD GPU, else emu:gfx1100, even
+/// where the machine's first real GPU is an NVIDIA one (it used to be opened, and refused).
+#[test]
+fn an_amd_code_object_defaults_to_an_amd_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    w(
+        "proc/driver/nvidia/version",
+        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build\n",
+    );
+    w("proc/driver/nvidia/gpus/0000:19:00.0/information", "Model: NVIDIA H200\nBus Location: 0000:19:00.0\n");
+    w("sys/bus/pci/devices/0000:19:00.0/device", "0x2335\n");
+    std::fs::write(dir.path().join("a.bin"), [0u8; 256]).unwrap();
+    let co = fixture("basic-gfx1100.hsaco");
+    let args = ["--grid", "1", "--block", "64", "--arg", "in:a.bin", "--arg", "in:a.bin", "--arg", "out:256"];
+    let mut full = vec!["run", &co, "--kernel", "vector_add", "--json"];
+    full.extend(args);
+    full.extend(["--arg", "u32:64"]);
+    let out = baregpu(&full, dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["device"].as_str(), Some("emu:gfx1100"));
+}

@@ -6,6 +6,7 @@ pub mod alloc;
 pub mod amd;
 pub mod core;
 pub mod error;
+pub mod graph;
 pub mod hcq;
 pub mod nv;
 pub mod program;

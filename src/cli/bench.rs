@@ -81,10 +81,7 @@ struct LaunchArgs {
 
 fn launch(a: LaunchArgs, json: bool) -> Result<()> {
     let spec = super::device_or_default(a.device)?;
-    let f = match baregpu::device::open(&spec)? {
-        baregpu::device::Device::Amd(dev) => baregpu::bench_launch::run(&dev, a.iterations)?,
-        baregpu::device::Device::Nv(dev) => baregpu::bench_launch::run_nv(&dev, a.iterations)?,
-    };
+    let f = baregpu::bench_launch::run(&*baregpu::open(&spec)?, a.iterations)?;
     if json {
         out::json(&f)
     } else {

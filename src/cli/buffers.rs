@@ -3,8 +3,8 @@
 //! so the host never holds a whole buffer it did not read from a file (a size the device takes
 //! but the host has not got would otherwise abort the process).
 
+use baregpu::gpu::{Buffer, Gpu};
 use baregpu::{Error, Result};
-use baregpu_runtime::hcq::HcqDevice;
 use std::io::Write;
 use std::path::Path;
 
@@ -21,7 +21,7 @@ fn chunk_buffer(len: u64) -> Result<Vec<u8>> {
 }
 
 /// Zeroes the first `len` bytes of `b`.
-pub fn zero<D: HcqDevice>(dev: &D, b: &D::Buffer, len: u64) -> Result<()> {
+pub fn zero(dev: &dyn Gpu, b: &Buffer, len: u64) -> Result<()> {
     let zeros = chunk_buffer(len)?;
     let mut at = 0;
     while at < len {
@@ -42,7 +42,7 @@ pub fn check_out_dir(dir: &Path) -> Result<()> {
 
 /// Writes the `(index, buffer, length)` buffers to DIR/arg<index>.bin. `--out` must name a
 /// directory (made when missing).
-pub fn save<D: HcqDevice>(dev: &D, dir: &Path, buffers: &[(usize, D::Buffer, u64)]) -> Result<()> {
+pub fn save(dev: &dyn Gpu, dir: &Path, buffers: &[(usize, Buffer, u64)]) -> Result<()> {
     check_out_dir(dir)?;
     std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
     let mut chunk = chunk_buffer(buffers.iter().map(|b| b.2).max().unwrap_or(0))?;

@@ -1,8 +1,8 @@
-//! `baregpu demo`: the README's main job — a matmul and a vector add built with our own ISA
-//! builder, run through the HCQ runtime on the default device, checked against the host.
+//! `baregpu demo`: the README's main job — a matmul and a vector add (AMD: built with our own ISA
+//! builder; NVIDIA: clang-built PTX), run through the HCQ runtime on the default device, checked
+//! against the host.
 
 use super::out;
-use baregpu::device::{self, Device};
 use baregpu::{DeviceSpec, Error};
 use std::time::Instant;
 
@@ -28,10 +28,8 @@ pub fn run(args: Args) -> baregpu::Result<()> {
         false => out::line(format_args!("[{:6.2} s] {line}", start.elapsed().as_secs_f64())),
     };
     progress(&format!("opening {spec}"))?;
-    let report = match device::open(&spec)? {
-        Device::Amd(dev) => baregpu::demo::run(&dev, args.size, &mut progress)?,
-        Device::Nv(dev) => baregpu::demo_nv::run(&dev, args.size, &mut progress)?,
-    };
+    let dev = baregpu::open(&spec)?;
+    let report = baregpu::demo::run(&*dev, args.size, &mut progress)?;
     if args.json {
         out::json(&report)?;
     } else {

@@ -11,7 +11,6 @@ mod input;
 mod logging;
 pub mod out;
 mod run;
-mod run_nv;
 
 use clap::{Parser, Subcommand};
 

@@ -1,11 +1,10 @@
-//! `baregpu run CODE_OBJECT --kernel NAME --grid .. --block .. [--arg A]...`: load a code object,
-//! check the arguments against its metadata, launch, and write every buffer argument back.
-//! AMD code objects (HSACO) run here; NVIDIA ones (cubin, PTX) in [`super::run_nv`].
+//! `baregpu run CODE_OBJECT --kernel NAME --grid .. --block .. [--arg A]...`: load a code object
+//! (AMD HSACO; NVIDIA cubin or PTX, compiled with ptxas for a real GPU) on any device, check the
+//! arguments against the kernel's parameters, launch, and write every buffer argument back.
 
-use baregpu::device::{self, Device};
+use baregpu::gpu::{self, Gpu, Param, ParamKind};
 use baregpu::{DeviceSpec, Error, Result};
-use baregpu_runtime::hcq::{DeviceBuffer, HcqDevice};
-use baregpu_runtime::program::{ArgKind, ArgValue, CodeObject, KernelArg, Launch};
+use baregpu_runtime::program::{ArgValue, Launch};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -86,71 +85,39 @@ fn parse_float<F: std::str::FromStr + Into<f64> + Copy>(v: &str) -> Option<F> {
     (x.into().is_finite() || named).then_some(x)
 }
 
-/// Whether a C type name is a floating-point type; `None` when the name says nothing.
-fn is_float(type_name: &str) -> Option<bool> {
-    match type_name.trim() {
-        "float" | "double" | "half" => Some(true),
-        "char" | "uchar" | "short" | "ushort" | "int" | "uint" | "long" | "ulong" | "size_t" | "bool" => Some(false),
-        _ => None,
-    }
-}
-
-/// Check one argument against the kernel's metadata.
-fn check(i: usize, given: &CliArg, want: &KernelArg) -> Result<()> {
-    let fail = |msg: String| Err(Error::Usage(format!("argument {i}: {msg}")));
-    match (given, &want.kind) {
-        (CliArg::In(_) | CliArg::InOut(_) | CliArg::Out(_), ArgKind::GlobalBuffer) => Ok(()),
-        (CliArg::Scalar { ty, bytes }, ArgKind::ByValue) => {
+/// Check one argument against the kernel's parameter.
+fn check(i: usize, given: &CliArg, want: &Param) -> Result<()> {
+    let fail = |msg: String| Err(Error::Usage(format!("argument {i}: the kernel takes {msg}")));
+    let text = &want.text;
+    match (given, want.kind) {
+        (_, ParamKind::Unsupported) => fail(format!("{text}, which `run` cannot pass")),
+        (CliArg::In(_) | CliArg::InOut(_) | CliArg::Out(_), ParamKind::Buffer | ParamKind::BufferOrValue) => Ok(()),
+        (CliArg::In(_) | CliArg::InOut(_) | CliArg::Out(_), ParamKind::Value) => {
+            fail(format!("{text}, a buffer given"))
+        }
+        (CliArg::Scalar { ty, .. }, ParamKind::Buffer) => fail(format!("a buffer, {ty} given")),
+        (CliArg::Scalar { ty, bytes }, ParamKind::Value | ParamKind::BufferOrValue) => {
             if bytes.len() != want.size as usize {
-                return fail(format!("the kernel takes {} ({} bytes), {ty} given", want.describe(), want.size));
+                return fail(format!("{text} ({} bytes), {ty} ({} bytes) given", want.size, bytes.len()));
             }
-            let given_float = ty.starts_with('f');
-            match want.type_name.as_deref().and_then(is_float) {
-                Some(f) if f != given_float => fail(format!("the kernel takes {}, {ty} given", want.describe())),
+            match want.float {
+                Some(f) if f != ty.starts_with('f') => fail(format!("{text}, {ty} given")),
                 _ => Ok(()),
             }
         }
-        (CliArg::Scalar { ty, .. }, ArgKind::GlobalBuffer) => fail(format!("the kernel takes a buffer, {ty} given")),
-        (_, ArgKind::ByValue) => fail(format!("the kernel takes {}, a buffer given", want.describe())),
-        (_, k) => fail(format!("the kernel takes {k:?}, which `run` cannot pass")),
     }
+}
+
+/// Check the command-line arguments against the kernel's parameters.
+fn check_args(kernel: &str, params: &[Param], given: &[CliArg]) -> Result<()> {
+    if params.len() != given.len() {
+        return Err(Error::Usage(format!("kernel `{kernel}` takes {} arguments, {} given", params.len(), given.len())));
+    }
+    given.iter().zip(params).enumerate().try_for_each(|(i, (g, p))| check(i, g, p))
 }
 
 pub(super) fn read_file(p: &Path) -> Result<Vec<u8>> {
     super::input::read(p)
-}
-
-/// The code-object formats `run` takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    /// An AMD HSACO (ELF for AMDGPU).
-    Hsaco,
-    /// An NVIDIA cubin (ELF for EM_CUDA) or PTX text.
-    Nvidia,
-}
-
-const FORMATS: &str = "an AMD HSACO or NVIDIA cubin (ELF), or PTX text";
-
-/// Which format `bytes` is, by its first bytes (ELF, and then its machine) or, for text, by a
-/// PTX module directive at the start of a line; anything else says what was expected.
-fn sniff(bytes: &[u8]) -> std::result::Result<Format, String> {
-    if bytes.starts_with(b"\x7fELF") {
-        let cuda = bytes.get(18..20) == Some(&baregpu_runtime::program::cubin::EM_CUDA.to_le_bytes()[..]);
-        return Ok(if cuda { Format::Nvidia } else { Format::Hsaco });
-    }
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(format!("the file is empty: expected {FORMATS}"));
-    }
-    let ptx = std::str::from_utf8(bytes).is_ok_and(|t| {
-        t.lines()
-            .map(str::trim_start)
-            .any(|l| [".version", ".target", ".entry", ".visible"].iter().any(|d| l.starts_with(d)))
-    });
-    if ptx {
-        return Ok(Format::Nvidia);
-    }
-    let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    Err(format!("not a code object (it starts with {}): expected {FORMATS}", head.join(" ")))
 }
 
 /// The files of in: and inout: arguments (`None` for the others): read first, so that a missing
@@ -186,41 +153,27 @@ fn report(args: &Args, label: &str, arch: &str, wall_us: f64, gpu_us: Option<f64
 
 pub fn run(args: Args) -> Result<()> {
     let bytes = read_file(&args.code_object)?;
-    let format = sniff(&bytes).map_err(|e| Error::Usage(format!("{}: {e}", args.code_object.display())))?;
-    if format == Format::Nvidia {
-        return super::run_nv::run(args, &bytes);
-    }
-    let co = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("{}: {e}", args.code_object.display())))?;
-    let kernel = co.kernel(&args.kernel).map_err(|e| Error::Usage(format!("{}: {e}", args.code_object.display())))?;
-    let explicit: Vec<&KernelArg> = kernel.meta.args.iter().filter(|a| a.is_explicit()).collect();
-    if explicit.len() != args.args.len() {
-        return Err(Error::Usage(format!(
-            "kernel `{}` takes {} arguments, {} given",
-            args.kernel,
-            explicit.len(),
-            args.args.len()
-        )));
-    }
-    for (i, (g, w)) in args.args.iter().zip(&explicit).enumerate() {
-        check(i, g, w)?;
-    }
-    let spec = super::device_or_default(args.device.clone())?;
-    let dev = device::open(&spec)?;
-    let Device::Amd(amd) = &dev else {
-        return Err(Error::Usage(format!(
-            "{}: an AMD code object cannot run on {}",
-            args.code_object.display(),
-            dev.label()
-        )));
+    let file = args.code_object.display().to_string();
+    let vendor = gpu::identify(&bytes).map_err(|e| Error::Usage(format!("{file}: {e}")))?;
+    let spec = match &args.device {
+        Some(s) => s.clone(),
+        None => gpu::default_spec_for(vendor, &bytes, &super::host_os())?,
     };
-    execute(amd, co, &args)
-}
-
-/// Load `code` on `dev`, fill buffers, launch, and write every buffer argument back: the same for
-/// every vendor, through the runtime's vendor-neutral API.
-pub(super) fn execute<D: HcqDevice>(dev: &D, code: D::Code, args: &Args) -> Result<()> {
+    let dev = baregpu::open(&spec)?;
+    // The kernel and its arguments are checked before anything takes device memory.
+    let code = dev.parse(&bytes, &file)?;
+    let kernel = code.kernel(&args.kernel).map_err(|e| Error::Usage(format!("{file}: {e}")))?;
+    check_args(&args.kernel, &kernel.params, &args.args)?;
     let files = input_files(&args.args)?;
     super::buffers::check_out_dir(&args.out)?;
+    let prog = dev.load_code(code)?;
+    let done = execute(&*dev, &prog, &args, files);
+    let unloaded = dev.unload(prog);
+    done.and(unloaded)
+}
+
+/// Fill buffers, launch, and write every buffer argument back.
+fn execute(dev: &dyn Gpu, prog: &gpu::Program, args: &Args, files: Vec<Option<Vec<u8>>>) -> Result<()> {
     let mut buffers = Vec::new();
     let mut values = Vec::new();
     for (i, (a, file)) in args.args.iter().zip(files).enumerate() {
@@ -242,23 +195,17 @@ pub(super) fn execute<D: HcqDevice>(dev: &D, code: D::Code, args: &Args) -> Resu
         values.push(ArgValue::Pointer(b.va()));
         buffers.push((i, b, len));
     }
-    // A code object the device refuses (malformed PTX, a wrong target) names the file.
-    let prog = dev.load(code).map_err(|e| match e {
-        baregpu_runtime::Error::Program(m) => Error::Usage(format!("{}: {m}", args.code_object.display())),
-        e => e.into(),
-    })?;
     let launch = Launch::new(args.grid, args.block);
     let t0 = Instant::now();
-    let sub = dev.launch(&prog, &args.kernel, &values, &launch, true)?;
+    let sub = dev.launch(prog, &args.kernel, &values, &launch, true)?;
     dev.synchronize()?;
     let wall_us = t0.elapsed().as_secs_f64() * 1e6;
     let gpu_us = dev.elapsed_us(&sub);
-    dev.release(sub);
+    dev.release(sub)?;
     super::buffers::save(dev, &args.out, &buffers)?;
     for (_, b, _) in buffers {
         dev.free(b)?;
     }
-    dev.unload(prog)?;
     report(args, dev.label(), dev.arch(), wall_us, gpu_us)
 }
 
@@ -283,14 +230,29 @@ mod tests {
         assert!(parse_arg("q:1").unwrap_err().contains("unknown argument kind"));
     }
 
+    /// One check for both vendors' parameter lists: what each mismatch says.
     #[test]
-    fn sniffs_formats() {
-        assert_eq!(sniff(b"\x7fELF\x02\x01\x01\x40\0\0\0\0\0\0\0\0\x03\0\xe0\0"), Ok(Format::Hsaco));
-        assert_eq!(sniff(b"\x7fELF\x02\x01\x01\x33\0\0\0\0\0\0\0\0\x02\0\xbe\0"), Ok(Format::Nvidia));
-        assert_eq!(sniff(b"//\n.version 7.8\n.target sm_90\n"), Ok(Format::Nvidia));
-        assert!(sniff(b"").unwrap_err().contains("empty"));
-        assert!(sniff(b" \n").unwrap_err().contains("empty"));
-        let e = sniff(b"hello world").unwrap_err();
-        assert!(e.contains("68 65 6c 6c") && e.contains("HSACO"), "{e}");
+    fn arguments_are_checked_against_neutral_parameters() {
+        let p = |kind, size, float, text: &str| Param { kind, size, float, text: text.into() };
+        let int = p(ParamKind::Value, 4, Some(false), "uint");
+        let buf = p(ParamKind::Buffer, 8, None, "float*");
+        let either = p(ParamKind::BufferOrValue, 8, None, "a buffer or an 8-byte value");
+        let u32_ = parse_arg("u32:1").unwrap();
+        let err = |i, g: &CliArg, w: &Param| check(i, g, w).unwrap_err().to_string();
+        assert!(check(0, &u32_, &int).is_ok() && check(0, &CliArg::Out(4), &buf).is_ok());
+        assert!(check(0, &CliArg::Out(4), &either).is_ok() && check(0, &parse_arg("u64:1").unwrap(), &either).is_ok());
+        assert_eq!(err(1, &u32_, &buf), "argument 1: the kernel takes a buffer, u32 given");
+        assert_eq!(err(2, &CliArg::Out(4), &int), "argument 2: the kernel takes uint, a buffer given");
+        assert_eq!(err(3, &parse_arg("f32:1").unwrap(), &int), "argument 3: the kernel takes uint, f32 given");
+        let e = err(3, &parse_arg("u64:1").unwrap(), &int);
+        assert_eq!(e, "argument 3: the kernel takes uint (4 bytes), u64 (8 bytes) given");
+        assert_eq!(
+            err(0, &u32_, &either),
+            "argument 0: the kernel takes a buffer or an 8-byte value (8 bytes), u32 (4 bytes) given"
+        );
+        let image = p(ParamKind::Unsupported, 8, None, "Other(\"image\")");
+        assert!(err(0, &CliArg::Out(4), &image).ends_with("which `run` cannot pass"));
+        let e = check_args("k", std::slice::from_ref(&int), &[]).unwrap_err().to_string();
+        assert_eq!(e, "kernel `k` takes 1 arguments, 0 given");
     }
 }

@@ -1,0 +1,282 @@
+//! The object-safe device the command-line tool drives: [`Gpu`], opened by [`open`] as a
+//! `Box<dyn Gpu>` whatever the vendor. Its signatures hold no vendor type: memory goes through
+//! opaque handles ([`Buffer`], [`Program`], [`Submitted`]), code objects are loaded from bytes
+//! (the device parses its own vendor's formats), and a kernel's parameters come back in one
+//! neutral form ([`Param`]).
+//!
+//! It is written once ([`generic`]) over the runtime's `HcqDevice`, plus a small per-vendor trait
+//! for what genuinely differs (parsing code, the demo's and the benchmark's kernels): [`vendor`].
+//! Handles carry the id of the device that made them: one used on another device is an error.
+
+mod code;
+mod generic;
+mod vendor;
+
+pub use code::{identify, Vendor};
+pub use vendor::{default_spec_for, empty_amd_code_object};
+
+use crate::{DeviceSpec, Result};
+use baregpu_drivers::os::{HostOs, Os};
+use baregpu_runtime::program::{ArgValue, Launch};
+use std::any::Any;
+use std::sync::Arc;
+
+/// How a kernel takes one parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A buffer's address.
+    Buffer,
+    /// A value of the parameter's size.
+    Value,
+    /// Either (a 64-bit integer that may hold an address: nvcc's pointers, a cubin's params).
+    BufferOrValue,
+    /// A kind the caller cannot pass (images, samplers, dynamic shared pointers...).
+    Unsupported,
+}
+
+/// One parameter of a kernel, as its code object declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    pub kind: ParamKind,
+    /// Bytes it takes.
+    pub size: u32,
+    /// Whether a value is a float; `None` where the code object does not say.
+    pub float: Option<bool>,
+    /// What errors call it: `float*`, `uint`, `a 4-byte integer`.
+    pub text: String,
+}
+
+/// A kernel of a loaded program and the parameters the caller passes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelInfo {
+    pub name: String,
+    pub params: Vec<Param>,
+}
+
+/// Device memory: one GPU address (the CPU's too where it is mapped) and a size.
+pub struct Buffer {
+    owner: u64,
+    va: u64,
+    size: u64,
+    inner: Box<dyn Any>,
+}
+
+impl Buffer {
+    pub fn va(&self) -> u64 {
+        self.va
+    }
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+/// The kernel `name` of `kernels`, or an error that lists the ones there are.
+fn find<'k>(kernels: &'k [KernelInfo], name: &str) -> std::result::Result<&'k KernelInfo, String> {
+    kernels.iter().find(|k| k.name == name).ok_or_else(|| {
+        let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
+        format!("no kernel `{name}` (it has: {})", names.join(", "))
+    })
+}
+
+/// A code object parsed for a device, not loaded yet: its kernels can be checked before any
+/// device memory is taken.
+pub struct Code {
+    owner: u64,
+    /// What errors call it (a file name).
+    what: String,
+    kernels: Vec<KernelInfo>,
+    inner: Box<dyn Any>,
+}
+
+impl Code {
+    pub fn kernels(&self) -> &[KernelInfo] {
+        &self.kernels
+    }
+    /// The kernel `name`, or an error that lists the ones there are.
+    pub fn kernel(&self, name: &str) -> std::result::Result<&KernelInfo, String> {
+        find(&self.kernels, name)
+    }
+}
+
+/// A code object loaded on a device, with its kernels' parameter lists.
+pub struct Program {
+    owner: u64,
+    kernels: Vec<KernelInfo>,
+    inner: Box<dyn Any>,
+}
+
+impl Program {
+    pub fn kernels(&self) -> &[KernelInfo] {
+        &self.kernels
+    }
+    /// The kernel `name`, or an error that lists the ones there are.
+    pub fn kernel(&self, name: &str) -> std::result::Result<&KernelInfo, String> {
+        find(&self.kernels, name)
+    }
+}
+
+/// A submitted launch: what to wait for, and its GPU time when profiled.
+pub struct Submitted {
+    owner: u64,
+    inner: Box<dyn Any>,
+}
+
+/// A signal-only submission made again and again (`bench launch` (a)).
+pub trait SignalOnly {
+    /// `bound` (prebuilt, patched per submission) or `built` (encoded per submission).
+    fn how(&self) -> &'static str;
+    /// Submit once; returns the timeline value that marks its completion.
+    fn submit(&mut self) -> Result<u64>;
+    /// Wait until the timeline reaches `value`.
+    fn wait(&self, value: u64) -> Result<()>;
+    /// Give back what it holds.
+    fn close(self: Box<Self>) -> Result<()>;
+}
+
+/// The demo's kernels on a device: its programs and which kernel of which program is which.
+pub struct DemoKernels {
+    pub programs: Vec<Program>,
+    pub matmul: DemoMatmul,
+    pub vector_add: DemoVectorAdd,
+}
+
+/// A tiled matmul kernel `(a, b, c, n...)` with `dims` trailing size arguments, run on
+/// `tile` x `tile` workgroups.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoMatmul {
+    pub program: usize,
+    pub kernel: &'static str,
+    pub tile: u32,
+    pub dims: usize,
+}
+
+/// A vector add kernel `(a, b, c, n)` run on `block`-wide workgroups.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoVectorAdd {
+    pub program: usize,
+    pub kernel: &'static str,
+    pub block: u32,
+}
+
+/// A device of either vendor, behind one object-safe interface.
+pub trait Gpu {
+    /// `emu:gfx1100`, `nv:0`: what errors call it.
+    fn label(&self) -> &str;
+    /// `gfx1100`, `sm_90`.
+    fn arch(&self) -> &str;
+    fn vendor(&self) -> Vendor;
+
+    /// Device memory the CPU can also reach.
+    fn alloc(&self, size: u64) -> Result<Buffer>;
+    /// Host memory the GPU maps.
+    fn alloc_host(&self, size: u64) -> Result<Buffer>;
+    /// Host bytes into a buffer the GPU is not using.
+    fn write(&self, b: &Buffer, offset: u64, data: &[u8]) -> Result<()>;
+    /// Buffer bytes to the host, after the work that wrote them.
+    fn read(&self, b: &Buffer, offset: u64, out: &mut [u8]) -> Result<()>;
+    fn free(&self, b: Buffer) -> Result<()>;
+
+    /// Parse a code object of this device's vendor from its bytes (AMD: HSACO; NVIDIA: cubin or
+    /// PTX, compiled with ptxas for a real GPU); `what` names it in errors (a file name). The
+    /// other vendor's code object is an error.
+    fn parse(&self, code: &[u8], what: &str) -> Result<Code>;
+    /// Put parsed code in device memory.
+    fn load_code(&self, code: Code) -> Result<Program>;
+    /// [`Gpu::parse`] and [`Gpu::load_code`].
+    fn load(&self, code: &[u8], what: &str) -> Result<Program> {
+        self.load_code(self.parse(code, what)?)
+    }
+    fn unload(&self, p: Program) -> Result<()>;
+
+    /// Launch `kernel` ordered on the device timeline (bracketed by timestamps with `profile`).
+    fn launch(&self, p: &Program, kernel: &str, args: &[ArgValue], shape: &Launch, profile: bool) -> Result<Submitted>;
+    /// Wait until a launch completed.
+    fn wait(&self, s: &Submitted) -> Result<()>;
+    /// GPU microseconds of a profiled launch, once it completed.
+    fn elapsed_us(&self, s: &Submitted) -> Option<f64>;
+    /// Give a launch's timestamp signals back.
+    fn release(&self, s: Submitted) -> Result<()>;
+    /// Wait for everything submitted.
+    fn synchronize(&self) -> Result<()>;
+
+    /// A program with one kernel, `empty`, that ends at once (`bench launch`).
+    fn empty_kernel(&self) -> Result<Program>;
+    /// The signal-only submission `bench launch` (a) measures.
+    fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>>;
+    /// The demo's matmul and vector add for this device, loaded; `size` is checked against the
+    /// matmul's tile first. `progress` receives a line per step.
+    fn demo_kernels(&self, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoKernels>;
+}
+
+/// Open the device `spec` names, whatever its vendor.
+pub fn open(spec: &DeviceSpec) -> Result<Box<dyn Gpu>> {
+    open_with(spec, Arc::new(HostOs::new()))
+}
+
+/// [`open`] with the host OS given (re-rootable for tests).
+pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Box<dyn Gpu>> {
+    vendor::boxed(crate::device::open_with(spec, os)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev(spec: &str) -> Box<dyn Gpu> {
+        open(&spec.parse().unwrap()).unwrap_or_else(|e| panic!("{spec}: {e}"))
+    }
+
+    /// A handle of one device given to another is an error naming the device, never a use of
+    /// the other device's memory or program.
+    #[test]
+    fn handles_of_another_device_are_refused() {
+        let (a, b) = (dev("emu:gfx1100:0"), dev("emu:gfx1100:1"));
+        let buf = a.alloc(64).unwrap();
+        let e = b.write(&buf, 0, &[1; 4]).unwrap_err().to_string();
+        assert_eq!(e, "emu:gfx1100:1: a buffer of another device");
+        assert!(b.read(&buf, 0, &mut [0; 4]).is_err());
+        let prog = a.empty_kernel().unwrap();
+        let shape = Launch::new([1, 1, 1], [32, 1, 1]);
+        let e = b.launch(&prog, "empty", &[], &shape, false).err().expect("refused").to_string();
+        assert_eq!(e, "emu:gfx1100:1: a program of another device");
+        let s = a.launch(&prog, "empty", &[], &shape, true).unwrap();
+        assert!(b.wait(&s).is_err() && b.elapsed_us(&s).is_none());
+        assert!(b.release(s).is_err());
+        assert!(b.unload(prog).is_err() && b.free(buf).is_err());
+        // The handles' own device still works.
+        let prog = a.empty_kernel().unwrap();
+        let s = a.launch(&prog, "empty", &[], &shape, false).unwrap();
+        a.wait(&s).unwrap();
+        a.release(s).unwrap();
+        a.unload(prog).unwrap();
+    }
+
+    /// Each vendor loads its own formats; the other vendor's code object is one clear error.
+    #[test]
+    fn code_of_the_other_vendor_is_one_error() {
+        let hsaco = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hsaco/basic-gfx1100.hsaco"));
+        let ptx = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx/kernels.ptx"));
+        let (hsaco, ptx) = (hsaco.unwrap(), ptx.unwrap());
+        let (amd, nv) = (dev("emu:gfx1100"), dev("emu-nv:sm_90"));
+        assert_eq!((amd.vendor(), nv.vendor()), (Vendor::Amd, Vendor::Nvidia));
+        let e = amd.load(&ptx, "k.ptx").err().expect("refused").to_string();
+        assert_eq!(e, "k.ptx: an NVIDIA code object cannot run on emu:gfx1100");
+        let e = nv.load(&hsaco, "k.hsaco").err().expect("refused").to_string();
+        assert_eq!(e, "k.hsaco: an AMD code object cannot run on emu-nv:sm_90");
+        // The same neutral parameter list from both formats of the same kernel.
+        for (d, code) in [(&amd, &hsaco), (&nv, &ptx)] {
+            let p = d.load(code, "k").unwrap();
+            let params = &p.kernel("vector_add").unwrap().params;
+            let kinds: Vec<ParamKind> = params.iter().map(|p| p.kind).collect();
+            assert_eq!(
+                kinds,
+                [ParamKind::Buffer, ParamKind::Buffer, ParamKind::Buffer, ParamKind::Value],
+                "{}",
+                d.label()
+            );
+            assert_eq!((params[3].size, params[3].float), (4, Some(false)), "{}", d.label());
+            assert!(p.kernel("nope").unwrap_err().starts_with("no kernel `nope` (it has: "));
+            d.unload(p).unwrap();
+        }
+    }
+}
