@@ -99,7 +99,7 @@ fn mix_on_gfx1201() {
 fn mix_on_sm_90() {
     let spec = "emu-nv:sm_90".parse().unwrap();
     let Device::Nv(dev) = device::open(&spec).unwrap() else { panic!("not NVIDIA") };
-    assert_eq!(dev.isa, NvIsa::Ptx, "the emulator interprets PTX");
+    assert_eq!(dev.isa(), NvIsa::Ptx, "the emulator interprets PTX");
     let ptx = include_str!("kernels/nv_graph.ptx");
     check(&dev, NvCode::parse(ptx.as_bytes()).unwrap());
 }

@@ -30,9 +30,9 @@ fn signal() {
     let dev = open();
     let s = dev.new_signal().unwrap();
     let mut q = dev.compute_queue().unwrap();
-    q.signal(s, 7);
+    q.signal(&s, 7);
     q.submit().unwrap();
-    dev.wait(s, 7).unwrap();
+    dev.wait(&s, 7).unwrap();
     assert_eq!(s.value(), 7);
     dev.synchronize().unwrap();
 }
@@ -42,7 +42,7 @@ fn wait_blocks_until_the_host_signals() {
     let dev = open();
     let (gate, out) = (dev.new_signal().unwrap(), dev.new_signal().unwrap());
     let mut q = dev.compute_queue().unwrap();
-    q.wait(gate, 3).signal(out, 1);
+    q.wait(&gate, 3).signal(&out, 1);
     q.submit().unwrap();
     std::thread::sleep(Duration::from_millis(50));
     assert_eq!(out.value(), 0, "the queue ran past an unsatisfied wait");
@@ -50,7 +50,7 @@ fn wait_blocks_until_the_host_signals() {
     std::thread::sleep(Duration::from_millis(20));
     assert_eq!(out.value(), 0, "the wait is >=, not !=");
     gate.set(3);
-    dev.wait(out, 1).unwrap();
+    dev.wait(&out, 1).unwrap();
     dev.synchronize().unwrap();
 }
 
@@ -60,14 +60,14 @@ fn cross_queue_wait_then_signal() {
     let (a, b) = (dev.new_signal().unwrap(), dev.new_signal().unwrap());
     // The copy queue waits for what the compute queue signals later.
     let mut c = dev.copy_queue().unwrap();
-    c.wait(a, 1).signal(b, 2);
+    c.wait(&a, 1).signal(&b, 2);
     c.submit().unwrap();
     std::thread::sleep(Duration::from_millis(20));
     assert_eq!(b.value(), 0);
     let mut q = dev.compute_queue().unwrap();
-    q.signal(a, 1);
+    q.signal(&a, 1);
     q.submit().unwrap();
-    dev.wait(b, 2).unwrap();
+    dev.wait(&b, 2).unwrap();
     dev.synchronize().unwrap();
 }
 
@@ -79,11 +79,11 @@ fn timestamps_are_monotonic() {
     for (i, s) in sigs.iter().enumerate() {
         if i % 2 == 0 {
             let mut q = dev.compute_queue().unwrap();
-            q.timestamp(*s);
+            q.timestamp(s);
             q.submit().unwrap();
         } else {
             let mut c = dev.copy_queue().unwrap();
-            c.timestamp(*s);
+            c.timestamp(s);
             c.submit().unwrap();
         }
         dev.synchronize().unwrap();
@@ -196,7 +196,7 @@ fn timeline_wraps_before_the_gpus_32_bit_compare() {
     for _ in 0..6 {
         let s = dev.new_signal().unwrap();
         let mut q = dev.compute_queue().unwrap();
-        q.signal(s, 1);
+        q.signal(&s, 1);
         q.submit().unwrap();
         let src = dev.alloc(64).unwrap();
         let dst = dev.alloc(64).unwrap();

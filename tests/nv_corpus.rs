@@ -89,7 +89,7 @@ fn open() -> NvDevice {
 /// One build for `dev`: the PTX itself on the emulator; on a real GPU, retargeted to its
 /// architecture (the corpus uses nothing past sm_80) and compiled by ptxas.
 fn load(dev: &NvDevice, opt: &str, ptx: &str) -> Program {
-    let bytes = match dev.isa {
+    let bytes = match dev.isa() {
         NvIsa::Ptx => ptx.as_bytes().to_vec(),
         NvIsa::Sass => {
             let ptx = ptx.replace(".target sm_90", &format!(".target {}", dev.arch));
@@ -219,7 +219,7 @@ fn out_of_bounds_store_faults() {
         assert!(matches!(e, Error::Fault { .. }), "-{opt}: {e}");
         let msg = e.to_string();
         assert!(msg.contains("Xid") && msg.contains("oob_store"), "-{opt}: {msg}");
-        if dev.isa == NvIsa::Ptx {
+        if dev.isa() == NvIsa::Ptx {
             assert!(msg.contains("Xid 31: GPU memory page fault"), "-{opt}: {msg}");
         }
         // The device says it must be reopened; the next build gets a fresh one.

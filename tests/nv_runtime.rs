@@ -32,7 +32,7 @@ fn real_device() -> Option<NvDevice> {
 fn open(arch: &str) -> (NvDevice, Program) {
     let dev = real_device().unwrap_or_else(|| open_emulated_nv(arch, 0).unwrap_or_else(|e| panic!("{arch}: {e}")));
     let ptx = KERNELS.replace(".target sm_90", &format!(".target {}", dev.arch));
-    let bytes = match dev.isa {
+    let bytes = match dev.isa() {
         NvIsa::Ptx => ptx.into_bytes(),
         NvIsa::Sass => baregpu::ptxas::compile(&ptx, &dev.arch, "tests/fixtures/ptx/kernels.ptx").unwrap(),
     };
@@ -167,12 +167,12 @@ fn copies_signals_and_the_timeline_order_work_across_channels() {
     let done = dev.new_signal().unwrap();
     let big = 0x1_0000_0005u64;
     let mut q = dev.compute_queue().unwrap();
-    q.wait(gate, big).signal(done, 7);
+    q.wait(&gate, big).signal(&done, 7);
     q.submit().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(30));
     assert_eq!(done.value(), 0, "the channel waits on the gate");
     gate.set(big);
-    dev.wait(done, 7).unwrap();
+    dev.wait(&done, 7).unwrap();
     assert!(done.timestamp() > 0);
 
     // The timeline crosses 2^32 (and the waits compare circularly).
@@ -217,7 +217,7 @@ fn bad_arguments_and_shapes_are_refused_before_the_gpu_sees_them() {
     let args = [ptr(&b), ptr(&b), ptr(&b), ArgValue::u32(16)];
     dev.launch(&prog, "vector_add", &args, &shape, false).unwrap();
     dev.synchronize().unwrap();
-    if dev.isa == NvIsa::Sass {
+    if dev.isa() == NvIsa::Sass {
         return; // the rest is about what the emulated GPU accepts
     }
     // PTX for a newer GPU is refused, as ptxas would.
@@ -242,7 +242,7 @@ fn a_faulting_kernel_stops_the_channel_and_the_error_says_so() {
     assert!(matches!(e, Error::Fault { .. }), "{e}");
     let msg = e.to_string();
     assert!(msg.contains("Xid") && msg.contains("vector_add"), "{msg}");
-    if dev.isa == NvIsa::Ptx {
+    if dev.isa() == NvIsa::Ptx {
         assert!(msg.contains("Xid 31: GPU memory page fault"), "{msg}");
     }
     // Where: RM's SM debugger reports the MMU fault at the VA a store went to (element i goes
@@ -251,7 +251,7 @@ fn a_faulting_kernel_stops_the_channel_and_the_error_says_so() {
     let hex: String = at.chars().take_while(char::is_ascii_hexdigit).collect();
     let va = u64::from_str_radix(&hex, 16).unwrap();
     assert!(at[hex.len()..].starts_with(": write"), "{msg}");
-    if dev.isa == NvIsa::Ptx {
+    if dev.isa() == NvIsa::Ptx {
         assert!((0x100..0x100 + 4 * 1024).contains(&va) && va % 4 == 0, "{msg}");
     } else {
         assert!(va <= 0x1000 && va % 0x1000 == 0, "{msg}");
@@ -357,7 +357,7 @@ fn a_trapping_kernel_reports_the_sm_and_its_pc() {
                 \tsetp.eq.u32 %p, %r1, %r2;\n\t@%p trap;\n\tret;\n}\n";
     let dev = real_device().unwrap_or_else(|| open_emulated_nv("sm_90", 0).unwrap());
     let ptx = trap.replace(".target sm_90", &format!(".target {}", dev.arch));
-    let bytes = match dev.isa {
+    let bytes = match dev.isa() {
         NvIsa::Ptx => ptx.clone().into_bytes(),
         NvIsa::Sass => baregpu::ptxas::compile(&ptx, &dev.arch, "trapper.ptx").unwrap(),
     };
@@ -365,7 +365,7 @@ fn a_trapping_kernel_reports_the_sm_and_its_pc() {
     dev.launch(&prog, "trapper", &[ArgValue::u32(5)], &Launch::new([3, 1, 1], [64, 1, 1]), false).unwrap();
     let msg = dev.synchronize().unwrap_err().to_string();
     assert!(msg.contains("trapper") && msg.contains("SM ") && msg.contains(", PC 0x"), "{msg}");
-    if dev.isa == NvIsa::Ptx {
+    if dev.isa() == NvIsa::Ptx {
         let line = ptx.lines().position(|l| l.contains("trap;")).unwrap() + 1;
         assert!(msg.contains(&format!("global ESR 0x10 (BPT_INT), PC {line:#x}")), "{msg}");
         assert!(!msg.contains("MMU fault"), "{msg}");

@@ -1,31 +1,28 @@
 //! The vendor-neutral HCQ API: what every device of the runtime offers, AMD over KFD
 //! ([`crate::amd::AmdDevice`]) and NVIDIA over RM ([`crate::nv::NvDevice`]), so that code
-//! written once — the contract tests, tools, the graph layer — drives either.
+//! written once — the contract tests, tools, the graph layer — drives either. Both are the one
+//! [`core::Device`], so the traits have one generic implementation.
 //!
 //! A device has buffers, signals, one timeline that orders its work, programs loaded from its
 //! vendor's code objects, and two hardware queues: compute (waits, signals, timestamps, memory
 //! barriers, kernel launches) and copy (waits, signals, timestamps, DMA copies). Queue builders
 //! hold the device until `submit`, which returns the queue's completion value.
 
+use crate::core::{self, Backend};
 use crate::program::{ArgValue, Launch};
 use crate::signal::Signal;
 use crate::Result;
 
-/// Device memory with one GPU address (equal to its CPU address when it is CPU-visible).
-pub trait DeviceBuffer {
-    fn va(&self) -> u64;
-    fn size(&self) -> u64;
-    fn host_visible(&self) -> bool;
-}
+pub use crate::core::DeviceBuffer;
 
 /// Commands both hardware queues take.
 pub trait HwQueue: Sized {
     /// Stall the queue until `signal` reaches `value`.
-    fn wait(&mut self, signal: Signal, value: u64) -> &mut Self;
+    fn wait(&mut self, signal: &Signal, value: u64) -> &mut Self;
     /// After everything before it, write `value` to `signal`.
-    fn signal(&mut self, signal: Signal, value: u64) -> &mut Self;
+    fn signal(&mut self, signal: &Signal, value: u64) -> &mut Self;
     /// After everything before it, write the GPU time to the signal's timestamp word.
-    fn timestamp(&mut self, signal: Signal) -> &mut Self;
+    fn timestamp(&mut self, signal: &Signal) -> &mut Self;
     /// Put the commands on the hardware queue; returns the queue's completion value.
     fn submit(self) -> Result<u64>;
 }
@@ -82,10 +79,10 @@ pub trait HcqDevice {
     /// The device timeline's signal and the last value submitted on it.
     fn timeline(&self) -> (Signal, u64);
     /// Wait (host side) until `signal` reaches `value`; faults and timeouts are errors.
-    fn wait(&self, signal: Signal, value: u64) -> Result<()>;
+    fn wait(&self, signal: &Signal, value: u64) -> Result<()>;
     /// Wait until the device timeline reaches `value`.
     fn wait_value(&self, value: u64) -> Result<()> {
-        self.wait(self.timeline().0, value)
+        self.wait(&self.timeline().0, value)
     }
 
     fn compute_queue(&self) -> Result<Self::Compute<'_>>;
@@ -112,158 +109,128 @@ pub trait HcqDevice {
     fn synchronize(&self) -> Result<()>;
 }
 
-/// `impl`s of the traits by forwarding to the devices' inherent methods of the same names.
-macro_rules! forward_device {
-    ($dev:ty, $buf:ty, $code:ty, $prog:ty, $sub:ty, $cq:ident, $xq:ident) => {
-        impl DeviceBuffer for $buf {
-            fn va(&self) -> u64 {
-                <$buf>::va(self)
-            }
-            fn size(&self) -> u64 {
-                <$buf>::size(self)
-            }
-            fn host_visible(&self) -> bool {
-                <$buf>::host_visible(self)
-            }
-        }
-
-        impl<'d> HwQueue for $cq<'d> {
-            fn wait(&mut self, signal: Signal, value: u64) -> &mut Self {
-                $cq::wait(self, signal, value)
-            }
-            fn signal(&mut self, signal: Signal, value: u64) -> &mut Self {
-                $cq::signal(self, signal, value)
-            }
-            fn timestamp(&mut self, signal: Signal) -> &mut Self {
-                $cq::timestamp(self, signal)
-            }
-            fn submit(self) -> Result<u64> {
-                $cq::submit(self)
-            }
-        }
-
-        impl<'d> ComputeQueue for $cq<'d> {
-            type Program = $prog;
-            fn memory_barrier(&mut self) -> &mut Self {
-                $cq::memory_barrier(self)
-            }
-            fn exec(&mut self, prog: &$prog, kernel: &str, args: &[ArgValue], shape: &Launch) -> Result<&mut Self> {
-                $cq::exec(self, prog, kernel, args, shape)
-            }
-        }
-
-        impl<'d> HwQueue for $xq<'d> {
-            fn wait(&mut self, signal: Signal, value: u64) -> &mut Self {
-                $xq::wait(self, signal, value)
-            }
-            fn signal(&mut self, signal: Signal, value: u64) -> &mut Self {
-                $xq::signal(self, signal, value)
-            }
-            fn timestamp(&mut self, signal: Signal) -> &mut Self {
-                $xq::timestamp(self, signal)
-            }
-            fn submit(self) -> Result<u64> {
-                $xq::submit(self)
-            }
-        }
-
-        impl<'d> CopyQueue for $xq<'d> {
-            fn copy(&mut self, dst: u64, src: u64, bytes: u64) -> &mut Self {
-                $xq::copy(self, dst, src, bytes)
-            }
-        }
-
-        impl HcqDevice for $dev {
-            type Buffer = $buf;
-            type Code = $code;
-            type Program = $prog;
-            type Submitted = $sub;
-            type Compute<'d> = $cq<'d>;
-            type Copy<'d> = $xq<'d>;
-
-            fn label(&self) -> &str {
-                &self.label
-            }
-            fn arch(&self) -> &str {
-                &self.arch
-            }
-            fn alloc(&self, size: u64) -> Result<$buf> {
-                <$dev>::alloc(self, size)
-            }
-            fn alloc_host(&self, size: u64) -> Result<$buf> {
-                <$dev>::alloc_host(self, size)
-            }
-            fn free(&self, b: $buf) -> Result<()> {
-                <$dev>::free(self, b)
-            }
-            fn write(&self, b: &$buf, offset: u64, data: &[u8]) -> Result<()> {
-                <$dev>::write(self, b, offset, data)
-            }
-            fn read(&self, b: &$buf, offset: u64, out: &mut [u8]) -> Result<()> {
-                <$dev>::read(self, b, offset, out)
-            }
-            fn load(&self, code: $code) -> Result<$prog> {
-                <$dev>::load(self, code)
-            }
-            fn unload(&self, p: $prog) -> Result<()> {
-                <$dev>::unload(self, p)
-            }
-            fn new_signal(&self) -> Result<Signal> {
-                <$dev>::new_signal(self)
-            }
-            fn free_signal(&self, s: Signal) {
-                <$dev>::free_signal(self, s)
-            }
-            fn timeline(&self) -> (Signal, u64) {
-                <$dev>::timeline(self)
-            }
-            fn wait(&self, signal: Signal, value: u64) -> Result<()> {
-                <$dev>::wait(self, signal, value)
-            }
-            fn compute_queue(&self) -> Result<$cq<'_>> {
-                <$dev>::compute_queue(self)
-            }
-            fn copy_queue(&self) -> Result<$xq<'_>> {
-                <$dev>::copy_queue(self)
-            }
-            fn launch(
-                &self,
-                prog: &$prog,
-                kernel: &str,
-                args: &[ArgValue],
-                shape: &Launch,
-                profile: bool,
-            ) -> Result<$sub> {
-                <$dev>::launch(self, prog, kernel, args, shape, profile)
-            }
-            fn submitted_value(&self, s: &$sub) -> u64 {
-                s.value
-            }
-            fn elapsed_us(&self, s: &$sub) -> Option<f64> {
-                <$dev>::elapsed_us(self, s)
-            }
-            fn release(&self, s: $sub) {
-                <$dev>::release(self, s)
-            }
-            fn copy(&self, dst: &$buf, dst_off: u64, src: &$buf, src_off: u64, bytes: u64) -> Result<()> {
-                <$dev>::copy(self, dst, dst_off, src, src_off, bytes)
-            }
-            fn synchronize(&self) -> Result<()> {
-                <$dev>::synchronize(self)
-            }
-        }
-    };
+impl<'d, B: Backend> HwQueue for core::ComputeQueue<'d, B> {
+    fn wait(&mut self, signal: &Signal, value: u64) -> &mut Self {
+        core::ComputeQueue::wait(self, signal, value)
+    }
+    fn signal(&mut self, signal: &Signal, value: u64) -> &mut Self {
+        core::ComputeQueue::signal(self, signal, value)
+    }
+    fn timestamp(&mut self, signal: &Signal) -> &mut Self {
+        core::ComputeQueue::timestamp(self, signal)
+    }
+    fn submit(self) -> Result<u64> {
+        core::ComputeQueue::submit(self)
+    }
 }
 
-mod amd_impl {
-    use super::*;
-    use crate::amd::{AmdDevice, Buffer, ComputeQueue as AmdCompute, CopyQueue as AmdCopy, Program, Submitted};
-    use crate::program::CodeObject;
-    forward_device!(AmdDevice, Buffer, CodeObject, Program, Submitted, AmdCompute, AmdCopy);
+impl<'d, B: Backend> ComputeQueue for core::ComputeQueue<'d, B> {
+    type Program = B::Program;
+    fn memory_barrier(&mut self) -> &mut Self {
+        core::ComputeQueue::memory_barrier(self)
+    }
+    fn exec(&mut self, prog: &B::Program, kernel: &str, args: &[ArgValue], shape: &Launch) -> Result<&mut Self> {
+        core::ComputeQueue::exec(self, prog, kernel, args, shape)
+    }
 }
 
-mod nv_impl {
-    use super::*;
-    use crate::nv::{Buffer, ComputeQueue as NvCompute, CopyQueue as NvCopy, NvCode, NvDevice, Program, Submitted};
-    forward_device!(NvDevice, Buffer, NvCode, Program, Submitted, NvCompute, NvCopy);
+impl<'d, B: Backend> HwQueue for core::CopyQueue<'d, B> {
+    fn wait(&mut self, signal: &Signal, value: u64) -> &mut Self {
+        core::CopyQueue::wait(self, signal, value)
+    }
+    fn signal(&mut self, signal: &Signal, value: u64) -> &mut Self {
+        core::CopyQueue::signal(self, signal, value)
+    }
+    fn timestamp(&mut self, signal: &Signal) -> &mut Self {
+        core::CopyQueue::timestamp(self, signal)
+    }
+    fn submit(self) -> Result<u64> {
+        core::CopyQueue::submit(self)
+    }
+}
+
+impl<'d, B: Backend> CopyQueue for core::CopyQueue<'d, B> {
+    fn copy(&mut self, dst: u64, src: u64, bytes: u64) -> &mut Self {
+        core::CopyQueue::copy(self, dst, src, bytes)
+    }
+}
+
+impl<B: Backend> HcqDevice for core::Device<B> {
+    type Buffer = B::Buffer;
+    type Code = B::Code;
+    type Program = B::Program;
+    type Submitted = core::Submitted;
+    type Compute<'d> = core::ComputeQueue<'d, B>;
+    type Copy<'d> = core::CopyQueue<'d, B>;
+
+    fn label(&self) -> &str {
+        &self.label
+    }
+    fn arch(&self) -> &str {
+        &self.arch
+    }
+    fn alloc(&self, size: u64) -> Result<B::Buffer> {
+        core::Device::alloc(self, size)
+    }
+    fn alloc_host(&self, size: u64) -> Result<B::Buffer> {
+        core::Device::alloc_host(self, size)
+    }
+    fn free(&self, b: B::Buffer) -> Result<()> {
+        core::Device::free(self, b)
+    }
+    fn write(&self, b: &B::Buffer, offset: u64, data: &[u8]) -> Result<()> {
+        core::Device::write(self, b, offset, data)
+    }
+    fn read(&self, b: &B::Buffer, offset: u64, out: &mut [u8]) -> Result<()> {
+        core::Device::read(self, b, offset, out)
+    }
+    fn load(&self, code: B::Code) -> Result<B::Program> {
+        core::Device::load(self, code)
+    }
+    fn unload(&self, p: B::Program) -> Result<()> {
+        core::Device::unload(self, p)
+    }
+    fn new_signal(&self) -> Result<Signal> {
+        core::Device::new_signal(self)
+    }
+    fn free_signal(&self, s: Signal) {
+        core::Device::free_signal(self, s)
+    }
+    fn timeline(&self) -> (Signal, u64) {
+        core::Device::timeline(self)
+    }
+    fn wait(&self, signal: &Signal, value: u64) -> Result<()> {
+        core::Device::wait(self, signal, value)
+    }
+    fn compute_queue(&self) -> Result<core::ComputeQueue<'_, B>> {
+        core::Device::compute_queue(self)
+    }
+    fn copy_queue(&self) -> Result<core::CopyQueue<'_, B>> {
+        core::Device::copy_queue(self)
+    }
+    fn launch(
+        &self,
+        prog: &B::Program,
+        kernel: &str,
+        args: &[ArgValue],
+        shape: &Launch,
+        profile: bool,
+    ) -> Result<core::Submitted> {
+        core::Device::launch(self, prog, kernel, args, shape, profile)
+    }
+    fn submitted_value(&self, s: &core::Submitted) -> u64 {
+        s.value
+    }
+    fn elapsed_us(&self, s: &core::Submitted) -> Option<f64> {
+        core::Device::elapsed_us(self, s)
+    }
+    fn release(&self, s: core::Submitted) {
+        core::Device::release(self, s)
+    }
+    fn copy(&self, dst: &B::Buffer, dst_off: u64, src: &B::Buffer, src_off: u64, bytes: u64) -> Result<()> {
+        core::Device::copy(self, dst, dst_off, src, src_off, bytes)
+    }
+    fn synchronize(&self) -> Result<()> {
+        core::Device::synchronize(self)
+    }
 }

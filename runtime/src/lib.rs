@@ -4,6 +4,7 @@
 
 pub mod alloc;
 pub mod amd;
+pub mod core;
 pub mod error;
 pub mod graph;
 pub mod hcq;

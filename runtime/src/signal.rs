@@ -2,8 +2,13 @@
 //! touches them only with atomic accesses. AMD hardware stores and compares the low 32 bits only
 //! (RELEASE_MEM send_32_bit_low, SDMA FENCE, WAIT_REG_MEM with mask 0xffffffff), so a signal
 //! knows its width and compares what the GPU compares.
+//!
+//! A signal handed out by a device owns a share of its signal page ([`SignalPage`]): the device
+//! unmaps the page only when no handle is left, so reading a signal can never touch memory that
+//! is gone, even after its device was dropped.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Size of one signal slot.
@@ -27,12 +32,67 @@ impl Width {
     }
 }
 
-/// One signal slot. It does not own the memory: the allocator of signal pages does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A page of signal slots that a device mapped. Handles share it; the device frees its memory
+/// only once it holds the last share (see `core::Device`'s drop).
+pub struct SignalPage {
+    va: usize,
+    bytes: usize,
+    /// Run when the last share goes, where the device went first: it unmaps the page then.
+    on_last: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+impl std::fmt::Debug for SignalPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SignalPage({:#x}, {} bytes)", self.va, self.bytes)
+    }
+}
+
+impl Drop for SignalPage {
+    fn drop(&mut self) {
+        if let Some(f) = self.on_last.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
+            f();
+        }
+    }
+}
+
+impl SignalPage {
+    /// # Safety
+    /// `va` must be 8-byte aligned and `bytes` of memory there must stay mapped for as long as
+    /// this page (any `Arc` of it) lives.
+    pub unsafe fn new(va: usize, bytes: usize) -> Arc<SignalPage> {
+        assert_eq!(va % 8, 0, "signal page {va:#x} is not 8-byte aligned");
+        Arc::new(SignalPage { va, bytes, on_last: Mutex::new(None) })
+    }
+
+    /// What to do when the last share is gone (a device that closed before its signals hands
+    /// over what keeps the page mapped, and how to unmap it).
+    pub fn on_last_share(&self, f: Box<dyn FnOnce() + Send>) {
+        *self.on_last.lock().unwrap_or_else(|e| e.into_inner()) = Some(f);
+    }
+
+    /// Every slot of the page, as owning signals.
+    pub fn slots(self: &Arc<Self>, width: Width) -> Vec<Signal> {
+        (0..self.bytes / SIGNAL_BYTES)
+            .map(|i| Signal { addr: self.va + i * SIGNAL_BYTES, width, _page: Some(self.clone()) })
+            .collect()
+    }
+}
+
+/// One signal slot. A device's signals keep their page alive (cloning one is an `Arc`
+/// increment); [`Signal::from_addr`] makes one over memory the caller keeps alive.
+#[derive(Debug, Clone)]
 pub struct Signal {
     addr: usize,
     width: Width,
+    _page: Option<Arc<SignalPage>>,
 }
+
+impl PartialEq for Signal {
+    fn eq(&self, other: &Self) -> bool {
+        (self.addr, self.width) == (other.addr, other.width)
+    }
+}
+impl Eq for Signal {}
 
 /// Why a host wait ended without the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +109,7 @@ impl Signal {
     /// as long as the signal is used.
     pub unsafe fn from_addr(addr: usize, width: Width) -> Self {
         assert_eq!(addr % 8, 0, "signal slot {addr:#x} is not 8-byte aligned");
-        Signal { addr, width }
+        Signal { addr, width, _page: None }
     }
 
     /// The GPU (and CPU) address of the value.
@@ -67,7 +127,9 @@ impl Signal {
     }
 
     fn word(&self, offset: usize) -> &AtomicU64 {
-        // SAFETY: from_addr's contract: aligned, mapped memory; atomics tolerate concurrent GPU writes.
+        // SAFETY: aligned memory that stays mapped while `self` lives: its page's share (the
+        // device unmaps a page only when no share is left), or from_addr's contract. Atomics
+        // tolerate concurrent GPU writes.
         unsafe { AtomicU64::from_ptr((self.addr + offset) as *mut u64) }
     }
 

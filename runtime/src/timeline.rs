@@ -24,8 +24,8 @@ impl Timeline {
         Timeline { signal, shadow, next: 1 }
     }
 
-    pub fn signal(&self) -> Signal {
-        self.signal
+    pub fn signal(&self) -> &Signal {
+        &self.signal
     }
 
     /// The value the last submission signals (0 before any).
@@ -58,7 +58,7 @@ impl Timeline {
     }
 
     /// Both slots (to give them back to a pool).
-    pub fn slots(&self) -> (Signal, Signal) {
+    pub fn into_slots(self) -> (Signal, Signal) {
         (self.signal, self.shadow)
     }
 
@@ -81,7 +81,7 @@ mod tests {
         let base = mem.as_ptr() as usize;
         // SAFETY: `mem` outlives the timeline; slots are 16 bytes apart and aligned.
         let (a, b) = unsafe { (Signal::from_addr(base, Width::Bits32), Signal::from_addr(base + 16, Width::Bits32)) };
-        let mut t = Timeline::new(a, b);
+        let mut t = Timeline::new(a.clone(), b.clone());
         assert_eq!(t.advance(), 1);
         assert!(!t.idle());
         a.set(1);
@@ -96,7 +96,7 @@ mod tests {
         assert!(!t.maybe_wrap(), "wrapped while busy");
         a.set(w);
         assert!(t.maybe_wrap());
-        assert_eq!(t.signal(), b);
+        assert_eq!(t.signal(), &b);
         assert_eq!(t.advance(), 1);
         assert_eq!(b.value(), 0);
     }

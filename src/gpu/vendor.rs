@@ -197,7 +197,7 @@ impl VendorDevice for NvDevice {
             .iter()
             .map(|k| KernelInfo { name: k.name.clone(), params: k.params.iter().map(nv_param).collect() })
             .collect();
-        let code = match (code, self.isa) {
+        let code = match (code, self.isa()) {
             (NvCode::Ptx(_), NvIsa::Sass) => {
                 let cubin = crate::ptxas::compile(&String::from_utf8_lossy(bytes), &self.arch, what)?;
                 NvCode::parse(&cubin).map_err(|e| usage(what, format!("ptxas output: {e}")))?
@@ -214,7 +214,7 @@ impl VendorDevice for NvDevice {
 
     fn demo_code(&self, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoCode> {
         check_size(size, DEMO_TILE)?;
-        match self.isa {
+        match self.isa() {
             NvIsa::Ptx => progress(&format!("loading the clang-built PTX kernels (interpreted by {})", self.label))?,
             NvIsa::Sass => progress(&format!("compiling the clang-built PTX kernels for {} with ptxas", self.arch))?,
         }

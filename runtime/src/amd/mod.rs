@@ -1,15 +1,21 @@
-//! The AMD device of the runtime, over the KFD driver.
+//! The AMD backend of the runtime core, over the KFD driver.
 
+mod backend;
 pub mod bound;
 mod device;
+mod encode;
 pub mod hdp;
 pub mod launch;
-mod queue;
 mod ring;
 mod staging;
 pub use crate::trace;
 
+pub use crate::core::Submitted;
 pub use bound::BoundCommands;
-pub use device::{AmdDevice, Buffer, Program, Submitted, TIMESTAMP_HZ};
-pub use queue::{ComputeQueue, CopyQueue};
+pub use device::{Amd, AmdDevice, Buffer, Program, TIMESTAMP_HZ};
+pub use encode::{AmdCompute, AmdCopy};
 pub use staging::STAGING_BYTES;
+
+/// The queue builders on an AMD device.
+pub type ComputeQueue<'d> = crate::core::ComputeQueue<'d, Amd>;
+pub type CopyQueue<'d> = crate::core::CopyQueue<'d, Amd>;

@@ -42,6 +42,41 @@ impl GpFifo {
         unsafe { std::ptr::read_volatile((ch.userd_va + pushbuf::USERD_GP_GET as u64) as *const u32) }
     }
 
+    /// Write a GP entry for `dwords` of methods at `va` without publishing it: the next
+    /// [`GpFifo::submit`] moves GPPut past both (a command buffer that already sits in GPU
+    /// memory, then the submission's own words).
+    pub fn queue_segment(&mut self, rm: &RmDevice, va: u64, dwords: u32, timeout: Duration) -> Result<(), GpFifoError> {
+        let ch = &rm.channels[self.channel];
+        let entries = ch.entries as u64;
+        // One slot always stays free so that a full ring and an empty one differ; the entry
+        // of the submission that follows needs one more.
+        let start = Instant::now();
+        loop {
+            let get = Self::gp_get(ch) as u64;
+            let in_flight = (self.put % entries + entries - get) % entries;
+            if in_flight + 1 < entries {
+                break;
+            }
+            if start.elapsed() > timeout {
+                return Err(GpFifoError::Stalled { gp_get: get as u32, put: (self.put % entries) as u32 });
+            }
+            std::thread::sleep(Duration::from_micros(20));
+        }
+        let entry = GpEntry::segment(va, dwords, GpLevel::Main, false)
+            .map_err(|e| GpFifoError::Wait(crate::Error::Driver(e)))?;
+        let slot = ch.ring_va + (self.put % entries) * 8;
+        // SAFETY: a slot of the ring, which the GPU has consumed (checked above).
+        unsafe { std::ptr::write_volatile(slot as *mut u64, entry.0) };
+        self.put += 1;
+        Ok(())
+    }
+
+    /// Take back the entry [`GpFifo::queue_segment`] wrote when the submission meant to publish
+    /// it failed (GPPut never passed it).
+    pub fn retract_segment(&mut self) {
+        self.put -= 1;
+    }
+
     /// Put `words` on the channel as one GP entry. `frees_at` is the completion value this
     /// submission signals on `done`; `wait` blocks until `done` reaches a value (for space).
     pub fn submit(
@@ -49,9 +84,9 @@ impl GpFifo {
         rm: &RmDevice,
         words: &[u32],
         frees_at: u64,
-        done: Signal,
+        done: &Signal,
         timeout: Duration,
-        wait: &mut dyn FnMut(Signal, u64) -> crate::Result<()>,
+        wait: &mut dyn FnMut(&Signal, u64) -> crate::Result<()>,
     ) -> Result<(), GpFifoError> {
         let bytes = words.len() as u64 * 4;
         if words.is_empty() {
@@ -73,25 +108,7 @@ impl GpFifo {
         unsafe { std::ptr::copy_nonoverlapping(words.as_ptr(), va as *mut u32, words.len()) };
         let ch = &rm.channels[self.channel];
         let entries = ch.entries as u64;
-        // One slot always stays free so that a full ring and an empty one differ.
-        let start = Instant::now();
-        loop {
-            let get = Self::gp_get(ch) as u64;
-            let in_flight = (self.put % entries + entries - get) % entries;
-            if in_flight + 1 < entries {
-                break;
-            }
-            if start.elapsed() > timeout {
-                return Err(GpFifoError::Stalled { gp_get: get as u32, put: (self.put % entries) as u32 });
-            }
-            std::thread::sleep(Duration::from_micros(20));
-        }
-        let entry = GpEntry::segment(va, words.len() as u32, GpLevel::Main, false)
-            .map_err(|e| GpFifoError::Wait(crate::Error::Driver(e)))?;
-        let slot = ch.ring_va + (self.put % entries) * 8;
-        // SAFETY: a slot of the ring, which the GPU has consumed (checked above).
-        unsafe { std::ptr::write_volatile(slot as *mut u64, entry.0) };
-        self.put += 1;
+        self.queue_segment(rm, va, words.len() as u32, timeout)?;
         // The push buffer and the entry must be visible before GPPut and the doorbell (kick
         // fences between those two itself).
         fence(Ordering::SeqCst);

@@ -26,15 +26,17 @@ pub fn driver_slot_offsets(sm: u32) -> (usize, usize) {
     }
 }
 
+/// Bytes of `k`'s constant bank 0: its template and parameter block, in 16-byte units.
+pub fn constant_bank0_len(k: &NvKernel) -> usize {
+    k.cb0_template.len().max((k.param_base + k.param_size) as usize).div_ceil(16) * 16
+}
+
 /// Constant bank 0 for a launch of `k` with `args` on `sm_XY`: 16-byte multiple in size.
 pub fn constant_bank0(k: &NvKernel, args: &[ArgValue], sm: u32) -> Result<Vec<u8>, String> {
     let params = k.param_block(args)?;
     let end = (k.param_base + k.param_size) as usize;
     let mut cb0 = k.cb0_template.clone();
-    if cb0.len() < end {
-        cb0.resize(end, 0);
-    }
-    cb0.resize(cb0.len().div_ceil(16) * 16, 0);
+    cb0.resize(constant_bank0_len(k), 0);
     let (windows, stack) = driver_slot_offsets(sm);
     let mut put = |at: usize, bytes: &[u8]| {
         // Slots inside the parameter block would be the kernel's own bytes: never overwrite those.

@@ -1,0 +1,85 @@
+//! Buffers and programs: allocation through the backend, host reads and writes checked against
+//! the buffer once for both vendors.
+
+use super::{Backend, Device, DeviceBuffer, Mem};
+use crate::Result;
+
+/// `len` bytes at `offset` lie inside a buffer of `size` bytes; the message otherwise.
+pub(crate) fn span_error(size: u64, offset: u64, len: u64) -> Option<String> {
+    offset
+        .checked_add(len)
+        .is_none_or(|end| end > size)
+        .then(|| format!("{len} bytes at offset {offset} exceed a {size}-byte buffer"))
+}
+
+/// Copy `data` into a CPU-visible buffer the GPU is not using (a vendor's program image).
+pub(crate) fn copy_into(label: &str, b: &impl DeviceBuffer, offset: u64, data: &[u8]) -> Result<()> {
+    let dst = host_ptr(label, b, offset, data.len())?;
+    // SAFETY: in bounds and CPU-mapped (host_ptr checked both); not in use by the GPU (the
+    // caller's contract).
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
+    Ok(())
+}
+
+fn host_ptr(label: &str, b: &impl DeviceBuffer, offset: u64, len: usize) -> Result<*mut u8> {
+    if !b.host_visible() {
+        return Err(super::dev_err(label, format!("buffer at {:#x} is not CPU-visible", b.va())));
+    }
+    if let Some(msg) = span_error(b.size(), offset, len as u64) {
+        return Err(super::dev_err(label, msg));
+    }
+    Ok((b.va() + offset) as *mut u8)
+}
+
+impl<B: Backend> Device<B> {
+    /// Device memory the CPU can also map (through the BAR on a real GPU).
+    pub fn alloc(&self, size: u64) -> Result<B::Buffer> {
+        self.backend.alloc(size, Mem::Device)
+    }
+
+    /// Host memory the GPU maps.
+    pub fn alloc_host(&self, size: u64) -> Result<B::Buffer> {
+        self.backend.alloc(size, Mem::Host)
+    }
+
+    pub fn free(&self, b: B::Buffer) -> Result<()> {
+        self.backend.free(b)
+    }
+
+    /// `len` bytes at `offset` lie inside `b`.
+    pub(crate) fn check_span(&self, b: &B::Buffer, offset: u64, len: u64) -> Result<()> {
+        match span_error(b.size(), offset, len) {
+            Some(msg) => Err(self.err(msg)),
+            None => Ok(()),
+        }
+    }
+
+    /// Copy host bytes into a buffer. The device must not be using that range.
+    pub fn write(&self, b: &B::Buffer, offset: u64, data: &[u8]) -> Result<()> {
+        copy_into(&self.label, b, offset, data)
+    }
+
+    /// Copy buffer bytes to the host, after the work that wrote them completed.
+    pub fn read(&self, b: &B::Buffer, offset: u64, out: &mut [u8]) -> Result<()> {
+        let src = host_ptr(&self.label, b, offset, out.len())?;
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        // SAFETY: in bounds and CPU-mapped (host_ptr checked both); the GPU finished writing
+        // (synchronize before read).
+        unsafe { std::ptr::copy_nonoverlapping(src, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    /// Load a code object into device memory, checked against the device.
+    pub fn load(&self, code: B::Code) -> Result<B::Program> {
+        let p = self.backend.load(&self.label, code)?;
+        if let Err(e) = B::prepare(self, &p) {
+            self.backend.unload(p)?;
+            return Err(e);
+        }
+        Ok(p)
+    }
+
+    pub fn unload(&self, p: B::Program) -> Result<()> {
+        self.backend.unload(p)
+    }
+}

@@ -1,0 +1,167 @@
+//! The runtime core: ONE device, generic over a vendor [`Backend`] that only encodes and submits
+//! commands. Memory checks, the signal pool, the device timeline, the per-queue completion
+//! counters, the argument ring, the last-submitted record, launch, copy, synchronize, waits with
+//! their timeouts and fault reports, and recovery are written here once, for AMD and NVIDIA.
+
+pub mod backend;
+mod close;
+mod last;
+mod launch;
+mod memory;
+mod queue;
+mod signals;
+mod sync;
+mod wait;
+
+pub use backend::{
+    ArgsBlock, Backend, ComputeEncoder, CopyEncoder, DeviceBuffer, Encoder, Mem, Patch, PatchWidth, Queue, SubmitError,
+};
+pub(crate) use last::Work;
+pub use launch::Submitted;
+pub(crate) use memory::copy_into as memory_copy_into;
+pub use queue::{ComputeQueue, CopyQueue};
+
+use crate::alloc::Ring;
+use crate::signal::{Signal, SignalPage};
+use crate::timeline::Timeline;
+use crate::timeout::ProgressProbe;
+use crate::trace::Trace;
+use crate::{Error, Result};
+use last::Last;
+use std::mem::ManuallyDrop;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Bytes of the device's signal page.
+const SIGNAL_PAGE: u64 = 0x1000;
+
+/// What the device lock guards: everything a submission reads and advances.
+pub(crate) struct State {
+    /// The HCQ timeline: launches and copies wait for the previous value and signal the next.
+    pub(crate) timeline: Timeline,
+    /// Per hardware queue, the value each submission signals at its end (in order per queue):
+    /// what frees argument memory and what synchronize waits for.
+    pub(crate) compute_done: Timeline,
+    pub(crate) copy_done: Timeline,
+    /// Argument blocks of eager launches.
+    pub(crate) args: Ring,
+    pub(crate) free_signals: Vec<Signal>,
+    /// What the last submission was, for error reports.
+    pub(crate) last: Last,
+    /// Set after a fault or hang until recovery (or for good where the backend cannot recover).
+    pub(crate) broken: Option<String>,
+}
+
+/// A GPU of either vendor: see the module doc.
+pub struct Device<B: Backend> {
+    /// `amd:0`, `emu-nv:sm_90`: what errors call it.
+    pub label: String,
+    /// `gfx1100`, `sm_90`.
+    pub arch: String,
+    /// How long a wait may go without progress.
+    pub timeout: Duration,
+    /// ManuallyDrop: a device closed while its signals live hands it to the signal page.
+    /// Boxed: devices of both vendors have the same size.
+    backend: ManuallyDrop<Box<B>>,
+    /// Work retired inside a dispatch, where the device can count it (see [`ProgressProbe`]).
+    progress: Option<ProgressProbe>,
+    /// `BAREGPU_TRACE`: where submitted command streams are logged, decoded.
+    trace: Option<Trace>,
+    args_mem: Option<B::Buffer>,
+    signal_mem: Option<B::Buffer>,
+    /// The page every signal of this device shares; see the drop in `close.rs`.
+    page: Arc<SignalPage>,
+    /// ManuallyDrop: the signals it holds go before the page is freed.
+    state: ManuallyDrop<Mutex<State>>,
+}
+
+pub(crate) fn dev_err(label: &str, msg: impl Into<String>) -> Error {
+    Error::Device { device: label.to_string(), msg: msg.into() }
+}
+
+impl<B: Backend> Device<B> {
+    /// The device over `backend`: its signal page, timelines and argument ring.
+    pub fn new(backend: B, label: &str, arch: &str) -> Result<Device<B>> {
+        let signal_mem = backend.alloc(SIGNAL_PAGE, Mem::Signals)?;
+        let args_mem = match backend.alloc(B::ARGS_BYTES, Mem::Args) {
+            Ok(m) => m,
+            Err(e) => {
+                backend.free(signal_mem)?;
+                return Err(e);
+            }
+        };
+        // SAFETY: the signal page is mapped until the device frees it, which it does only when
+        // no share of the page is left (close.rs).
+        let page = unsafe { SignalPage::new(signal_mem.va() as usize, SIGNAL_PAGE as usize) };
+        let mut free_signals = page.slots(B::WIDTH);
+        free_signals.reverse();
+        let mut slot = || free_signals.pop().expect("a fresh signal page has slots");
+        let (timeline, compute_done, copy_done) =
+            (Timeline::new(slot(), slot()), Timeline::new(slot(), slot()), Timeline::new(slot(), slot()));
+        let state = State {
+            timeline,
+            compute_done,
+            copy_done,
+            args: Ring::new(B::ARGS_BYTES),
+            free_signals,
+            last: Last::Nothing,
+            broken: None,
+        };
+        Ok(Device {
+            label: label.to_string(),
+            arch: arch.to_string(),
+            timeout: crate::timeout::no_progress_timeout(),
+            backend: ManuallyDrop::new(Box::new(backend)),
+            progress: None,
+            trace: Trace::from_env(),
+            args_mem: Some(args_mem),
+            signal_mem: Some(signal_mem),
+            page,
+            state: ManuallyDrop::new(Mutex::new(state)),
+        })
+    }
+
+    /// Count work the device retires inside a dispatch as progress in waits (an emulated GPU;
+    /// see [`ProgressProbe`]).
+    pub fn with_progress(mut self, probe: ProgressProbe) -> Self {
+        self.progress = Some(probe);
+        self.timeout = crate::timeout::measured_timeout();
+        self
+    }
+
+    /// The vendor half: its encoders and vendor-only state.
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    pub(crate) fn backend_mut(&mut self) -> &mut B {
+        &mut self.backend
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn err(&self, msg: impl Into<String>) -> Error {
+        dev_err(&self.label, msg)
+    }
+
+    pub(crate) fn trace(&self) -> Option<&Trace> {
+        self.trace.as_ref()
+    }
+
+    fn args_base(&self) -> u64 {
+        self.args_mem.as_ref().map_or(0, |m| m.va())
+    }
+
+    pub(crate) fn queue_name(q: Queue) -> &'static str {
+        B::QUEUE_NAMES[q as usize]
+    }
+
+    pub(crate) fn usable(&self, st: &State) -> Result<()> {
+        match &st.broken {
+            Some(why) => Err(self.err(B::broken_message(why))),
+            None => Ok(()),
+        }
+    }
+}
