@@ -670,3 +670,60 @@ fn a_doorbell_wakes_the_parked_queue_thread() {
     assert!(s.doorbell_wakes >= 1, "no wake came from a doorbell: {s:?}");
     dev.destroy_queue(ring.q).unwrap();
 }
+
+/// A wait on memory that an engine of the same machine writes ends because of that write, not
+/// by its safety-net poll: with the poll set to 30 s, every wait below can only finish through
+/// a write's wake-up (and each must park first). Across the two GPUs of one emulated KFD, in
+/// both directions: a compute queue's WAIT_REG_MEM woken by the other GPU's SDMA fence, and an
+/// SDMA POLL_REGMEM woken by the other GPU's RELEASE_MEM.
+#[test]
+fn an_engine_write_wakes_a_memory_wait_on_another_gpu() {
+    let _ = env_logger::builder().is_test(true).try_init();
+    let engine = Arc::new(TestEngine::default());
+    let emu = EmuKfd::new(&["gfx1100", "gfx1100"]).unwrap();
+    let cps = Arc::new(CommandProcessors::new(Arc::downgrade(&emu), engine));
+    emu.set_queue_observer(Some(cps.clone()));
+    cps.memory_writes().set_poll(Duration::from_secs(30), Duration::from_secs(30));
+    let os: Arc<dyn Os> = emu.clone();
+    let gpus = topology::discover(&*os).unwrap();
+    let kfd = Kfd::open(os).unwrap();
+    let devs: Vec<KfdDevice> = gpus.into_iter().map(|g| KfdDevice::open(kfd.clone(), g).unwrap()).collect();
+    let mem = devs[0].alloc(0x1000, MemKind::Uncached).unwrap();
+    devs[0].map_to(&mem, &[devs[1].gpu.gpu_id]).unwrap();
+    let (gate, out, gate2, out2) = (mem.va, mem.va + 8, mem.va + 16, mem.va + 24);
+    let (pm4, sdma) = (Pm4Generation::for_arch("gfx1100").unwrap(), SdmaGeneration::for_arch("gfx1100").unwrap());
+    let mut compute =
+        [Ring::new(&devs[0], QueueKind::Compute, 1 << 12), Ring::new(&devs[1], QueueKind::Compute, 1 << 12)];
+    let mut copy = [Ring::new(&devs[0], QueueKind::Sdma, 1 << 12), Ring::new(&devs[1], QueueKind::Sdma, 1 << 12)];
+    let stats = |r: &Ring| cps.wait_stats(r.q.id).expect("the queue has a thread");
+
+    // GPU 1 compute waits; GPU 0 SDMA writes.
+    let mut q = Pm4::new(pm4);
+    q.wait_mem(gate, 1, 0xffff_ffff, Compare::GreaterEqual);
+    q.release_mem(out, ReleaseData::U32(1), false, None);
+    compute[1].submit(q.words());
+    assert!(wait_until(TIMEOUT, || stats(&compute[1]).parks >= 1), "the wait never parked");
+    let mut s = Sdma::new(sdma);
+    s.fence(gate, 1);
+    copy[0].submit(s.words());
+    assert!(wait_until(TIMEOUT, || rd32(out) == 1), "the compute wait never saw the SDMA fence");
+    let st = stats(&compute[1]);
+    assert!(st.write_wakes >= 1 && st.timeouts == 0, "{st:?}");
+
+    // GPU 1 SDMA polls; GPU 0 compute writes.
+    let mut s = Sdma::new(sdma);
+    s.poll_ge(gate2, 1, 0xffff_ffff);
+    s.fence(out2, 1);
+    copy[1].submit(s.words());
+    assert!(wait_until(TIMEOUT, || stats(&copy[1]).parks >= 1), "the poll never parked");
+    let mut q = Pm4::new(pm4);
+    q.release_mem(gate2, ReleaseData::U32(1), false, None);
+    compute[0].submit(q.words());
+    assert!(wait_until(TIMEOUT, || rd32(out2) == 1), "the SDMA poll never saw the release");
+    let st = stats(&copy[1]);
+    assert!(st.write_wakes >= 1 && st.timeouts == 0, "{st:?}");
+
+    for (i, r) in compute.into_iter().chain(copy).enumerate() {
+        devs[i % 2].destroy_queue(r.q).unwrap();
+    }
+}

@@ -458,3 +458,35 @@ fn a_doorbell_wakes_the_parked_channel_processor() {
     assert!(stats.doorbell_wakes >= 1, "no wake came from a doorbell: {stats:?}");
     assert_eq!(emu.watched_rings(), 0, "the doorbell watcher, not the doorbell, woke the channel");
 }
+
+/// A semaphore acquire on one channel ends because the other channel's release wrote the
+/// semaphore, not by the acquire's safety-net poll: with the poll at 30 s, the acquire (which
+/// must park first) can only finish through the release's wake-up. Both directions.
+#[test]
+fn a_release_on_one_channel_wakes_an_acquire_on_the_other() {
+    let (emu, dev) = open("sm_90");
+    emu.memory_writes().set_poll(Duration::from_secs(30), Duration::from_secs(30));
+    let pb_mem = dev.alloc(0x10000, NvMemKind::Vram { cpu_visible: true }).unwrap();
+    let sig = dev.alloc(0x1000, NvMemKind::Host).unwrap();
+    // The next GP entry of each channel.
+    let mut puts = [0u32; 2];
+    for (waiter, writer) in [(0usize, 1usize), (1, 0)] {
+        let gate = sig.va + 0x100 * waiter as u64;
+        let (out, before) = (gate + 0x40, emu.wait_stats());
+        let mut pb = PushBuffer::new();
+        // Acquire (circular >=, 64-bit) the gate, then release 32-bit to `out`.
+        pb.semaphore(gate, 5, 0x0100_0003).unwrap();
+        pb.semaphore(out, 1, 0x0000_0001).unwrap();
+        submit(&dev, waiter, &pb_mem, 0x100 * waiter as u64, &pb, puts[waiter]);
+        puts[waiter] += 1;
+        wait_for("the acquire to park", || emu.wait_stats().parks > before.parks);
+        let mut pb = PushBuffer::new();
+        pb.semaphore(gate, 5, 0x0100_0001).unwrap();
+        submit(&dev, writer, &pb_mem, 0x1000 + 0x100 * writer as u64, &pb, puts[writer]);
+        puts[writer] += 1;
+        wait_for("the release after the acquire", || get::<u32>(out, 1)[0] == 1);
+        let s = emu.wait_stats();
+        assert!(s.write_wakes > before.write_wakes && s.timeouts == 0, "{s:?}");
+    }
+    assert!(emu.faults().is_empty(), "{:?}", emu.faults());
+}

@@ -11,6 +11,7 @@
 use super::ptx::{Launch, LaunchError, Module};
 use super::{program, qmd, read_u32, write_u32, ChannelInfo, Inner};
 use crate::doorbell::{Bell, Idle};
+use crate::memory_wait::{MemoryWait, WaitCounters};
 use baregpu_drivers::nv::methods::{compute, copy};
 use baregpu_drivers::nv::pushbuf::{host, GpEntry, MethodHeader, SecOp, USERD_GP_GET, USERD_GP_PUT};
 use baregpu_drivers::nv::rm::classes::{COMPUTE_CLASSES, COPY_CLASSES};
@@ -29,6 +30,8 @@ pub(crate) struct ChannelCtl {
     /// Doorbell rings (and stop requests) so far.
     kicks: AtomicU64,
     pub bell: Bell,
+    /// What this channel's semaphore acquires did.
+    pub waits: WaitCounters,
     stop: AtomicBool,
     /// Why the channel was stopped from outside, reported as its fault (None: a quiet teardown).
     reason: Mutex<Option<String>>,
@@ -74,6 +77,7 @@ pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) ->
         token: info.token,
         kicks: AtomicU64::new(0),
         bell: Bell::default(),
+        waits: WaitCounters::default(),
         stop: AtomicBool::new(false),
         reason: Mutex::new(None),
         busy: AtomicBool::new(false),
@@ -261,6 +265,7 @@ impl Channel {
         }
         // SAFETY: translated, aligned.
         unsafe { write_u32(self.host(va, 4)?, v) };
+        self.inner.writes.wrote();
         Ok(())
     }
 
@@ -270,6 +275,7 @@ impl Channel {
         }
         // SAFETY: translated, aligned.
         unsafe { (*(self.host(va, 8)? as *const AtomicU64)).store(v, Ordering::Release) };
+        self.inner.writes.wrote();
         Ok(())
     }
 
@@ -382,9 +388,11 @@ impl Channel {
         }
     }
 
-    /// Wait until the semaphore at `addr` satisfies acquire operation `op` against `payload`.
+    /// Wait until the semaphore at `addr` satisfies acquire operation `op` against `payload`:
+    /// an engine's write wakes the wait, a host write is seen by its poll (see
+    /// [`crate::memory_wait`]); a stop unparks the thread.
     fn acquire(&self, op: u32, addr: u64, payload: u64, wide: bool) -> Result<(), Stop> {
-        let mut spins = 0u32;
+        let mut wait = MemoryWait::new(&self.inner.writes, &self.ctl.waits);
         loop {
             let cur = if wide {
                 self.read64(addr).map_err(Stop::Fault)?
@@ -397,12 +405,7 @@ impl Channel {
             if self.stopping() {
                 return Err(Stop::Shutdown);
             }
-            spins += 1;
-            if spins < 200 {
-                std::thread::yield_now();
-            } else {
-                std::thread::sleep(Duration::from_micros(50));
-            }
+            wait.step();
         }
     }
 
@@ -426,6 +429,7 @@ impl Channel {
                 // SAFETY: both ranges translated; `copy` tolerates overlap.
                 unsafe { std::ptr::copy(hs as *const u8, hd as *mut u8, len as usize) };
             }
+            self.inner.writes.wrote();
         }
         let sem = data & copy::SEMAPHORE_TYPE_MASK;
         if sem != 0 {
@@ -499,7 +503,10 @@ impl Channel {
             retired: Some(&self.inner.ctas_retired),
         };
         let regions = self.inner.gpu_regions();
-        module.launch(&launch, &regions).map_err(|e| {
+        let ran = module.launch(&launch, &regions);
+        // Whatever the kernel wrote (before a fault too) is visible to memory waits.
+        self.inner.writes.wrote();
+        ran.map_err(|e| {
             if self.stopping() {
                 Stop::Shutdown
             } else {

@@ -226,6 +226,8 @@ pub(crate) struct Inner {
     /// reads them.
     pub doorbells: Mutex<Vec<usize>>,
     pub nonstall: AtomicU64,
+    /// Every engine write of the machine (all its GPUs), which ends semaphore acquires.
+    pub writes: crate::memory_wait::Writes,
     /// Doorbell rings the watcher caught (plain stores, not `Os::ring_doorbell`).
     pub watched_rings: AtomicU64,
     pub faults: Mutex<Vec<NvFault>>,
@@ -312,6 +314,7 @@ impl EmuRm {
             stop: AtomicBool::new(false),
             doorbells: Mutex::new(Vec::new()),
             nonstall: AtomicU64::new(0),
+            writes: Default::default(),
             watched_rings: AtomicU64::new(0),
             faults: Mutex::new(Vec::new()),
             fault_records: Mutex::new(HashMap::new()),
@@ -342,6 +345,17 @@ impl EmuRm {
             doorbell_wakes: a.doorbell_wakes + b.doorbell_wakes,
             timeouts: a.timeouts + b.timeouts,
         })
+    }
+
+    /// What the semaphore acquires of the live channels did so far, summed.
+    pub fn wait_stats(&self) -> crate::memory_wait::MemoryWaitStats {
+        let st = self.inner.lock();
+        st.channels.values().map(|c| c.waits.stats()).fold(Default::default(), crate::memory_wait::WaitCounters::add)
+    }
+
+    /// The machine's engine writes (see [`crate::memory_wait`]).
+    pub fn memory_writes(&self) -> &crate::memory_wait::Writes {
+        &self.inner.writes
     }
 
     /// Doorbell rings that only the doorbell watcher noticed: plain stores to the doorbell
