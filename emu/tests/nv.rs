@@ -490,3 +490,29 @@ fn a_release_on_one_channel_wakes_an_acquire_on_the_other() {
     }
     assert!(emu.faults().is_empty(), "{:?}", emu.faults());
 }
+
+/// The host sleeps on RM's non-stall interrupt event (NvDevice::wait_nonstall, a poll(2) of an
+/// event file), and the emulated RM posts a channel's NON_STALL_INTERRUPT to it: the wait ends
+/// because of the interrupt (RM counts the post), a pending interrupt is not lost between a
+/// look at the signal and the wait, and the poll consumes it (a second wait times out).
+#[test]
+fn a_nonstall_interrupt_ends_the_host_wait() {
+    let (emu, dev) = open("sm_90");
+    let pb_mem = dev.alloc(0x10000, NvMemKind::Vram { cpu_visible: true }).unwrap();
+    let sig = dev.alloc(0x1000, NvMemKind::Host).unwrap();
+    // Nothing pending yet; this also makes the event file.
+    assert!(!dev.wait_nonstall(Duration::ZERO).unwrap());
+    for ch in [0usize, 1] {
+        let posted = emu.posted_events();
+        let mut pb = PushBuffer::new();
+        pb.semaphore(sig.va + 0x10 * ch as u64, 1, 0x0000_0001).unwrap();
+        // NON_STALL_INTERRUPT: the compute channel's graphics engine, the copy channel's CE.
+        pb.inc(0, 0x20, &[0]).unwrap();
+        submit(&dev, ch, &pb_mem, 0x100 * ch as u64, &pb, 0);
+        assert!(dev.wait_nonstall(Duration::from_secs(20)).unwrap(), "channel {ch}: no interrupt event");
+        assert_eq!(get::<u32>(sig.va + 0x10 * ch as u64, 1)[0], 1, "the release comes before the interrupt");
+        assert!(emu.posted_events() > posted);
+        assert!(!dev.wait_nonstall(Duration::from_millis(5)).unwrap(), "the poll consumes the event");
+    }
+    assert!(emu.faults().is_empty(), "{:?}", emu.faults());
+}

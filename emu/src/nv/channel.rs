@@ -8,6 +8,7 @@
 //! A fault stops the channel and is recorded (see `EmuRm::faults`); a kernel's fault also in the
 //! form RM's SM debugger reports it (see [`super::fault`]).
 
+use super::events::Engine;
 use super::ptx::{Launch, LaunchError, Module};
 use super::{program, qmd, read_u32, write_u32, ChannelInfo, Inner};
 use crate::doorbell::{Bell, Idle};
@@ -353,7 +354,10 @@ impl Channel {
     fn host_method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
         match m {
             host::NON_STALL_INTERRUPT => {
-                self.inner.nonstall.fetch_add(1, Ordering::AcqRel);
+                // The channel's engine raises it: graphics (compute) unless it is a copy channel.
+                let copy_only = self.engines.iter().all(|c| COPY_CLASSES.contains(c));
+                let engine = if copy_only { Engine::Copy } else { Engine::Graphics };
+                self.inner.nonstall_interrupt(self.info.gpu, engine);
             }
             host::SEM_EXECUTE => {
                 let hi = self.reg(sub, host::SEM_ADDR_HI) & host::SEM_ADDR_HI_MASK;
@@ -439,7 +443,7 @@ impl Channel {
             self.release(addr, payload, wide, sem == copy::SEMAPHORE_TYPE_RELEASE_FOUR_WORD)?;
         }
         if data & copy::INTERRUPT_TYPE_MASK != 0 {
-            self.inner.nonstall.fetch_add(1, Ordering::AcqRel);
+            self.inner.nonstall_interrupt(self.info.gpu, Engine::Copy);
         }
         Ok(())
     }
