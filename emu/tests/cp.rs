@@ -727,3 +727,38 @@ fn an_engine_write_wakes_a_memory_wait_on_another_gpu() {
         devs[i % 2].destroy_queue(r.q).unwrap();
     }
 }
+
+/// Not a check, a measurement (`--ignored --nocapture`): a ping-pong between the compute queue
+/// and the SDMA queue of one GPU, each waiting on the other's last write, with no host in the
+/// loop; prints the round trip.
+#[test]
+#[ignore]
+fn measure_a_cross_queue_ping_pong() {
+    const N: u32 = 200;
+    let m = open("gfx1100");
+    let mem = m.dev.alloc(0x1000, MemKind::Uncached).unwrap();
+    let (a, b) = (mem.va, mem.va + 8);
+    let mut compute = Ring::new(&m.dev, QueueKind::Compute, 1 << 15);
+    let mut copy = Ring::new(&m.dev, QueueKind::Sdma, 1 << 15);
+    let mut q = Pm4::new(m.pm4);
+    let mut s = Sdma::new(m.sdma);
+    for i in 1..=N {
+        q.wait_mem(a, i, 0xffff_ffff, Compare::GreaterEqual);
+        q.release_mem(b, ReleaseData::U32(i), false, None);
+        s.poll_ge(b, i, 0xffff_ffff);
+        s.fence(a, i + 1);
+    }
+    compute.submit(q.words());
+    copy.submit(s.words());
+    std::thread::sleep(Duration::from_millis(50));
+    let t = Instant::now();
+    wr32(a, 1);
+    // Yield rather than sleep between looks: the figure must not include a host sleep.
+    while rd32(b) != N {
+        assert!(t.elapsed() < Duration::from_secs(60), "stuck at {}", rd32(b));
+        std::thread::yield_now();
+    }
+    let per = t.elapsed() / N;
+    println!("cross-queue round trip: {per:?} ({N} round trips)");
+    assert!(compute.idle(TIMEOUT) && copy.idle(TIMEOUT));
+}
