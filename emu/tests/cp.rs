@@ -762,3 +762,34 @@ fn measure_a_cross_queue_ping_pong() {
     println!("cross-queue round trip: {per:?} ({N} round trips)");
     assert!(compute.idle(TIMEOUT) && copy.idle(TIMEOUT));
 }
+
+/// Not a check, a measurement (`--ignored --nocapture`): a compute queue waits while the SDMA
+/// queue copies 16 MiB (milliseconds), then the SDMA queue stamps the GPU clock and fences
+/// the gate; the compute queue stamps the clock once its wait ends. Prints the median of
+/// the two stamps' distance: how long a long wait takes to see an engine's write.
+#[test]
+#[ignore]
+fn measure_the_wake_after_a_long_wait() {
+    const N: u64 = 10;
+    const BIG: u64 = 16 << 20;
+    let m = open("gfx1100");
+    let mem = m.dev.alloc(0x1000, MemKind::Uncached).unwrap();
+    let big = m.dev.alloc(2 * BIG, MemKind::Vram { cpu_visible: false }).unwrap();
+    let (gate, t0, t1) = (mem.va, mem.va + 0x100, mem.va + 0x800);
+    let mut compute = Ring::new(&m.dev, QueueKind::Compute, 1 << 14);
+    let mut copy = Ring::new(&m.dev, QueueKind::Sdma, 1 << 14);
+    let (mut q, mut s) = (Pm4::new(m.pm4), Sdma::new(m.sdma));
+    for k in 0..N {
+        q.wait_mem(gate, k as u32 + 1, 0xffff_ffff, Compare::GreaterEqual);
+        q.release_mem(t1 + 8 * k, ReleaseData::Timestamp, false, None);
+        s.copy(big.va + BIG, big.va, BIG);
+        s.timestamp(t0 + 8 * k);
+        s.fence(gate, k as u32 + 1);
+    }
+    compute.submit(q.words());
+    copy.submit(s.words());
+    assert!(compute.idle(Duration::from_secs(60)) && copy.idle(TIMEOUT));
+    let mut d: Vec<u64> = (0..N).map(|k| (rd64(t1 + 8 * k) - rd64(t0 + 8 * k)) * 10).collect();
+    d.sort();
+    println!("wake after a long wait: median {} ns, max {} ns", d[N as usize / 2], d[N as usize - 1]);
+}
