@@ -8,6 +8,7 @@ pub mod clock;
 pub mod doorbell;
 pub mod gpu_memory;
 mod host_cores;
+pub mod memory_wait;
 pub mod nv;
 mod os;
 pub mod rdna;

@@ -670,3 +670,126 @@ fn a_doorbell_wakes_the_parked_queue_thread() {
     assert!(s.doorbell_wakes >= 1, "no wake came from a doorbell: {s:?}");
     dev.destroy_queue(ring.q).unwrap();
 }
+
+/// A wait on memory that an engine of the same machine writes ends because of that write, not
+/// by its safety-net poll: with the poll set to 30 s, every wait below can only finish through
+/// a write's wake-up (and each must park first). Across the two GPUs of one emulated KFD, in
+/// both directions: a compute queue's WAIT_REG_MEM woken by the other GPU's SDMA fence, and an
+/// SDMA POLL_REGMEM woken by the other GPU's RELEASE_MEM.
+#[test]
+fn an_engine_write_wakes_a_memory_wait_on_another_gpu() {
+    let _ = env_logger::builder().is_test(true).try_init();
+    let engine = Arc::new(TestEngine::default());
+    let emu = EmuKfd::new(&["gfx1100", "gfx1100"]).unwrap();
+    let cps = Arc::new(CommandProcessors::new(Arc::downgrade(&emu), engine));
+    emu.set_queue_observer(Some(cps.clone()));
+    cps.memory_writes().set_poll(Duration::from_secs(30), Duration::from_secs(30));
+    let os: Arc<dyn Os> = emu.clone();
+    let gpus = topology::discover(&*os).unwrap();
+    let kfd = Kfd::open(os).unwrap();
+    let devs: Vec<KfdDevice> = gpus.into_iter().map(|g| KfdDevice::open(kfd.clone(), g).unwrap()).collect();
+    let mem = devs[0].alloc(0x1000, MemKind::Uncached).unwrap();
+    devs[0].map_to(&mem, &[devs[1].gpu.gpu_id]).unwrap();
+    let (gate, out, gate2, out2) = (mem.va, mem.va + 8, mem.va + 16, mem.va + 24);
+    let (pm4, sdma) = (Pm4Generation::for_arch("gfx1100").unwrap(), SdmaGeneration::for_arch("gfx1100").unwrap());
+    let mut compute =
+        [Ring::new(&devs[0], QueueKind::Compute, 1 << 12), Ring::new(&devs[1], QueueKind::Compute, 1 << 12)];
+    let mut copy = [Ring::new(&devs[0], QueueKind::Sdma, 1 << 12), Ring::new(&devs[1], QueueKind::Sdma, 1 << 12)];
+    let stats = |r: &Ring| cps.wait_stats(r.q.id).expect("the queue has a thread");
+
+    // GPU 1 compute waits; GPU 0 SDMA writes.
+    let mut q = Pm4::new(pm4);
+    q.wait_mem(gate, 1, 0xffff_ffff, Compare::GreaterEqual);
+    q.release_mem(out, ReleaseData::U32(1), false, None);
+    compute[1].submit(q.words());
+    assert!(wait_until(TIMEOUT, || stats(&compute[1]).parks >= 1), "the wait never parked");
+    let mut s = Sdma::new(sdma);
+    s.fence(gate, 1);
+    copy[0].submit(s.words());
+    assert!(wait_until(TIMEOUT, || rd32(out) == 1), "the compute wait never saw the SDMA fence");
+    let st = stats(&compute[1]);
+    assert!(st.write_wakes >= 1 && st.timeouts == 0, "{st:?}");
+
+    // GPU 1 SDMA polls; GPU 0 compute writes.
+    let mut s = Sdma::new(sdma);
+    s.poll_ge(gate2, 1, 0xffff_ffff);
+    s.fence(out2, 1);
+    copy[1].submit(s.words());
+    assert!(wait_until(TIMEOUT, || stats(&copy[1]).parks >= 1), "the poll never parked");
+    let mut q = Pm4::new(pm4);
+    q.release_mem(gate2, ReleaseData::U32(1), false, None);
+    compute[0].submit(q.words());
+    assert!(wait_until(TIMEOUT, || rd32(out2) == 1), "the SDMA poll never saw the release");
+    let st = stats(&copy[1]);
+    assert!(st.write_wakes >= 1 && st.timeouts == 0, "{st:?}");
+
+    for (i, r) in compute.into_iter().chain(copy).enumerate() {
+        devs[i % 2].destroy_queue(r.q).unwrap();
+    }
+}
+
+/// Not a check, a measurement (`--ignored --nocapture`): a ping-pong between the compute queue
+/// and the SDMA queue of one GPU, each waiting on the other's last write, with no host in the
+/// loop; prints the round trip.
+#[test]
+#[ignore]
+fn measure_a_cross_queue_ping_pong() {
+    const N: u32 = 200;
+    let m = open("gfx1100");
+    let mem = m.dev.alloc(0x1000, MemKind::Uncached).unwrap();
+    let (a, b) = (mem.va, mem.va + 8);
+    let mut compute = Ring::new(&m.dev, QueueKind::Compute, 1 << 15);
+    let mut copy = Ring::new(&m.dev, QueueKind::Sdma, 1 << 15);
+    let mut q = Pm4::new(m.pm4);
+    let mut s = Sdma::new(m.sdma);
+    for i in 1..=N {
+        q.wait_mem(a, i, 0xffff_ffff, Compare::GreaterEqual);
+        q.release_mem(b, ReleaseData::U32(i), false, None);
+        s.poll_ge(b, i, 0xffff_ffff);
+        s.fence(a, i + 1);
+    }
+    compute.submit(q.words());
+    copy.submit(s.words());
+    std::thread::sleep(Duration::from_millis(50));
+    let t = Instant::now();
+    wr32(a, 1);
+    // Yield rather than sleep between looks: the figure must not include a host sleep.
+    while rd32(b) != N {
+        assert!(t.elapsed() < Duration::from_secs(60), "stuck at {}", rd32(b));
+        std::thread::yield_now();
+    }
+    let per = t.elapsed() / N;
+    println!("cross-queue round trip: {per:?} ({N} round trips)");
+    assert!(compute.idle(TIMEOUT) && copy.idle(TIMEOUT));
+}
+
+/// Not a check, a measurement (`--ignored --nocapture`): a compute queue waits while the SDMA
+/// queue copies 16 MiB (milliseconds), then the SDMA queue stamps the GPU clock and fences
+/// the gate; the compute queue stamps the clock once its wait ends. Prints the median of
+/// the two stamps' distance: how long a long wait takes to see an engine's write.
+#[test]
+#[ignore]
+fn measure_the_wake_after_a_long_wait() {
+    const N: u64 = 10;
+    const BIG: u64 = 16 << 20;
+    let m = open("gfx1100");
+    let mem = m.dev.alloc(0x1000, MemKind::Uncached).unwrap();
+    let big = m.dev.alloc(2 * BIG, MemKind::Vram { cpu_visible: false }).unwrap();
+    let (gate, t0, t1) = (mem.va, mem.va + 0x100, mem.va + 0x800);
+    let mut compute = Ring::new(&m.dev, QueueKind::Compute, 1 << 14);
+    let mut copy = Ring::new(&m.dev, QueueKind::Sdma, 1 << 14);
+    let (mut q, mut s) = (Pm4::new(m.pm4), Sdma::new(m.sdma));
+    for k in 0..N {
+        q.wait_mem(gate, k as u32 + 1, 0xffff_ffff, Compare::GreaterEqual);
+        q.release_mem(t1 + 8 * k, ReleaseData::Timestamp, false, None);
+        s.copy(big.va + BIG, big.va, BIG);
+        s.timestamp(t0 + 8 * k);
+        s.fence(gate, k as u32 + 1);
+    }
+    compute.submit(q.words());
+    copy.submit(s.words());
+    assert!(compute.idle(Duration::from_secs(60)) && copy.idle(TIMEOUT));
+    let mut d: Vec<u64> = (0..N).map(|k| (rd64(t1 + 8 * k) - rd64(t0 + 8 * k)) * 10).collect();
+    d.sort();
+    println!("wake after a long wait: median {} ns, max {} ns", d[N as usize / 2], d[N as usize - 1]);
+}

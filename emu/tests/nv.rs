@@ -458,3 +458,61 @@ fn a_doorbell_wakes_the_parked_channel_processor() {
     assert!(stats.doorbell_wakes >= 1, "no wake came from a doorbell: {stats:?}");
     assert_eq!(emu.watched_rings(), 0, "the doorbell watcher, not the doorbell, woke the channel");
 }
+
+/// A semaphore acquire on one channel ends because the other channel's release wrote the
+/// semaphore, not by the acquire's safety-net poll: with the poll at 30 s, the acquire (which
+/// must park first) can only finish through the release's wake-up. Both directions.
+#[test]
+fn a_release_on_one_channel_wakes_an_acquire_on_the_other() {
+    let (emu, dev) = open("sm_90");
+    emu.memory_writes().set_poll(Duration::from_secs(30), Duration::from_secs(30));
+    let pb_mem = dev.alloc(0x10000, NvMemKind::Vram { cpu_visible: true }).unwrap();
+    let sig = dev.alloc(0x1000, NvMemKind::Host).unwrap();
+    // The next GP entry of each channel.
+    let mut puts = [0u32; 2];
+    for (waiter, writer) in [(0usize, 1usize), (1, 0)] {
+        let gate = sig.va + 0x100 * waiter as u64;
+        let (out, before) = (gate + 0x40, emu.wait_stats());
+        let mut pb = PushBuffer::new();
+        // Acquire (circular >=, 64-bit) the gate, then release 32-bit to `out`.
+        pb.semaphore(gate, 5, 0x0100_0003).unwrap();
+        pb.semaphore(out, 1, 0x0000_0001).unwrap();
+        submit(&dev, waiter, &pb_mem, 0x100 * waiter as u64, &pb, puts[waiter]);
+        puts[waiter] += 1;
+        wait_for("the acquire to park", || emu.wait_stats().parks > before.parks);
+        let mut pb = PushBuffer::new();
+        pb.semaphore(gate, 5, 0x0100_0001).unwrap();
+        submit(&dev, writer, &pb_mem, 0x1000 + 0x100 * writer as u64, &pb, puts[writer]);
+        puts[writer] += 1;
+        wait_for("the release after the acquire", || get::<u32>(out, 1)[0] == 1);
+        let s = emu.wait_stats();
+        assert!(s.write_wakes > before.write_wakes && s.timeouts == 0, "{s:?}");
+    }
+    assert!(emu.faults().is_empty(), "{:?}", emu.faults());
+}
+
+/// The host sleeps on RM's non-stall interrupt event (NvDevice::wait_nonstall, a poll(2) of an
+/// event file), and the emulated RM posts a channel's NON_STALL_INTERRUPT to it: the wait ends
+/// because of the interrupt (RM counts the post), a pending interrupt is not lost between a
+/// look at the signal and the wait, and the poll consumes it (a second wait times out).
+#[test]
+fn a_nonstall_interrupt_ends_the_host_wait() {
+    let (emu, dev) = open("sm_90");
+    let pb_mem = dev.alloc(0x10000, NvMemKind::Vram { cpu_visible: true }).unwrap();
+    let sig = dev.alloc(0x1000, NvMemKind::Host).unwrap();
+    // Nothing pending yet; this also makes the event file.
+    assert!(!dev.wait_nonstall(Duration::ZERO).unwrap());
+    for ch in [0usize, 1] {
+        let posted = emu.posted_events();
+        let mut pb = PushBuffer::new();
+        pb.semaphore(sig.va + 0x10 * ch as u64, 1, 0x0000_0001).unwrap();
+        // NON_STALL_INTERRUPT: the compute channel's graphics engine, the copy channel's CE.
+        pb.inc(0, 0x20, &[0]).unwrap();
+        submit(&dev, ch, &pb_mem, 0x100 * ch as u64, &pb, 0);
+        assert!(dev.wait_nonstall(Duration::from_secs(20)).unwrap(), "channel {ch}: no interrupt event");
+        assert_eq!(get::<u32>(sig.va + 0x10 * ch as u64, 1)[0], 1, "the release comes before the interrupt");
+        assert!(emu.posted_events() > posted);
+        assert!(!dev.wait_nonstall(Duration::from_millis(5)).unwrap(), "the poll consumes the event");
+    }
+    assert!(emu.faults().is_empty(), "{:?}", emu.faults());
+}

@@ -28,6 +28,7 @@
 
 use crate::nv::discovery::{self, NvGpu};
 use crate::nv::fault::{FaultReport, MmuFault, SmError};
+use crate::nv::nonstall::NonstallEvent;
 use crate::nv::pushbuf;
 use crate::nv::rm::classes::{self, ClassSet, Generation};
 use crate::nv::rm::client::{register_fd, OwnedFd, RmClient, Uvm, NVIDIACTL};
@@ -196,6 +197,9 @@ pub struct NvDevice {
     /// The GT200_DEBUGGER session of each channel that had a fault report (channel → session),
     /// made on the first report: a session costs RM state, and a healthy device never needs one.
     debuggers: Mutex<Vec<(Handle, Handle)>>,
+    /// The non-stall interrupt event file, made on the first [`NvDevice::wait_nonstall`]
+    /// (the error, if RM refused it).
+    nonstall: std::sync::OnceLock<std::result::Result<NonstallEvent, String>>,
     // Drop order is field order: mappings, then UVM, then the client, then the device fd.
     gpfifo_area: Option<NvMemory>,
     notifiers: Vec<NvMemory>,
@@ -334,6 +338,7 @@ impl NvDevice {
             ctxshare,
             channels: Vec::new(),
             debuggers: Mutex::new(Vec::new()),
+            nonstall: Default::default(),
             gpfifo_area: None,
             notifiers: Vec::new(),
             usermode_map,
@@ -710,6 +715,25 @@ impl NvDevice {
         let h = self.client.alloc_with(self.device, classes::GT200_DEBUGGER, &mut params)?;
         sessions.push((channel.handle, h));
         Ok(h)
+    }
+
+    /// Sleep until the GPU raises a non-stall interrupt (one since the last call counts) or
+    /// `timeout` passes: whether one came (see [`crate::nv::nonstall`]). Where RM refuses the
+    /// event file, this sleeps `timeout` capped at 100 µs, the poll it replaces.
+    pub fn wait_nonstall(&self, timeout: std::time::Duration) -> Result<bool> {
+        let event = self.nonstall.get_or_init(|| {
+            NonstallEvent::open(&self.client, self.device, self.subdevice).map_err(|e| {
+                log::debug!("{}: no non-stall interrupt event, host waits poll: {e}", self.gpu.index);
+                e.to_string()
+            })
+        });
+        match event {
+            Ok(e) => e.wait(&self.client, timeout),
+            Err(_) => {
+                std::thread::sleep(timeout.min(std::time::Duration::from_micros(100)));
+                Ok(false)
+            }
+        }
     }
 
     /// Publish `put` (a GPFIFO index) for `channel` and ring its doorbell: GPPut in USERD, a

@@ -14,6 +14,7 @@ pub mod device;
 pub mod discovery;
 pub mod fault;
 pub mod methods;
+pub mod nonstall;
 pub mod ptx_abi;
 pub mod ptx_image;
 pub mod pushbuf;

@@ -200,6 +200,22 @@ impl Os for HostOs {
         self.open_files.lock().unwrap_or_else(|e| e.into_inner()).insert(fd, PathBuf::from("eventfd"));
         Ok(Fd(fd))
     }
+
+    fn poll_in(&self, fd: Fd, timeout: std::time::Duration) -> Result<bool> {
+        let mut p = libc::pollfd { fd: fd.0, events: libc::POLLIN | libc::POLLPRI, revents: 0 };
+        // Round up: a 10 µs wait must not become a 0 ms non-blocking poll.
+        let ms = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
+        // SAFETY: one pollfd that lives across the call.
+        let r = unsafe { libc::poll(&mut p, 1, ms) };
+        if r < 0 {
+            let e = last_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                return Ok(false);
+            }
+            return Err(Error::sys(format!("poll of fd {}", fd.0), e));
+        }
+        Ok(r > 0 && p.revents & (libc::POLLIN | libc::POLLPRI) != 0)
+    }
 }
 
 #[cfg(test)]
@@ -299,5 +315,15 @@ mod tests {
         let os = HostOs::new();
         let fd = os.eventfd(0).unwrap();
         os.close(fd).unwrap();
+    }
+
+    #[test]
+    fn poll_in_reports_a_ready_file_and_times_out_on_an_idle_one() {
+        let os = HostOs::new();
+        let (ready, idle) = (os.eventfd(1).unwrap(), os.eventfd(0).unwrap());
+        assert!(os.poll_in(ready, std::time::Duration::from_secs(5)).unwrap());
+        assert!(!os.poll_in(idle, std::time::Duration::from_micros(10)).unwrap());
+        os.close(ready).unwrap();
+        os.close(idle).unwrap();
     }
 }

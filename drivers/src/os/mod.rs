@@ -67,6 +67,13 @@ pub trait Os: Send + Sync {
     /// A new eventfd with the given initial count (interrupt delivery for VFIO and emulators).
     fn eventfd(&self, initial: u32) -> Result<Fd>;
 
+    /// poll(2) of one file for input (POLLIN or POLLPRI), for at most `timeout`: whether it
+    /// became ready. How the host sleeps on an RM event file.
+    fn poll_in(&self, fd: Fd, timeout: std::time::Duration) -> Result<bool> {
+        let _ = (fd, timeout);
+        Err(crate::Error::Unsupported("poll(2) is not available through this OS".into()))
+    }
+
     /// Ring a doorbell: store `value` into the doorbell register at `addr`, in a doorbell window
     /// this OS mapped. On hardware the store itself wakes the engine; an emulated device also
     /// wakes the engine thread behind the doorbell here, as it cannot see a plain store.

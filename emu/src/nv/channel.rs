@@ -8,9 +8,11 @@
 //! A fault stops the channel and is recorded (see `EmuRm::faults`); a kernel's fault also in the
 //! form RM's SM debugger reports it (see [`super::fault`]).
 
+use super::events::Engine;
 use super::ptx::{Launch, LaunchError, Module};
 use super::{program, qmd, read_u32, write_u32, ChannelInfo, Inner};
 use crate::doorbell::{Bell, Idle};
+use crate::memory_wait::{MemoryWait, WaitCounters};
 use baregpu_drivers::nv::methods::{compute, copy};
 use baregpu_drivers::nv::pushbuf::{host, GpEntry, MethodHeader, SecOp, USERD_GP_GET, USERD_GP_PUT};
 use baregpu_drivers::nv::rm::classes::{COMPUTE_CLASSES, COPY_CLASSES};
@@ -29,6 +31,8 @@ pub(crate) struct ChannelCtl {
     /// Doorbell rings (and stop requests) so far.
     kicks: AtomicU64,
     pub bell: Bell,
+    /// What this channel's semaphore acquires did.
+    pub waits: WaitCounters,
     stop: AtomicBool,
     /// Why the channel was stopped from outside, reported as its fault (None: a quiet teardown).
     reason: Mutex<Option<String>>,
@@ -74,6 +78,7 @@ pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) ->
         token: info.token,
         kicks: AtomicU64::new(0),
         bell: Bell::default(),
+        waits: WaitCounters::default(),
         stop: AtomicBool::new(false),
         reason: Mutex::new(None),
         busy: AtomicBool::new(false),
@@ -261,6 +266,7 @@ impl Channel {
         }
         // SAFETY: translated, aligned.
         unsafe { write_u32(self.host(va, 4)?, v) };
+        self.inner.writes.wrote();
         Ok(())
     }
 
@@ -270,6 +276,7 @@ impl Channel {
         }
         // SAFETY: translated, aligned.
         unsafe { (*(self.host(va, 8)? as *const AtomicU64)).store(v, Ordering::Release) };
+        self.inner.writes.wrote();
         Ok(())
     }
 
@@ -347,7 +354,10 @@ impl Channel {
     fn host_method(&mut self, sub: u32, m: u32, data: u32) -> Result<(), Stop> {
         match m {
             host::NON_STALL_INTERRUPT => {
-                self.inner.nonstall.fetch_add(1, Ordering::AcqRel);
+                // The channel's engine raises it: graphics (compute) unless it is a copy channel.
+                let copy_only = self.engines.iter().all(|c| COPY_CLASSES.contains(c));
+                let engine = if copy_only { Engine::Copy } else { Engine::Graphics };
+                self.inner.nonstall_interrupt(self.info.gpu, engine);
             }
             host::SEM_EXECUTE => {
                 let hi = self.reg(sub, host::SEM_ADDR_HI) & host::SEM_ADDR_HI_MASK;
@@ -382,9 +392,11 @@ impl Channel {
         }
     }
 
-    /// Wait until the semaphore at `addr` satisfies acquire operation `op` against `payload`.
+    /// Wait until the semaphore at `addr` satisfies acquire operation `op` against `payload`:
+    /// an engine's write wakes the wait, a host write is seen by its poll (see
+    /// [`crate::memory_wait`]); a stop unparks the thread.
     fn acquire(&self, op: u32, addr: u64, payload: u64, wide: bool) -> Result<(), Stop> {
-        let mut spins = 0u32;
+        let mut wait = MemoryWait::new(&self.inner.writes, &self.ctl.waits);
         loop {
             let cur = if wide {
                 self.read64(addr).map_err(Stop::Fault)?
@@ -397,12 +409,7 @@ impl Channel {
             if self.stopping() {
                 return Err(Stop::Shutdown);
             }
-            spins += 1;
-            if spins < 200 {
-                std::thread::yield_now();
-            } else {
-                std::thread::sleep(Duration::from_micros(50));
-            }
+            wait.step();
         }
     }
 
@@ -426,6 +433,7 @@ impl Channel {
                 // SAFETY: both ranges translated; `copy` tolerates overlap.
                 unsafe { std::ptr::copy(hs as *const u8, hd as *mut u8, len as usize) };
             }
+            self.inner.writes.wrote();
         }
         let sem = data & copy::SEMAPHORE_TYPE_MASK;
         if sem != 0 {
@@ -435,7 +443,7 @@ impl Channel {
             self.release(addr, payload, wide, sem == copy::SEMAPHORE_TYPE_RELEASE_FOUR_WORD)?;
         }
         if data & copy::INTERRUPT_TYPE_MASK != 0 {
-            self.inner.nonstall.fetch_add(1, Ordering::AcqRel);
+            self.inner.nonstall_interrupt(self.info.gpu, Engine::Copy);
         }
         Ok(())
     }
@@ -499,7 +507,10 @@ impl Channel {
             retired: Some(&self.inner.ctas_retired),
         };
         let regions = self.inner.gpu_regions();
-        module.launch(&launch, &regions).map_err(|e| {
+        let ran = module.launch(&launch, &regions);
+        // Whatever the kernel wrote (before a fault too) is visible to memory waits.
+        self.inner.writes.wrote();
+        ran.map_err(|e| {
             if self.stopping() {
                 Stop::Shutdown
             } else {

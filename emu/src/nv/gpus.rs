@@ -33,7 +33,7 @@ const GIB: u64 = 1 << 30;
 
 /// Classes every supported chip lists (g_gpu_class_list.c lists many more; these are the ones
 /// a compute client meets).
-const COMMON: [u32; 12] = [
+const COMMON: [u32; 13] = [
     NV01_ROOT,
     NV01_ROOT_CLIENT,
     NV01_DEVICE_0,
@@ -46,6 +46,7 @@ const COMMON: [u32; 12] = [
     FERMI_VASPACE_A,
     GT200_DEBUGGER,
     KEPLER_CHANNEL_GROUP_A,
+    baregpu_drivers::nv::rm::event::NV01_EVENT_OS_EVENT,
 ];
 
 macro_rules! class_list {

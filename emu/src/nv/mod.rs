@@ -28,6 +28,7 @@
 //! kernel would find them.
 
 mod channel;
+mod events;
 mod fault;
 pub mod gpus;
 pub use baregpu_drivers::nv::ptx_image as program;
@@ -142,6 +143,12 @@ pub(crate) enum ObjKind {
     Channel(Box<ChannelInfo>),
     /// A compute or copy object on a channel.
     Engine,
+    /// An NV01_EVENT_OS_EVENT: notifier `index` of subdevice GPU `gpu`, posted to file `fd`.
+    OsEvent {
+        gpu: usize,
+        index: u32,
+        fd: i32,
+    },
     /// A GT200_DEBUGGER session on the compute object of `channel`.
     Debugger {
         channel: Handle,
@@ -226,6 +233,10 @@ pub(crate) struct Inner {
     /// reads them.
     pub doorbells: Mutex<Vec<usize>>,
     pub nonstall: AtomicU64,
+    /// Event files and the armed notifiers that post to them.
+    pub events: events::Events,
+    /// Every engine write of the machine (all its GPUs), which ends semaphore acquires.
+    pub writes: crate::memory_wait::Writes,
     /// Doorbell rings the watcher caught (plain stores, not `Os::ring_doorbell`).
     pub watched_rings: AtomicU64,
     pub faults: Mutex<Vec<NvFault>>,
@@ -312,6 +323,8 @@ impl EmuRm {
             stop: AtomicBool::new(false),
             doorbells: Mutex::new(Vec::new()),
             nonstall: AtomicU64::new(0),
+            events: Default::default(),
+            writes: Default::default(),
             watched_rings: AtomicU64::new(0),
             faults: Mutex::new(Vec::new()),
             fault_records: Mutex::new(HashMap::new()),
@@ -344,6 +357,17 @@ impl EmuRm {
         })
     }
 
+    /// What the semaphore acquires of the live channels did so far, summed.
+    pub fn wait_stats(&self) -> crate::memory_wait::MemoryWaitStats {
+        let st = self.inner.lock();
+        st.channels.values().map(|c| c.waits.stats()).fold(Default::default(), crate::memory_wait::WaitCounters::add)
+    }
+
+    /// The machine's engine writes (see [`crate::memory_wait`]).
+    pub fn memory_writes(&self) -> &crate::memory_wait::Writes {
+        &self.inner.writes
+    }
+
     /// Doorbell rings that only the doorbell watcher noticed: plain stores to the doorbell
     /// word that bypassed `Os::ring_doorbell` (they wait for the watcher's next look).
     pub fn watched_rings(&self) -> u64 {
@@ -354,6 +378,11 @@ impl EmuRm {
     /// QMD interrupts).
     pub fn nonstall_interrupts(&self) -> u64 {
         self.inner.nonstall.load(Ordering::Acquire)
+    }
+
+    /// Non-stall interrupts that were posted to at least one OS event file.
+    pub fn posted_events(&self) -> u64 {
+        self.inner.events.posted.load(Ordering::Relaxed)
     }
 
     /// Faults reported so far.
@@ -567,6 +596,12 @@ impl Machine for EmuRm {
 
     fn node_closed(&self, fd: Fd, _node: NvFile) {
         self.inner.lock().mmap_ctx.remove(&fd.0);
+        self.inner.events.closed(fd.0);
+    }
+
+    /// An event file is ready when RM posted an event to it (see [`events`]).
+    fn node_poll_in(&self, fd: Fd, _node: &NvFile, timeout: std::time::Duration) -> std::result::Result<bool, i32> {
+        Ok(self.inner.events.poll(fd.0, timeout))
     }
 }
 

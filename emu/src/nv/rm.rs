@@ -18,6 +18,7 @@ use baregpu_drivers::nv::rm::classes::*;
 use baregpu_drivers::nv::rm::common::*;
 use baregpu_drivers::nv::rm::ctrl::*;
 use baregpu_drivers::nv::rm::debugger::*;
+use baregpu_drivers::nv::rm::event::*;
 use baregpu_drivers::nv::rm::ioctl::{self, from_bytes, RmArg};
 use baregpu_drivers::nv::rm::status::*;
 use baregpu_drivers::nv::rm::{v570, v580, v610, Branch};
@@ -26,8 +27,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 const NV_ERR_INVALID_CLIENT: u32 = 0x23;
-const NV_ERR_INVALID_OBJECT_PARENT: u32 = 0x36;
-const NV_ERR_INVALID_PARAM_STRUCT: u32 = 0x3a;
+pub(crate) const NV_ERR_INVALID_OBJECT_PARENT: u32 = 0x36;
+pub(crate) const NV_ERR_INVALID_PARAM_STRUCT: u32 = 0x3a;
+pub(crate) const NV_ERR_INVALID_EVENT: u32 = 0x28;
 const NV_ERR_INVALID_POINTER: u32 = 0x3d;
 const NV_ERR_INSERT_DUPLICATE_NAME: u32 = 0x19;
 const NV_ERR_INVALID_LIMIT: u32 = 0x2e;
@@ -119,6 +121,13 @@ pub(crate) fn escape(inner: &Arc<Inner>, fd: Fd, file: &NvFile, request: u32, ar
                 c.pci_info.device_id = g.spec.pci_device_id;
                 put(&mut arg[i * 72..], &c);
             }
+        }
+        ioctl::NV_ESC_ALLOC_OS_EVENT | ioctl::NV_ESC_FREE_OS_EVENT => {
+            expect(16)?;
+            ctl_only(is_ctl)?;
+            let mut a: nv_ioctl_alloc_os_event_t = from_bytes(arg).ok_or(libc::EINVAL)?;
+            inner.events.escape(fd.0, esc == ioctl::NV_ESC_ALLOC_OS_EVENT, &mut a);
+            put(arg, &a);
         }
         ioctl::NV_ESC_REGISTER_FD => {
             expect(4)?;
@@ -406,6 +415,7 @@ fn alloc(inner: &Arc<Inner>, a: &NVOS21_PARAMETERS) -> St<Handle> {
             }
             ObjKind::Engine
         }
+        NV01_EVENT_OS_EVENT => inner.events.alloc(&parent.kind, p)?,
         GT200_DEBUGGER => {
             let ObjKind::Device { gpu } = parent.kind else { return Err(NV_ERR_INVALID_OBJECT_PARENT) };
             let d: NV83DE_ALLOC_PARAMETERS = params(p)?;
@@ -822,6 +832,10 @@ fn control(inner: &Arc<Inner>, a: &NVOS54_PARAMETERS, retired: &mut Retired) -> 
             }
             q.num_classes = classes.len() as u32;
             put(p, &q);
+        }
+        NV2080_CTRL_CMD_EVENT_SET_NOTIFICATION => {
+            let q: NV2080_CTRL_EVENT_SET_NOTIFICATION_PARAMS = params(p)?;
+            inner.events.set_notification(a.h_object, &q)?;
         }
         NV2080_CTRL_CMD_MC_GET_ARCH_INFO => {
             let g = spec.ok_or(NV_ERR_INVALID_OBJECT_HANDLE)?;

@@ -60,6 +60,13 @@ pub(crate) trait Machine: Send + Sync {
     fn node_mmap(&self, fd: Fd, node: &Self::Node, req: MmapRequest) -> std::result::Result<usize, i32>;
     /// `fd`, open on `node`, was closed.
     fn node_closed(&self, fd: Fd, node: Self::Node);
+    /// poll(2) of a node for input: whether it became ready within `timeout`, or an errno.
+    /// A node with no events never becomes ready.
+    fn node_poll_in(&self, fd: Fd, node: &Self::Node, timeout: std::time::Duration) -> std::result::Result<bool, i32> {
+        let _ = (fd, node);
+        std::thread::sleep(timeout);
+        Ok(false)
+    }
     /// A doorbell write (`Os::ring_doorbell`): the store, which wakes nothing by itself; a
     /// machine with engines also wakes the one behind the doorbell.
     ///
@@ -161,6 +168,19 @@ pub(crate) fn eventfd<M: Machine>(m: &M, initial: u32) -> Result<Fd> {
     Ok(fd)
 }
 
+/// poll(2) for input: a device node's readiness is the machine's; a host eventfd is the host's.
+pub(crate) fn poll_in<M: Machine>(m: &M, fd: Fd, timeout: std::time::Duration) -> Result<bool> {
+    let f = file(m, fd)?;
+    match &f {
+        OpenFile::Node(n) => m
+            .node_poll_in(fd, n, timeout)
+            .map_err(|e| Error::sys(format!("poll of {}", path_of(m, &f).display()), errno(e))),
+        OpenFile::HostEventfd => m.host().poll_in(fd, timeout),
+        // A regular file is always ready.
+        OpenFile::Text(_) => Ok(true),
+    }
+}
+
 /// `impl Os` for a [`Machine`], every call going to this module's one definition of it.
 macro_rules! emulated_os {
     ($t:ty) => {
@@ -203,6 +223,13 @@ macro_rules! emulated_os {
             }
             fn eventfd(&self, initial: u32) -> baregpu_drivers::Result<baregpu_drivers::os::Fd> {
                 $crate::os::eventfd(self, initial)
+            }
+            fn poll_in(
+                &self,
+                fd: baregpu_drivers::os::Fd,
+                timeout: std::time::Duration,
+            ) -> baregpu_drivers::Result<bool> {
+                $crate::os::poll_in(self, fd, timeout)
             }
             unsafe fn ring_doorbell(&self, addr: usize, value: baregpu_drivers::os::DoorbellValue) {
                 // SAFETY: the caller's contract, which is the machine's.

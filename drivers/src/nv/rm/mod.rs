@@ -13,6 +13,7 @@ pub mod client;
 pub mod common;
 pub mod ctrl;
 pub mod debugger;
+pub mod event;
 pub mod ioctl;
 pub mod status;
 pub mod uvm;

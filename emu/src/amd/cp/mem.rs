@@ -6,20 +6,29 @@
 use super::Stop;
 use crate::amd::dispatch::GpuMemory;
 use crate::amd::EmuKfd;
+use crate::memory_wait::Writes;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// A cached view of what GPU `gpu_id` maps, rebuilt when the emulated KFD's memory epoch says
-/// allocations or mappings changed (so a freed buffer faults at once), and on a miss.
+/// allocations or mappings changed (so a freed buffer faults at once), and on a miss. Every
+/// write through it tells the machine's [`Writes`] (memory waits of other queues look again).
 pub(crate) struct GpuView {
     gpu_id: u32,
     snap: GpuMemory,
     epoch: u64,
+    writes: Arc<Writes>,
 }
 
 impl GpuView {
-    pub fn new(kfd: &EmuKfd, gpu_id: u32) -> GpuView {
+    pub fn new(kfd: &EmuKfd, gpu_id: u32, writes: Arc<Writes>) -> GpuView {
         let epoch = kfd.memory_epoch();
-        GpuView { gpu_id, snap: GpuMemory::snapshot(kfd, gpu_id), epoch }
+        GpuView { gpu_id, snap: GpuMemory::snapshot(kfd, gpu_id), epoch, writes }
+    }
+
+    /// Memory changed behind the view's back (a dispatch): wake the machine's memory waits.
+    pub fn wrote(&self) {
+        self.writes.wrote();
     }
 
     pub fn refresh(&mut self, kfd: &EmuKfd) {
@@ -96,6 +105,7 @@ impl GpuView {
                 std::ptr::write_unaligned(p as *mut u32, v)
             }
         }
+        self.writes.wrote();
         Ok(())
     }
 
@@ -109,6 +119,7 @@ impl GpuView {
                 std::ptr::write_unaligned(p as *mut u64, v)
             }
         }
+        self.writes.wrote();
         Ok(())
     }
 
@@ -139,6 +150,7 @@ impl GpuView {
         // SAFETY: both ranges were translated into live mappings; raw pointers only, no references
         // into the shared memory.
         unsafe { std::ptr::copy(s, d, bytes as usize) };
+        self.writes.wrote();
         Ok(())
     }
 }

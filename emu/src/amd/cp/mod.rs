@@ -8,6 +8,8 @@
 //! [`machine`] builds an emulated KFD with its command processors attached.
 
 pub use crate::doorbell::BellStats;
+pub use crate::memory_wait::MemoryWaitStats;
+use crate::memory_wait::{WaitCounters, Writes};
 /// The packet decoder lives with the packet builders, in the drivers crate.
 pub use baregpu_drivers::amd::decode;
 mod mem;
@@ -61,6 +63,10 @@ pub(crate) struct Ctl {
     kfd: Weak<EmuKfd>,
     /// The queue's doorbell.
     pub bell: crate::doorbell::Bell,
+    /// The machine's engine writes (which end memory waits), shared by every queue.
+    pub writes: Arc<Writes>,
+    /// What this queue's memory waits did.
+    pub waits: WaitCounters,
 }
 
 impl Ctl {
@@ -150,11 +156,18 @@ pub struct CommandProcessors {
     kfd: Weak<EmuKfd>,
     engine: Arc<dyn WaveEngine>,
     running: Mutex<HashMap<u32, Running>>,
+    /// Every engine write of the machine (all its GPUs: one KFD is one machine).
+    writes: Arc<Writes>,
 }
 
 impl CommandProcessors {
     pub fn new(kfd: Weak<EmuKfd>, engine: Arc<dyn WaveEngine>) -> CommandProcessors {
-        CommandProcessors { kfd, engine, running: Mutex::new(HashMap::new()) }
+        CommandProcessors { kfd, engine, running: Mutex::new(HashMap::new()), writes: Arc::default() }
+    }
+
+    /// The machine's engine writes (see [`crate::memory_wait`]).
+    pub fn memory_writes(&self) -> &Writes {
+        &self.writes
     }
 }
 
@@ -170,6 +183,11 @@ impl CommandProcessors {
     pub fn bell_stats(&self, queue_id: u32) -> Option<BellStats> {
         self.running.lock().unwrap_or_else(|e| e.into_inner()).get(&queue_id).map(|r| r.ctl.bell.stats())
     }
+
+    /// What the memory waits of queue `queue_id` did so far (None: no thread runs it).
+    pub fn wait_stats(&self, queue_id: u32) -> Option<MemoryWaitStats> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner()).get(&queue_id).map(|r| r.ctl.waits.stats())
+    }
 }
 
 impl QueueObserver for CommandProcessors {
@@ -183,6 +201,8 @@ impl QueueObserver for CommandProcessors {
             stop: Arc::new(AtomicBool::new(false)),
             kfd: self.kfd.clone(),
             bell: crate::doorbell::Bell::default(),
+            writes: self.writes.clone(),
+            waits: WaitCounters::default(),
         });
         let label = format!(
             "emulated {} (gpu {}) {} queue {}",

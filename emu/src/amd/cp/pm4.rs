@@ -72,7 +72,7 @@ impl Pm4Exec {
         if w.function == 7 {
             return Err(Stop::Bad(format!("{what}: reserved compare function 7")));
         }
-        let mut backoff = Backoff::new();
+        let mut backoff = Backoff::new(cx.ctl);
         match (w.mem_space, w.operation) {
             (1, 0) => loop {
                 let v = cx.mem.read_u32(cx.kfd, w.addr, what)?;
@@ -161,7 +161,10 @@ impl Pm4Exec {
                 Some(mut d) => {
                     d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone()).with_budget(self.budget);
                     let mem = cx.mem.fresh(cx.kfd);
-                    match self.engine.dispatch(&d, mem) {
+                    let r = self.engine.dispatch(&d, mem);
+                    // Whatever the waves wrote (before a fault too) is visible to memory waits.
+                    cx.mem.wrote();
+                    match r {
                         Ok(()) => {}
                         Err(super::super::dispatch::DispatchFault::Cancelled) => return Err(Stop::Destroyed),
                         Err(f) => return Err(Stop::Dispatch(f)),

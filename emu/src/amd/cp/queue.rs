@@ -66,7 +66,7 @@ pub(crate) fn run(ctl: Arc<Ctl>, q: EmuQueue, engine: Arc<dyn WaveEngine>, arch:
                 v.refresh(&kfd);
                 v
             }
-            None => view.insert(GpuView::new(&kfd, q.gpu_id)),
+            None => view.insert(GpuView::new(&kfd, q.gpu_id, ctl.writes.clone())),
         };
         let mut cx = Cx { kfd: &kfd, q: &q, ctl: &ctl, mem: view };
         let first = read;

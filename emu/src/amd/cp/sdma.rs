@@ -57,7 +57,7 @@ impl SdmaExec {
                     }
                     return Err(Stop::Bad(format!("{what}: register polls are not emulated")));
                 }
-                let mut backoff = Backoff::new();
+                let mut backoff = Backoff::new(cx.ctl);
                 loop {
                     let v = cx.mem.read_u32(kfd, addr, what)?;
                     if compare(func, v & mask, reference) {
