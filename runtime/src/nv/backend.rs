@@ -169,7 +169,13 @@ impl Backend for Nv {
         if let Some(e) = self.channel_error() {
             return Err(e);
         }
-        std::thread::sleep(d.min(Duration::from_micros(100)));
+        // Every release raises a non-stall interrupt: sleep until the next one. The slice is
+        // capped so that channel errors, which raise none, are still seen within 1 ms; an event
+        // file RM will not poll falls back to the short sleep it replaces.
+        if let Err(e) = self.rm.wait_nonstall(d.min(Duration::from_millis(1))) {
+            log::debug!("non-stall interrupt wait: {e}");
+            std::thread::sleep(d.min(Duration::from_micros(100)));
+        }
         Ok(())
     }
 
