@@ -4,6 +4,7 @@
 pub mod bench_emu;
 pub mod bench_launch;
 pub mod demo;
+mod demo_graph;
 pub mod device;
 pub mod error;
 pub mod gpu;

@@ -10,9 +10,12 @@
 
 mod code;
 mod generic;
+mod graph;
 mod vendor;
 
 pub use code::{identify, Vendor};
+pub use graph::{GpuGraph, GraphDesc};
+pub use baregpu_runtime::graph::ExecOptions;
 pub use vendor::{default_spec_for, empty_amd_code_object};
 
 use crate::{DeviceSpec, Result};
@@ -58,6 +61,8 @@ pub struct Buffer {
     owner: u64,
     va: u64,
     size: u64,
+    /// Host memory the GPU maps (every device of a graph reaches it), not device memory.
+    host: bool,
     inner: Box<dyn Any>,
 }
 
@@ -67,6 +72,9 @@ impl Buffer {
     }
     pub fn size(&self) -> u64 {
         self.size
+    }
+    pub fn is_host(&self) -> bool {
+        self.host
     }
 }
 
@@ -175,6 +183,9 @@ pub trait Gpu {
     /// Buffer bytes to the host, after the work that wrote them.
     fn read(&self, b: &Buffer, offset: u64, out: &mut [u8]) -> Result<()>;
     fn free(&self, b: Buffer) -> Result<()>;
+    /// Copy `bytes` between two buffers of this device (device or host memory) on the copy
+    /// engine, ordered on the device timeline.
+    fn copy(&self, dst: &Buffer, dst_off: u64, src: &Buffer, src_off: u64, bytes: u64) -> Result<()>;
 
     /// Parse a code object of this device's vendor from its bytes (AMD: HSACO; NVIDIA: cubin or
     /// PTX, compiled with ptxas for a real GPU); `what` names it in errors (a file name). The
@@ -203,6 +214,17 @@ pub trait Gpu {
     fn empty_kernel(&self) -> Result<Program>;
     /// The signal-only submission `bench launch` (a) measures.
     fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>>;
+    /// Compile `g` for this device (device 0 of the graph) and `peers` (devices 1.., which must
+    /// be devices of the same kind as this one, of one machine).
+    fn compile_graph<'a>(
+        &'a self,
+        g: GraphDesc<'a>,
+        peers: &[&'a dyn Gpu],
+        opts: ExecOptions,
+    ) -> Result<Box<dyn GpuGraph + 'a>>;
+    /// The device as `Any`: how [`Gpu::compile_graph`] finds its peers' concrete devices.
+    fn as_any(&self) -> &dyn Any;
+
     /// The demo's matmul and vector add for this device, loaded; `size` is checked against the
     /// matmul's tile first. `progress` receives a line per step.
     fn demo_kernels(&self, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoKernels>;
