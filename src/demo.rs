@@ -214,7 +214,7 @@ fn checked(
     let mut mm_args: Vec<ArgValue> =
         [&mem.device[0], &mem.device[1], &mem.outputs[0]].iter().map(|b| ArgValue::Pointer(b.va())).collect();
     mm_args.extend(std::iter::repeat_n(ArgValue::u32(size), matmul.dims));
-    let va_args = [&mem.device[2], &mem.device[3], &mem.outputs[1]].iter().map(|b| ArgValue::Pointer(b.va()));
+    let va_args = [&mem.device[2], &mem.device[3], &mem.outputs[1]].map(|b| ArgValue::Pointer(b.va()));
     let jobs = [
         Job {
             program: program(matmul.program)?,
@@ -225,7 +225,7 @@ fn checked(
         Job {
             program: program(vadd.program)?,
             kernel: vadd.kernel,
-            args: va_args.chain([ArgValue::u32(len as u32)]).collect(),
+            args: va_args.into_iter().chain([ArgValue::u32(len as u32)]).collect(),
             shape: Launch::new([len as u32 / vadd.block, 1, 1], [vadd.block, 1, 1]),
         },
     ];

@@ -4,7 +4,7 @@
 //! the copy queue (each after the kernel that wrote it). Every node is profiled.
 
 use crate::demo::{GraphRun, Job, Memory, Timings};
-use crate::gpu::{Buffer, ExecOptions, GraphDesc, Gpu};
+use crate::gpu::{Buffer, ExecOptions, Gpu, GraphDesc};
 use crate::Result;
 use baregpu_runtime::graph::{Arg, Bindings, FixedBuffer, NodeId, QueueKey, Range, Shape};
 use baregpu_runtime::program::ArgValue;

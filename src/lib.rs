@@ -2,6 +2,7 @@
 //! every backend together in the device [`registry`].
 
 pub mod bench_emu;
+pub mod bench_graph;
 pub mod bench_launch;
 pub mod demo;
 mod demo_graph;

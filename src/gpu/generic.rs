@@ -3,8 +3,8 @@
 //! vendor: its code-object formats, the demo's and the benchmark's kernels).
 
 use super::{
-    identify, Buffer, Code, ExecOptions, GpuGraph, GraphDesc, DemoKernels, DemoMatmul, DemoVectorAdd, Gpu, KernelInfo, Program, SignalOnly, Submitted,
-    Vendor,
+    identify, Buffer, Code, DemoKernels, DemoMatmul, DemoVectorAdd, ExecOptions, Gpu, GpuGraph, GraphDesc, KernelInfo,
+    Program, SignalOnly, Submitted, Vendor,
 };
 use crate::{Error, Result};
 use baregpu_runtime::core::{Backend, Device};

@@ -13,9 +13,9 @@ mod generic;
 mod graph;
 mod vendor;
 
+pub use baregpu_runtime::graph::ExecOptions;
 pub use code::{identify, Vendor};
 pub use graph::{GpuGraph, GraphDesc};
-pub use baregpu_runtime::graph::ExecOptions;
 pub use vendor::{default_spec_for, empty_amd_code_object};
 
 use crate::{DeviceSpec, Result};
@@ -233,6 +233,12 @@ pub trait Gpu {
 /// Open the device `spec` names, whatever its vendor.
 pub fn open(spec: &DeviceSpec) -> Result<Box<dyn Gpu>> {
     open_with(spec, Arc::new(HostOs::new()))
+}
+
+/// `count` devices of one machine from the one `spec` names on (see
+/// [`crate::device::open_group`]): what a graph spanning devices compiles on.
+pub fn open_group(spec: &DeviceSpec, count: usize) -> Result<Vec<Box<dyn Gpu>>> {
+    crate::device::open_group(spec, count)?.into_iter().map(vendor::boxed).collect()
 }
 
 /// [`open`] with the host OS given (re-rootable for tests).
