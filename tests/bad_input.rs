@@ -147,6 +147,12 @@ const TABLE: &[Row] = &[
     // bench
     row("all", 1, r"--iterations 0: expected 1 to", "bench launch --device {dev} --iterations 0"),
     row("all", 1, r"--iterations 99999999999: expected 1 to", "bench launch --device {dev} --iterations 99999999999"),
+    row("all", 1, r"--nodes 0: expected 1 to 10000", "bench graph --device {dev} --nodes 0"),
+    row("all", 1, r"--nodes 99999999999: expected 1 to 10000", "bench graph --device {dev} --nodes 99999999999"),
+    row("all", 1, r"--runs 0: expected 1 to 100000", "bench graph --device {dev} --runs 0"),
+    row("all", 1, r"--devices 3: expected 1 to 2", "bench graph --device {dev} --devices 3"),
+    row("all", 2, r"unexpected argument '-5'", "bench graph --device {dev} --nodes -5"),
+    row("any", 1, r"BAREGPU_GRAPH=`yes`: expected 0 \(eager\) or 1 \(graph\)", "BAREGPU_GRAPH=yes demo --size 16"),
     row("any", 1, r"--llvm-mc /bin/false: `/bin/false --version` failed \(exit status: 1\)", "bench asm --llvm-mc /bin/false --count 1 --arch gfx1100"),
     row("any", 1, r"--count must be at least 1", "bench asm --count 0"),
     row("any", 1, r"--runs must be at least 1", "bench asm --runs 0 --count 1"),

@@ -119,7 +119,10 @@ struct GraphArgs {
 fn graph(a: GraphArgs, json: bool) -> Result<()> {
     baregpu::bench_graph::check(a.nodes, a.runs, a.devices)?;
     let spec = super::device_or_default(a.device)?;
-    let devs = baregpu::gpu::open_group(&spec, a.devices)?;
+    let devs = baregpu::gpu::open_group(&spec, a.devices).map_err(|e| match a.devices {
+        1 => e,
+        n => Error::Usage(format!("--devices {n}: cannot open {n} devices of {spec}'s machine in one process: {e}")),
+    })?;
     let refs: Vec<&dyn baregpu::Gpu> = devs.iter().map(|d| &**d).collect();
     let f = baregpu::bench_graph::run(&refs, a.nodes, a.runs)?;
     if json {

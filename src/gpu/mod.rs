@@ -279,6 +279,63 @@ mod tests {
         a.unload(prog).unwrap();
     }
 
+    /// Gpu::copy moves bytes between host and device memory on the copy engine, both vendors.
+    #[test]
+    fn copies_go_through_device_memory_and_back() {
+        for spec in ["emu:gfx1100", "emu-nv:sm_90"] {
+            let d = dev(spec);
+            let (h, b, back) = (d.alloc_host(256).unwrap(), d.alloc(256).unwrap(), d.alloc_host(256).unwrap());
+            let data: Vec<u8> = (0..=255).collect();
+            d.write(&h, 0, &data).unwrap();
+            d.copy(&b, 0, &h, 0, 256).unwrap();
+            d.copy(&back, 16, &b, 0, 64).unwrap();
+            d.synchronize().unwrap();
+            let mut out = vec![0u8; 256];
+            d.read(&back, 0, &mut out).unwrap();
+            assert_eq!(&out[16..80], &data[..64], "{spec}");
+            assert!(out[..16].iter().all(|&x| x == 0), "{spec}");
+            assert!(d.copy(&b, b.size() - 50, &h, 0, 100).is_err(), "{spec}: past the end");
+            for x in [h, b, back] {
+                d.free(x).unwrap();
+            }
+        }
+    }
+
+    /// A graph names only handles of its own devices, and peers of its own kind: anything else
+    /// is one error before anything is compiled.
+    #[test]
+    fn graphs_refuse_foreign_handles_and_peers() {
+        use baregpu_runtime::graph::{QueueKey, Range, Shape};
+        let (a, b, nv) = (dev("emu:gfx1100:0"), dev("emu:gfx1100:1"), dev("emu-nv:sm_90"));
+        let prog_b = b.empty_kernel().unwrap();
+        let mut g = GraphDesc::new();
+        g.launch(QueueKey::compute(0), &prog_b, "empty", vec![], Shape::linear(1, 32));
+        let e = a.compile_graph(g, &[], ExecOptions::default()).err().expect("refused").to_string();
+        assert_eq!(e, "emu:gfx1100: a program of another device");
+
+        let buf_b = b.alloc(64).unwrap();
+        let buf_a = a.alloc_host(64).unwrap();
+        let mut g = GraphDesc::new();
+        let (dst, src) = (g.buffer(0, &buf_b), g.buffer(0, &buf_a));
+        g.copy(QueueKey::copy(0), Range::new(dst, 0, 64), Range::new(src, 0, 64));
+        let e = a.compile_graph(g, &[], ExecOptions::default()).err().expect("refused").to_string();
+        assert_eq!(e, "emu:gfx1100: a buffer of another device");
+
+        let prog_a = a.empty_kernel().unwrap();
+        let mut g = GraphDesc::new();
+        g.launch(QueueKey::compute(0), &prog_a, "empty", vec![], Shape::linear(1, 32));
+        let e = a.compile_graph(g, &[&*nv], ExecOptions::default()).err().expect("refused").to_string();
+        assert!(e.contains("a graph spans devices of one vendor; emu-nv:sm_90 is another"), "{e}");
+        let mut g = GraphDesc::new();
+        g.launch(QueueKey::compute(0), &prog_a, "empty", vec![], Shape::linear(1, 32));
+        let e = a.compile_graph(g, &[&*a], ExecOptions::default()).err().expect("refused").to_string();
+        assert!(e.contains("named twice"), "{e}");
+        a.unload(prog_a).unwrap();
+        b.unload(prog_b).unwrap();
+        b.free(buf_b).unwrap();
+        a.free(buf_a).unwrap();
+    }
+
     /// Each vendor loads its own formats; the other vendor's code object is one clear error.
     #[test]
     fn code_of_the_other_vendor_is_one_error() {
