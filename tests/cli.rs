@@ -205,3 +205,17 @@ fn bench_graph_json_has_its_figures() {
         }
     }
 }
+
+/// `bench launch` (a) is a one-node graph on both vendors: one mechanism, figures positive.
+#[test]
+fn bench_launch_signal_only_is_a_graph_on_both_vendors() {
+    for dev in ["emu:gfx1100", "emu-nv:sm_90"] {
+        let out = baregpu(&["bench", "launch", "--device", dev, "--iterations", "20", "--json"], None);
+        assert!(out.status.success(), "{dev}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(v["signal_only"], "graph", "{dev}: {v}");
+        for key in ["submit_bound_us", "bound_roundtrip_us", "enqueue_launch_us", "launch_latency_us"] {
+            assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{dev}: {key} in {v}");
+        }
+    }
+}

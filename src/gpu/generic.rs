@@ -30,7 +30,6 @@ pub(super) trait VendorDevice: HcqDevice + Sized + 'static {
     fn empty_code(&self) -> Result<Vec<u8>>;
     /// The demo's kernels; `size` is checked against the matmul's tile before anything is built.
     fn demo_code(&self, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoCode>;
-    fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>>;
 }
 
 /// Ids that tie handles to the device that made them.
@@ -153,7 +152,7 @@ where
         self.load(&self.dev.empty_code()?, "the empty kernel")
     }
     fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>> {
-        self.dev.signal_only()
+        super::signal_only::one_node(self)
     }
     fn as_any(&self) -> &dyn Any {
         self

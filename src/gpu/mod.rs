@@ -11,6 +11,7 @@
 mod code;
 mod generic;
 mod graph;
+mod signal_only;
 mod vendor;
 
 pub use baregpu_runtime::graph::ExecOptions;
@@ -131,12 +132,12 @@ pub struct Submitted {
 
 /// A signal-only submission made again and again (`bench launch` (a)).
 pub trait SignalOnly {
-    /// `bound` (prebuilt, patched per submission) or `built` (encoded per submission).
+    /// How it is made: `graph` (a one-node graph, compiled once, run per submission).
     fn how(&self) -> &'static str;
-    /// Submit once; returns the timeline value that marks its completion.
-    fn submit(&mut self) -> Result<u64>;
-    /// Wait until the timeline reaches `value`.
-    fn wait(&self, value: u64) -> Result<()>;
+    /// Submit once (after the previous submission completed, where it must).
+    fn submit(&mut self) -> Result<()>;
+    /// Wait until the last submission completed.
+    fn wait(&self) -> Result<()>;
     /// Give back what it holds.
     fn close(self: Box<Self>) -> Result<()>;
 }
