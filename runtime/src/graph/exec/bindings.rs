@@ -46,7 +46,6 @@ impl Bindings {
         self.set(slot, Bound::Size(groups))
     }
 
-    #[allow(dead_code)] // used by the run (being written)
     pub(crate) fn get(&self, slot: SlotId) -> Option<&Bound> {
         self.slots.get(slot.0).and_then(|b| b.as_ref())
     }
