@@ -156,7 +156,8 @@ fn a_fifo_in_the_topology_does_not_hang_devices() {
 }
 
 /// `demo` as one graph (the default), with --eager, and with BAREGPU_GRAPH=0: the last two run
-/// eagerly, and all three give the same result bytes, verified, on both vendors.
+/// eagerly, and all give the same result bytes, verified, on both vendors (BAREGPU_GRAPH=0 on
+/// AMD only: the NVIDIA emulator takes seconds per demo).
 #[test]
 fn demo_graph_and_eager_give_identical_results() {
     let dir = tempfile::tempdir().unwrap();
@@ -180,10 +181,12 @@ fn demo_graph_and_eager_give_identical_results() {
         assert_eq!(mode, "graph", "{dev}");
         let (mode, eager) = demo(dev, &["--eager"], Some("1"));
         assert_eq!(mode, "eager", "{dev}: --eager");
-        let (mode, env_eager) = demo(dev, &[], Some("0"));
-        assert_eq!(mode, "eager", "{dev}: BAREGPU_GRAPH=0");
         assert_eq!(graph, eager, "{dev}: graph and eager results differ");
-        assert_eq!(graph, env_eager, "{dev}");
+        if dev.starts_with("emu:") {
+            let (mode, env_eager) = demo(dev, &[], Some("0"));
+            assert_eq!(mode, "eager", "{dev}: BAREGPU_GRAPH=0");
+            assert_eq!(graph, env_eager, "{dev}");
+        }
     }
 }
 
