@@ -5,12 +5,12 @@
 
 use baregpu::device::{self, Device};
 use baregpu_runtime::core::{self, Backend, DeviceBuffer, Encoder};
-use baregpu_runtime::graph::model::{self, Memory};
+use baregpu_runtime::graph::model;
 use baregpu_runtime::graph::random::{self, mix, mix_words, GenConfig};
 use baregpu_runtime::graph::rng::Rng;
 use baregpu_runtime::graph::{
-    Arg, Bindings, BufRef, Dim, ExecOptions, FixedBuffer, Graph, GraphBuilder, GraphExec, Home, QueueKey, Range, Shape,
-    SlotId, SlotKind, Node, NodeKind, KernelNode,
+    Arg, Bindings, BufRef, ExecOptions, FixedBuffer, Graph, GraphBuilder, GraphExec, Home, KernelNode, Node, NodeKind,
+    QueueKey, Range, Shape, SlotId, SlotKind,
 };
 use baregpu_runtime::nv::NvCode;
 use baregpu_runtime::program::{ArgValue, CodeObject, Launch};
@@ -219,7 +219,6 @@ fn random_graphs_match_the_model<'d, B: Backend>(
             dev.free(b).unwrap();
         }
     }
-    let _ = Memory::default();
     dev.free(extra).unwrap();
 }
 
@@ -242,4 +241,359 @@ fn random_graphs_match_the_host_model_on_sm_90() {
     let (dev, code) = nv();
     let prog = dev.load(code).unwrap();
     random_graphs_match_the_model(&dev, &prog, 30, 13);
+}
+
+/// A one-`mix` graph over fixed buffers `dst` and `src` of `n` words, `k` from a scalar slot.
+fn one_mix<'d, B: Backend>(
+    prog: &'d B::Program,
+    dst: &B::Buffer,
+    src: &B::Buffer,
+    n: u32,
+    copies: usize,
+) -> (Graph<&'d B::Program>, SlotId) {
+    let mut g = GraphBuilder::new();
+    let k = g.scalar_slot("k", 4);
+    let (d, s) = (fixed::<B>(dst, 0), fixed::<B>(src, 0));
+    for _ in 0..copies {
+        g.launch(
+            QueueKey::compute(0),
+            prog,
+            "mix",
+            mix_args(d, 0, s, 0, n, Arg::ScalarSlot(k)),
+            Shape::linear(n.div_ceil(64), 64),
+        );
+    }
+    (g.build(), k)
+}
+
+fn random_words(n: usize, seed: u64) -> Vec<u32> {
+    let mut rng = Rng::new(seed);
+    (0..n).map(|_| rng.next_u64() as u32).collect()
+}
+
+/// `runs` runs of a one-node graph with a changing scalar: the result of all of them, in order.
+fn many_runs<B: Backend>(dev: &core::Device<B>, prog: &B::Program, runs: u32, check_every: u32) -> Duration {
+    let n = 64;
+    let (dst, src) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    let (mut want, s) = (random_words(n, 1), random_words(n, 2));
+    dev.write(&dst, 0, &bytes(&want)).unwrap();
+    dev.write(&src, 0, &bytes(&s)).unwrap();
+    let (g, k) = one_mix::<B>(prog, &dst, &src, n as u32, 1);
+    let mut exec = GraphExec::compile(&g, &[dev], ExecOptions::default()).unwrap();
+    let t = Instant::now();
+    let mut bind = Bindings::new();
+    for r in 0..runs {
+        let kv = r.wrapping_mul(0x9e37_79b9);
+        exec.run(bind.scalar(k, &kv.to_le_bytes())).unwrap();
+        mix_words(&mut want, &s, kv);
+        if (r + 1) % check_every == 0 {
+            exec.wait().unwrap();
+            assert_eq!(read(dev, &dst)[..n], want, "{}: after run {r}", dev.label);
+        }
+    }
+    exec.wait().unwrap();
+    let took = t.elapsed();
+    assert_eq!(read(dev, &dst)[..n], want, "{}: after {runs} runs", dev.label);
+    drop(exec);
+    dev.free(dst).unwrap();
+    dev.free(src).unwrap();
+    took
+}
+
+#[test]
+fn ten_thousand_runs_with_changing_inputs() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    let t = many_runs(&dev, &prog, 10_000, 2_500);
+    eprintln!("gfx1100: 10000 runs in {t:?}");
+    let (dev, code) = nv();
+    let prog = dev.load(code).unwrap();
+    let t = many_runs(&dev, &prog, 10_000, 2_500);
+    eprintln!("sm_90: 10000 runs in {t:?}");
+}
+
+/// What bound command buffers were: one node, encoded once, resubmitted with patched values.
+#[test]
+fn a_one_node_graph_is_resubmitted_with_patched_values_on_both_vendors() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    many_runs(&dev, &prog, 200, 50);
+    let (dev, code) = nv();
+    let prog = dev.load(code).unwrap();
+    many_runs(&dev, &prog, 200, 50);
+}
+
+fn interleaved<B: Backend>(dev: &core::Device<B>, prog: &B::Program) {
+    let n = 128;
+    let bufs: Vec<B::Buffer> = (0..4).map(|_| dev.alloc(4 * n as u64).unwrap()).collect();
+    let init: Vec<Vec<u32>> = (0..4).map(|i| random_words(n, 10 + i)).collect();
+    for (b, w) in bufs.iter().zip(&init) {
+        dev.write(b, 0, &bytes(w)).unwrap();
+    }
+    let (g1, k1) = one_mix::<B>(prog, &bufs[0], &bufs[1], n as u32, 2);
+    let (g2, k2) = one_mix::<B>(prog, &bufs[2], &bufs[3], n as u32, 3);
+    let mut e1 = GraphExec::compile(&g1, &[dev], ExecOptions::default()).unwrap();
+    let mut e2 = GraphExec::compile(&g2, &[dev], ExecOptions::default()).unwrap();
+    let (mut w1, mut w2) = (init[0].clone(), init[2].clone());
+    for r in 0..40u32 {
+        e1.run(Bindings::new().scalar(k1, &r.to_le_bytes())).unwrap();
+        e2.run(Bindings::new().scalar(k2, &(r * 7).to_le_bytes())).unwrap();
+        // An eager launch in between orders on the same timeline.
+        if r % 10 == 0 {
+            dev.marker().unwrap();
+        }
+        (0..2).for_each(|_| mix_words(&mut w1, &init[1], r));
+        (0..3).for_each(|_| mix_words(&mut w2, &init[3], r * 7));
+    }
+    e1.wait().unwrap();
+    e2.wait().unwrap();
+    dev.synchronize().unwrap();
+    assert_eq!(read(dev, &bufs[0])[..n], w1, "{}: first graph", dev.label);
+    assert_eq!(read(dev, &bufs[2])[..n], w2, "{}: second graph", dev.label);
+    drop((e1, e2));
+    bufs.into_iter().for_each(|b| dev.free(b).unwrap());
+}
+
+#[test]
+fn two_graphs_on_one_device_run_interleaved() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    interleaved(&dev, &prog);
+    let (dev, code) = nv();
+    let prog = dev.load(code).unwrap();
+    interleaved(&dev, &prog);
+}
+
+/// A run started while the previous one still executes waits for it before patching: both
+/// runs' scalars show in the result, in order.
+fn run_while_executing<B: Backend>(dev: &core::Device<B>, prog: &B::Program) {
+    let n = 4096;
+    let (dst, src) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    let (mut want, s) = (random_words(n, 5), random_words(n, 6));
+    dev.write(&dst, 0, &bytes(&want)).unwrap();
+    dev.write(&src, 0, &bytes(&s)).unwrap();
+    let (g, k) = one_mix::<B>(prog, &dst, &src, n as u32, 12);
+    let mut exec = GraphExec::compile(&g, &[dev], ExecOptions::default()).unwrap();
+    let mut busy = 0;
+    for kv in [3u32, 1000, 77] {
+        exec.run(Bindings::new().scalar(k, &kv.to_le_bytes())).unwrap();
+        // The epoch signal is not reached yet: the GPU is still on this run.
+        busy += usize::from(exec.wait_would_block());
+        (0..12).for_each(|_| mix_words(&mut want, &s, kv));
+    }
+    exec.wait().unwrap();
+    assert!(busy > 0, "{}: no run was still executing when the next started", dev.label);
+    assert_eq!(read(dev, &dst)[..n], want, "{}", dev.label);
+    drop(exec);
+    dev.free(dst).unwrap();
+    dev.free(src).unwrap();
+}
+
+#[test]
+fn a_run_started_while_the_previous_executes_waits_for_it() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    run_while_executing(&dev, &prog);
+    let (dev, code) = nv();
+    let prog = dev.load(code).unwrap();
+    run_while_executing(&dev, &prog);
+}
+
+#[test]
+fn the_timeline_wraps_inside_graph_runs() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    let n = 64;
+    let (dst, src) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    let (mut want, s) = (random_words(n, 7), random_words(n, 8));
+    dev.write(&dst, 0, &bytes(&want)).unwrap();
+    dev.write(&src, 0, &bytes(&s)).unwrap();
+    let (g, k) = one_mix::<Amd>(&prog, &dst, &src, n as u32, 2);
+    let mut exec = GraphExec::compile(&g, &[&dev], ExecOptions::default()).unwrap();
+    dev.jump_timeline(baregpu_runtime::timeline::WRAP_AT - 2).unwrap();
+    let before = dev.timeline().0;
+    for r in 0..6u32 {
+        exec.run(Bindings::new().scalar(k, &r.to_le_bytes())).unwrap();
+        (0..2).for_each(|_| mix_words(&mut want, &s, r));
+        // Idle points: the core rewinds the timeline to its other slot once past 2^31.
+        exec.wait().unwrap();
+        dev.synchronize().unwrap();
+    }
+    let (after, last) = dev.timeline();
+    assert_ne!(before, after, "the timeline did not move to its other slot");
+    assert!(last < 16, "the timeline did not rewind: {last}");
+    assert_eq!(read(&dev, &dst)[..n], want);
+    drop(exec);
+    dev.free(dst).unwrap();
+    dev.free(src).unwrap();
+}
+
+/// A graph of three mixes whose middle one writes through slot `out`.
+fn fault_graph<'d, B: Backend>(prog: &'d B::Program, a: &B::Buffer, n: u32) -> (Graph<&'d B::Program>, SlotId) {
+    let mut g = GraphBuilder::new();
+    let out = g.buffer_slot("out", Home::Device(0), 4 * n as u64);
+    let fa = fixed::<B>(a, 0);
+    let shape = Shape::linear(n.div_ceil(64), 64);
+    let cq = QueueKey::compute(0);
+    g.launch(cq, prog, "mix", mix_args(fa, 0, fa, 0, n, Arg::u32(1)), shape);
+    g.launch(cq, prog, "mix", mix_args(out, 0, fa, 0, n, Arg::u32(2)), shape);
+    g.launch(cq, prog, "mix", mix_args(fa, 0, fa, 0, n, Arg::u32(3)), shape);
+    (g.build(), out)
+}
+
+#[test]
+fn a_fault_inside_a_graph_names_the_node_and_the_device_keeps_working() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    let n = 64;
+    let (a, good) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    let bad = (good.va() + good.size()).next_multiple_of(0x1000);
+    let (g, out) = fault_graph::<Amd>(&prog, &a, n as u32);
+    let mut exec = GraphExec::compile(&g, &[&dev], ExecOptions::default()).unwrap();
+    exec.run(Bindings::new().buffer(out, bad, 4 * n as u64)).unwrap();
+    let err = exec.wait().unwrap_err().to_string();
+    assert!(err.contains("graph node 1 (kernel `mix`) on emu:gfx1100 compute queue"), "{err}");
+    assert!(err.contains("memory fault") && err.contains(&format!("{bad:#x}")), "{err}");
+    // The device and the same graph work afterwards.
+    let init = random_words(n, 9);
+    dev.write(&a, 0, &bytes(&init)).unwrap();
+    dev.write(&good, 0, &bytes(&init)).unwrap();
+    exec.run(Bindings::new().buffer(out, good.va(), good.size())).unwrap();
+    exec.wait().unwrap();
+    let mut want = init.clone();
+    mix_words(&mut want, &init.iter().map(|&x| x).collect::<Vec<_>>(), 1);
+    let after1 = want.clone();
+    let mut o = init.clone();
+    mix_words(&mut o, &after1, 2);
+    mix_words(&mut want, &after1, 3);
+    assert_eq!(read(&dev, &a)[..n], want);
+    assert_eq!(read(&dev, &good)[..n], o);
+    dev.marker().unwrap();
+    dev.synchronize().unwrap();
+}
+
+#[test]
+fn a_hang_inside_a_graph_names_the_node_and_the_device_keeps_working() {
+    use baregpu_compiler::codeobj::{write_code_object, Kernel};
+    use baregpu_isa::Arch;
+    let (mut dev, code) = amd("gfx1100");
+    dev.timeout = Duration::from_millis(500);
+    let arch = Arch::from_name(&dev.arch).unwrap();
+    let spin = baregpu_isa::assemble(arch, "spin:\n  s_branch spin\n").unwrap();
+    let spin = CodeObject::parse(&write_code_object(arch, &[Kernel::new(arch, "spin", spin)]).unwrap()).unwrap();
+    let (prog, spin) = (dev.load(code).unwrap(), dev.load(spin).unwrap());
+    let n = 64u32;
+    let a = dev.alloc(4 * n as u64).unwrap();
+    let fa = fixed::<Amd>(&a, 0);
+    let mut g = GraphBuilder::new();
+    let cq = QueueKey::compute(0);
+    g.launch(cq, &prog, "mix", mix_args(fa, 0, fa, 0, n, Arg::u32(1)), Shape::linear(1, 64));
+    g.launch_ranges(cq, &spin, "spin", vec![], Shape::linear(1, 32), vec![], vec![Range::new(fa, 0, 4)]);
+    let mut exec = GraphExec::compile(&g.build(), &[&dev], ExecOptions::default()).unwrap();
+    let t = Instant::now();
+    exec.run(&Bindings::new()).unwrap();
+    let err = exec.wait().unwrap_err().to_string();
+    assert!(err.contains("graph node 1 (kernel `spin`)") && err.contains("timed out"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(10), "the timeout took {:?}", t.elapsed());
+    drop(exec);
+    // Another graph runs on the rebuilt queues.
+    many_runs(&dev, &prog, 20, 10);
+}
+
+#[test]
+fn a_fault_inside_a_graph_on_nvidia_names_the_node_and_reopening_works() {
+    let (dev, code) = nv();
+    let prog = dev.load(code).unwrap();
+    let n = 64;
+    let a = dev.alloc(4 * n as u64).unwrap();
+    let (g, out) = fault_graph::<Nv>(&prog, &a, n as u32);
+    let mut exec = GraphExec::compile(&g, &[&dev], ExecOptions::default()).unwrap();
+    exec.run(Bindings::new().buffer(out, 0x100, 4 * n as u64)).unwrap();
+    let err = exec.wait().unwrap_err().to_string();
+    assert!(err.contains("graph node 1 (kernel `mix`) on emu-nv:sm_90 compute queue"), "{err}");
+    assert!(err.contains("reopen"), "{err}");
+    drop(exec);
+    drop(a);
+    drop(dev);
+    let (dev, code) = nv();
+    let prog = dev.load(code).unwrap();
+    many_runs(&dev, &prog, 20, 10);
+}
+
+#[test]
+fn invalid_graphs_are_compile_errors() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    let a = dev.alloc(4096).unwrap();
+    let fa = fixed::<Amd>(&a, 0);
+    let cq = QueueKey::compute(0);
+    let compile = |g: GraphBuilder<&_>| {
+        GraphExec::compile(&g.build(), &[&dev], ExecOptions::default()).err().map(|e| e.to_string())
+    };
+    // Three arguments for a four-argument kernel.
+    let mut g = GraphBuilder::new();
+    g.launch(cq, &prog, "mix", mix_args(fa, 0, fa, 0, 4, Arg::u32(1)), Shape::linear(1, 64));
+    g.launch(cq, &prog, "mix", vec![Arg::buf(fa), Arg::buf(fa), Arg::u32(4)], Shape::linear(1, 64));
+    let e = compile(g).expect("an argument mismatch compiled");
+    assert!(e.contains("graph node 1 (kernel `mix`)"), "{e}");
+    // A buffer of another device.
+    let mut g = GraphBuilder::new();
+    let other = FixedBuffer { home: Home::Device(1), ..fa };
+    g.launch(cq, &prog, "mix", mix_args(other, 0, fa, 0, 4, Arg::u32(1)), Shape::linear(1, 64));
+    let e = compile(g).expect("a buffer of another device compiled");
+    assert!(e.contains("node 0") && e.contains("device 1"), "{e}");
+    // Too large for one command buffer: a copy split into more SDMA packets than an indirect
+    // buffer may hold (never run).
+    let mut g = GraphBuilder::new();
+    let huge = FixedBuffer { home: Home::Device(0), va: 1 << 40, bytes: 1 << 50 };
+    g.copy(QueueKey::copy(0), Range::new(huge, 0, 1 << 48), Range::new(huge, 1 << 49, 1 << 48));
+    let e = compile(g).expect("a too large graph compiled");
+    assert!(e.contains("more than the"), "{e}");
+    // The device is fine.
+    dev.marker().unwrap();
+    dev.synchronize().unwrap();
+}
+
+/// The patch table's convention: each encoder puts a wait's or signal's 64-bit address in the
+/// two words before the patched value (a timeline that moves is re-pointed there).
+fn addresses_precede_values<B: Backend>(dev: &core::Device<B>) {
+    let addr = 0x0123_4567_89a8u64;
+    let check = |words: &[u32], at: usize, what: &str| {
+        assert_eq!((words[at - 2], words[at - 1]), (addr as u32, (addr >> 32) as u32), "{}: {what}", dev.label);
+    };
+    let mut c = dev.backend().compute_encoder();
+    let (w, s) = (c.wait(addr, 5), c.signal(addr, 6, true));
+    check(c.words(), w.at, "compute wait");
+    check(c.words(), s.at, "compute signal");
+    let mut c = dev.backend().copy_encoder().unwrap();
+    let (w, s) = (c.wait(addr, 5), c.signal(addr, 6, true));
+    check(c.words(), w.at, "copy wait");
+    check(c.words(), s.at, "copy signal");
+}
+
+#[test]
+fn signal_addresses_precede_their_values() {
+    addresses_precede_values(&amd("gfx1100").0);
+    addresses_precede_values(&amd("gfx1201").0);
+    addresses_precede_values(&nv().0);
+}
+
+#[test]
+fn barriers_wait_for_earlier_dispatches() {
+    use baregpu_drivers::amd::pm4::Pm4;
+    use baregpu_drivers::nv::pushbuf::{host, PushBuffer};
+    use baregpu_runtime::core::ComputeEncoder;
+    let contains = |hay: &[u32], needle: &[u32]| hay.windows(needle.len()).any(|w| w == needle);
+    let dev = amd("gfx1100").0;
+    let mut c = dev.backend().compute_encoder();
+    c.barrier();
+    let mut want = Pm4::new(c.q.gen);
+    want.event_write(c.q.gen.cs_partial_flush, 4);
+    assert!(contains(c.words(), want.words()), "no CS partial flush in an AMD barrier");
+    let dev = nv().0;
+    let mut c = dev.backend().compute_encoder();
+    c.barrier();
+    let mut want = PushBuffer::default();
+    want.inc(0, host::WFI, &[0]).unwrap();
+    assert!(contains(c.words(), want.words()), "no wait-for-idle in an NVIDIA barrier");
 }

@@ -133,6 +133,11 @@ impl<'d, B: Backend> GraphExec<'d, B> {
         run::wait(self)
     }
 
+    /// Whether [`GraphExec::wait`] would block now (the last run still executes).
+    pub fn wait_would_block(&self) -> bool {
+        self.epoch > 0 && self.devs.iter().any(|r| r.used && !r.epoch.reached(self.epoch))
+    }
+
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
