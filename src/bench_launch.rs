@@ -13,8 +13,8 @@ use std::time::Instant;
 pub struct LaunchFigures {
     pub device: String,
     pub iterations: usize,
-    /// How (a)'s signal-only submission is made: `bound` (AMD: prebuilt, patched, one doorbell)
-    /// or `built` (NVIDIA: a push buffer built per submission).
+    /// How (a)'s signal-only submission is made: `graph` (a one-node graph, encoded once,
+    /// patched per run, one doorbell per queue; both vendors).
     pub signal_only: &'static str,
     /// (a) Host cost of submitting a signal-only command buffer.
     pub submit_bound_us: f64,

@@ -461,7 +461,7 @@ fn a_fault_inside_a_graph_names_the_node_and_the_device_keeps_working() {
     exec.run(Bindings::new().buffer(out, good.va(), good.size())).unwrap();
     exec.wait().unwrap();
     let mut want = init.clone();
-    mix_words(&mut want, &init.iter().map(|&x| x).collect::<Vec<_>>(), 1);
+    mix_words(&mut want, &init, 1);
     let after1 = want.clone();
     let mut o = init.clone();
     mix_words(&mut o, &after1, 2);

@@ -123,7 +123,7 @@ pub struct Submitted {
 
 /// A signal-only submission made again and again (`bench launch` (a)).
 pub trait SignalOnly {
-    /// `bound` (prebuilt, patched per submission) or `built` (encoded per submission).
+    /// `graph` (a one-node graph: prebuilt, patched per submission).
     fn how(&self) -> &'static str;
     /// Submit once; returns the timeline value that marks its completion.
     fn submit(&mut self) -> Result<u64>;

@@ -11,10 +11,12 @@ use baregpu_compiler::codeobj::{write_code_object, Kernel};
 use baregpu_compiler::kernels::{self, MATMUL_NAME, MATMUL_TILE, VECTOR_ADD_BLOCK, VECTOR_ADD_NAME};
 use baregpu_drivers::os::Os;
 use baregpu_isa::Arch;
-use baregpu_runtime::amd::{AmdDevice, BoundCommands};
-use baregpu_runtime::hcq::HcqDevice;
+use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::core::{self, Backend};
+use baregpu_runtime::graph::{Bindings, ExecOptions, GraphBuilder, GraphExec, QueueKey};
 use baregpu_runtime::nv::{program as nv_program, NvCode, NvDevice, NvIsa, NvParam, NvParamKind};
 use baregpu_runtime::program::{ArgKind, CodeObject, KernelArg};
+use baregpu_runtime::signal::Signal;
 
 /// An open device as a [`Gpu`].
 pub(super) fn boxed(dev: Device) -> Result<Box<dyn Gpu>> {
@@ -81,31 +83,6 @@ pub fn empty_amd_code_object(arch: &str) -> Result<Vec<u8>> {
         .map_err(|e| Error::Usage(format!("writing the empty kernel: {e}")))
 }
 
-/// AMD's signal-only submission: a bound command buffer, patched and resubmitted.
-struct AmdBound<'d> {
-    dev: &'d AmdDevice,
-    bound: Option<BoundCommands>,
-}
-
-impl SignalOnly for AmdBound<'_> {
-    fn how(&self) -> &'static str {
-        "bound"
-    }
-    fn submit(&mut self) -> Result<u64> {
-        let b = self.bound.as_mut().ok_or_else(|| Error::Usage("the bound buffer is closed".into()))?;
-        Ok(self.dev.submit_bound(b, &[])?)
-    }
-    fn wait(&self, value: u64) -> Result<()> {
-        Ok(HcqDevice::wait_value(self.dev, value)?)
-    }
-    fn close(mut self: Box<Self>) -> Result<()> {
-        match self.bound.take() {
-            Some(b) => Ok(self.dev.unbind(b)?),
-            None => Ok(()),
-        }
-    }
-}
-
 impl VendorDevice for AmdDevice {
     const VENDOR: Vendor = Vendor::Amd;
 
@@ -145,7 +122,7 @@ impl VendorDevice for AmdDevice {
     }
 
     fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>> {
-        Ok(Box::new(AmdBound { dev: self, bound: Some(self.bind(|_| Vec::new())?) }))
+        graph_signal_only(self)
     }
 }
 
@@ -165,24 +142,6 @@ fn nv_param(p: &NvParam) -> Param {
         NvParamKind::PointerOrValue => (ParamKind::BufferOrValue, None),
     };
     Param { kind, size: p.size, float, text: p.describe() }
-}
-
-/// NVIDIA's signal-only submission: a push buffer built per submission.
-struct NvMarker<'d>(&'d NvDevice);
-
-impl SignalOnly for NvMarker<'_> {
-    fn how(&self) -> &'static str {
-        "built"
-    }
-    fn submit(&mut self) -> Result<u64> {
-        Ok(self.0.marker()?)
-    }
-    fn wait(&self, value: u64) -> Result<()> {
-        Ok(HcqDevice::wait_value(self.0, value)?)
-    }
-    fn close(self: Box<Self>) -> Result<()> {
-        Ok(())
-    }
 }
 
 impl VendorDevice for NvDevice {
@@ -227,6 +186,49 @@ impl VendorDevice for NvDevice {
     }
 
     fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>> {
-        Ok(Box::new(NvMarker(self)))
+        graph_signal_only(self)
+    }
+}
+
+/// The signal-only submission, on both vendors: a one-node graph (the release of a signal of
+/// its own on the compute queue), encoded once and resubmitted with its words patched.
+struct GraphSignalOnly<'d, B: Backend> {
+    dev: &'d core::Device<B>,
+    exec: Option<GraphExec<'d, B>>,
+    signal: Option<Signal>,
+}
+
+fn graph_signal_only<B: Backend>(dev: &core::Device<B>) -> Result<Box<dyn SignalOnly + '_>> {
+    let signal = dev.new_signal()?;
+    let mut g = GraphBuilder::<&B::Program>::new();
+    let done = g.external("done");
+    g.signal_external(QueueKey::compute(0), done, 1, vec![]);
+    match GraphExec::compile_with(&g.build(), &[dev], &[&signal], ExecOptions::default()) {
+        Ok(exec) => Ok(Box::new(GraphSignalOnly { dev, exec: Some(exec), signal: Some(signal) })),
+        Err(e) => {
+            dev.free_signal(signal);
+            Err(e.into())
+        }
+    }
+}
+
+impl<B: Backend> SignalOnly for GraphSignalOnly<'_, B> {
+    fn how(&self) -> &'static str {
+        "graph"
+    }
+    fn submit(&mut self) -> Result<u64> {
+        let exec = self.exec.as_mut().ok_or_else(|| Error::Usage("the signal-only graph is closed".into()))?;
+        exec.run(&Bindings::new())?;
+        Ok(exec.released(0).unwrap_or(0))
+    }
+    fn wait(&self, value: u64) -> Result<()> {
+        Ok(self.dev.wait_value(value)?)
+    }
+    fn close(mut self: Box<Self>) -> Result<()> {
+        drop(self.exec.take());
+        if let Some(s) = self.signal.take() {
+            self.dev.free_signal(s);
+        }
+        Ok(())
     }
 }

@@ -102,6 +102,8 @@ pub struct GraphExec<'d, B: Backend> {
     epoch: u64,
     /// Runs in all (for traces).
     runs: u64,
+    /// Per device, the timeline value the last run releases.
+    released: Vec<u64>,
     /// The last run failed: its signals never completed and the queues were rebuilt.
     faulted: AtomicBool,
 }
@@ -136,6 +138,12 @@ impl<'d, B: Backend> GraphExec<'d, B> {
     /// Whether [`GraphExec::wait`] would block now (the last run still executes).
     pub fn wait_would_block(&self) -> bool {
         self.epoch > 0 && self.devs.iter().any(|r| r.used && !r.epoch.reached(self.epoch))
+    }
+
+    /// The device timeline value the last run releases on device `device` (None before a run
+    /// or for a device without work).
+    pub fn released(&self, device: usize) -> Option<u64> {
+        self.released.get(device).copied().filter(|&v| v > 0)
     }
 
     pub fn node_count(&self) -> usize {
