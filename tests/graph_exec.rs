@@ -9,8 +9,8 @@ use baregpu_runtime::graph::model;
 use baregpu_runtime::graph::random::{self, mix, mix_words, GenConfig};
 use baregpu_runtime::graph::rng::Rng;
 use baregpu_runtime::graph::{
-    Arg, Bindings, BufRef, ExecOptions, FixedBuffer, Graph, GraphBuilder, GraphExec, Home, KernelNode, Node, NodeKind,
-    QueueKey, Range, Shape, SlotId, SlotKind,
+    Arg, Bindings, BufRef, Dim, ExecOptions, FixedBuffer, Graph, GraphBuilder, GraphExec, Home, KernelNode, Node,
+    NodeKind, QueueKey, Range, Shape, SlotId, SlotKind,
 };
 use baregpu_runtime::nv::NvCode;
 use baregpu_runtime::program::{ArgValue, CodeObject, Launch};
@@ -596,4 +596,144 @@ fn barriers_wait_for_earlier_dispatches() {
     let mut want = PushBuffer::default();
     want.inc(0, host::WFI, &[0]).unwrap();
     assert!(contains(c.words(), want.words()), "no wait-for-idle in an NVIDIA barrier");
+}
+
+/// A launch-size slot: the node is re-encoded when its value changes (more workgroups, more
+/// words mixed).
+fn launch_size_slot<B: Backend>(dev: &core::Device<B>, prog: &B::Program) {
+    let n = 192u32;
+    let (dst, src) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    let (mut want, s) = (random_words(n as usize, 21), random_words(n as usize, 22));
+    dev.write(&dst, 0, &bytes(&want)).unwrap();
+    dev.write(&src, 0, &bytes(&s)).unwrap();
+    let mut g = GraphBuilder::new();
+    let groups = g.size_slot("groups");
+    let (d, sf) = (fixed::<B>(&dst, 0), fixed::<B>(&src, 0));
+    let shape = Shape { grid: [Dim::Slot(groups), Dim::Fixed(1), Dim::Fixed(1)], block: [64, 1, 1] };
+    g.launch(QueueKey::compute(0), prog, "mix", mix_args(d, 0, sf, 0, n, Arg::u32(9)), shape);
+    let mut exec = GraphExec::compile(&g.build(), &[dev], ExecOptions::default()).unwrap();
+    for gs in [1u32, 3, 2, 2] {
+        exec.run(Bindings::new().size(groups, gs)).unwrap();
+        exec.wait().unwrap();
+        let items = (64 * gs).min(n) as usize;
+        mix_words(&mut want[..items], &s[..items], 9);
+        assert_eq!(read(dev, &dst)[..n as usize], want, "{}: {gs} groups", dev.label);
+    }
+    drop(exec);
+    dev.free(dst).unwrap();
+    dev.free(src).unwrap();
+}
+
+#[test]
+fn launch_size_slots_re_encode_their_node() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    launch_size_slot(&dev, &prog);
+    let (dev, code) = nv();
+    let prog = dev.load(code).unwrap();
+    launch_size_slot(&dev, &prog);
+}
+
+#[test]
+fn profiled_graphs_time_each_node() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    let n = 64;
+    let (dst, src) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    let (g, k) = one_mix::<Amd>(&prog, &dst, &src, n as u32, 3);
+    let mut exec = GraphExec::compile(&g, &[&dev], ExecOptions { profile: true }).unwrap();
+    exec.run(Bindings::new().scalar(k, &[1, 0, 0, 0])).unwrap();
+    exec.wait().unwrap();
+    for i in 0..3 {
+        let us = exec.node_gpu_us(baregpu_runtime::graph::NodeId(i));
+        assert!(us.is_some_and(|t| t >= 0.0), "node {i}: {us:?}");
+    }
+    assert_eq!(exec.node_gpu_us(baregpu_runtime::graph::NodeId(3)), None);
+}
+
+/// A graph across two devices is refused at compile time (not supported yet), never run.
+#[test]
+fn a_dependency_between_devices_is_refused() {
+    let (d0, c0) = amd("gfx1100");
+    let (d1, _) = amd("gfx1100");
+    let p0 = d0.load(c0).unwrap();
+    let (a, b) = (d0.alloc(256).unwrap(), d1.alloc(256).unwrap());
+    let mut g = GraphBuilder::new();
+    let fa = fixed::<Amd>(&a, 0);
+    g.launch(QueueKey::compute(0), &p0, "mix", mix_args(fa, 0, fa, 0, 4, Arg::u32(1)), Shape::linear(1, 64));
+    g.copy(QueueKey::copy(1), Range::new(fixed::<Amd>(&b, 1), 0, 64), Range::new(fa, 0, 64));
+    let e = GraphExec::compile(&g.build(), &[&d0, &d1], ExecOptions::default()).err().expect("compiled").to_string();
+    assert!(e.contains("not supported yet"), "{e}");
+}
+
+/// Figures (release build): `cargo test --release --test graph_exec measure -- --ignored --nocapture`.
+fn measure<B: Backend>(dev: &core::Device<B>, prog: &B::Program) {
+    const NODES: usize = 100;
+    let bufs: Vec<B::Buffer> = (0..3).map(|_| dev.alloc(64 * NODES as u64).unwrap()).collect();
+    let f: Vec<FixedBuffer> = bufs.iter().map(|b| fixed::<B>(b, 0)).collect();
+    let mut g = GraphBuilder::new();
+    for i in 0..NODES as u64 {
+        let at = 64 * i;
+        if i % 5 == 4 {
+            g.copy(QueueKey::copy(0), Range::new(f[2], at, 64), Range::new(f[1], at, 64));
+        } else {
+            let args = mix_args(f[0], at, f[1], at, 16, Arg::u32(1));
+            let r = (Range::new(f[0], at, 64), Range::new(f[1], at, 64));
+            g.launch_ranges(QueueKey::compute(0), prog, "mix", args, Shape::linear(1, 64), vec![r.0, r.1], vec![r.0]);
+        }
+    }
+    let graph = g.build();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    for round in 0..3 {
+        let t = Instant::now();
+        let mut exec = GraphExec::compile(&graph, &[dev], ExecOptions::default()).unwrap();
+        let compile_us = t.elapsed().as_secs_f64() * 1e6;
+        let (mut host, mut total, runs) = (0.0, 0.0, 200);
+        for _ in 0..runs {
+            let t = Instant::now();
+            exec.run(&Bindings::new()).unwrap();
+            host += t.elapsed().as_secs_f64();
+            exec.wait().unwrap();
+            total += t.elapsed().as_secs_f64();
+        }
+        let per = |s: f64| s * 1e6 / (runs * NODES) as f64;
+        let t = Instant::now();
+        for i in 0..NODES as u64 {
+            let at = 64 * i;
+            if i % 5 == 4 {
+                dev.copy(&bufs[2], at, &bufs[1], at, 64).unwrap();
+            } else {
+                let args = [
+                    ArgValue::Pointer(bufs[0].va() + at),
+                    ArgValue::Pointer(bufs[1].va() + at),
+                    ArgValue::u32(16),
+                    ArgValue::u32(1),
+                ];
+                let s = dev.launch(prog, "mix", &args, &Launch::new([1, 1, 1], [64, 1, 1]), false).unwrap();
+                dev.release(s);
+            }
+        }
+        let eager_host = t.elapsed().as_secs_f64() * 1e6 / NODES as f64;
+        dev.synchronize().unwrap();
+        let eager_total = t.elapsed().as_secs_f64() * 1e6 / NODES as f64;
+        eprintln!(
+            "{} round {round}: compile {compile_us:.0} us ({:?} dwords); run host {:.3} us/node, submit-to-complete {:.2} us/node; eager host {eager_host:.2} us/node, complete {eager_total:.2} us/node; load {}",
+            dev.label,
+            exec.command_dwords().iter().map(|(_, d)| *d).collect::<Vec<_>>(),
+            per(host),
+            per(total),
+            load.trim()
+        );
+    }
+}
+
+#[test]
+#[ignore]
+fn measure_100_node_graphs() {
+    let (dev, code) = amd("gfx1100");
+    let prog = dev.load(code).unwrap();
+    measure(&dev, &prog);
+    let (dev, code) = nv();
+    let prog = dev.load(code).unwrap();
+    measure(&dev, &prog);
 }
