@@ -737,3 +737,74 @@ fn measure_100_node_graphs() {
     let prog = dev.load(code).unwrap();
     measure(&dev, &prog);
 }
+
+/// BAREGPU_TRACE: a graph's command buffers once at compile time (decoded), then the words each
+/// run patched (none when nothing changed).
+#[test]
+fn the_trace_shows_command_buffers_once_and_patched_words_per_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace");
+    // Other tests of this binary that open a device meanwhile trace into the file too; the
+    // checks below look only for this graph's lines.
+    std::env::set_var("BAREGPU_TRACE", &path);
+    let (dev, code) = amd("gfx1201");
+    std::env::remove_var("BAREGPU_TRACE");
+    let prog = dev.load(code).unwrap();
+    let n = 64;
+    let (dst, src) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    let (g, k) = one_mix::<Amd>(&prog, &dst, &src, n as u32, 2);
+    let mut exec = GraphExec::compile(&g, &[&dev], ExecOptions::default()).unwrap();
+    for kv in [5u32, 5, 6] {
+        exec.run(Bindings::new().scalar(k, &kv.to_le_bytes())).unwrap();
+        exec.wait().unwrap();
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let buffers = text.matches("emu:gfx1201 compute queue: graph command buffer at").count();
+    assert_eq!(buffers, 1, "{text}");
+    assert!(text.contains("DISPATCH_DIRECT") || text.contains("DispatchDirect"), "not decoded: {text}");
+    for run in 1..=3 {
+        assert!(text.contains(&format!("# graph run {run}: ")), "run {run} not traced: {text}");
+    }
+    // The scalar (two argument sites) changes in the third run only, with the timeline values.
+    assert!(text.contains("Input { slot: SlotId(0), offset: 0 }"), "{text}");
+}
+
+/// AMD compares 32 bits: the exec's signals (epoch, copy hand-over, graph signals at a per-run
+/// base) rebase to 0 at an idle point before a value would pass 2^31.
+#[test]
+fn graph_signals_rebase_before_the_32_bit_compare_wraps() {
+    let (mut dev, code) = amd("gfx1100");
+    dev.timeout = Duration::from_secs(2);
+    let prog = dev.load(code).unwrap();
+    let n = 64u64;
+    let (a, b) = (dev.alloc(4 * n).unwrap(), dev.alloc(4 * n).unwrap());
+    let (fa, fb) = (fixed::<Amd>(&a, 0), fixed::<Amd>(&b, 0));
+    let (mut wa, init_b) = (random_words(n as usize, 31), random_words(n as usize, 32));
+    dev.write(&a, 0, &bytes(&wa)).unwrap();
+    dev.write(&b, 0, &bytes(&init_b)).unwrap();
+    // mix into a on compute, copy a -> b on the copy queue, mix b into a: signals both ways.
+    let mut g = GraphBuilder::new();
+    let k = g.scalar_slot("k", 4);
+    let shape = Shape::linear(1, 64);
+    g.launch(QueueKey::compute(0), &prog, "mix", mix_args(fa, 0, fb, 0, n as u32, Arg::ScalarSlot(k)), shape);
+    g.copy(QueueKey::copy(0), Range::new(fb, 0, 4 * n), Range::new(fa, 0, 4 * n));
+    g.launch(QueueKey::compute(0), &prog, "mix", mix_args(fa, 0, fb, 0, n as u32, Arg::u32(2)), shape);
+    let mut exec = GraphExec::compile(&g.build(), &[&dev], ExecOptions::default()).unwrap();
+    assert_eq!(exec.plan().signals.len(), 2, "{:?}", exec.plan());
+    let mut wb = init_b;
+    let mut rebased = false;
+    for r in 0..6u32 {
+        if r == 1 {
+            // Past 2^31, close to where a 32-bit compare would wrap.
+            exec.jump_epoch(u32::MAX as u64 - 3).unwrap();
+        }
+        exec.run(Bindings::new().scalar(k, &r.to_le_bytes())).unwrap();
+        exec.wait().unwrap_or_else(|e| panic!("run {r}: {e}"));
+        rebased |= r > 1 && exec.epoch() < 10;
+        mix_words(&mut wa, &wb, r);
+        wb = wa.clone();
+        mix_words(&mut wa, &wb, 2);
+        assert_eq!(read(&dev, &a)[..n as usize], wa, "run {r}");
+    }
+    assert!(rebased, "the signals never rebased (epoch {})", exec.epoch());
+}

@@ -146,6 +146,35 @@ impl<'d, B: Backend> GraphExec<'d, B> {
         self.released.get(device).copied().filter(|&v| v > 0)
     }
 
+    /// Continue from run count `epoch` once the last run completed, as if that many runs had
+    /// happened (each graph signal at `epoch` + its last value): a test hook that reaches the
+    /// 32-bit rebase without 2^31 runs.
+    #[doc(hidden)]
+    pub fn jump_epoch(&mut self, epoch: u64) -> Result<()> {
+        if self.epoch > 0 {
+            self.wait()?;
+        }
+        self.epoch = epoch;
+        for r in &self.devs {
+            r.epoch.set(epoch);
+            if let Some(s) = &r.copy_end {
+                s.set(epoch);
+            }
+        }
+        for s in &mut self.signals {
+            // This run's base: the next run's values start above `base + last`.
+            s.base = epoch;
+            s.signal.set(epoch + s.last);
+        }
+        Ok(())
+    }
+
+    /// Runs since the last rebase of the exec's signals (the value the last run released).
+    #[doc(hidden)]
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
