@@ -56,6 +56,7 @@ pub(super) fn compile<'d, B: Backend>(
         stamps: None,
         epoch: 0,
         runs: 0,
+        released: vec![0; devices.len()],
         faulted: AtomicBool::new(false),
     };
     // Resources go into `x` as they are taken: on an error its drop gives them back.

@@ -102,6 +102,8 @@ pub struct GraphExec<'d, B: Backend> {
     epoch: u64,
     /// Runs in all (for traces).
     runs: u64,
+    /// Per device, the timeline value the last run releases.
+    released: Vec<u64>,
     /// The last run failed: its signals never completed and the queues were rebuilt.
     faulted: AtomicBool,
 }
@@ -131,6 +133,46 @@ impl<'d, B: Backend> GraphExec<'d, B> {
     /// Wait until the last run completed; a fault or hang names the node.
     pub fn wait(&self) -> Result<()> {
         run::wait(self)
+    }
+
+    /// Whether [`GraphExec::wait`] would block now (the last run still executes).
+    pub fn wait_would_block(&self) -> bool {
+        self.epoch > 0 && self.devs.iter().any(|r| r.used && !r.epoch.reached(self.epoch))
+    }
+
+    /// The device timeline value the last run releases on device `device` (None before a run
+    /// or for a device without work).
+    pub fn released(&self, device: usize) -> Option<u64> {
+        self.released.get(device).copied().filter(|&v| v > 0)
+    }
+
+    /// Continue from run count `epoch` once the last run completed, as if that many runs had
+    /// happened (each graph signal at `epoch` + its last value): a test hook that reaches the
+    /// 32-bit rebase without 2^31 runs.
+    #[doc(hidden)]
+    pub fn jump_epoch(&mut self, epoch: u64) -> Result<()> {
+        if self.epoch > 0 {
+            self.wait()?;
+        }
+        self.epoch = epoch;
+        for r in &self.devs {
+            r.epoch.set(epoch);
+            if let Some(s) = &r.copy_end {
+                s.set(epoch);
+            }
+        }
+        for s in &mut self.signals {
+            // This run's base: the next run's values start above `base + last`.
+            s.base = epoch;
+            s.signal.set(epoch + s.last);
+        }
+        Ok(())
+    }
+
+    /// Runs since the last rebase of the exec's signals (the value the last run released).
+    #[doc(hidden)]
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     pub fn node_count(&self) -> usize {

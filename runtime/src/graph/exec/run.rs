@@ -216,6 +216,7 @@ fn submit<B: Backend>(x: &mut GraphExec<'_, B>, inputs: &[u64]) -> Result<()> {
         dev.usable(&st)?;
         let v = st.timeline.advance();
         timeline[d] = (v, st.timeline.signal().value_addr() as u64);
+        x.released[d] = v;
         guards.push((d, st));
     }
     let mut traced = Vec::new();
