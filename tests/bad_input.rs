@@ -151,6 +151,8 @@ const TABLE: &[Row] = &[
     row("all", 1, r"--nodes 99999999999: expected 1 to 10000", "bench graph --device {dev} --nodes 99999999999"),
     row("all", 1, r"--runs 0: expected 1 to 100000", "bench graph --device {dev} --runs 0"),
     row("all", 1, r"--devices 3: expected 1 to 2", "bench graph --device {dev} --devices 3"),
+    row("all", 1, r"--devices 0: expected 1 to 2", "bench graph --device {dev} --devices 0"),
+    row("all", 1, r"--runs 99999999999: expected 1 to 100000", "bench graph --device {dev} --runs 99999999999"),
     row("all", 2, r"unexpected argument '-5'", "bench graph --device {dev} --nodes -5"),
     row("any", 1, r"BAREGPU_GRAPH=`yes`: expected 0 \(eager\) or 1 \(graph\)", "BAREGPU_GRAPH=yes demo --size 16"),
     row("any", 1, r"--llvm-mc /bin/false: `/bin/false --version` failed \(exit status: 1\)", "bench asm --llvm-mc /bin/false --count 1 --arch gfx1100"),
