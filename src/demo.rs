@@ -42,6 +42,9 @@ pub struct KernelRun {
 pub struct GraphRun {
     pub nodes: usize,
     pub queues: String,
+    /// Waits the plan put between queues (the kernels on the copies in, the copies out on the
+    /// kernels).
+    pub waits: usize,
     pub wall_us: f64,
 }
 

@@ -6,7 +6,7 @@
 use crate::demo::{GraphRun, Job, Memory, Timings};
 use crate::gpu::{Buffer, ExecOptions, Gpu, GraphDesc};
 use crate::Result;
-use baregpu_runtime::graph::{Arg, Bindings, FixedBuffer, NodeId, QueueKey, Range, Shape};
+use baregpu_runtime::graph::{Arg, Bindings, FixedBuffer, NodeId, QueueKey, Range, Shape, Step};
 use baregpu_runtime::program::ArgValue;
 use std::time::Instant;
 
@@ -57,6 +57,7 @@ pub(crate) fn run(dev: &dyn Gpu, mem: &Memory, jobs: &[Job; 2]) -> Result<Timing
     exec.run(&Bindings::new())?;
     exec.wait()?;
     let wall_us = t.elapsed().as_secs_f64() * 1e6;
-    let graph = GraphRun { nodes: exec.node_count(), queues: exec.queues(), wall_us };
+    let waits = exec.plan().count(|s| matches!(s, Step::Wait(_)));
+    let graph = GraphRun { nodes: exec.node_count(), queues: exec.queues(), waits, wall_us };
     Ok(Timings { kernels: kernel_nodes.map(|n| (exec.node_gpu_us(n), wall_us)), graph: Some(graph) })
 }

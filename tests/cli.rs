@@ -115,6 +115,9 @@ fn demo_runs_and_verifies_on_the_emulated_gpu() {
     assert_eq!(v["mode"], "graph");
     assert_eq!(v["graph"]["nodes"], 8, "{v}");
     assert!(v["graph"]["queues"].as_str().unwrap().contains("copy and compute queues"), "{v}");
+    // Each kernel waits for its copies in, each copy out for its kernel: none is implied by
+    // another, as the matmul's and the vector add's copies are in the order of the kernels.
+    assert_eq!(v["graph"]["waits"], 4, "{v}");
     let runs = v["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     for r in runs {

@@ -69,8 +69,8 @@ pub fn run(args: Args) -> baregpu::Result<()> {
         }
         match &report.graph {
             Some(g) => out::line(format_args!(
-                "ran as one graph of {} nodes on {} (wall {:.1} us)",
-                g.nodes, g.queues, g.wall_us
+                "ran as one graph of {} nodes on {}, {} waits between them (wall {:.1} us)",
+                g.nodes, g.queues, g.waits, g.wall_us
             ))?,
             None => out::line("ran eagerly: launch by launch and copy by copy (--eager or BAREGPU_GRAPH=0)")?,
         }
