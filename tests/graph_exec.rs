@@ -16,6 +16,11 @@ use baregpu_runtime::nv::NvCode;
 use baregpu_runtime::program::{ArgValue, CodeObject, Launch};
 use std::time::{Duration, Instant};
 
+#[path = "graph_exec/faults.rs"]
+mod faults;
+#[path = "graph_exec/measure.rs"]
+mod measure;
+
 type Amd = baregpu_runtime::amd::Amd;
 type Nv = baregpu_runtime::nv::Nv;
 
@@ -428,98 +433,6 @@ fn the_timeline_wraps_inside_graph_runs() {
     dev.free(src).unwrap();
 }
 
-/// A graph of three mixes whose middle one writes through slot `out`.
-fn fault_graph<'d, B: Backend>(prog: &'d B::Program, a: &B::Buffer, n: u32) -> (Graph<&'d B::Program>, SlotId) {
-    let mut g = GraphBuilder::new();
-    let out = g.buffer_slot("out", Home::Device(0), 4 * n as u64);
-    let fa = fixed::<B>(a, 0);
-    let shape = Shape::linear(n.div_ceil(64), 64);
-    let cq = QueueKey::compute(0);
-    g.launch(cq, prog, "mix", mix_args(fa, 0, fa, 0, n, Arg::u32(1)), shape);
-    g.launch(cq, prog, "mix", mix_args(out, 0, fa, 0, n, Arg::u32(2)), shape);
-    g.launch(cq, prog, "mix", mix_args(fa, 0, fa, 0, n, Arg::u32(3)), shape);
-    (g.build(), out)
-}
-
-#[test]
-fn a_fault_inside_a_graph_names_the_node_and_the_device_keeps_working() {
-    let (dev, code) = amd("gfx1100");
-    let prog = dev.load(code).unwrap();
-    let n = 64;
-    let (a, good) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
-    let bad = (good.va() + good.size()).next_multiple_of(0x1000);
-    let (g, out) = fault_graph::<Amd>(&prog, &a, n as u32);
-    let mut exec = GraphExec::compile(&g, &[&dev], ExecOptions::default()).unwrap();
-    exec.run(Bindings::new().buffer(out, bad, 4 * n as u64)).unwrap();
-    let err = exec.wait().unwrap_err().to_string();
-    assert!(err.contains("graph node 1 (kernel `mix`) on emu:gfx1100 compute queue"), "{err}");
-    assert!(err.contains("memory fault") && err.contains(&format!("{bad:#x}")), "{err}");
-    // The device and the same graph work afterwards.
-    let init = random_words(n, 9);
-    dev.write(&a, 0, &bytes(&init)).unwrap();
-    dev.write(&good, 0, &bytes(&init)).unwrap();
-    exec.run(Bindings::new().buffer(out, good.va(), good.size())).unwrap();
-    exec.wait().unwrap();
-    let mut want = init.clone();
-    mix_words(&mut want, &init, 1);
-    let after1 = want.clone();
-    let mut o = init.clone();
-    mix_words(&mut o, &after1, 2);
-    mix_words(&mut want, &after1, 3);
-    assert_eq!(read(&dev, &a)[..n], want);
-    assert_eq!(read(&dev, &good)[..n], o);
-    dev.marker().unwrap();
-    dev.synchronize().unwrap();
-}
-
-#[test]
-fn a_hang_inside_a_graph_names_the_node_and_the_device_keeps_working() {
-    use baregpu_compiler::codeobj::{write_code_object, Kernel};
-    use baregpu_isa::Arch;
-    let (mut dev, code) = amd("gfx1100");
-    dev.timeout = Duration::from_millis(500);
-    let arch = Arch::from_name(&dev.arch).unwrap();
-    let spin = baregpu_isa::assemble(arch, "spin:\n  s_branch spin\n").unwrap();
-    let spin = CodeObject::parse(&write_code_object(arch, &[Kernel::new(arch, "spin", spin)]).unwrap()).unwrap();
-    let (prog, spin) = (dev.load(code).unwrap(), dev.load(spin).unwrap());
-    let n = 64u32;
-    let a = dev.alloc(4 * n as u64).unwrap();
-    let fa = fixed::<Amd>(&a, 0);
-    let mut g = GraphBuilder::new();
-    let cq = QueueKey::compute(0);
-    g.launch(cq, &prog, "mix", mix_args(fa, 0, fa, 0, n, Arg::u32(1)), Shape::linear(1, 64));
-    g.launch_ranges(cq, &spin, "spin", vec![], Shape::linear(1, 32), vec![], vec![Range::new(fa, 0, 4)]);
-    let mut exec = GraphExec::compile(&g.build(), &[&dev], ExecOptions::default()).unwrap();
-    let t = Instant::now();
-    exec.run(&Bindings::new()).unwrap();
-    let err = exec.wait().unwrap_err().to_string();
-    assert!(err.contains("graph node 1 (kernel `spin`)") && err.contains("timed out"), "{err}");
-    assert!(t.elapsed() < Duration::from_secs(10), "the timeout took {:?}", t.elapsed());
-    drop(exec);
-    // Another graph runs on the rebuilt queues.
-    many_runs(&dev, &prog, 20, 10);
-}
-
-#[test]
-fn a_fault_inside_a_graph_on_nvidia_names_the_node_and_reopening_works() {
-    let (dev, code) = nv();
-    let prog = dev.load(code).unwrap();
-    let n = 64;
-    let a = dev.alloc(4 * n as u64).unwrap();
-    let (g, out) = fault_graph::<Nv>(&prog, &a, n as u32);
-    let mut exec = GraphExec::compile(&g, &[&dev], ExecOptions::default()).unwrap();
-    exec.run(Bindings::new().buffer(out, 0x100, 4 * n as u64)).unwrap();
-    let err = exec.wait().unwrap_err().to_string();
-    assert!(err.contains("graph node 1 (kernel `mix`) on emu-nv:sm_90 compute queue"), "{err}");
-    assert!(err.contains("reopen"), "{err}");
-    drop(exec);
-    drop(a);
-    drop(dev);
-    let (dev, code) = nv();
-    let prog = dev.load(code).unwrap();
-    many_runs(&dev, &prog, 20, 10);
-}
-
 #[test]
 fn invalid_graphs_are_compile_errors() {
     let (dev, code) = amd("gfx1100");
@@ -664,78 +577,6 @@ fn a_dependency_between_devices_is_refused() {
     g.copy(QueueKey::copy(1), Range::new(fixed::<Amd>(&b, 1), 0, 64), Range::new(fa, 0, 64));
     let e = GraphExec::compile(&g.build(), &[&d0, &d1], ExecOptions::default()).err().expect("compiled").to_string();
     assert!(e.contains("not supported yet"), "{e}");
-}
-
-/// Figures (release build): `cargo test --release --test graph_exec measure -- --ignored --nocapture`.
-fn measure<B: Backend>(dev: &core::Device<B>, prog: &B::Program) {
-    const NODES: usize = 100;
-    let bufs: Vec<B::Buffer> = (0..3).map(|_| dev.alloc(64 * NODES as u64).unwrap()).collect();
-    let f: Vec<FixedBuffer> = bufs.iter().map(|b| fixed::<B>(b, 0)).collect();
-    let mut g = GraphBuilder::new();
-    for i in 0..NODES as u64 {
-        let at = 64 * i;
-        if i % 5 == 4 {
-            g.copy(QueueKey::copy(0), Range::new(f[2], at, 64), Range::new(f[1], at, 64));
-        } else {
-            let args = mix_args(f[0], at, f[1], at, 16, Arg::u32(1));
-            let r = (Range::new(f[0], at, 64), Range::new(f[1], at, 64));
-            g.launch_ranges(QueueKey::compute(0), prog, "mix", args, Shape::linear(1, 64), vec![r.0, r.1], vec![r.0]);
-        }
-    }
-    let graph = g.build();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    for round in 0..3 {
-        let t = Instant::now();
-        let mut exec = GraphExec::compile(&graph, &[dev], ExecOptions::default()).unwrap();
-        let compile_us = t.elapsed().as_secs_f64() * 1e6;
-        let (mut host, mut total, runs) = (0.0, 0.0, 200);
-        for _ in 0..runs {
-            let t = Instant::now();
-            exec.run(&Bindings::new()).unwrap();
-            host += t.elapsed().as_secs_f64();
-            exec.wait().unwrap();
-            total += t.elapsed().as_secs_f64();
-        }
-        let per = |s: f64| s * 1e6 / (runs * NODES) as f64;
-        let t = Instant::now();
-        for i in 0..NODES as u64 {
-            let at = 64 * i;
-            if i % 5 == 4 {
-                dev.copy(&bufs[2], at, &bufs[1], at, 64).unwrap();
-            } else {
-                let args = [
-                    ArgValue::Pointer(bufs[0].va() + at),
-                    ArgValue::Pointer(bufs[1].va() + at),
-                    ArgValue::u32(16),
-                    ArgValue::u32(1),
-                ];
-                let s = dev.launch(prog, "mix", &args, &Launch::new([1, 1, 1], [64, 1, 1]), false).unwrap();
-                dev.release(s);
-            }
-        }
-        let eager_host = t.elapsed().as_secs_f64() * 1e6 / NODES as f64;
-        dev.synchronize().unwrap();
-        let eager_total = t.elapsed().as_secs_f64() * 1e6 / NODES as f64;
-        eprintln!(
-            "{} round {round}: compile {compile_us:.0} us ({:?} dwords); run host {:.3} us/node, submit-to-complete {:.2} us/node; eager host {eager_host:.2} us/node, complete {eager_total:.2} us/node; load {}",
-            dev.label,
-            exec.command_dwords().iter().map(|(_, d)| *d).collect::<Vec<_>>(),
-            per(host),
-            per(total),
-            load.trim()
-        );
-    }
-}
-
-#[test]
-#[ignore]
-fn measure_100_node_graphs() {
-    let (dev, code) = amd("gfx1100");
-    let prog = dev.load(code).unwrap();
-    measure(&dev, &prog);
-    let (dev, code) = nv();
-    let prog = dev.load(code).unwrap();
-    measure(&dev, &prog);
 }
 
 /// BAREGPU_TRACE: a graph's command buffers once at compile time (decoded), then the words each

@@ -4,6 +4,8 @@
 //! signals of graph-owned sync points, nodes) that a lowering pass encodes into command
 //! buffers. Dependencies come from the byte ranges nodes read and write.
 //!
+//! [`exec`] is that lowering: [`GraphExec`] compiles a plan onto devices and runs it.
+//!
 //! [`model`] runs a graph on host memory (the oracle of the property tests), [`random`]
 //! generates random graphs for them.
 //!

@@ -76,9 +76,8 @@ pub(super) fn compile<'d, B: Backend>(
         }
         x.devs.push(r);
     }
-    for (i, s) in x.plan.signals.clone().iter().enumerate() {
+    for s in x.plan.signals.clone().iter() {
         let signal = devices[s.owner.device].new_signal()?;
-        let _ = i;
         x.signals.push(GraphSig { signal, owner: s.owner.device, base: 0, last: s.last });
     }
     if opts.profile {
