@@ -13,8 +13,8 @@ use std::time::Instant;
 pub struct LaunchFigures {
     pub device: String,
     pub iterations: usize,
-    /// How (a)'s signal-only submission is made: `bound` (AMD: prebuilt, patched, one doorbell)
-    /// or `built` (NVIDIA: a push buffer built per submission).
+    /// How (a)'s signal-only submission is made: `graph` (a one-node graph compiled once, run
+    /// per submission: patched words, one doorbell), on every vendor.
     pub signal_only: &'static str,
     /// (a) Host cost of submitting a signal-only command buffer.
     pub submit_bound_us: f64,
@@ -55,9 +55,9 @@ fn signal_only(dev: &dyn Gpu, iterations: usize) -> Result<(&'static str, Vec<f6
     let (mut a, mut rt) = (Vec::with_capacity(iterations), Vec::with_capacity(iterations));
     for _ in 0..iterations {
         let t = Instant::now();
-        let done = s.submit()?;
+        s.submit()?;
         a.push(t.elapsed().as_secs_f64() * 1e6);
-        s.wait(done)?;
+        s.wait()?;
         rt.push(t.elapsed().as_secs_f64() * 1e6);
     }
     let how = s.how();

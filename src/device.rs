@@ -77,6 +77,49 @@ pub fn open_emulated_nv(arch: &str, index: usize) -> Result<NvDevice> {
     Ok(NvDevice::open(rm, index, &label, NvIsa::Ptx)?.with_ptx_check(Arc::new(check)).with_progress(probe))
 }
 
+/// `count` devices of one machine, from the one `spec` names on (`emu:gfx1100` gives
+/// emu:gfx1100 and emu:gfx1100:1): emulated ones share one emulated KFD or RM, as the GPUs of
+/// one machine share its driver (what a graph spanning them needs); real ones are the host's.
+pub fn open_group(spec: &DeviceSpec, count: usize) -> Result<Vec<Device>> {
+    let at = |i: usize| match spec {
+        DeviceSpec::Emu { arch, index } => DeviceSpec::Emu { arch: arch.clone(), index: index + i },
+        DeviceSpec::EmuNv { arch, index } => DeviceSpec::EmuNv { arch: arch.clone(), index: index + i },
+        DeviceSpec::Amd { index } => DeviceSpec::Amd { index: index + i },
+        DeviceSpec::Nv { index } => DeviceSpec::Nv { index: index + i },
+        other => other.clone(),
+    };
+    let last = at(count.saturating_sub(1));
+    match spec {
+        DeviceSpec::Emu { arch, index } => {
+            check_emulated_index(&last.to_string(), index + count - 1)?;
+            let engine = Arc::new(Interpreter::new(arch));
+            let kfd: Arc<dyn Os> = machine(&vec![arch.as_str(); index + count], engine.clone())?;
+            (0..count)
+                .map(|i| {
+                    let e = engine.clone();
+                    let dev = AmdDevice::open(kfd.clone(), index + i, &at(i).to_string())?;
+                    Ok(Device::Amd(dev.with_progress(Arc::new(move || e.workgroups_retired()))))
+                })
+                .collect()
+        }
+        DeviceSpec::EmuNv { arch, index } => {
+            check_emulated_index(&last.to_string(), index + count - 1)?;
+            let emu = EmuRm::new(&vec![arch.as_str(); index + count])?;
+            let rm: Arc<dyn Os> = emu.clone();
+            let check = |ptx: &str| baregpu_emu::nv::ptx::Module::parse(ptx).map(drop).map_err(|e| e.to_string());
+            (0..count)
+                .map(|i| {
+                    let emu = emu.clone();
+                    let dev = NvDevice::open(rm.clone(), index + i, &at(i).to_string(), NvIsa::Ptx)?;
+                    let dev = dev.with_ptx_check(Arc::new(check)).with_progress(Arc::new(move || emu.ctas_retired()));
+                    Ok(Device::Nv(dev))
+                })
+                .collect()
+        }
+        _ => (0..count).map(|i| open(&at(i))).collect(),
+    }
+}
+
 pub fn open(spec: &DeviceSpec) -> Result<Device> {
     open_with(spec, Arc::new(HostOs::new()))
 }

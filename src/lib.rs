@@ -2,8 +2,10 @@
 //! every backend together in the device [`registry`].
 
 pub mod bench_emu;
+pub mod bench_graph;
 pub mod bench_launch;
 pub mod demo;
+mod demo_graph;
 pub mod device;
 pub mod error;
 pub mod gpu;

@@ -111,6 +111,13 @@ fn demo_runs_and_verifies_on_the_emulated_gpu() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert_eq!(v["device"], "emu:gfx1100");
+    // One graph by default: four copies in, two kernels, two copies out.
+    assert_eq!(v["mode"], "graph");
+    assert_eq!(v["graph"]["nodes"], 8, "{v}");
+    assert!(v["graph"]["queues"].as_str().unwrap().contains("copy and compute queues"), "{v}");
+    // Each kernel waits for its copies in, each copy out for its kernel: none is implied by
+    // another, as the matmul's and the vector add's copies are in the order of the kernels.
+    assert_eq!(v["graph"]["waits"], 4, "{v}");
     let runs = v["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     for r in runs {
@@ -149,4 +156,80 @@ fn a_fifo_in_the_topology_does_not_hang_devices() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = text(&out.stdout);
     assert!(table.contains("not a regular file") && table.contains("emu:gfx1100"), "{table}");
+}
+
+/// `demo` as one graph (the default), with --eager, and with BAREGPU_GRAPH=0: the last two run
+/// eagerly, and all give the same result bytes, verified, on both vendors (BAREGPU_GRAPH=0 on
+/// AMD only: the NVIDIA emulator takes seconds per demo).
+#[test]
+fn demo_graph_and_eager_give_identical_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = |dev: &str, extra: &[&str], graph_env: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_baregpu"));
+        cmd.args(["demo", "--size", "16", "--json", "--device", dev]).args(extra);
+        cmd.env_remove("BAREGPU_LOG").env("BAREGPU_SYSROOT", dir.path());
+        match graph_env {
+            Some(v) => cmd.env("BAREGPU_GRAPH", v),
+            None => cmd.env_remove("BAREGPU_GRAPH"),
+        };
+        let out = cmd.output().expect("run baregpu");
+        assert!(out.status.success(), "{dev} {extra:?} {graph_env:?}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let sums: Vec<String> = v["runs"].as_array().unwrap().iter().map(|r| r["checksum"].to_string()).collect();
+        assert!(v["runs"].as_array().unwrap().iter().all(|r| r["ok"] == true), "{v}");
+        (v["mode"].as_str().unwrap().to_string(), sums)
+    };
+    for dev in ["emu:gfx1100", "emu-nv:sm_90"] {
+        let (mode, graph) = demo(dev, &[], None);
+        assert_eq!(mode, "graph", "{dev}");
+        let (mode, eager) = demo(dev, &["--eager"], Some("1"));
+        assert_eq!(mode, "eager", "{dev}: --eager");
+        assert_eq!(graph, eager, "{dev}: graph and eager results differ");
+        if dev.starts_with("emu:") {
+            let (mode, env_eager) = demo(dev, &[], Some("0"));
+            assert_eq!(mode, "eager", "{dev}: BAREGPU_GRAPH=0");
+            assert_eq!(graph, env_eager, "{dev}");
+        }
+    }
+}
+
+/// `bench graph --json` on both vendors: one object with every key, figures positive.
+#[test]
+fn bench_graph_json_has_its_figures() {
+    for dev in ["emu:gfx1100", "emu-nv:sm_90"] {
+        let out = baregpu(&["bench", "graph", "--device", dev, "--nodes", "20", "--runs", "20", "--json"], None);
+        assert!(out.status.success(), "{dev}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(v["device"], dev);
+        // 20 kernels and 2 copies.
+        assert_eq!(v["nodes"], 22, "{v}");
+        assert_eq!(v["runs"], 20, "{v}");
+        for key in ["compile_us", "run_host_us_per_node", "run_complete_us_per_node", "eager_host_us_per_node", "ratio"]
+        {
+            let x = v[key].as_f64().unwrap_or_else(|| panic!("{dev}: no {key} in {v}"));
+            assert!(x > 0.0 && x.is_finite(), "{dev}: {key} = {x}");
+        }
+    }
+    // Two emulated NVIDIA devices of one machine in one graph.
+    let args =
+        ["bench", "graph", "--device", "emu-nv:sm_90", "--devices", "2", "--nodes", "20", "--runs", "5", "--json"];
+    let out = baregpu(&args, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["device"], "emu-nv:sm_90+emu-nv:sm_90:1", "{v}");
+    assert!(v["run_complete_us_per_node"].as_f64().is_some_and(|x| x > 0.0), "{v}");
+}
+
+/// `bench launch` (a) is a one-node graph on both vendors: one mechanism, figures positive.
+#[test]
+fn bench_launch_signal_only_is_a_graph_on_both_vendors() {
+    for dev in ["emu:gfx1100", "emu-nv:sm_90"] {
+        let out = baregpu(&["bench", "launch", "--device", dev, "--iterations", "20", "--json"], None);
+        assert!(out.status.success(), "{dev}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(v["signal_only"], "graph", "{dev}: {v}");
+        for key in ["submit_bound_us", "bound_roundtrip_us", "enqueue_launch_us", "launch_latency_us"] {
+            assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{dev}: {key} in {v}");
+        }
+    }
 }

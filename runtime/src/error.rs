@@ -19,6 +19,18 @@ pub enum Error {
     /// A code object or kernel launch that does not fit the device or the kernel's metadata.
     #[error("{0}")]
     Program(String),
+    /// A graph that cannot be compiled or run as given (names the node where one is at fault).
+    #[error("{0}")]
+    Graph(String),
+    /// Work of a graph node failed on the device: `node` names it (index, what, device, queue).
+    #[error("{node}: {source}")]
+    InGraph { node: String, source: Box<Error> },
+}
+
+impl From<crate::graph::GraphError> for Error {
+    fn from(e: crate::graph::GraphError) -> Self {
+        Error::Graph(e.to_string())
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

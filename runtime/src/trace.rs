@@ -40,6 +40,11 @@ impl Trace {
         }
     }
 
+    /// Plain lines under a header (the words a graph run patched).
+    pub fn lines(&self, header: &str, lines: Vec<String>) {
+        self.write(header, lines);
+    }
+
     pub fn pm4(&self, header: &str, gen: &Pm4Generation, words: &[u32]) {
         self.write(header, decode::decode_pm4(words, gen.family).iter().map(|p| p.to_string()).collect());
     }

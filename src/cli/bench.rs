@@ -4,6 +4,7 @@
 //! - `bench asm`: our assembler and disassembler against llvm-mc 22 on the same generated file,
 //!   and our decoder alone against its goal (see [`decode`]).
 //! - `bench launch`: host cost of submissions and launch latency on a device.
+//! - `bench graph`: compile time and per-node run cost of a compiled graph against eager launches.
 //! - `bench emu`: the emulated GPU's speed in wave instructions per second.
 
 use std::path::{Path, PathBuf};
@@ -36,6 +37,9 @@ enum Bench {
     /// (a) host cost of submitting a prebuilt signal-only queue, (b) of enqueuing and submitting
     /// an empty-kernel launch, (c) submit-to-complete latency of an empty kernel (medians).
     Launch(LaunchArgs),
+    /// A graph of N empty kernels plus a copy per 10 kernels: compile time, host cost per node of
+    /// a run, submit-to-complete per node, and the same nodes submitted eagerly (medians).
+    Graph(GraphArgs),
     /// Wave instructions per second of the emulated GPU on a clang-compiled fp32 matmul (N=128)
     /// and a 1M-element vector add, launched through the whole stack.
     Emu(EmuArgs),
@@ -96,6 +100,42 @@ fn launch(a: LaunchArgs, json: bool) -> Result<()> {
     }
 }
 
+#[derive(Debug, clap::Args)]
+struct GraphArgs {
+    /// Device spec (see `baregpu devices`); default: the first real GPU, else emu:gfx1100.
+    #[arg(long)]
+    device: Option<baregpu::DeviceSpec>,
+    /// Empty kernels in the graph (1 to 10000).
+    #[arg(long, default_value_t = 100)]
+    nodes: usize,
+    /// Devices of one machine the graph spans (1 or 2), from --device on.
+    #[arg(long, default_value_t = 1)]
+    devices: usize,
+    /// Runs of each measurement (1 to 100000).
+    #[arg(long, default_value_t = 200)]
+    runs: usize,
+}
+
+fn graph(a: GraphArgs, json: bool) -> Result<()> {
+    baregpu::bench_graph::check(a.nodes, a.runs, a.devices)?;
+    let spec = super::device_or_default(a.device)?;
+    let devs = baregpu::gpu::open_group(&spec, a.devices).map_err(|e| match a.devices {
+        1 => e,
+        n => Error::Usage(format!("--devices {n}: cannot open {n} devices of {spec}'s machine in one process: {e}")),
+    })?;
+    let refs: Vec<&dyn baregpu::Gpu> = devs.iter().map(|d| &**d).collect();
+    let f = baregpu::bench_graph::run(&refs, a.nodes, a.runs)?;
+    if json {
+        return out::json(&f);
+    }
+    out::line(format_args!("device {} ({} nodes, {} runs, medians):", f.device, f.nodes, f.runs))?;
+    out::line(format_args!("  compile:                     {:10.1} us", f.compile_us))?;
+    out::line(format_args!("  run, host cost:              {:10.3} us per node", f.run_host_us_per_node))?;
+    out::line(format_args!("  run, submit to complete:     {:10.3} us per node", f.run_complete_us_per_node))?;
+    out::line(format_args!("  eager, host cost:            {:10.3} us per node", f.eager_host_us_per_node))?;
+    out::line(format_args!("  eager / graph host cost:     {:10.1}x", f.ratio))
+}
+
 const ASM_HELP: &str = "\
 The input is generated from the committed llvm-mc 22 golden vectors (tests/isa/golden): the vectors
 both assemblers accept and that round-trip through ours, repeated to --count instructions. Ours is
@@ -136,6 +176,7 @@ pub fn run(args: Args) -> Result<()> {
     match args.bench {
         Bench::Asm(a) => asm(a, args.json),
         Bench::Launch(a) => launch(a, args.json),
+        Bench::Graph(a) => graph(a, args.json),
         Bench::Emu(a) => emu(a, args.json),
     }
 }

@@ -1,8 +1,9 @@
 //! `baregpu demo`: the README's main job — a matmul and a vector add (AMD: built with our own ISA
-//! builder; NVIDIA: clang-built PTX), run through the HCQ runtime on the default device, checked
-//! against the host.
+//! builder; NVIDIA: clang-built PTX), run through the HCQ runtime on the default device as one
+//! graph (or launch by launch with --eager or BAREGPU_GRAPH=0), checked against the host.
 
 use super::out;
+use baregpu::demo::Mode;
 use baregpu::{DeviceSpec, Error};
 use std::time::Instant;
 
@@ -17,9 +18,28 @@ pub struct Args {
     /// One JSON object with the figures.
     #[arg(long)]
     json: bool,
+    /// Launch by launch and copy by copy instead of as one graph (also BAREGPU_GRAPH=0).
+    #[arg(long)]
+    eager: bool,
+}
+
+/// Graph unless --eager or `BAREGPU_GRAPH=0`; any other value of the variable than 0 or 1 is
+/// an error.
+fn mode(eager: bool) -> baregpu::Result<Mode> {
+    use std::env::VarError;
+    let bad = |v: &str| Err(Error::Usage(format!("BAREGPU_GRAPH=`{v}`: expected 0 (eager) or 1 (graph)")));
+    let graph = match std::env::var("BAREGPU_GRAPH") {
+        Err(VarError::NotPresent) => true,
+        Ok(v) if v == "1" => true,
+        Ok(v) if v == "0" => false,
+        Ok(v) => return bad(&v),
+        Err(VarError::NotUnicode(v)) => return bad(&v.to_string_lossy()),
+    };
+    Ok(if graph && !eager { Mode::Graph } else { Mode::Eager })
 }
 
 pub fn run(args: Args) -> baregpu::Result<()> {
+    let mode = mode(args.eager)?;
     let spec = super::device_or_default(args.device)?;
     let start = Instant::now();
     let quiet = args.json;
@@ -29,7 +49,7 @@ pub fn run(args: Args) -> baregpu::Result<()> {
     };
     progress(&format!("opening {spec}"))?;
     let dev = baregpu::open(&spec)?;
-    let report = baregpu::demo::run(&*dev, args.size, &mut progress)?;
+    let report = baregpu::demo::run(&*dev, args.size, mode, &mut progress)?;
     if args.json {
         out::json(&report)?;
     } else {
@@ -46,6 +66,13 @@ pub fn run(args: Args) -> baregpu::Result<()> {
                 r.max_error,
                 if r.ok { "verified" } else { "WRONG" }
             ))?;
+        }
+        match &report.graph {
+            Some(g) => out::line(format_args!(
+                "ran as one graph of {} nodes on {}, {} waits between them (wall {:.1} us)",
+                g.nodes, g.queues, g.waits, g.wall_us
+            ))?,
+            None => out::line("ran eagerly: launch by launch and copy by copy (--eager or BAREGPU_GRAPH=0)")?,
         }
     }
     if report.runs.iter().all(|r| r.ok) {

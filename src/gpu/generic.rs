@@ -1,12 +1,13 @@
-//! [`Gpu`] written once, for every device of the runtime's HCQ model: [`Hcq`] wraps a device
-//! `D: HcqDevice` that also implements the small [`VendorDevice`] trait (what differs by vendor:
-//! its code-object formats, the demo's and the benchmark's kernels, the signal-only submission).
+//! [`Gpu`] written once, for every device of the runtime's core: [`Hcq`] wraps a
+//! `core::Device<B>` that also implements the small [`VendorDevice`] trait (what differs by
+//! vendor: its code-object formats, the demo's and the benchmark's kernels).
 
 use super::{
-    identify, Buffer, Code, DemoKernels, DemoMatmul, DemoVectorAdd, Gpu, KernelInfo, Program, SignalOnly, Submitted,
-    Vendor,
+    identify, Buffer, Code, DemoKernels, DemoMatmul, DemoVectorAdd, ExecOptions, Gpu, GpuGraph, GraphDesc, KernelInfo,
+    Program, SignalOnly, Submitted, Vendor,
 };
 use crate::{Error, Result};
+use baregpu_runtime::core::{Backend, Device};
 use baregpu_runtime::hcq::{DeviceBuffer, HcqDevice};
 use baregpu_runtime::program::{ArgValue, Launch};
 use std::any::Any;
@@ -29,25 +30,27 @@ pub(super) trait VendorDevice: HcqDevice + Sized + 'static {
     fn empty_code(&self) -> Result<Vec<u8>>;
     /// The demo's kernels; `size` is checked against the matmul's tile before anything is built.
     fn demo_code(&self, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoCode>;
-    fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>>;
 }
 
 /// Ids that tie handles to the device that made them.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A runtime device as a [`Gpu`].
-pub(super) struct Hcq<D> {
-    dev: D,
-    id: u64,
+pub(super) struct Hcq<B: Backend> {
+    pub(super) dev: Device<B>,
+    pub(super) id: u64,
 }
 
-impl<D: VendorDevice> Hcq<D> {
-    pub fn new(dev: D) -> Self {
+impl<B: Backend> Hcq<B>
+where
+    Device<B>: VendorDevice,
+{
+    pub fn new(dev: Device<B>) -> Self {
         Hcq { dev, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) }
     }
 
     /// The device's own object behind a handle; a handle of another device is an error.
-    fn own<'a, T: 'static>(&self, owner: u64, inner: &'a dyn Any, what: &str) -> Result<&'a T> {
+    pub(super) fn own<'a, T: 'static>(&self, owner: u64, inner: &'a dyn Any, what: &str) -> Result<&'a T> {
         inner.downcast_ref().filter(|_| owner == self.id).ok_or_else(|| self.foreign(what))
     }
 
@@ -62,20 +65,16 @@ impl<D: VendorDevice> Hcq<D> {
         Error::Usage(format!("{}: a {what} of another device", self.dev.label()))
     }
 
-    fn buffer(&self, b: D::Buffer) -> Buffer
-    where
-        D::Buffer: 'static,
-    {
-        Buffer { owner: self.id, va: b.va(), size: b.size(), inner: Box::new(b) }
+    fn buffer(&self, b: B::Buffer, host: bool) -> Buffer {
+        Buffer { owner: self.id, va: b.va(), size: b.size(), host, inner: Box::new(b) }
     }
 }
 
-impl<D: VendorDevice> Gpu for Hcq<D>
+impl<B: Backend> Gpu for Hcq<B>
 where
-    D::Buffer: 'static,
-    D::Code: 'static,
-    D::Program: 'static,
-    D::Submitted: 'static,
+    Device<B>: VendorDevice,
+    B::Code: 'static,
+    B::Program: 'static,
 {
     fn label(&self) -> &str {
         self.dev.label()
@@ -84,14 +83,14 @@ where
         self.dev.arch()
     }
     fn vendor(&self) -> Vendor {
-        D::VENDOR
+        <Device<B> as VendorDevice>::VENDOR
     }
 
     fn alloc(&self, size: u64) -> Result<Buffer> {
-        Ok(self.buffer(self.dev.alloc(size)?))
+        Ok(self.buffer(self.dev.alloc(size)?, false))
     }
     fn alloc_host(&self, size: u64) -> Result<Buffer> {
-        Ok(self.buffer(self.dev.alloc_host(size)?))
+        Ok(self.buffer(self.dev.alloc_host(size)?, true))
     }
     fn write(&self, b: &Buffer, offset: u64, data: &[u8]) -> Result<()> {
         Ok(self.dev.write(self.own(b.owner, &*b.inner, "buffer")?, offset, data)?)
@@ -102,10 +101,14 @@ where
     fn free(&self, b: Buffer) -> Result<()> {
         Ok(self.dev.free(self.own_box(b.owner, b.inner, "buffer")?)?)
     }
+    fn copy(&self, dst: &Buffer, dst_off: u64, src: &Buffer, src_off: u64, bytes: u64) -> Result<()> {
+        let (d, s) = (self.own(dst.owner, &*dst.inner, "buffer")?, self.own(src.owner, &*src.inner, "buffer")?);
+        Ok(self.dev.copy(d, dst_off, s, src_off, bytes)?)
+    }
 
     fn parse(&self, code: &[u8], what: &str) -> Result<Code> {
         let vendor = identify(code).map_err(|e| Error::Usage(format!("{what}: {e}")))?;
-        if vendor != D::VENDOR {
+        if vendor != <Device<B> as VendorDevice>::VENDOR {
             return Err(Error::Usage(format!("{what}: an {vendor} code object cannot run on {}", self.label())));
         }
         let (code, kernels) = self.dev.parse(code, what)?;
@@ -113,7 +116,7 @@ where
     }
     fn load_code(&self, code: Code) -> Result<Program> {
         let what = code.what;
-        let parsed: D::Code = self.own_box(code.owner, code.inner, "code object")?;
+        let parsed: B::Code = self.own_box(code.owner, code.inner, "code object")?;
         // A code object the device refuses (malformed PTX, a wrong target) names its source.
         let prog = self.dev.load(parsed).map_err(|e| match e {
             baregpu_runtime::Error::Program(m) => Error::Usage(format!("{what}: {m}")),
@@ -149,7 +152,18 @@ where
         self.load(&self.dev.empty_code()?, "the empty kernel")
     }
     fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>> {
-        self.dev.signal_only()
+        super::signal_only::one_node(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn compile_graph<'a>(
+        &'a self,
+        g: GraphDesc<'a>,
+        peers: &[&'a dyn Gpu],
+        opts: ExecOptions,
+    ) -> Result<Box<dyn GpuGraph + 'a>> {
+        super::graph::compile(self, g, peers, opts)
     }
     fn demo_kernels(&self, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoKernels> {
         let code = self.dev.demo_code(size, progress)?;

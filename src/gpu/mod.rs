@@ -10,9 +10,13 @@
 
 mod code;
 mod generic;
+mod graph;
+mod signal_only;
 mod vendor;
 
+pub use baregpu_runtime::graph::ExecOptions;
 pub use code::{identify, Vendor};
+pub use graph::{GpuGraph, GraphDesc};
 pub use vendor::{default_spec_for, empty_amd_code_object};
 
 use crate::{DeviceSpec, Result};
@@ -58,6 +62,8 @@ pub struct Buffer {
     owner: u64,
     va: u64,
     size: u64,
+    /// Host memory the GPU maps (every device of a graph reaches it), not device memory.
+    host: bool,
     inner: Box<dyn Any>,
 }
 
@@ -67,6 +73,9 @@ impl Buffer {
     }
     pub fn size(&self) -> u64 {
         self.size
+    }
+    pub fn is_host(&self) -> bool {
+        self.host
     }
 }
 
@@ -123,12 +132,12 @@ pub struct Submitted {
 
 /// A signal-only submission made again and again (`bench launch` (a)).
 pub trait SignalOnly {
-    /// `bound` (prebuilt, patched per submission) or `built` (encoded per submission).
+    /// How it is made: `graph` (a one-node graph, compiled once, run per submission).
     fn how(&self) -> &'static str;
-    /// Submit once; returns the timeline value that marks its completion.
-    fn submit(&mut self) -> Result<u64>;
-    /// Wait until the timeline reaches `value`.
-    fn wait(&self, value: u64) -> Result<()>;
+    /// Submit once (after the previous submission completed, where it must).
+    fn submit(&mut self) -> Result<()>;
+    /// Wait until the last submission completed.
+    fn wait(&self) -> Result<()>;
     /// Give back what it holds.
     fn close(self: Box<Self>) -> Result<()>;
 }
@@ -175,6 +184,9 @@ pub trait Gpu {
     /// Buffer bytes to the host, after the work that wrote them.
     fn read(&self, b: &Buffer, offset: u64, out: &mut [u8]) -> Result<()>;
     fn free(&self, b: Buffer) -> Result<()>;
+    /// Copy `bytes` between two buffers of this device (device or host memory) on the copy
+    /// engine, ordered on the device timeline.
+    fn copy(&self, dst: &Buffer, dst_off: u64, src: &Buffer, src_off: u64, bytes: u64) -> Result<()>;
 
     /// Parse a code object of this device's vendor from its bytes (AMD: HSACO; NVIDIA: cubin or
     /// PTX, compiled with ptxas for a real GPU); `what` names it in errors (a file name). The
@@ -203,6 +215,17 @@ pub trait Gpu {
     fn empty_kernel(&self) -> Result<Program>;
     /// The signal-only submission `bench launch` (a) measures.
     fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>>;
+    /// Compile `g` for this device (device 0 of the graph) and `peers` (devices 1.., which must
+    /// be devices of the same kind as this one, of one machine).
+    fn compile_graph<'a>(
+        &'a self,
+        g: GraphDesc<'a>,
+        peers: &[&'a dyn Gpu],
+        opts: ExecOptions,
+    ) -> Result<Box<dyn GpuGraph + 'a>>;
+    /// The device as `Any`: how [`Gpu::compile_graph`] finds its peers' concrete devices.
+    fn as_any(&self) -> &dyn Any;
+
     /// The demo's matmul and vector add for this device, loaded; `size` is checked against the
     /// matmul's tile first. `progress` receives a line per step.
     fn demo_kernels(&self, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoKernels>;
@@ -211,6 +234,12 @@ pub trait Gpu {
 /// Open the device `spec` names, whatever its vendor.
 pub fn open(spec: &DeviceSpec) -> Result<Box<dyn Gpu>> {
     open_with(spec, Arc::new(HostOs::new()))
+}
+
+/// `count` devices of one machine from the one `spec` names on (see
+/// [`crate::device::open_group`]): what a graph spanning devices compiles on.
+pub fn open_group(spec: &DeviceSpec, count: usize) -> Result<Vec<Box<dyn Gpu>>> {
+    crate::device::open_group(spec, count)?.into_iter().map(vendor::boxed).collect()
 }
 
 /// [`open`] with the host OS given (re-rootable for tests).
@@ -249,6 +278,95 @@ mod tests {
         a.wait(&s).unwrap();
         a.release(s).unwrap();
         a.unload(prog).unwrap();
+    }
+
+    /// Gpu::copy moves bytes between host and device memory on the copy engine, both vendors.
+    #[test]
+    fn copies_go_through_device_memory_and_back() {
+        for spec in ["emu:gfx1100", "emu-nv:sm_90"] {
+            let d = dev(spec);
+            let (h, b, back) = (d.alloc_host(256).unwrap(), d.alloc(256).unwrap(), d.alloc_host(256).unwrap());
+            let data: Vec<u8> = (0..=255).collect();
+            d.write(&h, 0, &data).unwrap();
+            d.copy(&b, 0, &h, 0, 256).unwrap();
+            d.copy(&back, 16, &b, 0, 64).unwrap();
+            d.synchronize().unwrap();
+            let mut out = vec![0u8; 256];
+            d.read(&back, 0, &mut out).unwrap();
+            assert_eq!(&out[16..80], &data[..64], "{spec}");
+            assert!(out[..16].iter().all(|&x| x == 0), "{spec}");
+            assert!(d.copy(&b, b.size() - 50, &h, 0, 100).is_err(), "{spec}: past the end");
+            for x in [h, b, back] {
+                d.free(x).unwrap();
+            }
+        }
+    }
+
+    /// A graph names only handles of its own devices, and peers of its own kind: anything else
+    /// is one error before anything is compiled.
+    #[test]
+    fn graphs_refuse_foreign_handles_and_peers() {
+        use baregpu_runtime::graph::{QueueKey, Range, Shape};
+        let (a, b, nv) = (dev("emu:gfx1100:0"), dev("emu:gfx1100:1"), dev("emu-nv:sm_90"));
+        let prog_b = b.empty_kernel().unwrap();
+        let mut g = GraphDesc::new();
+        g.launch(QueueKey::compute(0), &prog_b, "empty", vec![], Shape::linear(1, 32));
+        let e = a.compile_graph(g, &[], ExecOptions::default()).err().expect("refused").to_string();
+        assert_eq!(e, "emu:gfx1100: a program of another device");
+
+        let buf_b = b.alloc(64).unwrap();
+        let buf_a = a.alloc_host(64).unwrap();
+        let mut g = GraphDesc::new();
+        let (dst, src) = (g.buffer(0, &buf_b), g.buffer(0, &buf_a));
+        g.copy(QueueKey::copy(0), Range::new(dst, 0, 64), Range::new(src, 0, 64));
+        let e = a.compile_graph(g, &[], ExecOptions::default()).err().expect("refused").to_string();
+        assert_eq!(e, "emu:gfx1100: a buffer of another device");
+
+        let prog_a = a.empty_kernel().unwrap();
+        let mut g = GraphDesc::new();
+        g.launch(QueueKey::compute(0), &prog_a, "empty", vec![], Shape::linear(1, 32));
+        let e = a.compile_graph(g, &[&*nv], ExecOptions::default()).err().expect("refused").to_string();
+        assert!(e.contains("a graph spans devices of one vendor; emu-nv:sm_90 is another"), "{e}");
+        let mut g = GraphDesc::new();
+        g.launch(QueueKey::compute(0), &prog_a, "empty", vec![], Shape::linear(1, 32));
+        let e = a.compile_graph(g, &[&*a], ExecOptions::default()).err().expect("refused").to_string();
+        assert!(e.contains("named twice"), "{e}");
+        a.unload(prog_a).unwrap();
+        b.unload(prog_b).unwrap();
+        b.free(buf_b).unwrap();
+        a.free(buf_a).unwrap();
+    }
+
+    /// A graph built over the object-safe device runs again and again with new bindings: a
+    /// host buffer slot copied to device memory and back, each run seeing its own input.
+    #[test]
+    fn graphs_run_with_bindings_on_both_vendors() {
+        use baregpu_runtime::graph::{Bindings, Home, QueueKey, Range};
+        for spec in ["emu:gfx1100", "emu-nv:sm_90"] {
+            let d = dev(spec);
+            let (mid, out) = (d.alloc(64).unwrap(), d.alloc_host(64).unwrap());
+            let inputs = [d.alloc_host(64).unwrap(), d.alloc_host(64).unwrap()];
+            let mut g = GraphDesc::new();
+            let src = g.buffer_slot("src", Home::Host, 64);
+            let (m, o) = (g.buffer(0, &mid), g.buffer(0, &out));
+            g.copy(QueueKey::copy(0), Range::new(m, 0, 64), Range::new(src, 0, 64));
+            g.copy(QueueKey::copy(0), Range::new(o, 0, 64), Range::new(m, 0, 64));
+            let mut exec = d.compile_graph(g, &[], ExecOptions::default()).unwrap();
+            assert_eq!(exec.node_count(), 2);
+            for round in 0..4u8 {
+                let input = &inputs[round as usize % 2];
+                d.write(input, 0, &[round + 1; 64]).unwrap();
+                exec.run(Bindings::new().buffer(src, input.va(), 64)).unwrap();
+                exec.wait().unwrap();
+                let mut got = [0u8; 64];
+                d.read(&out, 0, &mut got).unwrap();
+                assert_eq!(got, [round + 1; 64], "{spec}: run {round}");
+            }
+            drop(exec);
+            for b in [mid, out].into_iter().chain(inputs) {
+                d.free(b).unwrap();
+            }
+        }
     }
 
     /// Each vendor loads its own formats; the other vendor's code object is one clear error.

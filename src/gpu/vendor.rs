@@ -1,9 +1,9 @@
 //! What differs by vendor behind [`super::Gpu`], in one place: each vendor's code-object formats
-//! and parameter lists, the demo's and the benchmark's kernels, the signal-only submission, and
-//! the default device for a code object. Everything else is written once in [`super::generic`].
+//! and parameter lists, the demo's and the benchmark's kernels, and the default device for a
+//! code object. Everything else is written once in [`super::generic`].
 
 use super::generic::{DemoCode, Hcq, VendorDevice};
-use super::{DemoMatmul, DemoVectorAdd, Gpu, KernelInfo, Param, ParamKind, SignalOnly, Vendor};
+use super::{DemoMatmul, DemoVectorAdd, Gpu, KernelInfo, Param, ParamKind, Vendor};
 use crate::demo::check_size;
 use crate::device::Device;
 use crate::{DeviceSpec, Error, Result};
@@ -11,8 +11,7 @@ use baregpu_compiler::codeobj::{write_code_object, Kernel};
 use baregpu_compiler::kernels::{self, MATMUL_NAME, MATMUL_TILE, VECTOR_ADD_BLOCK, VECTOR_ADD_NAME};
 use baregpu_drivers::os::Os;
 use baregpu_isa::Arch;
-use baregpu_runtime::amd::{AmdDevice, BoundCommands};
-use baregpu_runtime::hcq::HcqDevice;
+use baregpu_runtime::amd::AmdDevice;
 use baregpu_runtime::nv::{program as nv_program, NvCode, NvDevice, NvIsa, NvParam, NvParamKind};
 use baregpu_runtime::program::{ArgKind, CodeObject, KernelArg};
 
@@ -81,31 +80,6 @@ pub fn empty_amd_code_object(arch: &str) -> Result<Vec<u8>> {
         .map_err(|e| Error::Usage(format!("writing the empty kernel: {e}")))
 }
 
-/// AMD's signal-only submission: a bound command buffer, patched and resubmitted.
-struct AmdBound<'d> {
-    dev: &'d AmdDevice,
-    bound: Option<BoundCommands>,
-}
-
-impl SignalOnly for AmdBound<'_> {
-    fn how(&self) -> &'static str {
-        "bound"
-    }
-    fn submit(&mut self) -> Result<u64> {
-        let b = self.bound.as_mut().ok_or_else(|| Error::Usage("the bound buffer is closed".into()))?;
-        Ok(self.dev.submit_bound(b, &[])?)
-    }
-    fn wait(&self, value: u64) -> Result<()> {
-        Ok(HcqDevice::wait_value(self.dev, value)?)
-    }
-    fn close(mut self: Box<Self>) -> Result<()> {
-        match self.bound.take() {
-            Some(b) => Ok(self.dev.unbind(b)?),
-            None => Ok(()),
-        }
-    }
-}
-
 impl VendorDevice for AmdDevice {
     const VENDOR: Vendor = Vendor::Amd;
 
@@ -143,10 +117,6 @@ impl VendorDevice for AmdDevice {
             vector_add: DemoVectorAdd { program: 1, kernel: VECTOR_ADD_NAME, block: VECTOR_ADD_BLOCK },
         })
     }
-
-    fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>> {
-        Ok(Box::new(AmdBound { dev: self, bound: Some(self.bind(|_| Vec::new())?) }))
-    }
 }
 
 // ---- NVIDIA ----
@@ -165,24 +135,6 @@ fn nv_param(p: &NvParam) -> Param {
         NvParamKind::PointerOrValue => (ParamKind::BufferOrValue, None),
     };
     Param { kind, size: p.size, float, text: p.describe() }
-}
-
-/// NVIDIA's signal-only submission: a push buffer built per submission.
-struct NvMarker<'d>(&'d NvDevice);
-
-impl SignalOnly for NvMarker<'_> {
-    fn how(&self) -> &'static str {
-        "built"
-    }
-    fn submit(&mut self) -> Result<u64> {
-        Ok(self.0.marker()?)
-    }
-    fn wait(&self, value: u64) -> Result<()> {
-        Ok(HcqDevice::wait_value(self.0, value)?)
-    }
-    fn close(self: Box<Self>) -> Result<()> {
-        Ok(())
-    }
 }
 
 impl VendorDevice for NvDevice {
@@ -224,9 +176,5 @@ impl VendorDevice for NvDevice {
             matmul: DemoMatmul { program: 0, kernel: "matmul_tiled", tile: DEMO_TILE, dims: 1 },
             vector_add: DemoVectorAdd { program: 0, kernel: "vector_add", block: DEMO_VECTOR_ADD_BLOCK },
         })
-    }
-
-    fn signal_only(&self) -> Result<Box<dyn SignalOnly + '_>> {
-        Ok(Box::new(NvMarker(self)))
     }
 }

@@ -68,9 +68,10 @@ impl Encoder for AmdCompute {
 }
 
 impl ComputeEncoder for AmdCompute {
-    /// HDP flush (CPU writes through the BAR) and cache invalidation; the CP starts a dispatch
-    /// only after the ones before it drained.
+    /// A CS partial flush (earlier dispatches finished: dependent dispatches of one queue),
+    /// then the HDP flush (CPU writes through the BAR) and cache invalidation.
     fn barrier(&mut self) {
+        self.q.event_write(self.q.gen.cs_partial_flush, 4);
         if let Some(h) = self.hdp {
             self.q.write_then_wait_reg(h.req, h.done, 0xffff_ffff, 0xffff_ffff, Compare::GreaterEqual);
         }

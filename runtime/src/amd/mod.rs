@@ -1,7 +1,6 @@
 //! The AMD backend of the runtime core, over the KFD driver.
 
 mod backend;
-pub mod bound;
 mod device;
 mod encode;
 pub mod hdp;
@@ -11,7 +10,6 @@ mod staging;
 pub use crate::trace;
 
 pub use crate::core::Submitted;
-pub use bound::BoundCommands;
 pub use device::{Amd, AmdDevice, Buffer, Program, TIMESTAMP_HZ};
 pub use encode::{AmdCompute, AmdCopy};
 pub use staging::STAGING_BYTES;

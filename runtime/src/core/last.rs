@@ -9,10 +9,6 @@ pub(crate) enum Work {
         grid: [u32; 3],
         block: [u32; 3],
     },
-    Bound {
-        dwords: u32,
-        timeline: u64,
-    },
     /// Set-up the device itself submits (channel set-up, local memory).
     Setup(String),
 }
@@ -21,9 +17,6 @@ impl std::fmt::Display for Work {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Work::Kernel { name, grid, block } => write!(f, "kernel `{name}` grid {grid:?} block {block:?}"),
-            Work::Bound { dwords, timeline } => {
-                write!(f, "bound command buffer of {dwords} dwords (timeline {timeline})")
-            }
             Work::Setup(what) => f.write_str(what),
         }
     }

@@ -16,7 +16,6 @@ mod wait;
 pub use backend::{
     ArgsBlock, Backend, ComputeEncoder, CopyEncoder, DeviceBuffer, Encoder, Mem, Patch, PatchWidth, Queue, SubmitError,
 };
-pub(crate) use last::Work;
 pub use launch::Submitted;
 pub(crate) use memory::copy_into as memory_copy_into;
 pub use queue::{ComputeQueue, CopyQueue};

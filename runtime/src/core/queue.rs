@@ -70,8 +70,13 @@ impl<B: Backend> Device<B> {
     /// completion counter. Returns the completion value that marks them done. Ordering against
     /// other work (the timeline) is the buffer's own business.
     pub fn submit_indirect(&self, queue: Queue, va: u64, dwords: u32) -> Result<u64> {
-        let mut st = self.state();
-        self.usable(&st)?;
+        self.submit_indirect_locked(&mut self.state(), queue, va, dwords)
+    }
+
+    /// [`Device::submit_indirect`] under the device lock the caller holds (a graph run
+    /// advances the timeline and submits its buffers without another submission in between).
+    pub(crate) fn submit_indirect_locked(&self, st: &mut State, queue: Queue, va: u64, dwords: u32) -> Result<u64> {
+        self.usable(st)?;
         let name = Self::queue_name(queue);
         let (mut compute, mut copy);
         let tail: &mut dyn Encoder = match queue {

@@ -62,7 +62,7 @@ impl<B: Backend> Device<B> {
     }
 
     /// Recovery where the backend supports it: whether the device is usable again.
-    fn recover_if_possible(&self) -> Result<bool> {
+    pub(crate) fn recover_if_possible(&self) -> Result<bool> {
         if !self.backend.recover()? {
             return Ok(false);
         }

@@ -4,6 +4,8 @@
 //! signals of graph-owned sync points, nodes) that a lowering pass encodes into command
 //! buffers. Dependencies come from the byte ranges nodes read and write.
 //!
+//! [`exec`] is that lowering: [`GraphExec`] compiles a plan onto devices and runs it.
+//!
 //! [`model`] runs a graph on host memory (the oracle of the property tests), [`random`]
 //! generates random graphs for them.
 //!
@@ -25,6 +27,7 @@ pub mod builder;
 pub mod check;
 pub mod deps;
 pub mod error;
+pub mod exec;
 pub mod model;
 pub mod node;
 pub mod order;
@@ -42,6 +45,7 @@ pub use builder::{Graph, GraphBuilder};
 pub use check::{copy_kind, CopyKind, DeviceCaps};
 pub use deps::{Dep, Hazards};
 pub use error::GraphError;
+pub use exec::{Bindings, ExecOptions, GraphExec};
 pub use node::{Access, Arg, Dim, KernelNode, Node, NodeId, NodeKind, Queue, QueueKey, Shape};
 pub use plan::{compile, Feed, GraphSignal, Kept, Plan, PlannedDep, QueuePlan, Site, Step, SyncPoint};
 pub use slot::{BufRef, ExternalId, FixedBuffer, Home, Range, Slot, SlotId, SlotKind};

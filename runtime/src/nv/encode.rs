@@ -96,8 +96,11 @@ impl Encoder for NvCompute {
 }
 
 impl ComputeEncoder for NvCompute {
-    /// Invalidate the caches: earlier host and other engines' writes visible to later kernels.
+    /// Wait for idle (earlier launches of the channel finished: dependent launches may
+    /// otherwise overlap), then invalidate the caches: earlier host and other engines' writes
+    /// visible to later kernels.
     fn barrier(&mut self) {
+        self.m.record(|pb| pb.inc(0, host::WFI, &[0]).map(|_| ()));
         self.m.record(ComputeCmds::invalidate_caches);
     }
 }
