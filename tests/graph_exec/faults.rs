@@ -93,3 +93,32 @@ fn a_fault_inside_a_graph_on_nvidia_names_the_node_and_reopening_works() {
     let prog = dev.load(code).unwrap();
     many_runs(&dev, &prog, 20, 10);
 }
+
+#[test]
+fn a_hang_inside_a_graph_on_nvidia_names_the_node_and_reopening_works() {
+    let (mut dev, code) = nv();
+    dev.timeout = Duration::from_millis(300);
+    let spin =
+        ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry spin()\n{\n$L_top:\n\tbra.uni $L_top;\n}\n";
+    let (prog, spin) = (dev.load(code).unwrap(), dev.load(NvCode::parse(spin.as_bytes()).unwrap()).unwrap());
+    let a = dev.alloc(256).unwrap();
+    let fa = fixed::<Nv>(&a, 0);
+    let mut g = GraphBuilder::new();
+    let cq = QueueKey::compute(0);
+    g.launch(cq, &prog, "mix", mix_args(fa, 0, fa, 0, 64, Arg::u32(1)), Shape::linear(1, 64));
+    g.launch_ranges(cq, &spin, "spin", vec![], Shape::linear(1, 32), vec![], vec![Range::new(fa, 0, 4)]);
+    let mut exec = GraphExec::compile(&g.build(), &[&dev], ExecOptions::default()).unwrap();
+    let t = Instant::now();
+    exec.run(&Bindings::new()).unwrap();
+    let err = exec.wait().unwrap_err().to_string();
+    assert!(err.contains("graph node 1 (kernel `spin`)") && err.contains("timed out"), "{err}");
+    assert!(err.contains("reopen"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(10), "the timeout took {:?}", t.elapsed());
+    // Dropping the device tears the channel down, which cancels the kernel.
+    drop(exec);
+    drop((a, prog, spin));
+    drop(dev);
+    let (dev, code) = nv();
+    let prog = dev.load(code).unwrap();
+    many_runs(&dev, &prog, 20, 10);
+}
