@@ -245,7 +245,8 @@ impl Backend for Amd {
         for e in self.events {
             let _ = self.dev.destroy_event(e);
         }
-        if let Some(m) = r.scratch.take() {
+        let scratch: Vec<_> = r.scratch.take().into_iter().chain(r.retired_scratch.drain(..)).collect();
+        for m in scratch {
             if let Err(e) = self.dev.free(m) {
                 log::warn!("{}: freeing scratch: {e}", self.label);
             }
@@ -278,9 +279,12 @@ impl Amd {
             Some(_) => drain()?,
             None => {}
         }
-        if let Some(m) = self.rings().scratch.take() {
-            self.dev.free(m)?;
+        // A compiled graph may still point at the old buffer: keep it until close.
+        let mut rings = self.rings();
+        if let Some(m) = rings.scratch.take() {
+            rings.retired_scratch.push(m);
         }
+        drop(rings);
         let mem = self.dev.alloc_internal(need, MemKind::Vram { cpu_visible: false }).map_err(|e| {
             crate::core::dev_err(
                 &self.label,

@@ -74,6 +74,9 @@ pub(crate) struct Rings {
     pub(crate) compute: Option<HwRing>,
     pub(crate) copy: Option<HwRing>,
     pub(crate) scratch: Option<KfdMemory>,
+    /// Scratch buffers a larger one replaced: compiled graphs encode the scratch address, so a
+    /// replaced buffer stays mapped until the device closes rather than being freed under them.
+    pub(crate) retired_scratch: Vec<KfdMemory>,
     pub(crate) dispatches: u64,
 }
 
@@ -141,7 +144,13 @@ impl core::Device<Amd> {
             lds_limit,
             wake,
             events: [queue_event, fault_event, hw_event],
-            rings: Mutex::new(Rings { compute: Some(compute), copy, scratch: None, dispatches: 0 }),
+            rings: Mutex::new(Rings {
+                compute: Some(compute),
+                copy,
+                scratch: None,
+                retired_scratch: Vec::new(),
+                dispatches: 0,
+            }),
         };
         core::Device::new(amd, label, &arch)
     }
