@@ -2,7 +2,8 @@
 //! one when it reads what the earlier wrote (RAW), writes what it read (WAR) or writes what it
 //! wrote (WAW), on overlapping bytes of the same buffer.
 
-use super::node::{Access, NodeId};
+use super::builder::Graph;
+use super::node::{Access, NodeId, NodeKind};
 use super::slot::Range;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,4 +47,29 @@ pub fn dependencies(access: &[Access]) -> Vec<Dep> {
         }
     }
     deps
+}
+
+/// Releases of one external signal from different queues land in no particular order unless
+/// something orders them, so a later release of a lower value could overwrite the value a
+/// waiter needs, and the wait would hang. They are writes of the same word: order them (WAW)
+/// in program order, as `deps` orders writes of overlapping bytes.
+pub fn order_external_signals<P>(g: &Graph<P>, deps: &mut Vec<Dep>) {
+    let signal_of = |n: usize| match g.nodes[n].kind {
+        NodeKind::SignalExternal { signal, .. } => Some(signal),
+        _ => None,
+    };
+    for to in 0..g.nodes.len() {
+        let Some(s) = signal_of(to) else { continue };
+        for from in (0..to).filter(|&f| signal_of(f) == Some(s)) {
+            match deps.iter_mut().find(|d| d.from.0 == from && d.to.0 == to) {
+                Some(d) => d.hazards.waw = true,
+                None => deps.push(Dep {
+                    from: NodeId(from),
+                    to: NodeId(to),
+                    hazards: Hazards { waw: true, ..Hazards::default() },
+                }),
+            }
+        }
+    }
+    deps.sort_by_key(|d| (d.to, d.from));
 }

@@ -10,7 +10,7 @@
 
 use super::builder::Graph;
 use super::check::{check, DeviceCaps};
-use super::deps::{dependencies, Dep};
+use super::deps::{dependencies, order_external_signals, Dep};
 use super::error::GraphError;
 use super::node::{Access, Arg, Dim, NodeId, NodeKind, QueueKey};
 use super::order::order;
@@ -132,7 +132,8 @@ impl Plan {
 /// Check `g` against `devices` and plan it.
 pub fn compile<P>(g: &Graph<P>, devices: &[DeviceCaps]) -> Result<Plan, GraphError> {
     let access = check(g, devices)?;
-    let deps = dependencies(&access);
+    let mut deps = dependencies(&access);
+    order_external_signals(g, &mut deps);
     let order = order(g, &deps)?;
     Ok(plan(g, access, &deps, order))
 }

@@ -213,6 +213,22 @@ fn external_waits_and_signals_are_steps_with_their_ranges() {
     assert_eq!(steps(&p, c(0)), vec![Step::Wait(sp(0, 1)), Step::Run(NodeId(1)), Step::Signal(sp(1, 1))]);
 }
 
+/// Releases of one external signal on two queues are ordered (WAW) in program order: unordered,
+/// the copy queue's 1 could land after the compute queue's 2 and a wait for 2 would hang (seen
+/// in the random-graph test on the emulated gfx1100).
+#[test]
+fn signals_of_one_external_signal_on_two_queues_are_ordered() {
+    let mut g = GraphBuilder::<()>::new();
+    let e = g.external("e");
+    g.signal_external(x(0), e, 1, vec![]);
+    g.signal_external(c(0), e, 2, vec![]);
+    g.wait_external(c(1), e, 2, vec![]);
+    let p = compile(&g.build(), &two()).unwrap();
+    assert_eq!(dep(&p, 0, 1).unwrap().dep.hazards, hz(false, false, true));
+    assert!(matches!(dep(&p, 0, 1).unwrap().kept, Kept::Wait(_)), "{:?}", p.deps);
+    assert_eq!(steps(&p, c(0))[0], Step::Wait(sp(0, 1)));
+}
+
 #[test]
 fn a_wait_before_the_signal_it_needs_is_fine_without_a_dependency() {
     let mut g = GraphBuilder::new();

@@ -150,7 +150,8 @@ fn refused_cycles_would_hang() {
         let case = generate(&mut Rng::new(seed), &(), &config(seed));
         let Err(GraphError::Cycle { .. }) = compile(&case.graph, &[DeviceCaps::FULL; 2]) else { continue };
         let access = super::super::check::check(&case.graph, &[DeviceCaps::FULL; 2]).unwrap();
-        let deps = super::super::deps::dependencies(&access);
+        let mut deps = super::super::deps::dependencies(&access);
+        super::super::deps::order_external_signals(&case.graph, &mut deps);
         let plan = super::super::plan::plan(&case.graph, access, &deps, Vec::new());
         let mut rng = Rng::new(seed);
         let deadlocks = (0..INTERLEAVINGS)
