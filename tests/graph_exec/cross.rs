@@ -64,19 +64,36 @@ fn a_kernel_on_device_1_reads_what_device_0_copied_to_host_memory_on_nvidia() {
     through_host(&devs[0], &devs[1], &p0, &p1);
 }
 
-/// A backend that cannot map one device's memory for another (AMD, for now): a dependency
-/// between devices is a compile error that says so, and nothing runs.
+/// Devices of two separate machines share no memory: a dependency between them is a compile
+/// error that says so, and nothing runs.
 #[test]
 fn a_dependency_between_devices_that_share_no_memory_is_refused() {
-    let ((d0, code), (d1, _)) = (amd("gfx1100"), amd("gfx1100"));
+    let ((d0, code), (d1, _)) = (nv(), nv());
     let p0 = d0.load(code).unwrap();
     let (a, b) = (d0.alloc(256).unwrap(), d1.alloc(256).unwrap());
     let h = d0.alloc_host(256).unwrap();
-    let (fa, fb) = (fixed::<Amd>(&a, 0), fixed::<Amd>(&b, 1));
+    let (fa, fb) = (fixed::<Nv>(&a, 0), fixed::<Nv>(&b, 1));
     let fh = FixedBuffer { home: Home::Host, va: h.va(), bytes: h.size() };
     let mut g = GraphBuilder::new();
     g.launch(QueueKey::compute(0), &p0, "mix", mix_args(fh, 0, fa, 0, 4, Arg::u32(1)), Shape::linear(1, 64));
     g.copy(QueueKey::copy(1), Range::new(fb, 0, 16), Range::new(fh, 0, 16));
     let e = GraphExec::compile(&g.build(), &[&d0, &d1], ExecOptions::default()).err().expect("compiled").to_string();
-    assert!(e.contains("needs memory both devices map"), "{e}");
+    assert!(e.contains("needs memory both devices map") && e.contains("not opened on one RM"), "{e}");
+}
+
+/// Two emulated gfx1100 GPUs of one machine (one KFD process, one event page).
+fn amd_pair() -> (Vec<core::Device<Amd>>, CodeObject) {
+    let devs = device::open_group(&"emu:gfx1100".parse().unwrap(), 2).unwrap();
+    let devs = devs.into_iter().map(|d| if let Device::Amd(d) = d { d } else { panic!("not AMD") }).collect();
+    let p = format!("{}/tests/fixtures/hsaco/graph-gfx1100.hsaco", env!("CARGO_MANIFEST_DIR"));
+    (devs, CodeObject::parse(&std::fs::read(&p).unwrap()).unwrap())
+}
+
+/// On AMD the emulated GPUs translate through their own mappings: without the peer mapping of
+/// the host buffer (and of the signal page) device 1 faults.
+#[test]
+fn a_kernel_on_device_1_reads_what_device_0_copied_to_host_memory_on_amd() {
+    let (devs, code) = amd_pair();
+    let (p0, p1) = (devs[0].load(code.clone()).unwrap(), devs[1].load(code).unwrap());
+    through_host(&devs[0], &devs[1], &p0, &p1);
 }

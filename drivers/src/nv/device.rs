@@ -575,6 +575,9 @@ impl NvDevice {
                 mem.va
             )));
         }
+        if !Arc::ptr_eq(self.client.os_arc(), peer.client.os_arc()) {
+            return Err(Error::Protocol(format!("{} and {} are not opened on one RM", self.name(), peer.name())));
+        }
         self.uvm.map_external_allocation(mem.va, mem.size, &[self.uuid, peer.uuid], &self.client, mem.handle)
     }
 
