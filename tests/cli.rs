@@ -210,14 +210,15 @@ fn bench_graph_json_has_its_figures() {
             assert!(x > 0.0 && x.is_finite(), "{dev}: {key} = {x}");
         }
     }
-    // Two emulated NVIDIA devices of one machine in one graph.
-    let args =
-        ["bench", "graph", "--device", "emu-nv:sm_90", "--devices", "2", "--nodes", "20", "--runs", "5", "--json"];
-    let out = baregpu(&args, None);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    assert_eq!(v["device"], "emu-nv:sm_90+emu-nv:sm_90:1", "{v}");
-    assert!(v["run_complete_us_per_node"].as_f64().is_some_and(|x| x > 0.0), "{v}");
+    // Two emulated devices of one machine in one graph (on AMD: one KFD event page shared).
+    for dev in ["emu-nv:sm_90", "emu:gfx1100"] {
+        let args = ["bench", "graph", "--device", dev, "--devices", "2", "--nodes", "20", "--runs", "5", "--json"];
+        let out = baregpu(&args, None);
+        assert!(out.status.success(), "{dev}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(v["device"], format!("{dev}+{dev}:1"), "{v}");
+        assert!(v["run_complete_us_per_node"].as_f64().is_some_and(|x| x > 0.0), "{v}");
+    }
 }
 
 /// `bench launch` (a) is a one-node graph on both vendors: one mechanism, figures positive.

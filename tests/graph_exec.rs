@@ -16,6 +16,8 @@ use baregpu_runtime::nv::NvCode;
 use baregpu_runtime::program::{ArgValue, CodeObject, Launch};
 use std::time::{Duration, Instant};
 
+#[path = "graph_exec/cross.rs"]
+mod cross;
 #[path = "graph_exec/faults.rs"]
 mod faults;
 #[path = "graph_exec/measure.rs"]

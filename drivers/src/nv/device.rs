@@ -555,12 +555,30 @@ impl NvDevice {
                 return Err(e);
             }
         }
-        if let Err(e) = self.uvm.map_external_allocation(va, size, &self.uuid, &self.client, mem.handle) {
+        if let Err(e) = self.uvm.map_external_allocation(va, size, &[self.uuid], &self.client, mem.handle) {
             let _ = self.release(&mem, true, true);
             return Err(e);
         }
         log::trace!("{}: {kind:?} {size:#x} bytes at {va:#x} (handle {:#x})", self.name(), mem.handle);
         Ok(mem)
+    }
+
+    /// Map `mem` (an allocation of this device) for `peer`'s GPU too, at the same address:
+    /// UVM_MAP_EXTERNAL_ALLOCATION naming both GPUs. UVM refuses it (NV_ERR_INVALID_DEVICE)
+    /// unless `peer`'s GPU is registered in this device's UVM VA space, as on one machine that
+    /// serves one VA space to the whole process; the mapping goes with `mem`'s UVM range.
+    pub fn map_for_peer(&self, mem: &NvMemory, peer: &NvDevice) -> Result<()> {
+        if matches!(mem.kind, NvMemKind::Vram { .. }) {
+            return Err(Error::Protocol(format!(
+                "{}: only host memory is mapped for a peer GPU ({:#x} is video memory)",
+                self.name(),
+                mem.va
+            )));
+        }
+        if !Arc::ptr_eq(self.client.os_arc(), peer.client.os_arc()) {
+            return Err(Error::Protocol(format!("{} and {} are not opened on one RM", self.name(), peer.name())));
+        }
+        self.uvm.map_external_allocation(mem.va, mem.size, &[self.uuid, peer.uuid], &self.client, mem.handle)
     }
 
     /// The CPU mapping of an RM allocation: a fresh fd (a registered /dev/nvidiaN for video

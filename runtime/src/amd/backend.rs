@@ -47,6 +47,10 @@ impl Backend for Amd {
         Ok(self.dev.free(b.mem)?)
     }
 
+    fn map_for_peer(&self, b: &Buffer, peer: &Amd) -> std::result::Result<(), String> {
+        self.dev.map_for_peer(&b.mem, &peer.dev).map_err(|e| e.to_string())
+    }
+
     /// Its image, relocated for where it lands, in device memory.
     fn load(&self, label: &str, code: CodeObject) -> Result<Program> {
         let arch = &self.dev.gpu.arch;

@@ -119,9 +119,8 @@ impl core::Device<Amd> {
         let dev = KfdDevice::open(kfd, gpu)?.named(label);
         let lds_limit = dev.props.get("lds_size_in_kb").unwrap_or(64) as u32 * 1024;
 
-        // Not freed at close: KFD refuses to free the event page (EPERM) while the process lives.
-        let event_page = dev.alloc_internal(EVENT_PAGE, MemKind::Uncached)?;
-        let queue_event = dev.create_event(EventKind::Signal, true, Some(event_page.handle))?;
+        // In the process's one event page, shared by the devices of one KFD.
+        let (queue_event, mailbox) = dev.create_mailbox_event(EVENT_PAGE)?;
         // Auto-reset: a fault is reported to one wait, not to every wait after recovery.
         let fault_event = dev.create_event(EventKind::MemoryFault, true, None)?;
         let hw_event = dev.create_event(EventKind::HwException, true, None)?;
@@ -133,7 +132,7 @@ impl core::Device<Amd> {
                 None
             }
         };
-        let wake = Wake { mailbox: event_page.va + queue_event.slot as u64 * 8, event: queue_event.id };
+        let wake = Wake { mailbox, event: queue_event.id };
         log::info!("{label}: {arch} open (hdp flush {hdp:?})");
         let amd = Amd {
             dev,

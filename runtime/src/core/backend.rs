@@ -156,6 +156,12 @@ pub trait Backend: Sized + Send + Sync + 'static {
 
     fn alloc(&self, size: u64, mem: Mem) -> Result<Self::Buffer>;
     fn free(&self, b: Self::Buffer) -> Result<()>;
+    /// Map host memory `b` of this device for `peer`'s GPU too, at the same address (until `b`
+    /// is freed); why not, where the two GPUs cannot share it.
+    fn map_for_peer(&self, b: &Self::Buffer, peer: &Self) -> std::result::Result<(), String> {
+        let _ = (b, peer);
+        Err("this backend maps no memory for a second GPU".into())
+    }
     /// Check and place a code object (the device's `label` names it in errors).
     fn load(&self, label: &str, code: Self::Code) -> Result<Self::Program>;
     fn unload(&self, p: Self::Program) -> Result<()>;

@@ -46,6 +46,21 @@ impl<B: Backend> Device<B> {
         self.backend.free(b)
     }
 
+    /// Map host buffer `b` of this device for `peer`'s GPU too, at the same address, until `b`
+    /// is freed: `peer`'s kernels, copies and waits can then reach it.
+    pub fn map_for_peer(&self, b: &B::Buffer, peer: &Device<B>) -> Result<()> {
+        self.backend
+            .map_for_peer(b, &peer.backend)
+            .map_err(|why| self.err(format!("cannot map host memory at {:#x} for {} too: {why}", b.va(), peer.label)))
+    }
+
+    /// Map this device's signal page for `peer`'s GPU: `peer`'s queues can then wait for (and
+    /// release) this device's signals.
+    pub fn share_signals_with(&self, peer: &Device<B>) -> Result<()> {
+        let page = self.signal_mem.as_ref().ok_or_else(|| self.err("closed"))?;
+        self.map_for_peer(page, peer)
+    }
+
     /// `len` bytes at `offset` lie inside `b`.
     pub(crate) fn check_span(&self, b: &B::Buffer, offset: u64, len: u64) -> Result<()> {
         match span_error(b.size(), offset, len) {

@@ -50,6 +50,10 @@ impl Backend for Nv {
         Ok(self.rm.free(b.mem)?)
     }
 
+    fn map_for_peer(&self, b: &Buffer, peer: &Nv) -> std::result::Result<(), String> {
+        self.rm.map_for_peer(&b.mem, &peer.rm).map_err(|e| e.to_string())
+    }
+
     /// A cubin for a real GPU, PTX for the emulated one. Its image goes to device memory,
     /// relocated for where it lands, with a 4 KiB tail against instruction prefetch past the end.
     fn load(&self, label: &str, code: NvCode) -> Result<Program> {

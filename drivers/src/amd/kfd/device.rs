@@ -84,6 +84,9 @@ pub struct KfdDevice {
     /// Where allocations are placed: GPU VA = CPU address, user buffers apart from internal
     /// memory, a guard gap after each.
     pub(crate) window: VaWindow,
+    /// Allocations of this device mapped for peer GPUs too: (handle, peer gpu_id), unmapped
+    /// from them when freed.
+    pub(crate) peer_maps: Mutex<Vec<(u64, u32)>>,
 }
 
 impl KfdDevice {
@@ -97,7 +100,9 @@ impl KfdDevice {
         let window = VaWindow::reserve(&os, VA_LIMIT)?;
         let drm_fd = os.open(&render_path, OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CLOEXEC)?;
         let label = format!("amd:{}", gpu.index);
-        let dev = KfdDevice { kfd, gpu, props, drm_fd, render_path, doorbells: Mutex::new(None), label, window };
+        let doorbells = Mutex::new(None);
+        let peer_maps = Mutex::new(Vec::new());
+        let dev = KfdDevice { kfd, gpu, props, drm_fd, render_path, doorbells, label, window, peer_maps };
         let mut vm = abi::kfd_ioctl_acquire_vm_args { drm_fd: drm_fd.0 as u32, gpu_id: dev.gpu.gpu_id };
         kfd_call!(dev.os(), dev.kfd.fd, AMDKFD_IOC_ACQUIRE_VM, &mut vm)?;
         dev.runtime_enable()?;

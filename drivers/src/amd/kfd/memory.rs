@@ -7,6 +7,7 @@ use crate::os::{MapFlags, Prot};
 use crate::va_window::Placement;
 use crate::{Error, Result};
 use baregpu_autogen::amd::kfd as abi;
+use std::sync::Arc;
 
 const PAGE: u64 = 4096;
 
@@ -162,13 +163,32 @@ impl KfdDevice {
         Ok(())
     }
 
-    /// Unmap from the GPU, drop the CPU mapping, free.
+    /// Map an allocation of this device for `peer`'s GPU too (same address), until it is freed.
+    pub fn map_for_peer(&self, mem: &KfdMemory, peer: &KfdDevice) -> Result<()> {
+        if !Arc::ptr_eq(&self.kfd.os, &peer.kfd.os) {
+            return Err(Error::Protocol(format!("{} and {} are not opened on one KFD", self.name(), peer.name())));
+        }
+        let mut peers = self.peer_maps.lock().unwrap_or_else(|e| e.into_inner());
+        if !peers.contains(&(mem.handle, peer.gpu.gpu_id)) {
+            self.map_to(mem, &[peer.gpu.gpu_id])?;
+            peers.push((mem.handle, peer.gpu.gpu_id));
+        }
+        Ok(())
+    }
+
+    /// Unmap from the GPU (and the peers it was mapped for), drop the CPU mapping, free.
     pub fn free(&self, mem: KfdMemory) -> Result<()> {
-        let ids = [self.gpu.gpu_id];
+        let mut ids = vec![self.gpu.gpu_id];
+        self.peer_maps.lock().unwrap_or_else(|e| e.into_inner()).retain(|&(h, g)| {
+            if h == mem.handle {
+                ids.push(g);
+            }
+            h != mem.handle
+        });
         let mut args = abi::kfd_ioctl_unmap_memory_from_gpu_args {
             handle: mem.handle,
             device_ids_array_ptr: ids.as_ptr() as u64,
-            n_devices: 1,
+            n_devices: ids.len() as u32,
             n_success: 0,
         };
         let unmapped = kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &mut args);

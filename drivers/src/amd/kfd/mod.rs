@@ -4,6 +4,7 @@
 
 pub mod cwsr;
 pub mod device;
+mod event_page;
 pub mod events;
 pub mod exceptions;
 pub mod ioctl;

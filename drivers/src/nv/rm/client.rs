@@ -415,21 +415,27 @@ impl Uvm {
         self.call(uvm::UVM_CREATE_EXTERNAL_RANGE, &mut p, |p| p.rm_status)
     }
 
-    /// Map RM memory `memory` at `base` (inside an external range) on the GPU `uuid`.
+    /// Map RM memory `memory` at `base` (inside an external range) on each GPU of `uuids`
+    /// (registered in this UVM VA space; at most UVM_MAX_GPUS).
     pub fn map_external_allocation(
         &self,
         base: u64,
         length: u64,
-        uuid: &Uuid,
+        uuids: &[Uuid],
         rm: &RmClient,
         memory: Handle,
     ) -> Result<()> {
         let mut p = uvm::UVM_MAP_EXTERNAL_ALLOCATION_PARAMS::boxed();
+        if uuids.is_empty() || uuids.len() > p.per_gpu_attributes.len() {
+            return Err(Error::Protocol(format!("UVM_MAP_EXTERNAL_ALLOCATION for {} GPUs", uuids.len())));
+        }
         p.base = base;
         p.length = length;
-        p.per_gpu_attributes[0].gpu_uuid = *uuid;
-        p.per_gpu_attributes[0].gpu_mapping_type = uvm::UVM_GPU_MAPPING_TYPE_READ_WRITE_ATOMIC;
-        p.gpu_attributes_count = 1;
+        for (a, uuid) in p.per_gpu_attributes.iter_mut().zip(uuids) {
+            a.gpu_uuid = *uuid;
+            a.gpu_mapping_type = uvm::UVM_GPU_MAPPING_TYPE_READ_WRITE_ATOMIC;
+        }
+        p.gpu_attributes_count = uuids.len() as u64;
         p.rm_ctrl_fd = rm.ctl_fd().0;
         p.h_client = rm.handle();
         p.h_memory = memory;

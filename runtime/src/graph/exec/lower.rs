@@ -27,7 +27,8 @@ pub(super) fn compile<'d, B: Backend>(
     let caps: Vec<DeviceCaps> =
         devices.iter().map(|d| DeviceCaps { compute: true, copy: d.backend().copy_encoder().is_some() }).collect();
     let plan = crate::graph::compile(graph, &caps)?;
-    refuse_cross_device(graph, &plan)?;
+    refuse_cross_device_copies(graph)?;
+    share_cross_device_signals(devices, &plan)?;
     if externals.len() < graph.externals.len() {
         return Err(Error::Graph(format!(
             "the graph uses {} external signals, {} given",
@@ -94,20 +95,27 @@ pub(super) fn compile<'d, B: Backend>(
     Ok(x)
 }
 
-/// A graph-owned dependency or copy between devices needs memory both devices map: not yet.
-fn refuse_cross_device<P>(graph: &Graph<P>, plan: &Plan) -> Result<()> {
+/// A dependency between devices: the producer releases a signal of its own signal page, which
+/// the consumer's queue waits for; so the page is mapped for the consumer's GPU too. Where the
+/// two GPUs cannot share it, a compile error names the dependency.
+fn share_cross_device_signals<B: Backend>(devices: &[&Device<B>], plan: &Plan) -> Result<()> {
     for s in &plan.signals {
-        if let Some(w) = s.waiters.iter().find(|w| w.device != s.owner.device) {
-            return Err(Error::Graph(format!(
-                "{} waits for {}: dependencies between devices are not supported yet",
-                w, s.owner
-            )));
+        for w in s.waiters.iter().filter(|w| w.device != s.owner.device) {
+            let (owner, peer) = (devices[s.owner.device], devices[w.device]);
+            owner.share_signals_with(peer).map_err(|e| {
+                Error::Graph(format!("{} waits for {}, which needs memory both devices map: {e}", w, s.owner))
+            })?;
         }
     }
+    Ok(())
+}
+
+/// A copy between devices needs a peer mapping of device memory: not yet.
+fn refuse_cross_device_copies<P>(graph: &Graph<P>) -> Result<()> {
     for i in 0..graph.nodes.len() {
         if let Some(CopyKind::ToPeer(_) | CopyKind::FromPeer(_)) = copy_kind(graph, NodeId(i)) {
             return Err(Error::Graph(format!(
-                "{}: copies between devices are not supported yet",
+                "{}: copies between devices are not supported yet (copy through host memory both devices map)",
                 graph.describe(NodeId(i))
             )));
         }

@@ -13,7 +13,9 @@
 //! epoch, graph-signal values at a per-run base, input addresses and scalars in argument
 //! memory); and nodes re-encoded when a launch-size slot or a copy's slot binding changes.
 //!
-//! Single device: a plan with a dependency or copy between devices is refused at compile time.
+//! Between devices: the producer's queue releases a signal of its device's signal page, mapped
+//! for the consumer's GPU at compile time (`Device::share_signals_with`; refused with a compile
+//! error where the backend cannot); copies between devices' memories are refused.
 
 mod bindings;
 mod fault;
