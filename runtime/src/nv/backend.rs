@@ -3,7 +3,7 @@
 //! cannot be restarted: the device must be reopened.
 
 use super::device::{Buffer, Nv, NvIsa, Program, TIMESTAMP_HZ};
-use super::encode::{Methods, NvCompute, NvCopy};
+use super::encode::{NvCompute, NvCopy};
 use super::gpfifo::GpFifoError;
 use super::launch;
 use super::program::{self, NvCode, NvKernel};
@@ -82,11 +82,11 @@ impl Backend for Nv {
     }
 
     fn compute_encoder(&self) -> NvCompute {
-        NvCompute { m: Methods::default() }
+        NvCompute::new(self.hopper_or_later)
     }
 
     fn copy_encoder(&self) -> Option<NvCopy> {
-        Some(NvCopy { m: Methods::default(), hopper_or_later: self.hopper_or_later })
+        Some(NvCopy::new(self.hopper_or_later))
     }
 
     /// Constant bank 0, with room for the QMD after it.

@@ -71,13 +71,29 @@ impl Encoder for Methods {
     }
 }
 
-/// Methods for the compute channel.
-#[derive(Default)]
-pub struct NvCompute {
+/// Methods for one channel; `E` says which engine (compute or copy), so each gets only its own
+/// commands while the ones both take are written once.
+pub struct NvEncoder<E> {
     pub m: Methods,
+    pub(crate) hopper_or_later: bool,
+    engine: std::marker::PhantomData<E>,
 }
 
-impl Encoder for NvCompute {
+/// The compute channel's engine.
+pub enum ComputeEngine {}
+/// The copy channel's engine.
+pub enum CopyEngine {}
+
+pub type NvCompute = NvEncoder<ComputeEngine>;
+pub type NvCopy = NvEncoder<CopyEngine>;
+
+impl<E> NvEncoder<E> {
+    pub fn new(hopper_or_later: bool) -> Self {
+        NvEncoder { m: Methods::default(), hopper_or_later, engine: std::marker::PhantomData }
+    }
+}
+
+impl<E> Encoder for NvEncoder<E> {
     fn wait(&mut self, addr: u64, value: u64) -> Patch {
         self.m.wait(addr, value)
     }
@@ -102,30 +118,6 @@ impl ComputeEncoder for NvCompute {
     fn barrier(&mut self) {
         self.m.record(|pb| pb.inc(0, host::WFI, &[0]).map(|_| ()));
         self.m.record(ComputeCmds::invalidate_caches);
-    }
-}
-
-/// Methods for the copy-engine channel.
-pub struct NvCopy {
-    pub m: Methods,
-    pub(crate) hopper_or_later: bool,
-}
-
-impl Encoder for NvCopy {
-    fn wait(&mut self, addr: u64, value: u64) -> Patch {
-        self.m.wait(addr, value)
-    }
-    fn signal(&mut self, addr: u64, value: u64, interrupt: bool) -> Patch {
-        self.m.signal(addr, value, interrupt)
-    }
-    fn timestamp(&mut self, signal_addr: u64) {
-        self.m.timestamp(signal_addr)
-    }
-    fn finish(&mut self) -> Result<()> {
-        self.m.finish()
-    }
-    fn words(&self) -> &[u32] {
-        self.m.words()
     }
 }
 
