@@ -566,9 +566,10 @@ fn profiled_graphs_time_each_node() {
     assert_eq!(exec.node_gpu_us(baregpu_runtime::graph::NodeId(3)), None);
 }
 
-/// A graph across two devices is refused at compile time (not supported yet), never run.
+/// A copy out of another device's memory that is not mapped for the copying device (here: two
+/// separately opened devices, which cannot map each other's memory) is a compile error, never run.
 #[test]
-fn a_dependency_between_devices_is_refused() {
+fn a_copy_from_unmapped_peer_memory_is_refused() {
     let (d0, c0) = amd("gfx1100");
     let (d1, _) = amd("gfx1100");
     let p0 = d0.load(c0).unwrap();
@@ -578,7 +579,9 @@ fn a_dependency_between_devices_is_refused() {
     g.launch(QueueKey::compute(0), &p0, "mix", mix_args(fa, 0, fa, 0, 4, Arg::u32(1)), Shape::linear(1, 64));
     g.copy(QueueKey::copy(1), Range::new(fixed::<Amd>(&b, 1), 0, 64), Range::new(fa, 0, 64));
     let e = GraphExec::compile(&g.build(), &[&d0, &d1], ExecOptions::default()).err().expect("compiled").to_string();
-    assert!(e.contains("not supported yet"), "{e}");
+    assert!(e.contains(&format!("memory at {:#x} is not mapped for", a.va())), "{e}");
+    let e = d0.map_for_peer(&a, &d1).err().expect("mapped").to_string();
+    assert!(e.contains("not opened on one KFD"), "{e}");
 }
 
 /// BAREGPU_TRACE: a graph's command buffers once at compile time (decoded), then the words each

@@ -3,6 +3,7 @@
 //! through host memory both devices map.
 
 use super::*;
+use baregpu_runtime::graph::{copy_kind, CopyKind, NodeId};
 
 /// Two emulated sm_90 GPUs of one machine and the graph kernels.
 fn nv_pair() -> (Vec<core::Device<Nv>>, NvCode) {
@@ -98,31 +99,36 @@ fn a_kernel_on_device_1_reads_what_device_0_copied_to_host_memory_on_amd() {
     through_host(&devs[0], &devs[1], &p0, &p1);
 }
 
-/// Random graphs over two devices of one machine match the host model. Cases with a copy
-/// between the devices' memories are refused at compile time (not supported) and skipped, as
-/// are those whose external signal two queues release ([`signalling_queues`]);
-/// host buffers are device 0's, mapped for device 1, and so is device 0's signal page (the
-/// external signals).
-fn random_two_device_graphs<B: Backend>(devs: &[core::Device<B>], progs: [&B::Program; 2], cases: usize, seed: u64) {
+/// Random graphs over two devices of one machine match the host model. Host buffers are device
+/// 0's, mapped for device 1, and so is device 0's signal page (the external signals); device
+/// buffers are mapped for the other device where the backend can (`peer_memory`: AMD), so
+/// copies between the devices' memories run; elsewhere a run with such a copy is refused and
+/// the case skipped, as are those whose external signal two queues release
+/// ([`signalling_queues`]).
+fn random_two_device_graphs<B: Backend>(
+    devs: &[core::Device<B>],
+    progs: [&B::Program; 2],
+    (cases, seed): (usize, u64),
+    peer_memory: bool,
+) {
     let mut rng = Rng::new(seed);
     let cfg = GenConfig { devices: 2, max_nodes: 14, fixed: vec![], backward_wait_pct: 0 };
     let (d0, d1) = (&devs[0], &devs[1]);
     d0.share_signals_with(d1).unwrap();
     let (signalled, host) = (d0.new_signal().unwrap(), d0.new_signal().unwrap());
-    let (mut ran, mut crossed) = (0, 0);
+    let (mut ran, mut crossed, mut peer_copies) = (0, 0, 0);
     for case in 0..cases {
         let c = random::generate(&mut rng, &(), &cfg);
         if signalling_queues(&c.graph) > 1 {
             continue;
         }
         let g = two_programs(&c.graph, progs);
-        let mut exec = match GraphExec::compile_with(&g, &[d0, d1], &[&signalled, &host], ExecOptions::default()) {
-            Ok(x) => x,
-            Err(e) if e.to_string().contains("copies between devices are not supported") => continue,
-            Err(e) => panic!("{} case {case}: {e}", d0.label),
-        };
+        let mut exec = GraphExec::compile_with(&g, &[d0, d1], &[&signalled, &host], ExecOptions::default())
+            .unwrap_or_else(|e| panic!("{} case {case}: {e}", d0.label));
+        let peer = (0..c.graph.nodes.len())
+            .any(|i| matches!(copy_kind(&c.graph, NodeId(i)), Some(CopyKind::ToPeer(_) | CopyKind::FromPeer(_))));
         let plan = exec.plan();
-        crossed += plan.signals.iter().any(|s| s.waiters.iter().any(|w| w.device != s.owner.device)) as usize;
+        let cross = plan.signals.iter().any(|s| s.waiters.iter().any(|w| w.device != s.owner.device));
         let mut want = c.init.clone();
         model::run(&c.graph, &exec.plan().order, &mut want, &c.bind, &mix);
         let mut slot_bufs = Vec::new();
@@ -136,7 +142,11 @@ fn random_two_device_graphs<B: Backend>(devs: &[core::Device<B>], progs: [&B::Pr
                             d0.map_for_peer(&b, d1).unwrap();
                             (d0, b)
                         }
-                        Home::Device(d) => (&devs[d], devs[d].alloc(bytes).unwrap()),
+                        Home::Device(d) => {
+                            let b = devs[d].alloc(bytes).unwrap();
+                            assert_eq!(devs[d].map_for_peer(&b, &devs[1 - d]).is_ok(), peer_memory);
+                            (&devs[d], b)
+                        }
                     };
                     dev.write(&b, 0, c.init.get(&BufRef::Slot(SlotId(i)))).unwrap();
                     bind.buffer(SlotId(i), b.va(), b.size());
@@ -152,7 +162,16 @@ fn random_two_device_graphs<B: Backend>(devs: &[core::Device<B>], progs: [&B::Pr
         }
         signalled.set(0);
         host.set(1);
-        exec.run(&bind).unwrap();
+        match exec.run(&bind) {
+            Err(e) if !peer_memory && peer && e.to_string().contains("is not mapped for") => {
+                drop(exec);
+                slot_bufs.into_iter().for_each(|(_, dev, b)| dev.free(b).unwrap());
+                continue;
+            }
+            r => r.unwrap_or_else(|e| panic!("{} case {case}: {e}", d0.label)),
+        }
+        peer_copies += usize::from(peer);
+        crossed += usize::from(cross);
         exec.wait().unwrap_or_else(|e| panic!("{} case {case}: {e}\n{:?}", d0.label, exec.plan()));
         for (s, dev, b) in &slot_bufs {
             let w = words(want.get(&BufRef::Slot(*s)));
@@ -164,8 +183,13 @@ fn random_two_device_graphs<B: Backend>(devs: &[core::Device<B>], progs: [&B::Pr
         }
         ran += 1;
     }
-    eprintln!("{}: {ran} of {cases} two-device cases ran, {crossed} with a dependency between the devices", d0.label);
+    eprintln!(
+        "{}: {ran} of {cases} two-device cases ran, {crossed} with a dependency between the devices, \
+         {peer_copies} with copies between their memories",
+        d0.label
+    );
     assert!(ran >= cases / 6 && crossed >= 3, "{}: {ran} of {cases} cases ran, {crossed} crossed", d0.label);
+    assert!(!peer_memory || peer_copies >= 3, "{}: {peer_copies} cases copied between the devices", d0.label);
 }
 
 /// How many queues release the external signal. The generator orders its values only by
@@ -196,12 +220,85 @@ fn two_programs<'p, P>(g: &Graph<()>, progs: [&'p P; 2]) -> Graph<&'p P> {
 fn random_two_device_graphs_match_the_host_model_on_nvidia() {
     let (devs, code) = nv_pair();
     let (p0, p1) = (devs[0].load(code.clone()).unwrap(), devs[1].load(code).unwrap());
-    random_two_device_graphs(&devs, [&p0, &p1], 60, 21);
+    random_two_device_graphs(&devs, [&p0, &p1], (60, 21), false);
 }
 
 #[test]
 fn random_two_device_graphs_match_the_host_model_on_amd() {
     let (devs, code) = amd_pair();
     let (p0, p1) = (devs[0].load(code.clone()).unwrap(), devs[1].load(code).unwrap());
-    random_two_device_graphs(&devs, [&p0, &p1], 60, 22);
+    random_two_device_graphs(&devs, [&p0, &p1], (60, 22), true);
+}
+
+/// mix(a <- src) on device 0; device 0's copy engine pushes `a` into device 1's `b`; device
+/// 1's copy engine pulls `b` back into device 0's `back`; mix(c <- b) on device 1.
+fn peer_copies<P>(p0: P, p1: P, [fs, fa, fb, fc, fback]: [FixedBuffer; 5]) -> Graph<P> {
+    let (n, bytes) = (N as u32, 4 * N as u64);
+    let mut g = GraphBuilder::new();
+    let shape = Shape::linear(n.div_ceil(64), 64);
+    g.launch(QueueKey::compute(0), p0, "mix", mix_args(fa, 0, fs, 0, n, Arg::u32(3)), shape);
+    g.copy(QueueKey::copy(0), Range::new(fb, 0, bytes), Range::new(fa, 0, bytes));
+    g.copy(QueueKey::copy(1), Range::new(fback, 0, bytes), Range::new(fb, 0, bytes));
+    g.launch(QueueKey::compute(1), p1, "mix", mix_args(fc, 0, fb, 0, n, Arg::u32(5)), shape);
+    g.build()
+}
+
+/// Copies between the two devices' memories, each way, on AMD (KFD maps device memory for a
+/// peer GPU): the results equal the host model's, each run; unmapped, the compile names the
+/// copy and the memory.
+#[test]
+fn copies_between_two_devices_memories_run_on_amd() {
+    let (devs, code) = amd_pair();
+    let (d0, d1) = (&devs[0], &devs[1]);
+    let (p0, p1) = (d0.load(code.clone()).unwrap(), d1.load(code).unwrap());
+    let n = 4 * N as u64;
+    let (src, a, back) = (d0.alloc(n).unwrap(), d0.alloc(n).unwrap(), d0.alloc(n).unwrap());
+    let (b, c) = (d1.alloc(n).unwrap(), d1.alloc(n).unwrap());
+    let f =
+        [fixed::<Amd>(&src, 0), fixed::<Amd>(&a, 0), fixed::<Amd>(&b, 1), fixed::<Amd>(&c, 1), fixed::<Amd>(&back, 0)];
+    let g = peer_copies(&p0, &p1, f);
+    let e = GraphExec::compile(&g, &[d0, d1], ExecOptions::default()).err().expect("compiled").to_string();
+    assert!(e.contains(&format!("memory at {:#x} is not mapped for", b.va())), "{e}");
+    d1.map_for_peer(&b, d0).unwrap();
+    let e = GraphExec::compile(&g, &[d0, d1], ExecOptions::default()).err().expect("compiled").to_string();
+    assert!(e.contains(&format!("memory at {:#x} is not mapped for", back.va())), "{e}");
+    d0.map_for_peer(&back, d1).unwrap();
+    let mut exec = GraphExec::compile(&g, &[d0, d1], ExecOptions::default()).unwrap();
+    let unit = peer_copies((), (), f);
+    let mut want = model::Memory::for_graph(&unit);
+    for round in 0..3u64 {
+        let init = random_words(N, 70 + round);
+        *want.get_mut(&BufRef::Fixed(f[0])) = bytes(&init);
+        model::run(&unit, &exec.plan().order, &mut want, &model::Bindings::default(), &mix);
+        d0.write(&src, 0, &bytes(&init)).unwrap();
+        exec.run(&Bindings::new()).unwrap();
+        exec.wait().unwrap();
+        assert_eq!(read(d1, &c), words(want.get(&BufRef::Fixed(f[3]))), "round {round}: device 1's result");
+        assert_eq!(read(d0, &back), words(want.get(&BufRef::Fixed(f[4]))), "round {round}: copied back");
+        assert_eq!(read(d0, &back), read(d0, &a), "round {round}: the copies moved the bytes unchanged");
+    }
+    drop(exec);
+    [src, a, back].into_iter().for_each(|m| d0.free(m).unwrap());
+    [b, c].into_iter().for_each(|m| d1.free(m).unwrap());
+}
+
+/// NVIDIA maps only host memory for a peer here: mapping device memory says so, and a graph
+/// copying between the devices' memories does not compile.
+#[test]
+fn device_memory_is_not_mapped_for_a_peer_on_nvidia() {
+    let (devs, code) = nv_pair();
+    let (d0, d1) = (&devs[0], &devs[1]);
+    let (p0, p1) = (d0.load(code.clone()).unwrap(), d1.load(code).unwrap());
+    let n = 4 * N as u64;
+    let bufs: Vec<_> = (0..5).map(|i| if i == 2 || i == 3 { d1.alloc(n) } else { d0.alloc(n) }.unwrap()).collect();
+    let e = d1.map_for_peer(&bufs[2], d0).err().expect("mapped").to_string();
+    assert!(e.contains("only host memory is mapped for a peer GPU"), "{e}");
+    let dev_of = |i: usize| usize::from(i == 2 || i == 3);
+    let f: Vec<FixedBuffer> = bufs.iter().enumerate().map(|(i, b)| fixed::<Nv>(b, dev_of(i))).collect();
+    let g = peer_copies(&p0, &p1, [f[0], f[1], f[2], f[3], f[4]]);
+    let e = GraphExec::compile(&g, &[d0, d1], ExecOptions::default()).err().expect("compiled").to_string();
+    assert!(e.contains("is not mapped for") && e.contains("copy"), "{e}");
+    for (i, b) in bufs.into_iter().enumerate() {
+        if dev_of(i) == 1 { d1.free(b) } else { d0.free(b) }.unwrap();
+    }
 }

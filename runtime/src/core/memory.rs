@@ -43,15 +43,33 @@ impl<B: Backend> Device<B> {
     }
 
     pub fn free(&self, b: B::Buffer) -> Result<()> {
+        self.peer_maps().retain(|&(va, _, _)| va != b.va());
         self.backend.free(b)
     }
 
-    /// Map host buffer `b` of this device for `peer`'s GPU too, at the same address, until `b`
-    /// is freed: `peer`'s kernels, copies and waits can then reach it.
+    /// Map buffer `b` of this device for `peer`'s GPU too, at the same address, until `b` is
+    /// freed: `peer`'s kernels, copies and waits can then reach it. Host memory on every
+    /// backend; device memory where the backend can (AMD: KFD maps it for a peer GPU).
     pub fn map_for_peer(&self, b: &B::Buffer, peer: &Device<B>) -> Result<()> {
         self.backend
             .map_for_peer(b, &peer.backend)
-            .map_err(|why| self.err(format!("cannot map host memory at {:#x} for {} too: {why}", b.va(), peer.label)))
+            .map_err(|why| self.err(format!("cannot map the memory at {:#x} for {} too: {why}", b.va(), peer.label)))?;
+        let mut maps = self.peer_maps();
+        if !maps.contains(&(b.va(), b.size(), peer.id)) {
+            maps.push((b.va(), b.size(), peer.id));
+        }
+        Ok(())
+    }
+
+    /// Whether `bytes` bytes at `va` lie in one buffer of this device mapped for `peer`.
+    pub fn mapped_for_peer(&self, va: u64, bytes: u64, peer: &Device<B>) -> bool {
+        self.peer_maps()
+            .iter()
+            .any(|&(a, n, p)| p == peer.id && va >= a && va.checked_add(bytes).is_some_and(|end| end <= a + n))
+    }
+
+    fn peer_maps(&self) -> std::sync::MutexGuard<'_, Vec<(u64, u64, u64)>> {
+        self.peer_maps.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Map this device's signal page for `peer`'s GPU: `peer`'s queues can then wait for (and

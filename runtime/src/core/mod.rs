@@ -72,7 +72,14 @@ pub struct Device<B: Backend> {
     page: Arc<SignalPage>,
     /// ManuallyDrop: the signals it holds go before the page is freed.
     state: ManuallyDrop<Mutex<State>>,
+    /// Names this device among the others of the process (peer mappings record it).
+    id: u64,
+    /// This device's memory mapped for peers: `(va, bytes, peer id)`, until freed.
+    peer_maps: Mutex<Vec<(u64, u64, u64)>>,
 }
+
+/// The next [`Device::id`].
+static NEXT_DEVICE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 pub(crate) fn dev_err(label: &str, msg: impl Into<String>) -> Error {
     Error::Device { device: label.to_string(), msg: msg.into() }
@@ -117,6 +124,8 @@ impl<B: Backend> Device<B> {
             signal_mem: Some(signal_mem),
             page,
             state: ManuallyDrop::new(Mutex::new(state)),
+            id: NEXT_DEVICE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            peer_maps: Mutex::new(Vec::new()),
         })
     }
 

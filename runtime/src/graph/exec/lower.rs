@@ -27,7 +27,7 @@ pub(super) fn compile<'d, B: Backend>(
     let caps: Vec<DeviceCaps> =
         devices.iter().map(|d| DeviceCaps { compute: true, copy: d.backend().copy_encoder().is_some() }).collect();
     let plan = crate::graph::compile(graph, &caps)?;
-    refuse_cross_device_copies(graph)?;
+    let peer_slots = check_peer_copies(graph, devices)?;
     share_cross_device_signals(devices, &plan)?;
     if externals.len() < graph.externals.len() {
         return Err(Error::Graph(format!(
@@ -49,6 +49,7 @@ pub(super) fn compile<'d, B: Backend>(
         nodes: graph.nodes.clone(),
         names,
         fixed: fixed_buffers(graph),
+        peer_slots,
         queues: Vec::new(),
         devs: Vec::new(),
         signals: Vec::new(),
@@ -110,17 +111,54 @@ fn share_cross_device_signals<B: Backend>(devices: &[&Device<B>], plan: &Plan) -
     Ok(())
 }
 
-/// A copy between devices needs a peer mapping of device memory: not yet.
-fn refuse_cross_device_copies<P>(graph: &Graph<P>) -> Result<()> {
-    for i in 0..graph.nodes.len() {
-        if let Some(CopyKind::ToPeer(_) | CopyKind::FromPeer(_)) = copy_kind(graph, NodeId(i)) {
-            return Err(Error::Graph(format!(
-                "{}: copies between devices are not supported yet (copy through host memory both devices map)",
-                graph.describe(NodeId(i))
-            )));
+/// A copy between devices reads or writes the peer's memory through the copying device's GPU:
+/// that memory must be mapped for it (`Device::map_for_peer`). Fixed buffers are checked here;
+/// the slots such copies use are returned, to be checked when bound.
+fn check_peer_copies<B: Backend>(graph: &Graph<&B::Program>, devices: &[&Device<B>]) -> Result<Vec<PeerSlot>> {
+    let mut slots = Vec::new();
+    for (i, n) in graph.nodes.iter().enumerate() {
+        let NodeKind::Copy { dst, src } = &n.kind else { continue };
+        let (range, peer) = match copy_kind(graph, NodeId(i)) {
+            Some(CopyKind::ToPeer(p)) => (dst, p),
+            Some(CopyKind::FromPeer(p)) => (src, p),
+            _ => continue,
+        };
+        let copier = n.at.device;
+        match range.buf {
+            BufRef::Fixed(f) => {
+                let va = f.va + range.offset;
+                if !devices[peer].mapped_for_peer(va, range.bytes, devices[copier]) {
+                    return Err(Error::Graph(format!(
+                        "{}: {}",
+                        graph.describe(NodeId(i)),
+                        unmapped_peer_memory(devices[peer], va, devices[copier])
+                    )));
+                }
+            }
+            BufRef::Slot(s) => {
+                slots.push(PeerSlot { slot: s.0, offset: range.offset, bytes: range.bytes, peer, copier })
+            }
         }
     }
-    Ok(())
+    Ok(slots)
+}
+
+/// Why a copy between devices cannot reach `owner`'s memory at `va`.
+pub(super) fn unmapped_peer_memory<B: Backend>(owner: &Device<B>, va: u64, copier: &Device<B>) -> String {
+    format!(
+        "{}'s memory at {va:#x} is not mapped for {}, whose copy engine moves it (map the buffer for it first)",
+        owner.label, copier.label
+    )
+}
+
+/// A slot a copy between devices reaches through the copying device's GPU.
+pub(super) struct PeerSlot {
+    pub slot: usize,
+    pub offset: u64,
+    pub bytes: u64,
+    /// The device whose memory the slot is bound to, and the one that copies.
+    pub peer: usize,
+    pub copier: usize,
 }
 
 fn fixed_buffers<P>(graph: &Graph<P>) -> Vec<(u64, u64)> {

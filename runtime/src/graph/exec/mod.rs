@@ -15,7 +15,9 @@
 //!
 //! Between devices: the producer's queue releases a signal of its device's signal page, mapped
 //! for the consumer's GPU at compile time (`Device::share_signals_with`; refused with a compile
-//! error where the backend cannot); copies between devices' memories are refused.
+//! error where the backend cannot). A copy between devices' memories runs on the copying
+//! device's engine, which reaches the peer's memory through a peer mapping the user made
+//! (`Device::map_for_peer`), checked at compile (fixed buffers) and at each run (slots).
 
 mod bindings;
 mod fault;
@@ -93,6 +95,8 @@ pub struct GraphExec<'d, B: Backend> {
     names: Vec<String>,
     /// Fixed buffers of the graph (bound buffers must not overlap them): (va, bytes).
     fixed: Vec<(u64, u64)>,
+    /// Slots that copies between devices reach: checked mapped for the copier when bound.
+    peer_slots: Vec<lower::PeerSlot>,
     queues: Vec<QueueBuf<B>>,
     devs: Vec<DevRun<B>>,
     signals: Vec<GraphSig>,

@@ -101,6 +101,14 @@ fn check_bindings<B: Backend>(x: &GraphExec<'_, B>, b: &Bindings) -> Result<Vec<
         };
         out.push(v);
     }
+    for p in &x.peer_slots {
+        let va = out[p.slot] + p.offset;
+        let (owner, copier) = (x.devices[p.peer], x.devices[p.copier]);
+        if !owner.mapped_for_peer(va, p.bytes, copier) {
+            let why = super::lower::unmapped_peer_memory(owner, va, copier);
+            return Err(Error::Graph(format!("slot `{}`: {why}", x.slots[p.slot].name)));
+        }
+    }
     for (k, &(va, bytes, i)) in spans.iter().enumerate() {
         let overlaps = |a: u64, n: u64| n > 0 && bytes > 0 && va < a + n && a < va + bytes;
         if let Some(&(_, _, j)) = spans[..k].iter().find(|&&(a, n, _)| overlaps(a, n)) {
