@@ -302,3 +302,28 @@ fn device_memory_is_not_mapped_for_a_peer_on_nvidia() {
         if dev_of(i) == 1 { d1.free(b) } else { d0.free(b) }.unwrap();
     }
 }
+
+/// A profiled graph over two devices times the nodes of both: each device's queues write their
+/// timestamps into one host buffer, mapped for the second device.
+#[test]
+fn a_profiled_two_device_graph_times_the_nodes_of_both_devices() {
+    let (devs, code) = amd_pair();
+    let (d0, d1) = (&devs[0], &devs[1]);
+    let (p0, p1) = (d0.load(code.clone()).unwrap(), d1.load(code).unwrap());
+    let n = 4 * N as u64;
+    let (src, a, b) = (d0.alloc(n).unwrap(), d0.alloc(n).unwrap(), d1.alloc(n).unwrap());
+    let h = d0.alloc_host(n).unwrap();
+    d0.map_for_peer(&h, d1).unwrap();
+    let fh = FixedBuffer { home: Home::Host, va: h.va(), bytes: h.size() };
+    let g = three_nodes(&p0, &p1, [fixed::<Amd>(&src, 0), fixed::<Amd>(&a, 0), fixed::<Amd>(&b, 1), fh]);
+    let mut exec = GraphExec::compile(&g, &[d0, d1], ExecOptions { profile: true }).unwrap();
+    exec.run(&Bindings::new()).unwrap();
+    exec.wait().unwrap();
+    for i in 0..3 {
+        let us = exec.node_gpu_us(NodeId(i));
+        assert!(us.is_some_and(|t| t > 0.0), "node {i}: {us:?}");
+    }
+    drop(exec);
+    [src, a, h].into_iter().for_each(|m| d0.free(m).unwrap());
+    d1.free(b).unwrap();
+}

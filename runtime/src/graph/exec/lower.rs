@@ -88,6 +88,13 @@ pub(super) fn compile<'d, B: Backend>(
         // SAFETY: the buffer was just allocated, CPU-mapped, and the GPU does not use it yet.
         unsafe { std::ptr::write_bytes(m.va() as *mut u8, 0, m.size() as usize) };
         x.stamps = Some(m);
+        // The other devices' queues write their nodes' timestamps into it too.
+        let used = |d: usize| x.plan.queues.iter().any(|q| q.at.device == d);
+        for peer in (1..devices.len()).filter(|&d| used(d)).map(|d| devices[d]) {
+            let m = x.stamps.as_ref().expect("just set");
+            dev.map_for_peer(m, peer)
+                .map_err(|e| Error::Graph(format!("profiling a graph over two devices needs memory both map: {e}")))?;
+        }
     }
     let blocks = lay_out_arguments(&mut x)?;
     for qi in 0..x.plan.queues.len() {
