@@ -215,6 +215,14 @@ def rewrites(text, bs):
             new_mods = [x for x in inst.mods if x in keep] + [num]
         yield "numeric_" + kind, inst.render(ops=new_ops, mods=new_mods)
         yield "numeric_" + kind + "_decimal", inst.render(ops=new_ops, mods=new_mods).replace(f"0x{simm:x}", str(simm))
+    hwn = re.search(r"hwreg\((HW_REG_[A-Z0-9_]+)", text)
+    if hwn and len(bs) >= 4:
+        yield "hwreg_numeric_id", text.replace(hwn.group(0), f"hwreg({bs[0] & 0x3F}")
+    fm = re.search(r"format:\[[^\]]*\]", text)
+    if fm:
+        # The numeric format is found by trying them all; only the one with the golden bytes is kept.
+        for n in range(128):
+            yield "same_bytes_format_numeric", text.replace(fm.group(0), f"format:{n}")
     hw = re.search(r"hwreg\(([^,()]+), 0, 32\)", text)
     if hw:
         yield "hwreg_short_form", text.replace(hw.group(0), f"hwreg({hw.group(1)})")
@@ -238,8 +246,10 @@ def variant_key(rule, text):
 
 def per_key_cap(rule, mnem):
     """Named 16-bit fields (hwreg ids, sendmsg ids, waitcnt fields) are kept whole: one line per value."""
-    if rule == "simm16_canonical" or rule.startswith(("numeric_", "branch_offset")):
+    if rule == "simm16_canonical" or rule.startswith(("numeric_", "branch_offset", "hwreg_numeric")):
         return 300
+    if rule.startswith("same_bytes_"):
+        return 128
     return PER_KEY
 
 
@@ -318,7 +328,7 @@ def build(arch):
     for (rule, mnem, new, bs), ans in zip(uniq, answers):
         st = stats.setdefault(rule, [0, 0, 0])
         st[0] += 1
-        if ans is None:
+        if ans is None or (rule.startswith("same_bytes_") and ans[1] != bs):
             continue
         st[1] += 1
         st[2] += ans[1] == bs
