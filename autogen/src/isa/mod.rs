@@ -9,6 +9,7 @@
 //! Bit numbers count from bit 0 of the first dword of the instruction, little-endian, across
 //! dwords (bit 32 is bit 0 of the second dword).
 
+pub mod ctors;
 pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;
