@@ -204,9 +204,12 @@ fn cdna(b: &mut Builder) {
     b.v_addc_co_u32(v(6), vcc(), v(5), v(4), vcc());
     b.v_lshlrev_b32(v(3), 2, v(3));
     b.v_mul_lo_u32(v(3), v(11), s(12));
-    // AGPR instructions are left out: the crate's assembler does not yet encode AGPR sources
-    // (v_accvgpr_read_b32 v1, a1; MFMA with a[..] accumulators) and encodes
-    // v_accvgpr_write_b32 a0, v1 with op_sel_hi 0 where llvm-mc sets 3 (byte 7: 0x08 vs 0x18).
+    // AGPRs: moves, an MFMA accumulating in AGPRs, a load into AGPRs.
+    b.v_accvgpr_read_b32(v(1), a(1));
+    b.v_accvgpr_write_b32(a(0), v(1));
+    b.v_accvgpr_write_b32(a(2), 7);
+    b.v_mfma_f32_32x32x8_f16(a(0..16), v(16..18), v(18..20), a(0..16));
+    b.global_load_dword(a(4), v(2..4), off());
     b.v_mfma_f32_32x32x8_f16(v(0..16), v(16..18), v(18..20), v(0..16));
     b.s_mov_b32(s(101), 0);
     b.s_mov_b64(exec(), s(2..4));
@@ -225,6 +228,19 @@ fn cdna(b: &mut Builder) {
     b.s_endpgm();
 }
 
+/// gfx950 only: the scaled MFMA (two extra scale sources, a 128-bit encoding).
+fn gfx950_only(b: &mut Builder) {
+    b.v_mfma_scale_f32_16x16x128_f8f6f4(v(8..12), v(24..32), v(40..48), v(56..60), v(20), v(21));
+    b.mods([op_sel(&[1, 0, 0])]).v_mfma_scale_f32_16x16x128_f8f6f4(
+        v(8..12),
+        v(24..32),
+        v(40..48),
+        v(56..60),
+        v(20),
+        v(21),
+    );
+}
+
 fn build(arch: Arch) -> Builder {
     let mut b = Builder::new(arch);
     match arch {
@@ -236,7 +252,11 @@ fn build(arch: Arch) -> Builder {
             rdna_common(&mut b);
             gfx1201_only(&mut b);
         }
-        Arch::Gfx942 | Arch::Gfx950 => cdna(&mut b),
+        Arch::Gfx942 => cdna(&mut b),
+        Arch::Gfx950 => {
+            cdna(&mut b);
+            gfx950_only(&mut b);
+        }
     }
     b
 }
@@ -439,6 +459,28 @@ fn bad_registers_and_operands_are_errors() {
     assert!(b.try_op_mods("s_endpgm", &[], &[clamp()]).is_err());
     assert!(b.try_op_mods("ds_load_b32", &ops![v(0), v(1)], &[offset(65536)]).is_err());
     assert_eq!(b.try_op("s_endpgm", &[]).unwrap(), 4);
+}
+
+#[test]
+fn errors_name_the_operand_and_why() {
+    let mut b = Builder::new(Arch::Gfx1100);
+    let cases: [(&str, Vec<Operand>, &[&str]); 5] = [
+        ("s_mov_b32", ops![v(0), 0].to_vec(), &["operand 1", "v0", "scalar"]),
+        ("s_mov_b32", ops![s(0), 1i64 << 33].to_vec(), &["operand 2", "32 bits"]),
+        ("s_load_b256", ops![s(1..9), s(0..2), 0].to_vec(), &["operand 1", "aligned"]),
+        ("v_add_f32", ops![s(0), v(1), v(2)].to_vec(), &["operand 1", "s0", "vector register"]),
+        ("s_nop", ops![1 << 16].to_vec(), &["operand 1", "16 bits"]),
+    ];
+    for (m, o, want) in cases {
+        let e = b.try_op(m, &o).unwrap_err().to_string();
+        for w in want {
+            assert!(e.contains(w), "{m}: '{e}' should say '{w}'");
+        }
+    }
+    let e = b.try_op("v_no_such_op", &[]).unwrap_err().to_string();
+    assert!(e.contains("unknown instruction 'v_no_such_op'"), "{e}");
+    let e = b.try_op("v_accvgpr_read_b32", &ops![v(0), a(0)]).unwrap_err().to_string();
+    assert!(e.contains("not an instruction of gfx1100"), "{e}");
 }
 
 #[test]

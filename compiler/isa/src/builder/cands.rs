@@ -70,6 +70,10 @@ pub(crate) struct Cand {
     pub scalar_vdst: bool,
     /// Its mnemonic carries the `_e32`/`_e64` suffix the constructor's name left out.
     pub suffixed: bool,
+    /// The layout's name (`VOP2`, `MFMA`, `SCRATCH`...).
+    pub format: &'static str,
+    /// A gfx950 `_f8f6f4` matrix op: its A and B sizes depend on the formats chosen.
+    pub f8f6f4: bool,
 }
 
 /// Every constructor's candidates of one architecture, by constructor id.
@@ -115,7 +119,8 @@ fn cand(arch: Arch, op: u32, suffixed: bool) -> Option<Cand> {
     let scalar_vdst = m.starts_with("v_cmp") && shape == Shape::Vop3
         || m.starts_with("v_readlane")
         || m.starts_with("v_readfirstlane");
-    Some(Cand { init, shape, operands, fields, t16: t.t16[op as usize], scalar_vdst, suffixed })
+    let (format, f8f6f4) = (init.format().name, m.ends_with("_f8f6f4"));
+    Some(Cand { init, shape, operands, fields, t16: t.t16[op as usize], scalar_vdst, suffixed, format, f8f6f4 })
 }
 
 /// A constructor's id by name.

@@ -2,6 +2,9 @@
 //! operand's kind and the field's width, and a failure names the operand and says why. Nothing
 //! here reads or writes text.
 
+use std::borrow::Cow;
+use std::fmt;
+
 use baregpu_autogen::isa::{Field, OperandKind as K, FLAG_LITERAL};
 
 use super::cands::{Cand, Shape};
@@ -18,10 +21,10 @@ use crate::Arch;
 #[derive(Debug, Clone)]
 pub(crate) struct Fail {
     pub operand: Option<usize>,
-    pub msg: String,
+    pub msg: Cow<'static, str>,
 }
 
-pub(crate) fn fail<T>(operand: Option<usize>, msg: impl Into<String>) -> Result<T, Fail> {
+pub(crate) fn fail<T>(operand: Option<usize>, msg: impl Into<Cow<'static, str>>) -> Result<T, Fail> {
     Err(Fail { operand, msg: msg.into() })
 }
 
@@ -37,6 +40,9 @@ pub(crate) struct Fill<'a> {
     /// Distinct scalar values the VALU reads (the constant bus), the literal counted once.
     bus: [u32; 4],
     nbus: usize,
+    /// Failures carry no message: the builder tries the next encoding, and asks again for the
+    /// reasons only when every encoding failed (formatting them is most of a failure's cost).
+    pub quiet: bool,
 }
 
 /// Source index of an operand for modifiers and op_sel: src0, src1, src2, then the destination.
@@ -76,14 +82,20 @@ fn width(f: &Field) -> u16 {
 
 impl<'a> Fill<'a> {
     pub fn new(c: &'a Cand, arch: Arch) -> Fill<'a> {
-        Fill { c, i: c.init, arch, lit: None, target: None, opsel: 0, bus: [0; 4], nbus: 0 }
+        Fill { c, i: c.init, arch, lit: None, target: None, opsel: 0, bus: [0; 4], nbus: 0, quiet: false }
+    }
+
+    /// A failure whose message is formatted only when it will be shown.
+    pub fn failf<T>(&self, operand: Option<usize>, msg: fmt::Arguments) -> Result<T, Fail> {
+        let msg = if self.quiet { Cow::Borrowed("") } else { Cow::Owned(msg.to_string()) };
+        Err(Fail { operand, msg })
     }
 
     fn put(&mut self, k: usize, f: &Field, v: u32) -> Result<(), Fail> {
         if set(&mut self.i.words, f, v) {
             Ok(())
         } else {
-            fail(Some(k), format!("value {v} does not fit in field {} ({} bits)", f.name, width(f)))
+            self.failf(Some(k), format_args!("value {v} does not fit in field {} ({} bits)", f.name, width(f)))
         }
     }
 
@@ -103,10 +115,13 @@ impl<'a> Fill<'a> {
             _ => false,
         };
         if !ok {
-            return fail(Some(k), format!("the {} encoding takes no literal (0x{v:x})", self.i.format().name));
+            return self
+                .failf(Some(k), format_args!("the {} encoding takes no literal (0x{v:x})", self.i.format().name));
         }
         match self.lit {
-            Some(l) if l != v => fail(Some(k), format!("a second literal (0x{v:x}, 0x{l:x} already): only one fits")),
+            Some(l) if l != v => {
+                self.failf(Some(k), format_args!("a second literal (0x{v:x}, 0x{l:x} already): only one fits"))
+            }
             Some(_) => Ok(()),
             None => {
                 self.lit = Some(v);
@@ -123,7 +138,8 @@ impl<'a> Fill<'a> {
         }
         let limit = if is_gfx9(self.arch) { 1 } else { 2 };
         if self.nbus == limit {
-            return fail(Some(k), format!("more than {limit} scalar values or literals (the constant bus limit)"));
+            return self
+                .failf(Some(k), format_args!("more than {limit} scalar values or literals (the constant bus limit)"));
         }
         self.bus[self.nbus] = code;
         self.nbus += 1;
@@ -135,28 +151,32 @@ impl<'a> Fill<'a> {
     fn scalar(&self, k: usize, x: &Operand, dwords: u8) -> Result<u32, Fail> {
         match x {
             Operand::Reg { reg, .. } => {
-                reg.check(self.arch).map_err(|m| Fail { operand: Some(k), msg: m })?;
+                reg.check(self.arch).map_err(|m| Fail { operand: Some(k), msg: m.into() })?;
                 let base = match reg.file {
                     RegFile::Sgpr => 0,
                     RegFile::Ttmp => 108,
-                    _ => return fail(Some(k), format!("{reg} is a vector register; a scalar one is required")),
+                    _ => {
+                        return self
+                            .failf(Some(k), format_args!("{reg} is a vector register; a scalar one is required"))
+                    }
                 };
                 if reg.half.is_some() {
-                    return fail(Some(k), format!("{reg}: a scalar register has no 16-bit halves"));
+                    return self.failf(Some(k), format_args!("{reg}: a scalar register has no 16-bit halves"));
                 }
                 if reg.count != dwords as i64 {
-                    return fail(Some(k), format!("{reg} is {} registers; {dwords} expected", reg.count));
+                    return self.failf(Some(k), format_args!("{reg} is {} registers; {dwords} expected", reg.count));
                 }
                 Ok(base + reg.first as u32)
             }
             Operand::Special { reg, .. } => {
-                let (code, size) = special_code(self.arch, *reg).map_err(|m| Fail { operand: Some(k), msg: m })?;
+                let (code, size) =
+                    special_code(self.arch, *reg).map_err(|m| Fail { operand: Some(k), msg: m.into() })?;
                 if size != 0 && size != dwords {
-                    return fail(Some(k), format!("{} is {size} dwords; {dwords} expected", reg.name()));
+                    return self.failf(Some(k), format_args!("{} is {size} dwords; {dwords} expected", reg.name()));
                 }
                 Ok(code)
             }
-            other => fail(Some(k), format!("{} where a scalar register is required", describe(other))),
+            other => self.failf(Some(k), format_args!("{} where a scalar register is required", describe(other))),
         }
     }
 
@@ -164,7 +184,7 @@ impl<'a> Fill<'a> {
     pub fn operands(&mut self, ops: &[Operand]) -> Result<(), Fail> {
         let want = self.c.operands.len();
         if ops.len() != want {
-            return fail(None, format!("{} operands given, {want} expected", ops.len()));
+            return self.failf(None, format_args!("{} operands given, {want} expected", ops.len()));
         }
         for (k, x) in ops.iter().enumerate() {
             self.operand(k, x)?;
@@ -185,14 +205,14 @@ impl<'a> Fill<'a> {
         match o.kind {
             K::Special => match x {
                 Operand::Special { reg, .. } if reg.name() == o.name => Ok(()),
-                _ => fail(Some(k), format!("{} where {} is required", describe(x), o.name)),
+                _ => self.failf(Some(k), format_args!("{} where {} is required", describe(x), o.name)),
             },
             K::Off => match x {
                 Operand::Off => Ok(()),
-                _ => fail(Some(k), format!("{} where off is required", describe(x))),
+                _ => self.failf(Some(k), format_args!("{} where off is required", describe(x))),
             },
             K::Sgpr => self.sgpr(k, x, field),
-            K::Vgpr | K::Agpr if o.name == "vdst" && self.c.scalar_vdst => self.sgpr(k, x, field),
+            K::Vgpr | K::Agpr if self.c.scalar_vdst && o.name == "vdst" => self.sgpr(k, x, field),
             K::Vgpr | K::Agpr => self.vgpr(k, x, field),
             K::Vsrc | K::Ssrc => self.source(k, x, field),
             K::Offset if self.c.shape == Shape::Smem => self.smem_offset(k, x),
@@ -203,12 +223,12 @@ impl<'a> Fill<'a> {
 
     fn source_mods(&mut self, k: usize, name: &str, neg: bool, abs: bool) -> Result<(), Fail> {
         let Some(si) = src_index(name).filter(|&s| s < 3) else {
-            return fail(Some(k), format!("operand {name} takes no -x / |x| modifiers"));
+            return self.failf(Some(k), format_args!("operand {name} takes no -x / |x| modifiers"));
         };
         let m = self.i.mnemonic();
         let what = if neg { "-x" } else { "|x|" };
         if !matches!(self.c.shape, Shape::Vop3 | Shape::Vop3p) || !takes_mods(self.i.opcode(), si as usize) {
-            return fail(Some(k), format!("{what} needs a VOP3 encoding whose source {si} takes modifiers"));
+            return self.failf(Some(k), format_args!("{what} needs a VOP3 encoding whose source {si} takes modifiers"));
         }
         let (nf, af) = if m.contains("_mix") { ("neg", "neg_hi") } else { ("neg", "abs") };
         if neg {
@@ -225,17 +245,17 @@ impl<'a> Fill<'a> {
     /// A register-only scalar field (destinations, bases, resources, `saddr`).
     fn sgpr(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
         let o = self.c.operands[k];
-        let Some(f) = field else { return fail(Some(k), format!("operand {} has no field", o.name)) };
+        let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
         if matches!(x, Operand::Off) {
             return match o.name {
                 // `start` left the field at null/off.
                 "saddr" | "soffset" => Ok(()),
-                _ => fail(Some(k), format!("off where a scalar register is required ({})", o.name)),
+                _ => self.failf(Some(k), format_args!("off where a scalar register is required ({})", o.name)),
             };
         }
         let code = self.scalar(k, x, o.dwords.max(1))?;
         if code > 127 {
-            return fail(Some(k), format!("{} cannot be a scalar register operand", describe(x)));
+            return self.failf(Some(k), format_args!("{} cannot be a scalar register operand", describe(x)));
         }
         let v = match o.name {
             "sbase" if code & 1 != 0 => return fail(Some(k), "the base must start at an even register"),
@@ -250,23 +270,26 @@ impl<'a> Fill<'a> {
     /// A VGPR (or AGPR) field; a 9-bit field holds it as 256 + n.
     fn vgpr(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
         let o = self.c.operands[k];
-        let Some(f) = field else { return fail(Some(k), format!("operand {} has no field", o.name)) };
+        let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
         let reg = match x {
             Operand::Reg { reg, .. } if matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) => reg,
             Operand::Off if o.name.contains("addr") && matches!(self.c.shape, Shape::Flat | Shape::Buf) => {
                 // SCRATCH without a VGPR address: sve = 0; buffers without vaddr leave it 0.
-                if self.i.field_def("sve").is_some() && self.i.format().name == "SCRATCH" {
+                if self.c.format == "SCRATCH" {
                     self.put_named(Some(k), "sve", 0, "off")?;
                 }
                 return Ok(());
             }
-            _ => return fail(Some(k), format!("{} where a vector register is required ({})", describe(x), o.name)),
+            _ => {
+                return self
+                    .failf(Some(k), format_args!("{} where a vector register is required ({})", describe(x), o.name))
+            }
         };
         self.vreg(k, reg, o.dwords)?;
         let is_agpr = reg.file == RegFile::Agpr;
         if is_agpr != (o.kind == K::Agpr) {
             if o.kind == K::Agpr {
-                return fail(Some(k), format!("{reg} where an AGPR is required"));
+                return self.failf(Some(k), format_args!("{reg} where an AGPR is required"));
             }
             self.acc(k, o.name)?;
         }
@@ -276,15 +299,13 @@ impl<'a> Fill<'a> {
 
     /// Checks a VGPR/AGPR operand's file, range and size.
     fn vreg(&self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
-        reg.check(self.arch).map_err(|m| Fail { operand: Some(k), msg: m })?;
+        reg.check(self.arch).map_err(|m| Fail { operand: Some(k), msg: m.into() })?;
         let o = self.c.operands[k];
-        let fname = self.i.format().name;
-        let flexible = self.i.mnemonic().ends_with("_f8f6f4") && matches!(o.name, "src0" | "src1")
+        let flexible = self.c.f8f6f4 && matches!(o.name, "src0" | "src1")
             || self.c.shape == Shape::Buf && matches!(o.name, "vaddr" | "vdata")
-            || self.c.shape == Shape::Flat && matches!(o.name, "addr" | "vaddr") && reg.count <= 2
-            || fname == "MFMA";
+            || self.c.shape == Shape::Flat && matches!(o.name, "addr" | "vaddr") && reg.count <= 2;
         if reg.count != dwords.max(1) as i64 && !flexible {
-            return fail(Some(k), format!("{reg} is {} registers; {} expected", reg.count, dwords.max(1)));
+            return self.failf(Some(k), format_args!("{reg} is {} registers; {} expected", reg.count, dwords.max(1)));
         }
         Ok(())
     }
@@ -312,11 +333,11 @@ impl<'a> Fill<'a> {
         let is16 = self.c.t16 >> k & 1 != 0;
         let Some(half) = reg.half else { return Ok(n) };
         if !is16 {
-            return fail(Some(k), format!("{reg}: this operand is not a 16-bit register half"));
+            return self.failf(Some(k), format_args!("{reg}: this operand is not a 16-bit register half"));
         }
         if self.c.shape == Shape::E32 {
             if n >= 128 {
-                return fail(Some(k), format!("{reg} is beyond the 16-bit addressable VGPRs (v0..v127)"));
+                return self.failf(Some(k), format_args!("{reg} is beyond the 16-bit addressable VGPRs (v0..v127)"));
             }
             return Ok(if half == Half::Hi { n + 128 } else { n });
         }
@@ -330,18 +351,18 @@ impl<'a> Fill<'a> {
     /// A source: a register, a named register, an inline constant or a literal.
     fn source(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
         let o = self.c.operands[k];
-        let Some(f) = field else { return fail(Some(k), format!("operand {} has no field", o.name)) };
+        let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
         let nine = width(f) == 9;
         let dwords = o.dwords.max(1);
         let code = match x {
             Operand::Reg { reg, .. } if matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) => {
                 if o.kind == K::Ssrc || !nine {
-                    return fail(Some(k), format!("{reg} where a scalar source is required"));
+                    return self.failf(Some(k), format_args!("{reg} where a scalar source is required"));
                 }
                 self.vreg(k, reg, dwords)?;
                 if reg.file == RegFile::Agpr {
                     if self.i.field_def("acc_cd").is_none() {
-                        return fail(Some(k), format!("{reg}: this instruction reads no AGPRs"));
+                        return self.failf(Some(k), format_args!("{reg}: this instruction reads no AGPRs"));
                     }
                     self.acc(k, o.name)?;
                 }
@@ -355,9 +376,11 @@ impl<'a> Fill<'a> {
             Operand::Int(v) => match inline_int_code(*v) {
                 Some(c) => c,
                 None if !(i32::MIN as i64..=u32::MAX as i64).contains(v) => {
-                    return fail(Some(k), format!("immediate {v} does not fit in 32 bits"))
+                    return self.failf(Some(k), format_args!("immediate {v} does not fit in 32 bits"))
                 }
-                None if dwords > 1 => return fail(Some(k), format!("a 64-bit operand takes no literal ({v})")),
+                None if dwords > 1 => {
+                    return self.failf(Some(k), format_args!("a 64-bit operand takes no literal ({v})"))
+                }
                 None => {
                     self.literal(k, *v as u32)?;
                     255
@@ -365,13 +388,17 @@ impl<'a> Fill<'a> {
             },
             Operand::F32(x) => match inline_f32_code(*x) {
                 Some(c) => c,
-                None if dwords > 1 => return fail(Some(k), format!("a 64-bit operand takes no f32 literal ({x})")),
+                None if dwords > 1 => {
+                    return self.failf(Some(k), format_args!("a 64-bit operand takes no f32 literal ({x})"))
+                }
                 None => {
                     self.literal(k, x.to_bits())?;
                     255
                 }
             },
-            other => return fail(Some(k), format!("{} where a source operand is required", describe(other))),
+            other => {
+                return self.failf(Some(k), format_args!("{} where a source operand is required", describe(other)))
+            }
         };
         let v = if !nine && code >= 256 { code - 256 } else { code };
         if !nine && code > 255 && o.kind == K::Vsrc {
@@ -386,7 +413,7 @@ impl<'a> Fill<'a> {
         if let Operand::Int(v) = x {
             let bits = if self.arch == Arch::Gfx1201 { 24 } else { 21 };
             if *v < -(1 << (bits - 1)) || *v >= 1 << bits {
-                return fail(Some(k), format!("offset {v} does not fit in {bits} bits"));
+                return self.failf(Some(k), format_args!("offset {v} does not fit in {bits} bits"));
             }
             if g9 {
                 self.put_named(Some(k), "imm", 1, "offset")?;
@@ -395,7 +422,7 @@ impl<'a> Fill<'a> {
         }
         let code = self.scalar(k, x, 1)?;
         if code > 127 {
-            return fail(Some(k), format!("{} cannot be an offset register", describe(x)));
+            return self.failf(Some(k), format_args!("{} cannot be an offset register", describe(x)));
         }
         if g9 {
             // An SGPR alone goes in the offset field (imm = 0); an `offset:` modifier after it
@@ -416,19 +443,20 @@ impl<'a> Fill<'a> {
             Operand::Int(v) => *v,
             Operand::F32(f) if literal => f.to_bits() as i64,
             Operand::Waitcnt(w) if o.kind == K::Simm16 => {
-                w.encode(is_gfx9(self.arch)).map_err(|m| Fail { operand: Some(k), msg: m })? as i64
+                w.encode(is_gfx9(self.arch)).map_err(|m| Fail { operand: Some(k), msg: m.into() })? as i64
             }
             Operand::Label(l) if o.kind == K::Label => {
                 self.target = Some(*l);
                 0
             }
             other => {
-                return fail(Some(k), format!("{} where an immediate is required ({:?})", describe(other), o.kind))
+                return self
+                    .failf(Some(k), format_args!("{} where an immediate is required ({:?})", describe(other), o.kind))
             }
         };
         if literal && o.kind == K::Imm {
             if !(i32::MIN as i64..=u32::MAX as i64).contains(&v) {
-                return fail(Some(k), format!("immediate {v} does not fit in 32 bits"));
+                return self.failf(Some(k), format_args!("immediate {v} does not fit in 32 bits"));
             }
             return match self.lit {
                 Some(l) if l != v as u32 => fail(Some(k), "a second literal: only one fits"),
@@ -440,14 +468,16 @@ impl<'a> Fill<'a> {
         }
         let f = match field.or_else(|| self.i.field_def("simm16")) {
             Some(f) => f,
-            None => return fail(Some(k), format!("operand {} has no field", o.name)),
+            None => return self.failf(Some(k), format_args!("operand {} has no field", o.name)),
         };
         let v = match o.kind {
             K::Simm16 | K::Label | K::Hwreg | K::Sendmsg if (-32768..=65535).contains(&v) => v as u32 & 0xffff,
             K::Simm16 | K::Label | K::Hwreg | K::Sendmsg => {
-                return fail(Some(k), format!("immediate {v} does not fit in 16 bits"))
+                return self.failf(Some(k), format_args!("immediate {v} does not fit in 16 bits"))
             }
-            _ if v < 0 || v > u32::MAX as i64 => return fail(Some(k), format!("immediate {v} is out of range")),
+            _ if v < 0 || v > u32::MAX as i64 => {
+                return self.failf(Some(k), format_args!("immediate {v} is out of range"))
+            }
             _ => v as u32,
         };
         self.put(k, f, v)
@@ -466,15 +496,23 @@ impl<'a> Fill<'a> {
     }
 }
 
-/// An operand as a short phrase for errors.
-pub(crate) fn describe(x: &Operand) -> String {
-    match x {
-        Operand::Reg { reg, .. } => reg.to_string(),
-        Operand::Special { reg, .. } => reg.name().to_string(),
-        Operand::Int(v) => format!("the immediate {v}"),
-        Operand::F32(f) => format!("the float {f}"),
-        Operand::Off => "off".into(),
-        Operand::Label(l) => format!("label {}", l.index()),
-        Operand::Waitcnt(_) => "waitcnt counters".into(),
+/// An operand as a short phrase for errors (formatted only when shown).
+pub(crate) fn describe(x: &Operand) -> Describe<'_> {
+    Describe(x)
+}
+
+pub(crate) struct Describe<'a>(&'a Operand);
+
+impl fmt::Display for Describe<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Operand::Reg { reg, .. } => write!(f, "{reg}"),
+            Operand::Special { reg, .. } => f.write_str(reg.name()),
+            Operand::Int(v) => write!(f, "the immediate {v}"),
+            Operand::F32(x) => write!(f, "the float {x}"),
+            Operand::Off => f.write_str("off"),
+            Operand::Label(l) => write!(f, "label {}", l.index()),
+            Operand::Waitcnt(_) => f.write_str("waitcnt counters"),
+        }
     }
 }

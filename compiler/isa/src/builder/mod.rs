@@ -54,6 +54,8 @@ pub use reg::{
 };
 pub use resources::{ResourceTracker, ResourceUsage};
 
+use std::collections::{HashMap, HashSet};
+
 use baregpu_autogen::isa::ctors::NAMES;
 
 use crate::disasm::disassemble;
@@ -83,6 +85,9 @@ pub struct Builder {
     arch: Arch,
     items: Vec<Emitted>,
     labels: Vec<LabelDef>,
+    /// The labels' names, kept unique.
+    label_names: HashSet<String>,
+    label_next: HashMap<String, u32>,
     size: usize,
     tracker: ResourceTracker,
     first_error: Option<IsaError>,
@@ -108,6 +113,8 @@ impl Builder {
             arch,
             items: Vec::new(),
             labels: Vec::new(),
+            label_names: HashSet::new(),
+            label_next: HashMap::new(),
             size: 0,
             tracker: ResourceTracker::new(),
             first_error: None,
@@ -174,12 +181,15 @@ impl Builder {
         if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
             base.insert(0, 'L');
         }
-        let mut name = base.clone();
-        let mut n = 0;
-        while self.labels.iter().any(|l| l.name == name) {
-            n += 1;
-            name = format!("{base}_{n}");
+        // Per base name, the next suffix to try: a code generator makes thousands of `loop`s.
+        let next = self.label_next.entry(base.clone()).or_insert(0);
+        let mut name = if *next == 0 { base.clone() } else { format!("{base}_{next}") };
+        while self.label_names.contains(&name) {
+            *next += 1;
+            name = format!("{base}_{next}");
         }
+        *next += 1;
+        self.label_names.insert(name.clone());
         self.labels.push(LabelDef { name, at: None });
         Label(self.labels.len() as u32 - 1)
     }
@@ -192,8 +202,10 @@ impl Builder {
     /// Binds a label to the current position; binding twice is an error.
     pub fn try_bind(&mut self, l: Label) -> Result<()> {
         let (at, idx) = (self.size, self.items.len());
-        let e = self.err(format!("label {} is not from this builder", l.0));
-        let def = self.labels.get_mut(l.0 as usize).ok_or(e)?;
+        if l.0 as usize >= self.labels.len() {
+            return Err(self.err(format!("label {} is not from this builder", l.0)));
+        }
+        let def = &mut self.labels[l.0 as usize];
         if def.at.is_some() {
             let name = def.name.clone();
             return Err(self.err(format!("label '{name}' bound twice")));
@@ -230,8 +242,24 @@ impl Builder {
         if cands.is_empty() {
             return Err(self.err(format!("{name} is not an instruction of {}", self.arch.name())));
         }
-        // The error of the encoding that got furthest: (rank, error), where the rank is 0 for a
-        // wrong operand count, k + 1 for operand k, and the most for a modifier.
+        for c in cands {
+            let mut f = Fill::new(c, self.arch);
+            f.quiet = true;
+            if let Ok((inst, target)) = f.operands(ops).and_then(|()| f.mods(mods)).and_then(|()| f.finish()) {
+                if let Some(l) = target.filter(|l| l.0 as usize >= self.labels.len()) {
+                    return Err(self.err(format!("{name}: label {} is not from this builder", l.0)));
+                }
+                for o in ops {
+                    self.tracker.note(o);
+                }
+                let size = inst.size();
+                self.items.push(Emitted { at: self.size, inst, target, suffix_chosen: c.suffixed });
+                self.size += size;
+                return Ok(size);
+            }
+        }
+        // Every encoding failed: the reason of the one that got furthest, as (rank, error) with
+        // rank 0 for a wrong operand count, k + 1 for operand k, and the most for a modifier.
         let mut best: Option<(usize, Fail)> = None;
         for c in cands {
             let mut f = Fill::new(c, self.arch);
@@ -239,23 +267,9 @@ impl Builder {
                 f.mods(mods).map_err(|e| (usize::MAX, e))?;
                 f.finish().map_err(|e| (usize::MAX, e))
             });
-            match r {
-                Ok((inst, target)) => {
-                    if let Some(l) = target.filter(|l| l.0 as usize >= self.labels.len()) {
-                        return Err(self.err(format!("{name}: label {} is not from this builder", l.0)));
-                    }
-                    for o in ops {
-                        self.tracker.note(o);
-                    }
-                    let size = inst.size();
-                    self.items.push(Emitted { at: self.size, inst, target, suffix_chosen: c.suffixed });
-                    self.size += size;
-                    return Ok(size);
-                }
-                Err((rank, e)) => {
-                    if best.as_ref().is_none_or(|(r, _)| rank > *r) {
-                        best = Some((rank, e));
-                    }
+            if let Err((rank, e)) = r {
+                if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+                    best = Some((rank, e));
                 }
             }
         }
@@ -292,26 +306,22 @@ impl Builder {
         self.op_mods(name, ops, &[])
     }
 
-    /// The instructions with their branches patched.
-    fn resolved(&self) -> Result<Vec<Instruction>> {
-        let mut out = Vec::with_capacity(self.items.len());
-        for (n, it) in self.items.iter().enumerate() {
-            let mut inst = it.inst;
-            if let Some(l) = it.target {
-                let def = &self.labels[l.0 as usize];
-                let m = inst.mnemonic();
-                let (target, _) = def.at.ok_or_else(|| {
-                    IsaError::Encode(format!("instruction {n} ({m}): label '{}' is never bound", def.name))
-                })?;
-                let d = branch_offset(it.at, inst.size(), target)
-                    .map_err(|e| IsaError::Encode(format!("instruction {n} ({m}): {e}")))?;
-                if !inst.set_field("simm16", d as u16 as u32) {
-                    return Err(IsaError::Encode(format!("instruction {n} ({m}): no simm16 field")));
-                }
-            }
-            out.push(inst);
+    /// The instruction at `n` with its branch patched.
+    fn resolved(&self, n: usize) -> Result<Instruction> {
+        let it = &self.items[n];
+        let mut inst = it.inst;
+        let Some(l) = it.target else { return Ok(inst) };
+        let def = &self.labels[l.0 as usize];
+        let m = inst.mnemonic();
+        let (target, _) = def
+            .at
+            .ok_or_else(|| IsaError::Encode(format!("instruction {n} ({m}): label '{}' is never bound", def.name)))?;
+        let d = branch_offset(it.at, inst.size(), target)
+            .map_err(|e| IsaError::Encode(format!("instruction {n} ({m}): {e}")))?;
+        if !inst.set_field("simm16", d as u16 as u32) {
+            return Err(IsaError::Encode(format!("instruction {n} ({m}): no simm16 field")));
         }
-        Ok(out)
+        Ok(inst)
     }
 
     /// The code: every branch patched with its label's offset. Errors: the first recorded error,
@@ -321,14 +331,19 @@ impl Builder {
             return Err(e.clone());
         }
         let mut out = Vec::with_capacity(self.size);
-        for inst in self.resolved()? {
-            inst.encode_into(&mut out);
+        for (n, it) in self.items.iter().enumerate() {
+            if it.target.is_some() {
+                self.resolved(n)?.encode_into(&mut out);
+            } else {
+                it.inst.encode_into(&mut out);
+            }
         }
         Ok(out)
     }
 
     fn listing_with(&self, written: bool) -> String {
-        let insts = self.resolved().unwrap_or_else(|_| self.items.iter().map(|it| it.inst).collect());
+        let insts: Vec<Instruction> =
+            (0..self.items.len()).map(|n| self.resolved(n).unwrap_or(self.items[n].inst)).collect();
         let mut s = String::new();
         let labels_at = |s: &mut String, n: usize| {
             for l in self.labels.iter().filter(|l| l.at.map(|(_, i)| i) == Some(n)) {

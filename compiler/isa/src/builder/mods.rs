@@ -89,14 +89,14 @@ impl Fill<'_> {
         match self.c.shape {
             Shape::Ds => {
                 if !(0..=0xffff).contains(&v) {
-                    return fail(None, format!("offset:{v} is out of range (0..=65535)"));
+                    return self.failf(None, format_args!("offset:{v} is out of range (0..=65535)"));
                 }
                 self.put_named(None, "offset0", v as u32 & 0xff, "offset")?;
                 self.put_named(None, "offset1", (v as u32) >> 8, "offset")
             }
             Shape::Smem => {
                 if !(0..1 << 21).contains(&v) {
-                    return fail(None, format!("offset:{v} is out of range"));
+                    return self.failf(None, format_args!("offset:{v} is out of range"));
                 }
                 if is_gfx9(self.arch) {
                     if self.i.f("imm") == 0 && self.i.f("soe") == 0 {
@@ -117,11 +117,11 @@ impl Fill<'_> {
                     if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
                 let hi = if fname == "FLAT" && self.arch != Arch::Gfx1201 { 0xfff } else { hi };
                 if v < lo || v > hi {
-                    return fail(None, format!("offset:{v} is out of range ({lo}..={hi})"));
+                    return self.failf(None, format_args!("offset:{v} is out of range ({lo}..={hi})"));
                 }
                 self.put_named(None, "offset", (v as u32) & ((1u64 << width) - 1) as u32, "offset")
             }
-            _ => fail(None, format!("offset:{v} is not available in the {} encoding", self.i.format().name)),
+            _ => self.failf(None, format_args!("offset:{v} is not available in the {} encoding", self.i.format().name)),
         }
     }
 }
