@@ -24,6 +24,7 @@ pub(crate) struct Fail {
     pub msg: Cow<'static, str>,
 }
 
+#[cold]
 pub(crate) fn fail<T>(operand: Option<usize>, msg: impl Into<Cow<'static, str>>) -> Result<T, Fail> {
     Err(Fail { operand, msg: msg.into() })
 }
@@ -86,11 +87,14 @@ impl<'a> Fill<'a> {
     }
 
     /// A failure whose message is formatted only when it will be shown.
+    #[cold]
+    #[inline(never)]
     pub fn failf<T>(&self, operand: Option<usize>, msg: fmt::Arguments) -> Result<T, Fail> {
         let msg = if self.quiet { Cow::Borrowed("") } else { Cow::Owned(msg.to_string()) };
         Err(Fail { operand, msg })
     }
 
+    #[inline]
     fn put(&mut self, k: usize, f: &Field, v: u32) -> Result<(), Fail> {
         if set(&mut self.i.words, f, v) {
             Ok(())
@@ -148,6 +152,7 @@ impl<'a> Fill<'a> {
 
     /// A scalar register or named register: its code (0..=127 for registers, more for named
     /// sources) after the file, alignment and size checks.
+    #[inline]
     fn scalar(&self, k: usize, x: &Operand, dwords: u8) -> Result<u32, Fail> {
         match x {
             Operand::Reg { reg, .. } => {
@@ -243,6 +248,7 @@ impl<'a> Fill<'a> {
     }
 
     /// A register-only scalar field (destinations, bases, resources, `saddr`).
+    #[inline]
     fn sgpr(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
         let o = self.c.operands[k];
         let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
@@ -268,6 +274,7 @@ impl<'a> Fill<'a> {
     }
 
     /// A VGPR (or AGPR) field; a 9-bit field holds it as 256 + n.
+    #[inline]
     fn vgpr(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
         let o = self.c.operands[k];
         let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
@@ -298,6 +305,7 @@ impl<'a> Fill<'a> {
     }
 
     /// Checks a VGPR/AGPR operand's file, range and size.
+    #[inline]
     fn vreg(&self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
         reg.check(self.arch).map_err(|m| Fail { operand: Some(k), msg: m.into() })?;
         let o = self.c.operands[k];
@@ -328,6 +336,7 @@ impl<'a> Fill<'a> {
 
     /// The register number of a VGPR for a field, with its true16 half: in VOP1/VOP2/VOPC the
     /// half is bit 7 of the register number; in VOP3 it is an op_sel bit.
+    #[inline]
     fn half_code(&mut self, k: usize, reg: &Reg, f: &Field) -> Result<u32, Fail> {
         let n = reg.first as u32;
         let is16 = self.c.t16 >> k & 1 != 0;
@@ -349,6 +358,7 @@ impl<'a> Fill<'a> {
     }
 
     /// A source: a register, a named register, an inline constant or a literal.
+    #[inline]
     fn source(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
         let o = self.c.operands[k];
         let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
