@@ -15,6 +15,7 @@
 //! Output: `src/isa/<arch>.rs`, `isa_coverage.md`, `../tests/isa/golden/<arch>.txt`.
 
 pub mod alias;
+pub mod ctors;
 mod formats;
 mod llvm;
 

@@ -42,6 +42,7 @@ const GENERATORS: &[(&str, Generator)] = &[
     ("hw", hw::generate),
     ("isa", isa::generate),
     ("isa_alias", isa::alias::generate),
+    ("isa_ctors", isa::ctors::generate),
 ];
 
 fn main() -> ExitCode {

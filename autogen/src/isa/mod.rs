@@ -11,6 +11,7 @@
 
 /// Mnemonic aliases per architecture (generator `isa_alias`, autogen/gen/src/isa/alias.rs).
 pub mod aliases;
+pub mod ctors;
 pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;

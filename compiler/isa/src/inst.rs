@@ -114,22 +114,26 @@ pub fn get(words: &[u32; 4], f: &Field) -> u32 {
 }
 
 /// Sets a field; false if the value does not fit.
+#[inline]
 pub fn set(words: &mut [u32; 4], f: &Field, value: u32) -> bool {
-    let width = (f.hi - f.lo + 1) as u32;
-    if width < 32 && value >> width != 0 {
+    let (lo, hi) = (f.lo as u32, f.hi as u32);
+    let width = hi + 1 - lo;
+    if width < 32 && value >> width != 0 || hi >= 128 {
         return false;
     }
-    for i in 0..width {
-        let bit = f.lo as u32 + i;
-        let (w, b) = ((bit / 32) as usize, bit % 32);
-        if w >= 4 {
-            return false;
-        }
-        if (value >> i) & 1 != 0 {
-            words[w] |= 1 << b;
-        } else {
-            words[w] &= !(1 << b);
-        }
+    // The field spans at most two dwords: mask it into both halves of a 64-bit window.
+    let w = (lo / 32) as usize;
+    let sh = lo % 32;
+    let mask = (u64::MAX >> (64 - width)) << sh;
+    let v = (value as u64) << sh;
+    let next = w + 1 < 4;
+    let cur = words[w] as u64 | if next { (words[w + 1] as u64) << 32 } else { 0 };
+    let new = (cur & !mask) | (v & mask);
+    words[w] = new as u32;
+    if next {
+        words[w + 1] = (new >> 32) as u32;
+    } else if new >> 32 != 0 {
+        return false;
     }
     true
 }

@@ -40,8 +40,8 @@
 //! `ceil(n/256)` of them.
 
 use crate::codeobj::{write_code_object, Kernel, KernelArg};
-use crate::isa::builder::{offset, s, v, vcc_lo, Builder};
-use crate::isa::{ops, Arch};
+use crate::isa::builder::{offset, s, v, vcc_lo, Builder, Ctors};
+use crate::isa::Arch;
 
 use super::{apply_usage, KernelError, Target};
 
@@ -95,70 +95,72 @@ pub fn matmul_builder(arch: Arch) -> Result<Builder, KernelError> {
     let tile = MATMUL_TILE as i64;
 
     // Prologue: arguments, work-item and workgroup ids.
-    b.op("s_load_b256", ops![s(4..12), s(0..2), 0]) // A, B, C, M, N
-        .op("s_load_b32", ops![s(12), s(0..2), 32]); // K
+    b.s_load_b256(s(4..12), s(0..2), 0) // A, B, C, M, N
+        .s_load_b32(s(12), s(0..2), 32); // K
     let (wg_x, wg_y) = t.workgroup_ids(&mut b, skel.user_sgpr_count(arch), s(14), s(15));
-    b.op("v_and_b32", ops![v(1), 0x3ff, v(0)]) // tx = v0[9:0]
-        .op("v_bfe_u32", ops![v(2), v(0), 10, 10]) // ty = v0[19:10]
-        .op("s_lshl_b32", ops![s(18), wg_x, 4]) // gx*16
-        .op("s_lshl_b32", ops![s(17), wg_y, 4]) // gy*16
-        .op("v_add_nc_u32", ops![v(12), s(18), v(1)]) // col
-        .op("v_add_nc_u32", ops![v(11), s(17), v(2)]) // row
-        .op("v_lshlrev_b32", ops![v(6), 6, v(2)]) // ty*64: As row base
-        .op("v_lshlrev_b32", ops![v(7), 2, v(1)]) // tx*4: Bs column base
-        .op("v_add_nc_u32", ops![v(5), v(6), v(7)]) // ty*64 + tx*4: store address
-        .op("v_mov_b32", ops![v(8), 0]); // acc = 0
+    b.v_and_b32(v(1), 0x3ff, v(0)) // tx = v0[9:0]
+        .v_bfe_u32(v(2), v(0), 10, 10) // ty = v0[19:10]
+        .s_lshl_b32(s(18), wg_x, 4) // gx*16
+        .s_lshl_b32(s(17), wg_y, 4) // gy*16
+        .v_add_nc_u32(v(12), s(18), v(1)) // col
+        .v_add_nc_u32(v(11), s(17), v(2)) // row
+        .v_lshlrev_b32(v(6), 6, v(2)) // ty*64: As row base
+        .v_lshlrev_b32(v(7), 2, v(1)) // tx*4: Bs column base
+        .v_add_nc_u32(v(5), v(6), v(7)) // ty*64 + tx*4: store address
+        .v_mov_b32(v(8), 0); // acc = 0
     t.wait_smem(&mut b);
-    b.op("v_mul_lo_u32", ops![v(3), v(11), s(12)]) // row*K
-        .op("v_add_nc_u32", ops![v(3), v(3), v(1)]) // + tx
-        .op("v_lshlrev_b32", ops![v(3), 2, v(3)]) // bytes
-        .op("v_mul_lo_u32", ops![v(4), v(2), s(11)]) // ty*N
-        .op("v_add_nc_u32", ops![v(4), v(4), v(12)]) // + col
-        .op("v_lshlrev_b32", ops![v(4), 2, v(4)]) // bytes
-        .op("s_lshl_b32", ops![s(16), s(11), 6]) // N*16 floats: B step
-        .op("s_lshr_b32", ops![s(13), s(12), 4]) // K/16 steps
-        .op("s_cmp_eq_u32", ops![s(13), 0]);
+    b.v_mul_lo_u32(v(3), v(11), s(12)) // row*K
+        .v_add_nc_u32(v(3), v(3), v(1)) // + tx
+        .v_lshlrev_b32(v(3), 2, v(3)) // bytes
+        .v_mul_lo_u32(v(4), v(2), s(11)) // ty*N
+        .v_add_nc_u32(v(4), v(4), v(12)) // + col
+        .v_lshlrev_b32(v(4), 2, v(4)) // bytes
+        .s_lshl_b32(s(16), s(11), 6) // N*16 floats: B step
+        .s_lshr_b32(s(13), s(12), 4) // K/16 steps
+        .s_cmp_eq_u32(s(13), 0);
     let store = b.label("store");
-    b.branch("s_cbranch_scc1", store);
+    b.s_cbranch_scc1(store);
 
     // Main loop: one 16-wide step along K.
     let top = b.here("k_loop");
-    b.op("global_load_b32", ops![v(9), v(3), s(4..6)]) // A[row, k0 + tx]
-        .op("global_load_b32", ops![v(10), v(4), s(6..8)]) // B[k0 + ty, col]
-        .op("v_add_nc_u32", ops![v(3), 4 * tile, v(3)]) // next A tile: 16 columns on
-        .op("v_add_nc_u32", ops![v(4), s(16), v(4)]); // next B tile: 16 rows down
+    b.global_load_b32(v(9), v(3), s(4..6)) // A[row, k0 + tx]
+        .global_load_b32(v(10), v(4), s(6..8)) // B[k0 + ty, col]
+        .v_add_nc_u32(v(3), 4 * tile, v(3)) // next A tile: 16 columns on
+        .v_add_nc_u32(v(4), s(16), v(4)); // next B tile: 16 rows down
     t.wait_vmem_loads(&mut b);
-    b.op("ds_store_b32", ops![v(5), v(9)]) // As[ty][tx]
-        .op_mods("ds_store_b32", ops![v(5), v(10)], &[offset(LDS_B)]); // Bs[ty][tx]
+    b.ds_store_b32(v(5), v(9)) // As[ty][tx]
+        .mods([offset(LDS_B)])
+        .ds_store_b32(v(5), v(10)); // Bs[ty][tx]
     t.wait_lds(&mut b);
     t.barrier(&mut b);
     for j in 0..tile / 4 {
         // As[ty][4j..4j+4]
         let dst = v(16 + 4 * j..16 + 4 * j + 4);
         if j == 0 {
-            b.op("ds_load_b128", ops![dst, v(6)]);
+            b.ds_load_b128(dst, v(6));
         } else {
-            b.op_mods("ds_load_b128", ops![dst, v(6)], &[offset(16 * j)]);
+            b.mods([offset(16 * j)]).ds_load_b128(dst, v(6));
         }
     }
     for k in 0..tile {
         // Bs[k][tx]
-        b.op_mods("ds_load_b32", ops![v(32 + k), v(7)], &[offset(LDS_B + 4 * tile * k)]);
+        b.mods([offset(LDS_B + 4 * tile * k)]).ds_load_b32(v(32 + k), v(7));
     }
     t.wait_lds(&mut b);
     for k in 0..tile {
-        b.op("v_fmac_f32", ops![v(8), v(16 + k), v(32 + k)]); // acc += As[ty][k] * Bs[k][tx]
+        b.v_fmac_f32(v(8), v(16 + k), v(32 + k)); // acc += As[ty][k] * Bs[k][tx]
     }
     t.barrier(&mut b); // everyone has read the tiles before the next step overwrites them
-    b.op(t.s_add_i32(), ops![s(13), s(13), -1]).op("s_cmp_lg_u32", ops![s(13), 0]).branch("s_cbranch_scc1", top);
+    t.s_add_i32(&mut b, s(13), s(13), -1);
+    b.s_cmp_lg_u32(s(13), 0).s_cbranch_scc1(top);
 
     // Epilogue: C[row, col] = acc.
     b.bind(store)
-        .op("v_mul_lo_u32", ops![v(3), v(11), s(11)]) // row*N
-        .op("v_add_nc_u32", ops![v(3), v(3), v(12)]) // + col
-        .op("v_lshlrev_b32", ops![v(3), 2, v(3)]) // bytes
-        .op("global_store_b32", ops![v(3), v(8), s(8..10)])
-        .op("s_endpgm", ops![]);
+        .v_mul_lo_u32(v(3), v(11), s(11)) // row*N
+        .v_add_nc_u32(v(3), v(3), v(12)) // + col
+        .v_lshlrev_b32(v(3), 2, v(3)) // bytes
+        .global_store_b32(v(3), v(8), s(8..10))
+        .s_endpgm();
     b.finish()?;
     Ok(b)
 }
@@ -198,26 +200,23 @@ pub fn vector_add_builder(arch: Arch) -> Result<Builder, KernelError> {
     let mut b = Builder::new(arch);
     b.tracker_mut().reserve_sgprs(initialised_sgprs(arch, &skel));
     b.tracker_mut().reserve_vgprs(1);
-    b.op("s_load_b128", ops![s(4..8), s(0..2), 0]) // A, B
-        .op("s_load_b64", ops![s(8..10), s(0..2), 16]) // C
-        .op("s_load_b32", ops![s(10), s(0..2), 24]); // n
+    b.s_load_b128(s(4..8), s(0..2), 0) // A, B
+        .s_load_b64(s(8..10), s(0..2), 16) // C
+        .s_load_b32(s(10), s(0..2), 24); // n
     let (wg_x, _) = t.workgroup_ids(&mut b, skel.user_sgpr_count(arch), s(14), s(15));
-    b.op("v_and_b32", ops![v(1), 0x3ff, v(0)]) // tx
-        .op("s_lshl_b32", ops![s(11), wg_x, 8]) // gx*256
-        .op("v_add_nc_u32", ops![v(1), s(11), v(1)]); // i
+    b.v_and_b32(v(1), 0x3ff, v(0)) // tx
+        .s_lshl_b32(s(11), wg_x, 8) // gx*256
+        .v_add_nc_u32(v(1), s(11), v(1)); // i
     t.wait_smem(&mut b);
     let end = b.label("end");
-    b.op("v_cmp_gt_u32", ops![vcc_lo(), s(10), v(1)]) // i < n
-        .op("s_and_saveexec_b32", ops![s(12), vcc_lo()])
-        .branch("s_cbranch_execz", end)
-        .op("v_lshlrev_b32", ops![v(1), 2, v(1)]) // bytes
-        .op("global_load_b32", ops![v(2), v(1), s(4..6)])
-        .op("global_load_b32", ops![v(3), v(1), s(6..8)]);
+    b.v_cmp_gt_u32(vcc_lo(), s(10), v(1)) // i < n
+        .s_and_saveexec_b32(s(12), vcc_lo())
+        .s_cbranch_execz(end)
+        .v_lshlrev_b32(v(1), 2, v(1)) // bytes
+        .global_load_b32(v(2), v(1), s(4..6))
+        .global_load_b32(v(3), v(1), s(6..8));
     t.wait_vmem_loads(&mut b);
-    b.op("v_add_f32", ops![v(2), v(2), v(3)])
-        .op("global_store_b32", ops![v(1), v(2), s(8..10)])
-        .bind(end)
-        .op("s_endpgm", ops![]);
+    b.v_add_f32(v(2), v(2), v(3)).global_store_b32(v(1), v(2), s(8..10)).bind(end).s_endpgm();
     b.finish()?;
     Ok(b)
 }

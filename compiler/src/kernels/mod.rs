@@ -12,8 +12,7 @@ pub mod matmul;
 use thiserror::Error;
 
 use crate::codeobj::{CodeObjectError, Kernel};
-use crate::isa::builder::{raw, s, ttmp, Builder, Reg};
-use crate::isa::ops;
+use crate::isa::builder::{lgkmcnt, s, ttmp, vmcnt, Builder, Ctors, Operand, Reg};
 use crate::isa::{Arch, IsaError};
 
 pub use matmul::{
@@ -54,45 +53,45 @@ impl Target {
     /// Waits for all outstanding vector-memory loads.
     pub fn wait_vmem_loads(&self, b: &mut Builder) {
         if self.gfx12() {
-            b.op("s_wait_loadcnt", ops![0]);
+            b.s_wait_loadcnt(0);
         } else {
-            b.op("s_waitcnt", ops![raw("vmcnt(0)")]);
+            b.s_waitcnt(vmcnt(0));
         }
     }
 
     /// Waits for all outstanding LDS accesses.
     pub fn wait_lds(&self, b: &mut Builder) {
         if self.gfx12() {
-            b.op("s_wait_dscnt", ops![0]);
+            b.s_wait_dscnt(0);
         } else {
-            b.op("s_waitcnt", ops![raw("lgkmcnt(0)")]);
+            b.s_waitcnt(lgkmcnt(0));
         }
     }
 
     /// Waits for all outstanding scalar-memory loads.
     pub fn wait_smem(&self, b: &mut Builder) {
         if self.gfx12() {
-            b.op("s_wait_kmcnt", ops![0]);
+            b.s_wait_kmcnt(0);
         } else {
-            b.op("s_waitcnt", ops![raw("lgkmcnt(0)")]);
+            b.s_waitcnt(lgkmcnt(0));
         }
     }
 
     /// A workgroup barrier (gfx12 splits it into signal and wait).
     pub fn barrier(&self, b: &mut Builder) {
         if self.gfx12() {
-            b.op("s_barrier_signal", ops![-1]).op("s_barrier_wait", ops![-1]);
+            b.s_barrier_signal(-1).s_barrier_wait(-1);
         } else {
-            b.op("s_barrier", ops![]);
+            b.s_barrier();
         }
     }
 
     /// `s_add_i32` (renamed `s_add_co_i32` on gfx12).
-    pub fn s_add_i32(&self) -> &'static str {
+    pub fn s_add_i32(&self, b: &mut Builder, d: Reg, x: impl Into<Operand>, y: impl Into<Operand>) {
         if self.gfx12() {
-            "s_add_co_i32"
+            b.s_add_co_i32(d, x, y);
         } else {
-            "s_add_i32"
+            b.s_add_i32(d, x, y);
         }
     }
 
@@ -104,7 +103,7 @@ impl Target {
     /// architected in trap temporaries: x in `ttmp9`, y in the low half of `ttmp7`.
     pub fn workgroup_ids(&self, b: &mut Builder, user_sgprs: u32, dst_x: Reg, dst_y: Reg) -> (Reg, Reg) {
         if self.gfx12() {
-            b.op("s_mov_b32", ops![dst_x, ttmp(9)]).op("s_and_b32", ops![dst_y, 0xffff, ttmp(7)]);
+            b.s_mov_b32(dst_x, ttmp(9)).s_and_b32(dst_y, 0xffff, ttmp(7));
             (dst_x, dst_y)
         } else {
             (s(user_sgprs), s(user_sgprs + 1))

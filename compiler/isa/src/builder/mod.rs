@@ -1,68 +1,82 @@
-//! A typed instruction builder for hand-written kernels.
+//! A typed instruction builder for hand-written kernels and code generators.
 //!
-//! Registers, immediates and modifiers are values ([`reg`], [`operand`]); each instruction is
-//! rendered to llvm-mc's syntax and encoded by the crate's assembler at once, so its size is known
-//! when it is emitted. Branches to [`Label`]s are encoded with offset 0 and patched by
-//! [`Builder::finish`] (range-checked). The bytes are llvm-mc's for the same text (the tests
-//! compare with `llvm-mc-22 -show-encoding`).
+//! Every instruction has a constructor generated from the instruction tables
+//! ([`Ctors`], autogen/src/isa/ctors.rs): `b.s_mov_b32(s(47), s(2))`, `b.v_add_f32(v(1), v(2),
+//! v(3))`. Operands are values ([`reg`], [`operand`]); they are checked against the operand
+//! kinds of the encoding when the instruction is built (a VGPR where an SGPR is required, an
+//! immediate that does not fit, a misaligned range: an error naming the operand) and written
+//! straight into the instruction words ([`Instruction`]): no text is made or parsed. Modifiers
+//! for the next instruction are given first: `b.mods([clamp()]).v_add_f32(..)`.
 //!
-//! Automatic choices, made as llvm-mc makes them:
-//! - a VALU mnemonic without an encoding suffix tries `_e32` first, then `_e64`, then the plain
-//!   VOP3/VOP3P name: the first encoding that can hold the operands and modifiers wins (an SGPR in
-//!   `src1`, `clamp`, `-x`/`|x|` or a non-VCC carry force `_e64`);
-//! - an integer or float immediate is an inline constant when it is one, else a 32-bit literal.
+//! Encodings are chosen as llvm-mc chooses them: a name without an encoding suffix tries `_e32`
+//! first, then `_e64`, then the plain VOP3/VOP3P opcode, and the first encoding that can hold the
+//! operands and modifiers wins (an SGPR in `src1`, `clamp`, `-x`/`|x|` or a non-VCC carry force
+//! `_e64`); an integer or float immediate is an inline constant when it is one, else a literal.
+//! Branches to [`Label`]s are encoded with offset 0 and patched by [`Builder::finish`]
+//! (range-checked). [`Builder::listing`] prints the code with the disassembler, for people and
+//! for llvm-mc (the tests assemble it and compare the bytes).
 //!
 //! ```
 //! use baregpu_isa::builder::*;
-//! use baregpu_isa::{ops, Arch};
+//! use baregpu_isa::Arch;
 //! let mut b = Builder::new(Arch::Gfx1100);
 //! let top = b.here("top");
-//! b.op("v_add_f32", ops![v(1), v(2), s(3)]) // -> v_add_f32_e64 (SGPR in src1)
-//!     .op("v_mul_f32", ops![v(1), 0.5f32, v(1)]) // -> v_mul_f32_e32, inline 0.5
-//!     .op_mods("v_fma_f32", ops![v(4), neg(v(1)), abs(v(2)), 3.0f32], &[clamp()])
-//!     .op("s_add_i32", ops![s(4), s(4), -1])
-//!     .op("s_cmp_lg_u32", ops![s(4), 0])
-//!     .branch("s_cbranch_scc1", top)
-//!     .op("s_endpgm", ops![]);
+//! b.v_add_f32(v(1), v(2), s(3)) // -> v_add_f32_e64 (SGPR in src1)
+//!     .v_mul_f32(v(1), 0.5f32, v(1)) // -> v_mul_f32_e32, inline 0.5
+//!     .mods([clamp()])
+//!     .v_fma_f32(v(4), neg(v(1)), abs(v(2)), 3.0f32)
+//!     .s_add_i32(s(4), s(4), -1)
+//!     .s_cmp_lg_u32(s(4), 0)
+//!     .s_cbranch_scc1(top)
+//!     .s_endpgm();
 //! let code = b.finish().unwrap();
 //! assert_eq!(code.len(), b.size());
 //! assert_eq!(b.usage().vgprs, 5);
 //! ```
 
+mod cands;
+mod encode;
 pub mod label;
+mod mods;
 pub mod operand;
 pub mod reg;
 pub mod resources;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
+pub use baregpu_autogen::isa::ctors::Ctors;
+pub use cands::ctor_id;
 pub use label::{branch_offset, Label};
-pub use operand::{abs, clamp, lit, neg, off, offset, op_sel, raw, Mod, Omod, Operand};
+pub use operand::{
+    abs, clamp, expcnt, lgkmcnt, lit, neg, off, offset, op_sel, vmcnt, Flag, Mod, Omod, Operand, Waitcnt,
+};
 pub use reg::{
     a, a_range, exec, exec_hi, exec_lo, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_hi, vcc_lo, Half, Reg,
     RegFile, RegIndex, Special,
 };
 pub use resources::{ResourceTracker, ResourceUsage};
 
-use crate::asm::assemble_inst;
+use std::collections::{HashMap, HashSet};
+
+use baregpu_autogen::isa::ctors::NAMES;
+
+use crate::disasm::disassemble;
 use crate::error::{IsaError, Result};
 use crate::inst::Instruction;
 use crate::Arch;
+use cands::CtorTable;
+use encode::{describe, Fail, Fill};
 use label::LabelDef;
-use operand::{render, IntStyle, INT_STYLES};
 
 /// One emitted instruction.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct Emitted {
     /// Byte offset from the start of the code.
     pub at: usize,
-    /// The text that was encoded, with the encoding suffix chosen and the branch target by name.
-    pub text: String,
-    /// The same instruction as the caller wrote it (mnemonic without the chosen suffix).
-    pub written: String,
+    /// The encoded instruction (a branch with offset 0 until [`Builder::finish`]).
     pub inst: Instruction,
     /// The branch target, patched at [`Builder::finish`].
     pub target: Option<Label>,
+    /// The constructor's name left out the `_e32`/`_e64` suffix the chosen encoding has.
+    pub suffix_chosen: bool,
 }
 
 /// The instruction builder of one kernel.
@@ -71,31 +85,26 @@ pub struct Builder {
     arch: Arch,
     items: Vec<Emitted>,
     labels: Vec<LabelDef>,
+    /// The labels' names, kept unique.
+    label_names: HashSet<String>,
+    label_next: HashMap<String, u32>,
     size: usize,
     tracker: ResourceTracker,
     first_error: Option<IsaError>,
+    /// Modifiers for the next instruction ([`Builder::mods`]).
+    pending: Vec<Mod>,
 }
 
-fn is_valu_mnemonic(m: &str) -> bool {
-    m.starts_with("v_")
-        && !m.starts_with("v_dual_")
-        && !["_e32", "_e64", "_dpp", "_sdwa", "_dpp8"].iter().any(|s| m.ends_with(s))
-}
+impl Ctors for Builder {
+    type Op = Operand;
 
-fn permutations(mods: &[Mod]) -> Vec<Vec<Mod>> {
-    if mods.len() <= 1 || mods.len() > 4 {
-        return vec![mods.to_vec()];
+    fn ctor(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
+        let mods = std::mem::take(&mut self.pending);
+        let r = self.try_emit(id, ops, &mods);
+        self.pending = mods;
+        self.pending.clear();
+        self.record(r)
     }
-    let mut out = Vec::new();
-    for i in 0..mods.len() {
-        let mut rest = mods.to_vec();
-        let m = rest.remove(i);
-        for mut p in permutations(&rest) {
-            p.insert(0, m.clone());
-            out.push(p);
-        }
-    }
-    out
 }
 
 impl Builder {
@@ -104,9 +113,12 @@ impl Builder {
             arch,
             items: Vec::new(),
             labels: Vec::new(),
+            label_names: HashSet::new(),
+            label_next: HashMap::new(),
             size: 0,
             tracker: ResourceTracker::new(),
             first_error: None,
+            pending: Vec::new(),
         }
     }
 
@@ -169,12 +181,15 @@ impl Builder {
         if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
             base.insert(0, 'L');
         }
-        let mut name = base.clone();
-        let mut n = 0;
-        while self.labels.iter().any(|l| l.name == name) {
-            n += 1;
-            name = format!("{base}_{n}");
+        // Per base name, the next suffix to try: a code generator makes thousands of `loop`s.
+        let next = self.label_next.entry(base.clone()).or_insert(0);
+        let mut name = if *next == 0 { base.clone() } else { format!("{base}_{next}") };
+        while self.label_names.contains(&name) {
+            *next += 1;
+            name = format!("{base}_{next}");
         }
+        *next += 1;
+        self.label_names.insert(name.clone());
         self.labels.push(LabelDef { name, at: None });
         Label(self.labels.len() as u32 - 1)
     }
@@ -187,8 +202,10 @@ impl Builder {
     /// Binds a label to the current position; binding twice is an error.
     pub fn try_bind(&mut self, l: Label) -> Result<()> {
         let (at, idx) = (self.size, self.items.len());
-        let e = self.err(format!("label {} is not from this builder", l.0));
-        let def = self.labels.get_mut(l.0 as usize).ok_or(e)?;
+        if l.0 as usize >= self.labels.len() {
+            return Err(self.err(format!("label {} is not from this builder", l.0)));
+        }
+        let def = &mut self.labels[l.0 as usize];
         if def.at.is_some() {
             let name = def.name.clone();
             return Err(self.err(format!("label '{name}' bound twice")));
@@ -210,188 +227,101 @@ impl Builder {
         l
     }
 
-    fn check_operands(&self, ops: &[Operand]) -> Result<()> {
-        let mut labels = 0;
-        for (i, o) in ops.iter().enumerate() {
-            let bad = |m: String| self.err(format!("operand {}: {m}", i + 1));
-            match o {
-                Operand::Reg { reg, .. } => reg.check(self.arch).map_err(bad)?,
-                Operand::Special { reg, .. } => reg.check(self.arch).map_err(bad)?,
-                Operand::Int(v) => {
-                    if !(i32::MIN as i64..=u32::MAX as i64).contains(v) {
-                        return Err(bad(format!("immediate {v} does not fit in 32 bits")));
-                    }
+    /// Modifiers (`clamp`, `offset:`, `op_sel`...) for the next instruction only.
+    pub fn mods(&mut self, mods: impl IntoIterator<Item = Mod>) -> &mut Self {
+        self.pending.clear();
+        self.pending.extend(mods);
+        self
+    }
+
+    /// Emits instruction `NAMES[id]` (see [`Ctors`]); returns its size in bytes. Nothing is
+    /// emitted on error.
+    pub fn try_emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Result<usize> {
+        let cands = CtorTable::get(self.arch).cands.get(id as usize).map(|c| &c[..]).unwrap_or(&[]);
+        let name = NAMES.get(id as usize).copied().unwrap_or("?");
+        if cands.is_empty() {
+            return Err(self.err(format!("{name} is not an instruction of {}", self.arch.name())));
+        }
+        for c in cands {
+            let mut f = Fill::new(c, self.arch);
+            f.quiet = true;
+            if let Ok((inst, target)) = f.operands(ops).and_then(|()| f.mods(mods)).and_then(|()| f.finish()) {
+                if let Some(l) = target.filter(|l| l.0 as usize >= self.labels.len()) {
+                    return Err(self.err(format!("{name}: label {} is not from this builder", l.0)));
                 }
-                Operand::F32(_) | Operand::Off => {}
-                Operand::Label(l) => {
-                    labels += 1;
-                    if l.0 as usize >= self.labels.len() {
-                        return Err(bad(format!("label {} is not from this builder", l.0)));
-                    }
+                for o in ops {
+                    self.tracker.note(o);
                 }
-                Operand::Raw(t) => {
-                    if t.is_empty() || t.contains(['\n', ';']) || t.contains("//") {
-                        return Err(bad(format!("bad operand text '{t}'")));
-                    }
+                let size = inst.size();
+                self.items.push(Emitted { at: self.size, inst, target, suffix_chosen: c.suffixed });
+                self.size += size;
+                return Ok(size);
+            }
+        }
+        // Every encoding failed: the reason of the one that got furthest, as (rank, error) with
+        // rank 0 for a wrong operand count, k + 1 for operand k, and the most for a modifier.
+        let mut best: Option<(usize, Fail)> = None;
+        for c in cands {
+            let mut f = Fill::new(c, self.arch);
+            let r = f.operands(ops).map_err(|e| (e.operand.map_or(0, |k| k + 1), e)).and_then(|()| {
+                f.mods(mods).map_err(|e| (usize::MAX, e))?;
+                f.finish().map_err(|e| (usize::MAX, e))
+            });
+            if let Err((rank, e)) = r {
+                if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+                    best = Some((rank, e));
                 }
             }
         }
-        if labels > 1 {
-            return Err(self.err("more than one label operand"));
-        }
-        Ok(())
-    }
-
-    fn line(m: &str, ops: &[Operand], mods: &[Mod], style: IntStyle, label: &str) -> String {
-        let mut s = m.to_string();
-        for (i, o) in ops.iter().enumerate() {
-            s.push_str(if i == 0 { " " } else { ", " });
-            s.push_str(&render(o, style, label));
-        }
-        for md in mods {
-            s.push(' ');
-            s.push_str(&md.render());
-        }
-        s
-    }
-
-    fn assemble(&self, text: &str) -> Result<Instruction> {
-        let arch = self.arch;
-        match catch_unwind(AssertUnwindSafe(|| assemble_inst(arch, text, 1, 1))) {
-            Ok(r) => r,
-            Err(_) => Err(IsaError::Encode(format!("internal assembler error on '{text}'"))),
-        }
-    }
-
-    /// Emits one instruction; returns its size in bytes. Nothing is emitted on error.
-    pub fn try_op_mods(&mut self, mnemonic: &str, ops: &[Operand], mods: &[Mod]) -> Result<usize> {
-        let m = mnemonic.trim().to_ascii_lowercase();
-        if m.is_empty() || !m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(self.err(format!("bad mnemonic '{mnemonic}'")));
-        }
-        self.check_operands(ops)?;
-        for md in mods {
-            if let Mod::Raw(t) = md {
-                if t.is_empty() || t.contains(['\n', ';', ',']) || t.contains("//") {
-                    return Err(self.err(format!("bad modifier text '{t}'")));
-                }
-            }
-        }
-        let names: Vec<String> = if is_valu_mnemonic(&m) {
-            vec![format!("{m}_e32"), format!("{m}_e64"), m.clone()]
-        } else {
-            vec![m.clone()]
+        let e = best.map_or(Fail { operand: None, msg: "no encoding".into() }, |(_, e)| e);
+        let msg = match e.operand {
+            Some(k) => format!("{name} operand {} ({}): {}", k + 1, describe(&ops[k]), e.msg),
+            None => format!("{name}: {}", e.msg),
         };
-        let mut mod_sets = permutations(mods);
-        // true16 halves in a VOP3 encoding need the matching op_sel (sources, then destination).
-        let halves: Vec<u8> = ops
-            .iter()
-            .skip(1)
-            .chain(ops.first())
-            .map(|o| u8::from(matches!(o, Operand::Reg { reg: Reg { half: Some(Half::Hi), .. }, .. })))
-            .collect();
-        if halves.contains(&1) && !mods.iter().any(|md| matches!(md, Mod::OpSel(_))) {
-            let mut with = mods.to_vec();
-            with.push(Mod::OpSel(halves));
-            mod_sets.extend(permutations(&with));
+        Err(self.err(msg))
+    }
+
+    /// [`Builder::try_emit`] by instruction name (a constructor's name: a mnemonic, or one
+    /// without its `_e32`/`_e64` suffix), for callers that choose instructions at run time.
+    pub fn try_op_mods(&mut self, name: &str, ops: &[Operand], mods: &[Mod]) -> Result<usize> {
+        match ctor_id(name) {
+            Some(id) => self.try_emit(id, ops, mods),
+            None => Err(self.err(format!("unknown instruction '{name}'"))),
         }
-        let has_int = ops.iter().any(|o| matches!(o, Operand::Int(_)));
-        let styles: &[IntStyle] = if has_int { &INT_STYLES } else { &INT_STYLES[..1] };
-        let label = ops.iter().find_map(|o| if let Operand::Label(l) = o { Some(*l) } else { None });
-        let mut best: Option<IsaError> = None;
-        for name in &names {
-            let mut name_err: Option<IsaError> = None;
-            for ms in &mod_sets {
-                for &style in styles {
-                    let text = Builder::line(name, ops, ms, style, "0");
-                    match self.assemble(&text) {
-                        Ok(inst) => {
-                            if label.is_some()
-                                && !inst.operands().iter().any(|o| o.kind == baregpu_autogen::isa::OperandKind::Label)
-                            {
-                                return Err(self.err(format!("'{name}' does not take a label operand")));
-                            }
-                            let lname = label.and_then(|l| self.label_name(l)).unwrap_or("0").to_string();
-                            let item = Emitted {
-                                at: self.size,
-                                text: Builder::line(name, ops, ms, style, &lname),
-                                written: Builder::line(&m, ops, ms, style, &lname),
-                                inst,
-                                target: label,
-                            };
-                            for o in ops {
-                                self.tracker.note(o);
-                            }
-                            let size = inst.size();
-                            self.size += size;
-                            self.items.push(item);
-                            return Ok(size);
-                        }
-                        Err(e) => {
-                            if name_err.is_none() {
-                                name_err = Some(e);
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some(e) = name_err {
-                let unknown = e.to_string().contains("unknown mnemonic");
-                if !unknown || best.is_none() {
-                    best = Some(e);
-                }
-            }
-        }
-        let e = best.map(|e| e.to_string()).unwrap_or_default();
-        Err(self.err(format!("'{}': {e}", Builder::line(&m, ops, mods, IntStyle::Canonical, "<label>"))))
     }
 
     /// [`Builder::try_op_mods`] without modifiers.
-    pub fn try_op(&mut self, mnemonic: &str, ops: &[Operand]) -> Result<usize> {
-        self.try_op_mods(mnemonic, ops, &[])
+    pub fn try_op(&mut self, name: &str, ops: &[Operand]) -> Result<usize> {
+        self.try_op_mods(name, ops, &[])
     }
 
-    /// Emits one instruction; an error is recorded and returned by [`Builder::finish`].
-    pub fn op(&mut self, mnemonic: &str, ops: impl AsRef<[Operand]>) -> &mut Self {
-        let r = self.try_op_mods(mnemonic, ops.as_ref(), &[]);
+    /// [`Builder::try_op_mods`], recording an error for [`Builder::finish`].
+    pub fn op_mods(&mut self, name: &str, ops: impl AsRef<[Operand]>, mods: &[Mod]) -> &mut Self {
+        let r = self.try_op_mods(name, ops.as_ref(), mods);
         self.record(r)
     }
 
-    /// Emits one instruction with modifiers (`clamp`, `offset:`, `op_sel`...).
-    pub fn op_mods(&mut self, mnemonic: &str, ops: impl AsRef<[Operand]>, mods: &[Mod]) -> &mut Self {
-        let r = self.try_op_mods(mnemonic, ops.as_ref(), mods);
-        self.record(r)
+    /// [`Builder::op_mods`] without modifiers.
+    pub fn op(&mut self, name: &str, ops: impl AsRef<[Operand]>) -> &mut Self {
+        self.op_mods(name, ops, &[])
     }
 
-    /// A branch (`s_branch`, `s_cbranch_scc0`, `s_cbranch_execz`...) to a label.
-    pub fn branch(&mut self, mnemonic: &str, target: Label) -> &mut Self {
-        let r = self.try_op_mods(mnemonic, &[Operand::Label(target)], &[]);
-        self.record(r)
-    }
-
-    /// One instruction written as llvm-mc text (no label operands). Registers it names are not
-    /// counted by the resource tracker: reserve them.
-    pub fn try_raw(&mut self, text: &str) -> Result<usize> {
-        if text.contains(['\n', ';']) || text.contains("//") {
-            return Err(self.err(format!("one instruction per call: '{text}'")));
+    /// The instruction at `n` with its branch patched.
+    fn resolved(&self, n: usize) -> Result<Instruction> {
+        let it = &self.items[n];
+        let mut inst = it.inst;
+        let Some(l) = it.target else { return Ok(inst) };
+        let def = &self.labels[l.0 as usize];
+        let m = inst.mnemonic();
+        let (target, _) = def
+            .at
+            .ok_or_else(|| IsaError::Encode(format!("instruction {n} ({m}): label '{}' is never bound", def.name)))?;
+        let d = branch_offset(it.at, inst.size(), target)
+            .map_err(|e| IsaError::Encode(format!("instruction {n} ({m}): {e}")))?;
+        if !inst.set_field("simm16", d as u16 as u32) {
+            return Err(IsaError::Encode(format!("instruction {n} ({m}): no simm16 field")));
         }
-        let inst = self.assemble(text).map_err(|e| self.err(e.to_string()))?;
-        let item = Emitted {
-            at: self.size,
-            text: text.trim().to_string(),
-            written: text.trim().to_string(),
-            inst,
-            target: None,
-        };
-        self.size += inst.size();
-        self.items.push(item);
-        Ok(inst.size())
-    }
-
-    /// [`Builder::try_raw`], recording an error for [`Builder::finish`].
-    pub fn raw(&mut self, text: &str) -> &mut Self {
-        let r = self.try_raw(text);
-        self.record(r)
+        Ok(inst)
     }
 
     /// The code: every branch patched with its label's offset. Errors: the first recorded error,
@@ -402,52 +332,56 @@ impl Builder {
         }
         let mut out = Vec::with_capacity(self.size);
         for (n, it) in self.items.iter().enumerate() {
-            let mut inst = it.inst;
-            if let Some(l) = it.target {
-                let def = &self.labels[l.0 as usize];
-                let (target, _) = def.at.ok_or_else(|| {
-                    IsaError::Encode(format!("instruction {n} '{}': label '{}' is never bound", it.text, def.name))
-                })?;
-                let d = branch_offset(it.at, inst.size(), target)
-                    .map_err(|e| IsaError::Encode(format!("instruction {n} '{}': {e}", it.text)))?;
-                if !inst.set_field("simm16", d as u16 as u32) {
-                    return Err(IsaError::Encode(format!("instruction {n} '{}': no simm16 field", it.text)));
-                }
+            if it.target.is_some() {
+                self.resolved(n)?.encode_into(&mut out);
+            } else {
+                it.inst.encode_into(&mut out);
             }
-            inst.encode_into(&mut out);
         }
         Ok(out)
     }
 
     fn listing_with(&self, written: bool) -> String {
+        let insts: Vec<Instruction> =
+            (0..self.items.len()).map(|n| self.resolved(n).unwrap_or(self.items[n].inst)).collect();
         let mut s = String::new();
-        for (n, it) in self.items.iter().enumerate() {
-            for l in &self.labels {
-                if l.at.map(|(_, i)| i) == Some(n) {
-                    s.push_str(&l.name);
-                    s.push_str(":\n");
-                }
-            }
-            s.push('\t');
-            s.push_str(if written { &it.written } else { &it.text });
-            s.push('\n');
-        }
-        for l in &self.labels {
-            if l.at.map(|(_, i)| i) == Some(self.items.len()) {
+        let labels_at = |s: &mut String, n: usize| {
+            for l in self.labels.iter().filter(|l| l.at.map(|(_, i)| i) == Some(n)) {
                 s.push_str(&l.name);
                 s.push_str(":\n");
             }
+        };
+        for (n, (it, inst)) in self.items.iter().zip(&insts).enumerate() {
+            labels_at(&mut s, n);
+            let mut text = disassemble(inst);
+            if let Some(name) = it.target.and_then(|l| self.label_name(l)) {
+                // The branch offset printed as a number, shown as its label.
+                let cut = text.rfind([' ', ',']).map_or(text.len(), |p| p + 1);
+                text.truncate(cut);
+                text.push_str(name);
+            }
+            if written && it.suffix_chosen {
+                let m = text.split(' ').next().unwrap_or("").len();
+                if text[..m].ends_with("_e32") || text[..m].ends_with("_e64") {
+                    text.replace_range(m - 4..m, "");
+                }
+            }
+            s.push('\t');
+            s.push_str(&text);
+            s.push('\n');
         }
+        labels_at(&mut s, self.items.len());
         s
     }
 
-    /// The code as llvm-mc text (labels included, encoding suffixes as chosen): assembling it
-    /// with llvm-mc gives the bytes of [`Builder::finish`].
+    /// The code as llvm-mc text printed by the disassembler from the words (labels included,
+    /// encoding suffixes as chosen): assembling it with llvm-mc gives the bytes of
+    /// [`Builder::finish`]. For people and tests; never used for encoding.
     pub fn listing(&self) -> String {
         self.listing_with(false)
     }
 
-    /// The code as the caller wrote it (mnemonics without the chosen suffixes): llvm-mc's own
+    /// [`Builder::listing`] without the `_e32`/`_e64` suffixes the builder chose: llvm-mc's own
     /// automatic choices on this text must give the same bytes.
     pub fn listing_as_written(&self) -> String {
         self.listing_with(true)

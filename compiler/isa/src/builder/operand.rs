@@ -1,11 +1,8 @@
-//! Operands and instruction modifiers, and how they render in llvm-mc's syntax.
+//! Operands and instruction modifiers as values.
 //!
-//! Immediates are values, not text: `Operand::Int(64)` renders as the inline constant `64`,
-//! `Operand::Int(65)` as the literal `0x41`, `1.0f32` as the inline float `1.0` and `3.14f32` as
-//! the literal of its bits. Which encoding results (inline constant or 32-bit literal) is the
-//! encoder's choice for the value, as llvm-mc's.
-
-use std::fmt::Write;
+//! Immediates are values: `Operand::Int(64)` encodes as the inline constant 64,
+//! `Operand::Int(65)` as a 32-bit literal, `1.0f32` as the inline float 1.0 and `3.14f32` as the
+//! literal of its bits (the encoder's choice for the value, as llvm-mc's).
 
 use super::label::Label;
 use super::reg::{Reg, Special};
@@ -26,8 +23,8 @@ pub enum Operand {
     Off,
     /// A branch target, resolved by the builder when it finishes.
     Label(Label),
-    /// Text passed through as is (`vmcnt(0) lgkmcnt(0)`, `hwreg(HW_REG_MODE)`, `sendmsg(...)`).
-    Raw(String),
+    /// `s_waitcnt` counters, encoded for the builder's architecture.
+    Waitcnt(Waitcnt),
 }
 
 impl Operand {
@@ -38,7 +35,8 @@ impl Operand {
             Operand::Special { reg, neg, abs } => Operand::Special { reg, neg: !neg, abs },
             Operand::F32(f) => Operand::F32(-f),
             Operand::Int(i) => Operand::Int(i.wrapping_neg()),
-            other => Operand::Raw(format!("-{}", render_plain(&other))),
+            // No source modifier on the rest: the encoder reports the operand as it is.
+            other => other,
         }
     }
 
@@ -49,7 +47,7 @@ impl Operand {
             Operand::Special { reg, neg, .. } => Operand::Special { reg, neg, abs: true },
             Operand::F32(f) => Operand::F32(f.abs()),
             Operand::Int(i) => Operand::Int(i.abs()),
-            other => Operand::Raw(format!("|{}|", render_plain(&other))),
+            other => other,
         }
     }
 }
@@ -97,11 +95,6 @@ pub fn off() -> Operand {
     Operand::Off
 }
 
-/// Text passed through as is (waitcnt fields, `hwreg(...)`, `sendmsg(...)`).
-pub fn raw(text: impl Into<String>) -> Operand {
-    Operand::Raw(text.into())
-}
-
 impl From<Reg> for Operand {
     fn from(reg: Reg) -> Operand {
         Operand::Reg { reg, neg: false, abs: false }
@@ -122,9 +115,9 @@ impl From<f32> for Operand {
         Operand::F32(f)
     }
 }
-impl From<&str> for Operand {
-    fn from(s: &str) -> Operand {
-        Operand::Raw(s.to_string())
+impl From<Waitcnt> for Operand {
+    fn from(w: Waitcnt) -> Operand {
+        Operand::Waitcnt(w)
     }
 }
 macro_rules! from_int {
@@ -163,10 +156,97 @@ pub enum Mod {
     NegHi(Vec<u8>),
     /// `offset:N` (DS, FLAT/GLOBAL/SCRATCH, MUBUF).
     Offset(i64),
-    /// Cache-policy bits (gfx9-gfx11 `glc`, `slc`, `dlc`, `nt`, `sc0`, `sc1`).
-    Flag(&'static str),
-    /// Anything else, as text (`th:TH_LOAD_NT`, `scope:SCOPE_SYS`, `offset0:4 offset1:8`...).
-    Raw(String),
+    /// A one-bit flag (cache policy `glc`, `slc`, `dlc`, `nt`, `sc0`, `sc1`; `tfe`, `offen`,
+    /// `idxen`, `lds`).
+    Flag(Flag),
+}
+
+/// The one-bit modifiers, each named after the field it sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flag {
+    Glc,
+    Slc,
+    Dlc,
+    Nt,
+    Sc0,
+    Sc1,
+    Tfe,
+    Offen,
+    Idxen,
+    Lds,
+}
+
+impl Flag {
+    /// The field it sets (and llvm-mc's spelling).
+    pub fn field(self) -> &'static str {
+        match self {
+            Flag::Glc => "glc",
+            Flag::Slc => "slc",
+            Flag::Dlc => "dlc",
+            Flag::Nt => "nt",
+            Flag::Sc0 => "sc0",
+            Flag::Sc1 => "sc1",
+            Flag::Tfe => "tfe",
+            Flag::Offen => "offen",
+            Flag::Idxen => "idxen",
+            Flag::Lds => "lds",
+        }
+    }
+}
+
+/// `s_waitcnt` counters; a counter left `None` is not waited for (its field at its maximum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Waitcnt {
+    pub vmcnt: Option<u32>,
+    pub expcnt: Option<u32>,
+    pub lgkmcnt: Option<u32>,
+}
+
+impl Waitcnt {
+    /// Waits for nothing yet; add counters with [`Waitcnt::vmcnt`] and friends.
+    pub fn new() -> Waitcnt {
+        Waitcnt::default()
+    }
+    pub fn vmcnt(mut self, n: u32) -> Waitcnt {
+        self.vmcnt = Some(n);
+        self
+    }
+    pub fn expcnt(mut self, n: u32) -> Waitcnt {
+        self.expcnt = Some(n);
+        self
+    }
+    pub fn lgkmcnt(mut self, n: u32) -> Waitcnt {
+        self.lgkmcnt = Some(n);
+        self
+    }
+
+    /// The `simm16` of an architecture; `Err` names the counter that does not fit.
+    pub fn encode(&self, gfx9: bool) -> Result<u32, String> {
+        // (value, bits): gfx9 vmcnt 6 bits (split 4 + 2), expcnt 3, lgkmcnt 4; gfx11 6, 3, 6.
+        let lg_bits = if gfx9 { 4 } else { 6 };
+        let get = |v: Option<u32>, bits: u32, name: &str| match v {
+            None => Ok((1 << bits) - 1),
+            Some(n) if n < 1 << bits => Ok(n),
+            Some(n) => Err(format!("{name}({n}) does not fit in {bits} bits")),
+        };
+        let vm = get(self.vmcnt, 6, "vmcnt")?;
+        let ex = get(self.expcnt, 3, "expcnt")?;
+        let lg = get(self.lgkmcnt, lg_bits, "lgkmcnt")?;
+        Ok(if gfx9 { (vm & 0xf) | (vm >> 4 & 3) << 14 | ex << 4 | lg << 8 } else { vm << 10 | ex | lg << 4 })
+    }
+}
+
+/// `s_waitcnt vmcnt(n)`.
+pub fn vmcnt(n: u32) -> Waitcnt {
+    Waitcnt::new().vmcnt(n)
+}
+/// `s_waitcnt lgkmcnt(n)`.
+pub fn lgkmcnt(n: u32) -> Waitcnt {
+    Waitcnt::new().lgkmcnt(n)
+}
+/// `s_waitcnt expcnt(n)`.
+pub fn expcnt(n: u32) -> Waitcnt {
+    Waitcnt::new().expcnt(n)
 }
 
 /// `clamp`.
@@ -182,40 +262,18 @@ pub fn op_sel(bits: &[u8]) -> Mod {
     Mod::OpSel(bits.to_vec())
 }
 
-fn list(bits: &[u8]) -> String {
-    let v: Vec<String> = bits.iter().map(|b| b.to_string()).collect();
-    format!("[{}]", v.join(","))
-}
-
-impl Mod {
-    pub(crate) fn render(&self) -> String {
-        match self {
-            Mod::Clamp => "clamp".into(),
-            Mod::Omod(Omod::Mul2) => "mul:2".into(),
-            Mod::Omod(Omod::Mul4) => "mul:4".into(),
-            Mod::Omod(Omod::Div2) => "div:2".into(),
-            Mod::OpSel(b) => format!("op_sel:{}", list(b)),
-            Mod::OpSelHi(b) => format!("op_sel_hi:{}", list(b)),
-            Mod::NegLo(b) => format!("neg_lo:{}", list(b)),
-            Mod::NegHi(b) => format!("neg_hi:{}", list(b)),
-            Mod::Offset(n) => format!("offset:{n}"),
-            Mod::Flag(f) => f.to_string(),
-            Mod::Raw(s) => s.clone(),
-        }
-    }
-}
-
-/// The f32 values with an inline-constant encoding, with llvm-mc's spelling.
-const INLINE_F32: [(u32, &str); 9] = [
-    (0x3f00_0000, "0.5"),
-    (0xbf00_0000, "-0.5"),
-    (0x3f80_0000, "1.0"),
-    (0xbf80_0000, "-1.0"),
-    (0x4000_0000, "2.0"),
-    (0xc000_0000, "-2.0"),
-    (0x4080_0000, "4.0"),
-    (0xc080_0000, "-4.0"),
-    (0x3e22_f983, "0.15915494"),
+/// The bit patterns of the f32 values with an inline-constant encoding, by source code
+/// 240 + index (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2*pi)).
+const INLINE_F32: [u32; 9] = [
+    0x3f00_0000,
+    0xbf00_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x4000_0000,
+    0xc000_0000,
+    0x4080_0000,
+    0xc080_0000,
+    0x3e22_f983,
 ];
 
 /// Whether an integer is an inline constant.
@@ -223,78 +281,27 @@ pub fn is_inline_int(i: i64) -> bool {
     (-16..=64).contains(&i)
 }
 
-/// Whether an f32 is an inline constant (as a float or as the integer 0).
-pub fn is_inline_f32(f: f32) -> bool {
-    f.to_bits() == 0 || INLINE_F32.iter().any(|&(b, _)| b == f.to_bits())
-}
-
-/// How integers are spelled in one rendering attempt: the encoder accepts an instruction only if
-/// it reads back as written, and llvm-mc writes some immediates (SMEM offsets, `simm16`s) in hex.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IntStyle {
-    /// Inline constants in decimal, literals as 32-bit hex.
-    Canonical,
-    /// Always 32-bit hex.
-    Hex32,
-    /// Always 16-bit hex (negative `simm16`s).
-    Hex16,
-    /// Always decimal.
-    Decimal,
-    /// 16-bit unsigned decimal (a negative `simm16` some printers show unsigned).
-    Dec16,
-}
-
-pub(crate) const INT_STYLES: [IntStyle; 5] =
-    [IntStyle::Canonical, IntStyle::Hex32, IntStyle::Hex16, IntStyle::Decimal, IntStyle::Dec16];
-
-pub(crate) fn render_int(i: i64, style: IntStyle) -> String {
-    match style {
-        IntStyle::Canonical if is_inline_int(i) => i.to_string(),
-        IntStyle::Canonical | IntStyle::Hex32 => format!("0x{:x}", i as u32),
-        IntStyle::Hex16 => format!("0x{:x}", i as u16),
-        IntStyle::Decimal => i.to_string(),
-        IntStyle::Dec16 => (i as u16).to_string(),
+/// The source code of an inline integer (128..=208), if it is one.
+pub fn inline_int_code(i: i64) -> Option<u32> {
+    match i {
+        0..=64 => Some(128 + i as u32),
+        -16..=-1 => Some((192 - i) as u32),
+        _ => None,
     }
 }
 
-fn render_f32(f: f32) -> String {
+/// The source code of an inline f32 (the integer 0 for +0.0, 240..=248), if it is one.
+pub fn inline_f32_code(f: f32) -> Option<u32> {
     let bits = f.to_bits();
     if bits == 0 {
-        return "0".into();
+        return Some(128);
     }
-    match INLINE_F32.iter().find(|&&(b, _)| b == bits) {
-        Some((_, s)) => s.to_string(),
-        None => format!("0x{bits:x}"),
-    }
+    INLINE_F32.iter().position(|&b| b == bits).map(|k| 240 + k as u32)
 }
 
-fn render_plain(op: &Operand) -> String {
-    render(op, IntStyle::Canonical, "0")
-}
-
-/// Renders an operand; `label` is the text a label operand takes.
-pub(crate) fn render(op: &Operand, style: IntStyle, label: &str) -> String {
-    let with_mods = |text: String, neg: bool, abs: bool| {
-        let mut s = String::new();
-        if neg {
-            s.push('-');
-        }
-        if abs {
-            let _ = write!(s, "|{text}|");
-        } else {
-            s.push_str(&text);
-        }
-        s
-    };
-    match op {
-        Operand::Reg { reg, neg, abs } => with_mods(reg.to_string(), *neg, *abs),
-        Operand::Special { reg, neg, abs } => with_mods(reg.name().to_string(), *neg, *abs),
-        Operand::Int(i) => render_int(*i, style),
-        Operand::F32(f) => render_f32(*f),
-        Operand::Off => "off".into(),
-        Operand::Label(_) => label.to_string(),
-        Operand::Raw(s) => s.clone(),
-    }
+/// Whether an f32 is an inline constant (as a float or as the integer 0).
+pub fn is_inline_f32(f: f32) -> bool {
+    inline_f32_code(f).is_some()
 }
 
 /// Builds an operand array from mixed values: `ops![v(1), s(2), 1.0f32, 64]`.

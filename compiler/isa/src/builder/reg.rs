@@ -108,6 +108,7 @@ impl Reg {
     }
 
     /// Checks the register against the architecture's register file.
+    #[inline]
     pub fn check(&self, arch: Arch) -> Result<(), String> {
         let size = self.file.size(arch) as i64;
         if size == 0 {

@@ -1,0 +1,129 @@
+//! The encodings each constructor can choose from, per architecture, built once: for a name
+//! without an encoding suffix (`v_add_f32`) its `_e32` opcodes first, then `_e64`, then the
+//! plain name (VOP3-only opcodes), the order in which llvm-mc tries them. Each candidate holds
+//! its started instruction (fixed bits, opcode, llvm-mc's defaults) and the field of every
+//! operand, so that encoding looks nothing up by name on the common path.
+
+use std::sync::OnceLock;
+
+use baregpu_autogen::isa::ctors::NAMES;
+use baregpu_autogen::isa::{Field, Operand as TableOperand};
+
+use crate::asm::parser::{start, Ext};
+use crate::inst::Instruction;
+use crate::tables::Tables;
+use crate::Arch;
+
+/// How an encoding treats its operands.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Shape {
+    /// SOP1, SOP2, SOPK, SOPC, SOPP: a literal may follow.
+    Salu,
+    Smem,
+    /// VOP1, VOP2, VOPC: no source modifiers; a literal in src0 only.
+    E32,
+    /// VOP3, VOP3SD: source modifiers; a literal on gfx10+.
+    Vop3,
+    Vop3p,
+    /// MFMA (gfx9) and WMMA (gfx11) layouts inside VOP3P: no literal.
+    Matrix,
+    Ds,
+    /// FLAT, GLOBAL, SCRATCH.
+    Flat,
+    /// MUBUF, MTBUF, VBUFFER.
+    Buf,
+    Other,
+}
+
+impl Shape {
+    fn of(format: &str) -> Shape {
+        match format {
+            "SOP1" | "SOP2" | "SOPK" | "SOPC" | "SOPP" => Shape::Salu,
+            "SMEM" => Shape::Smem,
+            "VOP1" | "VOP2" | "VOPC" => Shape::E32,
+            "VOP3" | "VOP3SD" => Shape::Vop3,
+            "VOP3P" => Shape::Vop3p,
+            "MFMA" | "WMMA" | "VOP3PX2" => Shape::Matrix,
+            "DS" => Shape::Ds,
+            "FLAT" | "GLOBAL" | "SCRATCH" => Shape::Flat,
+            "MUBUF" | "MTBUF" | "VBUFFER" => Shape::Buf,
+            _ => Shape::Other,
+        }
+    }
+
+    pub fn is_valu(self) -> bool {
+        matches!(self, Shape::E32 | Shape::Vop3 | Shape::Vop3p | Shape::Matrix)
+    }
+}
+
+/// One encoding a constructor may choose.
+pub(crate) struct Cand {
+    /// The instruction before its operands are filled in.
+    pub init: Instruction,
+    pub shape: Shape,
+    pub operands: &'static [TableOperand],
+    /// The field of each operand (`None`: a fixed register or an operand without a field).
+    pub fields: Box<[Option<&'static Field>]>,
+    /// Operands that are 16-bit register halves (true16, gfx1100), bit mask by position.
+    pub t16: u8,
+    /// Its `vdst` field holds a scalar register (VOP3 compares, v_readlane, v_readfirstlane).
+    pub scalar_vdst: bool,
+    /// Its mnemonic carries the `_e32`/`_e64` suffix the constructor's name left out.
+    pub suffixed: bool,
+    /// The layout's name (`VOP2`, `MFMA`, `SCRATCH`...).
+    pub format: &'static str,
+    /// A gfx950 `_f8f6f4` matrix op: its A and B sizes depend on the formats chosen.
+    pub f8f6f4: bool,
+}
+
+/// Every constructor's candidates of one architecture, by constructor id.
+pub(crate) struct CtorTable {
+    pub cands: Vec<Box<[Cand]>>,
+}
+
+impl CtorTable {
+    pub fn get(arch: Arch) -> &'static CtorTable {
+        static T: [OnceLock<CtorTable>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        T[arch as usize].get_or_init(|| CtorTable::build(arch))
+    }
+
+    fn build(arch: Arch) -> CtorTable {
+        let t = Tables::get(arch);
+        let cands = NAMES
+            .iter()
+            .map(|&name| {
+                let mut v = Vec::new();
+                for (m, suffixed) in
+                    [(format!("{name}_e32"), true), (format!("{name}_e64"), true), (name.into(), false)]
+                {
+                    for &op in t.by_mnemonic.get(m.as_str()).map(|v| &v[..]).unwrap_or(&[]) {
+                        if let Some(c) = cand(arch, op, suffixed) {
+                            v.push(c);
+                        }
+                    }
+                }
+                v.into_boxed_slice()
+            })
+            .collect();
+        CtorTable { cands }
+    }
+}
+
+fn cand(arch: Arch, op: u32, suffixed: bool) -> Option<Cand> {
+    let t = Tables::get(arch);
+    let init = start(arch, op, Ext::None)?;
+    let operands: &'static [TableOperand] = &t.operands[op as usize];
+    let fields = operands.iter().map(|o| init.field_def(o.name)).collect();
+    let m = t.op(op).mnemonic;
+    let shape = Shape::of(init.format().name);
+    let scalar_vdst = m.starts_with("v_cmp") && shape == Shape::Vop3
+        || m.starts_with("v_readlane")
+        || m.starts_with("v_readfirstlane");
+    let (format, f8f6f4) = (init.format().name, m.ends_with("_f8f6f4"));
+    Some(Cand { init, shape, operands, fields, t16: t.t16[op as usize], scalar_vdst, suffixed, format, f8f6f4 })
+}
+
+/// A constructor's id by name.
+pub fn ctor_id(name: &str) -> Option<u16> {
+    NAMES.binary_search(&name).ok().map(|i| i as u16)
+}
