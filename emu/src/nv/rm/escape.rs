@@ -4,7 +4,7 @@
 use super::alloc::alloc;
 use super::control::control;
 use super::free::free;
-use super::memory::{alloc_os_descriptor, map_dma, map_memory, unmap_dma, unmap_memory};
+use super::memory::{alloc_memory, map_dma, map_memory, unmap_dma, unmap_memory};
 use super::*;
 
 pub(crate) fn escape(inner: &Arc<Inner>, fd: Fd, file: &NvFile, request: u32, arg: &mut [u8]) -> Res<i32> {
@@ -69,28 +69,12 @@ pub(crate) fn escape(inner: &Arc<Inner>, fd: Fd, file: &NvFile, request: u32, ar
             if is_ctl {
                 return Err(libc::EINVAL);
             }
-            let mut a: nv_ioctl_nvos02_parameters_with_fd = from_bytes(arg).ok_or(libc::EINVAL)?;
-            match alloc_os_descriptor(inner, &a.params) {
-                Ok(h) => {
-                    a.params.h_object_new = h;
-                    a.params.status = NV_OK;
-                }
-                Err(s) => a.params.status = s,
-            }
-            put(arg, &a);
+            alloc_memory(inner, arg)?;
         }
         ioctl::NV_ESC_RM_MAP_MEMORY => {
             expect(56)?;
             ctl_only(is_ctl)?;
-            let mut a: nv_ioctl_nvos33_parameters_with_fd = from_bytes(arg).ok_or(libc::EINVAL)?;
-            match map_memory(inner, &a) {
-                Ok(linear) => {
-                    a.params.p_linear_address = linear;
-                    a.params.status = NV_OK;
-                }
-                Err(s) => a.params.status = s,
-            }
-            put(arg, &a);
+            map_memory(inner, arg)?;
         }
         ioctl::NV_ESC_RM_UNMAP_MEMORY => {
             expect(32)?;

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) fn alloc_os_descriptor(inner: &Arc<Inner>, a: &NVOS02_PARAMETERS) -> St<Handle> {
+fn alloc_os_descriptor(inner: &Arc<Inner>, a: &NVOS02_PARAMETERS) -> St<Handle> {
     let mut st = inner.lock();
     if !matches!(st.objects.get(&a.h_root), Some(Obj { kind: ObjKind::Client, .. })) {
         return Err(NV_ERR_INVALID_CLIENT);
@@ -39,7 +39,7 @@ pub(super) fn alloc_os_descriptor(inner: &Arc<Inner>, a: &NVOS02_PARAMETERS) -> 
 
 const NV_ERR_INVALID_ADDRESS: u32 = 0x1e;
 
-pub(super) fn map_memory(inner: &Arc<Inner>, a: &nv_ioctl_nvos33_parameters_with_fd) -> St<u64> {
+fn cpu_map(inner: &Arc<Inner>, a: &nv_ioctl_nvos33_parameters_with_fd) -> St<u64> {
     let mut st = inner.lock();
     let p = &a.params;
     if !matches!(st.objects.get(&p.h_client), Some(Obj { kind: ObjKind::Client, .. })) {
@@ -106,7 +106,7 @@ pub(super) fn map_dma(inner: &Arc<Inner>, arg: &mut [u8]) {
     }
 }
 
-pub(super) fn dma(inner: &Arc<Inner>, a: &v580::NVOS46_PARAMETERS) -> St<u64> {
+fn dma(inner: &Arc<Inner>, a: &v580::NVOS46_PARAMETERS) -> St<u64> {
     let mut st = inner.lock();
     if !matches!(st.objects.get(&a.h_client), Some(Obj { kind: ObjKind::Client, .. })) {
         return Err(NV_ERR_INVALID_CLIENT);
@@ -166,6 +166,34 @@ pub(super) fn unmap_dma(inner: &Inner, arg: &mut [u8]) -> Res<()> {
         None if st.objects.contains_key(&a.h_memory) => NV_OK,
         None => NV_ERR_INVALID_OBJECT_HANDLE,
     };
+    put(arg, &a);
+    Ok(())
+}
+
+/// ALLOC_MEMORY: an OS descriptor (the caller's pages) as a memory object.
+pub(super) fn alloc_memory(inner: &Arc<Inner>, arg: &mut [u8]) -> Res<()> {
+    let mut a: nv_ioctl_nvos02_parameters_with_fd = from_bytes(arg).ok_or(libc::EINVAL)?;
+    match alloc_os_descriptor(inner, &a.params) {
+        Ok(h) => {
+            a.params.h_object_new = h;
+            a.params.status = NV_OK;
+        }
+        Err(s) => a.params.status = s,
+    }
+    put(arg, &a);
+    Ok(())
+}
+
+/// MAP_MEMORY: where the next mmap of the given fd maps the memory.
+pub(super) fn map_memory(inner: &Arc<Inner>, arg: &mut [u8]) -> Res<()> {
+    let mut a: nv_ioctl_nvos33_parameters_with_fd = from_bytes(arg).ok_or(libc::EINVAL)?;
+    match cpu_map(inner, &a) {
+        Ok(linear) => {
+            a.params.p_linear_address = linear;
+            a.params.status = NV_OK;
+        }
+        Err(s) => a.params.status = s,
+    }
     put(arg, &a);
     Ok(())
 }
