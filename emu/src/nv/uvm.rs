@@ -32,24 +32,8 @@ fn with<T: RmArg>(arg: &mut [u8], status_of: impl FnOnce(&mut T) -> u32, set: im
 
 pub(crate) fn request(inner: &Arc<Inner>, fd: Fd, request: u32, arg: &mut [u8]) -> Res<i32> {
     let initialized = matches!(inner.lock().files.get(&fd.0), Some(NvFile::Uvm { initialized: true }));
-    let not_init = |s: &mut u32| {
-        *s = NV_ERR_INVALID_STATE;
-    };
     match request {
-        UVM_INITIALIZE => with::<UVM_INITIALIZE_PARAMS>(
-            arg,
-            |p| {
-                if p.flags & !0x3 != 0 {
-                    return NV_ERR_INVALID_ARGUMENT;
-                }
-                let mut st = inner.lock();
-                if let Some(NvFile::Uvm { initialized }) = st.files.get_mut(&fd.0) {
-                    *initialized = true;
-                }
-                NV_OK
-            },
-            |p, s| p.rm_status = s,
-        )?,
+        UVM_INITIALIZE => with::<UVM_INITIALIZE_PARAMS>(arg, |p| initialize(inner, fd, p), |p, s| p.rm_status = s)?,
         UVM_MM_INITIALIZE => with::<UVM_MM_INITIALIZE_PARAMS>(
             arg,
             |p| match inner.lock().files.get(&p.uvm_fd) {
@@ -58,90 +42,17 @@ pub(crate) fn request(inner: &Arc<Inner>, fd: Fd, request: u32, arg: &mut [u8]) 
             },
             |p, s| p.rm_status = s,
         )?,
-        _ if !initialized => {
-            // Every other request needs UVM_INITIALIZE on this fd first.
-            let at = match (request, arg.len()) {
-                (UVM_REGISTER_GPU, 40) => 36,
-                (UVM_REGISTER_GPU_VASPACE, 32) => 28,
-                (UVM_REGISTER_CHANNEL, 56) => 48,
-                (UVM_CREATE_EXTERNAL_RANGE, 24) => 16,
-                (UVM_MAP_EXTERNAL_ALLOCATION, 9264) => 9260,
-                (UVM_FREE, 24) => 16,
-                (UVM_FREE, 16) => 8,
-                (UVM_ENABLE_PEER_ACCESS | UVM_DISABLE_PEER_ACCESS, 36) => 32,
-                _ => return Err(libc::EINVAL),
-            };
-            let mut s = 0;
-            not_init(&mut s);
-            arg[at..at + 4].copy_from_slice(&s.to_ne_bytes());
+        _ if !initialized => not_initialized(request, arg)?,
+        UVM_REGISTER_GPU => with::<UVM_REGISTER_GPU_PARAMS>(arg, |p| register_gpu(inner, p), |p, s| p.rm_status = s)?,
+        UVM_REGISTER_GPU_VASPACE => {
+            with::<UVM_REGISTER_GPU_VASPACE_PARAMS>(arg, |p| register_gpu_vaspace(inner, p), |p, s| p.rm_status = s)?
         }
-        UVM_REGISTER_GPU => with::<UVM_REGISTER_GPU_PARAMS>(
-            arg,
-            |p| {
-                let mut st = inner.lock();
-                if !inner.gpus.iter().any(|g| g.uuid == p.gpu_uuid) {
-                    return NV_ERR_GPU_UUID_NOT_FOUND;
-                }
-                if st.uvm_gpus.contains(&p.gpu_uuid) {
-                    return NV_ERR_IN_USE;
-                }
-                st.uvm_gpus.push(p.gpu_uuid);
-                p.numa_enabled = 0;
-                p.numa_node_id = -1;
-                NV_OK
-            },
-            |p, s| p.rm_status = s,
-        )?,
-        UVM_REGISTER_GPU_VASPACE => with::<UVM_REGISTER_GPU_VASPACE_PARAMS>(
-            arg,
-            |p| {
-                let st = inner.lock();
-                if !st.uvm_gpus.contains(&p.gpu_uuid) {
-                    return NV_ERR_INVALID_DEVICE;
-                }
-                if !matches!(st.files.get(&p.rm_ctrl_fd), Some(NvFile::Ctl)) {
-                    return NV_ERR_INVALID_ARGUMENT;
-                }
-                match st.objects.get(&p.h_va_space) {
-                    Some(Obj { kind: ObjKind::VaSpace, .. }) => NV_OK,
-                    _ => NV_ERR_INVALID_OBJECT_HANDLE,
-                }
-            },
-            |p, s| p.rm_status = s,
-        )?,
-        UVM_REGISTER_CHANNEL => with::<UVM_REGISTER_CHANNEL_PARAMS>(
-            arg,
-            |p| {
-                let st = inner.lock();
-                if !st.uvm_gpus.contains(&p.gpu_uuid) {
-                    return NV_ERR_INVALID_DEVICE;
-                }
-                if !matches!(st.objects.get(&p.h_channel), Some(Obj { kind: ObjKind::Channel(_), .. })) {
-                    return NV_ERR_INVALID_OBJECT_HANDLE;
-                }
-                if p.length == 0 || !p.base.is_multiple_of(0x1000) {
-                    return NV_ERR_INVALID_ADDRESS;
-                }
-                NV_OK
-            },
-            |p, s| p.rm_status = s,
-        )?,
-        UVM_CREATE_EXTERNAL_RANGE => with::<UVM_CREATE_EXTERNAL_RANGE_PARAMS>(
-            arg,
-            |p| {
-                let mut st = inner.lock();
-                if p.length == 0 || !p.base.is_multiple_of(0x1000) || !p.length.is_multiple_of(0x1000) {
-                    return NV_ERR_INVALID_ADDRESS;
-                }
-                let Some(end) = p.base.checked_add(p.length) else { return NV_ERR_INVALID_ADDRESS };
-                if st.uvm_ranges.range(..end).next_back().is_some_and(|(b, l)| b + l > p.base) {
-                    return NV_ERR_UVM_ADDRESS_IN_USE;
-                }
-                st.uvm_ranges.insert(p.base, p.length);
-                NV_OK
-            },
-            |p, s| p.rm_status = s,
-        )?,
+        UVM_REGISTER_CHANNEL => {
+            with::<UVM_REGISTER_CHANNEL_PARAMS>(arg, |p| register_channel(inner, p), |p, s| p.rm_status = s)?
+        }
+        UVM_CREATE_EXTERNAL_RANGE => {
+            with::<UVM_CREATE_EXTERNAL_RANGE_PARAMS>(arg, |p| create_external_range(inner, p), |p, s| p.rm_status = s)?
+        }
         UVM_MAP_EXTERNAL_ALLOCATION => {
             if arg.len() != std::mem::size_of::<UVM_MAP_EXTERNAL_ALLOCATION_PARAMS>() {
                 return Err(libc::EINVAL);
@@ -150,32 +61,125 @@ pub(crate) fn request(inner: &Arc<Inner>, fd: Fd, request: u32, arg: &mut [u8]) 
             let status = map_external(inner, &p);
             arg[9260..9264].copy_from_slice(&status.to_ne_bytes());
         }
-        UVM_FREE => {
-            let (size, base) = if matches!(inner.branch, Branch::V570 | Branch::V580) {
-                (std::mem::size_of::<v580::UVM_FREE_PARAMS>(), from_bytes::<v580::UVM_FREE_PARAMS>(arg).map(|p| p.base))
-            } else {
-                (std::mem::size_of::<v610::UVM_FREE_PARAMS>(), from_bytes::<v610::UVM_FREE_PARAMS>(arg).map(|p| p.base))
-            };
-            if arg.len() != size {
-                return Err(libc::EINVAL);
-            }
-            let base = base.ok_or(libc::EINVAL)?;
-            let mut st = inner.lock();
-            let status = match st.uvm_ranges.remove(&base) {
-                Some(len) => {
-                    st.gpu_maps.retain(|va, _| !(base..base + len).contains(va));
-                    NV_OK
-                }
-                None => NV_ERR_INVALID_ADDRESS,
-            };
-            arg[size - 8..size - 4].copy_from_slice(&status.to_ne_bytes());
-        }
+        UVM_FREE => free(inner, arg)?,
         UVM_ENABLE_PEER_ACCESS | UVM_DISABLE_PEER_ACCESS => {
             with::<UVM_PEER_ACCESS_PARAMS>(arg, |_| NV_ERR_NOT_SUPPORTED, |p, s| p.rm_status = s)?
         }
         _ => return Err(libc::ENOTTY),
     }
     Ok(0)
+}
+
+/// UVM_INITIALIZE: marks the fd initialised (the only flags are the two low bits).
+fn initialize(inner: &Inner, fd: Fd, p: &mut UVM_INITIALIZE_PARAMS) -> u32 {
+    if p.flags & !0x3 != 0 {
+        return NV_ERR_INVALID_ARGUMENT;
+    }
+    let mut st = inner.lock();
+    if let Some(NvFile::Uvm { initialized }) = st.files.get_mut(&fd.0) {
+        *initialized = true;
+    }
+    NV_OK
+}
+
+/// UVM_REGISTER_GPU: a GPU RM lists, once per process.
+fn register_gpu(inner: &Inner, p: &mut UVM_REGISTER_GPU_PARAMS) -> u32 {
+    let mut st = inner.lock();
+    if !inner.gpus.iter().any(|g| g.uuid == p.gpu_uuid) {
+        return NV_ERR_GPU_UUID_NOT_FOUND;
+    }
+    if st.uvm_gpus.contains(&p.gpu_uuid) {
+        return NV_ERR_IN_USE;
+    }
+    st.uvm_gpus.push(p.gpu_uuid);
+    p.numa_enabled = 0;
+    p.numa_node_id = -1;
+    NV_OK
+}
+
+/// UVM_REGISTER_GPU_VASPACE: an RM VA space of a registered GPU, named through a control fd.
+fn register_gpu_vaspace(inner: &Inner, p: &mut UVM_REGISTER_GPU_VASPACE_PARAMS) -> u32 {
+    let st = inner.lock();
+    if !st.uvm_gpus.contains(&p.gpu_uuid) {
+        return NV_ERR_INVALID_DEVICE;
+    }
+    if !matches!(st.files.get(&p.rm_ctrl_fd), Some(NvFile::Ctl)) {
+        return NV_ERR_INVALID_ARGUMENT;
+    }
+    match st.objects.get(&p.h_va_space) {
+        Some(Obj { kind: ObjKind::VaSpace, .. }) => NV_OK,
+        _ => NV_ERR_INVALID_OBJECT_HANDLE,
+    }
+}
+
+/// UVM_REGISTER_CHANNEL: an RM channel of a registered GPU.
+fn register_channel(inner: &Inner, p: &mut UVM_REGISTER_CHANNEL_PARAMS) -> u32 {
+    let st = inner.lock();
+    if !st.uvm_gpus.contains(&p.gpu_uuid) {
+        return NV_ERR_INVALID_DEVICE;
+    }
+    if !matches!(st.objects.get(&p.h_channel), Some(Obj { kind: ObjKind::Channel(_), .. })) {
+        return NV_ERR_INVALID_OBJECT_HANDLE;
+    }
+    if p.length == 0 || !p.base.is_multiple_of(0x1000) {
+        return NV_ERR_INVALID_ADDRESS;
+    }
+    NV_OK
+}
+
+/// UVM_CREATE_EXTERNAL_RANGE: reserves a page-aligned range no other range overlaps.
+fn create_external_range(inner: &Inner, p: &mut UVM_CREATE_EXTERNAL_RANGE_PARAMS) -> u32 {
+    let mut st = inner.lock();
+    if p.length == 0 || !p.base.is_multiple_of(0x1000) || !p.length.is_multiple_of(0x1000) {
+        return NV_ERR_INVALID_ADDRESS;
+    }
+    let Some(end) = p.base.checked_add(p.length) else { return NV_ERR_INVALID_ADDRESS };
+    if st.uvm_ranges.range(..end).next_back().is_some_and(|(b, l)| b + l > p.base) {
+        return NV_ERR_UVM_ADDRESS_IN_USE;
+    }
+    st.uvm_ranges.insert(p.base, p.length);
+    NV_OK
+}
+
+/// Every request but the two initialisations needs UVM_INITIALIZE on its fd first: the others
+/// answer NV_ERR_INVALID_STATE in their status field.
+fn not_initialized(request: u32, arg: &mut [u8]) -> Res<()> {
+    let at = match (request, arg.len()) {
+        (UVM_REGISTER_GPU, 40) => 36,
+        (UVM_REGISTER_GPU_VASPACE, 32) => 28,
+        (UVM_REGISTER_CHANNEL, 56) => 48,
+        (UVM_CREATE_EXTERNAL_RANGE, 24) => 16,
+        (UVM_MAP_EXTERNAL_ALLOCATION, 9264) => 9260,
+        (UVM_FREE, 24) => 16,
+        (UVM_FREE, 16) => 8,
+        (UVM_ENABLE_PEER_ACCESS | UVM_DISABLE_PEER_ACCESS, 36) => 32,
+        _ => return Err(libc::EINVAL),
+    };
+    arg[at..at + 4].copy_from_slice(&NV_ERR_INVALID_STATE.to_ne_bytes());
+    Ok(())
+}
+
+/// UVM_FREE: an external range and the GPU mappings in it (the struct differs by branch).
+fn free(inner: &Inner, arg: &mut [u8]) -> Res<()> {
+    let (size, base) = if matches!(inner.branch, Branch::V570 | Branch::V580) {
+        (std::mem::size_of::<v580::UVM_FREE_PARAMS>(), from_bytes::<v580::UVM_FREE_PARAMS>(arg).map(|p| p.base))
+    } else {
+        (std::mem::size_of::<v610::UVM_FREE_PARAMS>(), from_bytes::<v610::UVM_FREE_PARAMS>(arg).map(|p| p.base))
+    };
+    if arg.len() != size {
+        return Err(libc::EINVAL);
+    }
+    let base = base.ok_or(libc::EINVAL)?;
+    let mut st = inner.lock();
+    let status = match st.uvm_ranges.remove(&base) {
+        Some(len) => {
+            st.gpu_maps.retain(|va, _| !(base..base + len).contains(va));
+            NV_OK
+        }
+        None => NV_ERR_INVALID_ADDRESS,
+    };
+    arg[size - 8..size - 4].copy_from_slice(&status.to_ne_bytes());
+    Ok(())
 }
 
 fn map_external(inner: &Arc<Inner>, p: &UVM_MAP_EXTERNAL_ALLOCATION_PARAMS) -> u32 {

@@ -26,6 +26,8 @@
 //! window ([`crate::va_window`]) keeps the channel rings, notifiers and the runtime's own memory
 //! apart from user buffers, with a guard gap after every allocation.
 
+mod bring_up;
+
 use crate::nv::discovery::{self, NvGpu};
 use crate::nv::fault::{FaultReport, MmuFault, SmError};
 use crate::nv::nonstall::NonstallEvent;
@@ -41,6 +43,7 @@ use crate::nv::rm::{v580, Branch};
 use crate::os::{MapFlags, Os, Prot};
 use crate::va_window::{Placement, VaWindow, VA_ALIGN};
 use crate::{Error, Result};
+use bring_up::{gpu_uuid, gr_info, map_doorbell_page};
 use std::sync::{Arc, Mutex};
 
 pub use crate::va_window::{VA_WINDOW_BASE, VA_WINDOW_SIZE};
@@ -286,14 +289,8 @@ impl NvDevice {
             log::debug!("{name}: no clock boost: {e}");
         }
 
-        // The doorbell page.
-        let usermode = client.alloc(subdevice, None, classes.usermode, None)?;
-        let usermode_fd = OwnedFd::open(&os, dev_path(gpu.minor))?;
-        register_fd(&*os, &usermode_fd, client.ctl_fd())?;
-        client.map_memory(device, usermode, USERMODE_SIZE as u64, NVOS33_FLAGS_ACCESS_WRITE_ONLY, usermode_fd.fd())?;
-        let rw = Prot::READ | Prot::WRITE;
-        let addr = os.mmap(0, USERMODE_SIZE, rw, MapFlags::SHARED, Some(usermode_fd.fd()), 0)?;
-        let usermode_map = CpuMapping { os: os.clone(), addr, len: USERMODE_SIZE };
+        let (usermode, usermode_map, usermode_fd) =
+            map_doorbell_page(&os, &client, gpu.minor, device, subdevice, classes.usermode)?;
 
         // The VA space UVM manages, and the virtual-memory object DMA mappings go through.
         let mut vas = branch.vaspace_params(&v580::NV_VASPACE_ALLOCATION_PARAMETERS {
@@ -349,19 +346,7 @@ impl NvDevice {
             dev_fd,
         };
 
-        // Both rings and their USERD in one contiguous, CPU-visible VRAM allocation.
-        let stride = (GPFIFO_ENTRIES as u64 * 8 + USERD_SIZE).next_multiple_of(VA_ALIGN);
-        let area = dev.alloc_inner(2 * stride, NvMemKind::Vram { cpu_visible: true }, true, Placement::Internal)?;
-        let area = dev.gpfifo_area.insert(area);
-        let (area_handle, area_va) = (area.handle, area.va);
-        for (i, engine_class) in [dev.classes.compute, dev.classes.copy].into_iter().enumerate() {
-            let notifier = dev.alloc_inner(NOTIFIER_SIZE, NvMemKind::System, false, Placement::Internal)?;
-            let made = dev.create_channel(area_handle, area_va, i as u64 * stride, engine_class, &notifier);
-            dev.notifiers.push(notifier);
-            dev.channels.push(made?);
-        }
-        let mut schedule = NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS { b_enable: 1, ..Default::default() };
-        dev.client.control_with(dev.channel_group, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &mut schedule)?;
+        dev.start_channels()?;
         log::info!(
             "{}: {} ({}, {}) up through RM {} (driver ABI {}); compute {}, copy {}",
             dev.name(),
@@ -374,6 +359,24 @@ impl NvDevice {
             classes::describe(dev.classes.copy)
         );
         Ok(dev)
+    }
+
+    /// The compute and copy channels in the channel group, scheduled.
+    fn start_channels(&mut self) -> Result<()> {
+        // Both rings and their USERD in one contiguous, CPU-visible VRAM allocation.
+        let stride = (GPFIFO_ENTRIES as u64 * 8 + USERD_SIZE).next_multiple_of(VA_ALIGN);
+        let area = self.alloc_inner(2 * stride, NvMemKind::Vram { cpu_visible: true }, true, Placement::Internal)?;
+        let area = self.gpfifo_area.insert(area);
+        let (area_handle, area_va) = (area.handle, area.va);
+        for (i, engine_class) in [self.classes.compute, self.classes.copy].into_iter().enumerate() {
+            let notifier = self.alloc_inner(NOTIFIER_SIZE, NvMemKind::System, false, Placement::Internal)?;
+            let made = self.create_channel(area_handle, area_va, i as u64 * stride, engine_class, &notifier);
+            self.notifiers.push(notifier);
+            self.channels.push(made?);
+        }
+        let mut schedule = NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS { b_enable: 1, ..Default::default() };
+        self.client.control_with(self.channel_group, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &mut schedule)?;
+        Ok(())
     }
 
     /// `nv:0`, for errors.
@@ -768,41 +771,4 @@ impl NvDevice {
             self.os().ring_doorbell(doorbell, crate::os::DoorbellValue::U32(channel.token));
         }
     }
-}
-
-fn gpu_uuid(client: &RmClient, subdevice: Handle) -> Result<Uuid> {
-    let mut gid: NV2080_CTRL_GPU_GET_GID_INFO_PARAMS = RmArg::zeroed();
-    gid.flags = NV2080_GPU_CMD_GPU_GET_GID_FLAGS_FORMAT_BINARY;
-    gid.length = 16;
-    client.control_with(subdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &mut gid)?;
-    if gid.length != 16 {
-        return Err(Error::Protocol(format!(
-            "NV2080_CTRL_CMD_GPU_GET_GID_INFO returned a {}-byte GID, not a 16-byte UUID",
-            gid.length
-        )));
-    }
-    Ok(gid.data[..16].try_into().expect("16 bytes"))
-}
-
-fn gr_info(client: &RmClient, subdevice: Handle) -> Result<GrInfo> {
-    let mut list = [
-        NV2080_CTRL_GR_INFO { index: NV2080_CTRL_GR_INFO_INDEX_SM_VERSION, data: 0 },
-        NV2080_CTRL_GR_INFO { index: NV2080_CTRL_GR_INFO_INDEX_MAX_WARPS_PER_SM, data: 0 },
-        NV2080_CTRL_GR_INFO { index: NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_GPCS, data: 0 },
-        NV2080_CTRL_GR_INFO { index: NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_TPC_PER_GPC, data: 0 },
-        NV2080_CTRL_GR_INFO { index: NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_SM_PER_TPC, data: 0 },
-    ];
-    let mut params = NV2080_CTRL_GR_GET_INFO_PARAMS {
-        gr_info_list_size: list.len() as u32,
-        gr_info_list: list.as_mut_ptr() as u64,
-        ..Default::default()
-    };
-    client.control_with(subdevice, NV2080_CTRL_CMD_GR_GET_INFO, &mut params)?;
-    Ok(GrInfo {
-        sm_version: list[0].data,
-        max_warps_per_sm: list[1].data,
-        gpcs: list[2].data,
-        tpc_per_gpc: list[3].data,
-        sm_per_tpc: list[4].data,
-    })
 }
