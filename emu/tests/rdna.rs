@@ -501,6 +501,34 @@ fn unsupported_instruction_is_illegal() {
     }
 }
 
+/// Code is decoded once per code object: every kernel of an object, dispatched again and again,
+/// runs from the segment decoded at the first dispatch (a kernel that was not the first of its
+/// object used to be decoded again on every dispatch).
+#[test]
+fn each_code_object_is_decoded_once() {
+    for arch in ARCHS {
+        let p = basic(arch);
+        let mut kernels: Vec<_> = p.code.kernels.iter().collect();
+        kernels.sort_by_key(|k| k.entry_offset);
+        assert!(kernels.len() >= 2, "{arch}: the basic object has several kernels");
+        let e = Interpreter::new(arch);
+        let data: Vec<i32> = (0..256).collect();
+        let b = Buf::from(&data);
+        // The lowest entry decodes the object's code; block_reverse (a later kernel) runs from it.
+        let first = kernels[0];
+        let mem = GpuMemory::from_ranges(&[(p.image.va(), p.image.len as u64, p.image.va() as usize)]);
+        e.unsupported(p.image.va() + first.entry_offset, &mem).expect("decodes");
+        assert_eq!(e.decodes(), 1, "{arch}");
+        for _ in 0..3 {
+            run_on(&e, &p, "block_reverse", &[Arg::Buf(&b)], [4, 1, 1], [64, 1, 1]).expect(arch);
+        }
+        assert_eq!(e.decodes(), 1, "{arch}: block_reverse ran from the segment decoded for {}", first.name);
+        let o: Vec<i32> = b.get(256);
+        // Three reversals of each block: one reversal.
+        assert_eq!(o[0], 63, "{arch}");
+    }
+}
+
 #[test]
 fn speed() {
     let p = basic("gfx1100");

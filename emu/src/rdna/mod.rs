@@ -166,6 +166,8 @@ pub struct Interpreter {
     executed: AtomicU64,
     /// Workgroups retired, over every dispatch.
     retired: AtomicU64,
+    /// Segments decoded, over every dispatch: a dispatch of cached code decodes nothing.
+    decodes: AtomicU64,
 }
 
 impl Interpreter {
@@ -177,7 +179,13 @@ impl Interpreter {
             segments: Mutex::new(HashMap::new()),
             executed: AtomicU64::new(0),
             retired: AtomicU64::new(0),
+            decodes: AtomicU64::new(0),
         }
+    }
+
+    /// Code segments decoded so far (each decode walks its code to the end once).
+    pub fn decodes(&self) -> u64 {
+        self.decodes.load(Ordering::Relaxed)
     }
 
     /// Wave instructions executed so far.
@@ -216,9 +224,15 @@ impl Interpreter {
                 }
             }
         }
-        let s = Arc::new(Segment::decode(self.arch, pc, mem)?);
+        let s = self.decode(pc, mem)?;
         segs.insert(pc, s.clone());
         Ok((s, 0))
+    }
+
+    /// Decodes the code from `pc` on (counted: see [`Interpreter::decodes`]).
+    fn decode(&self, pc: u64, mem: &GpuMemory) -> Result<Arc<Segment>, DispatchFault> {
+        self.decodes.fetch_add(1, Ordering::Relaxed);
+        Ok(Arc::new(Segment::decode(self.arch, pc, mem)?))
     }
 
     fn run<const W: usize>(
@@ -226,6 +240,7 @@ impl Interpreter {
         d: &DispatchState,
         mem: &GpuMemory,
         entry: Arc<Segment>,
+        first: usize,
     ) -> Result<(), DispatchFault> {
         let groups = d.grid[0] as u64 * d.grid[1] as u64 * d.grid[2] as u64;
         let threads = d.block[0] as usize * d.block[1] as usize * d.block[2] as usize;
@@ -271,7 +286,7 @@ impl Interpreter {
                 ];
                 lds.fill(0);
                 for (w, wave) in waves.iter_mut().enumerate() {
-                    self.init_wave(wave, d, &entry, gid, w, nwaves, threads);
+                    self.init_wave(wave, d, (&entry, first), gid, w, nwaves, threads);
                     let slot = ((wi * nwaves + w) % slots) as u64;
                     wave.scratch = d.scratch_base + slot * wave_bytes;
                     wave.lane_bytes = wave_bytes / 64;
@@ -315,7 +330,7 @@ impl Interpreter {
         &self,
         wave: &mut Wave<W>,
         d: &DispatchState,
-        entry: &Arc<Segment>,
+        (entry, first): (&Arc<Segment>, usize),
         gid: [u32; 3],
         w: usize,
         nwaves: usize,
@@ -328,7 +343,7 @@ impl Interpreter {
         wave.done = false;
         wave.mode = 0;
         wave.seg = entry.clone();
-        wave.ip = 0;
+        wave.ip = first;
         let nuser = (((d.rsrc2 >> 1) & 0x1f) as usize).min(16);
         wave.s[..nuser].copy_from_slice(&d.user_data[..nuser]);
         let mut n = nuser;
@@ -403,12 +418,12 @@ impl WaveEngine for Interpreter {
                 ),
             });
         }
-        let (entry, i) = self.segment(d.pgm, mem)?;
-        let entry = if i == 0 { entry } else { Arc::new(Segment::decode(self.arch, d.pgm, mem)?) };
+        // A kernel inside code decoded for an earlier entry starts at its index there.
+        let (entry, first) = self.segment(d.pgm, mem)?;
         if d.wave32 {
-            self.run::<32>(d, mem, entry)
+            self.run::<32>(d, mem, entry, first)
         } else {
-            self.run::<64>(d, mem, entry)
+            self.run::<64>(d, mem, entry, first)
         }
     }
 }
