@@ -1,4 +1,5 @@
-//! The RDNA3 (gfx1100) and RDNA4 (gfx1201) wave interpreter: a [`WaveEngine`] that decodes a
+//! The RDNA3 (gfx1100), RDNA4 (gfx1201), CDNA3 (gfx942) and CDNA4 (gfx950) wave interpreter
+//! (what the gfx9 encodings of CDNA differ in is in [`gfx9`]): a [`WaveEngine`] that decodes a
 //! kernel's code once into a compact pre-decoded form ([`ops`]), then runs the dispatch's
 //! workgroups in parallel on worker threads, each workgroup's waves interleaving at barriers.
 //!
@@ -13,6 +14,7 @@
 pub mod decode;
 pub mod exec;
 pub mod fp;
+pub mod gfx9;
 pub mod ops;
 
 use std::collections::HashMap;
@@ -171,7 +173,7 @@ pub struct Interpreter {
 }
 
 impl Interpreter {
-    /// `arch`: gfx1100 or gfx1201 (others are refused at dispatch with an Illegal fault).
+    /// `arch`: gfx1100, gfx1201, gfx942 or gfx950 (others are refused at dispatch with an Illegal fault).
     pub fn new(arch: &str) -> Interpreter {
         let arch = Arch::from_name(arch).unwrap_or(Arch::Gfx942);
         Interpreter {
@@ -344,6 +346,8 @@ impl Interpreter {
         wave.mode = 0;
         wave.seg = entry.clone();
         wave.ip = first;
+        wave.gpr_idx = false;
+        wave.accum = if gfx9::is_gfx9(self.arch) { gfx9::accum_offset(d.rsrc3) } else { exec::NVGPR };
         let nuser = (((d.rsrc2 >> 1) & 0x1f) as usize).min(16);
         wave.s[..nuser].copy_from_slice(&d.user_data[..nuser]);
         let mut n = nuser;
@@ -402,19 +406,29 @@ impl WaveEngine for Interpreter {
     }
 
     fn dispatch(&self, d: &DispatchState, mem: &GpuMemory) -> Result<(), DispatchFault> {
-        if !matches!(self.arch, Arch::Gfx1100 | Arch::Gfx1201) || d.arch != self.arch.name() {
+        if !matches!(self.arch, Arch::Gfx1100 | Arch::Gfx1201 | Arch::Gfx942 | Arch::Gfx950)
+            || d.arch != self.arch.name()
+        {
             return Err(DispatchFault::Illegal {
                 pc: d.pgm,
-                what: format!("{}: the RDNA interpreter runs gfx1100 and gfx1201 only", d.arch),
+                what: format!("{}: the wave interpreter runs gfx1100, gfx1201, gfx942 and gfx950 only", d.arch),
+            });
+        }
+        if d.wave32 && gfx9::is_gfx9(self.arch) {
+            return Err(DispatchFault::Illegal {
+                pc: d.pgm,
+                what: format!("{}: wave32 dispatch on a wave64-only GPU", d.arch),
             });
         }
         let threads = d.block.iter().map(|&b| b as u64).product::<u64>();
-        if threads > 1024 || d.lds_bytes > 65536 {
+        let lds_limit = gfx9::lds_limit(self.arch);
+        if threads > 1024 || d.lds_bytes > lds_limit {
             return Err(DispatchFault::Illegal {
                 pc: d.pgm,
                 what: format!(
-                    "dispatch of {threads} work-items per workgroup with {} bytes of LDS exceeds the hardware's 1024 and 64 KiB",
-                    d.lds_bytes
+                    "dispatch of {threads} work-items per workgroup with {} bytes of LDS exceeds the hardware's 1024 and {} KiB",
+                    d.lds_bytes,
+                    lds_limit >> 10
                 ),
             });
         }
