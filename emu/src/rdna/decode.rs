@@ -461,6 +461,7 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
             gfx9::lower_accvgpr(m, i, lit)
                 .or_else(|| gfx9::lower_pk_f32(m, i, lit))
                 .or_else(|| gfx9::lower_gpr_idx(m, i, lit))
+                .or_else(|| super::mfma::lower(m, i, lit))
         })
         .flatten()
     {

@@ -1404,6 +1404,7 @@ impl<const W: usize> Wave<W> {
                     self.gpr_idx = true;
                 }
                 Op::GprIdxOff => self.gpr_idx = false,
+                Op::Mfma(x) => self.mfma(x).map_err(ill)?,
                 Op::ScalarValu(v) => self.scalar_valu(v).map_err(ill)?,
                 Op::Salu { op, dst, a, b, wide } => self.salu(*op, *dst, *a, *b, *wide).map_err(ill)?,
                 Op::End => {
@@ -1548,7 +1549,7 @@ impl<const W: usize> Wave<W> {
 
     /// A pre-decoded VGPR index in the unified file: AGPR `ACC + k` is VGPR `ACCUM_OFFSET + k`.
     #[inline]
-    fn unified(&self, r: u16) -> u16 {
+    pub(super) fn unified(&self, r: u16) -> u16 {
         if r >= ACC {
             (self.accum + (r - ACC) as usize) as u16
         } else {

@@ -26,12 +26,9 @@ pub fn accum_offset(rsrc3: u32) -> usize {
     ((rsrc3 & 0x3f) as usize + 1) * 4
 }
 
-/// Bytes of LDS a workgroup may allocate.
+/// Bytes of LDS a workgroup may allocate: what the emulated board reports (64 KiB; gfx950: 160).
 pub fn lds_limit(arch: Arch) -> u32 {
-    match arch {
-        Arch::Gfx950 => 160 << 10,
-        _ => 64 << 10,
-    }
+    crate::amd::gpus::GpuSpec::for_arch(arch.name()).map_or(64, |s| s.lds_size_in_kb) << 10
 }
 
 /// The pre-decoded form numbers SGPRs as gfx10+ does (124 NULL, 125 M0); gfx9 has M0 at 124

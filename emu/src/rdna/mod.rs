@@ -15,6 +15,7 @@ pub mod decode;
 pub mod exec;
 pub mod fp;
 pub mod gfx9;
+pub mod mfma;
 pub mod ops;
 
 use std::collections::HashMap;

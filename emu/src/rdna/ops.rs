@@ -721,6 +721,8 @@ pub enum Op {
         mode: u8,
     },
     GprIdxOff,
+    /// gfx9 `v_mfma_*` (boxed: the other operations stay small).
+    Mfma(Box<super::mfma::Mfma>),
     Mem(VMem),
     Ds(Ds),
     Trap,
