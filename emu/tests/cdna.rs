@@ -137,3 +137,46 @@ fn private_array_transpose_bytes() {
 fn cross_lane() {
     each_corpus(|p, what| corpus::cross_lane(&mut Emu(p), what));
 }
+
+/// Wave64 instructions per second on the clang matmul (printed; `--nocapture` to see it).
+#[test]
+fn speed() {
+    for arch in ARCHS {
+        let p = load(&format!("cdna/corpus-{arch}-O2.hsaco"), arch);
+        let m = 128usize;
+        let a: Vec<f32> = (0..m * m).map(|i| (i % 7) as f32).collect();
+        let (ba, bb, bc) = (Buf::from(&a), Buf::from(&a), Buf::new(m * m * 4));
+        let e = Interpreter::new(arch);
+        let args = [Arg::Buf(&ba), Arg::Buf(&bb), Arg::Buf(&bc), u32v(m as u32)];
+        // The first dispatch decodes the code object; the second is timed.
+        run_on(&e, &p, "matmul", &args, [8, 8, 1], [16, 16, 1]).expect(arch);
+        let before = e.instructions();
+        let t = std::time::Instant::now();
+        run_on(&e, &p, "matmul", &args, [8, 8, 1], [16, 16, 1]).expect(arch);
+        let dt = t.elapsed().as_secs_f64();
+        let n = e.instructions() - before;
+        let c: Vec<f32> = bc.get(m * m);
+        assert_eq!(c[0], (0..m).map(|k| a[k] * a[k * m]).sum::<f32>(), "{arch}");
+        println!("{arch} matmul {m}x{m}: {n} wave64 instructions in {dt:.3}s = {:.1} M/s", n as f64 / dt / 1e6);
+    }
+}
+
+/// A store outside every allocation is a memory fault naming the VA, as on RDNA.
+#[test]
+fn out_of_bounds_store_faults() {
+    use baregpu_emu::amd::dispatch::DispatchFault;
+    each_corpus(|p, what| {
+        let buf = Buf::new(64);
+        let e = Interpreter::new(p.arch);
+        run_on(&e, p, "oob_store", &[Arg::Buf(&buf), u32v(3)], [1, 1, 1], [1, 1, 1]).expect(what);
+        assert_eq!(buf.get::<i32>(4)[3], 42, "{what}");
+        let index = 0x3fff_ffffu32;
+        match run_on(&e, p, "oob_store", &[Arg::Buf(&buf), u32v(index)], [1, 1, 1], [1, 1, 1]) {
+            Err(DispatchFault::Memory { va, write, pc }) => {
+                assert_eq!((va, write), (buf.va() + index as u64 * 4, true), "{what}");
+                assert!(pc >= p.image.va() && pc < p.image.va() + p.image.len as u64, "{what}: pc {pc:#x}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    });
+}
