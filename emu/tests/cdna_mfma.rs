@@ -190,3 +190,31 @@ fn agprs_start_at_accum_offset_in_the_unified_file() {
         }
     }
 }
+
+/// The layouts agree with AMD's Matrix Instruction Calculator for every single-block CDNA3 MFMA
+/// (tests/fixtures/cdna/mfma-layouts-cdna3.txt, made by mfma_layouts.py beside it): A, B and D.
+#[test]
+fn layouts_match_amds_matrix_instruction_calculator() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/cdna/mfma-layouts-cdna3.txt");
+    let text = std::fs::read_to_string(path).expect("layout fixture");
+    let mut checked = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let (head, cells) = line.split_once(": ").expect("MNEMONIC MATRIX ROW: cells");
+        let mut h = head.split(' ');
+        let (mnemonic, matrix, row) =
+            (h.next().unwrap(), h.next().unwrap(), h.next().unwrap().parse::<usize>().unwrap());
+        let (_, m, k) = shape(mnemonic).unwrap_or_else(|| panic!("{mnemonic}"));
+        for (col, cell) in cells.split(' ').enumerate() {
+            let (lane, e) = cell.split_once('.').unwrap();
+            let got = (lane.parse::<usize>().unwrap(), e.parse::<usize>().unwrap());
+            let ours = match matrix {
+                "A" => a_slot(m, k, row, col),
+                "B" => a_slot(m, k, col, row),
+                _ => d_slot(m, row, col),
+            };
+            assert_eq!(ours, got, "{mnemonic} {matrix}[{row}][{col}]");
+        }
+        checked.insert(mnemonic);
+    }
+    assert_eq!(checked.len(), 8, "every CDNA3 single-block shape");
+}
