@@ -1159,7 +1159,8 @@ fn lower_valu(arch: Arch, m: &str, enc: &str, layout: &str, i: &Instruction, lit
         // VOP3 compares: vdst is the SGPR destination.
         v.dst = i.f("vdst") as u16;
     }
-    if v.cmpx {
+    // v_cmpx writes EXEC; on gfx9 also the compare's SGPR destination (VCC for e32).
+    if v.cmpx && !gfx9::is_gfx9(arch) {
         v.dst = 126;
     }
     let _ = arch;

@@ -448,6 +448,14 @@ impl<const W: usize> Wave<W> {
                             (s >= 0).then(|| base + s as usize)
                         }
                         0x121..=0x12f => Some(base + ((li - (c - 0x120)).rem_euclid(16)) as usize),
+                        // gfx9 only (reserved on gfx10+): whole-wave shifts and rotates by one,
+                        // and the row broadcasts of lane 15 / lane 31.
+                        0x130 => Some(l + 1),
+                        0x134 => Some((l + 1) % W),
+                        0x138 => l.checked_sub(1),
+                        0x13c => Some((l + W - 1) % W),
+                        0x142 => (row >= 1).then(|| (row - 1) * 16 + 15),
+                        0x143 => (row >= 2).then_some(31),
                         0x140 => Some(base + (15 - li) as usize),
                         0x141 => Some((l & !7) + (7 - (l % 8))),
                         0x150..=0x15f => Some(base + (c - 0x150) as usize),
@@ -1003,6 +1011,10 @@ impl<const W: usize> Wave<W> {
         }
         let o = self.compute(v, exec)?;
         if v.cmpx {
+            if v.dst as usize != EXEC {
+                // gfx9: the SGPR destination gets the result too.
+                self.commit(v, &o);
+            }
             self.set_exec(o.mask);
         } else {
             self.commit(v, &o);

@@ -1,10 +1,12 @@
-//! CDNA MFMA on the wave interpreter: each single-block f32/f16/bf16/i8 `v_mfma_*` of gfx942 and
+//! The CDNA wave interpreter on kernels written in gfx9 assembly (built with our assembler), for
+//! what clang's corpus does not reach. MFMA: each single-block f32/f16/bf16/i8 `v_mfma_*` of gfx942 and
 //! gfx950, run in a small kernel (built with our assembler) that loads each lane's A, B and C
 //! registers, multiplies (C/D in AGPRs or VGPRs) and stores D, against a plain-Rust matrix
 //! product of the same matrices placed by the documented layout (docs/cdna-mfma.md). Also: the
-//! unified VGPR/AGPR file, with AGPRs from the kernel's ACCUM_OFFSET on.
+//! unified VGPR/AGPR file, with AGPRs from the kernel's ACCUM_OFFSET on. gfx9 v_cmpx (EXEC and
+//! VCC), the gfx9 DPP broadcasts and shifts, and an unsupported instruction as an Illegal fault.
 
-use baregpu_emu::amd::dispatch::{DispatchState, GpuMemory, WaveEngine};
+use baregpu_emu::amd::dispatch::{DispatchFault, DispatchState, GpuMemory, WaveEngine};
 use baregpu_emu::rdna::fp::f32_to_f16;
 use baregpu_emu::rdna::mfma::{a_slot, d_slot, per_lane, shape, MfmaTy};
 use baregpu_emu::rdna::Interpreter;
@@ -15,6 +17,11 @@ const LANE: usize = 128;
 
 /// Runs `src` (gfx9 assembly) as one wave64 with s[0:1] = the buffer, ACCUM_OFFSET = `accum`.
 fn run(arch: &'static str, src: &str, buf: &mut [u32], accum: u32) {
+    dispatch(arch, src, buf, accum).unwrap_or_else(|f| panic!("{arch}: {f:?}\n{src}"));
+}
+
+/// As [`run`]; returns the dispatch's result and the code's address.
+fn dispatch(arch: &'static str, src: &str, buf: &mut [u32], accum: u32) -> Result<(), (DispatchFault, u64)> {
     let a = Arch::from_name(arch).unwrap();
     let code = baregpu_isa::assemble(a, src).unwrap_or_else(|e| panic!("{arch}: {e}\n{src}"));
     let mut words = vec![0u32; code.len() / 4 + 64];
@@ -42,7 +49,7 @@ fn run(arch: &'static str, src: &str, buf: &mut [u32], accum: u32) {
         lds_bytes: 0,
         cancel: Default::default(),
     };
-    Interpreter::new(arch).dispatch(&d, &mem).unwrap_or_else(|f| panic!("{arch}: {f}\n{src}"));
+    Interpreter::new(arch).dispatch(&d, &mem).map_err(|f| (f, va))
 }
 
 fn regs(base: &str, first: usize, n: usize) -> String {
@@ -217,4 +224,58 @@ fn layouts_match_amds_matrix_instruction_calculator() {
         checked.insert(mnemonic);
     }
     assert_eq!(checked.len(), 8, "every CDNA3 single-block shape");
+}
+
+/// gfx9 `v_cmpx` writes EXEC and VCC (gfx10+ writes EXEC only).
+#[test]
+fn cmpx_writes_exec_and_vcc_on_gfx9() {
+    for arch in ["gfx942", "gfx950"] {
+        let src = "v_lshlrev_b32 v1, 7, v0\ns_mov_b64 vcc, 0\nv_cmpx_gt_u32_e32 vcc, 20, v0\n\
+                   s_mov_b64 s[4:5], vcc\ns_mov_b64 s[6:7], exec\ns_mov_b64 exec, -1\n\
+                   v_mov_b32 v2, s4\nv_mov_b32 v3, s5\nv_mov_b32 v4, s6\nv_mov_b32 v5, s7\n\
+                   global_store_dwordx4 v1, v[2:5], s[0:1]\ns_endpgm\n";
+        let mut buf = vec![0u32; 64 * LANE / 4];
+        run(arch, src, &mut buf, 64);
+        assert_eq!(&buf[..4], &[0xf_ffff, 0, 0xf_ffff, 0], "{arch}: VCC and EXEC are lanes 0..19");
+    }
+}
+
+/// The gfx9 DPP controls RDNA dropped: row_bcast:15, row_bcast:31, wave_shr:1.
+#[test]
+fn gfx9_dpp_broadcasts_and_wave_shifts() {
+    for arch in ["gfx942", "gfx950"] {
+        let src =
+            "v_lshlrev_b32 v1, 7, v0\nv_mov_b32_e32 v2, 0x3e8\nv_mov_b32_e32 v3, 0x3e8\nv_mov_b32_e32 v4, 0x3e8\n\
+                   v_mov_b32_dpp v2, v0 row_bcast:15 row_mask:0xa bank_mask:0xf\n\
+                   v_mov_b32_dpp v3, v0 wave_shr:1 row_mask:0xf bank_mask:0xf\n\
+                   v_mov_b32_dpp v4, v0 row_bcast:31 row_mask:0xc bank_mask:0xf\n\
+                   global_store_dwordx3 v1, v[2:4], s[0:1]\ns_endpgm\n";
+        let mut buf = vec![0u32; 64 * LANE / 4];
+        run(arch, src, &mut buf, 64);
+        for l in 0..64usize {
+            let got = &buf[l * LANE / 4..l * LANE / 4 + 3];
+            let row = l / 16;
+            let bcast15 = if row % 2 == 1 { (row as u32 - 1) * 16 + 15 } else { 1000 };
+            let shr = if l == 0 { 1000 } else { l as u32 - 1 };
+            let bcast31 = if row >= 2 { 31 } else { 1000 };
+            assert_eq!(got, &[bcast15, shr, bcast31], "{arch} lane {l}");
+        }
+    }
+}
+
+/// An instruction the interpreter does not run is an Illegal fault at its PC, as on RDNA.
+#[test]
+fn unsupported_instruction_is_an_illegal_fault_at_its_pc() {
+    for arch in ["gfx942", "gfx950"] {
+        // s_nop is 4 bytes; the MUBUF load after it is not run by the interpreter.
+        let src = "s_nop 0\nbuffer_load_dword v1, off, s[4:7], 0\ns_endpgm\n";
+        let mut buf = vec![0u32; 16];
+        match dispatch(arch, src, &mut buf, 64) {
+            Err((DispatchFault::Illegal { pc, what }, va)) => {
+                assert_eq!(pc, va + 4, "{arch}: {what}");
+                assert!(what.contains("buffer_load_dword: not supported"), "{arch}: {what}");
+            }
+            other => panic!("{arch}: {other:?}"),
+        }
+    }
 }
