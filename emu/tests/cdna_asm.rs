@@ -24,10 +24,14 @@ fn run(arch: &'static str, src: &str, buf: &mut [u32], accum: u32) {
 fn dispatch(arch: &'static str, src: &str, buf: &mut [u32], accum: u32) -> Result<(), (DispatchFault, u64)> {
     let a = Arch::from_name(arch).unwrap();
     let code = baregpu_isa::assemble(a, src).unwrap_or_else(|e| panic!("{arch}: {e}\n{src}"));
-    let mut words = vec![0u32; code.len() / 4 + 64];
-    for (k, c) in code.chunks(4).enumerate() {
-        words[k] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-    }
+    let words: Vec<u32> = code.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    dispatch_words(arch, &words, buf, accum)
+}
+
+/// As [`dispatch`], for code given as dwords.
+fn dispatch_words(arch: &'static str, code: &[u32], buf: &mut [u32], accum: u32) -> Result<(), (DispatchFault, u64)> {
+    let mut words = code.to_vec();
+    words.resize(code.len() + 64, 0);
     let (va, bva) = (words.as_ptr() as u64, buf.as_ptr() as u64);
     let mem =
         GpuMemory::from_ranges(&[(va, words.len() as u64 * 4, va as usize), (bva, buf.len() as u64 * 4, bva as usize)]);
@@ -274,6 +278,25 @@ fn unsupported_instruction_is_an_illegal_fault_at_its_pc() {
             Err((DispatchFault::Illegal { pc, what }, va)) => {
                 assert_eq!(pc, va + 4, "{arch}: {what}");
                 assert!(what.contains("buffer_load_dword: not supported"), "{arch}: {what}");
+            }
+            other => panic!("{arch}: {other:?}"),
+        }
+    }
+}
+
+/// A dword with VOPD's first-dword pattern is no instruction on gfx9 (VOPD is gfx11+): an
+/// Illegal fault there, not a dual-issue VALU pair.
+#[test]
+fn vopd_pattern_is_not_an_instruction_on_gfx9() {
+    for arch in ["gfx942", "gfx950"] {
+        // 0xc8000000 0x00000000: v_dual_fmac_f32 v0, s0, v0 :: v_dual_fmac_f32 v1, s0, v0 on gfx11;
+        // then s_endpgm (0xbf810000).
+        let code = [0xc800_0000u32, 0, 0xbf81_0000];
+        let mut buf = vec![0u32; 16];
+        match dispatch_words(arch, &code, &mut buf, 64) {
+            Err((DispatchFault::Illegal { pc, what }, va)) => {
+                assert_eq!(pc, va, "{arch}: {what}");
+                assert!(what.contains("undecodable"), "{arch}: {what}");
             }
             other => panic!("{arch}: {other:?}"),
         }

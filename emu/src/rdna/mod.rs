@@ -85,12 +85,14 @@ impl Segment {
         let mut raw: Vec<Raw> = Vec::new();
         let mut at = 0usize;
         let mut saw_end = false;
+        // VOPD exists from gfx11 on; on gfx9 its first-dword pattern is no instruction at all.
+        let vopd = !gfx9::is_gfx9(arch);
         while at + 4 <= bytes.len() {
             let pc = start + at as u64;
             let w = |k: usize| -> u32 {
                 bytes.get(at + 4 * k..at + 4 * k + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             };
-            if let Some(size) = decode::vopd_size(w(0), w(1)) {
+            if let Some(size) = decode::vopd_size(w(0), w(1)).filter(|_| vopd) {
                 if at + size > bytes.len() {
                     break;
                 }
