@@ -67,8 +67,8 @@ fn devices_json_lists_real_and_emulated_devices() {
     for (spec, ready) in [
         ("emu:gfx1100", true),
         ("emu:gfx1201", true),
-        ("emu:gfx942", false),
-        ("emu:gfx950", false),
+        ("emu:gfx942", true),
+        ("emu:gfx950", true),
         ("emu-nv:sm_90", true),
         ("emu-nv:sm_120", true),
     ] {

@@ -1,5 +1,6 @@
 //! The clang-compiled corpus through the whole stack — KFD driver, PM4 queues, emulated command
-//! processor, wave interpreter — on emu:gfx1100 and emu:gfx1201, at -O0 to -O3 (the interpreter's
+//! processor, wave interpreter — on emu:gfx1100, emu:gfx1201, emu:gfx942 and emu:gfx950 (wave64),
+//! at -O0 to -O3 (the interpreter's
 //! own tests cover every corpus kernel; these prove the driver path launches them faithfully:
 //! LDS and barriers, atomics, private arrays in scratch, 2-D grids, divergent loops).
 
@@ -9,8 +10,9 @@ use baregpu_runtime::program::{ArgValue, CodeObject, Launch};
 use std::path::PathBuf;
 
 fn corpus(dev: &AmdDevice, opt: &str) -> Program {
-    let p =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/rdna/corpus-{}-{opt}.hsaco", dev.arch));
+    let family = if dev.arch.starts_with("gfx9") { "cdna" } else { "rdna" };
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/fixtures/{family}/corpus-{}-{opt}.hsaco", dev.arch));
     dev.load(CodeObject::parse(&std::fs::read(&p).unwrap()).unwrap()).unwrap()
 }
 
@@ -32,7 +34,7 @@ fn download<T: Copy + Default>(dev: &AmdDevice, b: &Buffer, n: usize) -> Vec<T> 
 }
 
 fn each(f: impl Fn(&AmdDevice, &Program, &str)) {
-    for arch in ["gfx1100", "gfx1201"] {
+    for arch in ["gfx1100", "gfx1201", "gfx942", "gfx950"] {
         let Device::Amd(dev) = device::open(&format!("emu:{arch}").parse().unwrap()).unwrap() else {
             panic!("emu:{arch} is an AMD device")
         };

@@ -23,7 +23,6 @@ pub struct EmuModel {
 }
 
 const GIB: u64 = 1 << 30;
-const NO_EMU_CDNA: &str = "no CDNA wave interpreter yet: queues, signals and copies work, kernels fail";
 
 pub const MODELS: &[EmuModel] = &[
     EmuModel {
@@ -48,7 +47,7 @@ pub const MODELS: &[EmuModel] = &[
         board: "Instinct MI300X",
         compute_units: 304,
         memory_bytes: 192 * GIB,
-        not_ready: Some(NO_EMU_CDNA),
+        not_ready: None,
     },
     EmuModel {
         vendor: Vendor::Amd,
@@ -56,7 +55,7 @@ pub const MODELS: &[EmuModel] = &[
         board: "Instinct MI355X",
         compute_units: 256,
         memory_bytes: 288 * GIB,
-        not_ready: Some(NO_EMU_CDNA),
+        not_ready: None,
     },
     EmuModel {
         vendor: Vendor::Nvidia,

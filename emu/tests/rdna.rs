@@ -7,219 +7,14 @@
 use baregpu_emu::amd::dispatch::{DispatchFault, DispatchState, GpuMemory, WaveEngine};
 use baregpu_emu::rdna::Interpreter;
 use baregpu_runtime::amd::launch;
-use baregpu_runtime::program::{kernargs, ArgValue, CodeObject, Launch};
+use baregpu_runtime::program::ArgValue;
 
 #[path = "../../tests/common/clang.rs"]
 mod clang;
+mod common;
 #[path = "../../tests/common/corpus.rs"]
 mod corpus;
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures");
-
-/// A host allocation the GPU may touch, 256-byte aligned.
-struct Buf {
-    mem: Vec<u64>,
-    off: usize,
-    len: usize,
-}
-
-impl Buf {
-    fn new(len: usize) -> Buf {
-        let mem = vec![0u64; (len + 512) / 8 + 1];
-        let off = (256 - (mem.as_ptr() as usize % 256)) % 256;
-        Buf { mem, off, len }
-    }
-    fn from<T: Copy>(data: &[T]) -> Buf {
-        let n = std::mem::size_of_val(data);
-        let mut b = Buf::new(n.max(4));
-        // SAFETY: n bytes fit at `off` (the buffer has 512 spare bytes).
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr() as *const u8, b.ptr(), n) };
-        b
-    }
-    fn ptr(&mut self) -> *mut u8 {
-        // SAFETY: off < 256 < allocation size.
-        unsafe { (self.mem.as_mut_ptr() as *mut u8).add(self.off) }
-    }
-    fn va(&self) -> u64 {
-        self.mem.as_ptr() as u64 + self.off as u64
-    }
-    fn get<T: Copy + Default>(&self, n: usize) -> Vec<T> {
-        let mut v = vec![T::default(); n];
-        // SAFETY: reads n * size_of::<T>() bytes inside the allocation (checked by the caller's sizes).
-        assert!(n * std::mem::size_of::<T>() <= self.len);
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (self.mem.as_ptr() as *const u8).add(self.off),
-                v.as_mut_ptr() as *mut u8,
-                n * std::mem::size_of::<T>(),
-            )
-        };
-        v
-    }
-}
-
-enum Arg<'a> {
-    Buf(&'a Buf),
-    Val(ArgValue),
-}
-
-struct Program {
-    code: CodeObject,
-    image: Buf,
-    arch: &'static str,
-}
-
-fn load(file: &str, arch: &'static str) -> Program {
-    load_path(&format!("{FIXTURES}/{file}"), arch)
-}
-
-fn load_path(file: &str, arch: &'static str) -> Program {
-    let data = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let code = CodeObject::parse(&data).expect("code object");
-    let mut image = Buf::new(code.image.len());
-    let img = code.relocated(image.va());
-    // SAFETY: the buffer holds the image.
-    unsafe { std::ptr::copy_nonoverlapping(img.as_ptr(), image.ptr(), img.len()) };
-    Program { code, image, arch }
-}
-
-/// Runs `kernel` on `engine`; returns the dispatch result.
-fn run_on(
-    engine: &Interpreter,
-    p: &Program,
-    kernel: &str,
-    args: &[Arg],
-    grid: [u32; 3],
-    block: [u32; 3],
-) -> Result<(), DispatchFault> {
-    let k = p.code.kernel(kernel).expect("kernel");
-    let shape = Launch::new(grid, block);
-    let vals: Vec<ArgValue> = args
-        .iter()
-        .map(|a| match a {
-            Arg::Buf(b) => ArgValue::Pointer(b.va()),
-            Arg::Val(v) => v.clone(),
-        })
-        .collect();
-    let ka = kernargs::build(&k.meta, &vals, &shape).expect("kernargs");
-    let mut kbuf = Buf::from(&ka);
-    let kva = kbuf.va();
-    let _ = kbuf.ptr();
-    let ptrs = launch::Pointers { kernargs: kva, dispatch_packet: 0, queue: 0, dispatch_id: 1 };
-    let user = launch::user_sgprs(k, &ptrs).expect("user sgprs");
-    let rsrc2 = launch::rsrc2(k, &shape, 65536).expect("rsrc2");
-    let mut user_data = [0u32; 16];
-    user_data[..user.len()].copy_from_slice(&user);
-    // Scratch as the runtime sizes it: per wave, 64 lanes, 256-byte units; 64 wave slots.
-    let per_lane = k.descriptor.private_segment_fixed_size as u64;
-    let per_wave = (per_lane * 64).div_ceil(256) * 256;
-    let scratch = Buf::new((per_wave * 64).max(256) as usize);
-    let tmpring = if per_lane == 0 { 0 } else { 64 | (((per_wave / 256) as u32) << 12) };
-    let d = DispatchState {
-        arch: p.arch,
-        pgm: p.image.va() + k.entry_offset,
-        rsrc1: k.descriptor.compute_pgm_rsrc1,
-        rsrc2,
-        rsrc3: k.descriptor.compute_pgm_rsrc3,
-        user_data,
-        grid,
-        block,
-        start: [0; 3],
-        wave32: launch::wave32(k),
-        tmpring_size: tmpring,
-        scratch_base: scratch.va(),
-        lds_bytes: ((rsrc2 >> 15) & 0x1ff) * 512,
-        cancel: Default::default(),
-    };
-    let mut ranges = vec![
-        (p.image.va(), p.image.len as u64, p.image.va() as usize),
-        (kva, kbuf.len as u64, kva as usize),
-        (scratch.va(), scratch.len as u64, scratch.va() as usize),
-    ];
-    for a in args {
-        if let Arg::Buf(b) = a {
-            ranges.push((b.va(), b.len as u64, b.va() as usize));
-        }
-    }
-    let mem = GpuMemory::from_ranges(&ranges);
-    engine.dispatch(&d, &mem)
-}
-
-fn run(p: &Program, kernel: &str, args: &[Arg], grid: [u32; 3], block: [u32; 3]) {
-    let through_driver = run_through_driver(p, kernel, args, grid, block);
-    let e = Interpreter::new(p.arch);
-    run_on(&e, p, kernel, args, grid, block).unwrap_or_else(|f| panic!("{}: {kernel}: {f}", p.arch));
-    // Float atomics sum in whatever order the workgroups run: those results may differ in the last bits.
-    if ORDER_DEPENDENT.contains(&kernel) {
-        return;
-    }
-    let mut bufs = args.iter().filter_map(|a| if let Arg::Buf(b) = a { Some(*b) } else { None });
-    for (i, got) in through_driver.iter().enumerate() {
-        let b = bufs.next().expect("as many buffers");
-        assert!(
-            b.get::<u8>(b.len) == *got,
-            "{} {kernel}: buffer {i} differs between the driver path and a direct run",
-            p.arch
-        );
-    }
-}
-
-/// Kernels whose results depend on the order workgroups finish in.
-const ORDER_DEPENDENT: &[&str] = &["atomics"];
-
-/// The same launch through the runtime on an emulated GPU of the program's arch; returns every
-/// buffer argument's bytes afterwards.
-fn run_through_driver(p: &Program, kernel: &str, args: &[Arg], grid: [u32; 3], block: [u32; 3]) -> Vec<Vec<u8>> {
-    use baregpu_runtime::amd::AmdDevice;
-    use std::sync::Arc;
-    thread_local! {
-        static DEVICES: std::cell::RefCell<Vec<(&'static str, AmdDevice)>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    DEVICES.with(|devs| {
-        let mut devs = devs.borrow_mut();
-        if !devs.iter().any(|(a, _)| *a == p.arch) {
-            let kfd = baregpu_emu::amd::machine(&[p.arch], Arc::new(Interpreter::new(p.arch))).expect("machine");
-            let dev = AmdDevice::open(kfd, 0, &format!("emu:{}", p.arch)).expect("device");
-            devs.push((p.arch, dev));
-        }
-        let dev = &devs.iter().find(|(a, _)| *a == p.arch).expect("just opened").1;
-        let prog = dev.load(p.code.clone()).expect("load");
-        let mut bufs = Vec::new();
-        let vals: Vec<ArgValue> = args
-            .iter()
-            .map(|a| match a {
-                Arg::Buf(b) => {
-                    let d = dev.alloc(b.len as u64).expect("alloc");
-                    dev.write(&d, 0, &b.get::<u8>(b.len)).expect("write");
-                    let v = ArgValue::Pointer(d.va());
-                    bufs.push(d);
-                    v
-                }
-                Arg::Val(v) => v.clone(),
-            })
-            .collect();
-        let s = dev.launch(&prog, kernel, &vals, &Launch::new(grid, block), false).expect("launch");
-        dev.synchronize().unwrap_or_else(|e| panic!("{} {kernel} through the driver: {e}", p.arch));
-        dev.release(s);
-        let lens = args.iter().filter_map(|a| if let Arg::Buf(b) = a { Some(b.len) } else { None });
-        let out = bufs
-            .into_iter()
-            .zip(lens)
-            .map(|(d, len)| {
-                let mut v = vec![0u8; len];
-                dev.read(&d, 0, &mut v).expect("read");
-                dev.free(d).expect("free");
-                v
-            })
-            .collect();
-        dev.unload(prog).expect("unload");
-        out
-    })
-}
-
-fn u32v(x: u32) -> Arg<'static> {
-    Arg::Val(ArgValue::u32(x))
-}
+use common::wave::*;
 
 fn basic(arch: &'static str) -> Program {
     load(&format!("hsaco/basic-{arch}.hsaco"), arch)
@@ -321,41 +116,6 @@ fn scalars() {
 
 // --- the corpus, at -O0 and -O2 ---
 
-/// The corpus checks (tests/common/corpus.rs) run on a program here: each buffer argument
-/// becomes a host buffer, and comes back as bytes.
-struct Rdna<'a>(&'a Program);
-
-impl corpus::Gpu for Rdna<'_> {
-    fn run(&mut self, kernel: &str, args: &[corpus::Arg], grid: [u32; 3], block: [u32; 3]) -> Vec<Vec<u8>> {
-        let bufs: Vec<Option<Buf>> = args
-            .iter()
-            .map(|a| match a {
-                corpus::Arg::Buf(bytes) => Some(Buf::from(bytes)),
-                corpus::Arg::Val(_) => None,
-            })
-            .collect();
-        let ours: Vec<Arg> = args
-            .iter()
-            .zip(&bufs)
-            .map(|(a, b)| match (a, b) {
-                (_, Some(b)) => Arg::Buf(b),
-                (corpus::Arg::Val(v), None) => Arg::Val(v.clone()),
-                (corpus::Arg::Buf(_), None) => unreachable!("every buffer was made above"),
-            })
-            .collect();
-        run(self.0, kernel, &ours, grid, block);
-        bufs.iter().flatten().map(|b| b.get::<u8>(b.len)).collect()
-    }
-
-    fn wave_size(&self, kernel: &str) -> usize {
-        if launch::wave32(self.0.code.kernel(kernel).expect("kernel")) {
-            32
-        } else {
-            64
-        }
-    }
-}
-
 fn corpus_build(arch: &'static str, opt: &str) -> Program {
     load(&format!("rdna/corpus-{arch}-{opt}.hsaco"), arch)
 }
@@ -390,57 +150,57 @@ fn corpus_decodes_fully() {
 
 #[test]
 fn half2_ops() {
-    each_corpus(|p, what| corpus::half2_ops(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::half2_ops(&mut Emu(p), what));
 }
 
 #[test]
 fn atomics() {
-    each_corpus(|p, what| corpus::atomics(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::atomics(&mut Emu(p), what));
 }
 
 #[test]
 fn scan_lds() {
-    each_corpus(|p, what| corpus::scan_lds(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::scan_lds(&mut Emu(p), what));
 }
 
 #[test]
 fn matmul() {
-    each_corpus(|p, what| corpus::matmul(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::matmul(&mut Emu(p), what));
 }
 
 #[test]
 fn int_ops() {
-    each_corpus(|p, what| corpus::int_ops(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::int_ops(&mut Emu(p), what));
 }
 
 #[test]
 fn long_ops() {
-    each_corpus(|p, what| corpus::long_ops(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::long_ops(&mut Emu(p), what));
 }
 
 #[test]
 fn float_ops() {
-    each_corpus(|p, what| corpus::float_ops(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::float_ops(&mut Emu(p), what));
 }
 
 #[test]
 fn double_ops() {
-    each_corpus(|p, what| corpus::double_ops(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::double_ops(&mut Emu(p), what));
 }
 
 #[test]
 fn half_ops() {
-    each_corpus(|p, what| corpus::half_ops(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::half_ops(&mut Emu(p), what));
 }
 
 #[test]
 fn reduce_atomic_histogram_collatz() {
-    each_corpus(|p, what| corpus::reduce_atomic_histogram_collatz(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::reduce_atomic_histogram_collatz(&mut Emu(p), what));
 }
 
 #[test]
 fn private_array_transpose_bytes() {
-    each_corpus(|p, what| corpus::private_array_transpose_bytes(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::private_array_transpose_bytes(&mut Emu(p), what));
 }
 
 #[test]
@@ -501,6 +261,34 @@ fn unsupported_instruction_is_illegal() {
     }
 }
 
+/// Code is decoded once per code object: every kernel of an object, dispatched again and again,
+/// runs from the segment decoded at the first dispatch (a kernel that was not the first of its
+/// object used to be decoded again on every dispatch).
+#[test]
+fn each_code_object_is_decoded_once() {
+    for arch in ARCHS {
+        let p = basic(arch);
+        let mut kernels: Vec<_> = p.code.kernels.iter().collect();
+        kernels.sort_by_key(|k| k.entry_offset);
+        assert!(kernels.len() >= 2, "{arch}: the basic object has several kernels");
+        let e = Interpreter::new(arch);
+        let data: Vec<i32> = (0..256).collect();
+        let b = Buf::from(&data);
+        // The lowest entry decodes the object's code; block_reverse (a later kernel) runs from it.
+        let first = kernels[0];
+        let mem = GpuMemory::from_ranges(&[(p.image.va(), p.image.len as u64, p.image.va() as usize)]);
+        e.unsupported(p.image.va() + first.entry_offset, &mem).expect("decodes");
+        assert_eq!(e.decodes(), 1, "{arch}");
+        for _ in 0..3 {
+            run_on(&e, &p, "block_reverse", &[Arg::Buf(&b)], [4, 1, 1], [64, 1, 1]).expect(arch);
+        }
+        assert_eq!(e.decodes(), 1, "{arch}: block_reverse ran from the segment decoded for {}", first.name);
+        let o: Vec<i32> = b.get(256);
+        // Three reversals of each block: one reversal.
+        assert_eq!(o[0], 63, "{arch}");
+    }
+}
+
 #[test]
 fn speed() {
     let p = basic("gfx1100");
@@ -545,7 +333,7 @@ fn speed() {
 
 #[test]
 fn cross_lane() {
-    each_corpus(|p, what| corpus::cross_lane(&mut Rdna(p), what));
+    each_corpus(|p, what| corpus::cross_lane(&mut Emu(p), what));
 }
 
 /// gfx12 computes a transcendental of a uniform value on the scalar side (`v_s_*`, a VOP3 with

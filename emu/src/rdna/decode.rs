@@ -1,5 +1,6 @@
 //! Decoded instructions (`baregpu_isa`) -> the pre-decoded form ([`super::ops`]).
 
+use super::gfx9;
 use super::ops::*;
 use baregpu_isa::{Arch, Instruction};
 
@@ -188,9 +189,9 @@ fn valu_sig(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_add_co_u32" => (V::AddCo, b3, B32),
         "v_sub_co_u32" => (V::SubCo, b3, B32),
         "v_subrev_co_u32" => (V::SubrevCo, b3, B32),
-        "v_add_co_ci_u32" => (V::AddCoCi, [B32, B32, Mask], B32),
-        "v_sub_co_ci_u32" => (V::SubCoCi, [B32, B32, Mask], B32),
-        "v_subrev_co_ci_u32" => (V::SubrevCoCi, [B32, B32, Mask], B32),
+        "v_add_co_ci_u32" | "v_addc_co_u32" => (V::AddCoCi, [B32, B32, Mask], B32),
+        "v_sub_co_ci_u32" | "v_subb_co_u32" => (V::SubCoCi, [B32, B32, Mask], B32),
+        "v_subrev_co_ci_u32" | "v_subbrev_co_u32" => (V::SubrevCoCi, [B32, B32, Mask], B32),
         "v_mad_u64_u32" | "v_mad_co_u64_u32" => (V::MadU64U32, [B32, B32, B64], B64),
         "v_mad_i64_i32" | "v_mad_co_i64_i32" => (V::MadI64I32, [B32, B32, B64], B64),
         "v_lshlrev_b64" => (V::LshlRev64, [B32, B64, B32], B64),
@@ -328,6 +329,8 @@ fn valu_sig(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_writelane_b32" => (V::WriteLane, b3, B32),
         "v_permlane16_b32" => (V::Permlane16, b3, B32),
         "v_permlanex16_b32" => (V::PermlaneX16, b3, B32),
+        "v_lshl_add_u64" => (V::LshlAddU64, [B64, B32, B64], B64),
+        "v_bitop3_b32" => (V::Bitop3, b3, B32),
         _ => return None,
     })
 }
@@ -386,7 +389,7 @@ fn cmp_src_ty(t: CmpTy) -> Ty {
 const NULL: u8 = 124;
 const VCC: u8 = 106;
 
-fn blank(op: VOp, tys: [Ty; 3], dty: Ty) -> Valu {
+pub(super) fn blank(op: VOp, tys: [Ty; 3], dty: Ty) -> Valu {
     Valu {
         op,
         cmp: (CmpOp::F, CmpTy::U32),
@@ -404,6 +407,7 @@ fn blank(op: VOp, tys: [Ty; 3], dty: Ty) -> Valu {
         omod: 0,
         cmpx: false,
         dpp: Dpp::None,
+        imm: 0,
     }
 }
 
@@ -425,13 +429,21 @@ fn arity(op: VOp) -> u8 {
         | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32 | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32
         | DivFmasF32 | DivScaleF32 | Med3F32 | Min3F32 | Max3F32 | FmaF16 | DivFixupF16 | Med3F16 | Min3F16
         | Max3F16 | FmaMixF32 | FmaMixLoF16 | FmaMixHiF16 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64
-        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 => 3,
+        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 | LshlAddU64 | Bitop3 => 3,
         _ => 2,
     }
 }
 
 /// The pre-decoded form of one instruction; `Err` names what is not supported.
 pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt) -> Result<Op, String> {
+    let gfx9 = gfx9::is_gfx9(arch);
+    let canonical;
+    let i = if gfx9 {
+        canonical = gfx9::canonical_sgprs(i);
+        &canonical
+    } else {
+        i
+    };
     let m = i.mnemonic();
     let fmt = i.format();
     // VOP3SD's DPP forms are modifiers of the VOP3SD layout: their encoding is VOP3.
@@ -444,6 +456,17 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
     let next = pc + i.size() as u64;
     let gfx12 = arch == Arch::Gfx1201;
     let unsupported = || format!("{m}: not supported");
+    if let Some(op) = gfx9
+        .then(|| {
+            gfx9::lower_accvgpr(m, i, lit)
+                .or_else(|| gfx9::lower_pk_f32(m, i, lit))
+                .or_else(|| gfx9::lower_gpr_idx(m, i, lit))
+                .or_else(|| super::mfma::lower(m, i, lit))
+        })
+        .flatten()
+    {
+        return op;
+    }
     match enc {
         "SOPP" => {
             let imm = i.f("simm16");
@@ -514,17 +537,15 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
             };
             let bits = if gfx12 { 24 } else { 21 };
             let soff = i.f("soffset");
-            Ok(Op::Smem {
-                dst: i.f("sdata") as u8,
-                n,
-                base: (i.f("sbase") * 2) as u8,
-                off: sext(i.f("offset"), bits),
-                soff: if soff == NULL as u32 { Ss::K(0) } else { ssrc(soff, Ty::B32, lit)? },
-                buffer,
-            })
+            let (off, soff) = if gfx9 {
+                gfx9::smem_offsets(i)?
+            } else {
+                (sext(i.f("offset"), bits), if soff == NULL as u32 { Ss::K(0) } else { ssrc(soff, Ty::B32, lit)? })
+            };
+            Ok(Op::Smem { dst: i.f("sdata") as u8, n, base: (i.f("sbase") * 2) as u8, off, soff, buffer })
         }
-        "GLOBAL" | "FLAT" | "SCRATCH" => lower_vmem(m, enc, i, gfx12),
-        "DS" => lower_ds(m, i),
+        "GLOBAL" | "FLAT" | "SCRATCH" => lower_vmem(m, enc, i, gfx12, gfx9),
+        "DS" => lower_ds(m, i, gfx9),
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3P" => lower_valu(arch, m, enc, fmt.name, i, lit),
         // Cache invalidations: the emulator has no caches to invalidate.
         "MUBUF" if m == "buffer_gl0_inv" || m == "buffer_gl1_inv" => Ok(Op::Nop),
@@ -776,7 +797,7 @@ fn lower_salu(
     Ok(Op::Salu { op, dst, a, b, wide: a64 })
 }
 
-fn lower_vmem(m: &str, enc: &str, i: &Instruction, gfx12: bool) -> Result<Op, String> {
+fn lower_vmem(m: &str, enc: &str, i: &Instruction, gfx12: bool, gfx9: bool) -> Result<Op, String> {
     let unsupported = || format!("{m}: not supported");
     let kind = match enc {
         "GLOBAL" => MemKind::Global,
@@ -812,7 +833,12 @@ fn lower_vmem(m: &str, enc: &str, i: &Instruction, gfx12: bool) -> Result<Op, St
             let a = &n[7..];
             let (op, wide) = atomic_op(a).ok_or_else(unsupported)?;
             // gfx12: scope_th holds SCOPE in its low two bits and TH above; TH_ATOMIC_RETURN = 1.
-            let ret = if gfx12 { (i.f("scope_th") >> 2) & 1 != 0 } else { i.f("glc") != 0 };
+            // gfx940+: GLC is named SC0.
+            let ret = if gfx12 {
+                (i.f("scope_th") >> 2) & 1 != 0
+            } else {
+                i.field("glc").or(i.field("sc0")).unwrap_or(0) != 0
+            };
             MemOp::Atomic { op, wide, ret }
         }
         _ => return Err(unsupported()),
@@ -826,11 +852,13 @@ fn lower_vmem(m: &str, enc: &str, i: &Instruction, gfx12: bool) -> Result<Op, St
         MemKind::Scratch => i.f("sve") != 0,
         _ => true,
     };
+    // gfx90a+: the data and destination registers are AGPRs when `acc` is set.
+    let acc = if gfx9 && gfx9::acc_fields(i) { gfx9::ACC } else { 0 };
     Ok(Op::Mem(VMem {
         kind,
         op,
-        vdst: vdst as u16,
-        data: data as u16,
+        vdst: vdst as u16 + acc,
+        data: data as u16 + acc,
         addr: addr as u16,
         saddr,
         use_vaddr,
@@ -868,7 +896,7 @@ fn atomic_op(a: &str) -> Option<(AtomicOp, bool)> {
     Some((op, wide))
 }
 
-fn lower_ds(m: &str, i: &Instruction) -> Result<Op, String> {
+fn lower_ds(m: &str, i: &Instruction, gfx9: bool) -> Result<Op, String> {
     let unsupported = || format!("{m}: not supported");
     let name = &m[3..];
     let o0 = i.f("offset0");
@@ -885,12 +913,14 @@ fn lower_ds(m: &str, i: &Instruction) -> Result<Op, String> {
         "load_b64" | "read_b64" => DsOp::Load { bytes: 8, sign: false, d16: 0 },
         "load_b96" | "read_b96" => DsOp::Load { bytes: 12, sign: false, d16: 0 },
         "load_b128" | "read_b128" => DsOp::Load { bytes: 16, sign: false, d16: 0 },
-        "load_u8_d16" => DsOp::Load { bytes: 1, sign: false, d16: 1 },
-        "load_u8_d16_hi" => DsOp::Load { bytes: 1, sign: false, d16: 2 },
-        "load_i8_d16" => DsOp::Load { bytes: 1, sign: true, d16: 1 },
-        "load_i8_d16_hi" => DsOp::Load { bytes: 1, sign: true, d16: 2 },
-        "load_u16_d16" => DsOp::Load { bytes: 2, sign: false, d16: 1 },
-        "load_u16_d16_hi" => DsOp::Load { bytes: 2, sign: false, d16: 2 },
+        "load_u8_d16" | "read_u8_d16" => DsOp::Load { bytes: 1, sign: false, d16: 1 },
+        "load_u8_d16_hi" | "read_u8_d16_hi" => DsOp::Load { bytes: 1, sign: false, d16: 2 },
+        "load_i8_d16" | "read_i8_d16" => DsOp::Load { bytes: 1, sign: true, d16: 1 },
+        "load_i8_d16_hi" | "read_i8_d16_hi" => DsOp::Load { bytes: 1, sign: true, d16: 2 },
+        "load_u16_d16" | "read_u16_d16" => DsOp::Load { bytes: 2, sign: false, d16: 1 },
+        "load_u16_d16_hi" | "read_u16_d16_hi" => DsOp::Load { bytes: 2, sign: false, d16: 2 },
+        "write_b8_d16_hi" => DsOp::Store { bytes: 1, d16hi: true },
+        "write_b16_d16_hi" => DsOp::Store { bytes: 2, d16hi: true },
         "store_b8" | "write_b8" => DsOp::Store { bytes: 1, d16hi: false },
         "store_b16" | "write_b16" => DsOp::Store { bytes: 2, d16hi: false },
         "store_b8_d16_hi" => DsOp::Store { bytes: 1, d16hi: true },
@@ -899,16 +929,30 @@ fn lower_ds(m: &str, i: &Instruction) -> Result<Op, String> {
         "store_b64" | "write_b64" => DsOp::Store { bytes: 8, d16hi: false },
         "store_b96" | "write_b96" => DsOp::Store { bytes: 12, d16hi: false },
         "store_b128" | "write_b128" => DsOp::Store { bytes: 16, d16hi: false },
-        "load_2addr_b32" | "load_2addr_stride64_b32" | "load_2addr_b64" | "load_2addr_stride64_b64" => {
+        "load_2addr_b32"
+        | "load_2addr_stride64_b32"
+        | "load_2addr_b64"
+        | "load_2addr_stride64_b64"
+        | "read2_b32"
+        | "read2st64_b32"
+        | "read2_b64"
+        | "read2st64_b64" => {
             let bytes = if name.ends_with("b64") { 8 } else { 4 };
-            let mul = bytes as u32 * if name.contains("stride64") { 64 } else { 1 };
+            let mul = bytes as u32 * if name.contains("stride64") || name.contains("st64") { 64 } else { 1 };
             off0 = o0 * mul;
             off1 = o1 * mul;
             DsOp::Load2 { bytes }
         }
-        "store_2addr_b32" | "store_2addr_stride64_b32" | "store_2addr_b64" | "store_2addr_stride64_b64" => {
+        "store_2addr_b32"
+        | "store_2addr_stride64_b32"
+        | "store_2addr_b64"
+        | "store_2addr_stride64_b64"
+        | "write2_b32"
+        | "write2st64_b32"
+        | "write2_b64"
+        | "write2st64_b64" => {
             let bytes = if name.ends_with("b64") { 8 } else { 4 };
-            let mul = bytes as u32 * if name.contains("stride64") { 64 } else { 1 };
+            let mul = bytes as u32 * if name.contains("stride64") || name.contains("st64") { 64 } else { 1 };
             off0 = o0 * mul;
             off1 = o1 * mul;
             DsOp::Store2 { bytes }
@@ -926,12 +970,14 @@ fn lower_ds(m: &str, i: &Instruction) -> Result<Op, String> {
             DsOp::Atomic { op, wide, ret }
         }
     };
+    // gfx90a+: the data and destination registers are AGPRs when `acc` is set.
+    let acc = if gfx9 && gfx9::acc_fields(i) { gfx9::ACC } else { 0 };
     Ok(Op::Ds(Ds {
         op,
-        vdst: i.f("vdst") as u16,
+        vdst: i.f("vdst") as u16 + acc,
         addr: i.f("addr") as u16,
-        data0: i.f("data0") as u16,
-        data1: i.f("data1") as u16,
+        data0: i.f("data0") as u16 + acc,
+        data1: i.f("data1") as u16 + acc,
         off0,
         off1,
     }))
@@ -1104,11 +1150,17 @@ fn lower_valu(arch: Arch, m: &str, enc: &str, layout: &str, i: &Instruction, lit
         }
         _ => return Err(unsupported()),
     }
+    if v.op == VOp::Bitop3 {
+        // gfx950: the truth table sits in the NEG (bits 2:0), ABS (5:3) and OMOD (7:6) fields.
+        v.imm = (i.f("neg") | i.f("abs") << 3 | i.f("omod") << 6) as u8;
+        (v.neg, v.abs, v.omod) = (0, 0, 0);
+    }
     if v.op == VOp::Cmp && enc != "VOPC" {
         // VOP3 compares: vdst is the SGPR destination.
         v.dst = i.f("vdst") as u16;
     }
-    if v.cmpx {
+    // v_cmpx writes EXEC; on gfx9 also the compare's SGPR destination (VCC for e32).
+    if v.cmpx && !gfx9::is_gfx9(arch) {
         v.dst = 126;
     }
     let _ = arch;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::decode::{APERTURE_SIZE, PRIVATE_BASE, SHARED_BASE};
 use super::fp::*;
+use super::gfx9::ACC;
 use super::ops::*;
 use super::Segment;
 use crate::amd::dispatch::{DispatchFault, GpuMemory};
@@ -15,6 +16,8 @@ use crate::amd::dispatch::{DispatchFault, GpuMemory};
 pub const NSGPR: usize = 144;
 /// 256 addressable VGPRs plus slack for wide accesses starting at v255.
 pub const NVGPR: usize = 260;
+/// The register file: gfx9's unified file holds 512 (AGPRs from ACCUM_OFFSET on), plus slack.
+const NREGS: usize = 520;
 
 /// Why a wave stopped running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +42,10 @@ pub struct Wave<const W: usize> {
     /// VA of this wave's scratch and the bytes each lane owns there.
     pub scratch: u64,
     pub lane_bytes: u64,
+    /// gfx9: the VGPR index of a0 in the unified file (ACCUM_OFFSET).
+    pub accum: usize,
+    /// gfx9: VGPR indexing by M0 (`s_set_gpr_idx_on`) is on.
+    pub gpr_idx: bool,
     pub mode: u32,
     /// Wave instructions executed.
     pub count: u64,
@@ -207,6 +214,18 @@ fn cls32(x: i32) -> u32 {
     }
 }
 
+/// gfx950 `v_bitop3`: each result bit is `table[s0 << 2 | s1 << 1 | s2]` of the source bits.
+fn bitop3(table: u8, a: u32, b: u32, c: u32) -> u32 {
+    let mut r = 0;
+    for k in 0..8 {
+        if table >> k & 1 != 0 {
+            let pick = |x: u32, bit: u32| if k >> bit & 1 != 0 { x } else { !x };
+            r |= pick(a, 2) & pick(b, 1) & pick(c, 0);
+        }
+    }
+    r
+}
+
 /// VOP3P packed 16-bit operations (and v_dot2), executed per half.
 pub fn packed(op: VOp) -> bool {
     use VOp::*;
@@ -276,11 +295,13 @@ impl<const W: usize> Wave<W> {
         Wave {
             s: [0; NSGPR],
             scc: false,
-            v: vec![[0u32; W]; NVGPR],
+            v: vec![[0u32; W]; NREGS],
             seg,
             ip: 0,
             scratch: 0,
             lane_bytes: 0,
+            accum: NVGPR,
+            gpr_idx: false,
             mode: 0,
             count: 0,
             done: false,
@@ -427,6 +448,14 @@ impl<const W: usize> Wave<W> {
                             (s >= 0).then(|| base + s as usize)
                         }
                         0x121..=0x12f => Some(base + ((li - (c - 0x120)).rem_euclid(16)) as usize),
+                        // gfx9 only (reserved on gfx10+): whole-wave shifts and rotates by one,
+                        // and the row broadcasts of lane 15 / lane 31.
+                        0x130 => Some(l + 1),
+                        0x134 => Some((l + 1) % W),
+                        0x138 => l.checked_sub(1),
+                        0x13c => Some((l + W - 1) % W),
+                        0x142 => (row >= 1).then(|| (row - 1) * 16 + 15),
+                        0x143 => (row >= 2).then_some(31),
                         0x140 => Some(base + (15 - li) as usize),
                         0x141 => Some((l & !7) + (7 - (l % 8))),
                         0x150..=0x15f => Some(base + (c - 0x150) as usize),
@@ -659,6 +688,11 @@ impl<const W: usize> Wave<W> {
             LshrRev64 => map!(|x, y, z| y >> (x & 63)),
             AshrRev64 => map!(|x, y, z| ((y as i64) >> (x & 63)) as u64),
             AddU64 => map!(|x, y, z| x.wrapping_add(y)),
+            LshlAddU64 => map!(|x, y, z| (x << (y & 7)).wrapping_add(z)),
+            Bitop3 => {
+                let t = v.imm;
+                map!(|x, y, z| bitop3(t, x as u32, y as u32, z as u32) as u64)
+            }
             AddF32 => map!(|x, y, z| fb(f(x) + f(y))),
             SubF32 => map!(|x, y, z| fb(f(x) - f(y))),
             SubrevF32 => map!(|x, y, z| fb(f(y) - f(x))),
@@ -977,6 +1011,10 @@ impl<const W: usize> Wave<W> {
         }
         let o = self.compute(v, exec)?;
         if v.cmpx {
+            if v.dst as usize != EXEC {
+                // gfx9: the SGPR destination gets the result too.
+                self.commit(v, &o);
+            }
             self.set_exec(o.mask);
         } else {
             self.commit(v, &o);
@@ -1367,7 +1405,18 @@ impl<const W: usize> Wave<W> {
                     }
                     self.valu(&w).map_err(ill)?
                 }
+                Op::Valu(v) if self.gpr_idx => {
+                    let w = self.gpr_indexed(v).map_err(ill)?;
+                    self.valu(&w).map_err(ill)?
+                }
                 Op::Valu(v) => self.valu(v).map_err(ill)?,
+                Op::GprIdxOn { src, mode } => {
+                    let idx = self.sval(*src, Ty::B32) as u32 & 0xff;
+                    self.s[M0_REG] = (self.s[M0_REG] & !0xf0ff) | idx | (*mode as u32) << 12;
+                    self.gpr_idx = true;
+                }
+                Op::GprIdxOff => self.gpr_idx = false,
+                Op::Mfma(x) => self.mfma(x).map_err(ill)?,
                 Op::ScalarValu(v) => self.scalar_valu(v).map_err(ill)?,
                 Op::Salu { op, dst, a, b, wide } => self.salu(*op, *dst, *a, *b, *wide).map_err(ill)?,
                 Op::End => {
@@ -1440,8 +1489,28 @@ impl<const W: usize> Wave<W> {
                     self.commit(&pair[0], &ox);
                     self.commit(&pair[1], &oy);
                 }
+                Op::Mem(m) if m.vdst >= ACC || m.data >= ACC => {
+                    let m = VMem { vdst: self.unified(m.vdst), data: self.unified(m.data), ..*m };
+                    self.vmem(ctx, lds, &m, pc)?
+                }
                 Op::Mem(m) => self.vmem(ctx, lds, m, pc)?,
+                Op::Ds(m) if m.vdst >= ACC || m.data0 >= ACC => {
+                    let (vdst, data0, data1) = (self.unified(m.vdst), self.unified(m.data0), self.unified(m.data1));
+                    self.ds(lds, &Ds { vdst, data0, data1, ..*m }, pc)?
+                }
                 Op::Ds(m) => self.ds(lds, m, pc)?,
+                Op::AccMove { dst, src } => {
+                    let x = match *src {
+                        Vs::V(r) => self.vsrc(Vs::V(self.unified(r)), Ty::B32, false),
+                        s => self.vsrc(s, Ty::B32, false),
+                    };
+                    let (d, exec) = (self.unified(*dst) as usize, self.exec());
+                    for l in 0..W {
+                        if exec >> l & 1 != 0 {
+                            self.v[d][l] = x[l] as u32;
+                        }
+                    }
+                }
                 Op::GetPc { dst } => {
                     let next = pc + inst.size as u64;
                     self.ws64(*dst as usize, next);
@@ -1469,6 +1538,35 @@ impl<const W: usize> Wave<W> {
         self.ip = ip;
         self.seg = seg;
         res
+    }
+
+    /// A VALU operation with the VGPR operands M0[15:12] selects offset by M0[7:0].
+    fn gpr_indexed(&self, v: &Valu) -> Result<Valu, String> {
+        let m0 = self.s[M0_REG];
+        let (idx, mode) = ((m0 & 0xff) as u16, m0 >> 12 & 0xf);
+        let mut w = *v;
+        let bad = |r: u16| format!("s_set_gpr_idx_on: v{r} + M0 index {idx} is outside the VGPRs");
+        for k in 0..3 {
+            if let Vs::V(r) = v.src[k] {
+                if mode >> k & 1 != 0 {
+                    w.src[k] = Vs::V(Some(r + idx).filter(|&x| (x as usize) < NVGPR).ok_or_else(|| bad(r))?);
+                }
+            }
+        }
+        if mode & 8 != 0 {
+            w.dst = Some(v.dst + idx).filter(|&x| (x as usize) < NVGPR).ok_or_else(|| bad(v.dst))?;
+        }
+        Ok(w)
+    }
+
+    /// A pre-decoded VGPR index in the unified file: AGPR `ACC + k` is VGPR `ACCUM_OFFSET + k`.
+    #[inline]
+    pub(super) fn unified(&self, r: u16) -> u16 {
+        if r >= ACC {
+            (self.accum + (r - ACC) as usize) as u16
+        } else {
+            r
+        }
     }
 
     fn target(&self, ctx: &Ctx, t: Tgt, seg: &Arc<Segment>) -> Result<(Arc<Segment>, usize), DispatchFault> {

@@ -1,4 +1,5 @@
-//! The RDNA3 (gfx1100) and RDNA4 (gfx1201) wave interpreter: a [`WaveEngine`] that decodes a
+//! The RDNA3 (gfx1100), RDNA4 (gfx1201), CDNA3 (gfx942) and CDNA4 (gfx950) wave interpreter
+//! (what the gfx9 encodings of CDNA differ in is in [`gfx9`]): a [`WaveEngine`] that decodes a
 //! kernel's code once into a compact pre-decoded form ([`ops`]), then runs the dispatch's
 //! workgroups in parallel on worker threads, each workgroup's waves interleaving at barriers.
 //!
@@ -13,6 +14,8 @@
 pub mod decode;
 pub mod exec;
 pub mod fp;
+pub mod gfx9;
+pub mod mfma;
 pub mod ops;
 
 use std::collections::HashMap;
@@ -82,12 +85,14 @@ impl Segment {
         let mut raw: Vec<Raw> = Vec::new();
         let mut at = 0usize;
         let mut saw_end = false;
+        // VOPD exists from gfx11 on; on gfx9 its first-dword pattern is no instruction at all.
+        let vopd = !gfx9::is_gfx9(arch);
         while at + 4 <= bytes.len() {
             let pc = start + at as u64;
             let w = |k: usize| -> u32 {
                 bytes.get(at + 4 * k..at + 4 * k + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             };
-            if let Some(size) = decode::vopd_size(w(0), w(1)) {
+            if let Some(size) = decode::vopd_size(w(0), w(1)).filter(|_| vopd) {
                 if at + size > bytes.len() {
                     break;
                 }
@@ -166,10 +171,12 @@ pub struct Interpreter {
     executed: AtomicU64,
     /// Workgroups retired, over every dispatch.
     retired: AtomicU64,
+    /// Segments decoded, over every dispatch: a dispatch of cached code decodes nothing.
+    decodes: AtomicU64,
 }
 
 impl Interpreter {
-    /// `arch`: gfx1100 or gfx1201 (others are refused at dispatch with an Illegal fault).
+    /// `arch`: gfx1100, gfx1201, gfx942 or gfx950 (others are refused at dispatch with an Illegal fault).
     pub fn new(arch: &str) -> Interpreter {
         let arch = Arch::from_name(arch).unwrap_or(Arch::Gfx942);
         Interpreter {
@@ -177,7 +184,13 @@ impl Interpreter {
             segments: Mutex::new(HashMap::new()),
             executed: AtomicU64::new(0),
             retired: AtomicU64::new(0),
+            decodes: AtomicU64::new(0),
         }
+    }
+
+    /// Code segments decoded so far (each decode walks its code to the end once).
+    pub fn decodes(&self) -> u64 {
+        self.decodes.load(Ordering::Relaxed)
     }
 
     /// Wave instructions executed so far.
@@ -216,9 +229,15 @@ impl Interpreter {
                 }
             }
         }
-        let s = Arc::new(Segment::decode(self.arch, pc, mem)?);
+        let s = self.decode(pc, mem)?;
         segs.insert(pc, s.clone());
         Ok((s, 0))
+    }
+
+    /// Decodes the code from `pc` on (counted: see [`Interpreter::decodes`]).
+    fn decode(&self, pc: u64, mem: &GpuMemory) -> Result<Arc<Segment>, DispatchFault> {
+        self.decodes.fetch_add(1, Ordering::Relaxed);
+        Ok(Arc::new(Segment::decode(self.arch, pc, mem)?))
     }
 
     fn run<const W: usize>(
@@ -226,6 +245,7 @@ impl Interpreter {
         d: &DispatchState,
         mem: &GpuMemory,
         entry: Arc<Segment>,
+        first: usize,
     ) -> Result<(), DispatchFault> {
         let groups = d.grid[0] as u64 * d.grid[1] as u64 * d.grid[2] as u64;
         let threads = d.block[0] as usize * d.block[1] as usize * d.block[2] as usize;
@@ -271,7 +291,7 @@ impl Interpreter {
                 ];
                 lds.fill(0);
                 for (w, wave) in waves.iter_mut().enumerate() {
-                    self.init_wave(wave, d, &entry, gid, w, nwaves, threads);
+                    self.init_wave(wave, d, (&entry, first), gid, w, nwaves, threads);
                     let slot = ((wi * nwaves + w) % slots) as u64;
                     wave.scratch = d.scratch_base + slot * wave_bytes;
                     wave.lane_bytes = wave_bytes / 64;
@@ -315,7 +335,7 @@ impl Interpreter {
         &self,
         wave: &mut Wave<W>,
         d: &DispatchState,
-        entry: &Arc<Segment>,
+        (entry, first): (&Arc<Segment>, usize),
         gid: [u32; 3],
         w: usize,
         nwaves: usize,
@@ -328,7 +348,9 @@ impl Interpreter {
         wave.done = false;
         wave.mode = 0;
         wave.seg = entry.clone();
-        wave.ip = 0;
+        wave.ip = first;
+        wave.gpr_idx = false;
+        wave.accum = if gfx9::is_gfx9(self.arch) { gfx9::accum_offset(d.rsrc3) } else { exec::NVGPR };
         let nuser = (((d.rsrc2 >> 1) & 0x1f) as usize).min(16);
         wave.s[..nuser].copy_from_slice(&d.user_data[..nuser]);
         let mut n = nuser;
@@ -387,28 +409,38 @@ impl WaveEngine for Interpreter {
     }
 
     fn dispatch(&self, d: &DispatchState, mem: &GpuMemory) -> Result<(), DispatchFault> {
-        if !matches!(self.arch, Arch::Gfx1100 | Arch::Gfx1201) || d.arch != self.arch.name() {
+        if !matches!(self.arch, Arch::Gfx1100 | Arch::Gfx1201 | Arch::Gfx942 | Arch::Gfx950)
+            || d.arch != self.arch.name()
+        {
             return Err(DispatchFault::Illegal {
                 pc: d.pgm,
-                what: format!("{}: the RDNA interpreter runs gfx1100 and gfx1201 only", d.arch),
+                what: format!("{}: the wave interpreter runs gfx1100, gfx1201, gfx942 and gfx950 only", d.arch),
+            });
+        }
+        if d.wave32 && gfx9::is_gfx9(self.arch) {
+            return Err(DispatchFault::Illegal {
+                pc: d.pgm,
+                what: format!("{}: wave32 dispatch on a wave64-only GPU", d.arch),
             });
         }
         let threads = d.block.iter().map(|&b| b as u64).product::<u64>();
-        if threads > 1024 || d.lds_bytes > 65536 {
+        let lds_limit = gfx9::lds_limit(self.arch);
+        if threads > 1024 || d.lds_bytes > lds_limit {
             return Err(DispatchFault::Illegal {
                 pc: d.pgm,
                 what: format!(
-                    "dispatch of {threads} work-items per workgroup with {} bytes of LDS exceeds the hardware's 1024 and 64 KiB",
-                    d.lds_bytes
+                    "dispatch of {threads} work-items per workgroup with {} bytes of LDS exceeds the hardware's 1024 and {} KiB",
+                    d.lds_bytes,
+                    lds_limit >> 10
                 ),
             });
         }
-        let (entry, i) = self.segment(d.pgm, mem)?;
-        let entry = if i == 0 { entry } else { Arc::new(Segment::decode(self.arch, d.pgm, mem)?) };
+        // A kernel inside code decoded for an earlier entry starts at its index there.
+        let (entry, first) = self.segment(d.pgm, mem)?;
         if d.wave32 {
-            self.run::<32>(d, mem, entry)
+            self.run::<32>(d, mem, entry, first)
         } else {
-            self.run::<64>(d, mem, entry)
+            self.run::<64>(d, mem, entry, first)
         }
     }
 }

@@ -473,6 +473,9 @@ ops!(VOp {
     PkMadU16,
     PkMadI16,
     Dot2F32F16,
+    // gfx9 (CDNA)
+    LshlAddU64,
+    Bitop3,
     // compares: Cmp(ty, cond) encoded separately
     Cmp,
 });
@@ -555,6 +558,8 @@ pub struct Valu {
     pub cmpx: bool,
     /// Compare writes VCC (e32) rather than `dst` as an SGPR.
     pub dpp: Dpp,
+    /// An 8-bit immediate of the operation: v_bitop3's truth table.
+    pub imm: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -704,6 +709,20 @@ pub enum Op {
     /// SGPR (`dst`).
     ScalarValu(Valu),
     Vopd(Box<[Valu; 2]>),
+    /// gfx9 `v_accvgpr_*`: a move within the unified VGPR/AGPR file (AGPRs as `gfx9::ACC + k`).
+    AccMove {
+        dst: u16,
+        src: Vs,
+    },
+    /// gfx9 `s_set_gpr_idx_on`: M0[7:0] = the index, M0[15:12] = which VALU operands it offsets
+    /// (src0, src1, src2, dst), until `s_set_gpr_idx_off` ([`Op::GprIdxOff`]).
+    GprIdxOn {
+        src: Ss,
+        mode: u8,
+    },
+    GprIdxOff,
+    /// gfx9 `v_mfma_*` (boxed: the other operations stay small).
+    Mfma(Box<super::mfma::Mfma>),
     Mem(VMem),
     Ds(Ds),
     Trap,

@@ -1,0 +1,3 @@
+//! Helpers shared by the emulator's test files.
+
+pub mod wave;
