@@ -351,6 +351,8 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
     if !gfx9 {
         vop3_templates.extend(src3(126));
     }
+    // The VOP3 forms of v_nop, v_pipeflush and v_clrexcp decode only with every field 0.
+    vop3_templates.push(Vec::new());
     let vop3 = fmt(
         "VOP3",
         64,

@@ -278,7 +278,15 @@ impl Builder {
             }
         }
         let names: Vec<String> = if is_valu_mnemonic(&m) {
-            vec![format!("{m}_e32"), format!("{m}_e64"), m.clone()]
+            // Only the suffixed names llvm-mc prints: `v_fma_f32_e64` would assemble too, but its
+            // listing would not read as the printed `v_fma_f32`.
+            let t = crate::tables::Tables::get(self.arch);
+            let mut n: Vec<String> = [format!("{m}_e32"), format!("{m}_e64")]
+                .into_iter()
+                .filter(|x| t.by_mnemonic.contains_key(x.as_str()))
+                .collect();
+            n.push(m.clone());
+            n
         } else {
             vec![m.clone()]
         };
