@@ -750,7 +750,7 @@ pub static GFX1201: &[(&str, &str)] = &[
     ("v_trunc_f16_t16", "v_trunc_f16"),
 ];
 
-/// 37 aliases of gfx942.
+/// 38 aliases of gfx942.
 pub static GFX942: &[(&str, &str)] = &[
     ("v_accvgpr_read", "v_accvgpr_read_b32"),
     ("v_accvgpr_write", "v_accvgpr_write_b32"),
@@ -783,6 +783,7 @@ pub static GFX942: &[(&str, &str)] = &[
     ("v_mfma_i32_32x32x16i8", "v_mfma_i32_32x32x16_i8"),
     ("v_mfma_i32_32x32x4i8", "v_mfma_i32_32x32x4_2b_i8"),
     ("v_mfma_i32_4x4x4i8", "v_mfma_i32_4x4x4_16b_i8"),
+    ("v_mul_lo_i32", "v_mul_lo_u32"),
     ("v_smfmac_f32_16x16x32bf16", "v_smfmac_f32_16x16x32_bf16"),
     ("v_smfmac_f32_16x16x32f16", "v_smfmac_f32_16x16x32_f16"),
     ("v_smfmac_f32_32x32x16bf16", "v_smfmac_f32_32x32x16_bf16"),
@@ -791,7 +792,7 @@ pub static GFX942: &[(&str, &str)] = &[
     ("v_smfmac_i32_32x32x32i8", "v_smfmac_i32_32x32x32_i8"),
 ];
 
-/// 47 aliases of gfx950.
+/// 48 aliases of gfx950.
 pub static GFX950: &[(&str, &str)] = &[
     ("v_accvgpr_read", "v_accvgpr_read_b32"),
     ("v_accvgpr_write", "v_accvgpr_write_b32"),
@@ -828,6 +829,7 @@ pub static GFX950: &[(&str, &str)] = &[
     ("v_mfma_i32_32x32x32i8", "v_mfma_i32_32x32x32_i8"),
     ("v_mfma_i32_32x32x4i8", "v_mfma_i32_32x32x4_2b_i8"),
     ("v_mfma_i32_4x4x4i8", "v_mfma_i32_4x4x4_16b_i8"),
+    ("v_mul_lo_i32", "v_mul_lo_u32"),
     ("v_smfmac_f32_16x16x32bf16", "v_smfmac_f32_16x16x32_bf16"),
     ("v_smfmac_f32_16x16x32f16", "v_smfmac_f32_16x16x32_f16"),
     ("v_smfmac_f32_16x16x64bf16", "v_smfmac_f32_16x16x64_bf16"),

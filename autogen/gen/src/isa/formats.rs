@@ -357,6 +357,8 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
     if !gfx9 {
         vop3_templates.extend(src3(126));
     }
+    // The VOP3 forms of v_nop, v_pipeflush and v_clrexcp decode only with every field 0.
+    vop3_templates.push(Vec::new());
     let vop3 = fmt(
         "VOP3",
         64,
@@ -597,13 +599,22 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
         f("data1", 48, 55, Role::Vgpr),
         f("vdst", 56, 63, Role::Vgpr),
     ]);
+    let ds_lds = vec![("addr", 8), ("data0", 24), ("data1", 40), ("vdst", 56)];
+    let mut ds_templates = vec![ds_lds.clone()];
+    if fam != Family::Gfx12 {
+        // The GWS and ordered-count operations (ds_gws_init, ds_ordered_count...) decode only
+        // with the gds bit set; tried after the LDS form so the others keep gds clear.
+        let mut gds = ds_lds;
+        gds.push(("gds", 1));
+        ds_templates.push(gds);
+    }
     v.push(fmt(
         "DS",
         64,
         (0xFC00_0000, 0xD800_0000),
         Some(if gfx9 { (17, 24) } else { (18, 25) }),
         ds,
-        vec![vec![("addr", 8), ("data0", 24), ("data1", 40), ("vdst", 56)]],
+        ds_templates,
         false,
     ));
 

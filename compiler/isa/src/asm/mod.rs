@@ -36,6 +36,7 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
         }
     };
     add(m, Ext::None, &mut out);
+    forced_encoding(t, arch, m, &mut out);
     if !m.ends_with("_e32") && !m.ends_with("_e64") {
         add(&format!("{m}_e32"), Ext::None, &mut out);
         add(&format!("{m}_e64"), Ext::None, &mut out);
@@ -60,6 +61,23 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
         add(&format!("{m}_e32"), Ext::Dpp8, &mut out);
     }
     out
+}
+
+/// `_e32`/`_e64` on a name llvm-mc prints without a suffix (`v_nop_e64`, `v_fma_f32_e64`): the
+/// name's opcodes in a 32-bit (VOP1/VOP2/VOPC) or a 64-bit VALU encoding.
+fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
+    let (base, e64) = match (m.strip_suffix("_e64"), m.strip_suffix("_e32")) {
+        (Some(b), _) => (b, true),
+        (_, Some(b)) => (b, false),
+        _ => return,
+    };
+    for &op in t.by_mnemonic.get(base).map(Vec::as_slice).unwrap_or(&[]) {
+        let f = t.op(op).format;
+        let fits = if e64 { f.starts_with("VOP3") || f == "VINTERP" } else { matches!(f, "VOP1" | "VOP2" | "VOPC") };
+        if let Some(init) = start(arch, op, Ext::None).filter(|_| fits) {
+            out.push(Cand { op, ext: Ext::None, init });
+        }
+    }
 }
 
 type CandCache = RwLock<HashMap<String, Arc<[Cand]>>>;
@@ -102,13 +120,19 @@ pub(crate) fn norm_into(s: &str, out: &mut String) {
     *out = String::from_utf8(bytes).unwrap_or_default();
 }
 
+fn unsuffixed(s: &str) -> Option<&str> {
+    s.strip_suffix("_e32").or_else(|| s.strip_suffix("_e64"))
+}
+
 /// Whether a candidate's text `got` reads as the input: the same operand text, and the same
 /// mnemonic or the input's plus the `_e32`/`_e64` suffix that llvm-mc prints.
 pub(crate) fn reads_as(got: &str, m: &str, want_rest: &str, buf: &mut String) -> bool {
     let blanked = blank_block_comments(got);
     let got = blanked.as_deref().unwrap_or(got);
     let (gm, grest) = got.split_once(' ').unwrap_or((got, ""));
-    let same = gm == m || gm.strip_suffix("_e32").or_else(|| gm.strip_suffix("_e64")) == Some(m);
+    // The suffix on either side: llvm-mc prints `v_add_f32_e32` for `v_add_f32` and `v_nop` for
+    // `v_nop_e64` (the candidates already have the encoding the suffix asks for).
+    let same = gm == m || unsuffixed(gm) == Some(m) || unsuffixed(m) == Some(gm);
     if !same {
         return false;
     }

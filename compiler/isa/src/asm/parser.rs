@@ -566,7 +566,10 @@ fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
         }
     };
     match name {
-        "gds" if is_gfx9(i.arch) => return err(t, "gds is not supported on this architecture"),
+        // gfx9's GWS operations are the only ones that take (and require) gds.
+        "gds" if is_gfx9(i.arch) && !i.mnemonic().starts_with("ds_gws_") => {
+            return err(t, "gds is not supported on this architecture")
+        }
         "clamp" | "glc" | "slc" | "dlc" | "gds" | "sc0" | "sc1" | "nt" | "tfe" | "offen" | "idxen" | "lds" | "done" => {
             set1(i, name, 1)?
         }

@@ -133,6 +133,11 @@ fn cpol(i: &Instruction, out: &mut String) {
     }
 }
 
+/// A global wave sync operation (`ds_gws_init`...).
+fn gws(mnemonic: &str) -> bool {
+    mnemonic.starts_with("ds_gws_")
+}
+
 fn returns(i: &Instruction) -> bool {
     match i.arch {
         Arch::Gfx942 | Arch::Gfx950 => i.f("sc0") != 0,
@@ -198,8 +203,10 @@ fn generic(i: &Instruction) -> String {
                 reg_range(if acc { "a" } else { "v" }, v, d + 1)
             }
             (OperandKind::Vgpr, _) | (OperandKind::Agpr, _) => {
+                // gfx9 GWS operations carry their data operand in the addr field.
                 let a = o.kind == OperandKind::Agpr
-                    || acc && matches!(o.name, "vdst" | "data" | "data0" | "data1" | "vdata");
+                    || acc && matches!(o.name, "vdst" | "data" | "data0" | "data1" | "vdata")
+                    || acc && o.name == "addr" && gws(m);
                 reg_range(if a { "a" } else { "v" }, v, d)
             }
             (OperandKind::Sgpr, "saddr") => {
@@ -255,8 +262,9 @@ fn generic(i: &Instruction) -> String {
                 }
             }
         }
-        // gfx942/gfx950 have no GDS: llvm-mc ignores the bit.
-        if i.field("gds").unwrap_or(0) != 0 && !g9 {
+        // gfx942/gfx950 have no GDS: llvm-mc ignores the bit, except in the GWS operations,
+        // which decode only with it set and always print it.
+        if i.field("gds").unwrap_or(0) != 0 && (!g9 || gws(m)) {
             mods.push_str(" gds");
         }
     }
