@@ -12,17 +12,9 @@ pub struct Reg {
     pub hi: Option<bool>,
 }
 
+/// An integer in any base, sign and number of leading zeros, or a constant expression.
 pub fn parse_int(s: &str) -> Option<i64> {
-    let (neg, t) = match s.strip_prefix('-') {
-        Some(t) => (true, t),
-        None => (false, s),
-    };
-    let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        i64::from_str_radix(h, 16).ok()?
-    } else {
-        t.parse::<i64>().ok()?
-    };
-    Some(if neg { -v } else { v })
+    super::expr::int(s)
 }
 
 /// Register numbers above this are not registers of any file (and `first + count` cannot
@@ -116,6 +108,23 @@ pub fn float_code(s: &str) -> Option<u32> {
         "4.0" => 246,
         "-4.0" => 247,
         "0.15915494" | "0.15915494309189532" | "0.1592" => 248,
+        _ => return None,
+    })
+}
+
+/// The inline-constant code of a float value (240..=248), for comparing spellings of one constant.
+pub fn float_code_f64(f: f64) -> Option<u32> {
+    const INV_2PI: f64 = 0.15915494309189532;
+    Some(match f {
+        _ if (f - INV_2PI).abs() < 1e-7 => 248,
+        0.5 => 240,
+        -0.5 => 241,
+        1.0 => 242,
+        -1.0 => 243,
+        2.0 => 244,
+        -2.0 => 245,
+        4.0 => 246,
+        -4.0 => 247,
         _ => return None,
     })
 }

@@ -3,8 +3,9 @@
 use baregpu_autogen::isa::{OperandKind, FLAG_LITERAL};
 
 use super::lexer::{Line, Tok};
+use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
-use crate::disasm::special;
+use super::symbolic::{exp, gpr_idx, simm16, special_parse};
 use crate::inst::{set, Instruction};
 use crate::operand::is_gfx9;
 use crate::tables::Tables;
@@ -30,7 +31,7 @@ pub struct Cand {
     pub init: Instruction,
 }
 
-fn err<T>(t: &Tok, msg: impl Into<String>) -> Result<T, PErr> {
+pub(super) fn err<T>(t: &Tok, msg: impl Into<String>) -> Result<T, PErr> {
     Err((t.col, msg.into()))
 }
 
@@ -104,6 +105,10 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
                 continue;
             }
             i.set_field(n, 6);
+        }
+        // llvm-mc's default when `dst_unused` is left out.
+        if crate::disasm::sdwa_has_dst_sel(opc.mnemonic) {
+            i.set_field("dst_unused", 2);
         }
     }
     if matches!(f.name, "VOP3P" | "WMMA") && !opc.mnemonic.contains("_mix") {
@@ -214,7 +219,6 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     let opsel_bits: u32 = 0;
     let mut opsel_bits = opsel_bits;
     for (k, (o, t)) in ops.iter().zip(toks.iter()).enumerate() {
-        let _ = k;
         let mut s = t.text;
         // Source modifiers.
         let mut neg = false;
@@ -311,6 +315,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 let r = parse_reg(s);
                 if let Some(r) = r {
                     check_alignment(arch, &r).map_err(|e| (t.col, e))?;
+                    if r.file == 'v'
+                        && r.first + r.count > 128
+                        && !fname.starts_with("VOP3")
+                        && fname.starts_with("VOP")
+                        && crate::t16::lo128_mask(arch, opc) >> k & 1 != 0
+                    {
+                        return err(t, format!("'{s}': a 16-bit operand of the 32-bit encoding is v0..v127"));
+                    }
                     if r.count != d
                         && !(m.ends_with("_f8f6f4") && matches!(field, "src0" | "src1"))
                         && !(fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
@@ -351,6 +363,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         (n / 4, None)
                     }
                     (_, "rsrc", _) if sbase.is_some() => (n, None),
+                    // vcc, flat_scratch, exec... as a base: the pair's scalar code, halved.
+                    (_, "sbase", None) if super::operand::named(arch, s).is_some_and(|c| c < 128) => {
+                        let c = super::operand::named(arch, s).unwrap_or(0);
+                        if c & 1 != 0 {
+                            return err(t, "base must be an even register");
+                        }
+                        (c / 2, None)
+                    }
                     (_, "sbase", _) if sbase.is_some() => {
                         if n & 1 != 0 {
                             return err(t, "base must be an even register");
@@ -377,7 +397,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
                         match src_code(arch, s, vgpr_ok) {
                             Ok(c) => c,
-                            Err(e) => return err(t, e),
+                            Err(e) => match float_literal(m, d, s) {
+                                Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
+                                _ => return err(t, e),
+                            },
                         }
                     }
                 };
@@ -414,9 +437,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     smem_offset(i, s, t)?;
                     continue;
                 }
+                let float_k = if o.kind == OperandKind::Imm && opc.flags & FLAG_LITERAL != 0 {
+                    float_literal(m, d, s).map(i64::from)
+                } else {
+                    None
+                };
                 let v = match gpr_idx(s) {
                     Some(g) if o.kind == OperandKind::Simm16 => g as i64,
-                    _ => parse_int(s).ok_or((t.col, format!("expected an immediate, found '{s}'")))?,
+                    _ => parse_int(s).or(float_k).ok_or((t.col, format!("expected an immediate, found '{s}'")))?,
                 };
                 if o.kind == OperandKind::Imm && (opc.flags & FLAG_LITERAL != 0 || o.name.starts_with("op")) {
                     if v < -(1 << 31) || v > u32::MAX as i64 {
@@ -443,7 +471,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 }
             }
             OperandKind::Hwreg => {
-                let v = special_parse(arch, "hwreg", s).ok_or((t.col, format!("bad hwreg '{s}'")))?;
+                let v = special_parse(arch, "hwreg", s)
+                    .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
+                    .ok_or((t.col, format!("bad hwreg '{s}'")))?;
                 i.set_field(o.name, v);
             }
             OperandKind::Sendmsg => {
@@ -472,6 +502,22 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     Ok(())
 }
 
+/// A float written where a literal goes: its bits in the operand's type (f16 for 16-bit
+/// mnemonics, the high half of the f64 for 64-bit operands, else f32), as llvm-mc encodes it.
+fn float_literal(m: &str, dwords: u32, s: &str) -> Option<u32> {
+    let f = match super::value::value(s) {
+        super::value::Val::Float(f) => f,
+        _ => return None,
+    };
+    if dwords >= 2 {
+        Some((f.to_bits() >> 32) as u32)
+    } else if m.contains("f16") || m.contains("bf16") {
+        super::value::f16_bits(f).map(u32::from)
+    } else {
+        Some((f as f32).to_bits())
+    }
+}
+
 /// Marks an operand as an AGPR: MFMA `acc_cd` (destination and accumulator) and `acc` (one bit
 /// per A/B source); memory formats have one `acc` bit for their data. AGPR moves have neither
 /// (their fields hold the register itself).
@@ -495,19 +541,6 @@ fn set_acc(i: &mut Instruction, name: &str) {
 }
 
 /// `gpr_idx(SRC0,SRC1,SRC2,DST)`: the VGPR-indexing mode bits.
-fn gpr_idx(s: &str) -> Option<u32> {
-    let inner = s.strip_prefix("gpr_idx(")?.strip_suffix(')')?;
-    let mut v = 0;
-    for p in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let b = ["SRC0", "SRC1", "SRC2", "DST"].iter().position(|x| *x == p)?;
-        if v & 1 << b != 0 {
-            return None;
-        }
-        v |= 1 << b;
-    }
-    Some(v)
-}
-
 fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
     let g9 = is_gfx9(i.arch);
     if let Some(v) = parse_int(s) {
@@ -536,482 +569,4 @@ fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
         i.set_field("soffset", c);
     }
     Ok(())
-}
-
-fn list_bits(v: &str) -> Option<(u32, usize)> {
-    let inner = v.strip_prefix('[')?.strip_suffix(']')?;
-    let mut bits = 0;
-    let mut n = 0;
-    for (k, x) in inner.split(',').enumerate() {
-        match x.trim() {
-            "0" => {}
-            "1" => bits |= 1 << k,
-            _ => return None,
-        }
-        n += 1;
-    }
-    Some((bits, n))
-}
-
-fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
-    let s = t.text;
-    let (name, val) = s.split_once(':').unwrap_or((s, ""));
-    let fname = i.format().name;
-    let int = |v: &str| parse_int(v).ok_or((t.col, format!("bad value in '{s}'")));
-    let set1 = |i: &mut Instruction, f: &str, v: u32| -> Result<(), PErr> {
-        if i.set_field(f, v) {
-            Ok(())
-        } else {
-            err(t, format!("modifier '{s}' is not valid here or out of range"))
-        }
-    };
-    match name {
-        "gds" if is_gfx9(i.arch) => return err(t, "gds is not supported on this architecture"),
-        "clamp" | "glc" | "slc" | "dlc" | "gds" | "sc0" | "sc1" | "nt" | "tfe" | "offen" | "idxen" | "lds" | "done" => {
-            set1(i, name, 1)?
-        }
-        "row_en" => set1(i, "row", 1)?,
-        "off" => {}
-        "mul" => set1(i, "omod", if int(val)? == 2 { 1 } else { 2 })?,
-        "div" => set1(i, "omod", 3)?,
-        "offset" => {
-            let v = if val.starts_with("swizzle(") {
-                crate::disasm::mem::parse_swizzle(i.arch, val)
-                    .filter(|_| i.mnemonic() == "ds_swizzle_b32")
-                    .ok_or((t.col, format!("bad swizzle '{val}'")))? as i64
-            } else {
-                int(val)?
-            };
-            if fname == "DS" {
-                if !(0..=0xffff).contains(&v) {
-                    return err(t, format!("offset {v} out of range"));
-                }
-                set1(i, "offset0", v as u32 & 0xff)?;
-                set1(i, "offset1", (v as u32) >> 8)?;
-            } else if fname == "SMEM" {
-                if is_gfx9(i.arch) {
-                    if i.f("imm") == 0 && i.f("soe") == 0 {
-                        let sgpr = i.f("offset");
-                        set1(i, "soffset", sgpr)?;
-                        set1(i, "soe", 1)?;
-                    }
-                    set1(i, "imm", 1)?;
-                }
-                set1(i, "offset", v as u32 & 0x1fffff)?;
-            } else {
-                let width = i.field_def("offset").map(|f| f.hi - f.lo + 1).unwrap_or(12) as i64;
-                let signed = matches!(fname, "GLOBAL" | "SCRATCH") || i.arch == Arch::Gfx1201 && fname != "VBUFFER";
-                let (lo, hi) =
-                    if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
-                let hi = if matches!(fname, "FLAT") && i.arch != Arch::Gfx1201 { 0xfff } else { hi };
-                if v < lo || v > hi {
-                    return err(t, format!("offset {v} out of range"));
-                }
-                set1(i, "offset", (v as u32) & ((1u64 << width) - 1) as u32)?;
-            }
-        }
-        "offset0" | "offset1" => set1(i, name, int(val)? as u32)?,
-        "byte_sel" => {
-            let m = i.mnemonic();
-            let v = int(val)?;
-            let bits = crate::disasm::byte_sel_opsel(m, v as u32)
-                .filter(|_| (0..4).contains(&v) && !is_gfx9(i.arch))
-                .ok_or((t.col, format!("modifier '{s}' is not valid here or out of range")))?;
-            set1(i, "opsel", i.f("opsel") | bits)?;
-        }
-        "index_key" => {
-            let v = int(val)?;
-            if !i.mnemonic().starts_with("v_swmmac") || !(0..4).contains(&v) {
-                return err(t, format!("modifier '{s}' is not valid here or out of range"));
-            }
-            set1(i, "opsel", i.f("opsel") | v as u32)?;
-        }
-        // gfx950 scaled MFMA: the selectors of the two scale sources; the third is not encoded.
-        "op_sel" | "op_sel_hi" if i.field_def("scale_opsel").is_some() => {
-            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
-            if n != 3 || b & 4 != 0 {
-                return err(t, format!("'{s}': the third selector of a scaled MFMA must be 0"));
-            }
-            set1(i, if name == "op_sel" { "scale_opsel" } else { "scale_opsel_hi" }, b)?;
-        }
-        // f64 MFMAs: the blgp bits negate the sources.
-        "neg" if i.mnemonic().starts_with("v_mfma_f64") => {
-            set1(i, "blgp", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?
-        }
-        "bitop3" if i.mnemonic().starts_with("v_bitop3") && is_gfx9(i.arch) => {
-            let v = int(val)?;
-            if !(0..=255).contains(&v) {
-                return err(t, format!("bitop3 value {v} out of range"));
-            }
-            let v = v as u32;
-            set1(i, "neg", v & 7)?;
-            set1(i, "abs", v >> 3 & 7)?;
-            set1(i, "omod", v >> 6)?;
-        }
-        // gfx950 v_permlane*_swap (VOP3): fi and bound_ctrl live in op_sel bits 0 and 1.
-        "fi" | "bound_ctrl" if fname == "VOP3" && i.mnemonic().contains("_swap") => {
-            let bit = if name == "fi" { 1 } else { 2 };
-            if val != "1" {
-                return err(t, format!("'{s}' must be 1"));
-            }
-            set1(i, "opsel", i.f("opsel") | bit)?;
-        }
-        "op_sel" => {
-            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
-            let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) {
-                b
-            } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
-                let last = n.saturating_sub(1);
-                (b & ((1 << last) - 1)) | ((b >> last) & 1) << 3
-            } else {
-                b
-            };
-            set1(i, "opsel", v | i.f("opsel"))?;
-        }
-        "op_sel_hi" => {
-            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
-            set1(i, "opsel_hi", b & 3)?;
-            if n >= 3 && i.field_def("opsel_hi2").is_some() {
-                set1(i, "opsel_hi2", b >> 2 & 1)?;
-            }
-        }
-        "neg_lo" => set1(i, "neg", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
-        "neg_hi" => set1(i, "neg_hi", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
-        "wait_exp" => set1(i, "waitexp", int(val)? as u32)?,
-        "wait_vdst" | "wait_va_vdst" => set1(i, "wait_va_vdst", int(val)? as u32)?,
-        "wait_vm_vsrc" => set1(i, "wait_vm_vsrc", int(val)? as u32)?,
-        "cbsz" | "abid" | "blgp" => set1(i, name, int(val)? as u32)?,
-        "row_mask" | "bank_mask" => set1(i, name, int(val)? as u32)?,
-        "bound_ctrl" => set1(i, "bound_ctrl", 1)?,
-        "fi" => {
-            if ext == Ext::Dpp8 {
-                set1(i, "src0", 234)?;
-            } else {
-                set1(i, "fi", 1)?
-            }
-        }
-        "quad_perm" => {
-            let inner =
-                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad quad_perm".to_string()))?;
-            let mut c = 0;
-            for (k, x) in inner.split(',').enumerate() {
-                c |= (int(x.trim())? as u32 & 3) << (2 * k);
-            }
-            set1(i, "dpp_ctrl", c)?;
-        }
-        "row_shl" | "row_shr" | "row_ror" | "row_share" | "row_xmask" | "wave_shl" | "wave_rol" | "wave_shr"
-        | "wave_ror" | "row_bcast" | "row_newbcast" => {
-            let v = int(val)? as u32;
-            let c = match name {
-                "row_shl" => 0x100 + v,
-                "row_shr" => 0x110 + v,
-                "row_ror" => 0x120 + v,
-                "row_share" | "row_newbcast" => 0x150 + v,
-                "row_xmask" => 0x160 + v,
-                "wave_shl" => 0x130,
-                "wave_rol" => 0x134,
-                "wave_shr" => 0x138,
-                "wave_ror" => 0x13c,
-                _ => {
-                    if v == 15 {
-                        0x142
-                    } else {
-                        0x143
-                    }
-                }
-            };
-            set1(i, "dpp_ctrl", c)?;
-        }
-        "row_mirror" => set1(i, "dpp_ctrl", 0x140)?,
-        "row_half_mirror" => set1(i, "dpp_ctrl", 0x141)?,
-        "dpp8" => {
-            let inner =
-                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad dpp8".to_string()))?;
-            let mut c = 0;
-            for (k, x) in inner.split(',').enumerate() {
-                c |= (int(x.trim())? as u32 & 7) << (3 * k);
-            }
-            set1(i, "lane_sel", c)?;
-        }
-        "dst_sel" | "src0_sel" | "src1_sel" => {
-            let k = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
-                .iter()
-                .position(|x| *x == val)
-                .ok_or((t.col, format!("bad selector '{val}'")))?;
-            set1(i, name, k as u32)?;
-        }
-        "dst_unused" => {
-            let k = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"]
-                .iter()
-                .position(|x| *x == val)
-                .ok_or((t.col, format!("bad dst_unused '{val}'")))?;
-            set1(i, name, k as u32)?;
-        }
-        "th" | "scope" => {
-            let st = i.f("scope_th");
-            let v = if name == "scope" {
-                let k = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"]
-                    .iter()
-                    .position(|x| *x == val)
-                    .ok_or((t.col, format!("bad scope '{val}'")))?;
-                (st & !3) | k as u32
-            } else {
-                let k = th_code(val).ok_or((t.col, format!("bad th '{val}'")))?;
-                (st & 3) | k << 2
-            };
-            set1(i, "scope_th", v)?;
-        }
-        "format" => {
-            if val == "[BUF_FMT_INVALID]" {
-                set1(i, "format", 0)?;
-            } else if let Some(v) = parse_int(val) {
-                set1(i, "format", v as u32)?;
-            } else {
-                let inner =
-                    val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad format".to_string()))?;
-                for p in inner.split(',') {
-                    if let Some(d) = p.strip_prefix("BUF_DATA_FORMAT_") {
-                        let k = DFMT.iter().position(|x| *x == d).ok_or((t.col, format!("bad format '{p}'")))?;
-                        set1(i, "dfmt", k as u32)?;
-                    } else if let Some(n) = p.strip_prefix("BUF_NUM_FORMAT_") {
-                        let k = NFMT.iter().position(|x| *x == n).ok_or((t.col, format!("bad format '{p}'")))?;
-                        set1(i, "nfmt", k as u32)?;
-                    } else {
-                        return err(t, format!("bad format '{p}'"));
-                    }
-                }
-            }
-        }
-        _ => return err(t, format!("unknown modifier '{s}'")),
-    }
-    Ok(())
-}
-
-const DFMT: [&str; 16] = [
-    "INVALID",
-    "8",
-    "16",
-    "8_8",
-    "32",
-    "16_16",
-    "10_11_11",
-    "11_11_10",
-    "10_10_10_2",
-    "2_10_10_10",
-    "8_8_8_8",
-    "32_32",
-    "16_16_16_16",
-    "32_32_32",
-    "32_32_32_32",
-    "RESERVED_15",
-];
-const NFMT: [&str; 8] = ["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT"];
-
-fn th_code(v: &str) -> Option<u32> {
-    let loads = [
-        "",
-        "TH_LOAD_NT",
-        "TH_LOAD_HT",
-        "TH_LOAD_BYPASS",
-        "TH_LOAD_NT_RT",
-        "TH_LOAD_RT_NT",
-        "TH_LOAD_NT_HT",
-        "TH_LOAD_RT_WB",
-    ];
-    let stores = [
-        "",
-        "TH_STORE_NT",
-        "TH_STORE_HT",
-        "TH_STORE_BYPASS",
-        "TH_STORE_NT_RT",
-        "TH_STORE_RT_NT",
-        "TH_STORE_NT_HT",
-        "TH_STORE_RT_WB",
-    ];
-    let atom = [
-        "",
-        "TH_ATOMIC_RETURN",
-        "TH_ATOMIC_NT",
-        "TH_ATOMIC_NT_RETURN",
-        "TH_ATOMIC_CASCADE_RT",
-        "",
-        "TH_ATOMIC_CASCADE_NT",
-    ];
-    for l in [&loads[..], &stores[..], &atom[..]] {
-        if let Some(k) = l.iter().position(|x| !x.is_empty() && *x == v) {
-            return Some(k as u32);
-        }
-    }
-    None
-}
-
-fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
-    let rest = &line.rest;
-    let (target, tail) =
-        rest.text.split_once(char::is_whitespace).ok_or((rest.col, "export needs a target".to_string()))?;
-    let tv = match target {
-        "mrtz" => 8,
-        "null" => 9,
-        "prim" => 20,
-        _ => {
-            if let Some(n) = target.strip_prefix("mrt") {
-                n.parse().map_err(|_| (rest.col, "bad target".to_string()))?
-            } else if let Some(n) = target.strip_prefix("pos") {
-                12 + n.parse::<u32>().map_err(|_| (rest.col, "bad target".to_string()))?
-            } else if let Some(n) = target.strip_prefix("param") {
-                32 + n.parse::<u32>().map_err(|_| (rest.col, "bad target".to_string()))?
-            } else {
-                return err(rest, format!("unknown export target '{target}'"));
-            }
-        }
-    };
-    i.set_field("target", tv);
-    let col = rest.col + target.len() + 1;
-    let parts = super::lexer::split_top(tail, col, |c| c == ',');
-    let mut en = 0;
-    for (k, p) in parts.iter().enumerate() {
-        let mut words = p.text.split_whitespace();
-        let r = words.next().unwrap_or("");
-        if k < 4 && r != "off" {
-            let reg = parse_reg(r).ok_or((p.col, format!("expected a register, found '{r}'")))?;
-            i.set_field(&format!("vsrc{k}"), reg.first);
-            en |= 1 << k;
-        }
-        for w in words {
-            match w {
-                "done" => {
-                    i.set_field("done", 1);
-                }
-                "row_en" => {
-                    i.set_field("row", 1);
-                }
-                _ => return err(p, format!("unknown modifier '{w}'")),
-            }
-        }
-    }
-    i.set_field("en", en);
-    Ok(())
-}
-
-fn special_parse(arch: Arch, kind: &str, s: &str) -> Option<u32> {
-    let inner = s.strip_prefix(kind)?.strip_prefix('(')?.strip_suffix(')')?;
-    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-    let first = |names: &dyn Fn(u32) -> Option<&'static str>, max: u32| -> Option<u32> {
-        parse_int(parts[0]).map(|v| v as u32).or_else(|| (0..max).find(|&k| names(k) == Some(parts[0])))
-    };
-    if kind == "hwreg" {
-        let id = first(&|k| special::hwreg_name(arch, k), 64)?;
-        let (off, size) =
-            if parts.len() == 3 { (parse_int(parts[1])? as u32, parse_int(parts[2])? as u32) } else { (0, 32) };
-        if id > 63 || off > 31 || size == 0 || size > 32 {
-            return None;
-        }
-        Some(id | off << 6 | (size - 1) << 11)
-    } else {
-        let id = first(&|k| special::sendmsg_name(arch, k), 256)?;
-        let op_code = |p: &str| {
-            parse_int(p).map(|v| v as u32).or_else(|| {
-                special::GS_OPS
-                    .iter()
-                    .position(|x| *x == p)
-                    .map(|k| k as u32)
-                    .or_else(|| (1..8).find(|&k| special::sysmsg_op(k) == Some(p)))
-            })
-        };
-        let (op, st) = if parts.len() >= 2 {
-            (op_code(parts[1])?, parse_int(parts.get(2).unwrap_or(&"0"))? as u32)
-        } else {
-            (0, 0)
-        };
-        if is_gfx9(arch) {
-            Some(id | op << 4 | st << 8)
-        } else {
-            Some(id | op << 8)
-        }
-    }
-}
-
-fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
-    let s = t.text;
-    if let Some(v) = parse_int(s) {
-        if !(-32768..=65535).contains(&v) {
-            return err(t, format!("immediate {s} out of range for 16 bits"));
-        }
-        return Ok(v as u32 & 0xffff);
-    }
-    match m {
-        "s_waitcnt" => {
-            let g9 = is_gfx9(arch);
-            let (mut vm, mut ex, mut lg) = (63u32, 7u32, if g9 { 15 } else { 63 });
-            for p in s.split(|c: char| c.is_whitespace() || c == '&' || c == ',').filter(|x| !x.is_empty()) {
-                let (n, v) =
-                    p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or((t.col, format!("bad counter '{p}'")))?;
-                let v = parse_int(v).ok_or((t.col, format!("bad counter '{p}'")))? as u32;
-                match n {
-                    "vmcnt" => vm = v,
-                    "expcnt" => ex = v,
-                    "lgkmcnt" => lg = v,
-                    _ => return err(t, format!("unknown counter '{n}'")),
-                }
-            }
-            Ok(if g9 { (vm & 0xf) | (vm >> 4 & 3) << 14 | ex << 4 | lg << 8 } else { vm << 10 | ex | lg << 4 })
-        }
-        "s_delay_alu" => {
-            let mut v = 0;
-            for p in s.split('|').map(str::trim) {
-                let (n, x) =
-                    p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or((t.col, format!("bad field '{p}'")))?;
-                let ids = [
-                    "NO_DEP",
-                    "VALU_DEP_1",
-                    "VALU_DEP_2",
-                    "VALU_DEP_3",
-                    "VALU_DEP_4",
-                    "TRANS32_DEP_1",
-                    "TRANS32_DEP_2",
-                    "TRANS32_DEP_3",
-                    "FMA_ACCUM_CYCLE_1",
-                    "SALU_CYCLE_1",
-                    "SALU_CYCLE_2",
-                    "SALU_CYCLE_3",
-                ];
-                let skips = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
-                match n {
-                    "instid0" => v |= ids.iter().position(|y| *y == x).ok_or((t.col, format!("bad '{x}'")))? as u32,
-                    "instskip" => {
-                        v |= (skips.iter().position(|y| *y == x).ok_or((t.col, format!("bad '{x}'")))? as u32) << 4
-                    }
-                    "instid1" => {
-                        v |= (ids.iter().position(|y| *y == x).ok_or((t.col, format!("bad '{x}'")))? as u32) << 7
-                    }
-                    _ => return err(t, format!("unknown field '{n}'")),
-                }
-            }
-            Ok(v)
-        }
-        "s_waitcnt_depctr" | "s_wait_alu" => {
-            let mut v = 0u32;
-            let mut seen = 0u32;
-            for p in s.split_whitespace() {
-                let (n, x) =
-                    p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or((t.col, format!("bad field '{p}'")))?;
-                let (_, lo, w) =
-                    special::DEPCTR.iter().find(|d| d.0 == n).ok_or((t.col, format!("unknown field '{n}'")))?;
-                let x = parse_int(x).ok_or((t.col, format!("bad value '{x}'")))? as u32;
-                if x >= 1 << w {
-                    return err(t, format!("{n} value {x} out of range"));
-                }
-                v = (v & !(((1 << w) - 1) << lo)) | x << lo;
-                seen |= ((1 << w) - 1) << lo;
-            }
-            for (_, lo, w) in special::DEPCTR {
-                if seen >> lo & 1 == 0 {
-                    v |= ((1 << w) - 1) << lo;
-                }
-            }
-            Ok(v)
-        }
-        "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(s).ok_or((t.col, format!("bad gpr_idx '{s}'"))),
-        _ => err(t, format!("expected an immediate, found '{s}'")),
-    }
 }

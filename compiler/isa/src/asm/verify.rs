@@ -1,0 +1,219 @@
+//! Whether a filled candidate means what the line says: the candidate is decoded back into typed
+//! operands and modifiers, which are compared with the line's as values. Numbers compare by
+//! value (`0x05040100` is `0x5040100`, a 16-bit `65524` is `-12`), symbolic and numeric forms of
+//! one field by their encoding (`s_waitcnt 0`, `s_getreg_b32 s0, 0x1234`), a modifier written
+//! with its default value as if omitted, and modifiers in any order.
+
+use baregpu_autogen::isa::OperandKind;
+
+use super::lexer::{blank_block_comments, split_line, Line};
+use super::operand::{float_code_f64, named, parse_int, Reg};
+use super::symbolic::{simm16, special_parse};
+use super::value::{f16_bits, typed, Modifier, Operand, Typed, Val};
+use crate::decode::decode;
+use crate::disasm::disassemble_into;
+use crate::inst::Instruction;
+use crate::Arch;
+
+/// The input line, parsed once and compared with every candidate.
+pub struct Want<'a> {
+    pub line: &'a Line<'a>,
+    pub typed: Typed<'a>,
+}
+
+impl<'a> Want<'a> {
+    pub fn new(line: &'a Line<'a>) -> Want<'a> {
+        Want { line, typed: typed(line) }
+    }
+}
+
+/// Whether the candidate `i` decodes to the instruction the line describes. `buf` is scratch.
+pub fn agrees(i: &Instruction, want: &Want, buf: &mut String) -> bool {
+    // The bytes must decode to this very instruction (no other opcode or format claims them).
+    let bytes = i.encode();
+    match decode(i.arch, &bytes) {
+        Ok(d) if d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y => {}
+        _ => return false,
+    }
+    buf.clear();
+    disassemble_into(i, buf);
+    let blanked = blank_block_comments(buf);
+    let got = blanked.as_deref().unwrap_or(buf);
+    let Some(gl) = split_line(got, 1) else { return false };
+    same_line(i, want.line, &want.typed, &gl)
+}
+
+/// Compares one line (or one VOPD half) with its decoded form.
+fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
+    let arch = i.arch;
+    let m = i.mnemonic();
+    let fname = i.format().name;
+    let kinds = i.operands();
+    // A whole-line symbolic operand (s_waitcnt vmcnt(0) & lgkmcnt(0), s_delay_alu ...): the same
+    // 16-bit value.
+    // 16-bit value, read straight from the field.
+    if matches!(fname, "SOPP" | "SOPK") && kinds.len() == 1 && kinds[0].kind == OperandKind::Simm16 {
+        return simm16(arch, m, &wl.rest).ok() == i.field("simm16");
+    }
+    if fname == "SOPP" && kinds.is_empty() {
+        let v = if wl.rest.text.is_empty() { Some(0) } else { parse_int(wl.rest.text).map(|v| v as u32 & 0xffff) };
+        return v.is_some() && v == Some(i.field("simm16").unwrap_or(0));
+    }
+    let g = typed(gl);
+    if w.ops.len() != g.ops.len() {
+        return false;
+    }
+    for (k, (a, b)) in w.ops.iter().zip(&g.ops).enumerate() {
+        let kind = kinds.get(k).map(|o| o.kind);
+        // hwreg/sendmsg: the field's value against the operand's, symbolic or numeric.
+        if let Some(o @ baregpu_autogen::isa::Operand { kind: OperandKind::Hwreg | OperandKind::Sendmsg, .. }) =
+            kinds.get(k)
+        {
+            let what = if o.kind == OperandKind::Hwreg { "hwreg" } else { "sendmsg" };
+            if !(a.plain() && named_value(arch, what, &a.val).is_some_and(|v| Some(v) == i.field(o.name))) {
+                return false;
+            }
+            continue;
+        }
+        if !same_operand(arch, fname, kind, a, b) {
+            return false;
+        }
+    }
+    same_mods(arch, &w.mods, &g.mods)
+}
+
+fn same_operand(arch: Arch, fname: &str, kind: Option<OperandKind>, a: &Operand, b: &Operand) -> bool {
+    if (a.neg, a.abs, a.sext) != (b.neg, b.abs, b.sext) {
+        return false;
+    }
+    let wrap16 = matches!(kind, Some(OperandKind::Simm16 | OperandKind::Label));
+    match (&a.val, &b.val) {
+        // An SMEM offset of `null` is no offset.
+        (Val::Name("null"), Val::Int(0)) if fname == "SMEM" => true,
+        (x, y) => same_val(arch, wrap16, x, y),
+    }
+}
+
+/// The encoding of a hwreg/sendmsg operand, written symbolically or as a number.
+fn named_value(arch: Arch, kind: &str, v: &Val) -> Option<u32> {
+    match v {
+        Val::Int(n) => u16::try_from(*n).ok().map(u32::from),
+        Val::Call(name, args) if *name == kind => special_parse(arch, kind, &format!("{kind}({args})")),
+        _ => None,
+    }
+}
+
+/// Whether two integers are the same field value: equal, or equal as the 16 bits of a branch
+/// offset or immediate (`65524` is `-12`), or as the 32 bits of a literal.
+fn same_int(wrap16: bool, x: i64, y: i64) -> bool {
+    let fits = |v: i64, lo: i64, hi: i64| (lo..=hi).contains(&v);
+    x == y
+        || wrap16 && fits(x, -32768, 65535) && fits(y, -32768, 65535) && x as u16 == y as u16
+        || fits(x, i32::MIN as i64, u32::MAX as i64)
+            && fits(y, i32::MIN as i64, u32::MAX as i64)
+            && x as u32 == y as u32
+}
+
+/// A float written where the instruction holds a literal: the literal is its f32, f16 or the high
+/// half of its f64 bits (the operand type decides which; each is the encoding llvm-mc writes).
+fn float_is_literal(f: f64, lit: i64) -> bool {
+    let Ok(l) = u32::try_from(lit) else { return false };
+    l == (f as f32).to_bits() || f16_bits(f).is_some_and(|h| u32::from(h) == l) || (f.to_bits() >> 32) as u32 == l
+}
+
+fn same_reg(x: &Reg, y: &Reg) -> bool {
+    // A true16 half left implicit is the low half.
+    let hi = |r: &Reg| r.hi.unwrap_or(false);
+    x.file == y.file && x.first == y.first && x.count == y.count && hi(x) == hi(y)
+}
+
+fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
+    match (a, b) {
+        (Val::Reg(x), Val::Reg(y)) => same_reg(x, y),
+        (Val::Name(x), Val::Name(y)) => x == y || named(arch, x).is_some_and(|c| named(arch, y) == Some(c)),
+        (Val::Int(x), Val::Int(y)) => same_int(wrap16, *x, *y),
+        (Val::Float(x), Val::Float(y)) => x == y || float_code_f64(*x).is_some_and(|c| float_code_f64(*y) == Some(c)),
+        (Val::Float(f), Val::Int(l)) | (Val::Int(l), Val::Float(f)) => float_is_literal(*f, *l),
+        (Val::Call(n, x), Val::Call(o, y)) => n == o && no_space(x) == no_space(y),
+        (Val::List(x), Val::List(y)) => x == y,
+        (Val::Names(x), Val::Names(y)) => x == y,
+        (Val::Other(x), Val::Other(y)) => no_space(x) == no_space(y),
+        _ => false,
+    }
+}
+
+fn no_space(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Whether a modifier, as written, is its default (the same as leaving it out).
+fn is_default(arch: Arch, m: &Modifier) -> bool {
+    let zero_list = |v: &[i64]| v.iter().all(|&x| x == 0);
+    match (m.name, &m.val) {
+        // `nosc0`, `noglc`...: a cache-policy bit written as off.
+        (n, None) => n.strip_prefix("no").is_some_and(|f| CPOL.contains(&f)),
+        (
+            "offset" | "offset0" | "offset1" | "wait_exp" | "wait_vdst" | "wait_va_vdst" | "wait_vm_vsrc" | "cbsz"
+            | "abid" | "blgp" | "byte_sel" | "index_key" | "fi" | "clamp",
+            Some(Val::Int(0)),
+        ) => true,
+        ("mul" | "div", Some(Val::Int(1))) => true,
+        // gfx9 sets the bit for `bound_ctrl:0` as well.
+        ("bound_ctrl", Some(Val::Int(0))) => !crate::operand::is_gfx9(arch),
+        ("row_mask" | "bank_mask", Some(Val::Int(0xf))) => true,
+        ("op_sel" | "neg_lo" | "neg_hi" | "neg", Some(Val::List(v))) => zero_list(v),
+        // Its default is all ones for packed math and all zeros for mixed precision; which one
+        // the instruction takes, `fill` wrote, and the decoder omits it only then.
+        ("op_sel_hi", Some(Val::List(v))) => zero_list(v) || v.iter().all(|&x| x == 1),
+        ("dst_sel" | "src0_sel" | "src1_sel", Some(Val::Name("DWORD"))) => true,
+        ("dst_unused", Some(Val::Name("UNUSED_PRESERVE"))) => true,
+        ("scope", Some(Val::Name("SCOPE_CU"))) => true,
+        ("th", Some(Val::Name(t))) => matches!(*t, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT"),
+        _ => false,
+    }
+}
+
+const CPOL: [&str; 7] = ["glc", "slc", "dlc", "sc0", "sc1", "nt", "scc"];
+
+/// The same modifiers, defaults dropped, in any order.
+fn same_mods(arch: Arch, a: &[Modifier], b: &[Modifier]) -> bool {
+    let keep = |v: &[Modifier]| -> Vec<usize> { (0..v.len()).filter(|&k| !is_default(arch, &v[k])).collect() };
+    let (ka, kb) = (keep(a), keep(b));
+    if ka.len() != kb.len() {
+        return false;
+    }
+    let mut used = vec![false; b.len()];
+    ka.iter().all(|&x| {
+        let hit = kb.iter().find(|&&y| !used[y] && same_mod(arch, &a[x], &b[y]));
+        hit.map(|&y| used[y] = true).is_some()
+    })
+}
+
+fn same_mod(arch: Arch, a: &Modifier, b: &Modifier) -> bool {
+    a.name == b.name
+        && match (&a.val, &b.val) {
+            (None, None) => true,
+            (Some(Val::Int(0 | 1)), Some(Val::Int(1))) if a.name == "bound_ctrl" && crate::operand::is_gfx9(arch) => {
+                true
+            }
+            // `glc` is `glc:1`.
+            (None, Some(Val::Int(1))) | (Some(Val::Int(1)), None) => true,
+            (Some(x), Some(y)) => same_val(arch, false, x, y),
+            _ => false,
+        }
+}
+
+/// VOPD: each half compared on its own.
+pub fn agrees_vopd(i: &Instruction, x: (&Line, &Typed), y: (&Line, &Typed), buf: &mut String) -> bool {
+    let bytes = i.encode();
+    match decode(i.arch, &bytes) {
+        Ok(d) if d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y => {}
+        _ => return false,
+    }
+    buf.clear();
+    disassemble_into(i, buf);
+    let Some(k) = buf.find("::") else { return false };
+    let (Some(gx), Some(gy)) = (split_line(&buf[..k], 1), split_line(&buf[k + 2..], 1)) else { return false };
+    let iy = Instruction { op: i.op_y.unwrap_or(i.op), ..*i };
+    same_line(i, x.0, x.1, &gx) && same_line(&iy, y.0, y.1, &gy)
+}
