@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""Writes tests/isa/spelling/<arch>.txt: the golden vectors respelled in the other forms llvm-mc 22 accepts.
+
+Each golden line (llvm-mc's canonical text) is rewritten by every rule below (integers in other bases,
+the other branch-offset spelling, defaults written or omitted, modifiers reordered, suffixes, numeric
+hwreg/sendmsg/waitcnt, true16 `.l` left implicit, case, whitespace, comments ...). Every rewrite is
+assembled by llvm-mc 22; only the ones it accepts without a diagnostic are kept, each with the bytes
+llvm-mc gives it (usually the golden bytes; where not, llvm-mc's). At most PER_KEY rewrites are kept
+per (rule, mnemonic), so the files stay small. Lines are grouped under `# class <rule>` headers; the
+line format is the golden one, `text ; [0x..,..]`.
+
+Usage: scripts/isa/spelling_corpus.py [--arch gfx1100,...]   (needs /usr/bin/llvm-mc-22)
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mcoracle  # noqa: E402
+
+ARCHS = ["gfx1100", "gfx1201", "gfx942", "gfx950"]
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PER_KEY = 2
+# Kept lines per rule at most (spread evenly over the mnemonics), so the files stay a few MB in all.
+PER_RULE = 300
+
+# Tokens of an operand string: registers, floats, words and strings are kept; integers are respelled.
+TOKEN = re.compile(
+    r'(?P<str>"[^"]*")'
+    r"|(?P<reg>\b(?:ttmp|[vsa])(?:\[\d+(?::\d+)?\]|\d+)(?:\.[lh])?)"
+    r"|(?P<float>-?\d+\.\d+(?:e[-+]?\d+)?)"
+    r"|(?P<word>[A-Za-z_][A-Za-z_0-9]*)"
+    r"|(?P<int>-?(?:0x[0-9a-fA-F]+|\d+))"
+)
+
+SYMBOLIC = ("hwreg(", "sendmsg(", "vmcnt(", "expcnt(", "lgkmcnt(", "depctr_", "instid0(", "instskip(",
+            "instid1(", "swizzle(", "loadcnt(", "storecnt(", "dscnt(", "kmcnt(", "samplecnt(", "bvhcnt(",
+            "expcnt(", "vm_vsrc(", "va_vdst(", "sa_sdst(", "va_sdst(", "va_ssrc(", "va_vcc(", "hold_cnt(")
+
+# Modifiers whose value written out is the default; each is appended where absent.
+DEFAULTS = ["offset:0", "op_sel:[0,0]", "op_sel:[0,0,0]", "op_sel:[0,0,0,0]", "neg_lo:[0,0,0]",
+            "neg_hi:[0,0,0]", "neg_lo:[0,0]", "neg_hi:[0,0]", "bound_ctrl:0", "fi:0", "wait_exp:0",
+            "row_mask:0xf", "bank_mask:0xf", "mul:1", "div:1", "offset0:0", "offset1:0", "wait_vdst:0",
+            "wait_va_vdst:0", "wait_vm_vsrc:0", "index_key:0", "byte_sel:0", "cbsz:0", "abid:0", "blgp:0",
+            "scope:SCOPE_CU", "th:TH_LOAD_RT", "th:TH_STORE_RT", "th:TH_ATOMIC_RT", "clamp:0",
+            "dst_sel:DWORD", "dst_unused:UNUSED_PAD", "src0_sel:DWORD", "src1_sel:DWORD", "op_sel_hi:[1,1]",
+            "op_sel_hi:[1,1,1]", "op_sel_hi:[0,0,0]", "format:1", "row_mask:15", "bank_mask:15"]
+OMIT = ("row_mask:0xf", "bank_mask:0xf", "dst_sel:DWORD", "dst_unused:UNUSED_PAD", "src0_sel:DWORD",
+        "src1_sel:DWORD", "offset:0", "bound_ctrl:1", "fi:0", "wait_exp:0", "quad_perm:[0,1,2,3]")
+
+
+def split_operands(rest):
+    """Top-level items of the operand text: (item, preceded_by_comma)."""
+    items, cur, depth, quote, comma = [], "", 0, False, False
+    for ch in rest:
+        if quote:
+            cur += ch
+            quote = ch != '"'
+            continue
+        if ch == '"':
+            quote = True
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if depth == 0 and ch in ", ":
+            if cur:
+                items.append((cur, comma))
+                cur, comma = "", False
+            if ch == ",":
+                comma = True
+            continue
+        cur += ch
+    if cur:
+        items.append((cur, comma))
+    return items
+
+
+class Inst:
+    def __init__(self, text):
+        parts = text.split(None, 1)
+        self.mnem = parts[0]
+        items = split_operands(parts[1]) if len(parts) > 1 else []
+        self.ops, self.mods = [], []
+        for k, (it, comma) in enumerate(items):
+            (self.ops if k == 0 or comma else self.mods).append(it)
+
+    def is_dpp(self):
+        return any(m.startswith(("quad_perm", "dpp8", "row_", "wave_", "bound_ctrl")) for m in self.mods)
+
+    def render(self, mnem=None, ops=None, mods=None):
+        mnem = self.mnem if mnem is None else mnem
+        ops = self.ops if ops is None else ops
+        mods = self.mods if mods is None else mods
+        s = mnem
+        if ops:
+            s += " " + ", ".join(ops)
+        if mods:
+            s += " " + " ".join(mods)
+        return s
+
+
+def map_ints(s, f):
+    out, pos = [], 0
+    for m in TOKEN.finditer(s):
+        out.append(s[pos : m.start()])
+        tok = m.group(0)
+        if m.group("int") is not None:
+            neg = tok.startswith("-")
+            body = tok[1:] if neg else tok
+            val = int(body, 16) if body.lower().startswith("0x") else int(body, 10)
+            r = f(-val if neg else val, body)
+            out.append(tok if r is None else r)
+        else:
+            out.append(tok)
+        pos = m.end()
+    out.append(s[pos:])
+    return "".join(out)
+
+
+def hexs(v):
+    return f"-0x{-v:x}" if v < 0 else f"0x{v:x}"
+
+
+INT_RULES = {
+    "int_hex": lambda v, b: hexs(v),
+    "int_hex_upper": lambda v, b: hexs(v).upper().replace("0X", "0x"),
+    "int_dec": lambda v, b: str(v),
+    "int_hex_leading_zeros": lambda v, b: (f"-0x000{-v:x}" if v < 0 else f"0x000{v:x}"),
+    "int_octal_leading_zero": lambda v, b: ("0" + b) if v > 0 and not b.startswith(("0x", "0")) else None,
+    "int_negative": lambda v, b: (str(v - (1 << 32)) if (1 << 31) <= v < (1 << 32)
+                                  else str(v - (1 << 16)) if (1 << 15) <= v < (1 << 16) else None),
+    "int_binary": lambda v, b: (f"0b{v:b}" if 0 <= v < 256 else None),
+    "int_paren_expr": lambda v, b: f"({v})",
+    "int_sum_expr": lambda v, b: (f"{v - 1}+1" if v > 0 else None),
+}
+
+
+DEFAULT_SCOPE = [
+    (("bound_ctrl", "fi", "row_mask", "bank_mask"), lambda i: i.mnem.endswith("_dpp") or i.is_dpp()),
+    (("dst_sel", "dst_unused", "src0_sel", "src1_sel"), lambda i: i.mnem.endswith("_sdwa")),
+    (("offset", "offset0", "offset1", "format"),
+     lambda i: i.mnem.startswith(("ds_", "buffer_", "tbuffer_", "global_", "flat_", "scratch_", "s_load", "s_buffer",
+                                  "s_store", "s_scratch", "s_atc", "image_", "s_prefetch"))),
+    (("op_sel", "neg_lo", "neg_hi", "op_sel_hi", "mul", "div", "clamp", "byte_sel"),
+     lambda i: i.mnem.startswith("v_") and not i.is_dpp()),
+    (("wait_exp", "wait_vdst", "wait_va_vdst", "wait_vm_vsrc"),
+     lambda i: i.mnem.startswith(("v_interp", "lds_", "ds_param", "ds_direct"))),
+    (("cbsz", "abid", "blgp"), lambda i: "mfma" in i.mnem),
+    (("index_key",), lambda i: "swmmac" in i.mnem),
+    (("scope", "th"), lambda i: i.mnem.startswith(("buffer_", "global_", "flat_", "scratch_", "s_load", "s_buffer", "image_", "tbuffer_"))),
+]
+
+
+def default_applies(name, inst):
+    return any(name in names and pred(inst) for names, pred in DEFAULT_SCOPE)
+
+
+def rewrites(text, bs):
+    """Yields (rule, rewritten text)."""
+    inst = Inst(text)
+    rest = text[len(inst.mnem) :]
+    for name, f in INT_RULES.items():
+        yield name, inst.mnem + map_ints(rest, f)
+    if inst.mnem.startswith(("s_branch", "s_cbranch", "s_call")) and inst.ops:
+        try:
+            v = int(inst.ops[-1], 0)
+            alt = v + 65536 if v < 0 else v - 65536 if v >= 0x8000 else None
+            if alt is not None:
+                yield "branch_offset_other_spelling", inst.render(ops=inst.ops[:-1] + [str(alt)])
+        except ValueError:
+            pass
+    yield "upper_mnemonic", inst.render(mnem=inst.mnem.upper())
+    yield "upper_all", text.upper()
+    yield "whitespace_tab", inst.mnem + "\t" + rest.strip()
+    yield "whitespace_spaces", "  " + inst.mnem + "   " + "  ,  ".join(inst.ops) + ("   " + "   ".join(inst.mods) if inst.mods else "")
+    yield "whitespace_no_space_after_comma", inst.mnem + " " + ",".join(inst.ops) + (" " + " ".join(inst.mods) if inst.mods else "")
+    yield "comment_slashes", text + " // comment"
+    yield "comment_semicolon", text + " ; comment"
+    m = inst.mnem
+    if m.endswith("_e32") or m.endswith("_e64"):
+        yield "suffix_dropped", inst.render(mnem=m[:-4])
+    elif m.startswith("v_") and not m.endswith(("_dpp", "_sdwa")):
+        yield "suffix_e64_added", inst.render(mnem=m + "_e64")
+        yield "suffix_e32_added", inst.render(mnem=m + "_e32")
+    if ".l" in rest:
+        yield "true16_l_implicit", inst.mnem + re.sub(r"\b(v\d+|v\[\d+:\d+\])\.l\b", r"\1", rest)
+    names = {md.split(":")[0] for md in inst.mods}
+    for d in DEFAULTS:
+        if d.split(":")[0] not in names and default_applies(d.split(":")[0], inst):
+            yield "default_written_" + d.split(":")[0], inst.render(mods=inst.mods + [d])
+    for o in OMIT:
+        if o in inst.mods:
+            yield "default_omitted_" + o.split(":")[0], inst.render(mods=[x for x in inst.mods if x != o])
+    if "row_mask:0xf" in inst.mods and "bank_mask:0xf" in inst.mods:
+        yield "default_omitted_dpp_masks", inst.render(mods=[x for x in inst.mods if x not in ("row_mask:0xf", "bank_mask:0xf")])
+    if len(inst.mods) >= 2:
+        yield "modifier_order_reversed", inst.render(mods=list(reversed(inst.mods)))
+        yield "modifier_order_rotated", inst.render(mods=inst.mods[1:] + inst.mods[:1])
+    items = inst.ops + inst.mods
+    sym = [i for i, x in enumerate(items) if any(x.startswith(p) or ("offset:" + p) in x for p in SYMBOLIC)]
+    if sym and len(bs) >= 4:
+        simm = bs[0] | bs[1] << 8
+        kind = re.match(r"(?:offset:)?([a-z_]+?)(?:\d*\(|_)", items[sym[0]]).group(1)
+        num = f"offset:0x{simm:x}" if items[sym[0]].startswith("offset:") else f"0x{simm:x}"
+        keep = [x for i, x in enumerate(items) if i not in sym and x != "|"]
+        first = sym[0]
+        new_ops = [x for x in inst.ops if x in keep]
+        if first < len(inst.ops):
+            new_ops.insert(min(first, len(new_ops)), num)
+            new_mods = [x for x in inst.mods if x in keep]
+        else:
+            new_mods = [x for x in inst.mods if x in keep] + [num]
+        yield "numeric_" + kind, inst.render(ops=new_ops, mods=new_mods)
+        yield "numeric_" + kind + "_decimal", inst.render(ops=new_ops, mods=new_mods).replace(f"0x{simm:x}", str(simm))
+    hw = re.search(r"hwreg\(([^,()]+), 0, 32\)", text)
+    if hw:
+        yield "hwreg_short_form", text.replace(hw.group(0), f"hwreg({hw.group(1)})")
+    if re.search(r"\b[vs]\d+\b", rest):
+        yield "register_brackets", inst.mnem + re.sub(r"\b([vs])(\d+)\b", r"\1[\2]", rest)
+        yield "register_range_of_one", inst.mnem + re.sub(r"\b([vs])(\d+)\b", r"\1[\2:\2]", rest)
+    if "|" in rest and not inst.mnem.startswith("s_delay_alu"):
+        yield "abs_function", inst.mnem + re.sub(r"\|([^|]+)\|", r"abs(\1)", rest)
+    if re.search(r"-([vs]\d|[vs]\[)", rest):
+        yield "neg_function", inst.mnem + re.sub(r"-((?:[vs](?:\d+|\[\d+:\d+\]))(?:\.[lh])?)", r"neg(\1)", rest)
+    if re.search(r"\d\.\d", rest):
+        yield "float_trailing_zero", inst.mnem + re.sub(r"(\d\.\d+)(?![\de])", r"\g<1>0", rest)
+    if not inst.ops and inst.mnem.startswith("s_") and len(bs) == 4:
+        yield "sopp_explicit_zero", inst.mnem + " 0"
+
+
+def variant_key(rule, text):
+    """The written default itself, for default_written_* (op_sel:[0,0] and [0,0,0] are both tried)."""
+    return text.rsplit(" ", 1)[-1] if rule.startswith("default_written_") else ""
+
+
+def spread(lines, n):
+    """n lines taken evenly over the list (all when it is short)."""
+    if len(lines) <= n:
+        return lines
+    return [lines[k * len(lines) // n] for k in range(n)]
+
+
+def build(arch):
+    golden = os.path.join(ROOT, "tests", "isa", "golden", f"{arch}.txt")
+    cands, seen = [], set()
+    with open(golden) as f:
+        for line in f:
+            p = mcoracle.parse_line(line.rstrip("\n"))
+            if not p:
+                continue
+            text, bs = p
+            seen.add(text)
+            mnem = text.split(None, 1)[0]
+            for rule, new in rewrites(text, bs):
+                cands.append((rule, mnem, new, bs))
+    # Identity rewrites and repeats carry nothing new.
+    # At most PER_KEY + 1 tries per (rule, what it wrote, mnemonic): the rest would be sampled away.
+    uniq, dup, tries = [], set(), {}
+    for c in cands:
+        if c[2] in seen or (c[0], c[2]) in dup:
+            continue
+        k = (c[0], c[1], variant_key(c[0], c[2]))
+        if tries.get(k, 0) > PER_KEY:
+            continue
+        tries[k] = tries.get(k, 0) + 1
+        dup.add((c[0], c[2]))
+        uniq.append(c)
+    answers = mcoracle.assemble(arch, [c[2] for c in uniq])
+    per_key, by_rule, stats = {}, {}, {}
+    for (rule, mnem, new, bs), ans in zip(uniq, answers):
+        st = stats.setdefault(rule, [0, 0, 0])
+        st[0] += 1
+        if ans is None:
+            continue
+        st[1] += 1
+        st[2] += ans[1] == bs
+        k = (rule, mnem)
+        if per_key.get(k, 0) >= PER_KEY:
+            continue
+        per_key[k] = per_key.get(k, 0) + 1
+        by_rule.setdefault(rule, []).append(mcoracle.fmt_line(new, ans[1]))
+    out = [f"# Spelling corpus for {arch}: golden vectors rewritten in other spellings llvm-mc 22 accepts, with"
+           " llvm-mc's bytes.", "# Generated by scripts/isa/spelling_corpus.py; do not edit."]
+    for rule in sorted(by_rule):
+        by_rule[rule] = spread(by_rule[rule], PER_RULE)
+        out.append(f"# class {rule}")
+        out.extend(by_rule[rule])
+    path = os.path.join(ROOT, "tests", "isa", "spelling", f"{arch}.txt")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    kept = sum(len(v) for v in by_rule.values())
+    print(f"{arch}: {len(uniq)} rewrites tried, {sum(s[1] for s in stats.values())} accepted, {kept} kept")
+    for rule in sorted(stats):
+        t, a, same = stats[rule]
+        print(f"  {rule:<40} tried {t:>6} accepted {a:>6} golden-bytes {same:>6} kept {len(by_rule.get(rule, []))}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", default=",".join(ARCHS))
+    args = ap.parse_args()
+    for a in args.arch.split(","):
+        build(a)
+
+
+if __name__ == "__main__":
+    main()
