@@ -17,6 +17,7 @@ pub mod disasm;
 pub mod error;
 pub mod fixup;
 pub mod inst;
+pub mod names;
 pub mod operand;
 pub mod t16;
 pub mod tables;

@@ -56,26 +56,17 @@ pub fn src(arch: Arch, v: u16) -> Src {
         127 => Src::ExecHi,
         128..=192 => Src::Int(v as i32 - 128),
         193..=208 => Src::Int(192 - v as i32),
-        // gfx940+: printed by llvm-mc, though its assembler rejects them there.
-        230 if g9 => Src::Const("src_flat_scratch_base_lo"),
-        231 if g9 => Src::Const("src_flat_scratch_base_hi"),
         233 if !g9 => Src::Dpp8,
         234 if !g9 => Src::Dpp8Fi,
-        235 => Src::Const("src_shared_base"),
-        236 => Src::Const("src_shared_limit"),
-        237 => Src::Const("src_private_base"),
-        238 => Src::Const("src_private_limit"),
-        239 if g9 => Src::Const("src_pops_exiting_wave_id"),
         240..=248 => Src::Float(v),
         249 if g9 => Src::Sdwa,
         250 => Src::Dpp16,
-        251 => Src::Const("src_vccz"),
-        252 => Src::Const("src_execz"),
-        253 => Src::Const("src_scc"),
-        254 if g9 => Src::Const("src_lds_direct"),
         255 => Src::Literal,
         256..=511 => Src::Vgpr(v - 256),
-        _ => Src::Invalid(v),
+        _ => match crate::names::sreg::const_name(arch, v as u32) {
+            Some(n) => Src::Const(n),
+            None => Src::Invalid(v),
+        },
     }
 }
 

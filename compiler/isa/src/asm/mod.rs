@@ -41,6 +41,16 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
         }
     };
     add(m, Ext::None, &mut out);
+    // `_e32`/`_e64` on a mnemonic the tables know only without it: the same opcode, in the
+    // 32-bit or the VOP3 encoding.
+    if out.is_empty() {
+        if let Some((b, e64)) = m.strip_suffix("_e32").map(|b| (b, false)).or(m.strip_suffix("_e64").map(|b| (b, true)))
+        {
+            let mut all = Vec::new();
+            add(b, Ext::None, &mut all);
+            out.extend(all.into_iter().filter(|c| t.format(c.init.fmt).name.starts_with("VOP3") == e64));
+        }
+    }
     if !m.ends_with("_e32") && !m.ends_with("_e64") {
         add(&format!("{m}_e32"), Ext::None, &mut out);
         add(&format!("{m}_e64"), Ext::None, &mut out);

@@ -5,6 +5,7 @@ use super::lexer::Tok;
 use super::operand::parse_int;
 use super::parser::{err, Ext, PErr};
 use crate::inst::Instruction;
+use crate::names;
 use crate::operand::is_gfx9;
 use crate::Arch;
 
@@ -13,9 +14,9 @@ fn list_bits(v: &str) -> Option<(u32, usize)> {
     let mut bits = 0;
     let mut n = 0;
     for (k, x) in inner.split(',').enumerate() {
-        match x.trim() {
-            "0" => {}
-            "1" => bits |= 1 << k,
+        match parse_int(x.trim())? {
+            0 => {}
+            1 => bits |= 1 << k,
             _ => return None,
         }
         n += 1;
@@ -44,11 +45,19 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         // `nosc0`, `noglc`...: the cache-policy bit written as off.
         n if n.strip_prefix("no").is_some_and(|f| CPOL.contains(&f)) && val.is_empty() => set1(i, &n[2..], 0)?,
         "off" => {}
-        "mul" => set1(i, "omod", if int(val)? == 2 { 1 } else { 2 })?,
-        "div" => set1(i, "omod", 3)?,
+        "mul" | "div" => {
+            let omod = match (name, int(val)?) {
+                (_, 1) => 0,
+                ("mul", 2) => 1,
+                ("mul", 4) => 2,
+                ("div", 2) => 3,
+                _ => return err(t, format!("'{s}': the output modifier is mul:2, mul:4 or div:2")),
+            };
+            set1(i, "omod", omod)?
+        }
         "offset" => {
             let v = if val.starts_with("swizzle(") {
-                crate::disasm::mem::parse_swizzle(i.arch, val)
+                crate::names::swizzle::parse(i.arch, val)
                     .filter(|_| i.mnemonic() == "ds_swizzle_b32")
                     .ok_or((t.col, format!("bad swizzle '{val}'")))? as i64
             } else {
@@ -143,7 +152,9 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         "op_sel_hi" => {
             let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
             set1(i, "opsel_hi", b & 3)?;
-            if n >= 3 && i.field_def("opsel_hi2").is_some() {
+            // A list shorter than the sources leaves the third selector 0 (llvm-mc).
+            let three = i.operands().iter().any(|o| o.name == "src2");
+            if (n >= 3 || three) && i.field_def("opsel_hi2").is_some() {
                 set1(i, "opsel_hi2", b >> 2 & 1)?;
             }
         }
@@ -235,13 +246,12 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         "th" | "scope" => {
             let st = i.f("scope_th");
             let v = if name == "scope" {
-                let k = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"]
-                    .iter()
-                    .position(|x| *x == val)
-                    .ok_or((t.col, format!("bad scope '{val}'")))?;
-                (st & !3) | k as u32
+                let k = names::cpol::scope(val).ok_or((t.col, format!("bad scope '{val}'")))?;
+                (st & !3) | k
             } else {
-                let k = th_code(val).ok_or((t.col, format!("bad th '{val}'")))?;
+                // The default hint has a name per access kind, code 0.
+                let rt = matches!(val, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT").then_some(0);
+                let k = rt.or_else(|| names::cpol::th(val)).ok_or((t.col, format!("bad th '{val}'")))?;
                 (st & 3) | k << 2
             };
             set1(i, "scope_th", v)?;
@@ -255,12 +265,12 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                 let inner =
                     val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad format".to_string()))?;
                 for p in inner.split(',') {
-                    if let Some(d) = p.strip_prefix("BUF_DATA_FORMAT_") {
-                        let k = DFMT.iter().position(|x| *x == d).ok_or((t.col, format!("bad format '{p}'")))?;
-                        set1(i, "dfmt", k as u32)?;
-                    } else if let Some(n) = p.strip_prefix("BUF_NUM_FORMAT_") {
-                        let k = NFMT.iter().position(|x| *x == n).ok_or((t.col, format!("bad format '{p}'")))?;
-                        set1(i, "nfmt", k as u32)?;
+                    if let Some(k) = names::buf_fmt::dfmt(p.trim()) {
+                        set1(i, "dfmt", k)?;
+                    } else if let Some(k) = names::buf_fmt::nfmt(p.trim()) {
+                        set1(i, "nfmt", k)?;
+                    } else if let Some(k) = names::buf_fmt::ufmt(i.arch, p.trim()) {
+                        set1(i, "format", k)?;
                     } else {
                         return err(t, format!("bad format '{p}'"));
                     }
@@ -273,64 +283,3 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
 }
 
 const CPOL: [&str; 6] = ["glc", "slc", "dlc", "sc0", "sc1", "nt"];
-
-const DFMT: [&str; 16] = [
-    "INVALID",
-    "8",
-    "16",
-    "8_8",
-    "32",
-    "16_16",
-    "10_11_11",
-    "11_11_10",
-    "10_10_10_2",
-    "2_10_10_10",
-    "8_8_8_8",
-    "32_32",
-    "16_16_16_16",
-    "32_32_32",
-    "32_32_32_32",
-    "RESERVED_15",
-];
-const NFMT: [&str; 8] = ["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT"];
-
-fn th_code(v: &str) -> Option<u32> {
-    if matches!(v, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT") {
-        return Some(0);
-    }
-    let loads = [
-        "",
-        "TH_LOAD_NT",
-        "TH_LOAD_HT",
-        "TH_LOAD_BYPASS",
-        "TH_LOAD_NT_RT",
-        "TH_LOAD_RT_NT",
-        "TH_LOAD_NT_HT",
-        "TH_LOAD_RT_WB",
-    ];
-    let stores = [
-        "",
-        "TH_STORE_NT",
-        "TH_STORE_HT",
-        "TH_STORE_BYPASS",
-        "TH_STORE_NT_RT",
-        "TH_STORE_RT_NT",
-        "TH_STORE_NT_HT",
-        "TH_STORE_RT_WB",
-    ];
-    let atom = [
-        "",
-        "TH_ATOMIC_RETURN",
-        "TH_ATOMIC_NT",
-        "TH_ATOMIC_NT_RETURN",
-        "TH_ATOMIC_CASCADE_RT",
-        "",
-        "TH_ATOMIC_CASCADE_NT",
-    ];
-    for l in [&loads[..], &stores[..], &atom[..]] {
-        if let Some(k) = l.iter().position(|x| !x.is_empty() && *x == v) {
-            return Some(k as u32);
-        }
-    }
-    None
-}

@@ -37,7 +37,7 @@ fn parse_reg_any(s: &str) -> Option<Reg> {
     for (p, file) in [("ttmp", 't'), ("v", 'v'), ("s", 's'), ("a", 'a')] {
         if let Some(r) = s.strip_prefix(p) {
             if let Some(inner) = r.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-                let (a, b) = inner.split_once(':')?;
+                let (a, b) = inner.split_once(':').unwrap_or((inner, inner));
                 let (a, b) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);
                 if b < a || b >= REG_NUMBER_MAX {
                     return None;
@@ -67,34 +67,6 @@ pub fn check_alignment(arch: Arch, r: &Reg) -> Result<(), String> {
         return Err("invalid register alignment".to_string());
     }
     Ok(())
-}
-
-/// Encoding of a named scalar operand.
-pub fn named(arch: Arch, s: &str) -> Option<u32> {
-    let g9 = is_gfx9(arch);
-    Some(match s {
-        "vcc" | "vcc_lo" => 106,
-        "vcc_hi" => 107,
-        "exec" | "exec_lo" => 126,
-        "exec_hi" => 127,
-        "m0" if g9 => 124,
-        "m0" => 125,
-        "null" if !g9 => 124,
-        "flat_scratch" | "flat_scratch_lo" if g9 => 102,
-        "flat_scratch_hi" if g9 => 103,
-        "xnack_mask" | "xnack_mask_lo" if g9 => 104,
-        "xnack_mask_hi" if g9 => 105,
-        "src_shared_base" => 235,
-        "src_shared_limit" => 236,
-        "src_private_base" => 237,
-        "src_private_limit" => 238,
-        "src_pops_exiting_wave_id" if g9 => 239,
-        "src_vccz" => 251,
-        "src_execz" => 252,
-        "src_scc" => 253,
-        "src_lds_direct" if g9 => 254,
-        _ => return None,
-    })
 }
 
 pub fn float_code(s: &str) -> Option<u32> {
@@ -168,10 +140,13 @@ pub fn src_code(arch: Arch, s: &str, vgpr_ok: bool) -> Result<(u32, Option<u32>)
             _ => Err(format!("bad register {s}")),
         };
     }
-    if let Some(c) = named(arch, s) {
+    if let Some(c) = crate::names::sreg::code(arch, s) {
         return Ok((c, None));
     }
-    if let Some(c) = float_code(s) {
+    if let Some(c) = float_code(s).or_else(|| match super::value::value(s) {
+        super::value::Val::Float(f) => float_code_f64(f),
+        _ => None,
+    }) {
         return Ok((c, None));
     }
     if let Some(v) = parse_int(s) {

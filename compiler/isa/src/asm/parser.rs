@@ -5,7 +5,7 @@ use baregpu_autogen::isa::{OperandKind, FLAG_LITERAL};
 use super::lexer::{Line, Tok};
 use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
-use super::symbolic::{exp, gpr_idx, simm16, special_parse};
+use super::symbolic::{exp, gpr_idx, simm16};
 use crate::inst::{set, Instruction};
 use crate::operand::is_gfx9;
 use crate::tables::Tables;
@@ -219,26 +219,8 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     let opsel_bits: u32 = 0;
     let mut opsel_bits = opsel_bits;
     for (k, (o, t)) in ops.iter().zip(toks.iter()).enumerate() {
-        let mut s = t.text;
         // Source modifiers.
-        let mut neg = false;
-        let mut abs = false;
-        let mut sext = false;
-        if let Some(x) = s.strip_prefix("sext(").and_then(|x| x.strip_suffix(')')) {
-            sext = true;
-            s = x;
-        }
-        if let Some(x) = s.strip_prefix("neg(").and_then(|x| x.strip_suffix(')')) {
-            neg = true;
-            s = x;
-        } else if s.starts_with("-|") || s.starts_with("-v") || s.starts_with("-s") || s.starts_with("-a") {
-            neg = true;
-            s = &s[1..];
-        }
-        if let Some(x) = s.strip_prefix('|').and_then(|x| x.strip_suffix('|')) {
-            abs = true;
-            s = x;
-        }
+        let (s, neg, abs, sext) = super::value::src_mods(t.text);
         let idx = src_index(o.name);
         if (neg || abs || sext) && idx.is_none() {
             return err(t, "modifiers are not allowed on this operand");
@@ -364,8 +346,8 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     }
                     (_, "rsrc", _) if sbase.is_some() => (n, None),
                     // vcc, flat_scratch, exec... as a base: the pair's scalar code, halved.
-                    (_, "sbase", None) if super::operand::named(arch, s).is_some_and(|c| c < 128) => {
-                        let c = super::operand::named(arch, s).unwrap_or(0);
+                    (_, "sbase", None) if crate::names::sreg::code(arch, s).is_some_and(|c| c < 128) => {
+                        let c = crate::names::sreg::code(arch, s).unwrap_or(0);
                         if c & 1 != 0 {
                             return err(t, "base must be an even register");
                         }
@@ -471,16 +453,20 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 }
             }
             OperandKind::Hwreg => {
-                let v = special_parse(arch, "hwreg", s)
+                let v = crate::names::hwreg::parse(arch, s)
                     .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
                     .ok_or((t.col, format!("bad hwreg '{s}'")))?;
-                i.set_field(o.name, v);
+                if !i.set_field(o.name, v) {
+                    return err(t, format!("hwreg value {v:#x} does not fit the {} field", o.name));
+                }
             }
             OperandKind::Sendmsg => {
-                let v = special_parse(arch, "sendmsg", s)
+                let v = crate::names::sendmsg::parse(arch, s)
                     .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
                     .ok_or((t.col, format!("bad sendmsg '{s}'")))?;
-                i.set_field(o.name, v);
+                if !i.set_field(o.name, v) {
+                    return err(t, format!("message {v:#x} does not fit the {} field", o.name));
+                }
             }
             OperandKind::Attr => {
                 let (a, c) =

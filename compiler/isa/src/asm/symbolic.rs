@@ -4,9 +4,8 @@
 use super::lexer::{Line, Tok};
 use super::operand::{parse_int, parse_reg};
 use super::parser::{err, PErr};
-use crate::disasm::special;
 use crate::inst::Instruction;
-use crate::operand::is_gfx9;
+use crate::names;
 use crate::Arch;
 
 pub(super) fn gpr_idx(s: &str) -> Option<u32> {
@@ -70,44 +69,6 @@ pub(super) fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
     Ok(())
 }
 
-pub(super) fn special_parse(arch: Arch, kind: &str, s: &str) -> Option<u32> {
-    let inner = s.strip_prefix(kind)?.strip_prefix('(')?.strip_suffix(')')?;
-    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-    let first = |names: &dyn Fn(u32) -> Option<&'static str>, max: u32| -> Option<u32> {
-        parse_int(parts[0]).map(|v| v as u32).or_else(|| (0..max).find(|&k| names(k) == Some(parts[0])))
-    };
-    if kind == "hwreg" {
-        let id = first(&|k| special::hwreg_name(arch, k), 64)?;
-        let (off, size) =
-            if parts.len() == 3 { (parse_int(parts[1])? as u32, parse_int(parts[2])? as u32) } else { (0, 32) };
-        if id > 63 || off > 31 || size == 0 || size > 32 {
-            return None;
-        }
-        Some(id | off << 6 | (size - 1) << 11)
-    } else {
-        let id = first(&|k| special::sendmsg_name(arch, k), 256)?;
-        let op_code = |p: &str| {
-            parse_int(p).map(|v| v as u32).or_else(|| {
-                special::GS_OPS
-                    .iter()
-                    .position(|x| *x == p)
-                    .map(|k| k as u32)
-                    .or_else(|| (1..8).find(|&k| special::sysmsg_op(k) == Some(p)))
-            })
-        };
-        let (op, st) = if parts.len() >= 2 {
-            (op_code(parts[1])?, parse_int(parts.get(2).unwrap_or(&"0"))? as u32)
-        } else {
-            (0, 0)
-        };
-        if is_gfx9(arch) {
-            Some(id | op << 4 | st << 8)
-        } else {
-            Some(id | op << 8)
-        }
-    }
-}
-
 pub(super) fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
     let s = t.text;
     if let Some(v) = parse_int(s) {
@@ -117,77 +78,9 @@ pub(super) fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
         return Ok(v as u32 & 0xffff);
     }
     match m {
-        "s_waitcnt" => {
-            let g9 = is_gfx9(arch);
-            let (mut vm, mut ex, mut lg) = (63u32, 7u32, if g9 { 15 } else { 63 });
-            for p in s.split(|c: char| c.is_whitespace() || c == '&' || c == ',').filter(|x| !x.is_empty()) {
-                let (n, v) =
-                    p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or((t.col, format!("bad counter '{p}'")))?;
-                let v = parse_int(v).ok_or((t.col, format!("bad counter '{p}'")))? as u32;
-                match n {
-                    "vmcnt" => vm = v,
-                    "expcnt" => ex = v,
-                    "lgkmcnt" => lg = v,
-                    _ => return err(t, format!("unknown counter '{n}'")),
-                }
-            }
-            Ok(if g9 { (vm & 0xf) | (vm >> 4 & 3) << 14 | ex << 4 | lg << 8 } else { vm << 10 | ex | lg << 4 })
-        }
-        "s_delay_alu" => {
-            let mut v = 0;
-            for p in s.split('|').map(str::trim) {
-                let (n, x) =
-                    p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or((t.col, format!("bad field '{p}'")))?;
-                let ids = [
-                    "NO_DEP",
-                    "VALU_DEP_1",
-                    "VALU_DEP_2",
-                    "VALU_DEP_3",
-                    "VALU_DEP_4",
-                    "TRANS32_DEP_1",
-                    "TRANS32_DEP_2",
-                    "TRANS32_DEP_3",
-                    "FMA_ACCUM_CYCLE_1",
-                    "SALU_CYCLE_1",
-                    "SALU_CYCLE_2",
-                    "SALU_CYCLE_3",
-                ];
-                let skips = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
-                match n {
-                    "instid0" => v |= ids.iter().position(|y| *y == x).ok_or((t.col, format!("bad '{x}'")))? as u32,
-                    "instskip" => {
-                        v |= (skips.iter().position(|y| *y == x).ok_or((t.col, format!("bad '{x}'")))? as u32) << 4
-                    }
-                    "instid1" => {
-                        v |= (ids.iter().position(|y| *y == x).ok_or((t.col, format!("bad '{x}'")))? as u32) << 7
-                    }
-                    _ => return err(t, format!("unknown field '{n}'")),
-                }
-            }
-            Ok(v)
-        }
-        "s_waitcnt_depctr" | "s_wait_alu" => {
-            let mut v = 0u32;
-            let mut seen = 0u32;
-            for p in s.split_whitespace() {
-                let (n, x) =
-                    p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or((t.col, format!("bad field '{p}'")))?;
-                let (_, lo, w) =
-                    special::DEPCTR.iter().find(|d| d.0 == n).ok_or((t.col, format!("unknown field '{n}'")))?;
-                let x = parse_int(x).ok_or((t.col, format!("bad value '{x}'")))? as u32;
-                if x >= 1 << w {
-                    return err(t, format!("{n} value {x} out of range"));
-                }
-                v = (v & !(((1 << w) - 1) << lo)) | x << lo;
-                seen |= ((1 << w) - 1) << lo;
-            }
-            for (_, lo, w) in special::DEPCTR {
-                if seen >> lo & 1 == 0 {
-                    v |= ((1 << w) - 1) << lo;
-                }
-            }
-            Ok(v)
-        }
+        "s_waitcnt" => names::waitcnt::parse(arch, s).map_err(|e| (t.col, e)),
+        "s_delay_alu" => names::waitcnt::delay_alu_parse(s).map_err(|e| (t.col, e)),
+        "s_waitcnt_depctr" | "s_wait_alu" => names::waitcnt::depctr_parse(s).map_err(|e| (t.col, e)),
         "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(s).ok_or((t.col, format!("bad gpr_idx '{s}'"))),
         _ => err(t, format!("expected an immediate, found '{s}'")),
     }

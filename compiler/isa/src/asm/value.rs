@@ -31,6 +31,8 @@ pub struct Operand<'a> {
     pub abs: bool,
     pub sext: bool,
     pub col: usize,
+    /// The operand as written.
+    pub text: &'a str,
 }
 
 impl Operand<'_> {
@@ -105,7 +107,13 @@ pub fn value(s: &str) -> Val<'_> {
 /// An operand token with its source modifiers (`-x`, `|x|`, `-|x|`, `neg(x)`, `abs(x)`,
 /// `sext(x)`) taken off.
 pub fn operand<'a>(t: &Tok<'a>) -> Operand<'a> {
-    let mut s = t.text;
+    let (s, neg, abs, sext) = src_mods(t.text);
+    Operand { val: value(s), neg, abs, sext, col: t.col, text: t.text }
+}
+
+/// Takes the source modifiers off an operand's text: (rest, neg, abs, sext).
+pub fn src_mods(text: &str) -> (&str, bool, bool, bool) {
+    let mut s = text;
     let (mut neg, mut abs, mut sext) = (false, false, false);
     if let Some(x) = s.strip_prefix("sext(").and_then(|x| x.strip_suffix(')')) {
         sext = true;
@@ -114,7 +122,9 @@ pub fn operand<'a>(t: &Tok<'a>) -> Operand<'a> {
     if let Some(x) = s.strip_prefix("neg(").and_then(|x| x.strip_suffix(')')) {
         neg = true;
         s = x.trim();
-    } else if let Some(x) = s.strip_prefix('-').filter(|x| x.starts_with('|') || parse_reg(x).is_some()) {
+    } else if let Some(x) =
+        s.strip_prefix('-').filter(|x| x.starts_with('|') || x.starts_with("abs(") || parse_reg(x).is_some())
+    {
         neg = true;
         s = x;
     }
@@ -125,7 +135,7 @@ pub fn operand<'a>(t: &Tok<'a>) -> Operand<'a> {
         abs = true;
         s = x.trim();
     }
-    Operand { val: value(s), neg, abs, sext, col: t.col }
+    (s, neg, abs, sext)
 }
 
 pub fn modifier<'a>(t: &Tok<'a>) -> Modifier<'a> {

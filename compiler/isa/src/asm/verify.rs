@@ -7,8 +7,8 @@
 use baregpu_autogen::isa::OperandKind;
 
 use super::lexer::{blank_block_comments, split_line, Line};
-use super::operand::{float_code_f64, named, parse_int, Reg};
-use super::symbolic::{simm16, special_parse};
+use super::operand::{float_code_f64, parse_int, Reg};
+use super::symbolic::simm16;
 use super::value::{f16_bits, typed, Modifier, Operand, Typed, Val};
 use crate::decode::decode;
 use crate::disasm::disassemble_into;
@@ -60,10 +60,14 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
         return v.is_some() && v == Some(i.field("simm16").unwrap_or(0));
     }
     let g = typed(gl);
-    if w.ops.len() != g.ops.len() {
+    // Operands past the instruction's own are modifiers that came without a comma (as `fill`
+    // takes them): `global_inv scope:SCOPE_SYS`.
+    let (w_ops, w_mods) = split_extra(w, kinds.len());
+    let (g_ops, g_mods) = split_extra(&g, kinds.len());
+    if w_ops.len() != g_ops.len() {
         return false;
     }
-    for (k, (a, b)) in w.ops.iter().zip(&g.ops).enumerate() {
+    for (k, (a, b)) in w_ops.iter().zip(g_ops).enumerate() {
         let kind = kinds.get(k).map(|o| o.kind);
         // hwreg/sendmsg: the field's value against the operand's, symbolic or numeric.
         if let Some(o @ baregpu_autogen::isa::Operand { kind: OperandKind::Hwreg | OperandKind::Sendmsg, .. }) =
@@ -79,7 +83,20 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
             return false;
         }
     }
-    same_mods(arch, &w.mods, &g.mods)
+    same_mods(arch, &w_mods, &g_mods)
+}
+
+/// The operands up to `n` and the modifiers, with operands past `n` that read as modifiers
+/// (`name:value` or a bare name) moved to the modifiers.
+fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'a>], Vec<Modifier<'a>>) {
+    let mut k = t.ops.len();
+    while k > n && (t.ops[k - 1].text.contains(':') || matches!(t.ops[k - 1].val, Val::Name(_))) {
+        k -= 1;
+    }
+    let mut mods: Vec<Modifier> =
+        t.ops[k..].iter().map(|o| super::value::modifier(&super::lexer::Tok { text: o.text, col: o.col })).collect();
+    mods.extend(t.mods.iter().cloned());
+    (&t.ops[..k], mods)
 }
 
 fn same_operand(arch: Arch, fname: &str, kind: Option<OperandKind>, a: &Operand, b: &Operand) -> bool {
@@ -98,7 +115,14 @@ fn same_operand(arch: Arch, fname: &str, kind: Option<OperandKind>, a: &Operand,
 fn named_value(arch: Arch, kind: &str, v: &Val) -> Option<u32> {
     match v {
         Val::Int(n) => u16::try_from(*n).ok().map(u32::from),
-        Val::Call(name, args) if *name == kind => special_parse(arch, kind, &format!("{kind}({args})")),
+        Val::Call(name, args) if *name == kind => {
+            let text = format!("{kind}({args})");
+            if kind == "hwreg" {
+                crate::names::hwreg::parse(arch, &text)
+            } else {
+                crate::names::sendmsg::parse(arch, &text)
+            }
+        }
         _ => None,
     }
 }
@@ -130,12 +154,21 @@ fn same_reg(x: &Reg, y: &Reg) -> bool {
 fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
     match (a, b) {
         (Val::Reg(x), Val::Reg(y)) => same_reg(x, y),
-        (Val::Name(x), Val::Name(y)) => x == y || named(arch, x).is_some_and(|c| named(arch, y) == Some(c)),
+        (Val::Name(x), Val::Name(y)) => {
+            x == y || crate::names::sreg::code(arch, x).is_some_and(|c| crate::names::sreg::code(arch, y) == Some(c))
+        }
         (Val::Int(x), Val::Int(y)) => same_int(wrap16, *x, *y),
         (Val::Float(x), Val::Float(y)) => x == y || float_code_f64(*x).is_some_and(|c| float_code_f64(*y) == Some(c)),
         (Val::Float(f), Val::Int(l)) | (Val::Int(l), Val::Float(f)) => float_is_literal(*f, *l),
         (Val::Call(n, x), Val::Call(o, y)) => n == o && no_space(x) == no_space(y),
-        (Val::List(x), Val::List(y)) => x == y,
+        // A shorter list leaves the rest 0 (op_sel:[1,0] is op_sel:[1,0,0]).
+        (Val::List(x), Val::List(y)) => {
+            (0..x.len().max(y.len())).all(|k| x.get(k).copied().unwrap_or(0) == y.get(k).copied().unwrap_or(0))
+        }
+        // ds_swizzle_b32's offset, numeric or as swizzle(...).
+        (Val::Int(n), Val::Call("swizzle", args)) | (Val::Call("swizzle", args), Val::Int(n)) => {
+            crate::names::swizzle::parse(arch, &format!("swizzle({args})")).is_some_and(|v| i64::from(v) == *n)
+        }
         (Val::Names(x), Val::Names(y)) => x == y,
         (Val::Other(x), Val::Other(y)) => no_space(x) == no_space(y),
         _ => false,

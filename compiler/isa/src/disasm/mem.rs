@@ -4,6 +4,7 @@ use baregpu_autogen::isa::OperandKind;
 
 use super::src_text;
 use crate::inst::Instruction;
+use crate::names::{buf_fmt, cpol as cp, swizzle};
 use crate::operand::{is_gfx9, reg_range, sreg_text, ValType};
 use crate::Arch;
 
@@ -112,72 +113,21 @@ fn sext(v: u32, bits: u32) -> i64 {
 
 /// Cache-policy flags in llvm-mc's order.
 fn cpol(i: &Instruction, out: &mut String) {
-    let f = i.format();
-    match i.arch {
-        Arch::Gfx942 | Arch::Gfx950 => {
-            for n in ["glc", "sc0", "nt", "sc1"] {
-                if i.field(n).unwrap_or(0) != 0 {
-                    out.push_str(&format!(" {n}"));
-                }
+    for n in cp::flags(i.arch) {
+        if i.field(n).unwrap_or(0) != 0 {
+            out.push_str(&format!(" {n}"));
+        }
+    }
+    if let Some(st) = i.field("scope_th") {
+        let (th, scope) = (st >> 2, st & 3);
+        if th != 0 {
+            match cp::th_name(cp::Access::of(i.mnemonic()), th) {
+                Some(n) => out.push_str(&format!(" th:{n}")),
+                None => out.push_str(&format!(" th:{th}")),
             }
         }
-        Arch::Gfx1100 => {
-            for n in ["glc", "slc", "dlc"] {
-                if i.field(n).unwrap_or(0) != 0 {
-                    out.push_str(&format!(" {n}"));
-                }
-            }
-        }
-        Arch::Gfx1201 => {
-            if let Some(st) = i.field("scope_th") {
-                let (th, scope) = (st >> 2, st & 3);
-                let m = i.mnemonic();
-                let atomic = m.contains("atomic");
-                let store = m.contains("store");
-                let ths = if atomic {
-                    match th {
-                        0 => "",
-                        1 => "TH_ATOMIC_RETURN",
-                        2 => "TH_ATOMIC_NT",
-                        3 => "TH_ATOMIC_NT_RETURN",
-                        4 => "TH_ATOMIC_CASCADE_RT",
-                        6 => "TH_ATOMIC_CASCADE_NT",
-                        _ => "?",
-                    }
-                } else if store {
-                    [
-                        "",
-                        "TH_STORE_NT",
-                        "TH_STORE_HT",
-                        "TH_STORE_BYPASS",
-                        "TH_STORE_NT_RT",
-                        "TH_STORE_RT_NT",
-                        "TH_STORE_NT_HT",
-                        "TH_STORE_RT_WB",
-                    ][th as usize]
-                } else {
-                    [
-                        "",
-                        "TH_LOAD_NT",
-                        "TH_LOAD_HT",
-                        "TH_LOAD_BYPASS",
-                        "TH_LOAD_NT_RT",
-                        "TH_LOAD_RT_NT",
-                        "TH_LOAD_NT_HT",
-                        "TH_LOAD_RT_WB",
-                    ][th as usize]
-                };
-                if !ths.is_empty() {
-                    out.push_str(&format!(" th:{ths}"));
-                }
-                if scope != 0 {
-                    out.push_str(&format!(
-                        " scope:{}",
-                        ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"][scope as usize]
-                    ));
-                }
-            }
-            let _ = f;
+        if scope != 0 {
+            out.push_str(&format!(" scope:{}", cp::scope_name(scope).unwrap_or("?")));
         }
     }
 }
@@ -298,7 +248,7 @@ fn generic(i: &Instruction) -> String {
             let off = o0 | o1 << 8;
             if off != 0 {
                 if m == "ds_swizzle_b32" {
-                    mods.push_str(&format!(" offset:{}", swizzle(i.arch, off)));
+                    mods.push_str(&format!(" offset:{}", swizzle::text(i.arch, off)));
                 } else {
                     mods.push_str(&format!(" offset:{off}"));
                 }
@@ -343,138 +293,11 @@ pub fn lds_load(i: &Instruction) -> bool {
     is_gfx9(i.arch) && i.format().name == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !i.mnemonic().contains("lds")
 }
 
-/// ds_swizzle_b32's offset as llvm-mc 22 prints it (AMDGPUInstPrinter::printSwizzle), the same
-/// on every architecture: FFT from 0xe000, ROTATE from 0xc000, quad-permute at 0x80xx, other
-/// values with bit 15 as a decimal offset, and below 0x8000 the bitmask modes with their named
-/// special cases (SWAP, REVERSE, BROADCAST).
-pub fn swizzle(_arch: Arch, off: u32) -> String {
-    if off >= 0xe000 {
-        return format!("swizzle(FFT,{})", off & 0x1f);
-    }
-    if off >= 0xc000 {
-        return format!("swizzle(ROTATE,{},{})", (off >> 10) & 1, (off >> 5) & 0x1f);
-    }
-    if off & 0xff00 == 0x8000 {
-        let l: Vec<String> = (0..4).map(|k| ((off >> (2 * k)) & 3).to_string()).collect();
-        return format!("swizzle(QUAD_PERM,{})", l.join(","));
-    }
-    if off & 0x8000 != 0 {
-        return off.to_string();
-    }
-    let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
-    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
-        return format!("swizzle(SWAP,{xor})");
-    }
-    if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
-        return format!("swizzle(REVERSE,{})", xor + 1);
-    }
-    let group = 0x20 - and;
-    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
-        return format!("swizzle(BROADCAST,{group},{or})");
-    }
-    // BITMASK_PERM: each lane-id bit is what lanes 0 and 31 turn into (as llvm-mc derives it):
-    // a constant 0/1, kept (p) or inverted (i).
-    let (p0, p1) = (or ^ xor, (and | or) ^ xor);
-    let bits: String = (0..5)
-        .rev()
-        .map(|b| match (p0 >> b & 1, p1 >> b & 1) {
-            (0, 0) => '0',
-            (1, 1) => '1',
-            (0, _) => 'p',
-            _ => 'i',
-        })
-        .collect();
-    format!("swizzle(BITMASK_PERM,\"{bits}\")")
-}
-
-/// The offset of a `swizzle(...)` (the inverse of [`swizzle`]); `None` if malformed.
-pub fn parse_swizzle(_arch: Arch, s: &str) -> Option<u32> {
-    let inner = s.strip_prefix("swizzle(")?.strip_suffix(')')?;
-    let mut it = inner.split(',').map(str::trim);
-    let mode = it.next()?;
-    let args: Vec<&str> = it.collect();
-    let num = |k: usize, max: u32| -> Option<u32> {
-        let v = crate::asm::operand::parse_int(args.get(k)?)?;
-        (0..=max as i64).contains(&v).then_some(v as u32)
-    };
-    let bitmask = |and: u32, or: u32, xor: u32| Some(and | or << 5 | xor << 10);
-    match (mode, args.len()) {
-        ("QUAD_PERM", 4) => Some(0x8000 | (0..4).map(|k| num(k, 3).map(|v| v << (2 * k))).sum::<Option<u32>>()?),
-        ("SWAP", 1) => num(0, 16).filter(|v| v.is_power_of_two()).and_then(|v| bitmask(0x1f, 0, v)),
-        ("REVERSE", 1) => num(0, 32).filter(|v| *v >= 2 && v.is_power_of_two()).and_then(|v| bitmask(0x1f, 0, v - 1)),
-        ("BROADCAST", 2) => {
-            let g = num(0, 32).filter(|v| *v >= 2 && v.is_power_of_two())?;
-            bitmask(32 - g, num(1, g - 1)?, 0)
-        }
-        ("BITMASK_PERM", 1) => {
-            let m = args[0].strip_prefix('"')?.strip_suffix('"')?;
-            if m.len() != 5 {
-                return None;
-            }
-            let (mut and, mut or, mut xor) = (0, 0, 0);
-            for (k, c) in m.chars().enumerate() {
-                let b = 1 << (4 - k);
-                match c {
-                    '0' => {}
-                    '1' => or |= b,
-                    'p' => and |= b,
-                    'i' => {
-                        and |= b;
-                        xor |= b
-                    }
-                    _ => return None,
-                }
-            }
-            bitmask(and, or, xor)
-        }
-        ("FFT", 1) => Some(0xe000 | num(0, 31)?),
-        ("ROTATE", 2) => Some(0xc000 | num(0, 1)? << 10 | num(1, 31)? << 5),
-        _ => None,
-    }
-}
-
-const DFMT: [&str; 16] = [
-    "INVALID",
-    "8",
-    "16",
-    "8_8",
-    "32",
-    "16_16",
-    "10_11_11",
-    "11_11_10",
-    "10_10_10_2",
-    "2_10_10_10",
-    "8_8_8_8",
-    "32_32",
-    "16_16_16_16",
-    "32_32_32",
-    "32_32_32_32",
-    "RESERVED_15",
-];
-const NFMT: [&str; 8] = ["UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT"];
-
 fn fmt_mod(i: &Instruction, out: &mut String) {
     if is_gfx9(i.arch) {
-        let (d, n) = (i.f("dfmt"), i.f("nfmt"));
-        let mut p = Vec::new();
-        if d != 1 {
-            p.push(format!("BUF_DATA_FORMAT_{}", DFMT[d as usize]));
-        }
-        if n != 0 {
-            p.push(format!("BUF_NUM_FORMAT_{}", NFMT[n as usize]));
-        }
-        if !p.is_empty() {
-            out.push_str(&format!(" format:[{}]", p.join(",")));
-        }
+        out.push_str(&buf_fmt::dfmt_nfmt_text(i.f("dfmt"), i.f("nfmt")));
     } else {
-        let v = i.f("format");
-        if v != 1 {
-            if v == 0 {
-                out.push_str(" format:[BUF_FMT_INVALID]");
-            } else {
-                out.push_str(&format!(" format:{v}"));
-            }
-        }
+        out.push_str(&buf_fmt::ufmt_text(i.arch, i.f("format")));
     }
 }
 

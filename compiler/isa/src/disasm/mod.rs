@@ -2,7 +2,6 @@
 
 pub mod mem;
 mod salu;
-pub mod special;
 mod valu;
 
 pub use valu::{byte_sel, byte_sel_opsel, has_dst, sdwa_has_dst_sel};

@@ -2,9 +2,9 @@
 
 use baregpu_autogen::isa::OperandKind;
 
-use super::special;
 use super::src_text;
 use crate::inst::Instruction;
+use crate::names;
 use crate::operand::{is_gfx9, sreg_text, ValType};
 
 pub fn text(i: &Instruction) -> String {
@@ -21,14 +21,14 @@ pub fn text(i: &Instruction) -> String {
             OperandKind::Ssrc => {
                 let v = i.f(o.name);
                 if m.starts_with("s_sendmsg_rtn") {
-                    special::sendmsg(i.arch, v)
+                    names::sendmsg::text(i.arch, v)
                 } else {
                     let ty = if d == 2 { ValType::B64 } else { ValType::B32 };
                     src_text(i.arch, v, d, ty, i.literal)
                 }
             }
-            OperandKind::Hwreg => special::hwreg(i.arch, i.f(o.name)),
-            OperandKind::Sendmsg => special::sendmsg(i.arch, i.f(o.name)),
+            OperandKind::Hwreg => names::hwreg::text(i.arch, i.f(o.name)),
+            OperandKind::Sendmsg => names::sendmsg::text(i.arch, i.f(o.name)),
             // llvm-mc prints gfx9 branch offsets unsigned, gfx11+ signed.
             OperandKind::Label if is_gfx9(i.arch) => i.f(o.name).to_string(),
             OperandKind::Label => (i.f(o.name) as u16 as i16).to_string(),
@@ -51,9 +51,9 @@ pub fn text(i: &Instruction) -> String {
 
 fn simm16(i: &Instruction, m: &str, v: u32) -> String {
     match m {
-        "s_waitcnt" => special::waitcnt(i.arch, v),
-        "s_delay_alu" => special::delay_alu(v),
-        "s_waitcnt_depctr" | "s_wait_alu" => special::depctr(v),
+        "s_waitcnt" => names::waitcnt::text(i.arch, v),
+        "s_delay_alu" => names::waitcnt::delay_alu_text(v),
+        "s_waitcnt_depctr" | "s_wait_alu" => names::waitcnt::depctr_text(v),
         "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(v),
         "s_version"
         | "s_nop"

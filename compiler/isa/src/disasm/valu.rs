@@ -456,25 +456,7 @@ fn vop3p_mods(i: &Instruction, out: &mut String, nsrc: usize, mix: bool) {
 
 fn dpp16(i: &Instruction, out: &mut String) {
     let c = i.f("dpp_ctrl");
-    let t = match c {
-        0..=0xff => format!("quad_perm:[{},{},{},{}]", c & 3, c >> 2 & 3, c >> 4 & 3, c >> 6 & 3),
-        0x101..=0x10f => format!("row_shl:{}", c & 0xf),
-        0x111..=0x11f => format!("row_shr:{}", c & 0xf),
-        0x121..=0x12f => format!("row_ror:{}", c & 0xf),
-        0x130 => "wave_shl:1".into(),
-        0x134 => "wave_rol:1".into(),
-        0x138 => "wave_shr:1".into(),
-        0x13c => "wave_ror:1".into(),
-        0x140 => "row_mirror".into(),
-        0x141 => "row_half_mirror".into(),
-        0x142 => "row_bcast:15".into(),
-        0x143 => "row_bcast:31".into(),
-        // gfx90a+ broadcast within rows; gfx10+ reuses the codes as row_share.
-        0x150..=0x15f if is_gfx9(i.arch) => format!("row_newbcast:{}", c & 0xf),
-        0x150..=0x15f => format!("row_share:{}", c & 0xf),
-        0x160..=0x16f => format!("row_xmask:{}", c & 0xf),
-        _ => format!("dpp_ctrl:0x{c:x}"),
-    };
+    let t = crate::names::dpp::ctrl_text(i.arch, c).unwrap_or_else(|| format!("dpp_ctrl:0x{c:x}"));
     out.push(' ');
     out.push_str(&t);
     out.push_str(&format!(" row_mask:0x{:x} bank_mask:0x{:x}", i.f("row_mask"), i.f("bank_mask")));
@@ -486,11 +468,10 @@ fn dpp16(i: &Instruction, out: &mut String) {
     }
 }
 
-const SEL: [&str; 7] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"];
-const UNUSED: [&str; 3] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"];
+use crate::names::dpp::{SDWA_DST_UNUSED as UNUSED, SDWA_SEL};
 
 fn sel(v: u32) -> &'static str {
-    SEL.get(v as usize).copied().unwrap_or("DWORD")
+    SDWA_SEL.get(v as usize).copied().unwrap_or("DWORD")
 }
 
 fn sdwa(i: &Instruction, out: &mut String) {

@@ -1,0 +1,73 @@
+//! DPP16 controls (`quad_perm:[..]`, `row_shl:N`, ...) and SDWA selectors, both directions.
+
+use crate::operand::is_gfx9;
+use crate::Arch;
+
+/// The text of a `dpp_ctrl` value as llvm-mc 22 prints it; `None` for a reserved value.
+pub fn ctrl_text(arch: Arch, c: u32) -> Option<String> {
+    Some(match c {
+        0..=0xff => format!("quad_perm:[{},{},{},{}]", c & 3, c >> 2 & 3, c >> 4 & 3, c >> 6 & 3),
+        0x101..=0x10f => format!("row_shl:{}", c & 0xf),
+        0x111..=0x11f => format!("row_shr:{}", c & 0xf),
+        0x121..=0x12f => format!("row_ror:{}", c & 0xf),
+        0x130 => "wave_shl:1".into(),
+        0x134 => "wave_rol:1".into(),
+        0x138 => "wave_shr:1".into(),
+        0x13c => "wave_ror:1".into(),
+        0x140 => "row_mirror".into(),
+        0x141 => "row_half_mirror".into(),
+        0x142 => "row_bcast:15".into(),
+        0x143 => "row_bcast:31".into(),
+        // gfx90a+ broadcast within rows; gfx10+ reuses the codes as row_share.
+        0x150..=0x15f if is_gfx9(arch) => format!("row_newbcast:{}", c & 0xf),
+        0x150..=0x15f => format!("row_share:{}", c & 0xf),
+        0x160..=0x16f => format!("row_xmask:{}", c & 0xf),
+        _ => return None,
+    })
+}
+
+/// The `dpp_ctrl` value of a control `name` with argument `arg` (`None` for the controls that take
+/// none: `row_mirror`, `row_half_mirror`); `None` if the name is not a control.
+pub fn ctrl(arch: Arch, name: &str, arg: Option<u32>) -> Option<u32> {
+    let g9 = is_gfx9(arch);
+    let a = arg.unwrap_or(u32::MAX);
+    Some(match name {
+        "row_mirror" if arg.is_none() => 0x140,
+        "row_half_mirror" if arg.is_none() => 0x141,
+        "row_shl" if (1..=15).contains(&a) => 0x100 + a,
+        "row_shr" if (1..=15).contains(&a) => 0x110 + a,
+        "row_ror" if (1..=15).contains(&a) => 0x120 + a,
+        "row_share" if !g9 && a <= 15 => 0x150 + a,
+        "row_newbcast" if g9 && a <= 15 => 0x150 + a,
+        "row_xmask" if !g9 && a <= 15 => 0x160 + a,
+        "wave_shl" if g9 && a == 1 => 0x130,
+        "wave_rol" if g9 && a == 1 => 0x134,
+        "wave_shr" if g9 && a == 1 => 0x138,
+        "wave_ror" if g9 && a == 1 => 0x13c,
+        "row_bcast" if g9 && a == 15 => 0x142,
+        "row_bcast" if g9 && a == 31 => 0x143,
+        _ => return None,
+    })
+}
+
+/// The `dpp_ctrl` value of `quad_perm:[a,b,c,d]` (each lane select 0..=3).
+pub fn quad_perm(lanes: &[u32]) -> Option<u32> {
+    if lanes.len() != 4 || lanes.iter().any(|&l| l > 3) {
+        return None;
+    }
+    Some(lanes.iter().enumerate().map(|(k, l)| l << (2 * k)).sum())
+}
+
+/// SDWA operand selectors (`dst_sel`, `src0_sel`, `src1_sel`), by code.
+pub const SDWA_SEL: [&str; 7] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"];
+
+/// SDWA `dst_unused` values, by code.
+pub const SDWA_DST_UNUSED: [&str; 3] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"];
+
+pub fn sdwa_sel(name: &str) -> Option<u32> {
+    SDWA_SEL.iter().position(|x| *x == name).map(|k| k as u32)
+}
+
+pub fn sdwa_dst_unused(name: &str) -> Option<u32> {
+    SDWA_DST_UNUSED.iter().position(|x| *x == name).map(|k| k as u32)
+}
