@@ -48,7 +48,14 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
         {
             let mut all = Vec::new();
             add(b, Ext::None, &mut all);
-            out.extend(all.into_iter().filter(|c| t.format(c.init.fmt).name.starts_with("VOP3") == e64));
+            out.extend(all.into_iter().filter(|c| {
+                let f = t.format(c.init.fmt).name;
+                if e64 {
+                    !["VOP1", "VOP2", "VOPC", "VOPD"].iter().any(|p| f.starts_with(p))
+                } else {
+                    ["VOP1", "VOP2", "VOPC"].iter().any(|p| f.starts_with(p))
+                }
+            }));
         }
     }
     if !m.ends_with("_e32") && !m.ends_with("_e64") {

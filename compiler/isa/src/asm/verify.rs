@@ -208,18 +208,32 @@ fn is_default(arch: Arch, m: &Modifier) -> bool {
 
 const CPOL: [&str; 7] = ["glc", "slc", "dlc", "sc0", "sc1", "nt", "scc"];
 
-/// The same modifiers, defaults dropped, in any order.
+/// The same modifiers: one written on one side only must be at its default; those on both sides
+/// must have the same value and, except cache-policy flags and gfx12 th/scope (which llvm-mc
+/// takes in any order), the same order (llvm-mc rejects `mul:2 clamp` for `clamp mul:2`).
 fn same_mods(arch: Arch, a: &[Modifier], b: &[Modifier]) -> bool {
-    let keep = |v: &[Modifier]| -> Vec<usize> { (0..v.len()).filter(|&k| !is_default(arch, &v[k])).collect() };
-    let (ka, kb) = (keep(a), keep(b));
-    if ka.len() != kb.len() {
-        return false;
-    }
+    let free = |m: &Modifier| CPOL.contains(&m.name) || matches!(m.name, "th" | "scope");
     let mut used = vec![false; b.len()];
-    ka.iter().all(|&x| {
-        let hit = kb.iter().find(|&&y| !used[y] && same_mod(arch, &a[x], &b[y]));
-        hit.map(|&y| used[y] = true).is_some()
-    })
+    let mut last_fixed = None;
+    for x in a {
+        match (0..b.len()).find(|&y| !used[y] && b[y].name == x.name) {
+            Some(y) => {
+                if !same_mod(arch, x, &b[y]) {
+                    return false;
+                }
+                used[y] = true;
+                if !free(x) {
+                    if last_fixed.is_some_and(|l| l > y) {
+                        return false;
+                    }
+                    last_fixed = Some(y);
+                }
+            }
+            None if is_default(arch, x) => {}
+            None => return false,
+        }
+    }
+    (0..b.len()).all(|y| used[y] || is_default(arch, &b[y]))
 }
 
 fn same_mod(arch: Arch, a: &Modifier, b: &Modifier) -> bool {

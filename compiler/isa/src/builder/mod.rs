@@ -278,7 +278,11 @@ impl Builder {
             }
         }
         let names: Vec<String> = if is_valu_mnemonic(&m) {
-            vec![format!("{m}_e32"), format!("{m}_e64"), m.clone()]
+            // Only the suffixes the tables list: the assembler also takes `_e64` on a VOP3-only
+            // mnemonic, which llvm-mc prints without it.
+            let known =
+                |n: &String| n == &m || crate::tables::Tables::get(self.arch).by_mnemonic.contains_key(n.as_str());
+            [format!("{m}_e32"), format!("{m}_e64"), m.clone()].into_iter().filter(known).collect()
         } else {
             vec![m.clone()]
         };
@@ -314,7 +318,13 @@ impl Builder {
                             let lname = label.and_then(|l| self.label_name(l)).unwrap_or("0").to_string();
                             let item = Emitted {
                                 at: self.size,
-                                text: Builder::line(name, ops, ms, style, &lname),
+                                // The assembler takes many spellings of one instruction; the
+                                // listing shows the one llvm-mc prints.
+                                text: if label.is_some() {
+                                    Builder::line(name, ops, ms, style, &lname)
+                                } else {
+                                    crate::disasm::disassemble(&inst)
+                                },
                                 written: Builder::line(&m, ops, ms, style, &lname),
                                 inst,
                                 target: label,
