@@ -35,9 +35,8 @@ fn parse_reg_any(s: &str) -> Option<Reg> {
         (s, None)
     };
     for (p, file) in [("ttmp", 't'), ("v", 'v'), ("s", 's'), ("a", 'a')] {
-        // llvm-mc takes register names in any case (`S28`).
-        let head = s.get(..p.len()).filter(|h| h.eq_ignore_ascii_case(p));
-        if let Some(r) = head.map(|h| &s[h.len()..]) {
+        // Lower case only: llvm-mc reads `S28` as a symbol.
+        if let Some(r) = s.strip_prefix(p) {
             if let Some(inner) = r.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
                 let (a, b) = inner.split_once(':').unwrap_or((inner, inner));
                 let (a, b) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);

@@ -21,48 +21,57 @@ pub(super) fn gpr_idx(s: &str) -> Option<u32> {
     Some(v)
 }
 
+/// The words of an export line: target, four sources (`off` for none), then modifiers; llvm-mc
+/// takes commas or blanks between them.
+pub(super) fn exp_words<'a>(line: &Line<'a>) -> Vec<Tok<'a>> {
+    super::lexer::split_top(line.rest.text, line.rest.col, |c| c == ',' || c.is_whitespace())
+}
+
 pub(super) fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
-    let rest = &line.rest;
-    let (target, tail) =
-        rest.text.split_once(char::is_whitespace).ok_or((rest.col, "export needs a target".to_string()))?;
+    let words = exp_words(line);
+    let Some(t) = words.first() else { return err(&line.rest, "export needs a target") };
+    let target = t.text;
+    let bad = || (t.col, format!("bad export target '{target}'"));
+    let num = |n: &str| n.parse::<u32>().map_err(|_| bad());
     let tv = match target {
         "mrtz" => 8,
         "null" => 9,
         "prim" => 20,
         _ => {
             if let Some(n) = target.strip_prefix("mrt") {
-                n.parse().map_err(|_| (rest.col, "bad target".to_string()))?
+                num(n)?
             } else if let Some(n) = target.strip_prefix("pos") {
-                12 + n.parse::<u32>().map_err(|_| (rest.col, "bad target".to_string()))?
+                12 + num(n)?
             } else if let Some(n) = target.strip_prefix("param") {
-                32 + n.parse::<u32>().map_err(|_| (rest.col, "bad target".to_string()))?
+                32 + num(n)?
             } else {
-                return err(rest, format!("unknown export target '{target}'"));
+                return err(t, format!("unknown export target '{target}'"));
             }
         }
     };
-    i.set_field("target", tv);
-    let col = rest.col + target.len() + 1;
-    let parts = super::lexer::split_top(tail, col, |c| c == ',');
+    if !i.set_field("target", tv) {
+        return Err(bad());
+    }
     let mut en = 0;
-    for (k, p) in parts.iter().enumerate() {
-        let mut words = p.text.split_whitespace();
-        let r = words.next().unwrap_or("");
-        if k < 4 && r != "off" {
-            let reg = parse_reg(r).ok_or((p.col, format!("expected a register, found '{r}'")))?;
-            i.set_field(&format!("vsrc{k}"), reg.first);
-            en |= 1 << k;
-        }
-        for w in words {
-            match w {
-                "done" => {
-                    i.set_field("done", 1);
-                }
-                "row_en" => {
-                    i.set_field("row", 1);
-                }
-                _ => return err(p, format!("unknown modifier '{w}'")),
+    for (k, w) in words.iter().skip(1).enumerate() {
+        let set = |i: &mut Instruction, f: &str| {
+            if i.set_field(f, 1) {
+                Ok(())
+            } else {
+                err(w, format!("'{}' is not valid here", w.text))
             }
+        };
+        match w.text {
+            "off" if k < 4 => {}
+            r if k < 4 => {
+                let reg = parse_reg(r).filter(|g| g.file == 'v' && g.count == 1 && g.first < 256);
+                let reg = reg.ok_or((w.col, format!("expected a VGPR or off, found '{r}'")))?;
+                i.set_field(&format!("vsrc{k}"), reg.first);
+                en |= 1 << k;
+            }
+            "done" => set(i, "done")?,
+            "row_en" => set(i, "row")?,
+            _ => return err(w, format!("unknown modifier '{}'", w.text)),
         }
     }
     i.set_field("en", en);

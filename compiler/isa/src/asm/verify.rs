@@ -8,8 +8,8 @@ use baregpu_autogen::isa::OperandKind;
 
 use super::lexer::{blank_block_comments, split_line, Line};
 use super::operand::{float_code_f64, parse_int, Reg};
-use super::symbolic::simm16;
-use super::value::{f16_bits, typed, Modifier, Operand, Typed, Val};
+use super::symbolic::{exp_words, simm16};
+use super::value::{f16_bits, typed, value, Modifier, Operand, Typed, Val};
 use crate::decode::decode;
 use crate::disasm::disassemble_into;
 use crate::inst::Instruction;
@@ -59,6 +59,11 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
         let v = if wl.rest.text.is_empty() { Some(0) } else { parse_int(wl.rest.text).map(|v| v as u32 & 0xffff) };
         return v.is_some() && v == Some(i.field("simm16").unwrap_or(0));
     }
+    if fname == "EXP" {
+        let (a, b) = (exp_words(wl), exp_words(gl));
+        return a.len() == b.len()
+            && a.iter().zip(&b).all(|(x, y)| same_val(arch, false, &value(x.text), &value(y.text)));
+    }
     let g = typed(gl);
     // Operands past the instruction's own are modifiers that came without a comma (as `fill`
     // takes them): `global_inv scope:SCOPE_SYS`.
@@ -90,7 +95,9 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
 /// (`name:value` or a bare name) moved to the modifiers.
 fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'a>], Vec<Modifier<'a>>) {
     let mut k = t.ops.len();
-    while k > n && (t.ops[k - 1].text.contains(':') || matches!(t.ops[k - 1].val, Val::Name(_))) {
+    let modifier_like =
+        |o: &Operand| matches!(o.val, Val::Name(_)) || o.text.contains(':') && !matches!(o.val, Val::Reg(_));
+    while k > n && modifier_like(&t.ops[k - 1]) {
         k -= 1;
     }
     let mut mods: Vec<Modifier> =
