@@ -180,104 +180,157 @@ fn branch_operand(i: &Instruction) -> bool {
     i.operands().iter().any(|o| o.kind == OperandKind::Label)
 }
 
-/// Assembles a whole source: labels (`name:`), comments, one instruction per line; branch targets
-/// may be labels.
-pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
-    // Pass 1: sizes and label addresses. Label operands are assembled as 0 first.
-    struct Item<'a> {
-        line: usize,
-        text: &'a str,
-        col: usize,
-        inst: Instruction,
-        at: usize,
-        label: Option<(&'a str, usize)>,
+/// The most errors one source reports before it stops.
+pub const MAX_ERRORS: usize = 20;
+
+/// One instruction of a source after the first pass.
+struct Item<'a> {
+    line: usize,
+    inst: Instruction,
+    at: usize,
+    /// The branch target expression and its column, resolved in the second pass.
+    label: Option<(&'a str, usize)>,
+}
+
+/// Errors of a whole source, up to [`MAX_ERRORS`].
+#[derive(Default)]
+struct Errors(Vec<IsaError>);
+
+impl Errors {
+    fn push(&mut self, e: IsaError) {
+        if self.0.len() < MAX_ERRORS {
+            self.0.push(e);
+        }
     }
+    fn full(&self) -> bool {
+        self.0.len() >= MAX_ERRORS
+    }
+    /// One error as itself, several as [`IsaError::AsmMany`].
+    fn into_result(mut self) -> Result<()> {
+        match self.0.len() {
+            0 => Ok(()),
+            1 => Err(self.0.remove(0)),
+            _ => Err(IsaError::AsmMany(self.0)),
+        }
+    }
+}
+
+/// Takes the `name:` labels off the front of a line; returns the rest and its column.
+fn take_labels<'a>(
+    mut s: &'a str,
+    lno: usize,
+    at: usize,
+    labels: &mut HashMap<&'a str, usize>,
+    errs: &mut Errors,
+) -> (&'a str, usize) {
+    let mut col = 1;
+    while let Some((name, rest)) = s.split_once(':') {
+        let nm = name.trim();
+        let ident = !nm.is_empty()
+            && nm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$')
+            && !nm.starts_with(|c: char| c.is_ascii_digit());
+        if !ident {
+            break;
+        }
+        if labels.insert(nm, at).is_some() {
+            errs.push(IsaError::asm(lno, col, format!("label '{nm}' defined twice")));
+        }
+        col += name.len() + 1;
+        s = rest;
+    }
+    (s, col)
+}
+
+/// Assembles one line's instruction; a branch whose target is a label (or an expression of
+/// labels) is assembled with target 0 and the expression returned for the second pass.
+fn first_pass_line<'a>(
+    arch: Arch,
+    s: &'a str,
+    col: usize,
+    lno: usize,
+) -> Result<(Instruction, Option<(&'a str, usize)>)> {
+    let l = split_line(s, col).ok_or_else(|| IsaError::asm(lno, col, "empty line"))?;
+    let e = match assemble_parsed(arch, &l, s, lno) {
+        Ok(i) => return Ok((i, None)),
+        Err(e) => e,
+    };
+    match l.operands.last() {
+        Some(t) if !expr::symbols(t.text).is_empty() => {
+            let off = t.col - col;
+            let replaced = format!("{}0{}", &s[..off], &s[off + t.text.len()..]);
+            match assemble_inst(arch, &replaced, lno, col) {
+                Ok(i) if branch_operand(&i) => Ok((i, Some((t.text, t.col)))),
+                _ => Err(e),
+            }
+        }
+        _ => Err(e),
+    }
+}
+
+/// Writes a branch's target into its offset field.
+fn resolve(it: &mut Item, labels: &HashMap<&str, usize>) -> Result<()> {
+    let Some((name, col)) = it.label else { return Ok(()) };
+    let mut undefined = None;
+    let target = expr::eval(name, &mut |sym| {
+        let v = labels.get(sym).map(|&a| a as i64);
+        if v.is_none() {
+            undefined.get_or_insert_with(|| sym.to_string());
+        }
+        v
+    });
+    let target = match (target, undefined) {
+        (Some(t), _) => t,
+        (None, Some(u)) => return Err(IsaError::asm(it.line, col, format!("undefined label '{u}'"))),
+        (None, None) => return Err(IsaError::asm(it.line, col, format!("bad branch target '{name}'"))),
+    };
+    if target.rem_euclid(4) != 0 {
+        return Err(IsaError::asm(it.line, col, format!("branch target '{name}' is not a multiple of 4 bytes")));
+    }
+    let next = it.at + it.inst.size();
+    let delta = (target - next as i64) / 4;
+    if !(-32768..=32767).contains(&delta) || !it.inst.set_field("simm16", delta as u16 as u32) {
+        return Err(IsaError::asm(it.line, col, format!("branch to '{name}' out of range ({delta} dwords)")));
+    }
+    Ok(())
+}
+
+/// Assembles a whole source: labels (`name:`), comments, one instruction per line; branch targets
+/// may be labels. Every bad line is reported (up to [`MAX_ERRORS`]), and no bytes come back
+/// when any line is bad.
+pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
     let mut labels: HashMap<&str, usize> = HashMap::new();
     let mut items = Vec::new();
+    let mut errs = Errors::default();
     let mut at = 0usize;
     let lines: Vec<String> = src.lines().map(|l| blank_block_comments(l).unwrap_or_else(|| l.to_string())).collect();
     for (n, raw) in lines.iter().enumerate() {
-        let lno = n + 1;
-        let mut s = strip_comment(raw);
-        let mut col = 1;
-        while let Some((name, rest)) = s.split_once(':') {
-            let nm = name.trim();
-            if nm.is_empty()
-                || !nm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$')
-                || nm.contains(' ')
-            {
-                break;
-            }
-            if nm.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                break;
-            }
-            if labels.insert(nm, at).is_some() {
-                return Err(IsaError::asm(lno, col, format!("label '{nm}' defined twice")));
-            }
-            col += name.len() + 1;
-            s = rest;
+        if errs.full() {
+            break;
         }
+        let lno = n + 1;
+        let (s, col) = take_labels(strip_comment(raw), lno, at, &mut labels, &mut errs);
         if s.trim().is_empty() {
             continue;
         }
-        // A label operand: the last comma-separated operand of a branch.
-        let l = split_line(s, col).expect("non-empty");
-        let probe = assemble_parsed(arch, &l, s, lno);
-        let (inst, label) = match probe {
-            Ok(i) => (i, None),
-            Err(e) => {
-                let last = l.operands.last().cloned();
-                match last {
-                    // A label, or an expression of labels and numbers (`loop+4`).
-                    Some(t) if !expr::symbols(t.text).is_empty() => {
-                        let off = t.col - col;
-                        let replaced = format!("{}0{}", &s[..off], &s[off + t.text.len()..]);
-                        match assemble_inst(arch, &replaced, lno, col) {
-                            Ok(i) if branch_operand(&i) => (i, Some((t.text, t.col))),
-                            _ => return Err(e),
-                        }
-                    }
-                    _ => return Err(e),
-                }
+        match first_pass_line(arch, s, col, lno) {
+            Ok((inst, label)) => {
+                items.push(Item { line: lno, inst, at, label });
+                at += inst.size();
             }
-        };
-        let size = inst.size();
-        items.push(Item { line: lno, text: s, col, inst, at, label });
-        at += size;
+            Err(e) => errs.push(e),
+        }
     }
     let mut out = Vec::with_capacity(at);
-    for mut it in items {
-        let _ = it.text;
-        if let Some((name, col)) = it.label {
-            let mut undefined = None;
-            let target = expr::eval(name, &mut |sym| {
-                let v = labels.get(sym).map(|&a| a as i64);
-                if v.is_none() {
-                    undefined.get_or_insert_with(|| sym.to_string());
-                }
-                v
-            });
-            let target = match (target, undefined) {
-                (Some(t), _) => t,
-                (None, Some(u)) => return Err(IsaError::asm(it.line, col, format!("undefined label '{u}'"))),
-                (None, None) => return Err(IsaError::asm(it.line, col, format!("bad branch target '{name}'"))),
-            };
-            if target.rem_euclid(4) != 0 {
-                return Err(IsaError::asm(
-                    it.line,
-                    col,
-                    format!("branch target '{name}' is not a multiple of 4 bytes"),
-                ));
-            }
-            let next = it.at + it.inst.size();
-            let delta = (target - next as i64) / 4;
-            if !(-32768..=32767).contains(&delta) {
-                return Err(IsaError::asm(it.line, col, format!("branch to '{name}' out of range ({delta} dwords)")));
-            }
-            it.inst.set_field("simm16", delta as u16 as u32);
+    for it in &mut items {
+        match resolve(it, &labels) {
+            Ok(()) => it.inst.encode_into(&mut out),
+            Err(e) => errs.push(e),
         }
-        let _ = it.col;
-        it.inst.encode_into(&mut out);
     }
+    errs.0.sort_by_key(|e| match e {
+        IsaError::Asm { line, col, .. } => (*line, *col),
+        _ => (0, 0),
+    });
+    errs.into_result()?;
     Ok(out)
 }
