@@ -243,12 +243,7 @@ fn take_labels<'a>(
 
 /// Assembles one line's instruction; a branch whose target is a label (or an expression of
 /// labels) is assembled with target 0 and the expression returned for the second pass.
-fn first_pass_line<'a>(
-    arch: Arch,
-    s: &'a str,
-    col: usize,
-    lno: usize,
-) -> Result<(Instruction, Option<(&'a str, usize)>)> {
+fn first_pass_line(arch: Arch, s: &str, col: usize, lno: usize) -> Result<(Instruction, Option<(&str, usize)>)> {
     let l = split_line(s, col).ok_or_else(|| IsaError::asm(lno, col, "empty line"))?;
     let e = match assemble_parsed(arch, &l, s, lno) {
         Ok(i) => return Ok((i, None)),

@@ -144,13 +144,15 @@ pub fn src_code(arch: Arch, s: &str, vgpr_ok: bool) -> Result<(u32, Option<u32>)
     if let Some(c) = crate::names::sreg::code(arch, s) {
         return Ok((c, None));
     }
-    if let Some(c) = float_code(s).or_else(|| match super::value::value(s) {
+    let int = parse_int(s);
+    let float = || match super::value::value(s) {
         super::value::Val::Float(f) => float_code_f64(f),
         _ => None,
-    }) {
+    };
+    if let Some(c) = float_code(s).or_else(|| if int.is_none() { float() } else { None }) {
         return Ok((c, None));
     }
-    if let Some(v) = parse_int(s) {
+    if let Some(v) = int {
         if (0..=64).contains(&v) && !s.starts_with("0x") {
             return Ok((128 + v as u32, None));
         }

@@ -72,14 +72,20 @@ fn float(s: &str) -> Option<f64> {
 
 /// The value of one token (no source modifiers).
 pub fn value(s: &str) -> Val<'_> {
-    if let Some(r) = parse_reg(s) {
-        return Val::Reg(r);
+    // Numbers start with a digit, a sign, `(` or `~`; registers and names with a letter.
+    let numeric = s.as_bytes().first().is_some_and(|&c| c.is_ascii_digit() || b"-+(~.".contains(&c));
+    if !numeric {
+        if let Some(r) = parse_reg(s) {
+            return Val::Reg(r);
+        }
     }
     if let Some(v) = parse_int(s) {
         return Val::Int(v);
     }
-    if let Some(f) = float(s) {
-        return Val::Float(f);
+    if numeric {
+        if let Some(f) = float(s) {
+            return Val::Float(f);
+        }
     }
     if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
         let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
@@ -147,7 +153,11 @@ pub fn modifier<'a>(t: &Tok<'a>) -> Modifier<'a> {
 
 /// The typed form of a split line.
 pub fn typed<'a>(l: &Line<'a>) -> Typed<'a> {
-    Typed { ops: l.operands.iter().map(operand).collect(), mods: l.mods.iter().map(modifier).collect() }
+    let mut ops = Vec::with_capacity(l.operands.len());
+    ops.extend(l.operands.iter().map(operand));
+    let mut mods = Vec::with_capacity(l.mods.len());
+    mods.extend(l.mods.iter().map(modifier));
+    Typed { ops, mods }
 }
 
 /// IEEE half-precision bits of `f` when it converts exactly (llvm-mc takes a float literal for a

@@ -4,6 +4,8 @@
 //! one field by their encoding (`s_waitcnt 0`, `s_getreg_b32 s0, 0x1234`), a modifier written
 //! with its default value as if omitted, and modifiers in any order.
 
+use std::borrow::Cow;
+
 use baregpu_autogen::isa::OperandKind;
 
 use super::lexer::{blank_block_comments, split_line, Line};
@@ -29,11 +31,8 @@ impl<'a> Want<'a> {
 
 /// Whether the candidate `i` decodes to the instruction the line describes. `buf` is scratch.
 pub fn agrees(i: &Instruction, want: &Want, buf: &mut String) -> bool {
-    // The bytes must decode to this very instruction (no other opcode or format claims them).
-    let bytes = i.encode();
-    match decode(i.arch, &bytes) {
-        Ok(d) if d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y => {}
-        _ => return false,
+    if !decodes_to_itself(i) {
+        return false;
     }
     buf.clear();
     disassemble_into(i, buf);
@@ -41,6 +40,23 @@ pub fn agrees(i: &Instruction, want: &Want, buf: &mut String) -> bool {
     let got = blanked.as_deref().unwrap_or(buf);
     let Some(gl) = split_line(got, 1) else { return false };
     same_line(i, want.line, &want.typed, &gl)
+}
+
+/// Whether the candidate's bytes decode to this very instruction (no other opcode or format
+/// claims them).
+fn decodes_to_itself(i: &Instruction) -> bool {
+    let mut bytes = [0u8; 20];
+    let n = i.ndwords as usize;
+    for (k, w) in i.words[..n].iter().enumerate() {
+        bytes[4 * k..4 * k + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    let len = if let Some(l) = i.literal {
+        bytes[4 * n..4 * n + 4].copy_from_slice(&l.to_le_bytes());
+        4 * n + 4
+    } else {
+        4 * n
+    };
+    matches!(decode(i.arch, &bytes[..len]), Ok(d) if d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y)
 }
 
 /// Compares one line (or one VOPD half) with its decoded form.
@@ -93,17 +109,20 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
 
 /// The operands up to `n` and the modifiers, with operands past `n` that read as modifiers
 /// (`name:value` or a bare name) moved to the modifiers.
-fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'a>], Vec<Modifier<'a>>) {
+fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'a>], Cow<'b, [Modifier<'a>]>) {
     let mut k = t.ops.len();
     let modifier_like =
         |o: &Operand| matches!(o.val, Val::Name(_)) || o.text.contains(':') && !matches!(o.val, Val::Reg(_));
     while k > n && modifier_like(&t.ops[k - 1]) {
         k -= 1;
     }
+    if k == t.ops.len() {
+        return (&t.ops, Cow::Borrowed(&t.mods));
+    }
     let mut mods: Vec<Modifier> =
         t.ops[k..].iter().map(|o| super::value::modifier(&super::lexer::Tok { text: o.text, col: o.col })).collect();
     mods.extend(t.mods.iter().cloned());
-    (&t.ops[..k], mods)
+    (&t.ops[..k], Cow::Owned(mods))
 }
 
 fn same_operand(arch: Arch, fname: &str, kind: Option<OperandKind>, a: &Operand, b: &Operand) -> bool {
@@ -259,10 +278,8 @@ fn same_mod(arch: Arch, a: &Modifier, b: &Modifier) -> bool {
 
 /// VOPD: each half compared on its own.
 pub fn agrees_vopd(i: &Instruction, x: (&Line, &Typed), y: (&Line, &Typed), buf: &mut String) -> bool {
-    let bytes = i.encode();
-    match decode(i.arch, &bytes) {
-        Ok(d) if d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y => {}
-        _ => return false,
+    if !decodes_to_itself(i) {
+        return false;
     }
     buf.clear();
     disassemble_into(i, buf);
