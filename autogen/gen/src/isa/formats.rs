@@ -195,6 +195,12 @@ fn modifier(base: &Fmt, name: &'static str, src: (u32, u32), value: u32, extra: 
     }
 }
 
+/// The DPP8 form of `base`, twice under one name: selected by the source field holding 0xE9
+/// (DPP8) or 0xEA (DPP8 with `fi:1`), which one select (one value per bit range) cannot express.
+fn dpp8(base: &Fmt, name: &'static str, src: (u32, u32), b: u32) -> [Fmt; 2] {
+    [modifier(base, name, src, 0xE9, dpp8_fields(b)), modifier(base, name, src, 0xEA, dpp8_fields(b))]
+}
+
 #[allow(clippy::vec_init_then_push)]
 pub fn formats(arch: &str) -> Vec<Fmt> {
     let fam = family(arch);
@@ -431,18 +437,17 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
             (&vopc_e, "VOPC_DPP16", "VOPC_DPP8"),
         ] {
             v.push(modifier(b, n16, (0, 8), 0xFA, dpp16_fields(32, true)));
-            v.push(modifier(b, n8, (0, 8), 0xE9, dpp8_fields(32)));
+            v.extend(dpp8(b, n8, (0, 8), 32));
         }
         v.push(modifier(&vop3, "VOP3_DPP16", (32, 40), 0xFA, dpp16_fields(64, true)));
-        v.push(modifier(&vop3, "VOP3_DPP8", (32, 40), 0xE9, dpp8_fields(64)));
+        v.extend(dpp8(&vop3, "VOP3_DPP8", (32, 40), 64));
     }
     // VOP3SD opcodes (v_add_co_u32...) in DPP form keep their sdst field: modifiers of the
     // VOP3SD layout, chosen by the opcode's layout before the DPP select.
     let sd_dpp = (!gfx9).then(|| {
-        [
-            modifier(&vop3sd, "VOP3SD_DPP16", (32, 40), 0xFA, dpp16_fields(64, true)),
-            modifier(&vop3sd, "VOP3SD_DPP8", (32, 40), 0xE9, dpp8_fields(64)),
-        ]
+        let mut m = vec![modifier(&vop3sd, "VOP3SD_DPP16", (32, 40), 0xFA, dpp16_fields(64, true))];
+        m.extend(dpp8(&vop3sd, "VOP3SD_DPP8", (32, 40), 64));
+        m
     });
     v.push(vop3);
     v.push(vop3sd);

@@ -121,9 +121,10 @@ fn cpol(i: &Instruction, out: &mut String) {
     if let Some(st) = i.field("scope_th") {
         let (th, scope) = (st >> 2, st & 3);
         if th != 0 {
-            match cp::th_name(cp::Access::of(i.mnemonic()), th) {
+            match cp::th_name(cp::Access::of(i.mnemonic()), th, scope) {
                 Some(n) => out.push_str(&format!(" th:{n}")),
-                None => out.push_str(&format!(" th:{th}")),
+                // No name: llvm-mc's form (which it does not read back; nothing spells it).
+                None => out.push_str(&format!(" th:0x{th:x}")),
             }
         }
         if scope != 0 {

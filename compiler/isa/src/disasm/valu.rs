@@ -227,12 +227,13 @@ pub fn text(i: &Instruction) -> String {
             omod(&mut out, i.f("omod"));
         }
         Shape::Interp => {
+            // llvm-mc prints (and reads) clamp before op_sel here.
+            if i.f("clamp") != 0 {
+                out.push_str(" clamp");
+            }
             if opsel != 0 {
                 let bits: Vec<String> = (0..4).map(|b| (opsel >> b & 1).to_string()).collect();
                 out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
-            }
-            if i.f("clamp") != 0 {
-                out.push_str(" clamp");
             }
             out.push_str(&format!(" wait_exp:{}", i.f("waitexp")));
         }

@@ -34,33 +34,42 @@ impl Access {
     }
 }
 
-const TH_LOAD: &[(u32, &str)] = &[
-    (1, "TH_LOAD_NT"),
-    (2, "TH_LOAD_HT"),
-    (3, "TH_LOAD_BYPASS"),
-    (4, "TH_LOAD_NT_RT"),
-    (5, "TH_LOAD_RT_NT"),
-    (6, "TH_LOAD_NT_HT"),
-    (7, "TH_LOAD_RT_WB"),
+/// gfx12 temporal hints as llvm-mc 22 names them: (code, name, scopes it goes with as a bit
+/// mask over SCOPE_CU..SCOPE_SYS). Code 3 of loads and stores is named by the scope (last use
+/// or write-back below the system scope, bypass at it); the atomic cascades need device scope.
+/// Codes without a name here (a load's 7, an atomic's 5 and 7) llvm-mc cannot spell losslessly.
+const TH_LOAD: &[(u32, &str, u8)] = &[
+    (1, "TH_LOAD_NT", ANY),
+    (2, "TH_LOAD_HT", ANY),
+    (3, "TH_LOAD_LU", BELOW_SYS),
+    (3, "TH_LOAD_BYPASS", SYS),
+    (4, "TH_LOAD_NT_RT", ANY),
+    (5, "TH_LOAD_RT_NT", ANY),
+    (6, "TH_LOAD_NT_HT", ANY),
 ];
-const TH_STORE: &[(u32, &str)] = &[
-    (1, "TH_STORE_NT"),
-    (2, "TH_STORE_HT"),
-    (3, "TH_STORE_BYPASS"),
-    (4, "TH_STORE_NT_RT"),
-    (5, "TH_STORE_RT_NT"),
-    (6, "TH_STORE_NT_HT"),
-    (7, "TH_STORE_RT_WB"),
+const TH_STORE: &[(u32, &str, u8)] = &[
+    (1, "TH_STORE_NT", ANY),
+    (2, "TH_STORE_HT", ANY),
+    (3, "TH_STORE_WB", BELOW_SYS),
+    (3, "TH_STORE_BYPASS", SYS),
+    (4, "TH_STORE_NT_RT", ANY),
+    (5, "TH_STORE_RT_NT", ANY),
+    (6, "TH_STORE_NT_HT", ANY),
+    (7, "TH_STORE_NT_WB", ANY),
 ];
-const TH_ATOMIC: &[(u32, &str)] = &[
-    (1, "TH_ATOMIC_RETURN"),
-    (2, "TH_ATOMIC_NT"),
-    (3, "TH_ATOMIC_NT_RETURN"),
-    (4, "TH_ATOMIC_CASCADE_RT"),
-    (6, "TH_ATOMIC_CASCADE_NT"),
+const TH_ATOMIC: &[(u32, &str, u8)] = &[
+    (1, "TH_ATOMIC_RETURN", ANY),
+    (2, "TH_ATOMIC_NT", ANY),
+    (3, "TH_ATOMIC_NT_RETURN", ANY),
+    (4, "TH_ATOMIC_CASCADE_RT", DEV_UP),
+    (6, "TH_ATOMIC_CASCADE_NT", DEV_UP),
 ];
+const ANY: u8 = 0b1111;
+const BELOW_SYS: u8 = 0b0111;
+const SYS: u8 = 0b1000;
+const DEV_UP: u8 = 0b1100;
 
-fn th_table(a: Access) -> &'static [(u32, &'static str)] {
+fn th_table(a: Access) -> &'static [(u32, &'static str, u8)] {
     match a {
         Access::Load => TH_LOAD,
         Access::Store => TH_STORE,
@@ -68,14 +77,16 @@ fn th_table(a: Access) -> &'static [(u32, &'static str)] {
     }
 }
 
-/// The name of a gfx12 temporal hint (0, the default, has none).
-pub fn th_name(a: Access, th: u32) -> Option<&'static str> {
-    super::name_of(th_table(a), th)
+/// The name of a gfx12 temporal hint at a scope (0, the default, has none).
+pub fn th_name(a: Access, th: u32, scope: u32) -> Option<&'static str> {
+    th_table(a).iter().find(|e| e.0 == th && e.2 >> scope & 1 != 0).map(|e| e.1)
 }
 
 /// The code of a gfx12 temporal hint name of any access kind.
 pub fn th(name: &str) -> Option<u32> {
-    [Access::Load, Access::Store, Access::Atomic].into_iter().find_map(|a| super::value_of(th_table(a), name))
+    [Access::Load, Access::Store, Access::Atomic]
+        .into_iter()
+        .find_map(|a| th_table(a).iter().find(|e| e.1 == name).map(|e| e.0))
 }
 
 /// gfx12 scopes, by code.
