@@ -215,6 +215,14 @@ def rewrites(text, bs):
             new_mods = [x for x in inst.mods if x in keep] + [num]
         yield "numeric_" + kind, inst.render(ops=new_ops, mods=new_mods)
         yield "numeric_" + kind + "_decimal", inst.render(ops=new_ops, mods=new_mods).replace(f"0x{simm:x}", str(simm))
+    hwn = re.search(r"hwreg\((HW_REG_[A-Z0-9_]+)", text)
+    if hwn and len(bs) >= 4:
+        yield "hwreg_numeric_id", text.replace(hwn.group(0), f"hwreg({bs[0] & 0x3F}")
+    fm = re.search(r"format:\[[^\]]*\]", text)
+    if fm:
+        # The numeric format is found by trying them all; only the one with the golden bytes is kept.
+        for n in range(128):
+            yield "same_bytes_format_numeric", text.replace(fm.group(0), f"format:{n}")
     hw = re.search(r"hwreg\(([^,()]+), 0, 32\)", text)
     if hw:
         yield "hwreg_short_form", text.replace(hw.group(0), f"hwreg({hw.group(1)})")
@@ -236,6 +244,15 @@ def variant_key(rule, text):
     return text.rsplit(" ", 1)[-1] if rule.startswith("default_written_") else ""
 
 
+def per_key_cap(rule, mnem):
+    """Named 16-bit fields (hwreg ids, sendmsg ids, waitcnt fields) are kept whole: one line per value."""
+    if rule == "simm16_canonical" or rule.startswith(("numeric_", "branch_offset", "hwreg_numeric")):
+        return 300
+    if rule.startswith("same_bytes_"):
+        return 128
+    return PER_KEY
+
+
 def spread(lines, n):
     """n lines taken evenly over the list (all when it is short)."""
     if len(lines) <= n:
@@ -243,19 +260,57 @@ def spread(lines, n):
     return [lines[k * len(lines) // n] for k in range(n)]
 
 
+# 16-bit immediates tried in every SOPP/SOPK golden word: branch offsets both ways, waitcnt/depctr/
+# delay_alu/wait_alu fields, sendmsg ids, bits no symbolic form covers (0x3141, 0xc1d1).
+SIMM16 = [0, 1, 2, 3, 7, 0x10, 0x1F, 0x3F, 0x7F, 0xFF, 0x100, 0x3141, 0x3F70, 0x7FFF, 0x8000, 0xC07F, 0xC1D1,
+          0xF803, 0xFC07, 0xFFF4, 0xFFF9, 0xFFFE, 0xFFFF]
+
+
+def simm16_values(mnem):
+    if "getreg" in mnem or "setreg" in mnem:
+        # Every hwreg id, whole register and a bit field.
+        return [i | 31 << 11 for i in range(64)] + [i | 4 << 6 | 7 << 11 for i in range(64)]
+    if mnem.startswith("s_sendmsg"):
+        return list(range(256)) + [m | o << 4 | st << 8 for m in (2, 3) for o in range(4) for st in range(4)]
+    return SIMM16
+
+
+def seeds(arch, golden):
+    """Canonical llvm-mc text of SOPP/SOPK words with other 16-bit immediates (names included)."""
+    words, seen = [], set()
+    for text, bs in golden:
+        mnem = text.split(None, 1)[0]
+        sopp = len(bs) == 4 and bs[3] == 0xBF and bs[2] & 0x80
+        sopk = len(bs) == 4 and 0xB0 <= bs[3] <= 0xBD and mnem.startswith("s_")
+        if not (sopp or sopk) or mnem in seen:
+            continue
+        seen.add(mnem)
+        for v in simm16_values(mnem):
+            words.append([v & 0xFF, v >> 8, bs[2], bs[3]])
+    out = []
+    for ans in mcoracle.disassemble(arch, words):
+        if ans is not None:
+            out.append(ans)
+    return out
+
+
 def build(arch):
-    golden = os.path.join(ROOT, "tests", "isa", "golden", f"{arch}.txt")
-    cands, seen = [], set()
-    with open(golden) as f:
+    golden_path = os.path.join(ROOT, "tests", "isa", "golden", f"{arch}.txt")
+    golden = []
+    with open(golden_path) as f:
         for line in f:
             p = mcoracle.parse_line(line.rstrip("\n"))
-            if not p:
-                continue
-            text, bs = p
-            seen.add(text)
-            mnem = text.split(None, 1)[0]
-            for rule, new in rewrites(text, bs):
-                cands.append((rule, mnem, new, bs))
+            if p:
+                golden.append(p)
+    seen = {t for t, _ in golden}
+    extra = [(t, bs) for t, bs in seeds(arch, golden) if t not in seen]
+    cands = []
+    for text, bs in extra:
+        cands.append(("simm16_canonical", text.split(None, 1)[0], text, bs))
+    for text, bs in golden + extra:
+        mnem = text.split(None, 1)[0]
+        for rule, new in rewrites(text, bs):
+            cands.append((rule, mnem, new, bs))
     # Identity rewrites and repeats carry nothing new.
     # At most PER_KEY + 1 tries per (rule, what it wrote, mnemonic): the rest would be sampled away.
     uniq, dup, tries = [], set(), {}
@@ -263,7 +318,7 @@ def build(arch):
         if c[2] in seen or (c[0], c[2]) in dup:
             continue
         k = (c[0], c[1], variant_key(c[0], c[2]))
-        if tries.get(k, 0) > PER_KEY:
+        if tries.get(k, 0) > per_key_cap(c[0], c[1]):
             continue
         tries[k] = tries.get(k, 0) + 1
         dup.add((c[0], c[2]))
@@ -273,19 +328,20 @@ def build(arch):
     for (rule, mnem, new, bs), ans in zip(uniq, answers):
         st = stats.setdefault(rule, [0, 0, 0])
         st[0] += 1
-        if ans is None:
+        if ans is None or (rule.startswith("same_bytes_") and ans[1] != bs):
             continue
         st[1] += 1
         st[2] += ans[1] == bs
         k = (rule, mnem)
-        if per_key.get(k, 0) >= PER_KEY:
+        if per_key.get(k, 0) >= per_key_cap(rule, mnem):
             continue
         per_key[k] = per_key.get(k, 0) + 1
         by_rule.setdefault(rule, []).append(mcoracle.fmt_line(new, ans[1]))
     out = [f"# Spelling corpus for {arch}: golden vectors rewritten in other spellings llvm-mc 22 accepts, with"
            " llvm-mc's bytes.", "# Generated by scripts/isa/spelling_corpus.py; do not edit."]
     for rule in sorted(by_rule):
-        by_rule[rule] = spread(by_rule[rule], PER_RULE)
+        if per_key_cap(rule, "") == PER_KEY:
+            by_rule[rule] = spread(by_rule[rule], PER_RULE)
         out.append(f"# class {rule}")
         out.extend(by_rule[rule])
     path = os.path.join(ROOT, "tests", "isa", "spelling", f"{arch}.txt")
