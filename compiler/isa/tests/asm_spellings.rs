@@ -168,6 +168,7 @@ fn sdwa_default_selectors() {
 fn numeric_named_fields() {
     check(&[
         (Arch::Gfx1100, "s_getreg_b32 s0, 0x1234", &[0x34, 0x12, 0x80, 0xb8]),
+        (Arch::Gfx1100, "s_version UC_VERSION_GFX10|UC_VERSION_W32_BIT", &[0x04, 0x40, 0x80, 0xb0]),
         (Arch::Gfx1100, "s_waitcnt 0", &[0x00, 0x00, 0x89, 0xbf]),
         (Arch::Gfx942, "s_waitcnt 0", &[0x00, 0x00, 0x8c, 0xbf]),
         (Arch::Gfx1201, "s_wait_alu 0xfffe", &[0xfe, 0xff, 0x88, 0xbf]),
@@ -228,6 +229,11 @@ fn cache_policy_off_flags() {
 #[test]
 fn mtbuf_format() {
     check(&[
+        (
+            Arch::Gfx1100,
+            "tbuffer_load_format_x v24, v8, s[16:19], s40 format:0 offen",
+            &[0x00, 0x00, 0x00, 0xe8, 0x08, 0x18, 0x44, 0x28],
+        ),
         (
             Arch::Gfx1100,
             "tbuffer_load_format_x v0, off, s[0:3], 0 format:[BUF_FMT_32_FLOAT]",

@@ -78,6 +78,14 @@ pub(super) fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
     Ok(())
 }
 
+const UC_VERSION: [(&str, i64); 5] = [
+    ("UC_VERSION_GFX7", 0),
+    ("UC_VERSION_GFX10", 4),
+    ("UC_VERSION_W64_BIT", 0x2000),
+    ("UC_VERSION_W32_BIT", 0x4000),
+    ("UC_VERSION_MDP_BIT", 0x8000),
+];
+
 pub(super) fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
     let s = t.text;
     if let Some(v) = parse_int(s) {
@@ -90,6 +98,11 @@ pub(super) fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
         "s_waitcnt" => names::waitcnt::parse(arch, s).map_err(|e| (t.col, e)),
         "s_delay_alu" => names::waitcnt::delay_alu_parse(s).map_err(|e| (t.col, e)),
         "s_waitcnt_depctr" | "s_wait_alu" => names::waitcnt::depctr_parse(s).map_err(|e| (t.col, e)),
+        // `UC_VERSION_GFX10|UC_VERSION_W32_BIT`: the names llvm-mc 22 takes on gfx11+.
+        "s_version" => super::expr::eval(s, &mut |n| UC_VERSION.iter().find(|u| u.0 == n).map(|u| u.1))
+            .filter(|v| (0..=0xffff).contains(v))
+            .map(|v| v as u32)
+            .ok_or((t.col, format!("bad version '{s}'"))),
         "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(s).ok_or((t.col, format!("bad gpr_idx '{s}'"))),
         _ => err(t, format!("expected an immediate, found '{s}'")),
     }

@@ -196,8 +196,25 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
             crate::names::swizzle::parse(arch, &format!("swizzle({args})")).is_some_and(|v| i64::from(v) == *n)
         }
         (Val::Names(x), Val::Names(y)) => x == y,
+        // MTBUF `format:N` against its name(s).
+        (Val::Int(n), Val::Names(f)) | (Val::Names(f), Val::Int(n)) => format_value(arch, f) == Some(*n),
         (Val::Other(x), Val::Other(y)) => no_space(x) == no_space(y),
         _ => false,
+    }
+}
+
+/// The numeric MTBUF format of `[BUF_FMT_...]` (gfx11+) or `[BUF_DATA_FORMAT_..., BUF_NUM_FORMAT_...]`
+/// (dfmt in bits 0..3, nfmt above, as llvm-mc numbers them).
+fn format_value(arch: Arch, f: &[&str]) -> Option<i64> {
+    use crate::names::buf_fmt;
+    match f {
+        [u] if buf_fmt::ufmt(arch, u).is_some() => buf_fmt::ufmt(arch, u).map(i64::from),
+        [u] if *u == "BUF_FMT_INVALID" => Some(0),
+        _ => {
+            let d = f.iter().find_map(|x| buf_fmt::dfmt(x)).unwrap_or(1);
+            let n = f.iter().find_map(|x| buf_fmt::nfmt(x)).unwrap_or(0);
+            Some(i64::from(d | n << 4))
+        }
     }
 }
 
