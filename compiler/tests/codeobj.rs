@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use baregpu_compiler::codeobj::msgpack::{self, Value};
+use baregpu_compiler::codeobj::metadata::{MapLookup, Value};
 use baregpu_compiler::codeobj::{
     metadata, write_code_object, write_code_object_with, AddressSpace, ArgAccess, ArgKind, CodeObjectError,
     CodeObjectOptions, HiddenArg, Kernel, KernelArg, KernelDescriptor, KernelResources, TargetFeature, UserSgprs,
@@ -139,15 +139,22 @@ fn bytes_at<'a>(obj: &ElfFile64<'a, Endianness>, section: &str, addr: u64, len: 
     &data[start..start + len]
 }
 
+/// One whole MessagePack value, with nothing after it.
+fn decode(mut bytes: &[u8]) -> Value {
+    let doc = rmpv::decode::read_value(&mut bytes).expect("metadata decodes");
+    assert!(bytes.is_empty(), "{} bytes after the metadata map", bytes.len());
+    doc
+}
+
 fn metadata_of(obj: &ElfFile64<'_, Endianness>) -> (Vec<u8>, Value) {
     let (_, notes) = section_bytes(obj, ".note");
     let desc = metadata::find_metadata(notes).expect("NT_AMDGPU_METADATA note").to_vec();
-    let doc = msgpack::decode(&desc).expect("metadata decodes");
+    let doc = decode(&desc);
     (desc, doc)
 }
 
 fn kernels_of(doc: &Value) -> &[Value] {
-    doc.get("amdhsa.kernels").and_then(Value::as_array).expect("amdhsa.kernels")
+    doc.get("amdhsa.kernels").and_then(Value::as_array).map(Vec::as_slice).expect("amdhsa.kernels")
 }
 
 fn uint(v: &Value, key: &str) -> u32 {
@@ -227,7 +234,7 @@ fn elf_structure_per_arch() {
         let (_, doc) = metadata_of(&obj);
         assert_eq!(doc.keys(), ["amdhsa.kernels", "amdhsa.target", "amdhsa.version"]);
         assert_eq!(doc.get("amdhsa.target").and_then(Value::as_str), Some(e.target));
-        assert_eq!(doc.get("amdhsa.version"), Some(&Value::Array(vec![Value::UInt(1), Value::UInt(2)])));
+        assert_eq!(doc.get("amdhsa.version"), Some(&Value::Array(vec![Value::from(1u32), Value::from(2u32)])));
         let md = kernels_of(&doc);
         assert_eq!(md.len(), 2);
         let cdna = matches!(e.arch, Arch::Gfx942 | Arch::Gfx950);
@@ -244,7 +251,7 @@ fn elf_structure_per_arch() {
             assert_eq!(uint(m, ".max_flat_workgroup_size"), k.max_flat_workgroup_size);
             assert_eq!(uint(m, ".sgpr_spill_count"), 0);
             assert_eq!(uint(m, ".vgpr_spill_count"), 0);
-            assert_eq!(m.get(".uses_dynamic_stack"), Some(&Value::Bool(false)));
+            assert_eq!(m.get(".uses_dynamic_stack"), Some(&Value::Boolean(false)));
             assert_eq!(m.get(".agpr_count").is_some(), cdna, "{arch}: .agpr_count only on CDNA");
             assert_eq!(m.get(".workgroup_processor_mode").is_some(), !cdna);
             let args = m.get(".args").and_then(Value::as_array).unwrap();
@@ -255,7 +262,7 @@ fn elf_structure_per_arch() {
             assert_eq!(args[1].get(".value_kind").and_then(Value::as_str), Some("global_buffer"));
             assert_eq!(args[1].get(".address_space").and_then(Value::as_str), Some("global"));
             assert_eq!(args[1].get(".type_name").and_then(Value::as_str), Some("float*"));
-            assert_eq!(args[1].get(".is_const"), Some(&Value::Bool(true)));
+            assert_eq!(args[1].get(".is_const"), Some(&Value::Boolean(true)));
         }
     }
 }
@@ -493,7 +500,7 @@ fn descriptor_words_match_clang_fixtures() {
         // The whole metadata note, byte for byte.
         let (our_desc, _) = metadata_of(&ours);
         if our_desc != clang_desc {
-            let (a, b) = (msgpack::decode(&our_desc).unwrap(), clang_doc);
+            let (a, b) = (decode(&our_desc), clang_doc);
             panic!("{an}: metadata differs from clang's\nours:  {a:?}\nclang: {b:?}");
         }
         // Same ELF identity as clang's.

@@ -1,7 +1,7 @@
 //! The in-process targets, one test each. Default counts keep the whole binary under a minute on
 //! two cores in the test profile; `BAREGPU_FUZZ_ITERS` changes them all.
 
-use baregpu::compiler::codeobj::{metadata::find_metadata, msgpack, KernelDescriptor};
+use baregpu::compiler::codeobj::{metadata::find_metadata, KernelDescriptor};
 use baregpu::compiler::isa::{self, Arch};
 use baregpu::drivers::amd::decode;
 use baregpu::drivers::nv::pushbuf;
@@ -56,7 +56,7 @@ fn metadata_blobs() -> Vec<Vec<u8>> {
 #[test]
 fn msgpack_metadata() {
     fuzz("msgpack", 5000, Show::Hex, &metadata_blobs(), bytes(1 << 20), |b| {
-        let _ = msgpack::decode(b);
+        let _ = baregpu::runtime::program::metadata::parse(b);
     });
 }
 

@@ -14,6 +14,7 @@
 //!
 //! Output: `src/isa/<arch>.rs`, `isa_coverage.md`, `../tests/isa/golden/<arch>.txt`.
 
+pub mod alias;
 mod formats;
 mod llvm;
 

@@ -41,6 +41,7 @@ const GENERATORS: &[(&str, Generator)] = &[
     ("amd_enums", amd_enums::generate),
     ("hw", hw::generate),
     ("isa", isa::generate),
+    ("isa_alias", isa::alias::generate),
 ];
 
 fn main() -> ExitCode {

@@ -9,6 +9,8 @@
 //! Bit numbers count from bit 0 of the first dword of the instruction, little-endian, across
 //! dwords (bit 32 is bit 0 of the second dword).
 
+/// Mnemonic aliases per architecture (generator `isa_alias`, autogen/gen/src/isa/alias.rs).
+pub mod aliases;
 pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;

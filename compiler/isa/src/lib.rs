@@ -7,6 +7,7 @@
 //! - [`Instruction::encode`]: the inverse of decoding;
 //! - [`assemble`] / [`assemble_line`]: llvm-mc syntax -> bytes.
 
+pub mod alias;
 pub mod asm;
 pub mod builder;
 pub mod decode;

@@ -1,8 +1,15 @@
 //! The NT_AMDGPU_METADATA note: the msgpack map that LLVM 22 emits for code object v5
 //! (`amdhsa.version` [1, 2], `amdhsa.target`, `amdhsa.kernels`), keys sorted like LLVM's
 //! msgpack document so that the bytes match clang's for the same kernel.
+//!
+//! The document is an [`rmpv::Value`], the type the loader reads the note into. rmpv writes every
+//! value in its smallest form (positive/negative fixint, then 8/16/32/64-bit ints; fixstr, then str8,
+//! str16, str32; fixarray/fixmap, then the 16- and 32-bit forms), which is what LLVM's
+//! `msgpack::Writer` does; the map entries are written in the order given, and [`map`] sorts them by
+//! key bytes the way LLVM's `msgpack::Document` (a `std::map` of keys) orders them.
 
-use super::msgpack::{self, Value};
+pub use rmpv::Value;
+
 use super::{arch, Arch, ArgKind, CodeObjectOptions, Kernel, KernelArg, NT_AMDGPU_METADATA};
 
 /// `amdhsa.version` of code object v5.
@@ -11,11 +18,45 @@ pub const METADATA_VERSION: [u32; 2] = [1, 2];
 /// The note owner name.
 pub const NOTE_NAME: &[u8] = b"AMDGPU";
 
+/// A map with string keys, sorted by key bytes (the order LLVM's msgpack document emits).
+pub fn map<K: Into<String>>(entries: impl IntoIterator<Item = (K, Value)>) -> Value {
+    let mut entries: Vec<(String, Value)> = entries.into_iter().map(|(k, v)| (k.into(), v)).collect();
+    entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    Value::Map(entries.into_iter().map(|(k, v)| (Value::from(k), v)).collect())
+}
+
+/// The MessagePack bytes of a document.
+pub fn encode(doc: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail (its `io::Write` never errors), and the metadata's maps and
+    // arrays are far below rmpv's 2^32-entry limit.
+    rmpv::encode::write_value(&mut out, doc).expect("writing msgpack into a Vec cannot fail");
+    out
+}
+
+/// Key lookups in a metadata map (rmpv's `Value` has none that returns `Option`).
+pub trait MapLookup {
+    /// The value of a string key; `None` for a missing key or a value that is not a map.
+    fn get(&self, key: &str) -> Option<&Value>;
+    /// The string keys of a map in encoding order (empty for other values).
+    fn keys(&self) -> Vec<&str>;
+}
+
+impl MapLookup for Value {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.as_map().map(|m| m.iter().filter_map(|(k, _)| k.as_str()).collect()).unwrap_or_default()
+    }
+}
+
 /// The metadata document of a set of (validated) kernels.
 pub fn metadata(arch: Arch, options: &CodeObjectOptions, kernels: &[Kernel]) -> Value {
-    Value::map([
+    map([
         ("amdhsa.kernels", Value::Array(kernels.iter().map(|k| kernel(arch, k)).collect())),
-        ("amdhsa.target", Value::str(super::target_id(arch, options))),
+        ("amdhsa.target", Value::from(super::target_id(arch, options))),
         ("amdhsa.version", Value::Array(METADATA_VERSION.iter().map(|&v| v.into()).collect())),
     ])
 }
@@ -28,11 +69,11 @@ fn kernel(arch: Arch, k: &Kernel) -> Value {
         (".kernarg_segment_align", k.kernarg_segment_align.into()),
         (".kernarg_segment_size", k.kernarg_segment_size.into()),
         (".max_flat_workgroup_size", k.max_flat_workgroup_size.into()),
-        (".name", Value::str(k.name.as_str())),
+        (".name", Value::from(k.name.as_str())),
         (".private_segment_fixed_size", r.private_bytes.into()),
         (".sgpr_count", r.sgpr_count.into()),
         (".sgpr_spill_count", r.sgpr_spill_count.into()),
-        (".symbol", Value::str(format!("{}.kd", k.name))),
+        (".symbol", Value::from(format!("{}.kd", k.name))),
         (".uses_dynamic_stack", r.uses_dynamic_stack.into()),
         (".vgpr_count", r.total_vgprs(arch).into()),
         (".vgpr_spill_count", r.vgpr_spill_count.into()),
@@ -44,33 +85,33 @@ fn kernel(arch: Arch, k: &Kernel) -> Value {
         m.push((".workgroup_processor_mode", u32::from(r.wgp_mode).into()));
     }
     if let Some((language, version)) = &k.language {
-        m.push((".language", Value::str(language.as_str())));
+        m.push((".language", Value::from(language.as_str())));
         m.push((".language_version", Value::Array(version.iter().map(|&v| v.into()).collect())));
     }
     if let Some(size) = k.reqd_workgroup_size {
         m.push((".reqd_workgroup_size", Value::Array(size.iter().map(|&v| v.into()).collect())));
     }
-    Value::map(m)
+    map(m)
 }
 
 fn arg(a: &KernelArg) -> Value {
     let mut m: Vec<(&str, Value)> =
-        vec![(".offset", a.offset.into()), (".size", a.size.into()), (".value_kind", Value::str(a.kind.value_kind()))];
+        vec![(".offset", a.offset.into()), (".size", a.size.into()), (".value_kind", Value::from(a.kind.value_kind()))];
     if let Some(name) = &a.name {
-        m.push((".name", Value::str(name.as_str())));
+        m.push((".name", Value::from(name.as_str())));
     }
     if let Some(type_name) = &a.type_name {
-        m.push((".type_name", Value::str(type_name.as_str())));
+        m.push((".type_name", Value::from(type_name.as_str())));
     }
     match &a.kind {
         ArgKind::GlobalBuffer { address_space, access } => {
-            m.push((".address_space", Value::str(address_space.as_str())));
+            m.push((".address_space", Value::from(address_space.as_str())));
             if let Some(access) = access {
-                m.push((".access", Value::str(access.as_str())));
+                m.push((".access", Value::from(access.as_str())));
             }
         }
         ArgKind::DynamicSharedPointer { pointee_align } => {
-            m.push((".address_space", Value::str("local")));
+            m.push((".address_space", Value::from("local")));
             if let Some(align) = pointee_align {
                 m.push((".pointee_align", (*align).into()));
             }
@@ -82,12 +123,12 @@ fn arg(a: &KernelArg) -> Value {
             m.push((key, true.into()));
         }
     }
-    Value::map(m)
+    map(m)
 }
 
 /// The complete ELF note (header, "AMDGPU\0" name, msgpack descriptor), each part padded to 4.
 pub fn metadata_note(arch: Arch, options: &CodeObjectOptions, kernels: &[Kernel]) -> Vec<u8> {
-    note(NT_AMDGPU_METADATA, &msgpack::encode(&metadata(arch, options, kernels)))
+    note(NT_AMDGPU_METADATA, &encode(&metadata(arch, options, kernels)))
 }
 
 fn note(note_type: u32, desc: &[u8]) -> Vec<u8> {

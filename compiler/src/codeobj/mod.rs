@@ -9,7 +9,7 @@
 //!   with one 64-byte kernel descriptor per kernel ([`descriptor`]);
 //! - symbols `NAME` (STT_FUNC) and `NAME.kd` (STT_OBJECT, 64 bytes) in `.dynsym` and `.symtab`,
 //!   with `.hash`, `.dynstr` and `.dynamic` so that loaders can look them up ([`elf`]);
-//! - a `.note` with the NT_AMDGPU_METADATA msgpack map ([`metadata`], [`msgpack`]).
+//! - a `.note` with the NT_AMDGPU_METADATA msgpack map ([`metadata`]).
 //!
 //! ```
 //! use baregpu_compiler::codeobj::{write_code_object, Kernel, KernelArg};
@@ -27,7 +27,6 @@ pub mod descriptor;
 pub mod elf;
 mod error;
 pub mod metadata;
-pub mod msgpack;
 mod validate;
 
 pub use crate::isa::Arch;

@@ -126,6 +126,15 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
     } else {
         l.mnemonic.text
     };
+    // An alias or deprecated name (alias.rs) is assembled, and read back, as its llvm-mc name.
+    let canonical;
+    let m = match candidates(arch, m).is_empty().then(|| crate::alias::resolve(arch, m)).flatten() {
+        Some(c) => {
+            canonical = c;
+            canonical.as_str()
+        }
+        None => m,
+    };
     if l.rest.text.contains("::") {
         return vopd::assemble(arch, l, m, text, line);
     }
