@@ -108,6 +108,10 @@ pub(crate) fn write_out(p: &Path, bytes: &[u8]) -> Result<()> {
 pub(crate) fn isa_error(file: &Path, e: IsaError) -> Error {
     match e {
         IsaError::Asm { line, col, msg } => Error::Usage(format!("{}:{line}:{col}: {msg}", file.display())),
+        // One `FILE:LINE:COL: message` line per bad line.
+        IsaError::AsmMany(errors) => {
+            Error::Usage(errors.into_iter().map(|e| format!("{}:{e}", file.display())).collect::<Vec<_>>().join("\n"))
+        }
         e => Error::Usage(format!("{}: {e}", file.display())),
     }
 }

@@ -16,6 +16,13 @@ pub enum IsaError {
     Asm { line: usize, col: usize, msg: String },
     #[error("encode: {0}")]
     Encode(String),
+    /// Several assembler errors (each an [`IsaError::Asm`]), one a line, in source order.
+    #[error("{}", many(.0))]
+    AsmMany(Vec<IsaError>),
+}
+
+fn many(errors: &[IsaError]) -> String {
+    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
 }
 
 impl IsaError {

@@ -165,3 +165,13 @@ pub fn mask(arch: Arch, op: &Opcode) -> u8 {
     let b = base(op.mnemonic);
     GFX11.binary_search_by(|(k, _)| k.cmp(&b)).map(|i| GFX11[i].1).unwrap_or(0)
 }
+
+/// gfx1201 (fake16 in llvm-mc 22): the operands that are 16-bit in the same positions as on
+/// gfx11, which the 32-bit encodings (VOP1/VOP2/VOPC and their DPP) address as v0..v127 only.
+pub fn lo128_mask(arch: Arch, op: &Opcode) -> u8 {
+    if arch != Arch::Gfx1201 {
+        return 0;
+    }
+    let b = base(op.mnemonic);
+    GFX11.binary_search_by(|(k, _)| k.cmp(&b)).map(|i| GFX11[i].1).unwrap_or(0)
+}

@@ -1,13 +1,19 @@
 //! Text assembler (llvm-mc syntax): one instruction per line, `//` and `;` comments, `name:`
 //! labels, SOPP/SOPK branch targets as labels (range-checked).
 //!
-//! Each candidate encoding of a mnemonic is filled from the operands and then checked by
-//! disassembling it back: the first candidate whose text equals the input (normalised) wins, so
-//! the automatic choices (e32 before e64, inline constant before literal) follow llvm-mc's.
+//! Each candidate encoding of a mnemonic is filled from the typed operands and then checked by
+//! decoding it back into typed operands and comparing them with the line's as values
+//! (`verify`): the first candidate that means what the line says wins, and the candidates come
+//! in llvm-mc's order of preference (e32 before e64, inline constant before literal).
 
+mod expr;
 pub mod lexer;
+mod modifier;
 pub mod operand;
 pub mod parser;
+mod symbolic;
+mod value;
+mod verify;
 mod vopd;
 
 use std::collections::HashMap;
@@ -15,7 +21,6 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use baregpu_autogen::isa::OperandKind;
 
-use crate::disasm::disassemble_into;
 use crate::error::{IsaError, Result};
 use crate::inst::Instruction;
 use crate::tables::Tables;
@@ -36,7 +41,9 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
         }
     };
     add(m, Ext::None, &mut out);
-    forced_encoding(t, arch, m, &mut out);
+    if out.is_empty() {
+        forced_encoding(t, arch, m, &mut out);
+    }
     if !m.ends_with("_e32") && !m.ends_with("_e64") {
         add(&format!("{m}_e32"), Ext::None, &mut out);
         add(&format!("{m}_e64"), Ext::None, &mut out);
@@ -59,6 +66,14 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
     } else if m.starts_with("v_cmp") {
         add(&format!("{m}_e32"), Ext::Dpp16, &mut out);
         add(&format!("{m}_e32"), Ext::Dpp8, &mut out);
+    } else if m.starts_with("v_") && !m.ends_with("_e32") && !m.ends_with("_e64") {
+        // llvm-mc picks DPP and SDWA by their modifiers when the suffix is left out; they come
+        // last, so a line without such modifiers never reaches them.
+        for n in dpp_bases(m) {
+            add(&n, Ext::Dpp16, &mut out);
+            add(&n, Ext::Dpp8, &mut out);
+            add(&n, Ext::Sdwa, &mut out);
+        }
     }
     out
 }
@@ -99,61 +114,6 @@ fn candidates(arch: Arch, m: &str) -> Arc<[Cand]> {
     c
 }
 
-/// Appends `s` normalised: whitespace runs as one space, none at the ends or next to a comma.
-pub(crate) fn norm_into(s: &str, out: &mut String) {
-    let mut space = false;
-    let mut last = out.as_bytes().last().copied().unwrap_or(0);
-    let mut bytes = std::mem::take(out).into_bytes();
-    for &c in s.as_bytes() {
-        if c.is_ascii_whitespace() {
-            space = true;
-            continue;
-        }
-        if space && c != b',' && last != 0 && last != b',' {
-            bytes.push(b' ');
-        }
-        space = false;
-        last = c;
-        bytes.push(c);
-    }
-    // Only ASCII whitespace was dropped and ASCII spaces added: still UTF-8.
-    *out = String::from_utf8(bytes).unwrap_or_default();
-}
-
-fn unsuffixed(s: &str) -> Option<&str> {
-    s.strip_suffix("_e32").or_else(|| s.strip_suffix("_e64"))
-}
-
-/// Whether a candidate's text `got` reads as the input: the same operand text, and the same
-/// mnemonic or the input's plus the `_e32`/`_e64` suffix that llvm-mc prints.
-pub(crate) fn reads_as(got: &str, m: &str, want_rest: &str, buf: &mut String) -> bool {
-    let blanked = blank_block_comments(got);
-    let got = blanked.as_deref().unwrap_or(got);
-    let (gm, grest) = got.split_once(' ').unwrap_or((got, ""));
-    // The suffix on either side: llvm-mc prints `v_add_f32_e32` for `v_add_f32` and `v_nop` for
-    // `v_nop_e64` (the candidates already have the encoding the suffix asks for).
-    let same = gm == m || unsuffixed(gm) == Some(m) || unsuffixed(m) == Some(gm);
-    if !same {
-        return false;
-    }
-    buf.clear();
-    norm_into(grest, buf);
-    buf == want_rest || buf.len() == want_rest.len() && same_modifier_set(buf, want_rest)
-}
-
-/// Whether two operand texts differ only in the order of their cache-policy flags (llvm-mc
-/// accepts `sc1 nt` for the `nt sc1` it prints; other modifiers keep their order).
-fn same_modifier_set(a: &str, b: &str) -> bool {
-    const CPOL: [&str; 6] = ["glc", "slc", "dlc", "sc0", "sc1", "nt"];
-    fn split(s: &str) -> (Vec<&str>, Vec<&str>) {
-        let (rest, mut cpol): (Vec<&str>, Vec<&str>) = s.split(' ').partition(|t| !CPOL.contains(t));
-        cpol.sort_unstable();
-        (rest, cpol)
-    }
-    let (x, y) = (split(a), split(b));
-    x.1.len() > 1 && x == y
-}
-
 /// Assembles one instruction (the text of one line, no label) into a typed instruction.
 /// `line` and `col0` position errors.
 pub fn assemble_inst(arch: Arch, text: &str, line: usize, col0: usize) -> Result<Instruction> {
@@ -189,31 +149,19 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
             format!("unknown mnemonic '{}' for {}", l.mnemonic.text, arch.name()),
         ));
     }
-    let mut want_rest = String::with_capacity(l.rest.text.len());
-    norm_into(l.rest.text, &mut want_rest);
-    let mut buf = String::with_capacity(want_rest.len() + 8);
-    let mut got = String::with_capacity(m.len() + want_rest.len() + 16);
+    let want = verify::Want::new(l);
+    let mut buf = String::with_capacity(l.rest.text.len() + 32);
     let mut first_err: Option<(usize, String)> = None;
     let mut mismatch: Option<String> = None;
     for c in cands.iter() {
         let mut i = c.init;
         match fill(&mut i, l, c.ext) {
             Ok(()) => {
-                got.clear();
-                disassemble_into(&i, &mut got);
-                if reads_as(&got, m, &want_rest, &mut buf) {
+                if verify::agrees(&i, &want, &mut buf) {
                     return Ok(i);
                 }
-                // llvm-mc always prints the scaled MFMA's op_sel_hi, whose default it accepts
-                // left out.
-                if i.field_def("scale_opsel_hi").is_some() && !want_rest.contains("op_sel_hi:") {
-                    let short = got.replace(" op_sel_hi:[0,0,0]", "");
-                    if reads_as(&short, m, &want_rest, &mut buf) {
-                        return Ok(i);
-                    }
-                }
                 if mismatch.is_none() {
-                    mismatch = Some(got.clone());
+                    mismatch = Some(buf.clone());
                 }
             }
             Err(e) => {
@@ -229,7 +177,7 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
     Err(IsaError::asm(
         line,
         l.rest.col,
-        format!("cannot encode '{}' (closest encoding reads back as '{}')", text.trim(), mismatch.unwrap_or_default()),
+        format!("cannot encode '{}' (closest encoding decodes as '{}')", text.trim(), mismatch.unwrap_or_default()),
     ))
 }
 
@@ -244,87 +192,152 @@ fn branch_operand(i: &Instruction) -> bool {
     i.operands().iter().any(|o| o.kind == OperandKind::Label)
 }
 
-/// Assembles a whole source: labels (`name:`), comments, one instruction per line; branch targets
-/// may be labels.
-pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
-    // Pass 1: sizes and label addresses. Label operands are assembled as 0 first.
-    struct Item<'a> {
-        line: usize,
-        text: &'a str,
-        col: usize,
-        inst: Instruction,
-        at: usize,
-        label: Option<(&'a str, usize)>,
+/// The most errors one source reports before it stops.
+pub const MAX_ERRORS: usize = 20;
+
+/// One instruction of a source after the first pass.
+struct Item<'a> {
+    line: usize,
+    inst: Instruction,
+    at: usize,
+    /// The branch target expression and its column, resolved in the second pass.
+    label: Option<(&'a str, usize)>,
+}
+
+/// Errors of a whole source, up to [`MAX_ERRORS`].
+#[derive(Default)]
+struct Errors(Vec<IsaError>);
+
+impl Errors {
+    fn push(&mut self, e: IsaError) {
+        if self.0.len() < MAX_ERRORS {
+            self.0.push(e);
+        }
     }
+    fn full(&self) -> bool {
+        self.0.len() >= MAX_ERRORS
+    }
+    /// One error as itself, several as [`IsaError::AsmMany`].
+    fn into_result(mut self) -> Result<()> {
+        match self.0.len() {
+            0 => Ok(()),
+            1 => Err(self.0.remove(0)),
+            _ => Err(IsaError::AsmMany(self.0)),
+        }
+    }
+}
+
+/// Takes the `name:` labels off the front of a line; returns the rest and its column.
+fn take_labels<'a>(
+    mut s: &'a str,
+    lno: usize,
+    at: usize,
+    labels: &mut HashMap<&'a str, usize>,
+    errs: &mut Errors,
+) -> (&'a str, usize) {
+    let mut col = 1;
+    while let Some((name, rest)) = s.split_once(':') {
+        let nm = name.trim();
+        let ident = !nm.is_empty()
+            && nm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$')
+            && !nm.starts_with(|c: char| c.is_ascii_digit());
+        if !ident {
+            break;
+        }
+        if labels.insert(nm, at).is_some() {
+            errs.push(IsaError::asm(lno, col, format!("label '{nm}' defined twice")));
+        }
+        col += name.len() + 1;
+        s = rest;
+    }
+    (s, col)
+}
+
+/// Assembles one line's instruction; a branch whose target is a label (or an expression of
+/// labels) is assembled with target 0 and the expression returned for the second pass.
+fn first_pass_line(arch: Arch, s: &str, col: usize, lno: usize) -> Result<(Instruction, Option<(&str, usize)>)> {
+    let l = split_line(s, col).ok_or_else(|| IsaError::asm(lno, col, "empty line"))?;
+    let e = match assemble_parsed(arch, &l, s, lno) {
+        Ok(i) => return Ok((i, None)),
+        Err(e) => e,
+    };
+    match l.operands.last() {
+        Some(t) if !expr::symbols(t.text).is_empty() => {
+            let off = t.col - col;
+            let replaced = format!("{}0{}", &s[..off], &s[off + t.text.len()..]);
+            match assemble_inst(arch, &replaced, lno, col) {
+                Ok(i) if branch_operand(&i) => Ok((i, Some((t.text, t.col)))),
+                _ => Err(e),
+            }
+        }
+        _ => Err(e),
+    }
+}
+
+/// Writes a branch's target into its offset field.
+fn resolve(it: &mut Item, labels: &HashMap<&str, usize>) -> Result<()> {
+    let Some((name, col)) = it.label else { return Ok(()) };
+    let mut undefined = None;
+    let target = expr::eval(name, &mut |sym| {
+        let v = labels.get(sym).map(|&a| a as i64);
+        if v.is_none() {
+            undefined.get_or_insert_with(|| sym.to_string());
+        }
+        v
+    });
+    let target = match (target, undefined) {
+        (Some(t), _) => t,
+        (None, Some(u)) => return Err(IsaError::asm(it.line, col, format!("undefined label '{u}'"))),
+        (None, None) => return Err(IsaError::asm(it.line, col, format!("bad branch target '{name}'"))),
+    };
+    if target.rem_euclid(4) != 0 {
+        return Err(IsaError::asm(it.line, col, format!("branch target '{name}' is not a multiple of 4 bytes")));
+    }
+    let next = it.at + it.inst.size();
+    let delta = (target - next as i64) / 4;
+    if !(-32768..=32767).contains(&delta) || !it.inst.set_field("simm16", delta as u16 as u32) {
+        return Err(IsaError::asm(it.line, col, format!("branch to '{name}' out of range ({delta} dwords)")));
+    }
+    Ok(())
+}
+
+/// Assembles a whole source: labels (`name:`), comments, one instruction per line; branch targets
+/// may be labels. Every bad line is reported (up to [`MAX_ERRORS`]), and no bytes come back
+/// when any line is bad.
+pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
     let mut labels: HashMap<&str, usize> = HashMap::new();
     let mut items = Vec::new();
+    let mut errs = Errors::default();
     let mut at = 0usize;
     let lines: Vec<String> = src.lines().map(|l| blank_block_comments(l).unwrap_or_else(|| l.to_string())).collect();
     for (n, raw) in lines.iter().enumerate() {
-        let lno = n + 1;
-        let mut s = strip_comment(raw);
-        let mut col = 1;
-        while let Some((name, rest)) = s.split_once(':') {
-            let nm = name.trim();
-            if nm.is_empty()
-                || !nm.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$')
-                || nm.contains(' ')
-            {
-                break;
-            }
-            if nm.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-                break;
-            }
-            if labels.insert(nm, at).is_some() {
-                return Err(IsaError::asm(lno, col, format!("label '{nm}' defined twice")));
-            }
-            col += name.len() + 1;
-            s = rest;
+        if errs.full() {
+            break;
         }
+        let lno = n + 1;
+        let (s, col) = take_labels(strip_comment(raw), lno, at, &mut labels, &mut errs);
         if s.trim().is_empty() {
             continue;
         }
-        // A label operand: the last comma-separated operand of a branch.
-        let l = split_line(s, col).expect("non-empty");
-        let probe = assemble_parsed(arch, &l, s, lno);
-        let (inst, label) = match probe {
-            Ok(i) => (i, None),
-            Err(e) => {
-                let last = l.operands.last().cloned();
-                match last {
-                    Some(t)
-                        if t.text.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '.') =>
-                    {
-                        let off = t.col - col;
-                        let replaced = format!("{}0{}", &s[..off], &s[off + t.text.len()..]);
-                        match assemble_inst(arch, &replaced, lno, col) {
-                            Ok(i) if branch_operand(&i) => (i, Some((t.text, t.col))),
-                            _ => return Err(e),
-                        }
-                    }
-                    _ => return Err(e),
-                }
+        match first_pass_line(arch, s, col, lno) {
+            Ok((inst, label)) => {
+                items.push(Item { line: lno, inst, at, label });
+                at += inst.size();
             }
-        };
-        let size = inst.size();
-        items.push(Item { line: lno, text: s, col, inst, at, label });
-        at += size;
+            Err(e) => errs.push(e),
+        }
     }
     let mut out = Vec::with_capacity(at);
-    for mut it in items {
-        let _ = it.text;
-        if let Some((name, col)) = it.label {
-            let target =
-                *labels.get(name).ok_or_else(|| IsaError::asm(it.line, col, format!("undefined label '{name}'")))?;
-            let next = it.at + it.inst.size();
-            let delta = (target as i64 - next as i64) / 4;
-            if !(-32768..=32767).contains(&delta) {
-                return Err(IsaError::asm(it.line, col, format!("branch to '{name}' out of range ({delta} dwords)")));
-            }
-            it.inst.set_field("simm16", delta as u16 as u32);
+    for it in &mut items {
+        match resolve(it, &labels) {
+            Ok(()) => it.inst.encode_into(&mut out),
+            Err(e) => errs.push(e),
         }
-        let _ = it.col;
-        it.inst.encode_into(&mut out);
     }
+    errs.0.sort_by_key(|e| match e {
+        IsaError::Asm { line, col, .. } => (*line, *col),
+        _ => (0, 0),
+    });
+    errs.into_result()?;
     Ok(out)
 }

@@ -12,17 +12,9 @@ pub struct Reg {
     pub hi: Option<bool>,
 }
 
+/// An integer in any base, sign and number of leading zeros, or a constant expression.
 pub fn parse_int(s: &str) -> Option<i64> {
-    let (neg, t) = match s.strip_prefix('-') {
-        Some(t) => (true, t),
-        None => (false, s),
-    };
-    let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        i64::from_str_radix(h, 16).ok()?
-    } else {
-        t.parse::<i64>().ok()?
-    };
-    Some(if neg { -v } else { v })
+    super::expr::int(s)
 }
 
 /// Register numbers above this are not registers of any file (and `first + count` cannot
@@ -43,9 +35,10 @@ fn parse_reg_any(s: &str) -> Option<Reg> {
         (s, None)
     };
     for (p, file) in [("ttmp", 't'), ("v", 'v'), ("s", 's'), ("a", 'a')] {
+        // Lower case only: llvm-mc reads `S28` as a symbol.
         if let Some(r) = s.strip_prefix(p) {
             if let Some(inner) = r.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-                let (a, b) = inner.split_once(':')?;
+                let (a, b) = inner.split_once(':').unwrap_or((inner, inner));
                 let (a, b) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);
                 if b < a || b >= REG_NUMBER_MAX {
                     return None;
@@ -92,6 +85,23 @@ pub fn float_code(s: &str) -> Option<u32> {
     })
 }
 
+/// The inline-constant code of a float value (240..=248), for comparing spellings of one constant.
+pub fn float_code_f64(f: f64) -> Option<u32> {
+    const INV_2PI: f64 = 0.15915494309189532;
+    Some(match f {
+        _ if (f - INV_2PI).abs() < 1e-7 => 248,
+        0.5 => 240,
+        -0.5 => 241,
+        1.0 => 242,
+        -1.0 => 243,
+        2.0 => 244,
+        -2.0 => 245,
+        4.0 => 246,
+        -4.0 => 247,
+        _ => return None,
+    })
+}
+
 /// Max SGPR number of an arch (addressable as sN).
 pub fn max_sgpr(arch: Arch) -> u32 {
     if is_gfx9(arch) {
@@ -134,10 +144,15 @@ pub fn src_code(arch: Arch, s: &str, vgpr_ok: bool) -> Result<(u32, Option<u32>)
     if let Some(c) = crate::names::sreg::code(arch, s) {
         return Ok((c, None));
     }
-    if let Some(c) = float_code(s) {
+    let int = parse_int(s);
+    let float = || match super::value::value(s) {
+        super::value::Val::Float(f) => float_code_f64(f),
+        _ => None,
+    };
+    if let Some(c) = float_code(s).or_else(|| if int.is_none() { float() } else { None }) {
         return Ok((c, None));
     }
-    if let Some(v) = parse_int(s) {
+    if let Some(v) = int {
         if (0..=64).contains(&v) && !s.starts_with("0x") {
             return Ok((128 + v as u32, None));
         }

@@ -3,9 +3,10 @@
 use baregpu_autogen::isa::{OperandKind, FLAG_LITERAL};
 
 use super::lexer::{Line, Tok};
+use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
+use super::symbolic::{exp, gpr_idx, simm16};
 use crate::inst::{set, Instruction};
-use crate::names;
 use crate::operand::is_gfx9;
 use crate::tables::Tables;
 use crate::Arch;
@@ -30,7 +31,7 @@ pub struct Cand {
     pub init: Instruction,
 }
 
-fn err<T>(t: &Tok, msg: impl Into<String>) -> Result<T, PErr> {
+pub(super) fn err<T>(t: &Tok, msg: impl Into<String>) -> Result<T, PErr> {
     Err((t.col, msg.into()))
 }
 
@@ -104,6 +105,10 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
                 continue;
             }
             i.set_field(n, 6);
+        }
+        // llvm-mc's default when `dst_unused` is left out.
+        if crate::disasm::sdwa_has_dst_sel(opc.mnemonic) {
+            i.set_field("dst_unused", 2);
         }
     }
     if matches!(f.name, "VOP3P" | "WMMA") && !opc.mnemonic.contains("_mix") {
@@ -214,27 +219,8 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     let opsel_bits: u32 = 0;
     let mut opsel_bits = opsel_bits;
     for (k, (o, t)) in ops.iter().zip(toks.iter()).enumerate() {
-        let _ = k;
-        let mut s = t.text;
         // Source modifiers.
-        let mut neg = false;
-        let mut abs = false;
-        let mut sext = false;
-        if let Some(x) = s.strip_prefix("sext(").and_then(|x| x.strip_suffix(')')) {
-            sext = true;
-            s = x;
-        }
-        if let Some(x) = s.strip_prefix("neg(").and_then(|x| x.strip_suffix(')')) {
-            neg = true;
-            s = x;
-        } else if s.starts_with("-|") || s.starts_with("-v") || s.starts_with("-s") || s.starts_with("-a") {
-            neg = true;
-            s = &s[1..];
-        }
-        if let Some(x) = s.strip_prefix('|').and_then(|x| x.strip_suffix('|')) {
-            abs = true;
-            s = x;
-        }
+        let (s, neg, abs, sext) = super::value::src_mods(t.text);
         let idx = src_index(o.name);
         if (neg || abs || sext) && idx.is_none() {
             return err(t, "modifiers are not allowed on this operand");
@@ -311,6 +297,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 let r = parse_reg(s);
                 if let Some(r) = r {
                     check_alignment(arch, &r).map_err(|e| (t.col, e))?;
+                    if r.file == 'v'
+                        && r.first + r.count > 128
+                        && !fname.starts_with("VOP3")
+                        && fname.starts_with("VOP")
+                        && crate::t16::lo128_mask(arch, opc) >> k & 1 != 0
+                    {
+                        return err(t, format!("'{s}': a 16-bit operand of the 32-bit encoding is v0..v127"));
+                    }
                     if r.count != d
                         && !(m.ends_with("_f8f6f4") && matches!(field, "src0" | "src1"))
                         && !(fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
@@ -351,6 +345,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         (n / 4, None)
                     }
                     (_, "rsrc", _) if sbase.is_some() => (n, None),
+                    // vcc, flat_scratch, exec... as a base: the pair's scalar code, halved.
+                    (_, "sbase", None) if crate::names::sreg::code(arch, s).is_some_and(|c| c < 128) => {
+                        let c = crate::names::sreg::code(arch, s).unwrap_or(0);
+                        if c & 1 != 0 {
+                            return err(t, "base must be an even register");
+                        }
+                        (c / 2, None)
+                    }
                     (_, "sbase", _) if sbase.is_some() => {
                         if n & 1 != 0 {
                             return err(t, "base must be an even register");
@@ -377,7 +379,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
                         match src_code(arch, s, vgpr_ok) {
                             Ok(c) => c,
-                            Err(e) => return err(t, e),
+                            Err(e) => match float_literal(m, d, s) {
+                                Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
+                                _ => return err(t, e),
+                            },
                         }
                     }
                 };
@@ -414,9 +419,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     smem_offset(i, s, t)?;
                     continue;
                 }
+                let float_k = if o.kind == OperandKind::Imm && opc.flags & FLAG_LITERAL != 0 {
+                    float_literal(m, d, s).map(i64::from)
+                } else {
+                    None
+                };
                 let v = match gpr_idx(s) {
                     Some(g) if o.kind == OperandKind::Simm16 => g as i64,
-                    _ => parse_int(s).ok_or((t.col, format!("expected an immediate, found '{s}'")))?,
+                    _ => parse_int(s).or(float_k).ok_or((t.col, format!("expected an immediate, found '{s}'")))?,
                 };
                 if o.kind == OperandKind::Imm && (opc.flags & FLAG_LITERAL != 0 || o.name.starts_with("op")) {
                     if v < -(1 << 31) || v > u32::MAX as i64 {
@@ -443,14 +453,20 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 }
             }
             OperandKind::Hwreg => {
-                let v = names::hwreg::parse(arch, s).ok_or((t.col, format!("bad hwreg '{s}'")))?;
-                i.set_field(o.name, v);
+                let v = crate::names::hwreg::parse(arch, s)
+                    .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
+                    .ok_or((t.col, format!("bad hwreg '{s}'")))?;
+                if !i.set_field(o.name, v) {
+                    return err(t, format!("hwreg value {v:#x} does not fit the {} field", o.name));
+                }
             }
             OperandKind::Sendmsg => {
-                let v = names::sendmsg::parse(arch, s)
+                let v = crate::names::sendmsg::parse(arch, s)
                     .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
                     .ok_or((t.col, format!("bad sendmsg '{s}'")))?;
-                i.set_field(o.name, v);
+                if !i.set_field(o.name, v) {
+                    return err(t, format!("message {v:#x} does not fit the {} field", o.name));
+                }
             }
             OperandKind::Attr => {
                 let (a, c) =
@@ -470,6 +486,22 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     }
     let _ = max_sgpr;
     Ok(())
+}
+
+/// A float written where a literal goes: its bits in the operand's type (f16 for 16-bit
+/// mnemonics, the high half of the f64 for 64-bit operands, else f32), as llvm-mc encodes it.
+fn float_literal(m: &str, dwords: u32, s: &str) -> Option<u32> {
+    let f = match super::value::value(s) {
+        super::value::Val::Float(f) => f,
+        _ => return None,
+    };
+    if dwords >= 2 {
+        Some((f.to_bits() >> 32) as u32)
+    } else if m.contains("f16") || m.contains("bf16") {
+        super::value::f16_bits(f).map(u32::from)
+    } else {
+        Some((f as f32).to_bits())
+    }
 }
 
 /// Marks an operand as an AGPR: MFMA `acc_cd` (destination and accumulator) and `acc` (one bit
@@ -495,19 +527,6 @@ fn set_acc(i: &mut Instruction, name: &str) {
 }
 
 /// `gpr_idx(SRC0,SRC1,SRC2,DST)`: the VGPR-indexing mode bits.
-fn gpr_idx(s: &str) -> Option<u32> {
-    let inner = s.strip_prefix("gpr_idx(")?.strip_suffix(')')?;
-    let mut v = 0;
-    for p in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let b = ["SRC0", "SRC1", "SRC2", "DST"].iter().position(|x| *x == p)?;
-        if v & 1 << b != 0 {
-            return None;
-        }
-        v |= 1 << b;
-    }
-    Some(v)
-}
-
 fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
     let g9 = is_gfx9(i.arch);
     if let Some(v) = parse_int(s) {
@@ -536,318 +555,4 @@ fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
         i.set_field("soffset", c);
     }
     Ok(())
-}
-
-fn list_bits(v: &str) -> Option<(u32, usize)> {
-    let inner = v.strip_prefix('[')?.strip_suffix(']')?;
-    let mut bits = 0;
-    let mut n = 0;
-    for (k, x) in inner.split(',').enumerate() {
-        match x.trim() {
-            "0" => {}
-            "1" => bits |= 1 << k,
-            _ => return None,
-        }
-        n += 1;
-    }
-    Some((bits, n))
-}
-
-fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
-    let s = t.text;
-    let (name, val) = s.split_once(':').unwrap_or((s, ""));
-    let fname = i.format().name;
-    let int = |v: &str| parse_int(v).ok_or((t.col, format!("bad value in '{s}'")));
-    let set1 = |i: &mut Instruction, f: &str, v: u32| -> Result<(), PErr> {
-        if i.set_field(f, v) {
-            Ok(())
-        } else {
-            err(t, format!("modifier '{s}' is not valid here or out of range"))
-        }
-    };
-    match name {
-        // gfx9's GWS operations are the only ones that take (and require) gds.
-        "gds" if is_gfx9(i.arch) && !i.mnemonic().starts_with("ds_gws_") => {
-            return err(t, "gds is not supported on this architecture")
-        }
-        "clamp" | "glc" | "slc" | "dlc" | "gds" | "sc0" | "sc1" | "nt" | "tfe" | "offen" | "idxen" | "lds" | "done" => {
-            set1(i, name, 1)?
-        }
-        "row_en" => set1(i, "row", 1)?,
-        "off" => {}
-        "mul" => set1(i, "omod", if int(val)? == 2 { 1 } else { 2 })?,
-        "div" => set1(i, "omod", 3)?,
-        "offset" => {
-            let v = if val.starts_with("swizzle(") {
-                names::swizzle::parse(i.arch, val)
-                    .filter(|_| i.mnemonic() == "ds_swizzle_b32")
-                    .ok_or((t.col, format!("bad swizzle '{val}'")))? as i64
-            } else {
-                int(val)?
-            };
-            if fname == "DS" {
-                if !(0..=0xffff).contains(&v) {
-                    return err(t, format!("offset {v} out of range"));
-                }
-                set1(i, "offset0", v as u32 & 0xff)?;
-                set1(i, "offset1", (v as u32) >> 8)?;
-            } else if fname == "SMEM" {
-                if is_gfx9(i.arch) {
-                    if i.f("imm") == 0 && i.f("soe") == 0 {
-                        let sgpr = i.f("offset");
-                        set1(i, "soffset", sgpr)?;
-                        set1(i, "soe", 1)?;
-                    }
-                    set1(i, "imm", 1)?;
-                }
-                set1(i, "offset", v as u32 & 0x1fffff)?;
-            } else {
-                let width = i.field_def("offset").map(|f| f.hi - f.lo + 1).unwrap_or(12) as i64;
-                let signed = matches!(fname, "GLOBAL" | "SCRATCH") || i.arch == Arch::Gfx1201 && fname != "VBUFFER";
-                let (lo, hi) =
-                    if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
-                let hi = if matches!(fname, "FLAT") && i.arch != Arch::Gfx1201 { 0xfff } else { hi };
-                if v < lo || v > hi {
-                    return err(t, format!("offset {v} out of range"));
-                }
-                set1(i, "offset", (v as u32) & ((1u64 << width) - 1) as u32)?;
-            }
-        }
-        "offset0" | "offset1" => set1(i, name, int(val)? as u32)?,
-        "byte_sel" => {
-            let m = i.mnemonic();
-            let v = int(val)?;
-            let bits = crate::disasm::byte_sel_opsel(m, v as u32)
-                .filter(|_| (0..4).contains(&v) && !is_gfx9(i.arch))
-                .ok_or((t.col, format!("modifier '{s}' is not valid here or out of range")))?;
-            set1(i, "opsel", i.f("opsel") | bits)?;
-        }
-        "index_key" => {
-            let v = int(val)?;
-            if !i.mnemonic().starts_with("v_swmmac") || !(0..4).contains(&v) {
-                return err(t, format!("modifier '{s}' is not valid here or out of range"));
-            }
-            set1(i, "opsel", i.f("opsel") | v as u32)?;
-        }
-        // gfx950 scaled MFMA: the selectors of the two scale sources; the third is not encoded.
-        "op_sel" | "op_sel_hi" if i.field_def("scale_opsel").is_some() => {
-            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
-            if n != 3 || b & 4 != 0 {
-                return err(t, format!("'{s}': the third selector of a scaled MFMA must be 0"));
-            }
-            set1(i, if name == "op_sel" { "scale_opsel" } else { "scale_opsel_hi" }, b)?;
-        }
-        // f64 MFMAs: the blgp bits negate the sources.
-        "neg" if i.mnemonic().starts_with("v_mfma_f64") => {
-            set1(i, "blgp", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?
-        }
-        "bitop3" if i.mnemonic().starts_with("v_bitop3") && is_gfx9(i.arch) => {
-            let v = int(val)?;
-            if !(0..=255).contains(&v) {
-                return err(t, format!("bitop3 value {v} out of range"));
-            }
-            let v = v as u32;
-            set1(i, "neg", v & 7)?;
-            set1(i, "abs", v >> 3 & 7)?;
-            set1(i, "omod", v >> 6)?;
-        }
-        // gfx950 v_permlane*_swap (VOP3): fi and bound_ctrl live in op_sel bits 0 and 1.
-        "fi" | "bound_ctrl" if fname == "VOP3" && i.mnemonic().contains("_swap") => {
-            let bit = if name == "fi" { 1 } else { 2 };
-            if val != "1" {
-                return err(t, format!("'{s}' must be 1"));
-            }
-            set1(i, "opsel", i.f("opsel") | bit)?;
-        }
-        "op_sel" => {
-            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
-            let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) {
-                b
-            } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
-                let last = n.saturating_sub(1);
-                (b & ((1 << last) - 1)) | ((b >> last) & 1) << 3
-            } else {
-                b
-            };
-            set1(i, "opsel", v | i.f("opsel"))?;
-        }
-        "op_sel_hi" => {
-            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
-            set1(i, "opsel_hi", b & 3)?;
-            if n >= 3 && i.field_def("opsel_hi2").is_some() {
-                set1(i, "opsel_hi2", b >> 2 & 1)?;
-            }
-        }
-        "neg_lo" => set1(i, "neg", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
-        "neg_hi" => set1(i, "neg_hi", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
-        "wait_exp" => set1(i, "waitexp", int(val)? as u32)?,
-        "wait_vdst" | "wait_va_vdst" => set1(i, "wait_va_vdst", int(val)? as u32)?,
-        "wait_vm_vsrc" => set1(i, "wait_vm_vsrc", int(val)? as u32)?,
-        "cbsz" | "abid" | "blgp" => set1(i, name, int(val)? as u32)?,
-        "row_mask" | "bank_mask" => set1(i, name, int(val)? as u32)?,
-        "bound_ctrl" => set1(i, "bound_ctrl", 1)?,
-        "fi" => {
-            if ext == Ext::Dpp8 {
-                set1(i, "src0", 234)?;
-            } else {
-                set1(i, "fi", 1)?
-            }
-        }
-        "quad_perm" => {
-            let inner =
-                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad quad_perm".to_string()))?;
-            let mut c = 0;
-            for (k, x) in inner.split(',').enumerate() {
-                c |= (int(x.trim())? as u32 & 3) << (2 * k);
-            }
-            set1(i, "dpp_ctrl", c)?;
-        }
-        "row_shl" | "row_shr" | "row_ror" | "row_share" | "row_xmask" | "wave_shl" | "wave_rol" | "wave_shr"
-        | "wave_ror" | "row_bcast" | "row_newbcast" => {
-            let v = int(val)? as u32;
-            let c = match name {
-                "row_shl" => 0x100 + v,
-                "row_shr" => 0x110 + v,
-                "row_ror" => 0x120 + v,
-                "row_share" | "row_newbcast" => 0x150 + v,
-                "row_xmask" => 0x160 + v,
-                "wave_shl" => 0x130,
-                "wave_rol" => 0x134,
-                "wave_shr" => 0x138,
-                "wave_ror" => 0x13c,
-                _ => {
-                    if v == 15 {
-                        0x142
-                    } else {
-                        0x143
-                    }
-                }
-            };
-            set1(i, "dpp_ctrl", c)?;
-        }
-        "row_mirror" => set1(i, "dpp_ctrl", 0x140)?,
-        "row_half_mirror" => set1(i, "dpp_ctrl", 0x141)?,
-        "dpp8" => {
-            let inner =
-                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad dpp8".to_string()))?;
-            let mut c = 0;
-            for (k, x) in inner.split(',').enumerate() {
-                c |= (int(x.trim())? as u32 & 7) << (3 * k);
-            }
-            set1(i, "lane_sel", c)?;
-        }
-        "dst_sel" | "src0_sel" | "src1_sel" => {
-            let k = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
-                .iter()
-                .position(|x| *x == val)
-                .ok_or((t.col, format!("bad selector '{val}'")))?;
-            set1(i, name, k as u32)?;
-        }
-        "dst_unused" => {
-            let k = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"]
-                .iter()
-                .position(|x| *x == val)
-                .ok_or((t.col, format!("bad dst_unused '{val}'")))?;
-            set1(i, name, k as u32)?;
-        }
-        "th" | "scope" => {
-            let st = i.f("scope_th");
-            let v = if name == "scope" {
-                let k = names::cpol::scope(val).ok_or((t.col, format!("bad scope '{val}'")))?;
-                (st & !3) | k
-            } else {
-                let k = names::cpol::th(val).ok_or((t.col, format!("bad th '{val}'")))?;
-                (st & 3) | k << 2
-            };
-            set1(i, "scope_th", v)?;
-        }
-        "format" => {
-            if val == "[BUF_FMT_INVALID]" {
-                set1(i, "format", 0)?;
-            } else if let Some(v) = parse_int(val) {
-                set1(i, "format", v as u32)?;
-            } else {
-                let inner =
-                    val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad format".to_string()))?;
-                for p in inner.split(',') {
-                    if let Some(k) = names::buf_fmt::dfmt(p.trim()) {
-                        set1(i, "dfmt", k)?;
-                    } else if let Some(k) = names::buf_fmt::nfmt(p.trim()) {
-                        set1(i, "nfmt", k)?;
-                    } else if let Some(k) = names::buf_fmt::ufmt(i.arch, p.trim()) {
-                        set1(i, "format", k)?;
-                    } else {
-                        return err(t, format!("bad format '{p}'"));
-                    }
-                }
-            }
-        }
-        _ => return err(t, format!("unknown modifier '{s}'")),
-    }
-    Ok(())
-}
-
-fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
-    let rest = &line.rest;
-    let (target, tail) =
-        rest.text.split_once(char::is_whitespace).ok_or((rest.col, "export needs a target".to_string()))?;
-    let tv = match target {
-        "mrtz" => 8,
-        "null" => 9,
-        "prim" => 20,
-        _ => {
-            if let Some(n) = target.strip_prefix("mrt") {
-                n.parse().map_err(|_| (rest.col, "bad target".to_string()))?
-            } else if let Some(n) = target.strip_prefix("pos") {
-                12 + n.parse::<u32>().map_err(|_| (rest.col, "bad target".to_string()))?
-            } else if let Some(n) = target.strip_prefix("param") {
-                32 + n.parse::<u32>().map_err(|_| (rest.col, "bad target".to_string()))?
-            } else {
-                return err(rest, format!("unknown export target '{target}'"));
-            }
-        }
-    };
-    i.set_field("target", tv);
-    let col = rest.col + target.len() + 1;
-    let parts = super::lexer::split_top(tail, col, |c| c == ',');
-    let mut en = 0;
-    for (k, p) in parts.iter().enumerate() {
-        let mut words = p.text.split_whitespace();
-        let r = words.next().unwrap_or("");
-        if k < 4 && r != "off" {
-            let reg = parse_reg(r).ok_or((p.col, format!("expected a register, found '{r}'")))?;
-            i.set_field(&format!("vsrc{k}"), reg.first);
-            en |= 1 << k;
-        }
-        for w in words {
-            match w {
-                "done" => {
-                    i.set_field("done", 1);
-                }
-                "row_en" => {
-                    i.set_field("row", 1);
-                }
-                _ => return err(p, format!("unknown modifier '{w}'")),
-            }
-        }
-    }
-    i.set_field("en", en);
-    Ok(())
-}
-
-fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
-    let s = t.text;
-    if let Some(v) = parse_int(s) {
-        if !(-32768..=65535).contains(&v) {
-            return err(t, format!("immediate {s} out of range for 16 bits"));
-        }
-        return Ok(v as u32 & 0xffff);
-    }
-    match m {
-        "s_waitcnt" => names::waitcnt::parse(arch, s).map_err(|e| (t.col, e)),
-        "s_delay_alu" => names::waitcnt::delay_alu_parse(s).map_err(|e| (t.col, e)),
-        "s_waitcnt_depctr" | "s_wait_alu" => names::waitcnt::depctr_parse(s).map_err(|e| (t.col, e)),
-        "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(s).ok_or((t.col, format!("bad gpr_idx '{s}'"))),
-        _ => err(t, format!("expected an immediate, found '{s}'")),
-    }
 }

@@ -5,8 +5,8 @@ use baregpu_autogen::isa::FLAG_LITERAL;
 
 use super::lexer::{split_line, Line};
 use super::parser::{fill, start, Ext};
-use super::{norm_into, reads_as};
-use crate::disasm::disassemble_into;
+use super::value::typed;
+use super::verify::agrees_vopd;
 use crate::error::{IsaError, Result};
 use crate::inst::Instruction;
 use crate::tables::Tables;
@@ -42,21 +42,18 @@ pub fn assemble(arch: Arch, l: &Line, m: &str, text: &str, line: usize) -> Resul
             format!("'{}' is not a VOPD Y opcode on {}", ly.mnemonic.text, arch.name()),
         ));
     }
-    let mut want = String::new();
-    norm_into(l.rest.text, &mut want);
-    let (mut buf, mut got) = (String::new(), String::new());
+    let (tx, ty) = (typed(&lx), typed(&ly));
+    let mut buf = String::new();
     let mut first_err: Option<(usize, String)> = None;
     let mut mismatch = None;
     for &x in &xs {
         for &y in &ys {
             match build(arch, x, y, &lx, &ly) {
                 Ok(i) => {
-                    got.clear();
-                    disassemble_into(&i, &mut got);
-                    if reads_as(&got, m, &want, &mut buf) {
+                    if agrees_vopd(&i, (&lx, &tx), (&ly, &ty), &mut buf) {
                         return Ok(i);
                     }
-                    mismatch.get_or_insert_with(|| got.clone());
+                    mismatch.get_or_insert_with(|| buf.clone());
                 }
                 Err(e) => {
                     if first_err.as_ref().is_none_or(|f| e.0 > f.0) {
@@ -72,7 +69,7 @@ pub fn assemble(arch: Arch, l: &Line, m: &str, text: &str, line: usize) -> Resul
     Err(IsaError::asm(
         line,
         l.rest.col,
-        format!("cannot encode '{}' (closest encoding reads back as '{}')", text.trim(), mismatch.unwrap_or_default()),
+        format!("cannot encode '{}' (closest encoding decodes as '{}')", text.trim(), mismatch.unwrap_or_default()),
     ))
 }
 

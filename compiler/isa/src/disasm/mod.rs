@@ -4,7 +4,7 @@ pub mod mem;
 mod salu;
 mod valu;
 
-pub use valu::{byte_sel, byte_sel_opsel, has_dst};
+pub use valu::{byte_sel, byte_sel_opsel, has_dst, sdwa_has_dst_sel};
 
 use crate::inst::Instruction;
 use crate::operand::{float_text, reg_range, src, sreg_text, Src, ValType};

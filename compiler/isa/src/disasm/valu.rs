@@ -260,6 +260,15 @@ pub fn text(i: &Instruction) -> String {
 
 /// Whether a VOP3 op_sel list ends with a destination entry (op_sel[3]): not for v_cmpx_*_e64,
 /// which write EXEC only, nor for v_permlane*, whose two op_sel bits are fi and bound_ctrl.
+/// Whether an SDWA instruction has dst_sel/dst_unused: the fp8/bf8 -> f32 conversions pick their
+/// source bytes with src0_sel and have none.
+pub fn sdwa_has_dst_sel(m: &str) -> bool {
+    !(m.starts_with("v_cvt_f32_fp8")
+        || m.starts_with("v_cvt_f32_bf8")
+        || m.starts_with("v_cvt_pk_f32_fp8")
+        || m.starts_with("v_cvt_pk_f32_bf8"))
+}
+
 pub fn has_dst(i: &Instruction) -> bool {
     i.operands().iter().any(|o| o.name == "vdst" || o.name == "sdst")
 }
@@ -473,12 +482,7 @@ fn sdwa(i: &Instruction, out: &mut String) {
         out.push_str(" clamp");
     }
     omod(out, i.f("omod"));
-    // The fp8/bf8 -> f32 conversions pick their source bytes with src0_sel and have no dst_sel.
-    let m = i.mnemonic();
-    let dst_sel = !(m.starts_with("v_cvt_f32_fp8")
-        || m.starts_with("v_cvt_f32_bf8")
-        || m.starts_with("v_cvt_pk_f32_fp8")
-        || m.starts_with("v_cvt_pk_f32_bf8"));
+    let dst_sel = sdwa_has_dst_sel(i.mnemonic());
     if !vopc && dst_sel {
         out.push_str(&format!(
             " dst_sel:{} dst_unused:{}",

@@ -1,0 +1,288 @@
+//! Trailing modifiers (`offset:16`, `glc`, `op_sel:[0,1]`, `row_shl:1`, `format:[...]`...) into
+//! instruction fields.
+
+use super::lexer::Tok;
+use super::operand::parse_int;
+use super::parser::{err, Ext, PErr};
+use crate::inst::Instruction;
+use crate::names;
+use crate::operand::is_gfx9;
+use crate::Arch;
+
+fn list_bits(v: &str) -> Option<(u32, usize)> {
+    let inner = v.strip_prefix('[')?.strip_suffix(']')?;
+    let mut bits = 0;
+    let mut n = 0;
+    for (k, x) in inner.split(',').enumerate() {
+        match parse_int(x.trim())? {
+            0 => {}
+            1 => bits |= 1 << k,
+            _ => return None,
+        }
+        n += 1;
+    }
+    Some((bits, n))
+}
+
+pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
+    let s = t.text;
+    let (name, val) = s.split_once(':').unwrap_or((s, ""));
+    let fname = i.format().name;
+    let int = |v: &str| parse_int(v).ok_or((t.col, format!("bad value in '{s}'")));
+    let set1 = |i: &mut Instruction, f: &str, v: u32| -> Result<(), PErr> {
+        if i.set_field(f, v) {
+            Ok(())
+        } else {
+            err(t, format!("modifier '{s}' is not valid here or out of range"))
+        }
+    };
+    match name {
+        // gfx9's GWS operations are the only ones that take (and require) gds.
+        "gds" if is_gfx9(i.arch) && !i.mnemonic().starts_with("ds_gws_") => {
+            return err(t, "gds is not supported on this architecture")
+        }
+        "clamp" | "glc" | "slc" | "dlc" | "gds" | "sc0" | "sc1" | "nt" | "tfe" | "offen" | "idxen" | "lds" | "done" => {
+            set1(i, name, 1)?
+        }
+        "row_en" => set1(i, "row", 1)?,
+        // `nosc0`, `noglc`...: the cache-policy bit written as off.
+        n if n.strip_prefix("no").is_some_and(|f| CPOL.contains(&f)) && val.is_empty() => set1(i, &n[2..], 0)?,
+        "off" => {}
+        "mul" | "div" => {
+            let omod = match (name, int(val)?) {
+                (_, 1) => 0,
+                ("mul", 2) => 1,
+                ("mul", 4) => 2,
+                ("div", 2) => 3,
+                _ => return err(t, format!("'{s}': the output modifier is mul:2, mul:4 or div:2")),
+            };
+            set1(i, "omod", omod)?
+        }
+        "offset" => {
+            let v = if val.starts_with("swizzle(") {
+                crate::names::swizzle::parse(i.arch, val)
+                    .filter(|_| i.mnemonic() == "ds_swizzle_b32")
+                    .ok_or((t.col, format!("bad swizzle '{val}'")))? as i64
+            } else {
+                int(val)?
+            };
+            if fname == "DS" {
+                if !(0..=0xffff).contains(&v) {
+                    return err(t, format!("offset {v} out of range"));
+                }
+                set1(i, "offset0", v as u32 & 0xff)?;
+                set1(i, "offset1", (v as u32) >> 8)?;
+            } else if fname == "SMEM" {
+                if is_gfx9(i.arch) {
+                    if i.f("imm") == 0 && i.f("soe") == 0 {
+                        let sgpr = i.f("offset");
+                        set1(i, "soffset", sgpr)?;
+                        set1(i, "soe", 1)?;
+                    }
+                    set1(i, "imm", 1)?;
+                }
+                set1(i, "offset", v as u32 & 0x1fffff)?;
+            } else {
+                let width = i.field_def("offset").map(|f| f.hi - f.lo + 1).unwrap_or(12) as i64;
+                let signed = matches!(fname, "GLOBAL" | "SCRATCH") || i.arch == Arch::Gfx1201 && fname != "VBUFFER";
+                let (lo, hi) =
+                    if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
+                let hi = if matches!(fname, "FLAT") && i.arch != Arch::Gfx1201 { 0xfff } else { hi };
+                if v < lo || v > hi {
+                    return err(t, format!("offset {v} out of range"));
+                }
+                set1(i, "offset", (v as u32) & ((1u64 << width) - 1) as u32)?;
+            }
+        }
+        "offset0" | "offset1" => set1(i, name, int(val)? as u32)?,
+        "byte_sel" => {
+            let m = i.mnemonic();
+            let v = int(val)?;
+            let bits = crate::disasm::byte_sel_opsel(m, v as u32)
+                .filter(|_| (0..4).contains(&v) && !is_gfx9(i.arch))
+                .ok_or((t.col, format!("modifier '{s}' is not valid here or out of range")))?;
+            set1(i, "opsel", i.f("opsel") | bits)?;
+        }
+        "index_key" => {
+            let v = int(val)?;
+            if !i.mnemonic().starts_with("v_swmmac") || !(0..4).contains(&v) {
+                return err(t, format!("modifier '{s}' is not valid here or out of range"));
+            }
+            set1(i, "opsel", i.f("opsel") | v as u32)?;
+        }
+        // gfx950 scaled MFMA: the selectors of the two scale sources; the third is not encoded.
+        "op_sel" | "op_sel_hi" if i.field_def("scale_opsel").is_some() => {
+            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            if n != 3 || b & 4 != 0 {
+                return err(t, format!("'{s}': the third selector of a scaled MFMA must be 0"));
+            }
+            set1(i, if name == "op_sel" { "scale_opsel" } else { "scale_opsel_hi" }, b)?;
+        }
+        // f64 MFMAs: the blgp bits negate the sources.
+        "neg" if i.mnemonic().starts_with("v_mfma_f64") => {
+            set1(i, "blgp", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?
+        }
+        "bitop3" if i.mnemonic().starts_with("v_bitop3") && is_gfx9(i.arch) => {
+            let v = int(val)?;
+            if !(0..=255).contains(&v) {
+                return err(t, format!("bitop3 value {v} out of range"));
+            }
+            let v = v as u32;
+            set1(i, "neg", v & 7)?;
+            set1(i, "abs", v >> 3 & 7)?;
+            set1(i, "omod", v >> 6)?;
+        }
+        // gfx950 v_permlane*_swap (VOP3): fi and bound_ctrl live in op_sel bits 0 and 1.
+        "fi" | "bound_ctrl" if fname == "VOP3" && i.mnemonic().contains("_swap") => {
+            let bit = if name == "fi" { 1 } else { 2 };
+            if val != "1" {
+                return err(t, format!("'{s}' must be 1"));
+            }
+            set1(i, "opsel", i.f("opsel") | bit)?;
+        }
+        "op_sel" => {
+            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) {
+                b
+            } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
+                let last = n.saturating_sub(1);
+                (b & ((1 << last) - 1)) | ((b >> last) & 1) << 3
+            } else {
+                b
+            };
+            set1(i, "opsel", v | i.f("opsel"))?;
+        }
+        "op_sel_hi" => {
+            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            set1(i, "opsel_hi", b & 3)?;
+            // A list shorter than the sources leaves the third selector 0 (llvm-mc).
+            let three = i.operands().iter().any(|o| o.name == "src2");
+            if (n >= 3 || three) && i.field_def("opsel_hi2").is_some() {
+                set1(i, "opsel_hi2", b >> 2 & 1)?;
+            }
+        }
+        "neg_lo" => set1(i, "neg", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
+        "neg_hi" => set1(i, "neg_hi", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
+        "wait_exp" => set1(i, "waitexp", int(val)? as u32)?,
+        "wait_vdst" | "wait_va_vdst" => set1(i, "wait_va_vdst", int(val)? as u32)?,
+        "wait_vm_vsrc" => set1(i, "wait_vm_vsrc", int(val)? as u32)?,
+        "cbsz" | "abid" | "blgp" => set1(i, name, int(val)? as u32)?,
+        "row_mask" | "bank_mask" => set1(i, name, int(val)? as u32)?,
+        // gfx9 sets the bit for `bound_ctrl:0` too (llvm-mc's historical spelling); gfx11+ writes
+        // the value.
+        "bound_ctrl" => {
+            let v = if val.is_empty() || is_gfx9(i.arch) { 1 } else { int(val)? };
+            if !(0..=1).contains(&v) {
+                return err(t, format!("'{s}': the value must be 0 or 1"));
+            }
+            set1(i, "bound_ctrl", v as u32)?
+        }
+        "fi" => {
+            let v = if val.is_empty() { 1 } else { int(val)? };
+            if !(0..=1).contains(&v) {
+                return err(t, format!("'{s}': the value must be 0 or 1"));
+            }
+            if ext == Ext::Dpp8 {
+                // DPP8 with fetch-inactive is its own src0 code.
+                set1(i, "src0", if v == 1 { 234 } else { 233 })?;
+            } else {
+                set1(i, "fi", v as u32)?
+            }
+        }
+        "quad_perm" => {
+            let inner =
+                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad quad_perm".to_string()))?;
+            let mut c = 0;
+            for (k, x) in inner.split(',').enumerate() {
+                c |= (int(x.trim())? as u32 & 3) << (2 * k);
+            }
+            set1(i, "dpp_ctrl", c)?;
+        }
+        "row_shl" | "row_shr" | "row_ror" | "row_share" | "row_xmask" | "wave_shl" | "wave_rol" | "wave_shr"
+        | "wave_ror" | "row_bcast" | "row_newbcast" => {
+            let v = int(val)? as u32;
+            let c = match name {
+                "row_shl" => 0x100 + v,
+                "row_shr" => 0x110 + v,
+                "row_ror" => 0x120 + v,
+                "row_share" | "row_newbcast" => 0x150 + v,
+                "row_xmask" => 0x160 + v,
+                "wave_shl" => 0x130,
+                "wave_rol" => 0x134,
+                "wave_shr" => 0x138,
+                "wave_ror" => 0x13c,
+                _ => {
+                    if v == 15 {
+                        0x142
+                    } else {
+                        0x143
+                    }
+                }
+            };
+            set1(i, "dpp_ctrl", c)?;
+        }
+        "row_mirror" => set1(i, "dpp_ctrl", 0x140)?,
+        "row_half_mirror" => set1(i, "dpp_ctrl", 0x141)?,
+        "dpp8" => {
+            let inner =
+                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad dpp8".to_string()))?;
+            let mut c = 0;
+            for (k, x) in inner.split(',').enumerate() {
+                c |= (int(x.trim())? as u32 & 7) << (3 * k);
+            }
+            set1(i, "lane_sel", c)?;
+        }
+        "dst_sel" | "src0_sel" | "src1_sel" => {
+            let k = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
+                .iter()
+                .position(|x| *x == val)
+                .ok_or((t.col, format!("bad selector '{val}'")))?;
+            set1(i, name, k as u32)?;
+        }
+        "dst_unused" => {
+            let k = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"]
+                .iter()
+                .position(|x| *x == val)
+                .ok_or((t.col, format!("bad dst_unused '{val}'")))?;
+            set1(i, name, k as u32)?;
+        }
+        "th" | "scope" => {
+            let st = i.f("scope_th");
+            let v = if name == "scope" {
+                let k = names::cpol::scope(val).ok_or((t.col, format!("bad scope '{val}'")))?;
+                (st & !3) | k
+            } else {
+                // The default hint has a name per access kind, code 0.
+                let rt = matches!(val, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT").then_some(0);
+                let k = rt.or_else(|| names::cpol::th(val)).ok_or((t.col, format!("bad th '{val}'")))?;
+                (st & 3) | k << 2
+            };
+            set1(i, "scope_th", v)?;
+        }
+        "format" => {
+            if val == "[BUF_FMT_INVALID]" {
+                set1(i, "format", 0)?;
+            } else if let Some(v) = parse_int(val) {
+                set1(i, "format", v as u32)?;
+            } else {
+                let inner =
+                    val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad format".to_string()))?;
+                for p in inner.split(',') {
+                    if let Some(k) = names::buf_fmt::dfmt(p.trim()) {
+                        set1(i, "dfmt", k)?;
+                    } else if let Some(k) = names::buf_fmt::nfmt(p.trim()) {
+                        set1(i, "nfmt", k)?;
+                    } else if let Some(k) = names::buf_fmt::ufmt(i.arch, p.trim()) {
+                        set1(i, "format", k)?;
+                    } else {
+                        return err(t, format!("bad format '{p}'"));
+                    }
+                }
+            }
+        }
+        _ => return err(t, format!("unknown modifier '{s}'")),
+    }
+    Ok(())
+}
+
+const CPOL: [&str; 6] = ["glc", "slc", "dlc", "sc0", "sc1", "nt"];

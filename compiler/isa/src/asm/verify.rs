@@ -1,0 +1,307 @@
+//! Whether a filled candidate means what the line says: the candidate is decoded back into typed
+//! operands and modifiers, which are compared with the line's as values. Numbers compare by
+//! value (`0x05040100` is `0x5040100`, a 16-bit `65524` is `-12`), symbolic and numeric forms of
+//! one field by their encoding (`s_waitcnt 0`, `s_getreg_b32 s0, 0x1234`), a modifier written
+//! with its default value as if omitted, and modifiers in any order.
+
+use std::borrow::Cow;
+
+use baregpu_autogen::isa::OperandKind;
+
+use super::lexer::{blank_block_comments, split_line, Line};
+use super::operand::{float_code_f64, parse_int, Reg};
+use super::symbolic::{exp_words, simm16};
+use super::value::{f16_bits, typed, value, Modifier, Operand, Typed, Val};
+use crate::decode::decode;
+use crate::disasm::disassemble_into;
+use crate::inst::Instruction;
+use crate::Arch;
+
+/// The input line, parsed once and compared with every candidate.
+pub struct Want<'a> {
+    pub line: &'a Line<'a>,
+    pub typed: Typed<'a>,
+}
+
+impl<'a> Want<'a> {
+    pub fn new(line: &'a Line<'a>) -> Want<'a> {
+        Want { line, typed: typed(line) }
+    }
+}
+
+/// Whether the candidate `i` decodes to the instruction the line describes. `buf` is scratch.
+pub fn agrees(i: &Instruction, want: &Want, buf: &mut String) -> bool {
+    if !decodes_to_itself(i) {
+        return false;
+    }
+    buf.clear();
+    disassemble_into(i, buf);
+    let blanked = blank_block_comments(buf);
+    let got = blanked.as_deref().unwrap_or(buf);
+    let Some(gl) = split_line(got, 1) else { return false };
+    same_line(i, want.line, &want.typed, &gl)
+}
+
+/// Whether the candidate's bytes decode to this very instruction (no other opcode or format
+/// claims them).
+fn decodes_to_itself(i: &Instruction) -> bool {
+    let mut bytes = [0u8; 20];
+    let n = i.ndwords as usize;
+    for (k, w) in i.words[..n].iter().enumerate() {
+        bytes[4 * k..4 * k + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    let len = if let Some(l) = i.literal {
+        bytes[4 * n..4 * n + 4].copy_from_slice(&l.to_le_bytes());
+        4 * n + 4
+    } else {
+        4 * n
+    };
+    matches!(decode(i.arch, &bytes[..len]), Ok(d) if d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y)
+}
+
+/// Compares one line (or one VOPD half) with its decoded form.
+fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
+    let arch = i.arch;
+    let m = i.mnemonic();
+    let fname = i.format().name;
+    let kinds = i.operands();
+    // A whole-line symbolic operand (s_waitcnt vmcnt(0) & lgkmcnt(0), s_delay_alu ...): the same
+    // 16-bit value.
+    // 16-bit value, read straight from the field.
+    if matches!(fname, "SOPP" | "SOPK") && kinds.len() == 1 && kinds[0].kind == OperandKind::Simm16 {
+        return simm16(arch, m, &wl.rest).ok() == i.field("simm16");
+    }
+    if fname == "SOPP" && kinds.is_empty() {
+        let v = if wl.rest.text.is_empty() { Some(0) } else { parse_int(wl.rest.text).map(|v| v as u32 & 0xffff) };
+        return v.is_some() && v == Some(i.field("simm16").unwrap_or(0));
+    }
+    if fname == "EXP" {
+        let (a, b) = (exp_words(wl), exp_words(gl));
+        return a.len() == b.len()
+            && a.iter().zip(&b).all(|(x, y)| same_val(arch, false, &value(x.text), &value(y.text)));
+    }
+    let g = typed(gl);
+    // Operands past the instruction's own are modifiers that came without a comma (as `fill`
+    // takes them): `global_inv scope:SCOPE_SYS`.
+    let (w_ops, w_mods) = split_extra(w, kinds.len());
+    let (g_ops, g_mods) = split_extra(&g, kinds.len());
+    if w_ops.len() != g_ops.len() {
+        return false;
+    }
+    for (k, (a, b)) in w_ops.iter().zip(g_ops).enumerate() {
+        let kind = kinds.get(k).map(|o| o.kind);
+        // hwreg/sendmsg: the field's value against the operand's, symbolic or numeric.
+        if let Some(o @ baregpu_autogen::isa::Operand { kind: OperandKind::Hwreg | OperandKind::Sendmsg, .. }) =
+            kinds.get(k)
+        {
+            let what = if o.kind == OperandKind::Hwreg { "hwreg" } else { "sendmsg" };
+            if !(a.plain() && named_value(arch, what, &a.val).is_some_and(|v| Some(v) == i.field(o.name))) {
+                return false;
+            }
+            continue;
+        }
+        if !same_operand(arch, fname, kind, a, b) {
+            return false;
+        }
+    }
+    same_mods(arch, &w_mods, &g_mods)
+}
+
+/// The operands up to `n` and the modifiers, with operands past `n` that read as modifiers
+/// (`name:value` or a bare name) moved to the modifiers.
+fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'a>], Cow<'b, [Modifier<'a>]>) {
+    let mut k = t.ops.len();
+    let modifier_like =
+        |o: &Operand| matches!(o.val, Val::Name(_)) || o.text.contains(':') && !matches!(o.val, Val::Reg(_));
+    while k > n && modifier_like(&t.ops[k - 1]) {
+        k -= 1;
+    }
+    if k == t.ops.len() {
+        return (&t.ops, Cow::Borrowed(&t.mods));
+    }
+    let mut mods: Vec<Modifier> =
+        t.ops[k..].iter().map(|o| super::value::modifier(&super::lexer::Tok { text: o.text, col: o.col })).collect();
+    mods.extend(t.mods.iter().cloned());
+    (&t.ops[..k], Cow::Owned(mods))
+}
+
+fn same_operand(arch: Arch, fname: &str, kind: Option<OperandKind>, a: &Operand, b: &Operand) -> bool {
+    if (a.neg, a.abs, a.sext) != (b.neg, b.abs, b.sext) {
+        return false;
+    }
+    let wrap16 = matches!(kind, Some(OperandKind::Simm16 | OperandKind::Label));
+    match (&a.val, &b.val) {
+        // An SMEM offset of `null` is no offset.
+        (Val::Name("null"), Val::Int(0)) if fname == "SMEM" => true,
+        (x, y) => same_val(arch, wrap16, x, y),
+    }
+}
+
+/// The encoding of a hwreg/sendmsg operand, written symbolically or as a number.
+fn named_value(arch: Arch, kind: &str, v: &Val) -> Option<u32> {
+    match v {
+        Val::Int(n) => u16::try_from(*n).ok().map(u32::from),
+        Val::Call(name, args) if *name == kind => {
+            let text = format!("{kind}({args})");
+            if kind == "hwreg" {
+                crate::names::hwreg::parse(arch, &text)
+            } else {
+                crate::names::sendmsg::parse(arch, &text)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether two integers are the same field value: equal, or equal as the 16 bits of a branch
+/// offset or immediate (`65524` is `-12`), or as the 32 bits of a literal.
+fn same_int(wrap16: bool, x: i64, y: i64) -> bool {
+    let fits = |v: i64, lo: i64, hi: i64| (lo..=hi).contains(&v);
+    x == y
+        || wrap16 && fits(x, -32768, 65535) && fits(y, -32768, 65535) && x as u16 == y as u16
+        || fits(x, i32::MIN as i64, u32::MAX as i64)
+            && fits(y, i32::MIN as i64, u32::MAX as i64)
+            && x as u32 == y as u32
+}
+
+/// A float written where the instruction holds a literal: the literal is its f32, f16 or the high
+/// half of its f64 bits (the operand type decides which; each is the encoding llvm-mc writes).
+fn float_is_literal(f: f64, lit: i64) -> bool {
+    let Ok(l) = u32::try_from(lit) else { return false };
+    l == (f as f32).to_bits() || f16_bits(f).is_some_and(|h| u32::from(h) == l) || (f.to_bits() >> 32) as u32 == l
+}
+
+fn same_reg(x: &Reg, y: &Reg) -> bool {
+    // A true16 half left implicit is the low half.
+    let hi = |r: &Reg| r.hi.unwrap_or(false);
+    x.file == y.file && x.first == y.first && x.count == y.count && hi(x) == hi(y)
+}
+
+fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
+    match (a, b) {
+        (Val::Reg(x), Val::Reg(y)) => same_reg(x, y),
+        (Val::Name(x), Val::Name(y)) => {
+            x == y || crate::names::sreg::code(arch, x).is_some_and(|c| crate::names::sreg::code(arch, y) == Some(c))
+        }
+        (Val::Int(x), Val::Int(y)) => same_int(wrap16, *x, *y),
+        (Val::Float(x), Val::Float(y)) => x == y || float_code_f64(*x).is_some_and(|c| float_code_f64(*y) == Some(c)),
+        (Val::Float(f), Val::Int(l)) | (Val::Int(l), Val::Float(f)) => float_is_literal(*f, *l),
+        (Val::Call(n, x), Val::Call(o, y)) => n == o && no_space(x) == no_space(y),
+        // A shorter list leaves the rest 0 (op_sel:[1,0] is op_sel:[1,0,0]).
+        (Val::List(x), Val::List(y)) => {
+            (0..x.len().max(y.len())).all(|k| x.get(k).copied().unwrap_or(0) == y.get(k).copied().unwrap_or(0))
+        }
+        // ds_swizzle_b32's offset, numeric or as swizzle(...).
+        (Val::Int(n), Val::Call("swizzle", args)) | (Val::Call("swizzle", args), Val::Int(n)) => {
+            crate::names::swizzle::parse(arch, &format!("swizzle({args})")).is_some_and(|v| i64::from(v) == *n)
+        }
+        (Val::Names(x), Val::Names(y)) => x == y,
+        // MTBUF `format:N` against its name(s).
+        (Val::Int(n), Val::Names(f)) | (Val::Names(f), Val::Int(n)) => format_value(arch, f) == Some(*n),
+        (Val::Other(x), Val::Other(y)) => no_space(x) == no_space(y),
+        _ => false,
+    }
+}
+
+/// The numeric MTBUF format of `[BUF_FMT_...]` (gfx11+) or `[BUF_DATA_FORMAT_..., BUF_NUM_FORMAT_...]`
+/// (dfmt in bits 0..3, nfmt above, as llvm-mc numbers them).
+fn format_value(arch: Arch, f: &[&str]) -> Option<i64> {
+    use crate::names::buf_fmt;
+    match f {
+        [u] if buf_fmt::ufmt(arch, u).is_some() => buf_fmt::ufmt(arch, u).map(i64::from),
+        [u] if *u == "BUF_FMT_INVALID" => Some(0),
+        _ => {
+            let d = f.iter().find_map(|x| buf_fmt::dfmt(x)).unwrap_or(1);
+            let n = f.iter().find_map(|x| buf_fmt::nfmt(x)).unwrap_or(0);
+            Some(i64::from(d | n << 4))
+        }
+    }
+}
+
+fn no_space(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Whether a modifier, as written, is its default (the same as leaving it out).
+fn is_default(arch: Arch, m: &Modifier) -> bool {
+    let zero_list = |v: &[i64]| v.iter().all(|&x| x == 0);
+    match (m.name, &m.val) {
+        // `nosc0`, `noglc`...: a cache-policy bit written as off.
+        (n, None) => n.strip_prefix("no").is_some_and(|f| CPOL.contains(&f)),
+        (
+            "offset" | "offset0" | "offset1" | "wait_exp" | "wait_vdst" | "wait_va_vdst" | "wait_vm_vsrc" | "cbsz"
+            | "abid" | "blgp" | "byte_sel" | "index_key" | "fi" | "clamp",
+            Some(Val::Int(0)),
+        ) => true,
+        ("mul" | "div", Some(Val::Int(1))) => true,
+        // gfx9 sets the bit for `bound_ctrl:0` as well.
+        ("bound_ctrl", Some(Val::Int(0))) => !crate::operand::is_gfx9(arch),
+        ("row_mask" | "bank_mask", Some(Val::Int(0xf))) => true,
+        ("op_sel" | "neg_lo" | "neg_hi" | "neg", Some(Val::List(v))) => zero_list(v),
+        // Its default is all ones for packed math and all zeros for mixed precision; which one
+        // the instruction takes, `fill` wrote, and the decoder omits it only then.
+        ("op_sel_hi", Some(Val::List(v))) => zero_list(v) || v.iter().all(|&x| x == 1),
+        ("dst_sel" | "src0_sel" | "src1_sel", Some(Val::Name("DWORD"))) => true,
+        ("dst_unused", Some(Val::Name("UNUSED_PRESERVE"))) => true,
+        ("scope", Some(Val::Name("SCOPE_CU"))) => true,
+        ("th", Some(Val::Name(t))) => matches!(*t, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT"),
+        _ => false,
+    }
+}
+
+const CPOL: [&str; 7] = ["glc", "slc", "dlc", "sc0", "sc1", "nt", "scc"];
+
+/// The same modifiers: one written on one side only must be at its default; those on both sides
+/// must have the same value and, except cache-policy flags and gfx12 th/scope (which llvm-mc
+/// takes in any order), the same order (llvm-mc rejects `mul:2 clamp` for `clamp mul:2`).
+fn same_mods(arch: Arch, a: &[Modifier], b: &[Modifier]) -> bool {
+    let free = |m: &Modifier| CPOL.contains(&m.name) || matches!(m.name, "th" | "scope");
+    let mut used = vec![false; b.len()];
+    let mut last_fixed = None;
+    for x in a {
+        match (0..b.len()).find(|&y| !used[y] && b[y].name == x.name) {
+            Some(y) => {
+                if !same_mod(arch, x, &b[y]) {
+                    return false;
+                }
+                used[y] = true;
+                if !free(x) {
+                    if last_fixed.is_some_and(|l| l > y) {
+                        return false;
+                    }
+                    last_fixed = Some(y);
+                }
+            }
+            None if is_default(arch, x) => {}
+            None => return false,
+        }
+    }
+    (0..b.len()).all(|y| used[y] || is_default(arch, &b[y]))
+}
+
+fn same_mod(arch: Arch, a: &Modifier, b: &Modifier) -> bool {
+    a.name == b.name
+        && match (&a.val, &b.val) {
+            (None, None) => true,
+            (Some(Val::Int(0 | 1)), Some(Val::Int(1))) if a.name == "bound_ctrl" && crate::operand::is_gfx9(arch) => {
+                true
+            }
+            // `glc` is `glc:1`.
+            (None, Some(Val::Int(1))) | (Some(Val::Int(1)), None) => true,
+            (Some(x), Some(y)) => same_val(arch, false, x, y),
+            _ => false,
+        }
+}
+
+/// VOPD: each half compared on its own.
+pub fn agrees_vopd(i: &Instruction, x: (&Line, &Typed), y: (&Line, &Typed), buf: &mut String) -> bool {
+    if !decodes_to_itself(i) {
+        return false;
+    }
+    buf.clear();
+    disassemble_into(i, buf);
+    let Some(k) = buf.find("::") else { return false };
+    let (Some(gx), Some(gy)) = (split_line(&buf[..k], 1), split_line(&buf[k + 2..], 1)) else { return false };
+    let iy = Instruction { op: i.op_y.unwrap_or(i.op), ..*i };
+    same_line(i, x.0, x.1, &gx) && same_line(&iy, y.0, y.1, &gy)
+}
