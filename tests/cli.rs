@@ -161,24 +161,29 @@ fn a_fifo_in_the_topology_does_not_hang_devices() {
 /// `demo` as one graph (the default), with --eager, and with BAREGPU_GRAPH=0: the last two run
 /// eagerly, and all give the same result bytes, verified, on both vendors (BAREGPU_GRAPH=0 on
 /// AMD only: the NVIDIA emulator takes seconds per demo).
+/// `demo --size 16 --json` on `dev` (with `extra` arguments and BAREGPU_GRAPH set to `graph_env`
+/// or unset): the mode it ran in and the runs' checksums, every run verified.
+fn demo_checksums(sysroot: &Path, dev: &str, extra: &[&str], graph_env: Option<&str>) -> (String, Vec<String>) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_baregpu"));
+    cmd.args(["demo", "--size", "16", "--json", "--device", dev]).args(extra);
+    cmd.env_remove("BAREGPU_LOG").env("BAREGPU_SYSROOT", sysroot);
+    match graph_env {
+        Some(v) => cmd.env("BAREGPU_GRAPH", v),
+        None => cmd.env_remove("BAREGPU_GRAPH"),
+    };
+    let out = cmd.output().expect("run baregpu");
+    assert!(out.status.success(), "{dev} {extra:?} {graph_env:?}: {}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let sums: Vec<String> = v["runs"].as_array().unwrap().iter().map(|r| r["checksum"].to_string()).collect();
+    assert_eq!(sums.len(), 2, "{v}");
+    assert!(v["runs"].as_array().unwrap().iter().all(|r| r["ok"] == true), "{v}");
+    (v["mode"].as_str().unwrap().to_string(), sums)
+}
+
 #[test]
 fn demo_graph_and_eager_give_identical_results() {
     let dir = tempfile::tempdir().unwrap();
-    let demo = |dev: &str, extra: &[&str], graph_env: Option<&str>| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_baregpu"));
-        cmd.args(["demo", "--size", "16", "--json", "--device", dev]).args(extra);
-        cmd.env_remove("BAREGPU_LOG").env("BAREGPU_SYSROOT", dir.path());
-        match graph_env {
-            Some(v) => cmd.env("BAREGPU_GRAPH", v),
-            None => cmd.env_remove("BAREGPU_GRAPH"),
-        };
-        let out = cmd.output().expect("run baregpu");
-        assert!(out.status.success(), "{dev} {extra:?} {graph_env:?}: {}", text(&out.stderr));
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-        let sums: Vec<String> = v["runs"].as_array().unwrap().iter().map(|r| r["checksum"].to_string()).collect();
-        assert!(v["runs"].as_array().unwrap().iter().all(|r| r["ok"] == true), "{v}");
-        (v["mode"].as_str().unwrap().to_string(), sums)
-    };
+    let demo = |dev: &str, extra: &[&str], graph_env: Option<&str>| demo_checksums(dir.path(), dev, extra, graph_env);
     for dev in ["emu:gfx1100", "emu-nv:sm_90"] {
         let (mode, graph) = demo(dev, &[], None);
         assert_eq!(mode, "graph", "{dev}");
@@ -190,6 +195,22 @@ fn demo_graph_and_eager_give_identical_results() {
             assert_eq!(mode, "eager", "{dev}: BAREGPU_GRAPH=0");
             assert_eq!(graph, env_eager, "{dev}");
         }
+    }
+}
+
+/// `demo` on the emulated CDNA GPUs (wave64 kernels from the ISA builder), as a graph and eagerly:
+/// verified, and the same result bytes as on gfx1100 (the same fp32 operations in the same order).
+#[test]
+fn demo_runs_on_cdna_graph_and_eager() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, rdna) = demo_checksums(dir.path(), "emu:gfx1100", &[], None);
+    for dev in ["emu:gfx942", "emu:gfx950"] {
+        let (mode, graph) = demo_checksums(dir.path(), dev, &[], None);
+        assert_eq!(mode, "graph", "{dev}");
+        let (mode, eager) = demo_checksums(dir.path(), dev, &["--eager"], None);
+        assert_eq!(mode, "eager", "{dev}: --eager");
+        assert_eq!(graph, eager, "{dev}: graph and eager results differ");
+        assert_eq!(graph, rdna, "{dev}: results differ from gfx1100's");
     }
 }
 

@@ -101,10 +101,9 @@ impl VendorDevice for AmdDevice {
     }
 
     fn demo_code(&self, size: u32, progress: &mut dyn FnMut(&str) -> Result<()>) -> Result<DemoCode> {
-        let arch =
-            Arch::from_name(&self.arch).filter(|a| matches!(a, Arch::Gfx1100 | Arch::Gfx1201)).ok_or_else(|| {
-                Error::Usage(format!("{}: the demo kernels are written for gfx1100 and gfx1201", self.label))
-            })?;
+        let arch = Arch::from_name(&self.arch).ok_or_else(|| {
+            Error::Usage(format!("{}: the demo kernels are not written for {}", self.label, self.arch))
+        })?;
         check_size(size, MATMUL_TILE)?;
         progress(&format!("building {MATMUL_NAME} and {VECTOR_ADD_NAME} for {} with the ISA builder", self.arch))?;
         let build = |f: fn(Arch) -> std::result::Result<Vec<u8>, kernels::KernelError>| {

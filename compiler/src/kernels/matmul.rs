@@ -1,9 +1,10 @@
-//! The demo kernels: a tiled fp32 matmul and a vector add, for gfx1100 and gfx1201 (wave32).
+//! The demo kernels: a tiled fp32 matmul and a vector add, for gfx1100 and gfx1201 (wave32) and
+//! gfx942 and gfx950 (wave64), one definition each: [`Target`] spells the instructions per arch.
 //!
 //! # `matmul_f32(A, B, C, M, N, K)`
 //!
 //! `C[M,N] = A[M,K] * B[K,N]`, fp32, row-major, `M`, `N` and `K` multiples of [`MATMUL_TILE`]
-//! (16). Launch `(N/16, M/16, 1)` workgroups of `(16, 16, 1)` work-items (8 waves of 32). Work-item
+//! (16). Launch `(N/16, M/16, 1)` workgroups of `(16, 16, 1)` work-items (8 waves of 32, or 4 of 64). Work-item
 //! `(tx, ty)` of workgroup `(gx, gy)` computes `C[row, col]` with `row = gy*16 + ty` and
 //! `col = gx*16 + tx`.
 //!
@@ -26,7 +27,7 @@
 //!   s[4:5]  A   s[6:7] B   s[8:9] C          v1, v2  tx, ty
 //!   s10 M   s11 N   s12 K                    v3      byte offset of A[row, k0 + tx]
 //!   s13     K/16 steps left                  v4      byte offset of B[k0 + ty, col]
-//!   s14/s15 workgroup id x/y (gfx1100: the   v5      LDS store address ty*64 + tx*4
+//!   s14/s15 workgroup id x/y (gfx1100/CDNA:  v5      LDS store address ty*64 + tx*4
 //!           hardware's; gfx1201: copied      v6, v7  LDS read bases ty*64, tx*4
 //!           from ttmp9 / ttmp7[15:0])        v8      the accumulator
 //!   s16     N*64: B offset step (16 rows)    v9, v10 the loaded A and B elements
@@ -40,7 +41,7 @@
 //! `ceil(n/256)` of them.
 
 use crate::codeobj::{write_code_object, Kernel, KernelArg};
-use crate::isa::builder::{offset, s, v, vcc_lo, Builder, Ctors};
+use crate::isa::builder::{offset, s, v, Builder, Ctors};
 use crate::isa::Arch;
 
 use super::{apply_usage, KernelError, Target};
@@ -87,7 +88,7 @@ fn initialised_sgprs(arch: Arch, k: &Kernel) -> u32 {
 
 /// The matmul's instructions (see the module documentation).
 pub fn matmul_builder(arch: Arch) -> Result<Builder, KernelError> {
-    let t = Target::new(arch)?;
+    let t = Target::new(arch);
     let skel = matmul_skeleton(arch);
     let mut b = Builder::new(arch);
     b.tracker_mut().reserve_sgprs(initialised_sgprs(arch, &skel));
@@ -95,26 +96,26 @@ pub fn matmul_builder(arch: Arch) -> Result<Builder, KernelError> {
     let tile = MATMUL_TILE as i64;
 
     // Prologue: arguments, work-item and workgroup ids.
-    b.s_load_b256(s(4..12), s(0..2), 0) // A, B, C, M, N
-        .s_load_b32(s(12), s(0..2), 32); // K
+    t.s_load(&mut b, s(4..12), s(0..2), 0); // A, B, C, M, N
+    t.s_load(&mut b, s(12), s(0..2), 32); // K
     let (wg_x, wg_y) = t.workgroup_ids(&mut b, skel.user_sgpr_count(arch), s(14), s(15));
     b.v_and_b32(v(1), 0x3ff, v(0)) // tx = v0[9:0]
         .v_bfe_u32(v(2), v(0), 10, 10) // ty = v0[19:10]
         .s_lshl_b32(s(18), wg_x, 4) // gx*16
-        .s_lshl_b32(s(17), wg_y, 4) // gy*16
-        .v_add_nc_u32(v(12), s(18), v(1)) // col
-        .v_add_nc_u32(v(11), s(17), v(2)) // row
-        .v_lshlrev_b32(v(6), 6, v(2)) // ty*64: As row base
-        .v_lshlrev_b32(v(7), 2, v(1)) // tx*4: Bs column base
-        .v_add_nc_u32(v(5), v(6), v(7)) // ty*64 + tx*4: store address
-        .v_mov_b32(v(8), 0); // acc = 0
+        .s_lshl_b32(s(17), wg_y, 4); // gy*16
+    t.v_add_u32(&mut b, v(12), s(18), v(1)); // col
+    t.v_add_u32(&mut b, v(11), s(17), v(2)); // row
+    b.v_lshlrev_b32(v(6), 6, v(2)) // ty*64: As row base
+        .v_lshlrev_b32(v(7), 2, v(1)); // tx*4: Bs column base
+    t.v_add_u32(&mut b, v(5), v(6), v(7)); // ty*64 + tx*4: store address
+    b.v_mov_b32(v(8), 0); // acc = 0
     t.wait_smem(&mut b);
-    b.v_mul_lo_u32(v(3), v(11), s(12)) // row*K
-        .v_add_nc_u32(v(3), v(3), v(1)) // + tx
-        .v_lshlrev_b32(v(3), 2, v(3)) // bytes
-        .v_mul_lo_u32(v(4), v(2), s(11)) // ty*N
-        .v_add_nc_u32(v(4), v(4), v(12)) // + col
-        .v_lshlrev_b32(v(4), 2, v(4)) // bytes
+    b.v_mul_lo_u32(v(3), v(11), s(12)); // row*K
+    t.v_add_u32(&mut b, v(3), v(3), v(1)); // + tx
+    b.v_lshlrev_b32(v(3), 2, v(3)) // bytes
+        .v_mul_lo_u32(v(4), v(2), s(11)); // ty*N
+    t.v_add_u32(&mut b, v(4), v(4), v(12)); // + col
+    b.v_lshlrev_b32(v(4), 2, v(4)) // bytes
         .s_lshl_b32(s(16), s(11), 6) // N*16 floats: B step
         .s_lshr_b32(s(13), s(12), 4) // K/16 steps
         .s_cmp_eq_u32(s(13), 0);
@@ -123,28 +124,28 @@ pub fn matmul_builder(arch: Arch) -> Result<Builder, KernelError> {
 
     // Main loop: one 16-wide step along K.
     let top = b.here("k_loop");
-    b.global_load_b32(v(9), v(3), s(4..6)) // A[row, k0 + tx]
-        .global_load_b32(v(10), v(4), s(6..8)) // B[k0 + ty, col]
-        .v_add_nc_u32(v(3), 4 * tile, v(3)) // next A tile: 16 columns on
-        .v_add_nc_u32(v(4), s(16), v(4)); // next B tile: 16 rows down
+    t.global_load_b32(&mut b, v(9), v(3), s(4..6)); // A[row, k0 + tx]
+    t.global_load_b32(&mut b, v(10), v(4), s(6..8)); // B[k0 + ty, col]
+    t.v_add_u32(&mut b, v(3), 4 * tile, v(3)); // next A tile: 16 columns on
+    t.v_add_u32(&mut b, v(4), s(16), v(4)); // next B tile: 16 rows down
     t.wait_vmem_loads(&mut b);
-    b.ds_store_b32(v(5), v(9)) // As[ty][tx]
-        .mods([offset(LDS_B)])
-        .ds_store_b32(v(5), v(10)); // Bs[ty][tx]
+    t.ds_store_b32(&mut b, v(5), v(9)); // As[ty][tx]
+    b.mods([offset(LDS_B)]);
+    t.ds_store_b32(&mut b, v(5), v(10)); // Bs[ty][tx]
     t.wait_lds(&mut b);
     t.barrier(&mut b);
     for j in 0..tile / 4 {
         // As[ty][4j..4j+4]
         let dst = v(16 + 4 * j..16 + 4 * j + 4);
-        if j == 0 {
-            b.ds_load_b128(dst, v(6));
-        } else {
-            b.mods([offset(16 * j)]).ds_load_b128(dst, v(6));
+        if j != 0 {
+            b.mods([offset(16 * j)]);
         }
+        t.ds_load(&mut b, dst, v(6));
     }
     for k in 0..tile {
         // Bs[k][tx]
-        b.mods([offset(LDS_B + 4 * tile * k)]).ds_load_b32(v(32 + k), v(7));
+        b.mods([offset(LDS_B + 4 * tile * k)]);
+        t.ds_load(&mut b, v(32 + k), v(7));
     }
     t.wait_lds(&mut b);
     for k in 0..tile {
@@ -155,12 +156,11 @@ pub fn matmul_builder(arch: Arch) -> Result<Builder, KernelError> {
     b.s_cmp_lg_u32(s(13), 0).s_cbranch_scc1(top);
 
     // Epilogue: C[row, col] = acc.
-    b.bind(store)
-        .v_mul_lo_u32(v(3), v(11), s(11)) // row*N
-        .v_add_nc_u32(v(3), v(3), v(12)) // + col
-        .v_lshlrev_b32(v(3), 2, v(3)) // bytes
-        .global_store_b32(v(3), v(8), s(8..10))
-        .s_endpgm();
+    b.bind(store).v_mul_lo_u32(v(3), v(11), s(11)); // row*N
+    t.v_add_u32(&mut b, v(3), v(3), v(12)); // + col
+    b.v_lshlrev_b32(v(3), 2, v(3)); // bytes
+    t.global_store_b32(&mut b, v(3), v(8), s(8..10));
+    b.s_endpgm();
     b.finish()?;
     Ok(b)
 }
@@ -195,28 +195,29 @@ fn vector_add_skeleton(arch: Arch) -> Kernel {
 
 /// The vector add's instructions.
 pub fn vector_add_builder(arch: Arch) -> Result<Builder, KernelError> {
-    let t = Target::new(arch)?;
+    let t = Target::new(arch);
     let skel = vector_add_skeleton(arch);
     let mut b = Builder::new(arch);
     b.tracker_mut().reserve_sgprs(initialised_sgprs(arch, &skel));
     b.tracker_mut().reserve_vgprs(1);
-    b.s_load_b128(s(4..8), s(0..2), 0) // A, B
-        .s_load_b64(s(8..10), s(0..2), 16) // C
-        .s_load_b32(s(10), s(0..2), 24); // n
+    t.s_load(&mut b, s(4..8), s(0..2), 0); // A, B
+    t.s_load(&mut b, s(8..10), s(0..2), 16); // C
+    t.s_load(&mut b, s(10), s(0..2), 24); // n
     let (wg_x, _) = t.workgroup_ids(&mut b, skel.user_sgpr_count(arch), s(14), s(15));
     b.v_and_b32(v(1), 0x3ff, v(0)) // tx
-        .s_lshl_b32(s(11), wg_x, 8) // gx*256
-        .v_add_nc_u32(v(1), s(11), v(1)); // i
+        .s_lshl_b32(s(11), wg_x, 8); // gx*256
+    t.v_add_u32(&mut b, v(1), s(11), v(1)); // i
     t.wait_smem(&mut b);
     let end = b.label("end");
-    b.v_cmp_gt_u32(vcc_lo(), s(10), v(1)) // i < n
-        .s_and_saveexec_b32(s(12), vcc_lo())
-        .s_cbranch_execz(end)
-        .v_lshlrev_b32(v(1), 2, v(1)) // bytes
-        .global_load_b32(v(2), v(1), s(4..6))
-        .global_load_b32(v(3), v(1), s(6..8));
+    b.v_cmp_gt_u32(t.vcc(), s(10), v(1)); // i < n
+    t.s_and_saveexec(&mut b, 12, t.vcc());
+    b.s_cbranch_execz(end).v_lshlrev_b32(v(1), 2, v(1)); // bytes
+    t.global_load_b32(&mut b, v(2), v(1), s(4..6));
+    t.global_load_b32(&mut b, v(3), v(1), s(6..8));
     t.wait_vmem_loads(&mut b);
-    b.v_add_f32(v(2), v(2), v(3)).global_store_b32(v(1), v(2), s(8..10)).bind(end).s_endpgm();
+    b.v_add_f32(v(2), v(2), v(3));
+    t.global_store_b32(&mut b, v(1), v(2), s(8..10));
+    b.bind(end).s_endpgm();
     b.finish()?;
     Ok(b)
 }

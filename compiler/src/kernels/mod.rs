@@ -4,15 +4,17 @@
 //! - [`matmul`]: a tiled fp32 matmul (LDS tiles, `s_barrier`, `v_fmac_f32`) and a vector add, the
 //!   kernels of `baregpu demo`.
 //!
-//! The RDNA targets (gfx1100, gfx1201) are supported; the differences between them (wait
-//! instructions, barrier, workgroup-id registers, renamed SALU adds) live in [`Target`].
+//! The RDNA targets (gfx1100, gfx1201, wave32) and the CDNA ones (gfx942, gfx950, wave64) are
+//! supported; the differences between them (wait instructions, barrier, workgroup-id registers,
+//! renamed SALU adds, the gfx9 spellings of memory and add instructions, the lane-mask width)
+//! live in [`Target`], so each kernel is written once.
 
 pub mod matmul;
 
 use thiserror::Error;
 
 use crate::codeobj::{CodeObjectError, Kernel};
-use crate::isa::builder::{lgkmcnt, s, ttmp, vmcnt, Builder, Ctors, Operand, Reg};
+use crate::isa::builder::{lgkmcnt, s, ttmp, vcc, vcc_lo, vmcnt, Builder, Ctors, Operand, Reg, Special};
 use crate::isa::{Arch, IsaError};
 
 pub use matmul::{
@@ -23,8 +25,6 @@ pub use matmul::{
 /// Why a kernel could not be built.
 #[derive(Debug, Error)]
 pub enum KernelError {
-    #[error("{0} is not supported by this kernel (gfx1100 and gfx1201 are)")]
-    Unsupported(&'static str),
     #[error("building the kernel: {0}")]
     Isa(#[from] IsaError),
     #[error("writing the code object: {0}")]
@@ -38,16 +38,96 @@ pub struct Target {
 }
 
 impl Target {
-    /// gfx1100 and gfx1201 (wave32).
-    pub fn new(arch: Arch) -> Result<Target, KernelError> {
-        match arch {
-            Arch::Gfx1100 | Arch::Gfx1201 => Ok(Target { arch }),
-            other => Err(KernelError::Unsupported(other.name())),
-        }
+    /// Every architecture: gfx1100 and gfx1201 (wave32), gfx942 and gfx950 (wave64).
+    pub fn new(arch: Arch) -> Target {
+        Target { arch }
     }
 
     fn gfx12(&self) -> bool {
         self.arch == Arch::Gfx1201
+    }
+
+    /// CDNA (gfx9 encodings, wave64).
+    fn cdna(&self) -> bool {
+        matches!(self.arch, Arch::Gfx942 | Arch::Gfx950)
+    }
+
+    /// `s_load_b{32,64,128,256}` by the width of `dst` (gfx9: `s_load_dword{,x2,x4,x8}`).
+    pub fn s_load(&self, b: &mut Builder, dst: Reg, base: Reg, offset: i64) {
+        match (self.cdna(), dst.count) {
+            (false, 1) => b.s_load_b32(dst, base, offset),
+            (false, 2) => b.s_load_b64(dst, base, offset),
+            (false, 4) => b.s_load_b128(dst, base, offset),
+            (false, _) => b.s_load_b256(dst, base, offset),
+            (true, 1) => b.s_load_dword(dst, base, offset),
+            (true, 2) => b.s_load_dwordx2(dst, base, offset),
+            (true, 4) => b.s_load_dwordx4(dst, base, offset),
+            (true, _) => b.s_load_dwordx8(dst, base, offset),
+        };
+    }
+
+    /// `global_load_b32` (gfx9: `global_load_dword`).
+    pub fn global_load_b32(&self, b: &mut Builder, dst: Reg, addr: Reg, saddr: Reg) {
+        if self.cdna() {
+            b.global_load_dword(dst, addr, saddr);
+        } else {
+            b.global_load_b32(dst, addr, saddr);
+        }
+    }
+
+    /// `global_store_b32` (gfx9: `global_store_dword`).
+    pub fn global_store_b32(&self, b: &mut Builder, addr: Reg, data: Reg, saddr: Reg) {
+        if self.cdna() {
+            b.global_store_dword(addr, data, saddr);
+        } else {
+            b.global_store_b32(addr, data, saddr);
+        }
+    }
+
+    /// `ds_store_b32` (gfx9: `ds_write_b32`); an offset goes in `b.mods` before it.
+    pub fn ds_store_b32(&self, b: &mut Builder, addr: Reg, data: Reg) {
+        if self.cdna() {
+            b.ds_write_b32(addr, data);
+        } else {
+            b.ds_store_b32(addr, data);
+        }
+    }
+
+    /// `ds_load_b32` / `ds_load_b128` by the width of `dst` (gfx9: `ds_read_b32` / `ds_read_b128`).
+    pub fn ds_load(&self, b: &mut Builder, dst: Reg, addr: Reg) {
+        match (self.cdna(), dst.count) {
+            (false, 1) => b.ds_load_b32(dst, addr),
+            (false, _) => b.ds_load_b128(dst, addr),
+            (true, 1) => b.ds_read_b32(dst, addr),
+            (true, _) => b.ds_read_b128(dst, addr),
+        };
+    }
+
+    /// The carry-less `v_add_nc_u32` (gfx9: `v_add_u32`).
+    pub fn v_add_u32(&self, b: &mut Builder, d: Reg, x: impl Into<Operand>, y: impl Into<Operand>) {
+        if self.cdna() {
+            b.v_add_u32(d, x, y);
+        } else {
+            b.v_add_nc_u32(d, x, y);
+        }
+    }
+
+    /// The lane mask a VOPC writes: `vcc_lo` in wave32, `vcc` in wave64.
+    pub fn vcc(&self) -> Special {
+        if self.cdna() {
+            vcc()
+        } else {
+            vcc_lo()
+        }
+    }
+
+    /// `s_and_saveexec` of the wave's width, saving exec from SGPR `save` on (two SGPRs in wave64).
+    pub fn s_and_saveexec(&self, b: &mut Builder, save: u32, mask: Special) {
+        if self.cdna() {
+            b.s_and_saveexec_b64(s(save..save + 2), mask);
+        } else {
+            b.s_and_saveexec_b32(s(save), mask);
+        }
     }
 
     /// Waits for all outstanding vector-memory loads.
@@ -98,8 +178,8 @@ impl Target {
     /// Copies the workgroup ids x and y into `dst_x` / `dst_y` where the hardware does not put
     /// them in SGPRs already, and returns the SGPRs holding them.
     ///
-    /// gfx1100 loads them after the user SGPRs: `user_sgprs` (the user SGPR count the code object
-    /// declares, padded to 16 - system SGPRs on gfx1100) and `user_sgprs + 1`. gfx1201 has them
+    /// gfx1100 and CDNA load them after the user SGPRs: `user_sgprs` (the user SGPR count the code
+    /// object declares, padded to 16 - system SGPRs on gfx1100) and `user_sgprs + 1`. gfx1201 has them
     /// architected in trap temporaries: x in `ttmp9`, y in the low half of `ttmp7`.
     pub fn workgroup_ids(&self, b: &mut Builder, user_sgprs: u32, dst_x: Reg, dst_y: Reg) -> (Reg, Reg) {
         if self.gfx12() {
