@@ -61,9 +61,10 @@ pub(crate) struct Cand {
     /// The instruction before its operands are filled in.
     pub init: Instruction,
     pub shape: Shape,
-    pub operands: &'static [TableOperand],
-    /// The field of each operand (`None`: a fixed register or an operand without a field).
-    pub fields: Box<[Option<&'static Field>]>,
+    /// Each operand with its field, side by side: encoding reads one array, not two.
+    pub slots: Box<[Slot]>,
+    /// The offset fields, resolved once: DS `offset0`/`offset1`; `offset` and `None` elsewhere.
+    pub offsets: [Option<&'static Field>; 2],
     /// Operands that are 16-bit register halves (true16, gfx1100), bit mask by position.
     pub t16: u8,
     /// Its `vdst` field holds a scalar register (VOP3 compares, v_readlane, v_readfirstlane).
@@ -74,6 +75,14 @@ pub(crate) struct Cand {
     pub format: &'static str,
     /// A gfx950 `_f8f6f4` matrix op: its A and B sizes depend on the formats chosen.
     pub f8f6f4: bool,
+}
+
+/// An operand of a candidate and the field that encodes it (`None`: a fixed register or an
+/// operand without a field).
+#[derive(Clone, Copy)]
+pub(crate) struct Slot {
+    pub op: TableOperand,
+    pub field: Option<&'static Field>,
 }
 
 /// Every constructor's candidates of one architecture, by constructor id.
@@ -113,14 +122,18 @@ fn cand(arch: Arch, op: u32, suffixed: bool) -> Option<Cand> {
     let t = Tables::get(arch);
     let init = start(arch, op, Ext::None)?;
     let operands: &'static [TableOperand] = &t.operands[op as usize];
-    let fields = operands.iter().map(|o| init.field_def(o.name)).collect();
+    let slots = operands.iter().map(|&o| Slot { op: o, field: init.field_def(o.name) }).collect();
     let m = t.op(op).mnemonic;
     let shape = Shape::of(init.format().name);
     let scalar_vdst = m.starts_with("v_cmp") && shape == Shape::Vop3
         || m.starts_with("v_readlane")
         || m.starts_with("v_readfirstlane");
     let (format, f8f6f4) = (init.format().name, m.ends_with("_f8f6f4"));
-    Some(Cand { init, shape, operands, fields, t16: t.t16[op as usize], scalar_vdst, suffixed, format, f8f6f4 })
+    let offsets = match shape {
+        Shape::Ds => [init.field_def("offset0"), init.field_def("offset1")],
+        _ => [init.field_def("offset"), None],
+    };
+    Some(Cand { init, shape, slots, offsets, t16: t.t16[op as usize], scalar_vdst, suffixed, format, f8f6f4 })
 }
 
 /// A constructor's id by name.

@@ -112,6 +112,15 @@ impl<'a> Fill<'a> {
         }
     }
 
+    /// Sets a field resolved in advance; the name is looked up only to explain a failure.
+    #[inline]
+    pub fn put_known(&mut self, f: Option<&'static Field>, name: &str, v: u32, what: &str) -> Result<(), Fail> {
+        match f {
+            Some(f) if set(&mut self.i.words, f, v) => Ok(()),
+            _ => self.put_named(None, name, v, what),
+        }
+    }
+
     fn literal(&mut self, k: usize, v: u32) -> Result<(), Fail> {
         let ok = match self.c.shape {
             Shape::Salu | Shape::E32 => true,
@@ -187,7 +196,7 @@ impl<'a> Fill<'a> {
 
     /// Fills every operand; then the caller applies the modifiers and [`Fill::finish`]es.
     pub fn operands(&mut self, ops: &[Operand]) -> Result<(), Fail> {
-        let want = self.c.operands.len();
+        let want = self.c.slots.len();
         if ops.len() != want {
             return self.failf(None, format_args!("{} operands given, {want} expected", ops.len()));
         }
@@ -198,7 +207,7 @@ impl<'a> Fill<'a> {
     }
 
     fn operand(&mut self, k: usize, x: &Operand) -> Result<(), Fail> {
-        let o = self.c.operands[k];
+        let o = self.c.slots[k].op;
         let (neg, abs) = match x {
             Operand::Reg { neg, abs, .. } | Operand::Special { neg, abs, .. } => (*neg, *abs),
             _ => (false, false),
@@ -206,7 +215,7 @@ impl<'a> Fill<'a> {
         if neg || abs {
             self.source_mods(k, o.name, neg, abs)?;
         }
-        let field = self.c.fields[k];
+        let field = self.c.slots[k].field;
         match o.kind {
             K::Special => match x {
                 Operand::Special { reg, .. } if reg.name() == o.name => Ok(()),
@@ -250,7 +259,7 @@ impl<'a> Fill<'a> {
     /// A register-only scalar field (destinations, bases, resources, `saddr`).
     #[inline]
     fn sgpr(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
-        let o = self.c.operands[k];
+        let o = self.c.slots[k].op;
         let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
         if matches!(x, Operand::Off) {
             return match o.name {
@@ -276,7 +285,7 @@ impl<'a> Fill<'a> {
     /// A VGPR (or AGPR) field; a 9-bit field holds it as 256 + n.
     #[inline]
     fn vgpr(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
-        let o = self.c.operands[k];
+        let o = self.c.slots[k].op;
         let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
         let reg = match x {
             Operand::Reg { reg, .. } if matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) => reg,
@@ -308,11 +317,15 @@ impl<'a> Fill<'a> {
     #[inline]
     fn vreg(&self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
         reg.check(self.arch).map_err(|m| Fail { operand: Some(k), msg: m.into() })?;
-        let o = self.c.operands[k];
+        if reg.count == dwords.max(1) as i64 {
+            return Ok(());
+        }
+        // The name comparisons only when the size differs (rare).
+        let o = self.c.slots[k].op;
         let flexible = self.c.f8f6f4 && matches!(o.name, "src0" | "src1")
             || self.c.shape == Shape::Buf && matches!(o.name, "vaddr" | "vdata")
             || self.c.shape == Shape::Flat && matches!(o.name, "addr" | "vaddr") && reg.count <= 2;
-        if reg.count != dwords.max(1) as i64 && !flexible {
+        if !flexible {
             return self.failf(Some(k), format_args!("{reg} is {} registers; {} expected", reg.count, dwords.max(1)));
         }
         Ok(())
@@ -360,7 +373,7 @@ impl<'a> Fill<'a> {
     /// A source: a register, a named register, an inline constant or a literal.
     #[inline]
     fn source(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
-        let o = self.c.operands[k];
+        let o = self.c.slots[k].op;
         let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
         let nine = width(f) == 9;
         let dwords = o.dwords.max(1);
@@ -447,7 +460,7 @@ impl<'a> Fill<'a> {
     /// 16-bit immediates (simm16, hwreg, sendmsg), branch targets, memory offsets and the
     /// literal constant of v_fmamk-style opcodes.
     fn immediate(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
-        let o = self.c.operands[k];
+        let o = self.c.slots[k].op;
         let literal = self.i.opcode().flags & FLAG_LITERAL != 0 || o.name.starts_with("op");
         let v: i64 = match x {
             Operand::Int(v) => *v,

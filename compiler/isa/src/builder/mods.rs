@@ -91,8 +91,9 @@ impl Fill<'_> {
                 if !(0..=0xffff).contains(&v) {
                     return self.failf(None, format_args!("offset:{v} is out of range (0..=65535)"));
                 }
-                self.put_named(None, "offset0", v as u32 & 0xff, "offset")?;
-                self.put_named(None, "offset1", (v as u32) >> 8, "offset")
+                let [f0, f1] = self.c.offsets;
+                self.put_known(f0, "offset0", v as u32 & 0xff, "offset")?;
+                self.put_known(f1, "offset1", (v as u32) >> 8, "offset")
             }
             Shape::Smem => {
                 if !(0..1 << 21).contains(&v) {
@@ -110,7 +111,7 @@ impl Fill<'_> {
             }
             Shape::Flat | Shape::Buf => {
                 let fname = self.i.format().name;
-                let Some(f) = self.i.field_def("offset") else { return fail(None, "offset: no offset field") };
+                let Some(f) = self.c.offsets[0] else { return fail(None, "offset: no offset field") };
                 let width = (f.hi - f.lo + 1) as i64;
                 let signed = matches!(fname, "GLOBAL" | "SCRATCH") || self.arch == Arch::Gfx1201 && fname != "VBUFFER";
                 let (lo, hi) =
@@ -119,7 +120,7 @@ impl Fill<'_> {
                 if v < lo || v > hi {
                     return self.failf(None, format_args!("offset:{v} is out of range ({lo}..={hi})"));
                 }
-                self.put_named(None, "offset", (v as u32) & ((1u64 << width) - 1) as u32, "offset")
+                self.put_known(Some(f), "offset", (v as u32) & ((1u64 << width) - 1) as u32, "offset")
             }
             _ => self.failf(None, format_args!("offset:{v} is not available in the {} encoding", self.i.format().name)),
         }

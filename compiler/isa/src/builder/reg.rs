@@ -110,6 +110,41 @@ impl Reg {
     /// Checks the register against the architecture's register file.
     #[inline]
     pub fn check(&self, arch: Arch) -> Result<(), String> {
+        if self.fits(arch) {
+            Ok(())
+        } else {
+            self.check_why(arch)
+        }
+    }
+
+    /// Tuple alignment as llvm-mc checks it: SGPR/TTMP pairs even, longer tuples on 4; on gfx90a+
+    /// (CDNA) VGPR/AGPR tuples even.
+    #[inline]
+    fn align(&self, arch: Arch) -> i64 {
+        match self.file {
+            RegFile::Sgpr | RegFile::Ttmp if self.count == 2 => 2,
+            RegFile::Sgpr | RegFile::Ttmp if self.count > 2 => 4,
+            RegFile::Vgpr | RegFile::Agpr if self.count > 1 && matches!(arch, Arch::Gfx942 | Arch::Gfx950) => 2,
+            _ => 1,
+        }
+    }
+
+    /// [`Reg::check`]'s verdict without its message (the common, successful path).
+    #[inline]
+    fn fits(&self, arch: Arch) -> bool {
+        let size = self.file.size(arch) as i64;
+        size != 0
+            && self.count >= 1
+            && self.first >= 0
+            && self.last() < size
+            && self.first % self.align(arch) == 0
+            && (self.half.is_none() || self.count == 1 && self.file == RegFile::Vgpr)
+    }
+
+    /// Why [`Reg::fits`] said no.
+    #[cold]
+    #[inline(never)]
+    fn check_why(&self, arch: Arch) -> Result<(), String> {
         let size = self.file.size(arch) as i64;
         if size == 0 {
             return Err(format!("{} has no {} registers", arch.name(), self.file.prefix()));
@@ -126,14 +161,7 @@ impl Reg {
                 size
             ));
         }
-        // Tuple alignment as llvm-mc checks it: SGPR/TTMP pairs even, longer tuples on 4; on gfx90a+
-        // (CDNA) VGPR/AGPR tuples even.
-        let align = match self.file {
-            RegFile::Sgpr | RegFile::Ttmp if self.count == 2 => 2,
-            RegFile::Sgpr | RegFile::Ttmp if self.count > 2 => 4,
-            RegFile::Vgpr | RegFile::Agpr if self.count > 1 && matches!(arch, Arch::Gfx942 | Arch::Gfx950) => 2,
-            _ => 1,
-        };
+        let align = self.align(arch);
         if self.first % align != 0 {
             return Err(format!("register tuple {self} is not aligned to {align} on {}", arch.name()));
         }
