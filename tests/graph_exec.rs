@@ -580,7 +580,7 @@ fn a_copy_from_unmapped_peer_memory_is_refused() {
     g.copy(QueueKey::copy(1), Range::new(fixed::<Amd>(&b, 1), 0, 64), Range::new(fa, 0, 64));
     let e = GraphExec::compile(&g.build(), &[&d0, &d1], ExecOptions::default()).err().expect("compiled").to_string();
     assert!(e.contains(&format!("memory at {:#x} is not mapped for", a.va())), "{e}");
-    let e = d0.map_for_peer(&a, &d1).err().expect("mapped").to_string();
+    let e = d0.map_for_peer(&a, &d1).expect_err("mapped").to_string();
     assert!(e.contains("not opened on one KFD"), "{e}");
 }
 

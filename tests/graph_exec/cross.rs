@@ -291,7 +291,7 @@ fn device_memory_is_not_mapped_for_a_peer_on_nvidia() {
     let (p0, p1) = (d0.load(code.clone()).unwrap(), d1.load(code).unwrap());
     let n = 4 * N as u64;
     let bufs: Vec<_> = (0..5).map(|i| if i == 2 || i == 3 { d1.alloc(n) } else { d0.alloc(n) }.unwrap()).collect();
-    let e = d1.map_for_peer(&bufs[2], d0).err().expect("mapped").to_string();
+    let e = d1.map_for_peer(&bufs[2], d0).expect_err("mapped").to_string();
     assert!(e.contains("only host memory is mapped for a peer GPU"), "{e}");
     let dev_of = |i: usize| usize::from(i == 2 || i == 3);
     let f: Vec<FixedBuffer> = bufs.iter().enumerate().map(|(i, b)| fixed::<Nv>(b, dev_of(i))).collect();

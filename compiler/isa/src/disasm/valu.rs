@@ -66,6 +66,9 @@ pub fn mnemonic(i: &Instruction, s: Shape, ext: Ext) -> String {
     let m = i.mnemonic();
     let g9 = is_gfx9(i.arch);
     match ext {
+        // A VOP3 form of a name the 32-bit encoding also has (`v_nop`): llvm-mc prints it
+        // unsuffixed, which reads back as the 32-bit form; the suffix keeps it lossless.
+        Ext::None if s == Shape::Vop3 && !m.ends_with("_e64") && has_e32_form(i) => format!("{m}_e64"),
         Ext::None => m.to_string(),
         Ext::Sdwa => format!("{}_sdwa", m.trim_end_matches("_e32")),
         Ext::Dpp16 | Ext::Dpp8 => {
@@ -82,6 +85,14 @@ pub fn mnemonic(i: &Instruction, s: Shape, ext: Ext) -> String {
             }
         }
     }
+}
+
+/// Whether the instruction's mnemonic also names an opcode of a 32-bit VALU encoding.
+fn has_e32_form(i: &Instruction) -> bool {
+    let t = crate::tables::Tables::get(i.arch);
+    t.by_mnemonic
+        .get(i.mnemonic())
+        .is_some_and(|ops| ops.iter().any(|&op| matches!(t.op(op).format, "VOP1" | "VOP2" | "VOPC")))
 }
 
 fn val_type(m: &str, dwords: u32) -> ValType {
