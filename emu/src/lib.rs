@@ -6,6 +6,7 @@ pub mod amd;
 pub mod catalog;
 pub mod clock;
 pub mod doorbell;
+mod engine_thread;
 pub mod gpu_memory;
 mod host_cores;
 pub mod memory_wait;

@@ -86,9 +86,9 @@ pub(crate) fn start(inner: &Arc<Inner>, info: ChannelInfo, engines: Vec<u32>) ->
         thread: Mutex::new(None),
     });
     let (i2, c2) = (inner.clone(), ctl.clone());
-    let h = std::thread::Builder::new()
-        .name(format!("emu-nv channel {}", info.token))
-        .spawn(move || Channel::new(i2, c2, info, engines).run())?;
+    let h = crate::engine_thread::spawn(format!("emu-nv channel {}", info.token), move || {
+        Channel::new(i2, c2, info, engines).run()
+    })?;
     *ctl.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
     Ok(ctl)
 }

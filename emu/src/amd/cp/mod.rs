@@ -212,9 +212,9 @@ impl QueueObserver for CommandProcessors {
             q.queue_id
         );
         let (c, queue, engine, arch) = (ctl.clone(), q.clone(), self.engine.clone(), gpu.spec.arch);
-        let spawned = std::thread::Builder::new()
-            .name(format!("emu-cp-q{}", q.queue_id))
-            .spawn(move || queue::run(c, queue, engine, arch, label));
+        let spawned = crate::engine_thread::spawn(format!("emu-cp-q{}", q.queue_id), move || {
+            queue::run(c, queue, engine, arch, label)
+        });
         match spawned {
             Ok(thread) => {
                 self.running.lock().unwrap_or_else(|e| e.into_inner()).insert(q.queue_id, Running { ctl, thread });
