@@ -182,6 +182,13 @@ const TABLE: &[Row] = &[
     row("any", 1, r"unknown mnemonic 'x{60}…' for gfx1100$", "asm --arch gfx1100 -o - {d}/long.s"),
     row("any", 1, r":1:15: expected a source operand, found 'v4294967295'$", "asm --arch gfx1100 -o - {d}/vreg.s"),
     row("any", 0, "", "asm --arch gfx1100 -o - {d}/vnop.s"),
+    row("any", 1, r":1:24: message 0x4c1c does not fit the ssrc0 field$", "asm --arch gfx1100 -o - {d}/sendmsg-rtn.s"),
+    row("any", 1, r"'fi:2': the value must be 0 or 1$", "asm --arch gfx1100 -o - {d}/fi2.s"),
+    row("any", 1, r"'mul:3': the output modifier is mul:2, mul:4 or div:2$", "asm --arch gfx1100 -o - {d}/omod3.s"),
+    row("any", 1, r"immediate 65536 out of range for 16 bits$", "asm --arch gfx1100 -o - {d}/branch-range.s"),
+    row("any", 1, r"bad hwreg '0x12345'$", "asm --arch gfx1100 -o - {d}/hwreg-range.s"),
+    row("any", 1, r"gds is not supported on this architecture$", "asm --arch gfx942 -o - {d}/gds.s"),
+    row("any", 1, r":1:1: unknown mnemonic 's_add_co_u32' for gfx1100$", "asm --arch gfx1100 -o - {d}/alias-other-arch.s"),
     row("any", 1, r"three\.bin: offset 0 \(0x0\): truncated instruction", "disasm --arch gfx1100 {d}/three.bin"),
     row("any", 1, r"raw instruction bytes need --arch", "disasm {d}/garbage.bin"),
     row("any", 1, r"a gfx1100 code object, but --arch says gfx1201", "disasm --arch gfx1201 {fx}/hsaco/basic-gfx1100.hsaco"),
@@ -249,6 +256,13 @@ fn files(d: &Path) {
     w("long.s", &vec![b'x'; 5 << 20]);
     w("vreg.s", b"v_mov_b32 v1, v4294967295\n");
     w("vnop.s", b"v_nop\nv_illegal\n");
+    w("sendmsg-rtn.s", b"s_sendmsg_rtn_b32 s16, 0x4c1c\n");
+    w("fi2.s", b"v_mov_b32_dpp v0, v1 row_shl:1 fi:2\n");
+    w("omod3.s", b"v_add_f32_e64 v0, v1, v2 mul:3\n");
+    w("branch-range.s", b"s_branch 65536\n");
+    w("hwreg-range.s", b"s_getreg_b32 s0, 0x12345\n");
+    w("gds.s", b"ds_add_u32 v1, v2 gds\n");
+    w("alias-other-arch.s", b"s_add_co_u32 s0, s1, s2\n");
     // An x86-64 ELF: a real executable, not a code object.
     w("true", &std::fs::read("/bin/true").unwrap());
     std::fs::create_dir(d.join("adir")).unwrap();

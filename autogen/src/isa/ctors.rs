@@ -151,6 +151,7 @@ pub static NAMES: &[&str] = &[
     "buffer_wbl2",
     "ds_add_f32",
     "ds_add_f64",
+    "ds_add_gs_reg_rtn",
     "ds_add_rtn_f32",
     "ds_add_rtn_f64",
     "ds_add_rtn_u32",
@@ -193,6 +194,12 @@ pub static NAMES: &[&str] = &[
     "ds_dec_u32",
     "ds_dec_u64",
     "ds_direct_load",
+    "ds_gws_barrier",
+    "ds_gws_init",
+    "ds_gws_sema_br",
+    "ds_gws_sema_p",
+    "ds_gws_sema_release_all",
+    "ds_gws_sema_v",
     "ds_inc_rtn_u32",
     "ds_inc_rtn_u64",
     "ds_inc_u32",
@@ -257,6 +264,7 @@ pub static NAMES: &[&str] = &[
     "ds_or_b64",
     "ds_or_rtn_b32",
     "ds_or_rtn_b64",
+    "ds_ordered_count",
     "ds_param_load",
     "ds_permute_b32",
     "ds_pk_add_bf16",
@@ -311,6 +319,7 @@ pub static NAMES: &[&str] = &[
     "ds_storexchg_rtn_b64",
     "ds_sub_clamp_rtn_u32",
     "ds_sub_clamp_u32",
+    "ds_sub_gs_reg_rtn",
     "ds_sub_rtn_u32",
     "ds_sub_rtn_u64",
     "ds_sub_u32",
@@ -4330,6 +4339,12 @@ pub trait Ctors {
         self.ctor(143, &[addr.into(), data0.into()])
     }
 
+    /// `ds_add_gs_reg_rtn vdst, data0` (gfx1100).
+    #[inline]
+    fn ds_add_gs_reg_rtn(&mut self, vdst: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
+        self.ctor(144, &[vdst.into(), data0.into()])
+    }
+
     /// `ds_add_rtn_f32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_add_rtn_f32(
@@ -4338,7 +4353,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(144, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(145, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_add_rtn_f64 vdst, addr, data0` (gfx942, gfx950).
@@ -4349,7 +4364,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(145, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(146, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_add_rtn_u32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4360,7 +4375,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(146, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(147, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_add_rtn_u64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4371,31 +4386,31 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(147, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(148, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_add_u32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_add_u32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(148, &[addr.into(), data0.into()])
+        self.ctor(149, &[addr.into(), data0.into()])
     }
 
     /// `ds_add_u64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_add_u64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(149, &[addr.into(), data0.into()])
+        self.ctor(150, &[addr.into(), data0.into()])
     }
 
     /// `ds_and_b32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_and_b32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(150, &[addr.into(), data0.into()])
+        self.ctor(151, &[addr.into(), data0.into()])
     }
 
     /// `ds_and_b64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_and_b64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(151, &[addr.into(), data0.into()])
+        self.ctor(152, &[addr.into(), data0.into()])
     }
 
     /// `ds_and_rtn_b32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4406,7 +4421,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(152, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(153, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_and_rtn_b64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4417,13 +4432,13 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(153, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(154, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_append vdst` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_append(&mut self, vdst: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(154, &[vdst.into()])
+        self.ctor(155, &[vdst.into()])
     }
 
     /// `ds_bpermute_b32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4434,7 +4449,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(155, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(156, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_bpermute_fi_b32 vdst, addr, data0` (gfx1201).
@@ -4445,7 +4460,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(156, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(157, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_bvh_stack_push4_pop1_rtn_b32 vdst, addr, data0, data1` (gfx1201).
@@ -4457,7 +4472,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(157, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(158, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_bvh_stack_push8_pop1_rtn_b32 vdst, addr, data0, data1` (gfx1201).
@@ -4469,7 +4484,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(158, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(159, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_bvh_stack_push8_pop2_rtn_b64 vdst, addr, data0, data1` (gfx1201).
@@ -4481,7 +4496,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(159, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(160, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_bvh_stack_rtn_b32 vdst, addr, data0, data1` (gfx1100).
@@ -4493,7 +4508,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(160, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(161, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpst_b32 addr, data0, data1` (gfx942, gfx950).
@@ -4504,7 +4519,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(161, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(162, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpst_b64 addr, data0, data1` (gfx942, gfx950).
@@ -4515,7 +4530,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(162, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(163, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpst_f32 addr, data0, data1` (gfx942, gfx950).
@@ -4526,7 +4541,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(163, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(164, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpst_f64 addr, data0, data1` (gfx942, gfx950).
@@ -4537,7 +4552,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(164, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(165, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpst_rtn_b32 vdst, addr, data0, data1` (gfx942, gfx950).
@@ -4549,7 +4564,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(165, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(166, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpst_rtn_b64 vdst, addr, data0, data1` (gfx942, gfx950).
@@ -4561,7 +4576,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(166, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(167, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpst_rtn_f32 vdst, addr, data0, data1` (gfx942, gfx950).
@@ -4573,7 +4588,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(167, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(168, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpst_rtn_f64 vdst, addr, data0, data1` (gfx942, gfx950).
@@ -4585,7 +4600,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(168, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(169, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpstore_b32 addr, data0, data1` (gfx1100, gfx1201).
@@ -4596,7 +4611,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(169, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(170, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpstore_b64 addr, data0, data1` (gfx1100, gfx1201).
@@ -4607,7 +4622,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(170, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(171, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpstore_f32 addr, data0, data1` (gfx1100).
@@ -4618,7 +4633,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(171, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(172, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpstore_f64 addr, data0, data1` (gfx1100).
@@ -4629,7 +4644,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(172, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(173, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpstore_rtn_b32 vdst, addr, data0, data1` (gfx1100, gfx1201).
@@ -4641,7 +4656,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(173, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(174, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpstore_rtn_b64 vdst, addr, data0, data1` (gfx1100, gfx1201).
@@ -4653,7 +4668,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(174, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(175, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpstore_rtn_f32 vdst, addr, data0, data1` (gfx1100).
@@ -4665,7 +4680,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(175, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(176, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cmpstore_rtn_f64 vdst, addr, data0, data1` (gfx1100).
@@ -4677,7 +4692,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(176, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(177, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_cond_sub_rtn_u32 vdst, addr, data0` (gfx1201).
@@ -4688,13 +4703,13 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(177, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(178, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_cond_sub_u32 addr, data0` (gfx1201).
     #[inline]
     fn ds_cond_sub_u32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(178, &[addr.into(), data0.into()])
+        self.ctor(179, &[addr.into(), data0.into()])
     }
 
     /// `ds_condxchg32_rtn_b64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4705,13 +4720,13 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(179, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(180, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_consume vdst` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_consume(&mut self, vdst: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(180, &[vdst.into()])
+        self.ctor(181, &[vdst.into()])
     }
 
     /// `ds_dec_rtn_u32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4722,7 +4737,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(181, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(182, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_dec_rtn_u64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4733,25 +4748,61 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(182, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(183, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_dec_u32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_dec_u32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(183, &[addr.into(), data0.into()])
+        self.ctor(184, &[addr.into(), data0.into()])
     }
 
     /// `ds_dec_u64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_dec_u64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(184, &[addr.into(), data0.into()])
+        self.ctor(185, &[addr.into(), data0.into()])
     }
 
     /// `ds_direct_load vdst` (gfx1201).
     #[inline]
     fn ds_direct_load(&mut self, vdst: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(185, &[vdst.into()])
+        self.ctor(186, &[vdst.into()])
+    }
+
+    /// `ds_gws_barrier addr` (gfx1100, gfx942, gfx950).
+    #[inline]
+    fn ds_gws_barrier(&mut self, addr: impl Into<Self::Op>) -> &mut Self {
+        self.ctor(187, &[addr.into()])
+    }
+
+    /// `ds_gws_init addr` (gfx1100, gfx942, gfx950).
+    #[inline]
+    fn ds_gws_init(&mut self, addr: impl Into<Self::Op>) -> &mut Self {
+        self.ctor(188, &[addr.into()])
+    }
+
+    /// `ds_gws_sema_br addr` (gfx1100, gfx942, gfx950).
+    #[inline]
+    fn ds_gws_sema_br(&mut self, addr: impl Into<Self::Op>) -> &mut Self {
+        self.ctor(189, &[addr.into()])
+    }
+
+    /// `ds_gws_sema_p ` (gfx1100, gfx942, gfx950).
+    #[inline]
+    fn ds_gws_sema_p(&mut self) -> &mut Self {
+        self.ctor(190, &[])
+    }
+
+    /// `ds_gws_sema_release_all ` (gfx1100, gfx942, gfx950).
+    #[inline]
+    fn ds_gws_sema_release_all(&mut self) -> &mut Self {
+        self.ctor(191, &[])
+    }
+
+    /// `ds_gws_sema_v ` (gfx1100, gfx942, gfx950).
+    #[inline]
+    fn ds_gws_sema_v(&mut self) -> &mut Self {
+        self.ctor(192, &[])
     }
 
     /// `ds_inc_rtn_u32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4762,7 +4813,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(186, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(193, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_inc_rtn_u64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4773,169 +4824,169 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(187, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(194, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_inc_u32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_inc_u32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(188, &[addr.into(), data0.into()])
+        self.ctor(195, &[addr.into(), data0.into()])
     }
 
     /// `ds_inc_u64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_inc_u64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(189, &[addr.into(), data0.into()])
+        self.ctor(196, &[addr.into(), data0.into()])
     }
 
     /// `ds_load_2addr_b32 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_2addr_b32(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(190, &[vdst.into(), addr.into()])
+        self.ctor(197, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_2addr_b64 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_2addr_b64(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(191, &[vdst.into(), addr.into()])
+        self.ctor(198, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_2addr_stride64_b32 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_2addr_stride64_b32(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(192, &[vdst.into(), addr.into()])
+        self.ctor(199, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_2addr_stride64_b64 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_2addr_stride64_b64(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(193, &[vdst.into(), addr.into()])
+        self.ctor(200, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_addtid_b32 vdst` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_addtid_b32(&mut self, vdst: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(194, &[vdst.into()])
+        self.ctor(201, &[vdst.into()])
     }
 
     /// `ds_load_b128 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_b128(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(195, &[vdst.into(), addr.into()])
+        self.ctor(202, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_b32 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_b32(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(196, &[vdst.into(), addr.into()])
+        self.ctor(203, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_b64 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_b64(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(197, &[vdst.into(), addr.into()])
+        self.ctor(204, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_b96 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_b96(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(198, &[vdst.into(), addr.into()])
+        self.ctor(205, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_i16 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_i16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(199, &[vdst.into(), addr.into()])
+        self.ctor(206, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_i8 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_i8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(200, &[vdst.into(), addr.into()])
+        self.ctor(207, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_i8_d16 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_i8_d16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(201, &[vdst.into(), addr.into()])
+        self.ctor(208, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_i8_d16_hi vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_i8_d16_hi(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(202, &[vdst.into(), addr.into()])
+        self.ctor(209, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_u16 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_u16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(203, &[vdst.into(), addr.into()])
+        self.ctor(210, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_u16_d16 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_u16_d16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(204, &[vdst.into(), addr.into()])
+        self.ctor(211, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_u16_d16_hi vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_u16_d16_hi(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(205, &[vdst.into(), addr.into()])
+        self.ctor(212, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_u8 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_u8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(206, &[vdst.into(), addr.into()])
+        self.ctor(213, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_u8_d16 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_u8_d16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(207, &[vdst.into(), addr.into()])
+        self.ctor(214, &[vdst.into(), addr.into()])
     }
 
     /// `ds_load_u8_d16_hi vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn ds_load_u8_d16_hi(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(208, &[vdst.into(), addr.into()])
+        self.ctor(215, &[vdst.into(), addr.into()])
     }
 
     /// `ds_max_f32 addr, data0` (gfx1100, gfx942, gfx950).
     #[inline]
     fn ds_max_f32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(209, &[addr.into(), data0.into()])
+        self.ctor(216, &[addr.into(), data0.into()])
     }
 
     /// `ds_max_f64 addr, data0` (gfx1100, gfx942, gfx950).
     #[inline]
     fn ds_max_f64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(210, &[addr.into(), data0.into()])
+        self.ctor(217, &[addr.into(), data0.into()])
     }
 
     /// `ds_max_i32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_max_i32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(211, &[addr.into(), data0.into()])
+        self.ctor(218, &[addr.into(), data0.into()])
     }
 
     /// `ds_max_i64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_max_i64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(212, &[addr.into(), data0.into()])
+        self.ctor(219, &[addr.into(), data0.into()])
     }
 
     /// `ds_max_num_f32 addr, data0` (gfx1201).
     #[inline]
     fn ds_max_num_f32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(213, &[addr.into(), data0.into()])
+        self.ctor(220, &[addr.into(), data0.into()])
     }
 
     /// `ds_max_num_f64 addr, data0` (gfx1201).
     #[inline]
     fn ds_max_num_f64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(214, &[addr.into(), data0.into()])
+        self.ctor(221, &[addr.into(), data0.into()])
     }
 
     /// `ds_max_num_rtn_f32 vdst, addr, data0` (gfx1201).
@@ -4946,7 +4997,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(215, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(222, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_max_num_rtn_f64 vdst, addr, data0` (gfx1201).
@@ -4957,7 +5008,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(216, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(223, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_max_rtn_f32 vdst, addr, data0` (gfx1100, gfx942, gfx950).
@@ -4968,7 +5019,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(217, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(224, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_max_rtn_f64 vdst, addr, data0` (gfx1100, gfx942, gfx950).
@@ -4979,7 +5030,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(218, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(225, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_max_rtn_i32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -4990,7 +5041,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(219, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(226, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_max_rtn_i64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5001,7 +5052,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(220, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(227, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_max_rtn_u32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5012,7 +5063,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(221, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(228, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_max_rtn_u64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5023,55 +5074,55 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(222, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(229, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_max_u32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_max_u32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(223, &[addr.into(), data0.into()])
+        self.ctor(230, &[addr.into(), data0.into()])
     }
 
     /// `ds_max_u64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_max_u64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(224, &[addr.into(), data0.into()])
+        self.ctor(231, &[addr.into(), data0.into()])
     }
 
     /// `ds_min_f32 addr, data0` (gfx1100, gfx942, gfx950).
     #[inline]
     fn ds_min_f32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(225, &[addr.into(), data0.into()])
+        self.ctor(232, &[addr.into(), data0.into()])
     }
 
     /// `ds_min_f64 addr, data0` (gfx1100, gfx942, gfx950).
     #[inline]
     fn ds_min_f64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(226, &[addr.into(), data0.into()])
+        self.ctor(233, &[addr.into(), data0.into()])
     }
 
     /// `ds_min_i32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_min_i32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(227, &[addr.into(), data0.into()])
+        self.ctor(234, &[addr.into(), data0.into()])
     }
 
     /// `ds_min_i64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_min_i64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(228, &[addr.into(), data0.into()])
+        self.ctor(235, &[addr.into(), data0.into()])
     }
 
     /// `ds_min_num_f32 addr, data0` (gfx1201).
     #[inline]
     fn ds_min_num_f32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(229, &[addr.into(), data0.into()])
+        self.ctor(236, &[addr.into(), data0.into()])
     }
 
     /// `ds_min_num_f64 addr, data0` (gfx1201).
     #[inline]
     fn ds_min_num_f64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(230, &[addr.into(), data0.into()])
+        self.ctor(237, &[addr.into(), data0.into()])
     }
 
     /// `ds_min_num_rtn_f32 vdst, addr, data0` (gfx1201).
@@ -5082,7 +5133,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(231, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(238, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_min_num_rtn_f64 vdst, addr, data0` (gfx1201).
@@ -5093,7 +5144,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(232, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(239, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_min_rtn_f32 vdst, addr, data0` (gfx1100, gfx942, gfx950).
@@ -5104,7 +5155,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(233, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(240, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_min_rtn_f64 vdst, addr, data0` (gfx1100, gfx942, gfx950).
@@ -5115,7 +5166,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(234, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(241, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_min_rtn_i32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5126,7 +5177,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(235, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(242, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_min_rtn_i64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5137,7 +5188,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(236, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(243, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_min_rtn_u32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5148,7 +5199,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(237, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(244, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_min_rtn_u64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5159,19 +5210,19 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(238, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(245, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_min_u32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_min_u32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(239, &[addr.into(), data0.into()])
+        self.ctor(246, &[addr.into(), data0.into()])
     }
 
     /// `ds_min_u64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_min_u64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(240, &[addr.into(), data0.into()])
+        self.ctor(247, &[addr.into(), data0.into()])
     }
 
     /// `ds_mskor_b32 addr, data0, data1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5182,7 +5233,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(241, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(248, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_mskor_b64 addr, data0, data1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5193,7 +5244,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(242, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(249, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_mskor_rtn_b32 vdst, addr, data0, data1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5205,7 +5256,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(243, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(250, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_mskor_rtn_b64 vdst, addr, data0, data1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5217,25 +5268,25 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(244, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(251, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_nop ` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_nop(&mut self) -> &mut Self {
-        self.ctor(245, &[])
+        self.ctor(252, &[])
     }
 
     /// `ds_or_b32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_or_b32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(246, &[addr.into(), data0.into()])
+        self.ctor(253, &[addr.into(), data0.into()])
     }
 
     /// `ds_or_b64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_or_b64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(247, &[addr.into(), data0.into()])
+        self.ctor(254, &[addr.into(), data0.into()])
     }
 
     /// `ds_or_rtn_b32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5246,7 +5297,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(248, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(255, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_or_rtn_b64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5257,13 +5308,19 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(249, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(256, &[vdst.into(), addr.into(), data0.into()])
+    }
+
+    /// `ds_ordered_count vdst, addr` (gfx1100).
+    #[inline]
+    fn ds_ordered_count(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
+        self.ctor(257, &[vdst.into(), addr.into()])
     }
 
     /// `ds_param_load vdst, attrchan` (gfx1201).
     #[inline]
     fn ds_param_load(&mut self, vdst: impl Into<Self::Op>, attrchan: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(250, &[vdst.into(), attrchan.into()])
+        self.ctor(258, &[vdst.into(), attrchan.into()])
     }
 
     /// `ds_permute_b32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5274,19 +5331,19 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(251, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(259, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_pk_add_bf16 addr, data0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_pk_add_bf16(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(252, &[addr.into(), data0.into()])
+        self.ctor(260, &[addr.into(), data0.into()])
     }
 
     /// `ds_pk_add_f16 addr, data0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_pk_add_f16(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(253, &[addr.into(), data0.into()])
+        self.ctor(261, &[addr.into(), data0.into()])
     }
 
     /// `ds_pk_add_rtn_bf16 vdst, addr, data0` (gfx1201, gfx942, gfx950).
@@ -5297,7 +5354,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(254, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(262, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_pk_add_rtn_f16 vdst, addr, data0` (gfx1201, gfx942, gfx950).
@@ -5308,145 +5365,145 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(255, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(263, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_read2_b32 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read2_b32(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(256, &[vdst.into(), addr.into()])
+        self.ctor(264, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read2_b64 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read2_b64(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(257, &[vdst.into(), addr.into()])
+        self.ctor(265, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read2st64_b32 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read2st64_b32(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(258, &[vdst.into(), addr.into()])
+        self.ctor(266, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read2st64_b64 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read2st64_b64(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(259, &[vdst.into(), addr.into()])
+        self.ctor(267, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_addtid_b32 vdst` (gfx942, gfx950).
     #[inline]
     fn ds_read_addtid_b32(&mut self, vdst: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(260, &[vdst.into()])
+        self.ctor(268, &[vdst.into()])
     }
 
     /// `ds_read_b128 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_b128(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(261, &[vdst.into(), addr.into()])
+        self.ctor(269, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_b32 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_b32(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(262, &[vdst.into(), addr.into()])
+        self.ctor(270, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_b64 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_b64(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(263, &[vdst.into(), addr.into()])
+        self.ctor(271, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_b64_tr_b16 vdst, addr` (gfx950).
     #[inline]
     fn ds_read_b64_tr_b16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(264, &[vdst.into(), addr.into()])
+        self.ctor(272, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_b64_tr_b4 vdst, addr` (gfx950).
     #[inline]
     fn ds_read_b64_tr_b4(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(265, &[vdst.into(), addr.into()])
+        self.ctor(273, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_b64_tr_b8 vdst, addr` (gfx950).
     #[inline]
     fn ds_read_b64_tr_b8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(266, &[vdst.into(), addr.into()])
+        self.ctor(274, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_b96 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_b96(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(267, &[vdst.into(), addr.into()])
+        self.ctor(275, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_b96_tr_b6 vdst, addr` (gfx950).
     #[inline]
     fn ds_read_b96_tr_b6(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(268, &[vdst.into(), addr.into()])
+        self.ctor(276, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_i16 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_i16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(269, &[vdst.into(), addr.into()])
+        self.ctor(277, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_i8 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_i8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(270, &[vdst.into(), addr.into()])
+        self.ctor(278, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_i8_d16 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_i8_d16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(271, &[vdst.into(), addr.into()])
+        self.ctor(279, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_i8_d16_hi vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_i8_d16_hi(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(272, &[vdst.into(), addr.into()])
+        self.ctor(280, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_u16 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_u16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(273, &[vdst.into(), addr.into()])
+        self.ctor(281, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_u16_d16 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_u16_d16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(274, &[vdst.into(), addr.into()])
+        self.ctor(282, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_u16_d16_hi vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_u16_d16_hi(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(275, &[vdst.into(), addr.into()])
+        self.ctor(283, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_u8 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_u8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(276, &[vdst.into(), addr.into()])
+        self.ctor(284, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_u8_d16 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_u8_d16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(277, &[vdst.into(), addr.into()])
+        self.ctor(285, &[vdst.into(), addr.into()])
     }
 
     /// `ds_read_u8_d16_hi vdst, addr` (gfx942, gfx950).
     #[inline]
     fn ds_read_u8_d16_hi(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(278, &[vdst.into(), addr.into()])
+        self.ctor(286, &[vdst.into(), addr.into()])
     }
 
     /// `ds_rsub_rtn_u32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5457,7 +5514,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(279, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(287, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_rsub_rtn_u64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5468,19 +5525,19 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(280, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(288, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_rsub_u32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_rsub_u32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(281, &[addr.into(), data0.into()])
+        self.ctor(289, &[addr.into(), data0.into()])
     }
 
     /// `ds_rsub_u64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_rsub_u64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(282, &[addr.into(), data0.into()])
+        self.ctor(290, &[addr.into(), data0.into()])
     }
 
     /// `ds_store_2addr_b32 addr, data0, data1` (gfx1100, gfx1201).
@@ -5491,7 +5548,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(283, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(291, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_store_2addr_b64 addr, data0, data1` (gfx1100, gfx1201).
@@ -5502,7 +5559,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(284, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(292, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_store_2addr_stride64_b32 addr, data0, data1` (gfx1100, gfx1201).
@@ -5513,7 +5570,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(285, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(293, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_store_2addr_stride64_b64 addr, data0, data1` (gfx1100, gfx1201).
@@ -5524,61 +5581,61 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(286, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(294, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_store_addtid_b32 data0` (gfx1100, gfx1201).
     #[inline]
     fn ds_store_addtid_b32(&mut self, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(287, &[data0.into()])
+        self.ctor(295, &[data0.into()])
     }
 
     /// `ds_store_b128 addr, data0` (gfx1100, gfx1201).
     #[inline]
     fn ds_store_b128(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(288, &[addr.into(), data0.into()])
+        self.ctor(296, &[addr.into(), data0.into()])
     }
 
     /// `ds_store_b16 addr, data0` (gfx1100, gfx1201).
     #[inline]
     fn ds_store_b16(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(289, &[addr.into(), data0.into()])
+        self.ctor(297, &[addr.into(), data0.into()])
     }
 
     /// `ds_store_b16_d16_hi addr, data0` (gfx1100, gfx1201).
     #[inline]
     fn ds_store_b16_d16_hi(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(290, &[addr.into(), data0.into()])
+        self.ctor(298, &[addr.into(), data0.into()])
     }
 
     /// `ds_store_b32 addr, data0` (gfx1100, gfx1201).
     #[inline]
     fn ds_store_b32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(291, &[addr.into(), data0.into()])
+        self.ctor(299, &[addr.into(), data0.into()])
     }
 
     /// `ds_store_b64 addr, data0` (gfx1100, gfx1201).
     #[inline]
     fn ds_store_b64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(292, &[addr.into(), data0.into()])
+        self.ctor(300, &[addr.into(), data0.into()])
     }
 
     /// `ds_store_b8 addr, data0` (gfx1100, gfx1201).
     #[inline]
     fn ds_store_b8(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(293, &[addr.into(), data0.into()])
+        self.ctor(301, &[addr.into(), data0.into()])
     }
 
     /// `ds_store_b8_d16_hi addr, data0` (gfx1100, gfx1201).
     #[inline]
     fn ds_store_b8_d16_hi(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(294, &[addr.into(), data0.into()])
+        self.ctor(302, &[addr.into(), data0.into()])
     }
 
     /// `ds_store_b96 addr, data0` (gfx1100, gfx1201).
     #[inline]
     fn ds_store_b96(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(295, &[addr.into(), data0.into()])
+        self.ctor(303, &[addr.into(), data0.into()])
     }
 
     /// `ds_storexchg_2addr_rtn_b32 vdst, addr, data0, data1` (gfx1100, gfx1201).
@@ -5590,7 +5647,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(296, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(304, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_storexchg_2addr_rtn_b64 vdst, addr, data0, data1` (gfx1100, gfx1201).
@@ -5602,7 +5659,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(297, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(305, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_storexchg_2addr_stride64_rtn_b32 vdst, addr, data0, data1` (gfx1100, gfx1201).
@@ -5614,7 +5671,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(298, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(306, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_storexchg_2addr_stride64_rtn_b64 vdst, addr, data0, data1` (gfx1100, gfx1201).
@@ -5626,7 +5683,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(299, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(307, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_storexchg_rtn_b32 vdst, addr, data0` (gfx1100, gfx1201).
@@ -5637,7 +5694,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(300, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(308, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_storexchg_rtn_b64 vdst, addr, data0` (gfx1100, gfx1201).
@@ -5648,7 +5705,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(301, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(309, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_sub_clamp_rtn_u32 vdst, addr, data0` (gfx1201).
@@ -5659,13 +5716,19 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(302, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(310, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_sub_clamp_u32 addr, data0` (gfx1201).
     #[inline]
     fn ds_sub_clamp_u32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(303, &[addr.into(), data0.into()])
+        self.ctor(311, &[addr.into(), data0.into()])
+    }
+
+    /// `ds_sub_gs_reg_rtn vdst, data0` (gfx1100).
+    #[inline]
+    fn ds_sub_gs_reg_rtn(&mut self, vdst: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
+        self.ctor(312, &[vdst.into(), data0.into()])
     }
 
     /// `ds_sub_rtn_u32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5676,7 +5739,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(304, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(313, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_sub_rtn_u64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5687,25 +5750,25 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(305, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(314, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_sub_u32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_sub_u32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(306, &[addr.into(), data0.into()])
+        self.ctor(315, &[addr.into(), data0.into()])
     }
 
     /// `ds_sub_u64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_sub_u64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(307, &[addr.into(), data0.into()])
+        self.ctor(316, &[addr.into(), data0.into()])
     }
 
     /// `ds_swizzle_b32 vdst, addr` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_swizzle_b32(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(308, &[vdst.into(), addr.into()])
+        self.ctor(317, &[vdst.into(), addr.into()])
     }
 
     /// `ds_wrap_rtn_b32 vdst, addr, data0, data1` (gfx1100, gfx942, gfx950).
@@ -5717,7 +5780,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(309, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(318, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_write2_b32 addr, data0, data1` (gfx942, gfx950).
@@ -5728,7 +5791,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(310, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(319, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_write2_b64 addr, data0, data1` (gfx942, gfx950).
@@ -5739,7 +5802,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(311, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(320, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_write2st64_b32 addr, data0, data1` (gfx942, gfx950).
@@ -5750,7 +5813,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(312, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(321, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_write2st64_b64 addr, data0, data1` (gfx942, gfx950).
@@ -5761,61 +5824,61 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(313, &[addr.into(), data0.into(), data1.into()])
+        self.ctor(322, &[addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_write_addtid_b32 data0` (gfx942, gfx950).
     #[inline]
     fn ds_write_addtid_b32(&mut self, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(314, &[data0.into()])
+        self.ctor(323, &[data0.into()])
     }
 
     /// `ds_write_b128 addr, data0` (gfx942, gfx950).
     #[inline]
     fn ds_write_b128(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(315, &[addr.into(), data0.into()])
+        self.ctor(324, &[addr.into(), data0.into()])
     }
 
     /// `ds_write_b16 addr, data0` (gfx942, gfx950).
     #[inline]
     fn ds_write_b16(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(316, &[addr.into(), data0.into()])
+        self.ctor(325, &[addr.into(), data0.into()])
     }
 
     /// `ds_write_b16_d16_hi addr, data0` (gfx942, gfx950).
     #[inline]
     fn ds_write_b16_d16_hi(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(317, &[addr.into(), data0.into()])
+        self.ctor(326, &[addr.into(), data0.into()])
     }
 
     /// `ds_write_b32 addr, data0` (gfx942, gfx950).
     #[inline]
     fn ds_write_b32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(318, &[addr.into(), data0.into()])
+        self.ctor(327, &[addr.into(), data0.into()])
     }
 
     /// `ds_write_b64 addr, data0` (gfx942, gfx950).
     #[inline]
     fn ds_write_b64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(319, &[addr.into(), data0.into()])
+        self.ctor(328, &[addr.into(), data0.into()])
     }
 
     /// `ds_write_b8 addr, data0` (gfx942, gfx950).
     #[inline]
     fn ds_write_b8(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(320, &[addr.into(), data0.into()])
+        self.ctor(329, &[addr.into(), data0.into()])
     }
 
     /// `ds_write_b8_d16_hi addr, data0` (gfx942, gfx950).
     #[inline]
     fn ds_write_b8_d16_hi(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(321, &[addr.into(), data0.into()])
+        self.ctor(330, &[addr.into(), data0.into()])
     }
 
     /// `ds_write_b96 addr, data0` (gfx942, gfx950).
     #[inline]
     fn ds_write_b96(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(322, &[addr.into(), data0.into()])
+        self.ctor(331, &[addr.into(), data0.into()])
     }
 
     /// `ds_wrxchg2_rtn_b32 vdst, addr, data0, data1` (gfx942, gfx950).
@@ -5827,7 +5890,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(323, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(332, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_wrxchg2_rtn_b64 vdst, addr, data0, data1` (gfx942, gfx950).
@@ -5839,7 +5902,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(324, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(333, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_wrxchg2st64_rtn_b32 vdst, addr, data0, data1` (gfx942, gfx950).
@@ -5851,7 +5914,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(325, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(334, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_wrxchg2st64_rtn_b64 vdst, addr, data0, data1` (gfx942, gfx950).
@@ -5863,7 +5926,7 @@ pub trait Ctors {
         data0: impl Into<Self::Op>,
         data1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(326, &[vdst.into(), addr.into(), data0.into(), data1.into()])
+        self.ctor(335, &[vdst.into(), addr.into(), data0.into(), data1.into()])
     }
 
     /// `ds_wrxchg_rtn_b32 vdst, addr, data0` (gfx942, gfx950).
@@ -5874,7 +5937,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(327, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(336, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_wrxchg_rtn_b64 vdst, addr, data0` (gfx942, gfx950).
@@ -5885,19 +5948,19 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(328, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(337, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_xor_b32 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_xor_b32(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(329, &[addr.into(), data0.into()])
+        self.ctor(338, &[addr.into(), data0.into()])
     }
 
     /// `ds_xor_b64 addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn ds_xor_b64(&mut self, addr: impl Into<Self::Op>, data0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(330, &[addr.into(), data0.into()])
+        self.ctor(339, &[addr.into(), data0.into()])
     }
 
     /// `ds_xor_rtn_b32 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5908,7 +5971,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(331, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(340, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `ds_xor_rtn_b64 vdst, addr, data0` (gfx1100, gfx1201, gfx942, gfx950).
@@ -5919,7 +5982,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         data0: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(332, &[vdst.into(), addr.into(), data0.into()])
+        self.ctor(341, &[vdst.into(), addr.into(), data0.into()])
     }
 
     /// `exp target, vsrc1, vsrc2, vsrc3` (gfx1100).
@@ -5931,7 +5994,7 @@ pub trait Ctors {
         vsrc2: impl Into<Self::Op>,
         vsrc3: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(333, &[target.into(), vsrc1.into(), vsrc2.into(), vsrc3.into()])
+        self.ctor(342, &[target.into(), vsrc1.into(), vsrc2.into(), vsrc3.into()])
     }
 
     /// `export target, vsrc1, vsrc2, vsrc3` (gfx1201).
@@ -5943,661 +6006,661 @@ pub trait Ctors {
         vsrc2: impl Into<Self::Op>,
         vsrc3: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(334, &[target.into(), vsrc1.into(), vsrc2.into(), vsrc3.into()])
+        self.ctor(343, &[target.into(), vsrc1.into(), vsrc2.into(), vsrc3.into()])
     }
 
     /// `flat_atomic_add addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_add(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(335, &[addr.into(), data.into()])
+        self.ctor(344, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_add_f32 addr, data` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn flat_atomic_add_f32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(336, &[addr.into(), data.into()])
+        self.ctor(345, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_add_f64 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_add_f64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(337, &[addr.into(), data.into()])
+        self.ctor(346, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_add_u32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_add_u32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(338, &[addr.into(), data.into()])
+        self.ctor(347, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_add_u64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_add_u64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(339, &[addr.into(), data.into()])
+        self.ctor(348, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_add_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_add_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(340, &[addr.into(), data.into()])
+        self.ctor(349, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_and addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_and(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(341, &[addr.into(), data.into()])
+        self.ctor(350, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_and_b32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_and_b32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(342, &[addr.into(), data.into()])
+        self.ctor(351, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_and_b64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_and_b64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(343, &[addr.into(), data.into()])
+        self.ctor(352, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_and_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_and_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(344, &[addr.into(), data.into()])
+        self.ctor(353, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_cmpswap addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_cmpswap(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(345, &[addr.into(), data.into()])
+        self.ctor(354, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_cmpswap_b32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_cmpswap_b32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(346, &[addr.into(), data.into()])
+        self.ctor(355, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_cmpswap_b64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_cmpswap_b64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(347, &[addr.into(), data.into()])
+        self.ctor(356, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_cmpswap_f32 addr, data` (gfx1100).
     #[inline]
     fn flat_atomic_cmpswap_f32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(348, &[addr.into(), data.into()])
+        self.ctor(357, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_cmpswap_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_cmpswap_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(349, &[addr.into(), data.into()])
+        self.ctor(358, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_cond_sub_u32 vaddr, vsrc` (gfx1201).
     #[inline]
     fn flat_atomic_cond_sub_u32(&mut self, vaddr: impl Into<Self::Op>, vsrc: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(350, &[vaddr.into(), vsrc.into()])
+        self.ctor(359, &[vaddr.into(), vsrc.into()])
     }
 
     /// `flat_atomic_dec addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_dec(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(351, &[addr.into(), data.into()])
+        self.ctor(360, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_dec_u32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_dec_u32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(352, &[addr.into(), data.into()])
+        self.ctor(361, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_dec_u64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_dec_u64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(353, &[addr.into(), data.into()])
+        self.ctor(362, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_dec_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_dec_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(354, &[addr.into(), data.into()])
+        self.ctor(363, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_inc addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_inc(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(355, &[addr.into(), data.into()])
+        self.ctor(364, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_inc_u32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_inc_u32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(356, &[addr.into(), data.into()])
+        self.ctor(365, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_inc_u64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_inc_u64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(357, &[addr.into(), data.into()])
+        self.ctor(366, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_inc_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_inc_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(358, &[addr.into(), data.into()])
+        self.ctor(367, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_max_f32 addr, data` (gfx1100).
     #[inline]
     fn flat_atomic_max_f32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(359, &[addr.into(), data.into()])
+        self.ctor(368, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_max_f64 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_max_f64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(360, &[addr.into(), data.into()])
+        self.ctor(369, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_max_i32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_max_i32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(361, &[addr.into(), data.into()])
+        self.ctor(370, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_max_i64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_max_i64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(362, &[addr.into(), data.into()])
+        self.ctor(371, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_max_num_f32 vaddr, vsrc` (gfx1201).
     #[inline]
     fn flat_atomic_max_num_f32(&mut self, vaddr: impl Into<Self::Op>, vsrc: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(363, &[vaddr.into(), vsrc.into()])
+        self.ctor(372, &[vaddr.into(), vsrc.into()])
     }
 
     /// `flat_atomic_max_u32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_max_u32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(364, &[addr.into(), data.into()])
+        self.ctor(373, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_max_u64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_max_u64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(365, &[addr.into(), data.into()])
+        self.ctor(374, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_min_f32 addr, data` (gfx1100).
     #[inline]
     fn flat_atomic_min_f32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(366, &[addr.into(), data.into()])
+        self.ctor(375, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_min_f64 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_min_f64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(367, &[addr.into(), data.into()])
+        self.ctor(376, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_min_i32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_min_i32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(368, &[addr.into(), data.into()])
+        self.ctor(377, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_min_i64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_min_i64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(369, &[addr.into(), data.into()])
+        self.ctor(378, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_min_num_f32 vaddr, vsrc` (gfx1201).
     #[inline]
     fn flat_atomic_min_num_f32(&mut self, vaddr: impl Into<Self::Op>, vsrc: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(370, &[vaddr.into(), vsrc.into()])
+        self.ctor(379, &[vaddr.into(), vsrc.into()])
     }
 
     /// `flat_atomic_min_u32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_min_u32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(371, &[addr.into(), data.into()])
+        self.ctor(380, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_min_u64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_min_u64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(372, &[addr.into(), data.into()])
+        self.ctor(381, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_or addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_or(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(373, &[addr.into(), data.into()])
+        self.ctor(382, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_or_b32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_or_b32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(374, &[addr.into(), data.into()])
+        self.ctor(383, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_or_b64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_or_b64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(375, &[addr.into(), data.into()])
+        self.ctor(384, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_or_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_or_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(376, &[addr.into(), data.into()])
+        self.ctor(385, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_pk_add_bf16 vaddr, vsrc` (gfx1201, gfx942, gfx950).
     #[inline]
     fn flat_atomic_pk_add_bf16(&mut self, vaddr: impl Into<Self::Op>, vsrc: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(377, &[vaddr.into(), vsrc.into()])
+        self.ctor(386, &[vaddr.into(), vsrc.into()])
     }
 
     /// `flat_atomic_pk_add_f16 vaddr, vsrc` (gfx1201, gfx942, gfx950).
     #[inline]
     fn flat_atomic_pk_add_f16(&mut self, vaddr: impl Into<Self::Op>, vsrc: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(378, &[vaddr.into(), vsrc.into()])
+        self.ctor(387, &[vaddr.into(), vsrc.into()])
     }
 
     /// `flat_atomic_smax addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_smax(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(379, &[addr.into(), data.into()])
+        self.ctor(388, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_smax_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_smax_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(380, &[addr.into(), data.into()])
+        self.ctor(389, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_smin addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_smin(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(381, &[addr.into(), data.into()])
+        self.ctor(390, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_smin_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_smin_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(382, &[addr.into(), data.into()])
+        self.ctor(391, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_sub addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_sub(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(383, &[addr.into(), data.into()])
+        self.ctor(392, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_sub_clamp_u32 vaddr, vsrc` (gfx1201).
     #[inline]
     fn flat_atomic_sub_clamp_u32(&mut self, vaddr: impl Into<Self::Op>, vsrc: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(384, &[vaddr.into(), vsrc.into()])
+        self.ctor(393, &[vaddr.into(), vsrc.into()])
     }
 
     /// `flat_atomic_sub_u32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_sub_u32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(385, &[addr.into(), data.into()])
+        self.ctor(394, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_sub_u64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_sub_u64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(386, &[addr.into(), data.into()])
+        self.ctor(395, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_sub_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_sub_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(387, &[addr.into(), data.into()])
+        self.ctor(396, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_swap addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_swap(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(388, &[addr.into(), data.into()])
+        self.ctor(397, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_swap_b32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_swap_b32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(389, &[addr.into(), data.into()])
+        self.ctor(398, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_swap_b64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_swap_b64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(390, &[addr.into(), data.into()])
+        self.ctor(399, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_swap_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_swap_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(391, &[addr.into(), data.into()])
+        self.ctor(400, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_umax addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_umax(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(392, &[addr.into(), data.into()])
+        self.ctor(401, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_umax_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_umax_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(393, &[addr.into(), data.into()])
+        self.ctor(402, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_umin addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_umin(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(394, &[addr.into(), data.into()])
+        self.ctor(403, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_umin_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_umin_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(395, &[addr.into(), data.into()])
+        self.ctor(404, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_xor addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_xor(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(396, &[addr.into(), data.into()])
+        self.ctor(405, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_xor_b32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_xor_b32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(397, &[addr.into(), data.into()])
+        self.ctor(406, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_xor_b64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_atomic_xor_b64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(398, &[addr.into(), data.into()])
+        self.ctor(407, &[addr.into(), data.into()])
     }
 
     /// `flat_atomic_xor_x2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_atomic_xor_x2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(399, &[addr.into(), data.into()])
+        self.ctor(408, &[addr.into(), data.into()])
     }
 
     /// `flat_load_b128 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_b128(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(400, &[vdst.into(), addr.into()])
+        self.ctor(409, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_b32 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_b32(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(401, &[vdst.into(), addr.into()])
+        self.ctor(410, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_b64 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_b64(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(402, &[vdst.into(), addr.into()])
+        self.ctor(411, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_b96 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_b96(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(403, &[vdst.into(), addr.into()])
+        self.ctor(412, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_d16_b16 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_d16_b16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(404, &[vdst.into(), addr.into()])
+        self.ctor(413, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_d16_hi_b16 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_d16_hi_b16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(405, &[vdst.into(), addr.into()])
+        self.ctor(414, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_d16_hi_i8 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_d16_hi_i8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(406, &[vdst.into(), addr.into()])
+        self.ctor(415, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_d16_hi_u8 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_d16_hi_u8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(407, &[vdst.into(), addr.into()])
+        self.ctor(416, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_d16_i8 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_d16_i8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(408, &[vdst.into(), addr.into()])
+        self.ctor(417, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_d16_u8 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_d16_u8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(409, &[vdst.into(), addr.into()])
+        self.ctor(418, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_dword vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_dword(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(410, &[vdst.into(), addr.into()])
+        self.ctor(419, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_dwordx2 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_dwordx2(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(411, &[vdst.into(), addr.into()])
+        self.ctor(420, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_dwordx3 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_dwordx3(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(412, &[vdst.into(), addr.into()])
+        self.ctor(421, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_dwordx4 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_dwordx4(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(413, &[vdst.into(), addr.into()])
+        self.ctor(422, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_i16 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_i16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(414, &[vdst.into(), addr.into()])
+        self.ctor(423, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_i8 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_i8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(415, &[vdst.into(), addr.into()])
+        self.ctor(424, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_sbyte vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_sbyte(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(416, &[vdst.into(), addr.into()])
+        self.ctor(425, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_sbyte_d16 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_sbyte_d16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(417, &[vdst.into(), addr.into()])
+        self.ctor(426, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_sbyte_d16_hi vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_sbyte_d16_hi(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(418, &[vdst.into(), addr.into()])
+        self.ctor(427, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_short_d16 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_short_d16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(419, &[vdst.into(), addr.into()])
+        self.ctor(428, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_short_d16_hi vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_short_d16_hi(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(420, &[vdst.into(), addr.into()])
+        self.ctor(429, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_sshort vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_sshort(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(421, &[vdst.into(), addr.into()])
+        self.ctor(430, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_u16 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_u16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(422, &[vdst.into(), addr.into()])
+        self.ctor(431, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_u8 vdst, addr` (gfx1100, gfx1201).
     #[inline]
     fn flat_load_u8(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(423, &[vdst.into(), addr.into()])
+        self.ctor(432, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_ubyte vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_ubyte(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(424, &[vdst.into(), addr.into()])
+        self.ctor(433, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_ubyte_d16 vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_ubyte_d16(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(425, &[vdst.into(), addr.into()])
+        self.ctor(434, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_ubyte_d16_hi vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_ubyte_d16_hi(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(426, &[vdst.into(), addr.into()])
+        self.ctor(435, &[vdst.into(), addr.into()])
     }
 
     /// `flat_load_ushort vdst, addr` (gfx942, gfx950).
     #[inline]
     fn flat_load_ushort(&mut self, vdst: impl Into<Self::Op>, addr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(427, &[vdst.into(), addr.into()])
+        self.ctor(436, &[vdst.into(), addr.into()])
     }
 
     /// `flat_store_b128 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_store_b128(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(428, &[addr.into(), data.into()])
+        self.ctor(437, &[addr.into(), data.into()])
     }
 
     /// `flat_store_b16 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_store_b16(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(429, &[addr.into(), data.into()])
+        self.ctor(438, &[addr.into(), data.into()])
     }
 
     /// `flat_store_b32 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_store_b32(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(430, &[addr.into(), data.into()])
+        self.ctor(439, &[addr.into(), data.into()])
     }
 
     /// `flat_store_b64 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_store_b64(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(431, &[addr.into(), data.into()])
+        self.ctor(440, &[addr.into(), data.into()])
     }
 
     /// `flat_store_b8 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_store_b8(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(432, &[addr.into(), data.into()])
+        self.ctor(441, &[addr.into(), data.into()])
     }
 
     /// `flat_store_b96 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_store_b96(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(433, &[addr.into(), data.into()])
+        self.ctor(442, &[addr.into(), data.into()])
     }
 
     /// `flat_store_byte addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_store_byte(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(434, &[addr.into(), data.into()])
+        self.ctor(443, &[addr.into(), data.into()])
     }
 
     /// `flat_store_byte_d16_hi addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_store_byte_d16_hi(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(435, &[addr.into(), data.into()])
+        self.ctor(444, &[addr.into(), data.into()])
     }
 
     /// `flat_store_d16_hi_b16 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_store_d16_hi_b16(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(436, &[addr.into(), data.into()])
+        self.ctor(445, &[addr.into(), data.into()])
     }
 
     /// `flat_store_d16_hi_b8 addr, data` (gfx1100, gfx1201).
     #[inline]
     fn flat_store_d16_hi_b8(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(437, &[addr.into(), data.into()])
+        self.ctor(446, &[addr.into(), data.into()])
     }
 
     /// `flat_store_dword addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_store_dword(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(438, &[addr.into(), data.into()])
+        self.ctor(447, &[addr.into(), data.into()])
     }
 
     /// `flat_store_dwordx2 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_store_dwordx2(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(439, &[addr.into(), data.into()])
+        self.ctor(448, &[addr.into(), data.into()])
     }
 
     /// `flat_store_dwordx3 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_store_dwordx3(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(440, &[addr.into(), data.into()])
+        self.ctor(449, &[addr.into(), data.into()])
     }
 
     /// `flat_store_dwordx4 addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_store_dwordx4(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(441, &[addr.into(), data.into()])
+        self.ctor(450, &[addr.into(), data.into()])
     }
 
     /// `flat_store_short addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_store_short(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(442, &[addr.into(), data.into()])
+        self.ctor(451, &[addr.into(), data.into()])
     }
 
     /// `flat_store_short_d16_hi addr, data` (gfx942, gfx950).
     #[inline]
     fn flat_store_short_d16_hi(&mut self, addr: impl Into<Self::Op>, data: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(443, &[addr.into(), data.into()])
+        self.ctor(452, &[addr.into(), data.into()])
     }
 
     /// `global_atomic_add addr, data, saddr` (gfx942, gfx950).
@@ -6608,7 +6671,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(444, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(453, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_add_f32 addr, data, saddr` (gfx1100, gfx1201, gfx942, gfx950).
@@ -6619,7 +6682,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(445, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(454, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_add_f64 addr, data, saddr` (gfx942, gfx950).
@@ -6630,7 +6693,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(446, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(455, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_add_u32 addr, data, saddr` (gfx1100, gfx1201).
@@ -6641,7 +6704,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(447, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(456, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_add_u64 addr, data, saddr` (gfx1100, gfx1201).
@@ -6652,7 +6715,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(448, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(457, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_add_x2 addr, data, saddr` (gfx942, gfx950).
@@ -6663,7 +6726,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(449, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(458, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_and addr, data, saddr` (gfx942, gfx950).
@@ -6674,7 +6737,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(450, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(459, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_and_b32 addr, data, saddr` (gfx1100, gfx1201).
@@ -6685,7 +6748,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(451, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(460, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_and_b64 addr, data, saddr` (gfx1100, gfx1201).
@@ -6696,7 +6759,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(452, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(461, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_and_x2 addr, data, saddr` (gfx942, gfx950).
@@ -6707,7 +6770,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(453, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(462, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_cmpswap addr, data, saddr` (gfx942, gfx950).
@@ -6718,7 +6781,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(454, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(463, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_cmpswap_b32 addr, data, saddr` (gfx1100, gfx1201).
@@ -6729,7 +6792,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(455, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(464, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_cmpswap_b64 addr, data, saddr` (gfx1100, gfx1201).
@@ -6740,7 +6803,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(456, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(465, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_cmpswap_f32 addr, data, saddr` (gfx1100).
@@ -6751,7 +6814,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(457, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(466, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_cmpswap_x2 addr, data, saddr` (gfx942, gfx950).
@@ -6762,7 +6825,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(458, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(467, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_cond_sub_u32 vaddr, vsrc, saddr` (gfx1201).
@@ -6773,7 +6836,7 @@ pub trait Ctors {
         vsrc: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(459, &[vaddr.into(), vsrc.into(), saddr.into()])
+        self.ctor(468, &[vaddr.into(), vsrc.into(), saddr.into()])
     }
 
     /// `global_atomic_csub_u32 addr, data, saddr` (gfx1100).
@@ -6784,7 +6847,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(460, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(469, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_dec addr, data, saddr` (gfx942, gfx950).
@@ -6795,7 +6858,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(461, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(470, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_dec_u32 addr, data, saddr` (gfx1100, gfx1201).
@@ -6806,7 +6869,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(462, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(471, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_dec_u64 addr, data, saddr` (gfx1100, gfx1201).
@@ -6817,7 +6880,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(463, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(472, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_dec_x2 addr, data, saddr` (gfx942, gfx950).
@@ -6828,7 +6891,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(464, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(473, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_inc addr, data, saddr` (gfx942, gfx950).
@@ -6839,7 +6902,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(465, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(474, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_inc_u32 addr, data, saddr` (gfx1100, gfx1201).
@@ -6850,7 +6913,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(466, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(475, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_inc_u64 addr, data, saddr` (gfx1100, gfx1201).
@@ -6861,7 +6924,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(467, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(476, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_inc_x2 addr, data, saddr` (gfx942, gfx950).
@@ -6872,7 +6935,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(468, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(477, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_max_f32 addr, data, saddr` (gfx1100).
@@ -6883,7 +6946,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(469, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(478, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_max_f64 addr, data, saddr` (gfx942, gfx950).
@@ -6894,7 +6957,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(470, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(479, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_max_i32 addr, data, saddr` (gfx1100, gfx1201).
@@ -6905,7 +6968,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(471, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(480, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_max_i64 addr, data, saddr` (gfx1100, gfx1201).
@@ -6916,7 +6979,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(472, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(481, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_max_num_f32 vaddr, vsrc, saddr` (gfx1201).
@@ -6927,7 +6990,7 @@ pub trait Ctors {
         vsrc: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(473, &[vaddr.into(), vsrc.into(), saddr.into()])
+        self.ctor(482, &[vaddr.into(), vsrc.into(), saddr.into()])
     }
 
     /// `global_atomic_max_u32 addr, data, saddr` (gfx1100, gfx1201).
@@ -6938,7 +7001,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(474, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(483, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_max_u64 addr, data, saddr` (gfx1100, gfx1201).
@@ -6949,7 +7012,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(475, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(484, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_min_f32 addr, data, saddr` (gfx1100).
@@ -6960,7 +7023,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(476, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(485, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_min_f64 addr, data, saddr` (gfx942, gfx950).
@@ -6971,7 +7034,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(477, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(486, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_min_i32 addr, data, saddr` (gfx1100, gfx1201).
@@ -6982,7 +7045,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(478, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(487, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_min_i64 addr, data, saddr` (gfx1100, gfx1201).
@@ -6993,7 +7056,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(479, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(488, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_min_num_f32 vaddr, vsrc, saddr` (gfx1201).
@@ -7004,7 +7067,7 @@ pub trait Ctors {
         vsrc: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(480, &[vaddr.into(), vsrc.into(), saddr.into()])
+        self.ctor(489, &[vaddr.into(), vsrc.into(), saddr.into()])
     }
 
     /// `global_atomic_min_u32 addr, data, saddr` (gfx1100, gfx1201).
@@ -7015,7 +7078,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(481, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(490, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_min_u64 addr, data, saddr` (gfx1100, gfx1201).
@@ -7026,7 +7089,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(482, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(491, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_or addr, data, saddr` (gfx942, gfx950).
@@ -7037,7 +7100,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(483, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(492, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_or_b32 addr, data, saddr` (gfx1100, gfx1201).
@@ -7048,7 +7111,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(484, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(493, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_or_b64 addr, data, saddr` (gfx1100, gfx1201).
@@ -7059,7 +7122,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(485, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(494, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_or_x2 addr, data, saddr` (gfx942, gfx950).
@@ -7070,7 +7133,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(486, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(495, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_ordered_add_b64 vaddr, vsrc, saddr` (gfx1201).
@@ -7081,7 +7144,7 @@ pub trait Ctors {
         vsrc: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(487, &[vaddr.into(), vsrc.into(), saddr.into()])
+        self.ctor(496, &[vaddr.into(), vsrc.into(), saddr.into()])
     }
 
     /// `global_atomic_pk_add_bf16 vaddr, vsrc, saddr` (gfx1201, gfx942, gfx950).
@@ -7092,7 +7155,7 @@ pub trait Ctors {
         vsrc: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(488, &[vaddr.into(), vsrc.into(), saddr.into()])
+        self.ctor(497, &[vaddr.into(), vsrc.into(), saddr.into()])
     }
 
     /// `global_atomic_pk_add_f16 vaddr, vsrc, saddr` (gfx1201, gfx942, gfx950).
@@ -7103,7 +7166,7 @@ pub trait Ctors {
         vsrc: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(489, &[vaddr.into(), vsrc.into(), saddr.into()])
+        self.ctor(498, &[vaddr.into(), vsrc.into(), saddr.into()])
     }
 
     /// `global_atomic_smax addr, data, saddr` (gfx942, gfx950).
@@ -7114,7 +7177,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(490, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(499, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_smax_x2 addr, data, saddr` (gfx942, gfx950).
@@ -7125,7 +7188,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(491, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(500, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_smin addr, data, saddr` (gfx942, gfx950).
@@ -7136,7 +7199,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(492, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(501, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_smin_x2 addr, data, saddr` (gfx942, gfx950).
@@ -7147,7 +7210,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(493, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(502, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_sub addr, data, saddr` (gfx942, gfx950).
@@ -7158,7 +7221,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(494, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(503, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_sub_clamp_u32 vaddr, vsrc, saddr` (gfx1201).
@@ -7169,7 +7232,7 @@ pub trait Ctors {
         vsrc: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(495, &[vaddr.into(), vsrc.into(), saddr.into()])
+        self.ctor(504, &[vaddr.into(), vsrc.into(), saddr.into()])
     }
 
     /// `global_atomic_sub_u32 addr, data, saddr` (gfx1100, gfx1201).
@@ -7180,7 +7243,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(496, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(505, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_sub_u64 addr, data, saddr` (gfx1100, gfx1201).
@@ -7191,7 +7254,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(497, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(506, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_sub_x2 addr, data, saddr` (gfx942, gfx950).
@@ -7202,7 +7265,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(498, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(507, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_swap addr, data, saddr` (gfx942, gfx950).
@@ -7213,7 +7276,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(499, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(508, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_swap_b32 addr, data, saddr` (gfx1100, gfx1201).
@@ -7224,7 +7287,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(500, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(509, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_swap_b64 addr, data, saddr` (gfx1100, gfx1201).
@@ -7235,7 +7298,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(501, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(510, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_swap_x2 addr, data, saddr` (gfx942, gfx950).
@@ -7246,7 +7309,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(502, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(511, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_umax addr, data, saddr` (gfx942, gfx950).
@@ -7257,7 +7320,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(503, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(512, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_umax_x2 addr, data, saddr` (gfx942, gfx950).
@@ -7268,7 +7331,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(504, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(513, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_umin addr, data, saddr` (gfx942, gfx950).
@@ -7279,7 +7342,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(505, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(514, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_umin_x2 addr, data, saddr` (gfx942, gfx950).
@@ -7290,7 +7353,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(506, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(515, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_xor addr, data, saddr` (gfx942, gfx950).
@@ -7301,7 +7364,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(507, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(516, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_xor_b32 addr, data, saddr` (gfx1100, gfx1201).
@@ -7312,7 +7375,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(508, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(517, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_xor_b64 addr, data, saddr` (gfx1100, gfx1201).
@@ -7323,7 +7386,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(509, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(518, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_atomic_xor_x2 addr, data, saddr` (gfx942, gfx950).
@@ -7334,19 +7397,19 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(510, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(519, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_inv ` (gfx1201).
     #[inline]
     fn global_inv(&mut self) -> &mut Self {
-        self.ctor(511, &[])
+        self.ctor(520, &[])
     }
 
     /// `global_load_addtid_b32 vdst, saddr` (gfx1100, gfx1201).
     #[inline]
     fn global_load_addtid_b32(&mut self, vdst: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(512, &[vdst.into(), saddr.into()])
+        self.ctor(521, &[vdst.into(), saddr.into()])
     }
 
     /// `global_load_b128 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7357,7 +7420,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(513, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(522, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_b32 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7368,7 +7431,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(514, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(523, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_b64 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7379,7 +7442,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(515, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(524, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_b96 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7390,7 +7453,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(516, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(525, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_block vdst, vaddr, saddr` (gfx1201).
@@ -7401,7 +7464,7 @@ pub trait Ctors {
         vaddr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(517, &[vdst.into(), vaddr.into(), saddr.into()])
+        self.ctor(526, &[vdst.into(), vaddr.into(), saddr.into()])
     }
 
     /// `global_load_d16_b16 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7412,7 +7475,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(518, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(527, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_d16_hi_b16 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7423,7 +7486,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(519, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(528, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_d16_hi_i8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7434,7 +7497,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(520, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(529, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_d16_hi_u8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7445,7 +7508,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(521, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(530, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_d16_i8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7456,7 +7519,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(522, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(531, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_d16_u8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7467,7 +7530,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(523, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(532, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_dword vdst, addr, saddr` (gfx942, gfx950).
@@ -7478,7 +7541,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(524, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(533, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_dwordx2 vdst, addr, saddr` (gfx942, gfx950).
@@ -7489,7 +7552,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(525, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(534, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_dwordx3 vdst, addr, saddr` (gfx942, gfx950).
@@ -7500,7 +7563,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(526, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(535, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_dwordx4 vdst, addr, saddr` (gfx942, gfx950).
@@ -7511,7 +7574,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(527, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(536, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_i16 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7522,7 +7585,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(528, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(537, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_i8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7533,49 +7596,49 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(529, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(538, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_lds_dword addr, saddr` (gfx942, gfx950).
     #[inline]
     fn global_load_lds_dword(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(530, &[addr.into(), saddr.into()])
+        self.ctor(539, &[addr.into(), saddr.into()])
     }
 
     /// `global_load_lds_dwordx3 addr, saddr` (gfx950).
     #[inline]
     fn global_load_lds_dwordx3(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(531, &[addr.into(), saddr.into()])
+        self.ctor(540, &[addr.into(), saddr.into()])
     }
 
     /// `global_load_lds_dwordx4 addr, saddr` (gfx950).
     #[inline]
     fn global_load_lds_dwordx4(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(532, &[addr.into(), saddr.into()])
+        self.ctor(541, &[addr.into(), saddr.into()])
     }
 
     /// `global_load_lds_sbyte addr, saddr` (gfx942, gfx950).
     #[inline]
     fn global_load_lds_sbyte(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(533, &[addr.into(), saddr.into()])
+        self.ctor(542, &[addr.into(), saddr.into()])
     }
 
     /// `global_load_lds_sshort addr, saddr` (gfx942, gfx950).
     #[inline]
     fn global_load_lds_sshort(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(534, &[addr.into(), saddr.into()])
+        self.ctor(543, &[addr.into(), saddr.into()])
     }
 
     /// `global_load_lds_ubyte addr, saddr` (gfx942, gfx950).
     #[inline]
     fn global_load_lds_ubyte(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(535, &[addr.into(), saddr.into()])
+        self.ctor(544, &[addr.into(), saddr.into()])
     }
 
     /// `global_load_lds_ushort addr, saddr` (gfx942, gfx950).
     #[inline]
     fn global_load_lds_ushort(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(536, &[addr.into(), saddr.into()])
+        self.ctor(545, &[addr.into(), saddr.into()])
     }
 
     /// `global_load_sbyte vdst, addr, saddr` (gfx942, gfx950).
@@ -7586,7 +7649,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(537, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(546, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_sbyte_d16 vdst, addr, saddr` (gfx942, gfx950).
@@ -7597,7 +7660,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(538, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(547, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_sbyte_d16_hi vdst, addr, saddr` (gfx942, gfx950).
@@ -7608,7 +7671,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(539, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(548, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_short_d16 vdst, addr, saddr` (gfx942, gfx950).
@@ -7619,7 +7682,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(540, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(549, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_short_d16_hi vdst, addr, saddr` (gfx942, gfx950).
@@ -7630,7 +7693,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(541, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(550, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_sshort vdst, addr, saddr` (gfx942, gfx950).
@@ -7641,7 +7704,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(542, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(551, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_tr_b128 vdst, vaddr, saddr` (gfx1201).
@@ -7652,7 +7715,7 @@ pub trait Ctors {
         vaddr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(543, &[vdst.into(), vaddr.into(), saddr.into()])
+        self.ctor(552, &[vdst.into(), vaddr.into(), saddr.into()])
     }
 
     /// `global_load_tr_b64 vdst, vaddr, saddr` (gfx1201).
@@ -7663,7 +7726,7 @@ pub trait Ctors {
         vaddr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(544, &[vdst.into(), vaddr.into(), saddr.into()])
+        self.ctor(553, &[vdst.into(), vaddr.into(), saddr.into()])
     }
 
     /// `global_load_u16 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7674,7 +7737,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(545, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(554, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_u8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -7685,7 +7748,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(546, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(555, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_ubyte vdst, addr, saddr` (gfx942, gfx950).
@@ -7696,7 +7759,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(547, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(556, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_ubyte_d16 vdst, addr, saddr` (gfx942, gfx950).
@@ -7707,7 +7770,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(548, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(557, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_ubyte_d16_hi vdst, addr, saddr` (gfx942, gfx950).
@@ -7718,7 +7781,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(549, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(558, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_load_ushort vdst, addr, saddr` (gfx942, gfx950).
@@ -7729,13 +7792,13 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(550, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(559, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `global_store_addtid_b32 data, saddr` (gfx1100, gfx1201).
     #[inline]
     fn global_store_addtid_b32(&mut self, data: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(551, &[data.into(), saddr.into()])
+        self.ctor(560, &[data.into(), saddr.into()])
     }
 
     /// `global_store_b128 addr, data, saddr` (gfx1100, gfx1201).
@@ -7746,7 +7809,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(552, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(561, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_b16 addr, data, saddr` (gfx1100, gfx1201).
@@ -7757,7 +7820,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(553, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(562, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_b32 addr, data, saddr` (gfx1100, gfx1201).
@@ -7768,7 +7831,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(554, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(563, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_b64 addr, data, saddr` (gfx1100, gfx1201).
@@ -7779,7 +7842,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(555, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(564, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_b8 addr, data, saddr` (gfx1100, gfx1201).
@@ -7790,7 +7853,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(556, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(565, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_b96 addr, data, saddr` (gfx1100, gfx1201).
@@ -7801,7 +7864,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(557, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(566, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_block vaddr, vsrc, saddr` (gfx1201).
@@ -7812,7 +7875,7 @@ pub trait Ctors {
         vsrc: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(558, &[vaddr.into(), vsrc.into(), saddr.into()])
+        self.ctor(567, &[vaddr.into(), vsrc.into(), saddr.into()])
     }
 
     /// `global_store_byte addr, data, saddr` (gfx942, gfx950).
@@ -7823,7 +7886,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(559, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(568, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_byte_d16_hi addr, data, saddr` (gfx942, gfx950).
@@ -7834,7 +7897,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(560, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(569, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_d16_hi_b16 addr, data, saddr` (gfx1100, gfx1201).
@@ -7845,7 +7908,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(561, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(570, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_d16_hi_b8 addr, data, saddr` (gfx1100, gfx1201).
@@ -7856,7 +7919,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(562, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(571, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_dword addr, data, saddr` (gfx942, gfx950).
@@ -7867,7 +7930,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(563, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(572, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_dwordx2 addr, data, saddr` (gfx942, gfx950).
@@ -7878,7 +7941,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(564, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(573, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_dwordx3 addr, data, saddr` (gfx942, gfx950).
@@ -7889,7 +7952,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(565, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(574, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_dwordx4 addr, data, saddr` (gfx942, gfx950).
@@ -7900,7 +7963,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(566, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(575, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_short addr, data, saddr` (gfx942, gfx950).
@@ -7911,7 +7974,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(567, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(576, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_store_short_d16_hi addr, data, saddr` (gfx942, gfx950).
@@ -7922,37 +7985,37 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(568, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(577, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `global_wb ` (gfx1201).
     #[inline]
     fn global_wb(&mut self) -> &mut Self {
-        self.ctor(569, &[])
+        self.ctor(578, &[])
     }
 
     /// `global_wbinv ` (gfx1201).
     #[inline]
     fn global_wbinv(&mut self) -> &mut Self {
-        self.ctor(570, &[])
+        self.ctor(579, &[])
     }
 
     /// `lds_direct_load vdst` (gfx1100).
     #[inline]
     fn lds_direct_load(&mut self, vdst: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(571, &[vdst.into()])
+        self.ctor(580, &[vdst.into()])
     }
 
     /// `lds_param_load vdst, attrchan` (gfx1100).
     #[inline]
     fn lds_param_load(&mut self, vdst: impl Into<Self::Op>, attrchan: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(572, &[vdst.into(), attrchan.into()])
+        self.ctor(581, &[vdst.into(), attrchan.into()])
     }
 
     /// `s_abs_i32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_abs_i32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(573, &[sdst.into(), ssrc0.into()])
+        self.ctor(582, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_absdiff_i32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -7963,7 +8026,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(574, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(583, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_add_co_ci_u32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -7974,7 +8037,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(575, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(584, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_add_co_i32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -7985,7 +8048,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(576, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(585, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_add_co_u32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -7996,7 +8059,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(577, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(586, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_add_f16 sdst, ssrc0, ssrc1` (gfx1201).
@@ -8007,7 +8070,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(578, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(587, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_add_f32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -8018,7 +8081,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(579, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(588, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_add_i32 sdst, ssrc0, ssrc1` (gfx1100, gfx942, gfx950).
@@ -8029,7 +8092,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(580, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(589, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_add_nc_u64 sdst, ssrc0, ssrc1` (gfx1201).
@@ -8040,7 +8103,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(581, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(590, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_add_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx942, gfx950).
@@ -8051,7 +8114,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(582, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(591, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_addc_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx942, gfx950).
@@ -8062,25 +8125,25 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(583, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(592, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_addk_co_i32 sdst, simm16` (gfx1201).
     #[inline]
     fn s_addk_co_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(584, &[sdst.into(), simm16.into()])
+        self.ctor(593, &[sdst.into(), simm16.into()])
     }
 
     /// `s_addk_i32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_addk_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(585, &[sdst.into(), simm16.into()])
+        self.ctor(594, &[sdst.into(), simm16.into()])
     }
 
     /// `s_alloc_vgpr ssrc0` (gfx1201).
     #[inline]
     fn s_alloc_vgpr(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(586, &[ssrc0.into()])
+        self.ctor(595, &[ssrc0.into()])
     }
 
     /// `s_and_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8091,7 +8154,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(587, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(596, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_and_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8102,31 +8165,31 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(588, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(597, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_and_not0_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_and_not0_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(589, &[sdst.into(), ssrc0.into()])
+        self.ctor(598, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_and_not0_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_and_not0_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(590, &[sdst.into(), ssrc0.into()])
+        self.ctor(599, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_and_not0_wrexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_and_not0_wrexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(591, &[sdst.into(), ssrc0.into()])
+        self.ctor(600, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_and_not0_wrexec_b64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_and_not0_wrexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(592, &[sdst.into(), ssrc0.into()])
+        self.ctor(601, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_and_not1_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201).
@@ -8137,7 +8200,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(593, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(602, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_and_not1_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201).
@@ -8148,55 +8211,55 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(594, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(603, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_and_not1_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_and_not1_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(595, &[sdst.into(), ssrc0.into()])
+        self.ctor(604, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_and_not1_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_and_not1_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(596, &[sdst.into(), ssrc0.into()])
+        self.ctor(605, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_and_not1_wrexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_and_not1_wrexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(597, &[sdst.into(), ssrc0.into()])
+        self.ctor(606, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_and_not1_wrexec_b64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_and_not1_wrexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(598, &[sdst.into(), ssrc0.into()])
+        self.ctor(607, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_and_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_and_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(599, &[sdst.into(), ssrc0.into()])
+        self.ctor(608, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_and_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_and_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(600, &[sdst.into(), ssrc0.into()])
+        self.ctor(609, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_andn1_saveexec_b64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_andn1_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(601, &[sdst.into(), ssrc0.into()])
+        self.ctor(610, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_andn1_wrexec_b64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_andn1_wrexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(602, &[sdst.into(), ssrc0.into()])
+        self.ctor(611, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_andn2_b32 sdst, ssrc0, ssrc1` (gfx942, gfx950).
@@ -8207,7 +8270,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(603, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(612, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_andn2_b64 sdst, ssrc0, ssrc1` (gfx942, gfx950).
@@ -8218,19 +8281,19 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(604, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(613, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_andn2_saveexec_b64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_andn2_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(605, &[sdst.into(), ssrc0.into()])
+        self.ctor(614, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_andn2_wrexec_b64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_andn2_wrexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(606, &[sdst.into(), ssrc0.into()])
+        self.ctor(615, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_ashr_i32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8241,7 +8304,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(607, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(616, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_ashr_i64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8252,7 +8315,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(608, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(617, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_atc_probe sdata, sbase, offset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8263,7 +8326,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(609, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(618, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atc_probe_buffer sdata, sbase, offset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8274,7 +8337,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(610, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(619, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_add sdata, sbase, offset` (gfx942, gfx950).
@@ -8285,7 +8348,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(611, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(620, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_add_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8296,7 +8359,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(612, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(621, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_and sdata, sbase, offset` (gfx942, gfx950).
@@ -8307,7 +8370,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(613, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(622, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_and_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8318,7 +8381,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(614, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(623, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_cmpswap sdata, sbase, offset` (gfx942, gfx950).
@@ -8329,7 +8392,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(615, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(624, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_cmpswap_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8340,7 +8403,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(616, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(625, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_dec sdata, sbase, offset` (gfx942, gfx950).
@@ -8351,7 +8414,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(617, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(626, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_dec_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8362,7 +8425,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(618, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(627, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_inc sdata, sbase, offset` (gfx942, gfx950).
@@ -8373,7 +8436,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(619, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(628, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_inc_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8384,7 +8447,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(620, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(629, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_or sdata, sbase, offset` (gfx942, gfx950).
@@ -8395,7 +8458,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(621, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(630, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_or_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8406,7 +8469,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(622, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(631, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_smax sdata, sbase, offset` (gfx942, gfx950).
@@ -8417,7 +8480,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(623, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(632, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_smax_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8428,7 +8491,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(624, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(633, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_smin sdata, sbase, offset` (gfx942, gfx950).
@@ -8439,7 +8502,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(625, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(634, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_smin_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8450,7 +8513,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(626, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(635, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_sub sdata, sbase, offset` (gfx942, gfx950).
@@ -8461,7 +8524,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(627, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(636, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_sub_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8472,7 +8535,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(628, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(637, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_swap sdata, sbase, offset` (gfx942, gfx950).
@@ -8483,7 +8546,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(629, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(638, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_swap_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8494,7 +8557,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(630, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(639, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_umax sdata, sbase, offset` (gfx942, gfx950).
@@ -8505,7 +8568,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(631, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(640, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_umax_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8516,7 +8579,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(632, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(641, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_umin sdata, sbase, offset` (gfx942, gfx950).
@@ -8527,7 +8590,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(633, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(642, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_umin_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8538,7 +8601,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(634, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(643, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_xor sdata, sbase, offset` (gfx942, gfx950).
@@ -8549,7 +8612,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(635, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(644, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_atomic_xor_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8560,73 +8623,73 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(636, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(645, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_barrier ` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_barrier(&mut self) -> &mut Self {
-        self.ctor(637, &[])
+        self.ctor(646, &[])
     }
 
     /// `s_barrier_init ssrc0` (gfx1201).
     #[inline]
     fn s_barrier_init(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(638, &[ssrc0.into()])
+        self.ctor(647, &[ssrc0.into()])
     }
 
     /// `s_barrier_join ssrc0` (gfx1201).
     #[inline]
     fn s_barrier_join(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(639, &[ssrc0.into()])
+        self.ctor(648, &[ssrc0.into()])
     }
 
     /// `s_barrier_leave ` (gfx1201).
     #[inline]
     fn s_barrier_leave(&mut self) -> &mut Self {
-        self.ctor(640, &[])
+        self.ctor(649, &[])
     }
 
     /// `s_barrier_signal ssrc0` (gfx1201).
     #[inline]
     fn s_barrier_signal(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(641, &[ssrc0.into()])
+        self.ctor(650, &[ssrc0.into()])
     }
 
     /// `s_barrier_signal_isfirst ssrc0` (gfx1201).
     #[inline]
     fn s_barrier_signal_isfirst(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(642, &[ssrc0.into()])
+        self.ctor(651, &[ssrc0.into()])
     }
 
     /// `s_barrier_wait simm16` (gfx1201).
     #[inline]
     fn s_barrier_wait(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(643, &[simm16.into()])
+        self.ctor(652, &[simm16.into()])
     }
 
     /// `s_bcnt0_i32_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bcnt0_i32_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(644, &[sdst.into(), ssrc0.into()])
+        self.ctor(653, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_bcnt0_i32_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bcnt0_i32_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(645, &[sdst.into(), ssrc0.into()])
+        self.ctor(654, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_bcnt1_i32_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bcnt1_i32_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(646, &[sdst.into(), ssrc0.into()])
+        self.ctor(655, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_bcnt1_i32_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bcnt1_i32_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(647, &[sdst.into(), ssrc0.into()])
+        self.ctor(656, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_bfe_i32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8637,7 +8700,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(648, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(657, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bfe_i64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8648,7 +8711,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(649, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(658, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bfe_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8659,7 +8722,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(650, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(659, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bfe_u64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8670,7 +8733,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(651, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(660, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bfm_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8681,7 +8744,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(652, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(661, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bfm_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -8692,79 +8755,79 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(653, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(662, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bitcmp0_b32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bitcmp0_b32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(654, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(663, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bitcmp0_b64 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bitcmp0_b64(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(655, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(664, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bitcmp1_b32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bitcmp1_b32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(656, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(665, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bitcmp1_b64 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bitcmp1_b64(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(657, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(666, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_bitreplicate_b64_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bitreplicate_b64_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(658, &[sdst.into(), ssrc0.into()])
+        self.ctor(667, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_bitset0_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bitset0_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(659, &[sdst.into(), ssrc0.into()])
+        self.ctor(668, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_bitset0_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bitset0_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(660, &[sdst.into(), ssrc0.into()])
+        self.ctor(669, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_bitset1_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bitset1_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(661, &[sdst.into(), ssrc0.into()])
+        self.ctor(670, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_bitset1_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_bitset1_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(662, &[sdst.into(), ssrc0.into()])
+        self.ctor(671, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_branch simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_branch(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(663, &[simm16.into()])
+        self.ctor(672, &[simm16.into()])
     }
 
     /// `s_brev_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_brev_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(664, &[sdst.into(), ssrc0.into()])
+        self.ctor(673, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_brev_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_brev_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(665, &[sdst.into(), ssrc0.into()])
+        self.ctor(674, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_buffer_atomic_add sdata, sbase, offset` (gfx942, gfx950).
@@ -8775,7 +8838,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(666, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(675, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_add_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8786,7 +8849,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(667, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(676, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_and sdata, sbase, offset` (gfx942, gfx950).
@@ -8797,7 +8860,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(668, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(677, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_and_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8808,7 +8871,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(669, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(678, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_cmpswap sdata, sbase, offset` (gfx942, gfx950).
@@ -8819,7 +8882,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(670, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(679, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_cmpswap_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8830,7 +8893,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(671, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(680, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_dec sdata, sbase, offset` (gfx942, gfx950).
@@ -8841,7 +8904,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(672, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(681, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_dec_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8852,7 +8915,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(673, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(682, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_inc sdata, sbase, offset` (gfx942, gfx950).
@@ -8863,7 +8926,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(674, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(683, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_inc_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8874,7 +8937,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(675, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(684, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_or sdata, sbase, offset` (gfx942, gfx950).
@@ -8885,7 +8948,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(676, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(685, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_or_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8896,7 +8959,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(677, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(686, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_smax sdata, sbase, offset` (gfx942, gfx950).
@@ -8907,7 +8970,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(678, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(687, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_smax_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8918,7 +8981,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(679, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(688, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_smin sdata, sbase, offset` (gfx942, gfx950).
@@ -8929,7 +8992,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(680, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(689, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_smin_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8940,7 +9003,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(681, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(690, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_sub sdata, sbase, offset` (gfx942, gfx950).
@@ -8951,7 +9014,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(682, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(691, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_sub_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8962,7 +9025,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(683, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(692, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_swap sdata, sbase, offset` (gfx942, gfx950).
@@ -8973,7 +9036,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(684, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(693, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_swap_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -8984,7 +9047,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(685, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(694, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_umax sdata, sbase, offset` (gfx942, gfx950).
@@ -8995,7 +9058,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(686, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(695, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_umax_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -9006,7 +9069,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(687, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(696, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_umin sdata, sbase, offset` (gfx942, gfx950).
@@ -9017,7 +9080,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(688, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(697, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_umin_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -9028,7 +9091,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(689, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(698, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_xor sdata, sbase, offset` (gfx942, gfx950).
@@ -9039,7 +9102,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(690, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(699, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_atomic_xor_x2 sdata, sbase, offset` (gfx942, gfx950).
@@ -9050,7 +9113,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(691, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(700, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_b128 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -9061,7 +9124,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(692, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(701, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_b256 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -9072,7 +9135,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(693, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(702, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_b32 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -9083,7 +9146,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(694, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(703, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_b512 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -9094,7 +9157,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(695, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(704, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_b64 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -9105,7 +9168,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(696, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(705, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_b96 sdata, sbase, offset` (gfx1201).
@@ -9116,7 +9179,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(697, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(706, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_dword sdata, sbase, offset` (gfx942, gfx950).
@@ -9127,7 +9190,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(698, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(707, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_dwordx16 sdata, sbase, offset` (gfx942, gfx950).
@@ -9138,7 +9201,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(699, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(708, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_dwordx2 sdata, sbase, offset` (gfx942, gfx950).
@@ -9149,7 +9212,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(700, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(709, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_dwordx4 sdata, sbase, offset` (gfx942, gfx950).
@@ -9160,7 +9223,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(701, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(710, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_dwordx8 sdata, sbase, offset` (gfx942, gfx950).
@@ -9171,7 +9234,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(702, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(711, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_i16 sdata, sbase, offset` (gfx1201).
@@ -9182,7 +9245,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(703, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(712, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_i8 sdata, sbase, offset` (gfx1201).
@@ -9193,7 +9256,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(704, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(713, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_u16 sdata, sbase, offset` (gfx1201).
@@ -9204,7 +9267,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(705, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(714, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_load_u8 sdata, sbase, offset` (gfx1201).
@@ -9215,7 +9278,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(706, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(715, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_prefetch_data sbase, offset, soffset, sdata` (gfx1201).
@@ -9227,7 +9290,7 @@ pub trait Ctors {
         soffset: impl Into<Self::Op>,
         sdata: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(707, &[sbase.into(), offset.into(), soffset.into(), sdata.into()])
+        self.ctor(716, &[sbase.into(), offset.into(), soffset.into(), sdata.into()])
     }
 
     /// `s_buffer_store_dword sdata, sbase, offset` (gfx942, gfx950).
@@ -9238,7 +9301,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(708, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(717, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_store_dwordx2 sdata, sbase, offset` (gfx942, gfx950).
@@ -9249,7 +9312,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(709, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(718, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_buffer_store_dwordx4 sdata, sbase, offset` (gfx942, gfx950).
@@ -9260,481 +9323,481 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(710, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(719, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_call_b64 sdst, simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_call_b64(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(711, &[sdst.into(), simm16.into()])
+        self.ctor(720, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cbranch_cdbgsys simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cbranch_cdbgsys(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(712, &[simm16.into()])
+        self.ctor(721, &[simm16.into()])
     }
 
     /// `s_cbranch_cdbgsys_and_user simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cbranch_cdbgsys_and_user(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(713, &[simm16.into()])
+        self.ctor(722, &[simm16.into()])
     }
 
     /// `s_cbranch_cdbgsys_or_user simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cbranch_cdbgsys_or_user(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(714, &[simm16.into()])
+        self.ctor(723, &[simm16.into()])
     }
 
     /// `s_cbranch_cdbguser simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cbranch_cdbguser(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(715, &[simm16.into()])
+        self.ctor(724, &[simm16.into()])
     }
 
     /// `s_cbranch_execnz simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cbranch_execnz(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(716, &[simm16.into()])
+        self.ctor(725, &[simm16.into()])
     }
 
     /// `s_cbranch_execz simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cbranch_execz(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(717, &[simm16.into()])
+        self.ctor(726, &[simm16.into()])
     }
 
     /// `s_cbranch_g_fork ssrc0, ssrc1` (gfx942, gfx950).
     #[inline]
     fn s_cbranch_g_fork(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(718, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(727, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cbranch_i_fork sdst, simm16` (gfx942, gfx950).
     #[inline]
     fn s_cbranch_i_fork(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(719, &[sdst.into(), simm16.into()])
+        self.ctor(728, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cbranch_join ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_cbranch_join(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(720, &[ssrc0.into()])
+        self.ctor(729, &[ssrc0.into()])
     }
 
     /// `s_cbranch_scc0 simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cbranch_scc0(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(721, &[simm16.into()])
+        self.ctor(730, &[simm16.into()])
     }
 
     /// `s_cbranch_scc1 simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cbranch_scc1(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(722, &[simm16.into()])
+        self.ctor(731, &[simm16.into()])
     }
 
     /// `s_cbranch_vccnz simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cbranch_vccnz(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(723, &[simm16.into()])
+        self.ctor(732, &[simm16.into()])
     }
 
     /// `s_cbranch_vccz simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cbranch_vccz(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(724, &[simm16.into()])
+        self.ctor(733, &[simm16.into()])
     }
 
     /// `s_ceil_f16 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_ceil_f16(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(725, &[sdst.into(), ssrc0.into()])
+        self.ctor(734, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_ceil_f32 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_ceil_f32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(726, &[sdst.into(), ssrc0.into()])
+        self.ctor(735, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_clause simm16` (gfx1100, gfx1201).
     #[inline]
     fn s_clause(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(727, &[simm16.into()])
+        self.ctor(736, &[simm16.into()])
     }
 
     /// `s_cls_i32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_cls_i32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(728, &[sdst.into(), ssrc0.into()])
+        self.ctor(737, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cls_i32_i64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_cls_i32_i64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(729, &[sdst.into(), ssrc0.into()])
+        self.ctor(738, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_clz_i32_u32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_clz_i32_u32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(730, &[sdst.into(), ssrc0.into()])
+        self.ctor(739, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_clz_i32_u64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_clz_i32_u64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(731, &[sdst.into(), ssrc0.into()])
+        self.ctor(740, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cmov_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmov_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(732, &[sdst.into(), ssrc0.into()])
+        self.ctor(741, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cmov_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmov_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(733, &[sdst.into(), ssrc0.into()])
+        self.ctor(742, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cmovk_i32 sdst, simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmovk_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(734, &[sdst.into(), simm16.into()])
+        self.ctor(743, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmp_eq_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_eq_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(735, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(744, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_eq_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_eq_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(736, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(745, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_eq_i32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_eq_i32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(737, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(746, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_eq_u32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_eq_u32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(738, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(747, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_eq_u64 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_eq_u64(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(739, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(748, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_ge_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_ge_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(740, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(749, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_ge_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_ge_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(741, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(750, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_ge_i32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_ge_i32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(742, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(751, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_ge_u32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_ge_u32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(743, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(752, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_gt_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_gt_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(744, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(753, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_gt_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_gt_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(745, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(754, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_gt_i32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_gt_i32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(746, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(755, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_gt_u32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_gt_u32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(747, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(756, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_le_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_le_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(748, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(757, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_le_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_le_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(749, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(758, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_le_i32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_le_i32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(750, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(759, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_le_u32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_le_u32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(751, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(760, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_lg_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_lg_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(752, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(761, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_lg_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_lg_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(753, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(762, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_lg_i32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_lg_i32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(754, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(763, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_lg_u32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_lg_u32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(755, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(764, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_lg_u64 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_lg_u64(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(756, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(765, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_lt_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_lt_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(757, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(766, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_lt_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_lt_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(758, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(767, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_lt_i32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_lt_i32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(759, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(768, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_lt_u32 ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_cmp_lt_u32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(760, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(769, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_neq_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_neq_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(761, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(770, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_neq_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_neq_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(762, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(771, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_nge_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_nge_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(763, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(772, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_nge_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_nge_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(764, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(773, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_ngt_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_ngt_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(765, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(774, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_ngt_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_ngt_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(766, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(775, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_nle_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_nle_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(767, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(776, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_nle_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_nle_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(768, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(777, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_nlg_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_nlg_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(769, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(778, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_nlg_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_nlg_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(770, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(779, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_nlt_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_nlt_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(771, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(780, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_nlt_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_nlt_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(772, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(781, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_o_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_o_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(773, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(782, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_o_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_o_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(774, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(783, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_u_f16 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_u_f16(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(775, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(784, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmp_u_f32 ssrc0, ssrc1` (gfx1201).
     #[inline]
     fn s_cmp_u_f32(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(776, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(785, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cmpk_eq_i32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_eq_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(777, &[sdst.into(), simm16.into()])
+        self.ctor(786, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_eq_u32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_eq_u32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(778, &[sdst.into(), simm16.into()])
+        self.ctor(787, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_ge_i32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_ge_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(779, &[sdst.into(), simm16.into()])
+        self.ctor(788, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_ge_u32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_ge_u32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(780, &[sdst.into(), simm16.into()])
+        self.ctor(789, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_gt_i32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_gt_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(781, &[sdst.into(), simm16.into()])
+        self.ctor(790, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_gt_u32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_gt_u32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(782, &[sdst.into(), simm16.into()])
+        self.ctor(791, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_le_i32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_le_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(783, &[sdst.into(), simm16.into()])
+        self.ctor(792, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_le_u32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_le_u32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(784, &[sdst.into(), simm16.into()])
+        self.ctor(793, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_lg_i32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_lg_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(785, &[sdst.into(), simm16.into()])
+        self.ctor(794, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_lg_u32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_lg_u32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(786, &[sdst.into(), simm16.into()])
+        self.ctor(795, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_lt_i32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_lt_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(787, &[sdst.into(), simm16.into()])
+        self.ctor(796, &[sdst.into(), simm16.into()])
     }
 
     /// `s_cmpk_lt_u32 sdst, simm16` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_cmpk_lt_u32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(788, &[sdst.into(), simm16.into()])
+        self.ctor(797, &[sdst.into(), simm16.into()])
     }
 
     /// `s_code_end ` (gfx1100, gfx1201).
     #[inline]
     fn s_code_end(&mut self) -> &mut Self {
-        self.ctor(789, &[])
+        self.ctor(798, &[])
     }
 
     /// `s_cselect_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -9745,7 +9808,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(790, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(799, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cselect_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -9756,55 +9819,55 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(791, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(800, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_ctz_i32_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_ctz_i32_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(792, &[sdst.into(), ssrc0.into()])
+        self.ctor(801, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_ctz_i32_b64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_ctz_i32_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(793, &[sdst.into(), ssrc0.into()])
+        self.ctor(802, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cvt_f16_f32 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_cvt_f16_f32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(794, &[sdst.into(), ssrc0.into()])
+        self.ctor(803, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cvt_f32_f16 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_cvt_f32_f16(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(795, &[sdst.into(), ssrc0.into()])
+        self.ctor(804, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cvt_f32_i32 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_cvt_f32_i32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(796, &[sdst.into(), ssrc0.into()])
+        self.ctor(805, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cvt_f32_u32 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_cvt_f32_u32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(797, &[sdst.into(), ssrc0.into()])
+        self.ctor(806, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cvt_hi_f32_f16 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_cvt_hi_f32_f16(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(798, &[sdst.into(), ssrc0.into()])
+        self.ctor(807, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cvt_i32_f32 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_cvt_i32_f32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(799, &[sdst.into(), ssrc0.into()])
+        self.ctor(808, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_cvt_pk_rtz_f16_f32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -9815,145 +9878,145 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(800, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(809, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_cvt_u32_f32 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_cvt_u32_f32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(801, &[sdst.into(), ssrc0.into()])
+        self.ctor(810, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_dcache_discard sbase, offset` (gfx942, gfx950).
     #[inline]
     fn s_dcache_discard(&mut self, sbase: impl Into<Self::Op>, offset: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(802, &[sbase.into(), offset.into()])
+        self.ctor(811, &[sbase.into(), offset.into()])
     }
 
     /// `s_dcache_discard_x2 sbase, offset` (gfx942, gfx950).
     #[inline]
     fn s_dcache_discard_x2(&mut self, sbase: impl Into<Self::Op>, offset: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(803, &[sbase.into(), offset.into()])
+        self.ctor(812, &[sbase.into(), offset.into()])
     }
 
     /// `s_dcache_inv ` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_dcache_inv(&mut self) -> &mut Self {
-        self.ctor(804, &[])
+        self.ctor(813, &[])
     }
 
     /// `s_dcache_inv_vol ` (gfx942, gfx950).
     #[inline]
     fn s_dcache_inv_vol(&mut self) -> &mut Self {
-        self.ctor(805, &[])
+        self.ctor(814, &[])
     }
 
     /// `s_dcache_wb ` (gfx942, gfx950).
     #[inline]
     fn s_dcache_wb(&mut self) -> &mut Self {
-        self.ctor(806, &[])
+        self.ctor(815, &[])
     }
 
     /// `s_dcache_wb_vol ` (gfx942, gfx950).
     #[inline]
     fn s_dcache_wb_vol(&mut self) -> &mut Self {
-        self.ctor(807, &[])
+        self.ctor(816, &[])
     }
 
     /// `s_decperflevel simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_decperflevel(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(808, &[simm16.into()])
+        self.ctor(817, &[simm16.into()])
     }
 
     /// `s_delay_alu simm16` (gfx1100, gfx1201).
     #[inline]
     fn s_delay_alu(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(809, &[simm16.into()])
+        self.ctor(818, &[simm16.into()])
     }
 
     /// `s_denorm_mode simm16` (gfx1100, gfx1201).
     #[inline]
     fn s_denorm_mode(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(810, &[simm16.into()])
+        self.ctor(819, &[simm16.into()])
     }
 
     /// `s_endpgm ` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_endpgm(&mut self) -> &mut Self {
-        self.ctor(811, &[])
+        self.ctor(820, &[])
     }
 
     /// `s_endpgm_ordered_ps_done ` (gfx1100, gfx942, gfx950).
     #[inline]
     fn s_endpgm_ordered_ps_done(&mut self) -> &mut Self {
-        self.ctor(812, &[])
+        self.ctor(821, &[])
     }
 
     /// `s_endpgm_saved ` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_endpgm_saved(&mut self) -> &mut Self {
-        self.ctor(813, &[])
+        self.ctor(822, &[])
     }
 
     /// `s_ff0_i32_b32 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_ff0_i32_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(814, &[sdst.into(), ssrc0.into()])
+        self.ctor(823, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_ff0_i32_b64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_ff0_i32_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(815, &[sdst.into(), ssrc0.into()])
+        self.ctor(824, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_ff1_i32_b32 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_ff1_i32_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(816, &[sdst.into(), ssrc0.into()])
+        self.ctor(825, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_ff1_i32_b64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_ff1_i32_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(817, &[sdst.into(), ssrc0.into()])
+        self.ctor(826, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_flbit_i32 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_flbit_i32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(818, &[sdst.into(), ssrc0.into()])
+        self.ctor(827, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_flbit_i32_b32 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_flbit_i32_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(819, &[sdst.into(), ssrc0.into()])
+        self.ctor(828, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_flbit_i32_b64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_flbit_i32_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(820, &[sdst.into(), ssrc0.into()])
+        self.ctor(829, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_flbit_i32_i64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_flbit_i32_i64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(821, &[sdst.into(), ssrc0.into()])
+        self.ctor(830, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_floor_f16 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_floor_f16(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(822, &[sdst.into(), ssrc0.into()])
+        self.ctor(831, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_floor_f32 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_floor_f32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(823, &[sdst.into(), ssrc0.into()])
+        self.ctor(832, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_fmaak_f32 sdst, ssrc0, ssrc1, op3` (gfx1201).
@@ -9965,7 +10028,7 @@ pub trait Ctors {
         ssrc1: impl Into<Self::Op>,
         op3: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(824, &[sdst.into(), ssrc0.into(), ssrc1.into(), op3.into()])
+        self.ctor(833, &[sdst.into(), ssrc0.into(), ssrc1.into(), op3.into()])
     }
 
     /// `s_fmac_f16 sdst, ssrc0, ssrc1` (gfx1201).
@@ -9976,7 +10039,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(825, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(834, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_fmac_f32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -9987,7 +10050,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(826, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(835, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_fmamk_f32 sdst, ssrc0, op2, ssrc1` (gfx1201).
@@ -9999,43 +10062,43 @@ pub trait Ctors {
         op2: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(827, &[sdst.into(), ssrc0.into(), op2.into(), ssrc1.into()])
+        self.ctor(836, &[sdst.into(), ssrc0.into(), op2.into(), ssrc1.into()])
     }
 
     /// `s_get_barrier_state sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_get_barrier_state(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(828, &[sdst.into(), ssrc0.into()])
+        self.ctor(837, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_getpc_b64 sdst` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_getpc_b64(&mut self, sdst: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(829, &[sdst.into()])
+        self.ctor(838, &[sdst.into()])
     }
 
     /// `s_getreg_b32 sdst, simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_getreg_b32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(830, &[sdst.into(), simm16.into()])
+        self.ctor(839, &[sdst.into(), simm16.into()])
     }
 
     /// `s_gl1_inv ` (gfx1100).
     #[inline]
     fn s_gl1_inv(&mut self) -> &mut Self {
-        self.ctor(831, &[])
+        self.ctor(840, &[])
     }
 
     /// `s_icache_inv ` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_icache_inv(&mut self) -> &mut Self {
-        self.ctor(832, &[])
+        self.ctor(841, &[])
     }
 
     /// `s_incperflevel simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_incperflevel(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(833, &[simm16.into()])
+        self.ctor(842, &[simm16.into()])
     }
 
     /// `s_load_b128 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -10046,7 +10109,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(834, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(843, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_b256 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -10057,7 +10120,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(835, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(844, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_b32 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -10068,7 +10131,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(836, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(845, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_b512 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -10079,7 +10142,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(837, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(846, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_b64 sdata, sbase, offset` (gfx1100, gfx1201).
@@ -10090,7 +10153,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(838, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(847, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_b96 sdata, sbase, offset` (gfx1201).
@@ -10101,7 +10164,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(839, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(848, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_dword sdata, sbase, offset` (gfx942, gfx950).
@@ -10112,7 +10175,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(840, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(849, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_dwordx16 sdata, sbase, offset` (gfx942, gfx950).
@@ -10123,7 +10186,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(841, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(850, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_dwordx2 sdata, sbase, offset` (gfx942, gfx950).
@@ -10134,7 +10197,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(842, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(851, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_dwordx4 sdata, sbase, offset` (gfx942, gfx950).
@@ -10145,7 +10208,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(843, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(852, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_dwordx8 sdata, sbase, offset` (gfx942, gfx950).
@@ -10156,7 +10219,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(844, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(853, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_i16 sdata, sbase, offset` (gfx1201).
@@ -10167,7 +10230,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(845, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(854, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_i8 sdata, sbase, offset` (gfx1201).
@@ -10178,7 +10241,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(846, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(855, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_u16 sdata, sbase, offset` (gfx1201).
@@ -10189,7 +10252,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(847, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(856, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_load_u8 sdata, sbase, offset` (gfx1201).
@@ -10200,7 +10263,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(848, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(857, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_lshl1_add_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10211,7 +10274,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(849, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(858, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_lshl2_add_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10222,7 +10285,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(850, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(859, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_lshl3_add_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10233,7 +10296,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(851, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(860, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_lshl4_add_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10244,7 +10307,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(852, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(861, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_lshl_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10255,7 +10318,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(853, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(862, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_lshl_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10266,7 +10329,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(854, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(863, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_lshr_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10277,7 +10340,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(855, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(864, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_lshr_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10288,7 +10351,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(856, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(865, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_max_i32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10299,7 +10362,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(857, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(866, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_max_num_f16 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10310,7 +10373,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(858, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(867, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_max_num_f32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10321,7 +10384,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(859, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(868, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_max_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10332,7 +10395,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(860, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(869, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_maximum_f16 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10343,7 +10406,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(861, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(870, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_maximum_f32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10354,19 +10417,19 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(862, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(871, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_memrealtime sdata` (gfx942, gfx950).
     #[inline]
     fn s_memrealtime(&mut self, sdata: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(863, &[sdata.into()])
+        self.ctor(872, &[sdata.into()])
     }
 
     /// `s_memtime sdata` (gfx942, gfx950).
     #[inline]
     fn s_memtime(&mut self, sdata: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(864, &[sdata.into()])
+        self.ctor(873, &[sdata.into()])
     }
 
     /// `s_min_i32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10377,7 +10440,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(865, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(874, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_min_num_f16 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10388,7 +10451,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(866, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(875, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_min_num_f32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10399,7 +10462,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(867, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(876, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_min_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10410,7 +10473,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(868, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(877, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_minimum_f16 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10421,7 +10484,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(869, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(878, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_minimum_f32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10432,55 +10495,55 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(870, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(879, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_mov_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_mov_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(871, &[sdst.into(), ssrc0.into()])
+        self.ctor(880, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_mov_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_mov_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(872, &[sdst.into(), ssrc0.into()])
+        self.ctor(881, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_movk_i32 sdst, simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_movk_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(873, &[sdst.into(), simm16.into()])
+        self.ctor(882, &[sdst.into(), simm16.into()])
     }
 
     /// `s_movreld_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_movreld_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(874, &[sdst.into(), ssrc0.into()])
+        self.ctor(883, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_movreld_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_movreld_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(875, &[sdst.into(), ssrc0.into()])
+        self.ctor(884, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_movrels_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_movrels_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(876, &[sdst.into(), ssrc0.into()])
+        self.ctor(885, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_movrels_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_movrels_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(877, &[sdst.into(), ssrc0.into()])
+        self.ctor(886, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_movrelsd_2_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_movrelsd_2_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(878, &[sdst.into(), ssrc0.into()])
+        self.ctor(887, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_mul_f16 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10491,7 +10554,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(879, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(888, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_mul_f32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10502,7 +10565,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(880, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(889, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_mul_hi_i32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10513,7 +10576,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(881, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(890, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_mul_hi_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10524,7 +10587,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(882, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(891, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_mul_i32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10535,7 +10598,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(883, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(892, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_mul_u64 sdst, ssrc0, ssrc1` (gfx1201).
@@ -10546,13 +10609,13 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(884, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(893, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_mulk_i32 sdst, simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_mulk_i32(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(885, &[sdst.into(), simm16.into()])
+        self.ctor(894, &[sdst.into(), simm16.into()])
     }
 
     /// `s_nand_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10563,7 +10626,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(886, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(895, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_nand_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10574,25 +10637,25 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(887, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(896, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_nand_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_nand_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(888, &[sdst.into(), ssrc0.into()])
+        self.ctor(897, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_nand_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_nand_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(889, &[sdst.into(), ssrc0.into()])
+        self.ctor(898, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_nop simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_nop(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(890, &[simm16.into()])
+        self.ctor(899, &[simm16.into()])
     }
 
     /// `s_nor_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10603,7 +10666,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(891, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(900, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_nor_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10614,31 +10677,31 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(892, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(901, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_nor_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_nor_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(893, &[sdst.into(), ssrc0.into()])
+        self.ctor(902, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_nor_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_nor_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(894, &[sdst.into(), ssrc0.into()])
+        self.ctor(903, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_not_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_not_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(895, &[sdst.into(), ssrc0.into()])
+        self.ctor(904, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_not_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_not_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(896, &[sdst.into(), ssrc0.into()])
+        self.ctor(905, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_or_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10649,7 +10712,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(897, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(906, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_or_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10660,19 +10723,19 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(898, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(907, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_or_not0_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_or_not0_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(899, &[sdst.into(), ssrc0.into()])
+        self.ctor(908, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_or_not0_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_or_not0_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(900, &[sdst.into(), ssrc0.into()])
+        self.ctor(909, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_or_not1_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201).
@@ -10683,7 +10746,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(901, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(910, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_or_not1_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201).
@@ -10694,37 +10757,37 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(902, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(911, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_or_not1_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_or_not1_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(903, &[sdst.into(), ssrc0.into()])
+        self.ctor(912, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_or_not1_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_or_not1_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(904, &[sdst.into(), ssrc0.into()])
+        self.ctor(913, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_or_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_or_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(905, &[sdst.into(), ssrc0.into()])
+        self.ctor(914, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_or_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_or_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(906, &[sdst.into(), ssrc0.into()])
+        self.ctor(915, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_orn1_saveexec_b64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_orn1_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(907, &[sdst.into(), ssrc0.into()])
+        self.ctor(916, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_orn2_b32 sdst, ssrc0, ssrc1` (gfx942, gfx950).
@@ -10735,7 +10798,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(908, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(917, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_orn2_b64 sdst, ssrc0, ssrc1` (gfx942, gfx950).
@@ -10746,13 +10809,13 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(909, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(918, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_orn2_saveexec_b64 sdst, ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_orn2_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(910, &[sdst.into(), ssrc0.into()])
+        self.ctor(919, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_pack_hh_b32_b16 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10763,7 +10826,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(911, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(920, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_pack_hl_b32_b16 sdst, ssrc0, ssrc1` (gfx1100, gfx1201).
@@ -10774,7 +10837,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(912, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(921, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_pack_lh_b32_b16 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10785,7 +10848,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(913, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(922, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_pack_ll_b32_b16 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -10796,7 +10859,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(914, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(923, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_prefetch_data sbase, offset, soffset, sdata` (gfx1201).
@@ -10808,7 +10871,7 @@ pub trait Ctors {
         soffset: impl Into<Self::Op>,
         sdata: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(915, &[sbase.into(), offset.into(), soffset.into(), sdata.into()])
+        self.ctor(924, &[sbase.into(), offset.into(), soffset.into(), sdata.into()])
     }
 
     /// `s_prefetch_data_pc_rel offset, soffset, sdata` (gfx1201).
@@ -10819,7 +10882,7 @@ pub trait Ctors {
         soffset: impl Into<Self::Op>,
         sdata: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(916, &[offset.into(), soffset.into(), sdata.into()])
+        self.ctor(925, &[offset.into(), soffset.into(), sdata.into()])
     }
 
     /// `s_prefetch_inst sbase, offset, soffset, sdata` (gfx1201).
@@ -10831,7 +10894,7 @@ pub trait Ctors {
         soffset: impl Into<Self::Op>,
         sdata: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(917, &[sbase.into(), offset.into(), soffset.into(), sdata.into()])
+        self.ctor(926, &[sbase.into(), offset.into(), soffset.into(), sdata.into()])
     }
 
     /// `s_prefetch_inst_pc_rel offset, soffset, sdata` (gfx1201).
@@ -10842,49 +10905,49 @@ pub trait Ctors {
         soffset: impl Into<Self::Op>,
         sdata: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(918, &[offset.into(), soffset.into(), sdata.into()])
+        self.ctor(927, &[offset.into(), soffset.into(), sdata.into()])
     }
 
     /// `s_quadmask_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_quadmask_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(919, &[sdst.into(), ssrc0.into()])
+        self.ctor(928, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_quadmask_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_quadmask_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(920, &[sdst.into(), ssrc0.into()])
+        self.ctor(929, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_rfe_b64 ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_rfe_b64(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(921, &[ssrc0.into()])
+        self.ctor(930, &[ssrc0.into()])
     }
 
     /// `s_rfe_restore_b64 ssrc0, ssrc1` (gfx942, gfx950).
     #[inline]
     fn s_rfe_restore_b64(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(922, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(931, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_rndne_f16 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_rndne_f16(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(923, &[sdst.into(), ssrc0.into()])
+        self.ctor(932, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_rndne_f32 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_rndne_f32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(924, &[sdst.into(), ssrc0.into()])
+        self.ctor(933, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_round_mode simm16` (gfx1100, gfx1201).
     #[inline]
     fn s_round_mode(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(925, &[simm16.into()])
+        self.ctor(934, &[simm16.into()])
     }
 
     /// `s_scratch_load_dword sdata, sbase, offset` (gfx942, gfx950).
@@ -10895,7 +10958,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(926, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(935, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_scratch_load_dwordx2 sdata, sbase, offset` (gfx942, gfx950).
@@ -10906,7 +10969,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(927, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(936, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_scratch_load_dwordx4 sdata, sbase, offset` (gfx942, gfx950).
@@ -10917,7 +10980,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(928, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(937, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_scratch_store_dword sdata, sbase, offset` (gfx942, gfx950).
@@ -10928,7 +10991,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(929, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(938, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_scratch_store_dwordx2 sdata, sbase, offset` (gfx942, gfx950).
@@ -10939,7 +11002,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(930, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(939, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_scratch_store_dwordx4 sdata, sbase, offset` (gfx942, gfx950).
@@ -10950,127 +11013,127 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(931, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(940, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_sendmsg simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_sendmsg(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(932, &[simm16.into()])
+        self.ctor(941, &[simm16.into()])
     }
 
     /// `s_sendmsg_rtn_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_sendmsg_rtn_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(933, &[sdst.into(), ssrc0.into()])
+        self.ctor(942, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_sendmsg_rtn_b64 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_sendmsg_rtn_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(934, &[sdst.into(), ssrc0.into()])
+        self.ctor(943, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_sendmsghalt simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_sendmsghalt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(935, &[simm16.into()])
+        self.ctor(944, &[simm16.into()])
     }
 
     /// `s_set_gpr_idx_idx ssrc0` (gfx942, gfx950).
     #[inline]
     fn s_set_gpr_idx_idx(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(936, &[ssrc0.into()])
+        self.ctor(945, &[ssrc0.into()])
     }
 
     /// `s_set_gpr_idx_mode simm16` (gfx942, gfx950).
     #[inline]
     fn s_set_gpr_idx_mode(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(937, &[simm16.into()])
+        self.ctor(946, &[simm16.into()])
     }
 
     /// `s_set_gpr_idx_off ` (gfx942, gfx950).
     #[inline]
     fn s_set_gpr_idx_off(&mut self) -> &mut Self {
-        self.ctor(938, &[])
+        self.ctor(947, &[])
     }
 
     /// `s_set_gpr_idx_on ssrc0, ssrc1` (gfx942, gfx950).
     #[inline]
     fn s_set_gpr_idx_on(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(939, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(948, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_set_inst_prefetch_distance simm16` (gfx1100).
     #[inline]
     fn s_set_inst_prefetch_distance(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(940, &[simm16.into()])
+        self.ctor(949, &[simm16.into()])
     }
 
     /// `s_sethalt simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_sethalt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(941, &[simm16.into()])
+        self.ctor(950, &[simm16.into()])
     }
 
     /// `s_setkill simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_setkill(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(942, &[simm16.into()])
+        self.ctor(951, &[simm16.into()])
     }
 
     /// `s_setpc_b64 ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_setpc_b64(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(943, &[ssrc0.into()])
+        self.ctor(952, &[ssrc0.into()])
     }
 
     /// `s_setprio simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_setprio(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(944, &[simm16.into()])
+        self.ctor(953, &[simm16.into()])
     }
 
     /// `s_setreg_b32 simm16, sdst` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_setreg_b32(&mut self, simm16: impl Into<Self::Op>, sdst: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(945, &[simm16.into(), sdst.into()])
+        self.ctor(954, &[simm16.into(), sdst.into()])
     }
 
     /// `s_setreg_imm32_b32 simm16, op1` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_setreg_imm32_b32(&mut self, simm16: impl Into<Self::Op>, op1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(946, &[simm16.into(), op1.into()])
+        self.ctor(955, &[simm16.into(), op1.into()])
     }
 
     /// `s_setvskip ssrc0, ssrc1` (gfx942, gfx950).
     #[inline]
     fn s_setvskip(&mut self, ssrc0: impl Into<Self::Op>, ssrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(947, &[ssrc0.into(), ssrc1.into()])
+        self.ctor(956, &[ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_sext_i32_i16 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_sext_i32_i16(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(948, &[sdst.into(), ssrc0.into()])
+        self.ctor(957, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_sext_i32_i8 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_sext_i32_i8(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(949, &[sdst.into(), ssrc0.into()])
+        self.ctor(958, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_sleep simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_sleep(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(950, &[simm16.into()])
+        self.ctor(959, &[simm16.into()])
     }
 
     /// `s_sleep_var ssrc0` (gfx1201).
     #[inline]
     fn s_sleep_var(&mut self, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(951, &[ssrc0.into()])
+        self.ctor(960, &[ssrc0.into()])
     }
 
     /// `s_store_dword sdata, sbase, offset` (gfx942, gfx950).
@@ -11081,7 +11144,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(952, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(961, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_store_dwordx2 sdata, sbase, offset` (gfx942, gfx950).
@@ -11092,7 +11155,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(953, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(962, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_store_dwordx4 sdata, sbase, offset` (gfx942, gfx950).
@@ -11103,7 +11166,7 @@ pub trait Ctors {
         sbase: impl Into<Self::Op>,
         offset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(954, &[sdata.into(), sbase.into(), offset.into()])
+        self.ctor(963, &[sdata.into(), sbase.into(), offset.into()])
     }
 
     /// `s_sub_co_ci_u32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -11114,7 +11177,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(955, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(964, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_sub_co_i32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -11125,7 +11188,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(956, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(965, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_sub_co_u32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -11136,7 +11199,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(957, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(966, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_sub_f16 sdst, ssrc0, ssrc1` (gfx1201).
@@ -11147,7 +11210,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(958, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(967, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_sub_f32 sdst, ssrc0, ssrc1` (gfx1201).
@@ -11158,7 +11221,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(959, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(968, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_sub_i32 sdst, ssrc0, ssrc1` (gfx1100, gfx942, gfx950).
@@ -11169,7 +11232,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(960, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(969, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_sub_nc_u64 sdst, ssrc0, ssrc1` (gfx1201).
@@ -11180,7 +11243,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(961, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(970, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_sub_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx942, gfx950).
@@ -11191,7 +11254,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(962, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(971, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_subb_u32 sdst, ssrc0, ssrc1` (gfx1100, gfx942, gfx950).
@@ -11202,187 +11265,187 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(963, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(972, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_subvector_loop_begin sdst, simm16` (gfx1100).
     #[inline]
     fn s_subvector_loop_begin(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(964, &[sdst.into(), simm16.into()])
+        self.ctor(973, &[sdst.into(), simm16.into()])
     }
 
     /// `s_subvector_loop_end sdst, simm16` (gfx1100).
     #[inline]
     fn s_subvector_loop_end(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(965, &[sdst.into(), simm16.into()])
+        self.ctor(974, &[sdst.into(), simm16.into()])
     }
 
     /// `s_swappc_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_swappc_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(966, &[sdst.into(), ssrc0.into()])
+        self.ctor(975, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_trap simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_trap(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(967, &[simm16.into()])
+        self.ctor(976, &[simm16.into()])
     }
 
     /// `s_trunc_f16 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_trunc_f16(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(968, &[sdst.into(), ssrc0.into()])
+        self.ctor(977, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_trunc_f32 sdst, ssrc0` (gfx1201).
     #[inline]
     fn s_trunc_f32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(969, &[sdst.into(), ssrc0.into()])
+        self.ctor(978, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_ttracedata ` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_ttracedata(&mut self) -> &mut Self {
-        self.ctor(970, &[])
+        self.ctor(979, &[])
     }
 
     /// `s_ttracedata_imm simm16` (gfx1100, gfx1201).
     #[inline]
     fn s_ttracedata_imm(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(971, &[simm16.into()])
+        self.ctor(980, &[simm16.into()])
     }
 
     /// `s_version simm16` (gfx1100, gfx1201).
     #[inline]
     fn s_version(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(972, &[simm16.into()])
+        self.ctor(981, &[simm16.into()])
     }
 
     /// `s_wait_alu simm16` (gfx1201).
     #[inline]
     fn s_wait_alu(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(973, &[simm16.into()])
+        self.ctor(982, &[simm16.into()])
     }
 
     /// `s_wait_bvhcnt simm16` (gfx1201).
     #[inline]
     fn s_wait_bvhcnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(974, &[simm16.into()])
+        self.ctor(983, &[simm16.into()])
     }
 
     /// `s_wait_dscnt simm16` (gfx1201).
     #[inline]
     fn s_wait_dscnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(975, &[simm16.into()])
+        self.ctor(984, &[simm16.into()])
     }
 
     /// `s_wait_event simm16` (gfx1100, gfx1201).
     #[inline]
     fn s_wait_event(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(976, &[simm16.into()])
+        self.ctor(985, &[simm16.into()])
     }
 
     /// `s_wait_expcnt simm16` (gfx1201).
     #[inline]
     fn s_wait_expcnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(977, &[simm16.into()])
+        self.ctor(986, &[simm16.into()])
     }
 
     /// `s_wait_idle ` (gfx1100, gfx1201).
     #[inline]
     fn s_wait_idle(&mut self) -> &mut Self {
-        self.ctor(978, &[])
+        self.ctor(987, &[])
     }
 
     /// `s_wait_kmcnt simm16` (gfx1201).
     #[inline]
     fn s_wait_kmcnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(979, &[simm16.into()])
+        self.ctor(988, &[simm16.into()])
     }
 
     /// `s_wait_loadcnt simm16` (gfx1201).
     #[inline]
     fn s_wait_loadcnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(980, &[simm16.into()])
+        self.ctor(989, &[simm16.into()])
     }
 
     /// `s_wait_loadcnt_dscnt simm16` (gfx1201).
     #[inline]
     fn s_wait_loadcnt_dscnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(981, &[simm16.into()])
+        self.ctor(990, &[simm16.into()])
     }
 
     /// `s_wait_samplecnt simm16` (gfx1201).
     #[inline]
     fn s_wait_samplecnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(982, &[simm16.into()])
+        self.ctor(991, &[simm16.into()])
     }
 
     /// `s_wait_storecnt simm16` (gfx1201).
     #[inline]
     fn s_wait_storecnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(983, &[simm16.into()])
+        self.ctor(992, &[simm16.into()])
     }
 
     /// `s_wait_storecnt_dscnt simm16` (gfx1201).
     #[inline]
     fn s_wait_storecnt_dscnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(984, &[simm16.into()])
+        self.ctor(993, &[simm16.into()])
     }
 
     /// `s_waitcnt simm16` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_waitcnt(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(985, &[simm16.into()])
+        self.ctor(994, &[simm16.into()])
     }
 
     /// `s_waitcnt_depctr simm16` (gfx1100).
     #[inline]
     fn s_waitcnt_depctr(&mut self, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(986, &[simm16.into()])
+        self.ctor(995, &[simm16.into()])
     }
 
     /// `s_waitcnt_expcnt sdst, simm16` (gfx1100).
     #[inline]
     fn s_waitcnt_expcnt(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(987, &[sdst.into(), simm16.into()])
+        self.ctor(996, &[sdst.into(), simm16.into()])
     }
 
     /// `s_waitcnt_lgkmcnt sdst, simm16` (gfx1100).
     #[inline]
     fn s_waitcnt_lgkmcnt(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(988, &[sdst.into(), simm16.into()])
+        self.ctor(997, &[sdst.into(), simm16.into()])
     }
 
     /// `s_waitcnt_vmcnt sdst, simm16` (gfx1100).
     #[inline]
     fn s_waitcnt_vmcnt(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(989, &[sdst.into(), simm16.into()])
+        self.ctor(998, &[sdst.into(), simm16.into()])
     }
 
     /// `s_waitcnt_vscnt sdst, simm16` (gfx1100).
     #[inline]
     fn s_waitcnt_vscnt(&mut self, sdst: impl Into<Self::Op>, simm16: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(990, &[sdst.into(), simm16.into()])
+        self.ctor(999, &[sdst.into(), simm16.into()])
     }
 
     /// `s_wakeup ` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_wakeup(&mut self) -> &mut Self {
-        self.ctor(991, &[])
+        self.ctor(1000, &[])
     }
 
     /// `s_wqm_b32 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_wqm_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(992, &[sdst.into(), ssrc0.into()])
+        self.ctor(1001, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_wqm_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_wqm_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(993, &[sdst.into(), ssrc0.into()])
+        self.ctor(1002, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_xnor_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -11393,7 +11456,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(994, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(1003, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_xnor_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -11404,19 +11467,19 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(995, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(1004, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_xnor_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_xnor_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(996, &[sdst.into(), ssrc0.into()])
+        self.ctor(1005, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_xnor_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_xnor_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(997, &[sdst.into(), ssrc0.into()])
+        self.ctor(1006, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_xor_b32 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -11427,7 +11490,7 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(998, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(1007, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_xor_b64 sdst, ssrc0, ssrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -11438,19 +11501,19 @@ pub trait Ctors {
         ssrc0: impl Into<Self::Op>,
         ssrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(999, &[sdst.into(), ssrc0.into(), ssrc1.into()])
+        self.ctor(1008, &[sdst.into(), ssrc0.into(), ssrc1.into()])
     }
 
     /// `s_xor_saveexec_b32 sdst, ssrc0` (gfx1100, gfx1201).
     #[inline]
     fn s_xor_saveexec_b32(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1000, &[sdst.into(), ssrc0.into()])
+        self.ctor(1009, &[sdst.into(), ssrc0.into()])
     }
 
     /// `s_xor_saveexec_b64 sdst, ssrc0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn s_xor_saveexec_b64(&mut self, sdst: impl Into<Self::Op>, ssrc0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1001, &[sdst.into(), ssrc0.into()])
+        self.ctor(1010, &[sdst.into(), ssrc0.into()])
     }
 
     /// `scratch_load_b128 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11461,7 +11524,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1002, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1011, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_b32 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11472,7 +11535,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1003, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1012, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_b64 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11483,7 +11546,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1004, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1013, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_b96 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11494,7 +11557,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1005, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1014, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_block vdst, vaddr, saddr` (gfx1201).
@@ -11505,7 +11568,7 @@ pub trait Ctors {
         vaddr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1006, &[vdst.into(), vaddr.into(), saddr.into()])
+        self.ctor(1015, &[vdst.into(), vaddr.into(), saddr.into()])
     }
 
     /// `scratch_load_d16_b16 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11516,7 +11579,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1007, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1016, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_d16_hi_b16 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11527,7 +11590,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1008, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1017, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_d16_hi_i8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11538,7 +11601,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1009, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1018, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_d16_hi_u8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11549,7 +11612,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1010, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1019, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_d16_i8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11560,7 +11623,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1011, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1020, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_d16_u8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11571,7 +11634,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1012, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1021, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_dword vdst, addr, saddr` (gfx942, gfx950).
@@ -11582,7 +11645,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1013, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1022, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_dwordx2 vdst, addr, saddr` (gfx942, gfx950).
@@ -11593,7 +11656,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1014, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1023, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_dwordx3 vdst, addr, saddr` (gfx942, gfx950).
@@ -11604,7 +11667,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1015, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1024, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_dwordx4 vdst, addr, saddr` (gfx942, gfx950).
@@ -11615,7 +11678,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1016, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1025, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_i16 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11626,7 +11689,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1017, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1026, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_i8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11637,37 +11700,37 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1018, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1027, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_lds_dword addr, saddr` (gfx942, gfx950).
     #[inline]
     fn scratch_load_lds_dword(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1019, &[addr.into(), saddr.into()])
+        self.ctor(1028, &[addr.into(), saddr.into()])
     }
 
     /// `scratch_load_lds_sbyte addr, saddr` (gfx942, gfx950).
     #[inline]
     fn scratch_load_lds_sbyte(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1020, &[addr.into(), saddr.into()])
+        self.ctor(1029, &[addr.into(), saddr.into()])
     }
 
     /// `scratch_load_lds_sshort addr, saddr` (gfx942, gfx950).
     #[inline]
     fn scratch_load_lds_sshort(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1021, &[addr.into(), saddr.into()])
+        self.ctor(1030, &[addr.into(), saddr.into()])
     }
 
     /// `scratch_load_lds_ubyte addr, saddr` (gfx942, gfx950).
     #[inline]
     fn scratch_load_lds_ubyte(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1022, &[addr.into(), saddr.into()])
+        self.ctor(1031, &[addr.into(), saddr.into()])
     }
 
     /// `scratch_load_lds_ushort addr, saddr` (gfx942, gfx950).
     #[inline]
     fn scratch_load_lds_ushort(&mut self, addr: impl Into<Self::Op>, saddr: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1023, &[addr.into(), saddr.into()])
+        self.ctor(1032, &[addr.into(), saddr.into()])
     }
 
     /// `scratch_load_sbyte vdst, addr, saddr` (gfx942, gfx950).
@@ -11678,7 +11741,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1024, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1033, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_sbyte_d16 vdst, addr, saddr` (gfx942, gfx950).
@@ -11689,7 +11752,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1025, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1034, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_sbyte_d16_hi vdst, addr, saddr` (gfx942, gfx950).
@@ -11700,7 +11763,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1026, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1035, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_short_d16 vdst, addr, saddr` (gfx942, gfx950).
@@ -11711,7 +11774,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1027, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1036, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_short_d16_hi vdst, addr, saddr` (gfx942, gfx950).
@@ -11722,7 +11785,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1028, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1037, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_sshort vdst, addr, saddr` (gfx942, gfx950).
@@ -11733,7 +11796,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1029, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1038, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_u16 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11744,7 +11807,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1030, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1039, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_u8 vdst, addr, saddr` (gfx1100, gfx1201).
@@ -11755,7 +11818,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1031, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1040, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_ubyte vdst, addr, saddr` (gfx942, gfx950).
@@ -11766,7 +11829,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1032, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1041, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_ubyte_d16 vdst, addr, saddr` (gfx942, gfx950).
@@ -11777,7 +11840,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1033, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1042, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_ubyte_d16_hi vdst, addr, saddr` (gfx942, gfx950).
@@ -11788,7 +11851,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1034, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1043, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_load_ushort vdst, addr, saddr` (gfx942, gfx950).
@@ -11799,7 +11862,7 @@ pub trait Ctors {
         addr: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1035, &[vdst.into(), addr.into(), saddr.into()])
+        self.ctor(1044, &[vdst.into(), addr.into(), saddr.into()])
     }
 
     /// `scratch_store_b128 addr, data, saddr` (gfx1100, gfx1201).
@@ -11810,7 +11873,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1036, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1045, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_b16 addr, data, saddr` (gfx1100, gfx1201).
@@ -11821,7 +11884,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1037, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1046, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_b32 addr, data, saddr` (gfx1100, gfx1201).
@@ -11832,7 +11895,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1038, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1047, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_b64 addr, data, saddr` (gfx1100, gfx1201).
@@ -11843,7 +11906,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1039, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1048, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_b8 addr, data, saddr` (gfx1100, gfx1201).
@@ -11854,7 +11917,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1040, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1049, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_b96 addr, data, saddr` (gfx1100, gfx1201).
@@ -11865,7 +11928,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1041, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1050, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_block vaddr, vsrc, saddr` (gfx1201).
@@ -11876,7 +11939,7 @@ pub trait Ctors {
         vsrc: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1042, &[vaddr.into(), vsrc.into(), saddr.into()])
+        self.ctor(1051, &[vaddr.into(), vsrc.into(), saddr.into()])
     }
 
     /// `scratch_store_byte addr, data, saddr` (gfx942, gfx950).
@@ -11887,7 +11950,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1043, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1052, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_byte_d16_hi addr, data, saddr` (gfx942, gfx950).
@@ -11898,7 +11961,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1044, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1053, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_d16_hi_b16 addr, data, saddr` (gfx1100, gfx1201).
@@ -11909,7 +11972,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1045, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1054, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_d16_hi_b8 addr, data, saddr` (gfx1100, gfx1201).
@@ -11920,7 +11983,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1046, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1055, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_dword addr, data, saddr` (gfx942, gfx950).
@@ -11931,7 +11994,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1047, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1056, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_dwordx2 addr, data, saddr` (gfx942, gfx950).
@@ -11942,7 +12005,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1048, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1057, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_dwordx3 addr, data, saddr` (gfx942, gfx950).
@@ -11953,7 +12016,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1049, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1058, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_dwordx4 addr, data, saddr` (gfx942, gfx950).
@@ -11964,7 +12027,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1050, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1059, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_short addr, data, saddr` (gfx942, gfx950).
@@ -11975,7 +12038,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1051, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1060, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `scratch_store_short_d16_hi addr, data, saddr` (gfx942, gfx950).
@@ -11986,7 +12049,7 @@ pub trait Ctors {
         data: impl Into<Self::Op>,
         saddr: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1052, &[addr.into(), data.into(), saddr.into()])
+        self.ctor(1061, &[addr.into(), data.into(), saddr.into()])
     }
 
     /// `tbuffer_load_d16_format_x vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201).
@@ -11998,7 +12061,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1053, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1062, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_d16_format_xy vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201).
@@ -12010,7 +12073,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1054, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1063, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_d16_format_xyz vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201).
@@ -12022,7 +12085,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1055, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1064, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_d16_format_xyzw vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201).
@@ -12034,7 +12097,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1056, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1065, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_format_d16_x vdata, vaddr, srsrc, soffset` (gfx942, gfx950).
@@ -12046,7 +12109,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1057, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1066, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_format_d16_xy vdata, vaddr, srsrc, soffset` (gfx942, gfx950).
@@ -12058,7 +12121,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1058, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1067, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_format_d16_xyz vdata, vaddr, srsrc, soffset` (gfx942, gfx950).
@@ -12070,7 +12133,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1059, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1068, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_format_d16_xyzw vdata, vaddr, srsrc, soffset` (gfx942, gfx950).
@@ -12082,7 +12145,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1060, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1069, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_format_x vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12094,7 +12157,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1061, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1070, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_format_xy vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12106,7 +12169,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1062, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1071, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_format_xyz vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12118,7 +12181,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1063, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1072, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_load_format_xyzw vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12130,7 +12193,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1064, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1073, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_d16_format_x vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201).
@@ -12142,7 +12205,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1065, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1074, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_d16_format_xy vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201).
@@ -12154,7 +12217,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1066, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1075, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_d16_format_xyz vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201).
@@ -12166,7 +12229,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1067, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1076, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_d16_format_xyzw vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201).
@@ -12178,7 +12241,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1068, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1077, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_format_d16_x vdata, vaddr, srsrc, soffset` (gfx942, gfx950).
@@ -12190,7 +12253,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1069, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1078, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_format_d16_xy vdata, vaddr, srsrc, soffset` (gfx942, gfx950).
@@ -12202,7 +12265,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1070, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1079, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_format_d16_xyz vdata, vaddr, srsrc, soffset` (gfx942, gfx950).
@@ -12214,7 +12277,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1071, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1080, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_format_d16_xyzw vdata, vaddr, srsrc, soffset` (gfx942, gfx950).
@@ -12226,7 +12289,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1072, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1081, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_format_x vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12238,7 +12301,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1073, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1082, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_format_xy vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12250,7 +12313,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1074, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1083, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_format_xyz vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12262,7 +12325,7 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1075, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1084, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `tbuffer_store_format_xyzw vdata, vaddr, srsrc, soffset` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12274,25 +12337,25 @@ pub trait Ctors {
         srsrc: impl Into<Self::Op>,
         soffset: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1076, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
+        self.ctor(1085, &[vdata.into(), vaddr.into(), srsrc.into(), soffset.into()])
     }
 
     /// `v_accvgpr_mov_b32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_accvgpr_mov_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1077, &[vdst.into(), src0.into()])
+        self.ctor(1086, &[vdst.into(), src0.into()])
     }
 
     /// `v_accvgpr_read_b32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_accvgpr_read_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1078, &[vdst.into(), src0.into()])
+        self.ctor(1087, &[vdst.into(), src0.into()])
     }
 
     /// `v_accvgpr_write_b32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_accvgpr_write_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1079, &[vdst.into(), src0.into()])
+        self.ctor(1088, &[vdst.into(), src0.into()])
     }
 
     /// `v_add3_u32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12304,7 +12367,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1080, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1089, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_add_co_ci_u32 vdst, vcc_lo, src0, vsrc1, vcc_lo` (gfx1100, gfx1201).
@@ -12317,7 +12380,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc_lo2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1081, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
+        self.ctor(1090, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
     }
 
     /// `v_add_co_ci_u32_e32 vdst, vcc_lo, src0, vsrc1, vcc_lo` (gfx1100, gfx1201).
@@ -12330,7 +12393,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc_lo2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1082, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
+        self.ctor(1091, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
     }
 
     /// `v_add_co_ci_u32_e64 vdst, sdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -12343,7 +12406,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1083, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1092, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_add_co_u32 vdst, sdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12355,7 +12418,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1084, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
+        self.ctor(1093, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_co_u32_e32 vdst, vcc, src0, vsrc1` (gfx942, gfx950).
@@ -12367,7 +12430,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1085, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1094, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_co_u32_e64 vdst, sdst, src0, src1` (gfx942, gfx950).
@@ -12379,7 +12442,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1086, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
+        self.ctor(1095, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_f16 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12390,7 +12453,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1087, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1096, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_f16_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12401,7 +12464,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1088, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1097, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12412,7 +12475,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1089, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1098, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_f32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12423,7 +12486,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1090, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1099, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_f32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12434,7 +12497,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1091, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1100, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12445,7 +12508,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1092, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1101, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_f64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12456,7 +12519,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1093, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1102, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_f64_e32 vdst, src0, vsrc1` (gfx1201).
@@ -12467,7 +12530,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1094, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1103, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_f64_e64 vdst, src0, src1` (gfx1201).
@@ -12478,7 +12541,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1095, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1104, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_i16 vdst, src0, src1` (gfx942, gfx950).
@@ -12489,7 +12552,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1096, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1105, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_i32 vdst, src0, src1` (gfx942, gfx950).
@@ -12500,7 +12563,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1097, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1106, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_lshl_u32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12512,7 +12575,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1098, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1107, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_add_nc_i16 vdst, src0, src1` (gfx1100, gfx1201).
@@ -12523,7 +12586,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1099, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1108, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_nc_i32 vdst, src0, src1` (gfx1100, gfx1201).
@@ -12534,7 +12597,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1100, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1109, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_nc_u16 vdst, src0, src1` (gfx1100, gfx1201).
@@ -12545,7 +12608,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1101, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1110, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_nc_u32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -12556,7 +12619,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1102, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1111, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_nc_u32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -12567,7 +12630,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1103, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1112, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_nc_u32_e64 vdst, src0, src1` (gfx1100, gfx1201).
@@ -12578,7 +12641,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1104, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1113, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_u16 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -12589,7 +12652,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1105, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1114, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_u16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -12600,7 +12663,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1106, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1115, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -12611,7 +12674,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1107, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1116, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_add_u32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -12622,7 +12685,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1108, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1117, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_u32_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -12633,7 +12696,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1109, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1118, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_add_u32_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -12644,7 +12707,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1110, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1119, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_addc_co_u32 vdst, vcc, src0, vsrc1, vcc` (gfx942, gfx950).
@@ -12657,7 +12720,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1111, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
+        self.ctor(1120, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
     }
 
     /// `v_addc_co_u32_e32 vdst, vcc, src0, vsrc1, vcc` (gfx942, gfx950).
@@ -12670,7 +12733,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1112, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
+        self.ctor(1121, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
     }
 
     /// `v_addc_co_u32_e64 vdst, sdst, src0, src1, src2` (gfx942, gfx950).
@@ -12683,7 +12746,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1113, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1122, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_alignbit_b32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12695,7 +12758,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1114, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1123, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_alignbyte_b32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12707,7 +12770,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1115, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1124, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_and_b16 vdst, src0, src1` (gfx1100, gfx1201).
@@ -12718,7 +12781,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1116, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1125, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_and_b32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12729,7 +12792,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1117, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1126, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_and_b32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12740,7 +12803,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1118, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1127, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_and_b32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12751,7 +12814,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1119, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1128, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_and_or_b32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12763,7 +12826,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1120, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1129, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_ashr_pk_i8_i32 vdst, src0, src1, src2` (gfx950).
@@ -12775,7 +12838,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1121, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1130, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_ashr_pk_u8_i32 vdst, src0, src1, src2` (gfx950).
@@ -12787,7 +12850,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1122, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1131, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_ashrrev_i16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12798,7 +12861,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1123, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1132, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_ashrrev_i16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -12809,7 +12872,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1124, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1133, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_ashrrev_i16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -12820,7 +12883,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1125, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1134, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_ashrrev_i32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12831,7 +12894,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1126, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1135, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_ashrrev_i32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12842,7 +12905,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1127, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1136, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_ashrrev_i32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12853,7 +12916,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1128, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1137, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_ashrrev_i64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12864,7 +12927,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1129, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1138, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_bcnt_u32_b32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12875,7 +12938,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1130, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1139, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_bfe_i32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12887,7 +12950,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1131, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1140, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_bfe_u32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12899,7 +12962,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1132, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1141, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_bfi_b32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12911,7 +12974,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1133, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1142, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_bfm_b32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -12922,25 +12985,25 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1134, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1143, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_bfrev_b32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_bfrev_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1135, &[vdst.into(), src0.into()])
+        self.ctor(1144, &[vdst.into(), src0.into()])
     }
 
     /// `v_bfrev_b32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_bfrev_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1136, &[vdst.into(), src0.into()])
+        self.ctor(1145, &[vdst.into(), src0.into()])
     }
 
     /// `v_bfrev_b32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_bfrev_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1137, &[vdst.into(), src0.into()])
+        self.ctor(1146, &[vdst.into(), src0.into()])
     }
 
     /// `v_bitop3_b16 vdst, src0, src1, src2` (gfx950).
@@ -12952,7 +13015,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1138, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1147, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_bitop3_b32 vdst, src0, src1, src2` (gfx950).
@@ -12964,103 +13027,103 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1139, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1148, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_ceil_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_ceil_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1140, &[vdst.into(), src0.into()])
+        self.ctor(1149, &[vdst.into(), src0.into()])
     }
 
     /// `v_ceil_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_ceil_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1141, &[vdst.into(), src0.into()])
+        self.ctor(1150, &[vdst.into(), src0.into()])
     }
 
     /// `v_ceil_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_ceil_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1142, &[vdst.into(), src0.into()])
+        self.ctor(1151, &[vdst.into(), src0.into()])
     }
 
     /// `v_ceil_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_ceil_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1143, &[vdst.into(), src0.into()])
+        self.ctor(1152, &[vdst.into(), src0.into()])
     }
 
     /// `v_ceil_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_ceil_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1144, &[vdst.into(), src0.into()])
+        self.ctor(1153, &[vdst.into(), src0.into()])
     }
 
     /// `v_ceil_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_ceil_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1145, &[vdst.into(), src0.into()])
+        self.ctor(1154, &[vdst.into(), src0.into()])
     }
 
     /// `v_ceil_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_ceil_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1146, &[vdst.into(), src0.into()])
+        self.ctor(1155, &[vdst.into(), src0.into()])
     }
 
     /// `v_ceil_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_ceil_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1147, &[vdst.into(), src0.into()])
+        self.ctor(1156, &[vdst.into(), src0.into()])
     }
 
     /// `v_ceil_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_ceil_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1148, &[vdst.into(), src0.into()])
+        self.ctor(1157, &[vdst.into(), src0.into()])
     }
 
     /// `v_clrexcp ` (gfx942, gfx950).
     #[inline]
     fn v_clrexcp(&mut self) -> &mut Self {
-        self.ctor(1149, &[])
+        self.ctor(1158, &[])
     }
 
     /// `v_cls_i32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cls_i32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1150, &[vdst.into(), src0.into()])
+        self.ctor(1159, &[vdst.into(), src0.into()])
     }
 
     /// `v_cls_i32_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cls_i32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1151, &[vdst.into(), src0.into()])
+        self.ctor(1160, &[vdst.into(), src0.into()])
     }
 
     /// `v_cls_i32_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cls_i32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1152, &[vdst.into(), src0.into()])
+        self.ctor(1161, &[vdst.into(), src0.into()])
     }
 
     /// `v_clz_i32_u32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_clz_i32_u32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1153, &[vdst.into(), src0.into()])
+        self.ctor(1162, &[vdst.into(), src0.into()])
     }
 
     /// `v_clz_i32_u32_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_clz_i32_u32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1154, &[vdst.into(), src0.into()])
+        self.ctor(1163, &[vdst.into(), src0.into()])
     }
 
     /// `v_clz_i32_u32_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_clz_i32_u32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1155, &[vdst.into(), src0.into()])
+        self.ctor(1164, &[vdst.into(), src0.into()])
     }
 
     /// `v_cmp_class_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13071,7 +13134,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1156, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1165, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_class_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13082,7 +13145,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1157, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1166, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_class_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13093,7 +13156,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1158, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1167, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_class_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13104,7 +13167,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1159, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1168, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_class_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13115,7 +13178,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1160, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1169, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_class_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13126,7 +13189,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1161, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1170, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_class_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13137,7 +13200,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1162, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1171, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_class_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13148,7 +13211,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1163, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1172, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_class_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13159,7 +13222,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1164, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1173, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_eq_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13170,7 +13233,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1165, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1174, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13181,7 +13244,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1166, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1175, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13192,7 +13255,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1167, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1176, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_eq_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13203,7 +13266,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1168, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1177, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13214,7 +13277,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1169, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1178, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13225,7 +13288,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1170, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1179, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_eq_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13236,7 +13299,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1171, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1180, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13247,7 +13310,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1172, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1181, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13258,7 +13321,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1173, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1182, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_eq_i16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13269,7 +13332,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1174, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1183, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_i16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13280,7 +13343,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1175, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1184, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_i16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13291,7 +13354,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1176, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1185, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_eq_i32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13302,7 +13365,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1177, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1186, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_i32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13313,7 +13376,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1178, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1187, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_i32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13324,7 +13387,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1179, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1188, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_eq_i64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13335,7 +13398,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1180, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1189, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_i64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13346,7 +13409,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1181, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1190, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_i64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13357,7 +13420,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1182, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1191, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_eq_u16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13368,7 +13431,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1183, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1192, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_u16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13379,7 +13442,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1184, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1193, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_u16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13390,7 +13453,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1185, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1194, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_eq_u32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13401,7 +13464,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1186, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1195, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_u32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13412,7 +13475,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1187, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1196, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_u32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13423,7 +13486,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1188, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1197, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_eq_u64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13434,7 +13497,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1189, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1198, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_u64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13445,7 +13508,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1190, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1199, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_eq_u64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13456,7 +13519,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1191, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1200, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_f_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13467,7 +13530,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1192, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1201, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13478,7 +13541,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1193, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1202, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_f16_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -13489,7 +13552,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1194, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1203, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_f_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13500,7 +13563,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1195, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1204, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13511,7 +13574,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1196, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1205, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_f32_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -13522,7 +13585,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1197, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1206, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_f_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13533,7 +13596,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1198, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1207, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13544,7 +13607,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1199, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1208, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_f64_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -13555,7 +13618,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1200, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1209, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_f_i16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -13566,7 +13629,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1201, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1210, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_i16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -13577,7 +13640,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1202, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1211, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_i16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -13588,7 +13651,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1203, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1212, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_f_i32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13599,7 +13662,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1204, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1213, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_i32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13610,7 +13673,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1205, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1214, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_i32_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -13621,7 +13684,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1206, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1215, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_f_i64 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13632,7 +13695,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1207, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1216, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_i64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13643,7 +13706,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1208, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1217, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_i64_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -13654,7 +13717,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1209, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1218, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_f_u16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -13665,7 +13728,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1210, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1219, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_u16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -13676,7 +13739,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1211, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1220, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -13687,7 +13750,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1212, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1221, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_f_u32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13698,7 +13761,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1213, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1222, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_u32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13709,7 +13772,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1214, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1223, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_u32_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -13720,7 +13783,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1215, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1224, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_f_u64 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13731,7 +13794,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1216, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1225, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_u64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -13742,7 +13805,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1217, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1226, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_f_u64_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -13753,7 +13816,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1218, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1227, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ge_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13764,7 +13827,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1219, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1228, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13775,7 +13838,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1220, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1229, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13786,7 +13849,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1221, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1230, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ge_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13797,7 +13860,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1222, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1231, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13808,7 +13871,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1223, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1232, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13819,7 +13882,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1224, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1233, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ge_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13830,7 +13893,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1225, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1234, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13841,7 +13904,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1226, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1235, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13852,7 +13915,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1227, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1236, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ge_i16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13863,7 +13926,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1228, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1237, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_i16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13874,7 +13937,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1229, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1238, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_i16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13885,7 +13948,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1230, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1239, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ge_i32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13896,7 +13959,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1231, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1240, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_i32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13907,7 +13970,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1232, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1241, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_i32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13918,7 +13981,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1233, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1242, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ge_i64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13929,7 +13992,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1234, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1243, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_i64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13940,7 +14003,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1235, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1244, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_i64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13951,7 +14014,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1236, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1245, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ge_u16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13962,7 +14025,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1237, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1246, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_u16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13973,7 +14036,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1238, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1247, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_u16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13984,7 +14047,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1239, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1248, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ge_u32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -13995,7 +14058,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1240, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1249, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_u32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14006,7 +14069,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1241, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1250, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_u32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14017,7 +14080,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1242, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1251, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ge_u64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14028,7 +14091,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1243, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1252, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_u64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14039,7 +14102,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1244, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1253, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ge_u64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14050,7 +14113,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1245, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1254, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_gt_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14061,7 +14124,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1246, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1255, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14072,7 +14135,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1247, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1256, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14083,7 +14146,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1248, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1257, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_gt_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14094,7 +14157,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1249, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1258, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14105,7 +14168,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1250, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1259, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14116,7 +14179,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1251, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1260, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_gt_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14127,7 +14190,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1252, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1261, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14138,7 +14201,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1253, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1262, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14149,7 +14212,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1254, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1263, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_gt_i16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14160,7 +14223,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1255, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1264, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_i16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14171,7 +14234,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1256, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1265, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_i16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14182,7 +14245,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1257, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1266, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_gt_i32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14193,7 +14256,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1258, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1267, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_i32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14204,7 +14267,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1259, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1268, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_i32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14215,7 +14278,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1260, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1269, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_gt_i64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14226,7 +14289,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1261, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1270, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_i64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14237,7 +14300,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1262, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1271, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_i64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14248,7 +14311,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1263, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1272, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_gt_u16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14259,7 +14322,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1264, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1273, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_u16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14270,7 +14333,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1265, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1274, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_u16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14281,7 +14344,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1266, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1275, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_gt_u32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14292,7 +14355,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1267, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1276, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_u32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14303,7 +14366,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1268, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1277, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_u32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14314,7 +14377,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1269, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1278, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_gt_u64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14325,7 +14388,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1270, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1279, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_u64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14336,7 +14399,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1271, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1280, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_gt_u64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14347,7 +14410,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1272, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1281, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_le_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14358,7 +14421,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1273, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1282, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14369,7 +14432,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1274, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1283, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14380,7 +14443,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1275, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1284, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_le_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14391,7 +14454,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1276, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1285, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14402,7 +14465,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1277, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1286, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14413,7 +14476,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1278, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1287, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_le_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14424,7 +14487,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1279, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1288, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14435,7 +14498,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1280, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1289, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14446,7 +14509,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1281, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1290, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_le_i16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14457,7 +14520,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1282, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1291, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_i16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14468,7 +14531,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1283, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1292, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_i16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14479,7 +14542,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1284, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1293, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_le_i32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14490,7 +14553,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1285, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1294, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_i32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14501,7 +14564,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1286, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1295, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_i32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14512,7 +14575,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1287, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1296, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_le_i64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14523,7 +14586,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1288, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1297, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_i64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14534,7 +14597,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1289, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1298, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_i64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14545,7 +14608,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1290, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1299, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_le_u16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14556,7 +14619,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1291, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1300, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_u16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14567,7 +14630,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1292, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1301, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_u16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14578,7 +14641,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1293, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1302, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_le_u32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14589,7 +14652,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1294, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1303, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_u32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14600,7 +14663,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1295, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1304, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_u32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14611,7 +14674,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1296, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1305, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_le_u64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14622,7 +14685,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1297, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1306, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_u64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14633,7 +14696,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1298, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1307, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_le_u64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14644,7 +14707,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1299, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1308, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lg_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14655,7 +14718,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1300, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1309, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lg_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14666,7 +14729,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1301, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1310, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lg_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14677,7 +14740,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1302, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1311, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lg_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14688,7 +14751,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1303, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1312, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lg_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14699,7 +14762,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1304, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1313, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lg_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14710,7 +14773,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1305, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1314, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lg_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14721,7 +14784,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1306, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1315, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lg_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14732,7 +14795,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1307, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1316, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lg_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14743,7 +14806,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1308, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1317, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lt_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14754,7 +14817,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1309, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1318, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14765,7 +14828,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1310, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1319, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14776,7 +14839,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1311, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1320, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lt_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14787,7 +14850,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1312, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1321, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14798,7 +14861,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1313, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1322, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14809,7 +14872,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1314, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1323, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lt_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14820,7 +14883,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1315, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1324, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14831,7 +14894,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1316, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1325, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14842,7 +14905,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1317, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1326, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lt_i16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14853,7 +14916,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1318, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1327, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_i16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14864,7 +14927,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1319, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1328, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_i16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14875,7 +14938,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1320, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1329, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lt_i32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14886,7 +14949,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1321, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1330, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_i32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14897,7 +14960,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1322, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1331, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_i32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14908,7 +14971,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1323, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1332, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lt_i64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14919,7 +14982,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1324, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1333, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_i64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14930,7 +14993,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1325, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1334, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_i64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14941,7 +15004,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1326, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1335, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lt_u16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14952,7 +15015,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1327, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1336, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_u16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14963,7 +15026,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1328, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1337, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_u16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14974,7 +15037,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1329, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1338, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lt_u32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14985,7 +15048,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1330, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1339, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_u32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -14996,7 +15059,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1331, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1340, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_u32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15007,7 +15070,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1332, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1341, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_lt_u64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15018,7 +15081,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1333, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1342, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_u64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15029,7 +15092,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1334, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1343, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_lt_u64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15040,7 +15103,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1335, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1344, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ne_i16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15051,7 +15114,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1336, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1345, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_i16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15062,7 +15125,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1337, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1346, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_i16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15073,7 +15136,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1338, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1347, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ne_i32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15084,7 +15147,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1339, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1348, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_i32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15095,7 +15158,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1340, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1349, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_i32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15106,7 +15169,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1341, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1350, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ne_i64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15117,7 +15180,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1342, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1351, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_i64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15128,7 +15191,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1343, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1352, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_i64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15139,7 +15202,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1344, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1353, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ne_u16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15150,7 +15213,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1345, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1354, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_u16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15161,7 +15224,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1346, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1355, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_u16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15172,7 +15235,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1347, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1356, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ne_u32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15183,7 +15246,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1348, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1357, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_u32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15194,7 +15257,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1349, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1358, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_u32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15205,7 +15268,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1350, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1359, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ne_u64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15216,7 +15279,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1351, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1360, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_u64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15227,7 +15290,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1352, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1361, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ne_u64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15238,7 +15301,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1353, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1362, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_neq_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15249,7 +15312,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1354, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1363, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_neq_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15260,7 +15323,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1355, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1364, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_neq_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15271,7 +15334,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1356, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1365, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_neq_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15282,7 +15345,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1357, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1366, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_neq_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15293,7 +15356,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1358, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1367, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_neq_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15304,7 +15367,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1359, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1368, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_neq_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15315,7 +15378,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1360, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1369, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_neq_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15326,7 +15389,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1361, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1370, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_neq_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15337,7 +15400,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1362, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1371, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nge_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15348,7 +15411,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1363, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1372, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nge_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15359,7 +15422,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1364, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1373, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nge_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15370,7 +15433,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1365, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1374, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nge_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15381,7 +15444,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1366, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1375, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nge_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15392,7 +15455,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1367, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1376, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nge_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15403,7 +15466,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1368, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1377, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nge_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15414,7 +15477,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1369, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1378, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nge_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15425,7 +15488,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1370, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1379, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nge_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15436,7 +15499,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1371, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1380, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ngt_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15447,7 +15510,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1372, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1381, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ngt_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15458,7 +15521,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1373, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1382, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ngt_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15469,7 +15532,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1374, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1383, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ngt_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15480,7 +15543,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1375, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1384, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ngt_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15491,7 +15554,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1376, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1385, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ngt_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15502,7 +15565,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1377, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1386, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_ngt_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15513,7 +15576,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1378, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1387, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ngt_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15524,7 +15587,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1379, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1388, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_ngt_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15535,7 +15598,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1380, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1389, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nle_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15546,7 +15609,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1381, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1390, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nle_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15557,7 +15620,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1382, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1391, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nle_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15568,7 +15631,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1383, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1392, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nle_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15579,7 +15642,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1384, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1393, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nle_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15590,7 +15653,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1385, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1394, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nle_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15601,7 +15664,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1386, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1395, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nle_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15612,7 +15675,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1387, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1396, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nle_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15623,7 +15686,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1388, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1397, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nle_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15634,7 +15697,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1389, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1398, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nlg_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15645,7 +15708,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1390, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1399, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlg_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15656,7 +15719,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1391, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1400, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlg_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15667,7 +15730,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1392, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1401, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nlg_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15678,7 +15741,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1393, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1402, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlg_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15689,7 +15752,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1394, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1403, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlg_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15700,7 +15763,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1395, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1404, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nlg_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15711,7 +15774,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1396, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1405, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlg_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15722,7 +15785,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1397, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1406, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlg_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15733,7 +15796,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1398, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1407, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nlt_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15744,7 +15807,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1399, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1408, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlt_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15755,7 +15818,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1400, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1409, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlt_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15766,7 +15829,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1401, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1410, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nlt_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15777,7 +15840,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1402, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1411, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlt_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15788,7 +15851,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1403, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1412, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlt_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15799,7 +15862,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1404, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1413, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_nlt_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15810,7 +15873,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1405, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1414, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlt_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15821,7 +15884,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1406, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1415, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_nlt_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15832,7 +15895,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1407, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1416, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_o_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15843,7 +15906,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1408, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1417, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_o_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15854,7 +15917,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1409, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1418, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_o_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15865,7 +15928,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1410, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1419, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_o_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15876,7 +15939,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1411, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1420, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_o_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15887,7 +15950,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1412, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1421, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_o_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15898,7 +15961,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1413, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1422, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_o_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15909,7 +15972,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1414, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1423, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_o_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15920,7 +15983,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1415, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1424, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_o_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -15931,7 +15994,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1416, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1425, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_t_f16 vcc_lo, src0, vsrc1` (gfx1100).
@@ -15942,7 +16005,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1417, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1426, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_f16_e32 vcc_lo, src0, vsrc1` (gfx1100).
@@ -15953,7 +16016,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1418, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1427, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_f16_e64 vdst, src0, src1` (gfx1100).
@@ -15964,7 +16027,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1419, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1428, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_t_f32 vcc_lo, src0, vsrc1` (gfx1100).
@@ -15975,7 +16038,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1420, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1429, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_f32_e32 vcc_lo, src0, vsrc1` (gfx1100).
@@ -15986,7 +16049,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1421, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1430, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_f32_e64 vdst, src0, src1` (gfx1100).
@@ -15997,7 +16060,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1422, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1431, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_t_f64 vcc_lo, src0, vsrc1` (gfx1100).
@@ -16008,7 +16071,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1423, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1432, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_f64_e32 vcc_lo, src0, vsrc1` (gfx1100).
@@ -16019,7 +16082,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1424, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1433, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_f64_e64 vdst, src0, src1` (gfx1100).
@@ -16030,7 +16093,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1425, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1434, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_t_i16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16041,7 +16104,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1426, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1435, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_i16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16052,7 +16115,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1427, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1436, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_i16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -16063,7 +16126,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1428, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1437, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_t_i32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -16074,7 +16137,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1429, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1438, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_i32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -16085,7 +16148,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1430, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1439, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_i32_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -16096,7 +16159,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1431, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1440, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_t_i64 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -16107,7 +16170,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1432, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1441, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_i64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -16118,7 +16181,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1433, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1442, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_i64_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -16129,7 +16192,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1434, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1443, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_t_u16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16140,7 +16203,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1435, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1444, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_u16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16151,7 +16214,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1436, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1445, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -16162,7 +16225,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1437, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1446, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_t_u32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -16173,7 +16236,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1438, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1447, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_u32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -16184,7 +16247,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1439, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1448, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_u32_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -16195,7 +16258,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1440, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1449, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_t_u64 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -16206,7 +16269,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1441, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1450, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_u64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -16217,7 +16280,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1442, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1451, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_t_u64_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -16228,7 +16291,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1443, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1452, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_tru_f16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16239,7 +16302,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1444, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1453, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_tru_f16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16250,7 +16313,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1445, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1454, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_tru_f16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -16261,7 +16324,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1446, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1455, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_tru_f32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16272,7 +16335,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1447, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1456, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_tru_f32_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16283,7 +16346,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1448, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1457, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_tru_f32_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -16294,7 +16357,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1449, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1458, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_tru_f64 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16305,7 +16368,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1450, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1459, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_tru_f64_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16316,7 +16379,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1451, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1460, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_tru_f64_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -16327,7 +16390,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1452, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1461, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_u_f16 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -16338,7 +16401,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1453, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1462, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_u_f16_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -16349,7 +16412,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1454, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1463, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_u_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -16360,7 +16423,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1455, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1464, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_u_f32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -16371,7 +16434,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1456, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1465, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_u_f32_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -16382,7 +16445,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1457, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1466, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_u_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -16393,7 +16456,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1458, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1467, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmp_u_f64 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -16404,7 +16467,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1459, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1468, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_u_f64_e32 vcc_lo, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -16415,7 +16478,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1460, &[vcc_lo.into(), src0.into(), vsrc1.into()])
+        self.ctor(1469, &[vcc_lo.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmp_u_f64_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -16426,277 +16489,277 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1461, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1470, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmpx_class_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_class_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1462, ops.as_ref())
+        self.ctor(1471, ops.as_ref())
     }
 
     /// `v_cmpx_class_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_class_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1463, ops.as_ref())
+        self.ctor(1472, ops.as_ref())
     }
 
     /// `v_cmpx_class_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_class_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1464, ops.as_ref())
+        self.ctor(1473, ops.as_ref())
     }
 
     /// `v_cmpx_class_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_class_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1465, ops.as_ref())
+        self.ctor(1474, ops.as_ref())
     }
 
     /// `v_cmpx_class_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_class_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1466, ops.as_ref())
+        self.ctor(1475, ops.as_ref())
     }
 
     /// `v_cmpx_class_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_class_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1467, ops.as_ref())
+        self.ctor(1476, ops.as_ref())
     }
 
     /// `v_cmpx_class_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_class_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1468, ops.as_ref())
+        self.ctor(1477, ops.as_ref())
     }
 
     /// `v_cmpx_class_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_class_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1469, ops.as_ref())
+        self.ctor(1478, ops.as_ref())
     }
 
     /// `v_cmpx_class_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_class_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1470, ops.as_ref())
+        self.ctor(1479, ops.as_ref())
     }
 
     /// `v_cmpx_eq_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1471, ops.as_ref())
+        self.ctor(1480, ops.as_ref())
     }
 
     /// `v_cmpx_eq_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1472, ops.as_ref())
+        self.ctor(1481, ops.as_ref())
     }
 
     /// `v_cmpx_eq_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1473, ops.as_ref())
+        self.ctor(1482, ops.as_ref())
     }
 
     /// `v_cmpx_eq_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1474, ops.as_ref())
+        self.ctor(1483, ops.as_ref())
     }
 
     /// `v_cmpx_eq_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1475, ops.as_ref())
+        self.ctor(1484, ops.as_ref())
     }
 
     /// `v_cmpx_eq_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1476, ops.as_ref())
+        self.ctor(1485, ops.as_ref())
     }
 
     /// `v_cmpx_eq_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1477, ops.as_ref())
+        self.ctor(1486, ops.as_ref())
     }
 
     /// `v_cmpx_eq_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1478, ops.as_ref())
+        self.ctor(1487, ops.as_ref())
     }
 
     /// `v_cmpx_eq_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1479, ops.as_ref())
+        self.ctor(1488, ops.as_ref())
     }
 
     /// `v_cmpx_eq_i16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_i16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1480, ops.as_ref())
+        self.ctor(1489, ops.as_ref())
     }
 
     /// `v_cmpx_eq_i16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_i16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1481, ops.as_ref())
+        self.ctor(1490, ops.as_ref())
     }
 
     /// `v_cmpx_eq_i16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_i16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1482, ops.as_ref())
+        self.ctor(1491, ops.as_ref())
     }
 
     /// `v_cmpx_eq_i32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_i32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1483, ops.as_ref())
+        self.ctor(1492, ops.as_ref())
     }
 
     /// `v_cmpx_eq_i32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_i32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1484, ops.as_ref())
+        self.ctor(1493, ops.as_ref())
     }
 
     /// `v_cmpx_eq_i32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_i32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1485, ops.as_ref())
+        self.ctor(1494, ops.as_ref())
     }
 
     /// `v_cmpx_eq_i64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_i64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1486, ops.as_ref())
+        self.ctor(1495, ops.as_ref())
     }
 
     /// `v_cmpx_eq_i64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_i64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1487, ops.as_ref())
+        self.ctor(1496, ops.as_ref())
     }
 
     /// `v_cmpx_eq_i64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_i64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1488, ops.as_ref())
+        self.ctor(1497, ops.as_ref())
     }
 
     /// `v_cmpx_eq_u16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_u16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1489, ops.as_ref())
+        self.ctor(1498, ops.as_ref())
     }
 
     /// `v_cmpx_eq_u16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_u16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1490, ops.as_ref())
+        self.ctor(1499, ops.as_ref())
     }
 
     /// `v_cmpx_eq_u16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_u16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1491, ops.as_ref())
+        self.ctor(1500, ops.as_ref())
     }
 
     /// `v_cmpx_eq_u32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_u32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1492, ops.as_ref())
+        self.ctor(1501, ops.as_ref())
     }
 
     /// `v_cmpx_eq_u32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_u32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1493, ops.as_ref())
+        self.ctor(1502, ops.as_ref())
     }
 
     /// `v_cmpx_eq_u32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_u32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1494, ops.as_ref())
+        self.ctor(1503, ops.as_ref())
     }
 
     /// `v_cmpx_eq_u64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_u64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1495, ops.as_ref())
+        self.ctor(1504, ops.as_ref())
     }
 
     /// `v_cmpx_eq_u64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_u64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1496, ops.as_ref())
+        self.ctor(1505, ops.as_ref())
     }
 
     /// `v_cmpx_eq_u64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_eq_u64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1497, ops.as_ref())
+        self.ctor(1506, ops.as_ref())
     }
 
     /// `v_cmpx_f_f16`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1498, ops.as_ref())
+        self.ctor(1507, ops.as_ref())
     }
 
     /// `v_cmpx_f_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1499, ops.as_ref())
+        self.ctor(1508, ops.as_ref())
     }
 
     /// `v_cmpx_f_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1500, ops.as_ref())
+        self.ctor(1509, ops.as_ref())
     }
 
     /// `v_cmpx_f_f32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1501, ops.as_ref())
+        self.ctor(1510, ops.as_ref())
     }
 
     /// `v_cmpx_f_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1502, ops.as_ref())
+        self.ctor(1511, ops.as_ref())
     }
 
     /// `v_cmpx_f_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1503, ops.as_ref())
+        self.ctor(1512, ops.as_ref())
     }
 
     /// `v_cmpx_f_f64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1504, ops.as_ref())
+        self.ctor(1513, ops.as_ref())
     }
 
     /// `v_cmpx_f_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1505, ops.as_ref())
+        self.ctor(1514, ops.as_ref())
     }
 
     /// `v_cmpx_f_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1506, ops.as_ref())
+        self.ctor(1515, ops.as_ref())
     }
 
     /// `v_cmpx_f_i16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16707,7 +16770,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1507, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1516, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_f_i16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16718,7 +16781,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1508, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1517, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_f_i16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -16729,43 +16792,43 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1509, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1518, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmpx_f_i32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_i32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1510, ops.as_ref())
+        self.ctor(1519, ops.as_ref())
     }
 
     /// `v_cmpx_f_i32_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_i32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1511, ops.as_ref())
+        self.ctor(1520, ops.as_ref())
     }
 
     /// `v_cmpx_f_i32_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_i32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1512, ops.as_ref())
+        self.ctor(1521, ops.as_ref())
     }
 
     /// `v_cmpx_f_i64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_i64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1513, ops.as_ref())
+        self.ctor(1522, ops.as_ref())
     }
 
     /// `v_cmpx_f_i64_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_i64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1514, ops.as_ref())
+        self.ctor(1523, ops.as_ref())
     }
 
     /// `v_cmpx_f_i64_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_i64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1515, ops.as_ref())
+        self.ctor(1524, ops.as_ref())
     }
 
     /// `v_cmpx_f_u16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16776,7 +16839,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1516, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1525, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_f_u16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -16787,7 +16850,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1517, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1526, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_f_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -16798,1285 +16861,1285 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1518, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1527, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmpx_f_u32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_u32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1519, ops.as_ref())
+        self.ctor(1528, ops.as_ref())
     }
 
     /// `v_cmpx_f_u32_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_u32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1520, ops.as_ref())
+        self.ctor(1529, ops.as_ref())
     }
 
     /// `v_cmpx_f_u32_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_u32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1521, ops.as_ref())
+        self.ctor(1530, ops.as_ref())
     }
 
     /// `v_cmpx_f_u64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_u64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1522, ops.as_ref())
+        self.ctor(1531, ops.as_ref())
     }
 
     /// `v_cmpx_f_u64_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_u64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1523, ops.as_ref())
+        self.ctor(1532, ops.as_ref())
     }
 
     /// `v_cmpx_f_u64_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_f_u64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1524, ops.as_ref())
+        self.ctor(1533, ops.as_ref())
     }
 
     /// `v_cmpx_ge_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1525, ops.as_ref())
+        self.ctor(1534, ops.as_ref())
     }
 
     /// `v_cmpx_ge_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1526, ops.as_ref())
+        self.ctor(1535, ops.as_ref())
     }
 
     /// `v_cmpx_ge_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1527, ops.as_ref())
+        self.ctor(1536, ops.as_ref())
     }
 
     /// `v_cmpx_ge_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1528, ops.as_ref())
+        self.ctor(1537, ops.as_ref())
     }
 
     /// `v_cmpx_ge_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1529, ops.as_ref())
+        self.ctor(1538, ops.as_ref())
     }
 
     /// `v_cmpx_ge_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1530, ops.as_ref())
+        self.ctor(1539, ops.as_ref())
     }
 
     /// `v_cmpx_ge_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1531, ops.as_ref())
+        self.ctor(1540, ops.as_ref())
     }
 
     /// `v_cmpx_ge_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1532, ops.as_ref())
+        self.ctor(1541, ops.as_ref())
     }
 
     /// `v_cmpx_ge_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1533, ops.as_ref())
+        self.ctor(1542, ops.as_ref())
     }
 
     /// `v_cmpx_ge_i16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_i16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1534, ops.as_ref())
+        self.ctor(1543, ops.as_ref())
     }
 
     /// `v_cmpx_ge_i16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_i16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1535, ops.as_ref())
+        self.ctor(1544, ops.as_ref())
     }
 
     /// `v_cmpx_ge_i16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_i16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1536, ops.as_ref())
+        self.ctor(1545, ops.as_ref())
     }
 
     /// `v_cmpx_ge_i32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_i32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1537, ops.as_ref())
+        self.ctor(1546, ops.as_ref())
     }
 
     /// `v_cmpx_ge_i32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_i32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1538, ops.as_ref())
+        self.ctor(1547, ops.as_ref())
     }
 
     /// `v_cmpx_ge_i32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_i32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1539, ops.as_ref())
+        self.ctor(1548, ops.as_ref())
     }
 
     /// `v_cmpx_ge_i64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_i64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1540, ops.as_ref())
+        self.ctor(1549, ops.as_ref())
     }
 
     /// `v_cmpx_ge_i64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_i64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1541, ops.as_ref())
+        self.ctor(1550, ops.as_ref())
     }
 
     /// `v_cmpx_ge_i64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_i64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1542, ops.as_ref())
+        self.ctor(1551, ops.as_ref())
     }
 
     /// `v_cmpx_ge_u16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_u16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1543, ops.as_ref())
+        self.ctor(1552, ops.as_ref())
     }
 
     /// `v_cmpx_ge_u16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_u16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1544, ops.as_ref())
+        self.ctor(1553, ops.as_ref())
     }
 
     /// `v_cmpx_ge_u16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_u16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1545, ops.as_ref())
+        self.ctor(1554, ops.as_ref())
     }
 
     /// `v_cmpx_ge_u32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_u32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1546, ops.as_ref())
+        self.ctor(1555, ops.as_ref())
     }
 
     /// `v_cmpx_ge_u32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_u32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1547, ops.as_ref())
+        self.ctor(1556, ops.as_ref())
     }
 
     /// `v_cmpx_ge_u32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_u32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1548, ops.as_ref())
+        self.ctor(1557, ops.as_ref())
     }
 
     /// `v_cmpx_ge_u64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_u64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1549, ops.as_ref())
+        self.ctor(1558, ops.as_ref())
     }
 
     /// `v_cmpx_ge_u64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_u64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1550, ops.as_ref())
+        self.ctor(1559, ops.as_ref())
     }
 
     /// `v_cmpx_ge_u64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ge_u64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1551, ops.as_ref())
+        self.ctor(1560, ops.as_ref())
     }
 
     /// `v_cmpx_gt_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1552, ops.as_ref())
+        self.ctor(1561, ops.as_ref())
     }
 
     /// `v_cmpx_gt_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1553, ops.as_ref())
+        self.ctor(1562, ops.as_ref())
     }
 
     /// `v_cmpx_gt_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1554, ops.as_ref())
+        self.ctor(1563, ops.as_ref())
     }
 
     /// `v_cmpx_gt_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1555, ops.as_ref())
+        self.ctor(1564, ops.as_ref())
     }
 
     /// `v_cmpx_gt_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1556, ops.as_ref())
+        self.ctor(1565, ops.as_ref())
     }
 
     /// `v_cmpx_gt_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1557, ops.as_ref())
+        self.ctor(1566, ops.as_ref())
     }
 
     /// `v_cmpx_gt_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1558, ops.as_ref())
+        self.ctor(1567, ops.as_ref())
     }
 
     /// `v_cmpx_gt_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1559, ops.as_ref())
+        self.ctor(1568, ops.as_ref())
     }
 
     /// `v_cmpx_gt_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1560, ops.as_ref())
+        self.ctor(1569, ops.as_ref())
     }
 
     /// `v_cmpx_gt_i16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_i16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1561, ops.as_ref())
+        self.ctor(1570, ops.as_ref())
     }
 
     /// `v_cmpx_gt_i16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_i16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1562, ops.as_ref())
+        self.ctor(1571, ops.as_ref())
     }
 
     /// `v_cmpx_gt_i16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_i16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1563, ops.as_ref())
+        self.ctor(1572, ops.as_ref())
     }
 
     /// `v_cmpx_gt_i32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_i32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1564, ops.as_ref())
+        self.ctor(1573, ops.as_ref())
     }
 
     /// `v_cmpx_gt_i32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_i32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1565, ops.as_ref())
+        self.ctor(1574, ops.as_ref())
     }
 
     /// `v_cmpx_gt_i32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_i32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1566, ops.as_ref())
+        self.ctor(1575, ops.as_ref())
     }
 
     /// `v_cmpx_gt_i64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_i64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1567, ops.as_ref())
+        self.ctor(1576, ops.as_ref())
     }
 
     /// `v_cmpx_gt_i64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_i64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1568, ops.as_ref())
+        self.ctor(1577, ops.as_ref())
     }
 
     /// `v_cmpx_gt_i64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_i64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1569, ops.as_ref())
+        self.ctor(1578, ops.as_ref())
     }
 
     /// `v_cmpx_gt_u16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_u16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1570, ops.as_ref())
+        self.ctor(1579, ops.as_ref())
     }
 
     /// `v_cmpx_gt_u16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_u16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1571, ops.as_ref())
+        self.ctor(1580, ops.as_ref())
     }
 
     /// `v_cmpx_gt_u16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_u16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1572, ops.as_ref())
+        self.ctor(1581, ops.as_ref())
     }
 
     /// `v_cmpx_gt_u32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_u32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1573, ops.as_ref())
+        self.ctor(1582, ops.as_ref())
     }
 
     /// `v_cmpx_gt_u32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_u32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1574, ops.as_ref())
+        self.ctor(1583, ops.as_ref())
     }
 
     /// `v_cmpx_gt_u32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_u32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1575, ops.as_ref())
+        self.ctor(1584, ops.as_ref())
     }
 
     /// `v_cmpx_gt_u64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_u64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1576, ops.as_ref())
+        self.ctor(1585, ops.as_ref())
     }
 
     /// `v_cmpx_gt_u64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_u64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1577, ops.as_ref())
+        self.ctor(1586, ops.as_ref())
     }
 
     /// `v_cmpx_gt_u64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_gt_u64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1578, ops.as_ref())
+        self.ctor(1587, ops.as_ref())
     }
 
     /// `v_cmpx_le_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1579, ops.as_ref())
+        self.ctor(1588, ops.as_ref())
     }
 
     /// `v_cmpx_le_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1580, ops.as_ref())
+        self.ctor(1589, ops.as_ref())
     }
 
     /// `v_cmpx_le_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1581, ops.as_ref())
+        self.ctor(1590, ops.as_ref())
     }
 
     /// `v_cmpx_le_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1582, ops.as_ref())
+        self.ctor(1591, ops.as_ref())
     }
 
     /// `v_cmpx_le_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1583, ops.as_ref())
+        self.ctor(1592, ops.as_ref())
     }
 
     /// `v_cmpx_le_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1584, ops.as_ref())
+        self.ctor(1593, ops.as_ref())
     }
 
     /// `v_cmpx_le_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1585, ops.as_ref())
+        self.ctor(1594, ops.as_ref())
     }
 
     /// `v_cmpx_le_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1586, ops.as_ref())
+        self.ctor(1595, ops.as_ref())
     }
 
     /// `v_cmpx_le_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1587, ops.as_ref())
+        self.ctor(1596, ops.as_ref())
     }
 
     /// `v_cmpx_le_i16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_i16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1588, ops.as_ref())
+        self.ctor(1597, ops.as_ref())
     }
 
     /// `v_cmpx_le_i16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_i16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1589, ops.as_ref())
+        self.ctor(1598, ops.as_ref())
     }
 
     /// `v_cmpx_le_i16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_i16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1590, ops.as_ref())
+        self.ctor(1599, ops.as_ref())
     }
 
     /// `v_cmpx_le_i32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_i32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1591, ops.as_ref())
+        self.ctor(1600, ops.as_ref())
     }
 
     /// `v_cmpx_le_i32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_i32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1592, ops.as_ref())
+        self.ctor(1601, ops.as_ref())
     }
 
     /// `v_cmpx_le_i32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_i32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1593, ops.as_ref())
+        self.ctor(1602, ops.as_ref())
     }
 
     /// `v_cmpx_le_i64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_i64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1594, ops.as_ref())
+        self.ctor(1603, ops.as_ref())
     }
 
     /// `v_cmpx_le_i64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_i64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1595, ops.as_ref())
+        self.ctor(1604, ops.as_ref())
     }
 
     /// `v_cmpx_le_i64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_i64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1596, ops.as_ref())
+        self.ctor(1605, ops.as_ref())
     }
 
     /// `v_cmpx_le_u16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_u16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1597, ops.as_ref())
+        self.ctor(1606, ops.as_ref())
     }
 
     /// `v_cmpx_le_u16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_u16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1598, ops.as_ref())
+        self.ctor(1607, ops.as_ref())
     }
 
     /// `v_cmpx_le_u16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_u16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1599, ops.as_ref())
+        self.ctor(1608, ops.as_ref())
     }
 
     /// `v_cmpx_le_u32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_u32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1600, ops.as_ref())
+        self.ctor(1609, ops.as_ref())
     }
 
     /// `v_cmpx_le_u32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_u32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1601, ops.as_ref())
+        self.ctor(1610, ops.as_ref())
     }
 
     /// `v_cmpx_le_u32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_u32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1602, ops.as_ref())
+        self.ctor(1611, ops.as_ref())
     }
 
     /// `v_cmpx_le_u64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_u64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1603, ops.as_ref())
+        self.ctor(1612, ops.as_ref())
     }
 
     /// `v_cmpx_le_u64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_u64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1604, ops.as_ref())
+        self.ctor(1613, ops.as_ref())
     }
 
     /// `v_cmpx_le_u64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_le_u64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1605, ops.as_ref())
+        self.ctor(1614, ops.as_ref())
     }
 
     /// `v_cmpx_lg_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lg_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1606, ops.as_ref())
+        self.ctor(1615, ops.as_ref())
     }
 
     /// `v_cmpx_lg_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lg_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1607, ops.as_ref())
+        self.ctor(1616, ops.as_ref())
     }
 
     /// `v_cmpx_lg_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lg_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1608, ops.as_ref())
+        self.ctor(1617, ops.as_ref())
     }
 
     /// `v_cmpx_lg_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lg_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1609, ops.as_ref())
+        self.ctor(1618, ops.as_ref())
     }
 
     /// `v_cmpx_lg_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lg_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1610, ops.as_ref())
+        self.ctor(1619, ops.as_ref())
     }
 
     /// `v_cmpx_lg_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lg_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1611, ops.as_ref())
+        self.ctor(1620, ops.as_ref())
     }
 
     /// `v_cmpx_lg_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lg_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1612, ops.as_ref())
+        self.ctor(1621, ops.as_ref())
     }
 
     /// `v_cmpx_lg_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lg_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1613, ops.as_ref())
+        self.ctor(1622, ops.as_ref())
     }
 
     /// `v_cmpx_lg_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lg_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1614, ops.as_ref())
+        self.ctor(1623, ops.as_ref())
     }
 
     /// `v_cmpx_lt_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1615, ops.as_ref())
+        self.ctor(1624, ops.as_ref())
     }
 
     /// `v_cmpx_lt_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1616, ops.as_ref())
+        self.ctor(1625, ops.as_ref())
     }
 
     /// `v_cmpx_lt_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1617, ops.as_ref())
+        self.ctor(1626, ops.as_ref())
     }
 
     /// `v_cmpx_lt_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1618, ops.as_ref())
+        self.ctor(1627, ops.as_ref())
     }
 
     /// `v_cmpx_lt_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1619, ops.as_ref())
+        self.ctor(1628, ops.as_ref())
     }
 
     /// `v_cmpx_lt_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1620, ops.as_ref())
+        self.ctor(1629, ops.as_ref())
     }
 
     /// `v_cmpx_lt_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1621, ops.as_ref())
+        self.ctor(1630, ops.as_ref())
     }
 
     /// `v_cmpx_lt_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1622, ops.as_ref())
+        self.ctor(1631, ops.as_ref())
     }
 
     /// `v_cmpx_lt_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1623, ops.as_ref())
+        self.ctor(1632, ops.as_ref())
     }
 
     /// `v_cmpx_lt_i16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_i16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1624, ops.as_ref())
+        self.ctor(1633, ops.as_ref())
     }
 
     /// `v_cmpx_lt_i16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_i16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1625, ops.as_ref())
+        self.ctor(1634, ops.as_ref())
     }
 
     /// `v_cmpx_lt_i16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_i16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1626, ops.as_ref())
+        self.ctor(1635, ops.as_ref())
     }
 
     /// `v_cmpx_lt_i32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_i32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1627, ops.as_ref())
+        self.ctor(1636, ops.as_ref())
     }
 
     /// `v_cmpx_lt_i32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_i32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1628, ops.as_ref())
+        self.ctor(1637, ops.as_ref())
     }
 
     /// `v_cmpx_lt_i32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_i32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1629, ops.as_ref())
+        self.ctor(1638, ops.as_ref())
     }
 
     /// `v_cmpx_lt_i64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_i64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1630, ops.as_ref())
+        self.ctor(1639, ops.as_ref())
     }
 
     /// `v_cmpx_lt_i64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_i64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1631, ops.as_ref())
+        self.ctor(1640, ops.as_ref())
     }
 
     /// `v_cmpx_lt_i64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_i64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1632, ops.as_ref())
+        self.ctor(1641, ops.as_ref())
     }
 
     /// `v_cmpx_lt_u16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_u16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1633, ops.as_ref())
+        self.ctor(1642, ops.as_ref())
     }
 
     /// `v_cmpx_lt_u16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_u16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1634, ops.as_ref())
+        self.ctor(1643, ops.as_ref())
     }
 
     /// `v_cmpx_lt_u16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_u16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1635, ops.as_ref())
+        self.ctor(1644, ops.as_ref())
     }
 
     /// `v_cmpx_lt_u32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_u32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1636, ops.as_ref())
+        self.ctor(1645, ops.as_ref())
     }
 
     /// `v_cmpx_lt_u32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_u32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1637, ops.as_ref())
+        self.ctor(1646, ops.as_ref())
     }
 
     /// `v_cmpx_lt_u32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_u32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1638, ops.as_ref())
+        self.ctor(1647, ops.as_ref())
     }
 
     /// `v_cmpx_lt_u64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_u64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1639, ops.as_ref())
+        self.ctor(1648, ops.as_ref())
     }
 
     /// `v_cmpx_lt_u64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_u64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1640, ops.as_ref())
+        self.ctor(1649, ops.as_ref())
     }
 
     /// `v_cmpx_lt_u64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_lt_u64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1641, ops.as_ref())
+        self.ctor(1650, ops.as_ref())
     }
 
     /// `v_cmpx_ne_i16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_i16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1642, ops.as_ref())
+        self.ctor(1651, ops.as_ref())
     }
 
     /// `v_cmpx_ne_i16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_i16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1643, ops.as_ref())
+        self.ctor(1652, ops.as_ref())
     }
 
     /// `v_cmpx_ne_i16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_i16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1644, ops.as_ref())
+        self.ctor(1653, ops.as_ref())
     }
 
     /// `v_cmpx_ne_i32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_i32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1645, ops.as_ref())
+        self.ctor(1654, ops.as_ref())
     }
 
     /// `v_cmpx_ne_i32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_i32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1646, ops.as_ref())
+        self.ctor(1655, ops.as_ref())
     }
 
     /// `v_cmpx_ne_i32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_i32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1647, ops.as_ref())
+        self.ctor(1656, ops.as_ref())
     }
 
     /// `v_cmpx_ne_i64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_i64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1648, ops.as_ref())
+        self.ctor(1657, ops.as_ref())
     }
 
     /// `v_cmpx_ne_i64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_i64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1649, ops.as_ref())
+        self.ctor(1658, ops.as_ref())
     }
 
     /// `v_cmpx_ne_i64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_i64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1650, ops.as_ref())
+        self.ctor(1659, ops.as_ref())
     }
 
     /// `v_cmpx_ne_u16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_u16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1651, ops.as_ref())
+        self.ctor(1660, ops.as_ref())
     }
 
     /// `v_cmpx_ne_u16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_u16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1652, ops.as_ref())
+        self.ctor(1661, ops.as_ref())
     }
 
     /// `v_cmpx_ne_u16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_u16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1653, ops.as_ref())
+        self.ctor(1662, ops.as_ref())
     }
 
     /// `v_cmpx_ne_u32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_u32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1654, ops.as_ref())
+        self.ctor(1663, ops.as_ref())
     }
 
     /// `v_cmpx_ne_u32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_u32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1655, ops.as_ref())
+        self.ctor(1664, ops.as_ref())
     }
 
     /// `v_cmpx_ne_u32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_u32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1656, ops.as_ref())
+        self.ctor(1665, ops.as_ref())
     }
 
     /// `v_cmpx_ne_u64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_u64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1657, ops.as_ref())
+        self.ctor(1666, ops.as_ref())
     }
 
     /// `v_cmpx_ne_u64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_u64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1658, ops.as_ref())
+        self.ctor(1667, ops.as_ref())
     }
 
     /// `v_cmpx_ne_u64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ne_u64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1659, ops.as_ref())
+        self.ctor(1668, ops.as_ref())
     }
 
     /// `v_cmpx_neq_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_neq_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1660, ops.as_ref())
+        self.ctor(1669, ops.as_ref())
     }
 
     /// `v_cmpx_neq_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_neq_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1661, ops.as_ref())
+        self.ctor(1670, ops.as_ref())
     }
 
     /// `v_cmpx_neq_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_neq_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1662, ops.as_ref())
+        self.ctor(1671, ops.as_ref())
     }
 
     /// `v_cmpx_neq_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_neq_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1663, ops.as_ref())
+        self.ctor(1672, ops.as_ref())
     }
 
     /// `v_cmpx_neq_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_neq_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1664, ops.as_ref())
+        self.ctor(1673, ops.as_ref())
     }
 
     /// `v_cmpx_neq_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_neq_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1665, ops.as_ref())
+        self.ctor(1674, ops.as_ref())
     }
 
     /// `v_cmpx_neq_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_neq_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1666, ops.as_ref())
+        self.ctor(1675, ops.as_ref())
     }
 
     /// `v_cmpx_neq_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_neq_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1667, ops.as_ref())
+        self.ctor(1676, ops.as_ref())
     }
 
     /// `v_cmpx_neq_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_neq_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1668, ops.as_ref())
+        self.ctor(1677, ops.as_ref())
     }
 
     /// `v_cmpx_nge_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nge_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1669, ops.as_ref())
+        self.ctor(1678, ops.as_ref())
     }
 
     /// `v_cmpx_nge_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nge_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1670, ops.as_ref())
+        self.ctor(1679, ops.as_ref())
     }
 
     /// `v_cmpx_nge_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nge_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1671, ops.as_ref())
+        self.ctor(1680, ops.as_ref())
     }
 
     /// `v_cmpx_nge_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nge_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1672, ops.as_ref())
+        self.ctor(1681, ops.as_ref())
     }
 
     /// `v_cmpx_nge_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nge_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1673, ops.as_ref())
+        self.ctor(1682, ops.as_ref())
     }
 
     /// `v_cmpx_nge_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nge_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1674, ops.as_ref())
+        self.ctor(1683, ops.as_ref())
     }
 
     /// `v_cmpx_nge_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nge_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1675, ops.as_ref())
+        self.ctor(1684, ops.as_ref())
     }
 
     /// `v_cmpx_nge_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nge_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1676, ops.as_ref())
+        self.ctor(1685, ops.as_ref())
     }
 
     /// `v_cmpx_nge_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nge_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1677, ops.as_ref())
+        self.ctor(1686, ops.as_ref())
     }
 
     /// `v_cmpx_ngt_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ngt_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1678, ops.as_ref())
+        self.ctor(1687, ops.as_ref())
     }
 
     /// `v_cmpx_ngt_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ngt_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1679, ops.as_ref())
+        self.ctor(1688, ops.as_ref())
     }
 
     /// `v_cmpx_ngt_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ngt_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1680, ops.as_ref())
+        self.ctor(1689, ops.as_ref())
     }
 
     /// `v_cmpx_ngt_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ngt_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1681, ops.as_ref())
+        self.ctor(1690, ops.as_ref())
     }
 
     /// `v_cmpx_ngt_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ngt_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1682, ops.as_ref())
+        self.ctor(1691, ops.as_ref())
     }
 
     /// `v_cmpx_ngt_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ngt_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1683, ops.as_ref())
+        self.ctor(1692, ops.as_ref())
     }
 
     /// `v_cmpx_ngt_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ngt_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1684, ops.as_ref())
+        self.ctor(1693, ops.as_ref())
     }
 
     /// `v_cmpx_ngt_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ngt_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1685, ops.as_ref())
+        self.ctor(1694, ops.as_ref())
     }
 
     /// `v_cmpx_ngt_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_ngt_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1686, ops.as_ref())
+        self.ctor(1695, ops.as_ref())
     }
 
     /// `v_cmpx_nle_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nle_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1687, ops.as_ref())
+        self.ctor(1696, ops.as_ref())
     }
 
     /// `v_cmpx_nle_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nle_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1688, ops.as_ref())
+        self.ctor(1697, ops.as_ref())
     }
 
     /// `v_cmpx_nle_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nle_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1689, ops.as_ref())
+        self.ctor(1698, ops.as_ref())
     }
 
     /// `v_cmpx_nle_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nle_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1690, ops.as_ref())
+        self.ctor(1699, ops.as_ref())
     }
 
     /// `v_cmpx_nle_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nle_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1691, ops.as_ref())
+        self.ctor(1700, ops.as_ref())
     }
 
     /// `v_cmpx_nle_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nle_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1692, ops.as_ref())
+        self.ctor(1701, ops.as_ref())
     }
 
     /// `v_cmpx_nle_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nle_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1693, ops.as_ref())
+        self.ctor(1702, ops.as_ref())
     }
 
     /// `v_cmpx_nle_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nle_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1694, ops.as_ref())
+        self.ctor(1703, ops.as_ref())
     }
 
     /// `v_cmpx_nle_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nle_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1695, ops.as_ref())
+        self.ctor(1704, ops.as_ref())
     }
 
     /// `v_cmpx_nlg_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlg_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1696, ops.as_ref())
+        self.ctor(1705, ops.as_ref())
     }
 
     /// `v_cmpx_nlg_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlg_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1697, ops.as_ref())
+        self.ctor(1706, ops.as_ref())
     }
 
     /// `v_cmpx_nlg_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlg_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1698, ops.as_ref())
+        self.ctor(1707, ops.as_ref())
     }
 
     /// `v_cmpx_nlg_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlg_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1699, ops.as_ref())
+        self.ctor(1708, ops.as_ref())
     }
 
     /// `v_cmpx_nlg_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlg_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1700, ops.as_ref())
+        self.ctor(1709, ops.as_ref())
     }
 
     /// `v_cmpx_nlg_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlg_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1701, ops.as_ref())
+        self.ctor(1710, ops.as_ref())
     }
 
     /// `v_cmpx_nlg_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlg_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1702, ops.as_ref())
+        self.ctor(1711, ops.as_ref())
     }
 
     /// `v_cmpx_nlg_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlg_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1703, ops.as_ref())
+        self.ctor(1712, ops.as_ref())
     }
 
     /// `v_cmpx_nlg_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlg_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1704, ops.as_ref())
+        self.ctor(1713, ops.as_ref())
     }
 
     /// `v_cmpx_nlt_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlt_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1705, ops.as_ref())
+        self.ctor(1714, ops.as_ref())
     }
 
     /// `v_cmpx_nlt_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlt_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1706, ops.as_ref())
+        self.ctor(1715, ops.as_ref())
     }
 
     /// `v_cmpx_nlt_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlt_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1707, ops.as_ref())
+        self.ctor(1716, ops.as_ref())
     }
 
     /// `v_cmpx_nlt_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlt_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1708, ops.as_ref())
+        self.ctor(1717, ops.as_ref())
     }
 
     /// `v_cmpx_nlt_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlt_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1709, ops.as_ref())
+        self.ctor(1718, ops.as_ref())
     }
 
     /// `v_cmpx_nlt_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlt_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1710, ops.as_ref())
+        self.ctor(1719, ops.as_ref())
     }
 
     /// `v_cmpx_nlt_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlt_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1711, ops.as_ref())
+        self.ctor(1720, ops.as_ref())
     }
 
     /// `v_cmpx_nlt_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlt_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1712, ops.as_ref())
+        self.ctor(1721, ops.as_ref())
     }
 
     /// `v_cmpx_nlt_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_nlt_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1713, ops.as_ref())
+        self.ctor(1722, ops.as_ref())
     }
 
     /// `v_cmpx_o_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_o_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1714, ops.as_ref())
+        self.ctor(1723, ops.as_ref())
     }
 
     /// `v_cmpx_o_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_o_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1715, ops.as_ref())
+        self.ctor(1724, ops.as_ref())
     }
 
     /// `v_cmpx_o_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_o_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1716, ops.as_ref())
+        self.ctor(1725, ops.as_ref())
     }
 
     /// `v_cmpx_o_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_o_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1717, ops.as_ref())
+        self.ctor(1726, ops.as_ref())
     }
 
     /// `v_cmpx_o_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_o_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1718, ops.as_ref())
+        self.ctor(1727, ops.as_ref())
     }
 
     /// `v_cmpx_o_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_o_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1719, ops.as_ref())
+        self.ctor(1728, ops.as_ref())
     }
 
     /// `v_cmpx_o_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_o_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1720, ops.as_ref())
+        self.ctor(1729, ops.as_ref())
     }
 
     /// `v_cmpx_o_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_o_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1721, ops.as_ref())
+        self.ctor(1730, ops.as_ref())
     }
 
     /// `v_cmpx_o_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_o_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1722, ops.as_ref())
+        self.ctor(1731, ops.as_ref())
     }
 
     /// `v_cmpx_t_f16 src0, vsrc1` (gfx1100).
     #[inline]
     fn v_cmpx_t_f16(&mut self, src0: impl Into<Self::Op>, vsrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1723, &[src0.into(), vsrc1.into()])
+        self.ctor(1732, &[src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_f16_e32 src0, vsrc1` (gfx1100).
     #[inline]
     fn v_cmpx_t_f16_e32(&mut self, src0: impl Into<Self::Op>, vsrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1724, &[src0.into(), vsrc1.into()])
+        self.ctor(1733, &[src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_f16_e64 src0, src1` (gfx1100).
     #[inline]
     fn v_cmpx_t_f16_e64(&mut self, src0: impl Into<Self::Op>, src1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1725, &[src0.into(), src1.into()])
+        self.ctor(1734, &[src0.into(), src1.into()])
     }
 
     /// `v_cmpx_t_f32 src0, vsrc1` (gfx1100).
     #[inline]
     fn v_cmpx_t_f32(&mut self, src0: impl Into<Self::Op>, vsrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1726, &[src0.into(), vsrc1.into()])
+        self.ctor(1735, &[src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_f32_e32 src0, vsrc1` (gfx1100).
     #[inline]
     fn v_cmpx_t_f32_e32(&mut self, src0: impl Into<Self::Op>, vsrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1727, &[src0.into(), vsrc1.into()])
+        self.ctor(1736, &[src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_f32_e64 src0, src1` (gfx1100).
     #[inline]
     fn v_cmpx_t_f32_e64(&mut self, src0: impl Into<Self::Op>, src1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1728, &[src0.into(), src1.into()])
+        self.ctor(1737, &[src0.into(), src1.into()])
     }
 
     /// `v_cmpx_t_f64 src0, vsrc1` (gfx1100).
     #[inline]
     fn v_cmpx_t_f64(&mut self, src0: impl Into<Self::Op>, vsrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1729, &[src0.into(), vsrc1.into()])
+        self.ctor(1738, &[src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_f64_e32 src0, vsrc1` (gfx1100).
     #[inline]
     fn v_cmpx_t_f64_e32(&mut self, src0: impl Into<Self::Op>, vsrc1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1730, &[src0.into(), vsrc1.into()])
+        self.ctor(1739, &[src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_f64_e64 src0, src1` (gfx1100).
     #[inline]
     fn v_cmpx_t_f64_e64(&mut self, src0: impl Into<Self::Op>, src1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1731, &[src0.into(), src1.into()])
+        self.ctor(1740, &[src0.into(), src1.into()])
     }
 
     /// `v_cmpx_t_i16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18087,7 +18150,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1732, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1741, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_i16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18098,7 +18161,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1733, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1742, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_i16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -18109,43 +18172,43 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1734, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1743, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmpx_t_i32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_i32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1735, ops.as_ref())
+        self.ctor(1744, ops.as_ref())
     }
 
     /// `v_cmpx_t_i32_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_i32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1736, ops.as_ref())
+        self.ctor(1745, ops.as_ref())
     }
 
     /// `v_cmpx_t_i32_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_i32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1737, ops.as_ref())
+        self.ctor(1746, ops.as_ref())
     }
 
     /// `v_cmpx_t_i64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_i64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1738, ops.as_ref())
+        self.ctor(1747, ops.as_ref())
     }
 
     /// `v_cmpx_t_i64_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_i64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1739, ops.as_ref())
+        self.ctor(1748, ops.as_ref())
     }
 
     /// `v_cmpx_t_i64_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_i64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1740, ops.as_ref())
+        self.ctor(1749, ops.as_ref())
     }
 
     /// `v_cmpx_t_u16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18156,7 +18219,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1741, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1750, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_u16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18167,7 +18230,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1742, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1751, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_t_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -18178,43 +18241,43 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1743, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1752, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmpx_t_u32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_u32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1744, ops.as_ref())
+        self.ctor(1753, ops.as_ref())
     }
 
     /// `v_cmpx_t_u32_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_u32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1745, ops.as_ref())
+        self.ctor(1754, ops.as_ref())
     }
 
     /// `v_cmpx_t_u32_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_u32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1746, ops.as_ref())
+        self.ctor(1755, ops.as_ref())
     }
 
     /// `v_cmpx_t_u64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_u64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1747, ops.as_ref())
+        self.ctor(1756, ops.as_ref())
     }
 
     /// `v_cmpx_t_u64_e32`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_u64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1748, ops.as_ref())
+        self.ctor(1757, ops.as_ref())
     }
 
     /// `v_cmpx_t_u64_e64`: 2 or 3 operands by architecture (gfx1100, gfx942, gfx950).
     #[inline]
     fn v_cmpx_t_u64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1749, ops.as_ref())
+        self.ctor(1758, ops.as_ref())
     }
 
     /// `v_cmpx_tru_f16 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18225,7 +18288,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1750, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1759, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_tru_f16_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18236,7 +18299,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1751, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1760, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_tru_f16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -18247,7 +18310,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1752, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1761, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmpx_tru_f32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18258,7 +18321,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1753, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1762, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_tru_f32_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18269,7 +18332,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1754, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1763, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_tru_f32_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -18280,7 +18343,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1755, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1764, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmpx_tru_f64 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18291,7 +18354,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1756, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1765, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_tru_f64_e32 vcc, src0, vsrc1` (gfx942, gfx950).
@@ -18302,7 +18365,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1757, &[vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(1766, &[vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cmpx_tru_f64_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -18313,61 +18376,61 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1758, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1767, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cmpx_u_f16`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_u_f16(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1759, ops.as_ref())
+        self.ctor(1768, ops.as_ref())
     }
 
     /// `v_cmpx_u_f16_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_u_f16_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1760, ops.as_ref())
+        self.ctor(1769, ops.as_ref())
     }
 
     /// `v_cmpx_u_f16_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_u_f16_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1761, ops.as_ref())
+        self.ctor(1770, ops.as_ref())
     }
 
     /// `v_cmpx_u_f32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_u_f32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1762, ops.as_ref())
+        self.ctor(1771, ops.as_ref())
     }
 
     /// `v_cmpx_u_f32_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_u_f32_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1763, ops.as_ref())
+        self.ctor(1772, ops.as_ref())
     }
 
     /// `v_cmpx_u_f32_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_u_f32_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1764, ops.as_ref())
+        self.ctor(1773, ops.as_ref())
     }
 
     /// `v_cmpx_u_f64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_u_f64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1765, ops.as_ref())
+        self.ctor(1774, ops.as_ref())
     }
 
     /// `v_cmpx_u_f64_e32`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_u_f64_e32(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1766, ops.as_ref())
+        self.ctor(1775, ops.as_ref())
     }
 
     /// `v_cmpx_u_f64_e64`: 2 or 3 operands by architecture (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cmpx_u_f64_e64(&mut self, ops: impl AsRef<[Self::Op]>) -> &mut Self {
-        self.ctor(1767, ops.as_ref())
+        self.ctor(1776, ops.as_ref())
     }
 
     /// `v_cndmask_b16 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -18379,7 +18442,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1768, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1777, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cndmask_b32 vdst, src0, vsrc1, vcc_lo` (gfx1100, gfx1201, gfx942, gfx950).
@@ -18391,7 +18454,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc_lo: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1769, &[vdst.into(), src0.into(), vsrc1.into(), vcc_lo.into()])
+        self.ctor(1778, &[vdst.into(), src0.into(), vsrc1.into(), vcc_lo.into()])
     }
 
     /// `v_cndmask_b32_e32 vdst, src0, vsrc1, vcc_lo` (gfx1100, gfx1201, gfx942, gfx950).
@@ -18403,7 +18466,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc_lo: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1770, &[vdst.into(), src0.into(), vsrc1.into(), vcc_lo.into()])
+        self.ctor(1779, &[vdst.into(), src0.into(), vsrc1.into(), vcc_lo.into()])
     }
 
     /// `v_cndmask_b32_e64 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -18415,61 +18478,61 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1771, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1780, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cos_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cos_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1772, &[vdst.into(), src0.into()])
+        self.ctor(1781, &[vdst.into(), src0.into()])
     }
 
     /// `v_cos_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cos_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1773, &[vdst.into(), src0.into()])
+        self.ctor(1782, &[vdst.into(), src0.into()])
     }
 
     /// `v_cos_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cos_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1774, &[vdst.into(), src0.into()])
+        self.ctor(1783, &[vdst.into(), src0.into()])
     }
 
     /// `v_cos_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cos_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1775, &[vdst.into(), src0.into()])
+        self.ctor(1784, &[vdst.into(), src0.into()])
     }
 
     /// `v_cos_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cos_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1776, &[vdst.into(), src0.into()])
+        self.ctor(1785, &[vdst.into(), src0.into()])
     }
 
     /// `v_cos_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cos_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1777, &[vdst.into(), src0.into()])
+        self.ctor(1786, &[vdst.into(), src0.into()])
     }
 
     /// `v_ctz_i32_b32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_ctz_i32_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1778, &[vdst.into(), src0.into()])
+        self.ctor(1787, &[vdst.into(), src0.into()])
     }
 
     /// `v_ctz_i32_b32_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_ctz_i32_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1779, &[vdst.into(), src0.into()])
+        self.ctor(1788, &[vdst.into(), src0.into()])
     }
 
     /// `v_ctz_i32_b32_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_ctz_i32_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1780, &[vdst.into(), src0.into()])
+        self.ctor(1789, &[vdst.into(), src0.into()])
     }
 
     /// `v_cubeid_f32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -18481,7 +18544,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1781, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1790, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cubema_f32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -18493,7 +18556,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1782, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1791, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cubesc_f32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -18505,7 +18568,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1783, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1792, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cubetc_f32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -18517,493 +18580,493 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1784, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1793, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_f16_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f16_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1785, &[vdst.into(), src0.into()])
+        self.ctor(1794, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f16_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f16_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1786, &[vdst.into(), src0.into()])
+        self.ctor(1795, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f16_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f16_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1787, &[vdst.into(), src0.into()])
+        self.ctor(1796, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f16_i16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f16_i16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1788, &[vdst.into(), src0.into()])
+        self.ctor(1797, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f16_i16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f16_i16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1789, &[vdst.into(), src0.into()])
+        self.ctor(1798, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f16_i16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f16_i16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1790, &[vdst.into(), src0.into()])
+        self.ctor(1799, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f16_u16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f16_u16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1791, &[vdst.into(), src0.into()])
+        self.ctor(1800, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f16_u16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f16_u16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1792, &[vdst.into(), src0.into()])
+        self.ctor(1801, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f16_u16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f16_u16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1793, &[vdst.into(), src0.into()])
+        self.ctor(1802, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_bf16 vdst, src0` (gfx950).
     #[inline]
     fn v_cvt_f32_bf16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1794, &[vdst.into(), src0.into()])
+        self.ctor(1803, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_bf16_e32 vdst, src0` (gfx950).
     #[inline]
     fn v_cvt_f32_bf16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1795, &[vdst.into(), src0.into()])
+        self.ctor(1804, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_bf16_e64 vdst, src0` (gfx950).
     #[inline]
     fn v_cvt_f32_bf16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1796, &[vdst.into(), src0.into()])
+        self.ctor(1805, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_bf8 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_bf8(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1797, &[vdst.into(), src0.into()])
+        self.ctor(1806, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_bf8_e32 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_bf8_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1798, &[vdst.into(), src0.into()])
+        self.ctor(1807, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_bf8_e64 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_bf8_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1799, &[vdst.into(), src0.into()])
+        self.ctor(1808, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1800, &[vdst.into(), src0.into()])
+        self.ctor(1809, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1801, &[vdst.into(), src0.into()])
+        self.ctor(1810, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1802, &[vdst.into(), src0.into()])
+        self.ctor(1811, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1803, &[vdst.into(), src0.into()])
+        self.ctor(1812, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1804, &[vdst.into(), src0.into()])
+        self.ctor(1813, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1805, &[vdst.into(), src0.into()])
+        self.ctor(1814, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_fp8 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_fp8(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1806, &[vdst.into(), src0.into()])
+        self.ctor(1815, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_fp8_e32 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_fp8_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1807, &[vdst.into(), src0.into()])
+        self.ctor(1816, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_fp8_e64 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_fp8_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1808, &[vdst.into(), src0.into()])
+        self.ctor(1817, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_i32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_i32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1809, &[vdst.into(), src0.into()])
+        self.ctor(1818, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_i32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_i32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1810, &[vdst.into(), src0.into()])
+        self.ctor(1819, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_i32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_i32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1811, &[vdst.into(), src0.into()])
+        self.ctor(1820, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_u32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_u32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1812, &[vdst.into(), src0.into()])
+        self.ctor(1821, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_u32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_u32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1813, &[vdst.into(), src0.into()])
+        self.ctor(1822, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_u32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_u32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1814, &[vdst.into(), src0.into()])
+        self.ctor(1823, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte0 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte0(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1815, &[vdst.into(), src0.into()])
+        self.ctor(1824, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte0_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte0_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1816, &[vdst.into(), src0.into()])
+        self.ctor(1825, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte0_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte0_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1817, &[vdst.into(), src0.into()])
+        self.ctor(1826, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte1 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte1(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1818, &[vdst.into(), src0.into()])
+        self.ctor(1827, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte1_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte1_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1819, &[vdst.into(), src0.into()])
+        self.ctor(1828, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte1_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte1_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1820, &[vdst.into(), src0.into()])
+        self.ctor(1829, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte2 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte2(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1821, &[vdst.into(), src0.into()])
+        self.ctor(1830, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte2_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte2_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1822, &[vdst.into(), src0.into()])
+        self.ctor(1831, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte2_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte2_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1823, &[vdst.into(), src0.into()])
+        self.ctor(1832, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte3 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte3(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1824, &[vdst.into(), src0.into()])
+        self.ctor(1833, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte3_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte3_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1825, &[vdst.into(), src0.into()])
+        self.ctor(1834, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f32_ubyte3_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f32_ubyte3_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1826, &[vdst.into(), src0.into()])
+        self.ctor(1835, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f64_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f64_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1827, &[vdst.into(), src0.into()])
+        self.ctor(1836, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f64_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f64_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1828, &[vdst.into(), src0.into()])
+        self.ctor(1837, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f64_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f64_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1829, &[vdst.into(), src0.into()])
+        self.ctor(1838, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f64_i32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f64_i32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1830, &[vdst.into(), src0.into()])
+        self.ctor(1839, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f64_i32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f64_i32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1831, &[vdst.into(), src0.into()])
+        self.ctor(1840, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f64_i32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f64_i32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1832, &[vdst.into(), src0.into()])
+        self.ctor(1841, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f64_u32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f64_u32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1833, &[vdst.into(), src0.into()])
+        self.ctor(1842, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f64_u32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f64_u32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1834, &[vdst.into(), src0.into()])
+        self.ctor(1843, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_f64_u32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_f64_u32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1835, &[vdst.into(), src0.into()])
+        self.ctor(1844, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_floor_i32_f32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_floor_i32_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1836, &[vdst.into(), src0.into()])
+        self.ctor(1845, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_floor_i32_f32_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_floor_i32_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1837, &[vdst.into(), src0.into()])
+        self.ctor(1846, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_floor_i32_f32_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_floor_i32_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1838, &[vdst.into(), src0.into()])
+        self.ctor(1847, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_flr_i32_f32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_cvt_flr_i32_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1839, &[vdst.into(), src0.into()])
+        self.ctor(1848, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_flr_i32_f32_e32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_cvt_flr_i32_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1840, &[vdst.into(), src0.into()])
+        self.ctor(1849, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_flr_i32_f32_e64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_cvt_flr_i32_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1841, &[vdst.into(), src0.into()])
+        self.ctor(1850, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i16_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_i16_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1842, &[vdst.into(), src0.into()])
+        self.ctor(1851, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i16_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_i16_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1843, &[vdst.into(), src0.into()])
+        self.ctor(1852, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i16_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_i16_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1844, &[vdst.into(), src0.into()])
+        self.ctor(1853, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i32_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_i32_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1845, &[vdst.into(), src0.into()])
+        self.ctor(1854, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i32_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_i32_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1846, &[vdst.into(), src0.into()])
+        self.ctor(1855, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i32_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_i32_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1847, &[vdst.into(), src0.into()])
+        self.ctor(1856, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i32_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_i32_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1848, &[vdst.into(), src0.into()])
+        self.ctor(1857, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i32_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_i32_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1849, &[vdst.into(), src0.into()])
+        self.ctor(1858, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i32_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_i32_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1850, &[vdst.into(), src0.into()])
+        self.ctor(1859, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i32_i16 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_i32_i16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1851, &[vdst.into(), src0.into()])
+        self.ctor(1860, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i32_i16_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_i32_i16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1852, &[vdst.into(), src0.into()])
+        self.ctor(1861, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_i32_i16_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_i32_i16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1853, &[vdst.into(), src0.into()])
+        self.ctor(1862, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_nearest_i32_f32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_nearest_i32_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1854, &[vdst.into(), src0.into()])
+        self.ctor(1863, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_nearest_i32_f32_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_nearest_i32_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1855, &[vdst.into(), src0.into()])
+        self.ctor(1864, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_nearest_i32_f32_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_nearest_i32_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1856, &[vdst.into(), src0.into()])
+        self.ctor(1865, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_norm_i16_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_norm_i16_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1857, &[vdst.into(), src0.into()])
+        self.ctor(1866, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_norm_i16_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_norm_i16_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1858, &[vdst.into(), src0.into()])
+        self.ctor(1867, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_norm_i16_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_norm_i16_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1859, &[vdst.into(), src0.into()])
+        self.ctor(1868, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_norm_u16_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_norm_u16_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1860, &[vdst.into(), src0.into()])
+        self.ctor(1869, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_norm_u16_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_norm_u16_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1861, &[vdst.into(), src0.into()])
+        self.ctor(1870, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_norm_u16_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_norm_u16_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1862, &[vdst.into(), src0.into()])
+        self.ctor(1871, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_off_f32_i4 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_off_f32_i4(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1863, &[vdst.into(), src0.into()])
+        self.ctor(1872, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_off_f32_i4_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_off_f32_i4_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1864, &[vdst.into(), src0.into()])
+        self.ctor(1873, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_off_f32_i4_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_off_f32_i4_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1865, &[vdst.into(), src0.into()])
+        self.ctor(1874, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_pk_bf16_f32 vdst, src0, src1` (gfx950).
@@ -19014,7 +19077,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1866, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1875, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_bf8_f32 vdst, src0, src1` (gfx1201, gfx942, gfx950).
@@ -19025,7 +19088,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1867, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1876, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_f16_f32 vdst, src0, src1` (gfx950).
@@ -19036,43 +19099,43 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1868, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1877, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_f32_bf8 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_pk_f32_bf8(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1869, &[vdst.into(), src0.into()])
+        self.ctor(1878, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_pk_f32_bf8_e32 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_pk_f32_bf8_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1870, &[vdst.into(), src0.into()])
+        self.ctor(1879, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_pk_f32_bf8_e64 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_pk_f32_bf8_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1871, &[vdst.into(), src0.into()])
+        self.ctor(1880, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_pk_f32_fp8 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_pk_f32_fp8(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1872, &[vdst.into(), src0.into()])
+        self.ctor(1881, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_pk_f32_fp8_e32 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_pk_f32_fp8_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1873, &[vdst.into(), src0.into()])
+        self.ctor(1882, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_pk_f32_fp8_e64 vdst, src0` (gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_pk_f32_fp8_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1874, &[vdst.into(), src0.into()])
+        self.ctor(1883, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_pk_fp8_f32 vdst, src0, src1` (gfx1201, gfx942, gfx950).
@@ -19083,7 +19146,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1875, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1884, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_i16_f32 vdst, src0, src1` (gfx1100, gfx1201).
@@ -19094,7 +19157,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1876, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1885, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_i16_i32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -19105,7 +19168,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1877, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1886, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_norm_i16_f16 vdst, src0, src1` (gfx1100, gfx1201).
@@ -19116,7 +19179,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1878, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1887, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_norm_i16_f32 vdst, src0, src1` (gfx1100, gfx1201).
@@ -19127,7 +19190,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1879, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1888, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_norm_u16_f16 vdst, src0, src1` (gfx1100, gfx1201).
@@ -19138,7 +19201,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1880, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1889, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_norm_u16_f32 vdst, src0, src1` (gfx1100, gfx1201).
@@ -19149,7 +19212,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1881, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1890, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_rtz_f16_f32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -19160,7 +19223,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1882, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1891, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cvt_pk_rtz_f16_f32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -19171,7 +19234,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1883, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1892, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_cvt_pk_rtz_f16_f32_e64 vdst, src0, src1` (gfx1100, gfx1201).
@@ -19182,7 +19245,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1884, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1893, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_u16_f32 vdst, src0, src1` (gfx1100, gfx1201).
@@ -19193,7 +19256,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1885, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1894, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_u16_u32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -19204,7 +19267,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1886, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1895, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pk_u8_f32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -19216,7 +19279,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1887, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1896, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_pkaccum_u8_f32 vdst, src0, src1` (gfx942, gfx950).
@@ -19227,7 +19290,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1888, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1897, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pknorm_i16_f16 vdst, src0, src1` (gfx942, gfx950).
@@ -19238,7 +19301,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1889, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1898, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pknorm_i16_f32 vdst, src0, src1` (gfx942, gfx950).
@@ -19249,7 +19312,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1890, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1899, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pknorm_u16_f16 vdst, src0, src1` (gfx942, gfx950).
@@ -19260,7 +19323,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1891, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1900, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pknorm_u16_f32 vdst, src0, src1` (gfx942, gfx950).
@@ -19271,7 +19334,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1892, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1901, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_pkrtz_f16_f32 vdst, src0, src1` (gfx942, gfx950).
@@ -19282,25 +19345,25 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1893, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1902, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_rpi_i32_f32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_cvt_rpi_i32_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1894, &[vdst.into(), src0.into()])
+        self.ctor(1903, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_rpi_i32_f32_e32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_cvt_rpi_i32_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1895, &[vdst.into(), src0.into()])
+        self.ctor(1904, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_rpi_i32_f32_e64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_cvt_rpi_i32_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1896, &[vdst.into(), src0.into()])
+        self.ctor(1905, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_scalef32_2xpk16_bf6_f32 vdst, src0, src1, src2` (gfx950).
@@ -19312,7 +19375,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1897, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1906, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_2xpk16_fp6_f32 vdst, src0, src1, src2` (gfx950).
@@ -19324,7 +19387,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1898, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1907, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_f16_bf8 vdst, src0, src1` (gfx950).
@@ -19335,7 +19398,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1899, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1908, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_f16_fp8 vdst, src0, src1` (gfx950).
@@ -19346,7 +19409,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1900, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1909, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_f32_bf8 vdst, src0, src1` (gfx950).
@@ -19357,7 +19420,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1901, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1910, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_f32_fp8 vdst, src0, src1` (gfx950).
@@ -19368,7 +19431,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1902, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1911, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_bf16_bf6 vdst, src0, src1` (gfx950).
@@ -19379,7 +19442,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1903, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1912, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_bf16_fp6 vdst, src0, src1` (gfx950).
@@ -19390,7 +19453,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1904, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1913, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_bf6_bf16 vdst, src0, src1` (gfx950).
@@ -19401,7 +19464,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1905, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1914, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_bf6_f16 vdst, src0, src1` (gfx950).
@@ -19412,7 +19475,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1906, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1915, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_f16_bf6 vdst, src0, src1` (gfx950).
@@ -19423,7 +19486,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1907, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1916, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_f16_fp6 vdst, src0, src1` (gfx950).
@@ -19434,7 +19497,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1908, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1917, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_f32_bf6 vdst, src0, src1` (gfx950).
@@ -19445,7 +19508,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1909, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1918, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_f32_fp6 vdst, src0, src1` (gfx950).
@@ -19456,7 +19519,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1910, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1919, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_fp6_bf16 vdst, src0, src1` (gfx950).
@@ -19467,7 +19530,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1911, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1920, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk32_fp6_f16 vdst, src0, src1` (gfx950).
@@ -19478,7 +19541,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1912, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1921, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_bf16_bf8 vdst, src0, src1` (gfx950).
@@ -19489,7 +19552,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1913, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1922, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_bf16_fp4 vdst, src0, src1` (gfx950).
@@ -19500,7 +19563,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1914, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1923, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_bf16_fp8 vdst, src0, src1` (gfx950).
@@ -19511,7 +19574,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1915, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1924, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_bf8_bf16 vdst, src0, src1` (gfx950).
@@ -19522,7 +19585,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1916, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1925, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_bf8_f16 vdst, src0, src1` (gfx950).
@@ -19533,7 +19596,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1917, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1926, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_bf8_f32 vdst, src0, src1, src2` (gfx950).
@@ -19545,7 +19608,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1918, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1927, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_pk_f16_bf8 vdst, src0, src1` (gfx950).
@@ -19556,7 +19619,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1919, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1928, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_f16_fp4 vdst, src0, src1` (gfx950).
@@ -19567,7 +19630,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1920, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1929, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_f16_fp8 vdst, src0, src1` (gfx950).
@@ -19578,7 +19641,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1921, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1930, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_f32_bf8 vdst, src0, src1` (gfx950).
@@ -19589,7 +19652,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1922, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1931, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_f32_fp4 vdst, src0, src1` (gfx950).
@@ -19600,7 +19663,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1923, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1932, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_f32_fp8 vdst, src0, src1` (gfx950).
@@ -19611,7 +19674,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1924, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1933, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_fp4_bf16 vdst, src0, src1` (gfx950).
@@ -19622,7 +19685,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1925, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1934, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_fp4_f16 vdst, src0, src1` (gfx950).
@@ -19633,7 +19696,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1926, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1935, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_fp4_f32 vdst, src0, src1, src2` (gfx950).
@@ -19645,7 +19708,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1927, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1936, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_pk_fp8_bf16 vdst, src0, src1` (gfx950).
@@ -19656,7 +19719,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1928, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1937, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_fp8_f16 vdst, src0, src1` (gfx950).
@@ -19667,7 +19730,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1929, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1938, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_scalef32_pk_fp8_f32 vdst, src0, src1, src2` (gfx950).
@@ -19679,7 +19742,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1930, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1939, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_bf8_bf16 vdst, src0, src1, src2` (gfx950).
@@ -19691,7 +19754,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1931, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1940, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_bf8_f16 vdst, src0, src1, src2` (gfx950).
@@ -19703,7 +19766,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1932, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1941, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_bf8_f32 vdst, src0, src1, src2` (gfx950).
@@ -19715,7 +19778,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1933, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1942, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_fp8_bf16 vdst, src0, src1, src2` (gfx950).
@@ -19727,7 +19790,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1934, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1943, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_fp8_f16 vdst, src0, src1, src2` (gfx950).
@@ -19739,7 +19802,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1935, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1944, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_fp8_f32 vdst, src0, src1, src2` (gfx950).
@@ -19751,7 +19814,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1936, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1945, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_pk32_bf6_bf16 vdst, src0, src1, src2` (gfx950).
@@ -19763,7 +19826,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1937, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1946, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_pk32_bf6_f16 vdst, src0, src1, src2` (gfx950).
@@ -19775,7 +19838,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1938, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1947, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_pk32_bf6_f32 vdst, src0, src1, src2` (gfx950).
@@ -19787,7 +19850,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1939, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1948, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_pk32_fp6_bf16 vdst, src0, src1, src2` (gfx950).
@@ -19799,7 +19862,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1940, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1949, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_pk32_fp6_f16 vdst, src0, src1, src2` (gfx950).
@@ -19811,7 +19874,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1941, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1950, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_pk32_fp6_f32 vdst, src0, src1, src2` (gfx950).
@@ -19823,7 +19886,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1942, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1951, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_pk_fp4_bf16 vdst, src0, src1, src2` (gfx950).
@@ -19835,7 +19898,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1943, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1952, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_pk_fp4_f16 vdst, src0, src1, src2` (gfx950).
@@ -19847,7 +19910,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1944, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1953, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_scalef32_sr_pk_fp4_f32 vdst, src0, src1, src2` (gfx950).
@@ -19859,7 +19922,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1945, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1954, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_cvt_sr_bf16_f32 vdst, src0, src1` (gfx950).
@@ -19870,7 +19933,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1946, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1955, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_sr_bf8_f32 vdst, src0, src1` (gfx1201, gfx942, gfx950).
@@ -19881,7 +19944,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1947, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1956, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_sr_f16_f32 vdst, src0, src1` (gfx950).
@@ -19892,7 +19955,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1948, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1957, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_sr_fp8_f32 vdst, src0, src1` (gfx1201, gfx942, gfx950).
@@ -19903,79 +19966,79 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1949, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1958, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_cvt_u16_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_u16_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1950, &[vdst.into(), src0.into()])
+        self.ctor(1959, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u16_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_u16_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1951, &[vdst.into(), src0.into()])
+        self.ctor(1960, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u16_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_u16_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1952, &[vdst.into(), src0.into()])
+        self.ctor(1961, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u32_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_u32_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1953, &[vdst.into(), src0.into()])
+        self.ctor(1962, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u32_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_u32_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1954, &[vdst.into(), src0.into()])
+        self.ctor(1963, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u32_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_u32_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1955, &[vdst.into(), src0.into()])
+        self.ctor(1964, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u32_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_u32_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1956, &[vdst.into(), src0.into()])
+        self.ctor(1965, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u32_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_u32_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1957, &[vdst.into(), src0.into()])
+        self.ctor(1966, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u32_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_cvt_u32_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1958, &[vdst.into(), src0.into()])
+        self.ctor(1967, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u32_u16 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_u32_u16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1959, &[vdst.into(), src0.into()])
+        self.ctor(1968, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u32_u16_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_u32_u16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1960, &[vdst.into(), src0.into()])
+        self.ctor(1969, &[vdst.into(), src0.into()])
     }
 
     /// `v_cvt_u32_u16_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_cvt_u32_u16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(1961, &[vdst.into(), src0.into()])
+        self.ctor(1970, &[vdst.into(), src0.into()])
     }
 
     /// `v_div_fixup_f16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -19987,7 +20050,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1962, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1971, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_div_fixup_f32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -19999,7 +20062,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1963, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1972, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_div_fixup_f64 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20011,7 +20074,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1964, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1973, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_div_fixup_legacy_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -20023,7 +20086,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1965, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1974, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_div_fmas_f32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20035,7 +20098,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1966, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1975, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_div_fmas_f64 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20047,7 +20110,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1967, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1976, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_div_scale_f32 vdst, sdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20060,7 +20123,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1968, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1977, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_div_scale_f64 vdst, sdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20073,7 +20136,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1969, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1978, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot2_bf16_bf16 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -20085,7 +20148,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1970, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1979, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot2_f16_f16 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -20097,7 +20160,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1971, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1980, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot2_f32_bf16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx950).
@@ -20109,7 +20172,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1972, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1981, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot2_f32_f16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20121,7 +20184,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1973, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1982, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot2_i32_i16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -20133,7 +20196,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1974, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1983, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot2_u32_u16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -20145,7 +20208,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1975, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1984, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot2acc_f32_f16 vdst, src0, vsrc1` (gfx1100).
@@ -20156,7 +20219,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1976, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1985, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot2c_f32_bf16 vdst, src0, vsrc1` (gfx950).
@@ -20167,7 +20230,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1977, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1986, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot2c_f32_bf16_e32 vdst, src0, vsrc1` (gfx950).
@@ -20178,7 +20241,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1978, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1987, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot2c_f32_bf16_e64 vdst, src0, src1` (gfx950).
@@ -20189,7 +20252,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1979, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1988, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_dot2c_f32_f16 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -20200,7 +20263,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1980, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1989, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot2c_f32_f16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -20211,7 +20274,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1981, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1990, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot2c_f32_f16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -20222,7 +20285,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1982, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1991, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_dot2c_i32_i16 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -20233,7 +20296,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1983, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1992, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot2c_i32_i16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -20244,7 +20307,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1984, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(1993, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot2c_i32_i16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -20255,7 +20318,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1985, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(1994, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_dot4_f32_bf8_bf8 vdst, src0, src1, src2` (gfx1201).
@@ -20267,7 +20330,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1986, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1995, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot4_f32_bf8_fp8 vdst, src0, src1, src2` (gfx1201).
@@ -20279,7 +20342,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1987, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1996, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot4_f32_fp8_bf8 vdst, src0, src1, src2` (gfx1201).
@@ -20291,7 +20354,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1988, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1997, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot4_f32_fp8_fp8 vdst, src0, src1, src2` (gfx1201).
@@ -20303,7 +20366,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1989, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1998, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot4_i32_i8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -20315,7 +20378,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1990, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(1999, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot4_i32_iu8 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -20327,7 +20390,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1991, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2000, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot4_u32_u8 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20339,7 +20402,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1992, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2001, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot4c_i32_i8 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -20350,7 +20413,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1993, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2002, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot4c_i32_i8_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -20361,7 +20424,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1994, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2003, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot4c_i32_i8_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -20372,7 +20435,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1995, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2004, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_dot8_i32_i4 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -20384,7 +20447,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1996, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2005, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot8_i32_iu4 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -20396,7 +20459,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1997, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2006, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot8_u32_u4 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20408,7 +20471,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1998, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2007, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_dot8c_i32_i4 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -20419,7 +20482,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(1999, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2008, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot8c_i32_i4_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -20430,7 +20493,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2000, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2009, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_dot8c_i32_i4_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -20441,7 +20504,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2001, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2010, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_dual_add_f32 vdstx, src0x, vsrc1x` (gfx1100, gfx1201).
@@ -20452,7 +20515,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2002, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2011, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_add_nc_u32 vdsty, src0y, vsrc1y` (gfx1100, gfx1201).
@@ -20463,7 +20526,7 @@ pub trait Ctors {
         src0y: impl Into<Self::Op>,
         vsrc1y: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2003, &[vdsty.into(), src0y.into(), vsrc1y.into()])
+        self.ctor(2012, &[vdsty.into(), src0y.into(), vsrc1y.into()])
     }
 
     /// `v_dual_and_b32 vdsty, src0y, vsrc1y` (gfx1100, gfx1201).
@@ -20474,7 +20537,7 @@ pub trait Ctors {
         src0y: impl Into<Self::Op>,
         vsrc1y: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2004, &[vdsty.into(), src0y.into(), vsrc1y.into()])
+        self.ctor(2013, &[vdsty.into(), src0y.into(), vsrc1y.into()])
     }
 
     /// `v_dual_cndmask_b32 vdstx, src0x, vsrc1x` (gfx1100, gfx1201).
@@ -20485,7 +20548,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2005, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2014, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_dot2acc_f32_bf16 vdstx, src0x, vsrc1x` (gfx1100, gfx1201).
@@ -20496,7 +20559,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2006, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2015, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_dot2acc_f32_f16 vdstx, src0x, vsrc1x` (gfx1100, gfx1201).
@@ -20507,7 +20570,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2007, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2016, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_fmaak_f32 vdstx, src0x, vsrc1x, op3` (gfx1100, gfx1201).
@@ -20519,7 +20582,7 @@ pub trait Ctors {
         vsrc1x: impl Into<Self::Op>,
         op3: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2008, &[vdstx.into(), src0x.into(), vsrc1x.into(), op3.into()])
+        self.ctor(2017, &[vdstx.into(), src0x.into(), vsrc1x.into(), op3.into()])
     }
 
     /// `v_dual_fmac_f32 vdstx, src0x, vsrc1x` (gfx1100, gfx1201).
@@ -20530,7 +20593,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2009, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2018, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_fmamk_f32 vdstx, src0x, op2, vsrc1x` (gfx1100, gfx1201).
@@ -20542,7 +20605,7 @@ pub trait Ctors {
         op2: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2010, &[vdstx.into(), src0x.into(), op2.into(), vsrc1x.into()])
+        self.ctor(2019, &[vdstx.into(), src0x.into(), op2.into(), vsrc1x.into()])
     }
 
     /// `v_dual_lshlrev_b32 vdsty, src0y, vsrc1y` (gfx1100, gfx1201).
@@ -20553,7 +20616,7 @@ pub trait Ctors {
         src0y: impl Into<Self::Op>,
         vsrc1y: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2011, &[vdsty.into(), src0y.into(), vsrc1y.into()])
+        self.ctor(2020, &[vdsty.into(), src0y.into(), vsrc1y.into()])
     }
 
     /// `v_dual_max_f32 vdstx, src0x, vsrc1x` (gfx1100).
@@ -20564,7 +20627,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2012, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2021, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_max_num_f32 vdstx, src0x, vsrc1x` (gfx1201).
@@ -20575,7 +20638,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2013, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2022, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_min_f32 vdstx, src0x, vsrc1x` (gfx1100).
@@ -20586,7 +20649,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2014, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2023, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_min_num_f32 vdstx, src0x, vsrc1x` (gfx1201).
@@ -20597,13 +20660,13 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2015, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2024, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_mov_b32 vdstx, src0x` (gfx1100, gfx1201).
     #[inline]
     fn v_dual_mov_b32(&mut self, vdstx: impl Into<Self::Op>, src0x: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2016, &[vdstx.into(), src0x.into()])
+        self.ctor(2025, &[vdstx.into(), src0x.into()])
     }
 
     /// `v_dual_mul_dx9_zero_f32 vdstx, src0x, vsrc1x` (gfx1100, gfx1201).
@@ -20614,7 +20677,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2017, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2026, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_mul_f32 vdstx, src0x, vsrc1x` (gfx1100, gfx1201).
@@ -20625,7 +20688,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2018, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2027, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_sub_f32 vdstx, src0x, vsrc1x` (gfx1100, gfx1201).
@@ -20636,7 +20699,7 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2019, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2028, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_dual_subrev_f32 vdstx, src0x, vsrc1x` (gfx1100, gfx1201).
@@ -20647,169 +20710,169 @@ pub trait Ctors {
         src0x: impl Into<Self::Op>,
         vsrc1x: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2020, &[vdstx.into(), src0x.into(), vsrc1x.into()])
+        self.ctor(2029, &[vdstx.into(), src0x.into(), vsrc1x.into()])
     }
 
     /// `v_exp_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_exp_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2021, &[vdst.into(), src0.into()])
+        self.ctor(2030, &[vdst.into(), src0.into()])
     }
 
     /// `v_exp_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_exp_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2022, &[vdst.into(), src0.into()])
+        self.ctor(2031, &[vdst.into(), src0.into()])
     }
 
     /// `v_exp_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_exp_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2023, &[vdst.into(), src0.into()])
+        self.ctor(2032, &[vdst.into(), src0.into()])
     }
 
     /// `v_exp_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_exp_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2024, &[vdst.into(), src0.into()])
+        self.ctor(2033, &[vdst.into(), src0.into()])
     }
 
     /// `v_exp_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_exp_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2025, &[vdst.into(), src0.into()])
+        self.ctor(2034, &[vdst.into(), src0.into()])
     }
 
     /// `v_exp_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_exp_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2026, &[vdst.into(), src0.into()])
+        self.ctor(2035, &[vdst.into(), src0.into()])
     }
 
     /// `v_exp_legacy_f32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_exp_legacy_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2027, &[vdst.into(), src0.into()])
+        self.ctor(2036, &[vdst.into(), src0.into()])
     }
 
     /// `v_exp_legacy_f32_e32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_exp_legacy_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2028, &[vdst.into(), src0.into()])
+        self.ctor(2037, &[vdst.into(), src0.into()])
     }
 
     /// `v_exp_legacy_f32_e64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_exp_legacy_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2029, &[vdst.into(), src0.into()])
+        self.ctor(2038, &[vdst.into(), src0.into()])
     }
 
     /// `v_ffbh_i32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_ffbh_i32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2030, &[vdst.into(), src0.into()])
+        self.ctor(2039, &[vdst.into(), src0.into()])
     }
 
     /// `v_ffbh_i32_e32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_ffbh_i32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2031, &[vdst.into(), src0.into()])
+        self.ctor(2040, &[vdst.into(), src0.into()])
     }
 
     /// `v_ffbh_i32_e64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_ffbh_i32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2032, &[vdst.into(), src0.into()])
+        self.ctor(2041, &[vdst.into(), src0.into()])
     }
 
     /// `v_ffbh_u32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_ffbh_u32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2033, &[vdst.into(), src0.into()])
+        self.ctor(2042, &[vdst.into(), src0.into()])
     }
 
     /// `v_ffbh_u32_e32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_ffbh_u32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2034, &[vdst.into(), src0.into()])
+        self.ctor(2043, &[vdst.into(), src0.into()])
     }
 
     /// `v_ffbh_u32_e64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_ffbh_u32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2035, &[vdst.into(), src0.into()])
+        self.ctor(2044, &[vdst.into(), src0.into()])
     }
 
     /// `v_ffbl_b32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_ffbl_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2036, &[vdst.into(), src0.into()])
+        self.ctor(2045, &[vdst.into(), src0.into()])
     }
 
     /// `v_ffbl_b32_e32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_ffbl_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2037, &[vdst.into(), src0.into()])
+        self.ctor(2046, &[vdst.into(), src0.into()])
     }
 
     /// `v_ffbl_b32_e64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_ffbl_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2038, &[vdst.into(), src0.into()])
+        self.ctor(2047, &[vdst.into(), src0.into()])
     }
 
     /// `v_floor_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_floor_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2039, &[vdst.into(), src0.into()])
+        self.ctor(2048, &[vdst.into(), src0.into()])
     }
 
     /// `v_floor_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_floor_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2040, &[vdst.into(), src0.into()])
+        self.ctor(2049, &[vdst.into(), src0.into()])
     }
 
     /// `v_floor_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_floor_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2041, &[vdst.into(), src0.into()])
+        self.ctor(2050, &[vdst.into(), src0.into()])
     }
 
     /// `v_floor_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_floor_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2042, &[vdst.into(), src0.into()])
+        self.ctor(2051, &[vdst.into(), src0.into()])
     }
 
     /// `v_floor_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_floor_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2043, &[vdst.into(), src0.into()])
+        self.ctor(2052, &[vdst.into(), src0.into()])
     }
 
     /// `v_floor_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_floor_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2044, &[vdst.into(), src0.into()])
+        self.ctor(2053, &[vdst.into(), src0.into()])
     }
 
     /// `v_floor_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_floor_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2045, &[vdst.into(), src0.into()])
+        self.ctor(2054, &[vdst.into(), src0.into()])
     }
 
     /// `v_floor_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_floor_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2046, &[vdst.into(), src0.into()])
+        self.ctor(2055, &[vdst.into(), src0.into()])
     }
 
     /// `v_floor_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_floor_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2047, &[vdst.into(), src0.into()])
+        self.ctor(2056, &[vdst.into(), src0.into()])
     }
 
     /// `v_fma_dx9_zero_f32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -20821,7 +20884,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2048, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2057, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_fma_f16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20833,7 +20896,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2049, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2058, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_fma_f32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20845,7 +20908,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2050, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2059, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_fma_f64 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20857,7 +20920,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2051, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2060, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_fma_legacy_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -20869,7 +20932,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2052, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2061, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_fma_mix_f32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20881,7 +20944,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2053, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2062, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_fma_mixhi_f16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20893,7 +20956,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2054, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2063, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_fma_mixlo_f16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20905,7 +20968,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2055, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2064, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_fmaak_f16 vdst, src0, vsrc1, op3` (gfx1100, gfx1201).
@@ -20917,7 +20980,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         op3: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2056, &[vdst.into(), src0.into(), vsrc1.into(), op3.into()])
+        self.ctor(2065, &[vdst.into(), src0.into(), vsrc1.into(), op3.into()])
     }
 
     /// `v_fmaak_f32 vdst, src0, vsrc1, op3` (gfx1100, gfx1201, gfx942, gfx950).
@@ -20929,7 +20992,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         op3: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2057, &[vdst.into(), src0.into(), vsrc1.into(), op3.into()])
+        self.ctor(2066, &[vdst.into(), src0.into(), vsrc1.into(), op3.into()])
     }
 
     /// `v_fmac_dx9_zero_f32 vdst, src0, vsrc1` (gfx1100).
@@ -20940,7 +21003,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2058, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2067, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_fmac_dx9_zero_f32_e32 vdst, src0, vsrc1` (gfx1100).
@@ -20951,7 +21014,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2059, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2068, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_fmac_dx9_zero_f32_e64 vdst, src0, src1` (gfx1100).
@@ -20962,7 +21025,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2060, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2069, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_fmac_f16 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -20973,7 +21036,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2061, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2070, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_fmac_f16_e32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -20984,7 +21047,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2062, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2071, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_fmac_f16_e64 vdst, src0, src1` (gfx1100, gfx1201).
@@ -20995,7 +21058,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2063, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2072, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_fmac_f32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21006,7 +21069,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2064, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2073, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_fmac_f32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21017,7 +21080,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2065, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2074, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_fmac_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21028,7 +21091,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2066, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2075, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_fmac_f64 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -21039,7 +21102,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2067, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2076, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_fmac_f64_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -21050,7 +21113,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2068, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2077, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_fmac_f64_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -21061,7 +21124,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2069, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2078, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_fmamk_f16 vdst, src0, op2, vsrc1` (gfx1100, gfx1201).
@@ -21073,7 +21136,7 @@ pub trait Ctors {
         op2: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2070, &[vdst.into(), src0.into(), op2.into(), vsrc1.into()])
+        self.ctor(2079, &[vdst.into(), src0.into(), op2.into(), vsrc1.into()])
     }
 
     /// `v_fmamk_f32 vdst, src0, op2, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21085,175 +21148,175 @@ pub trait Ctors {
         op2: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2071, &[vdst.into(), src0.into(), op2.into(), vsrc1.into()])
+        self.ctor(2080, &[vdst.into(), src0.into(), op2.into(), vsrc1.into()])
     }
 
     /// `v_fract_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_fract_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2072, &[vdst.into(), src0.into()])
+        self.ctor(2081, &[vdst.into(), src0.into()])
     }
 
     /// `v_fract_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_fract_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2073, &[vdst.into(), src0.into()])
+        self.ctor(2082, &[vdst.into(), src0.into()])
     }
 
     /// `v_fract_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_fract_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2074, &[vdst.into(), src0.into()])
+        self.ctor(2083, &[vdst.into(), src0.into()])
     }
 
     /// `v_fract_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_fract_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2075, &[vdst.into(), src0.into()])
+        self.ctor(2084, &[vdst.into(), src0.into()])
     }
 
     /// `v_fract_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_fract_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2076, &[vdst.into(), src0.into()])
+        self.ctor(2085, &[vdst.into(), src0.into()])
     }
 
     /// `v_fract_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_fract_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2077, &[vdst.into(), src0.into()])
+        self.ctor(2086, &[vdst.into(), src0.into()])
     }
 
     /// `v_fract_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_fract_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2078, &[vdst.into(), src0.into()])
+        self.ctor(2087, &[vdst.into(), src0.into()])
     }
 
     /// `v_fract_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_fract_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2079, &[vdst.into(), src0.into()])
+        self.ctor(2088, &[vdst.into(), src0.into()])
     }
 
     /// `v_fract_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_fract_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2080, &[vdst.into(), src0.into()])
+        self.ctor(2089, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_exp_i16_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_exp_i16_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2081, &[vdst.into(), src0.into()])
+        self.ctor(2090, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_exp_i16_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_exp_i16_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2082, &[vdst.into(), src0.into()])
+        self.ctor(2091, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_exp_i16_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_exp_i16_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2083, &[vdst.into(), src0.into()])
+        self.ctor(2092, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_exp_i32_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_exp_i32_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2084, &[vdst.into(), src0.into()])
+        self.ctor(2093, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_exp_i32_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_exp_i32_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2085, &[vdst.into(), src0.into()])
+        self.ctor(2094, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_exp_i32_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_exp_i32_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2086, &[vdst.into(), src0.into()])
+        self.ctor(2095, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_exp_i32_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_exp_i32_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2087, &[vdst.into(), src0.into()])
+        self.ctor(2096, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_exp_i32_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_exp_i32_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2088, &[vdst.into(), src0.into()])
+        self.ctor(2097, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_exp_i32_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_exp_i32_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2089, &[vdst.into(), src0.into()])
+        self.ctor(2098, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_mant_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_mant_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2090, &[vdst.into(), src0.into()])
+        self.ctor(2099, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_mant_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_mant_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2091, &[vdst.into(), src0.into()])
+        self.ctor(2100, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_mant_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_mant_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2092, &[vdst.into(), src0.into()])
+        self.ctor(2101, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_mant_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_mant_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2093, &[vdst.into(), src0.into()])
+        self.ctor(2102, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_mant_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_mant_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2094, &[vdst.into(), src0.into()])
+        self.ctor(2103, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_mant_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_mant_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2095, &[vdst.into(), src0.into()])
+        self.ctor(2104, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_mant_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_mant_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2096, &[vdst.into(), src0.into()])
+        self.ctor(2105, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_mant_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_mant_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2097, &[vdst.into(), src0.into()])
+        self.ctor(2106, &[vdst.into(), src0.into()])
     }
 
     /// `v_frexp_mant_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_frexp_mant_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2098, &[vdst.into(), src0.into()])
+        self.ctor(2107, &[vdst.into(), src0.into()])
     }
 
     /// `v_illegal ` (gfx1100, gfx1201).
     #[inline]
     fn v_illegal(&mut self) -> &mut Self {
-        self.ctor(2099, &[])
+        self.ctor(2108, &[])
     }
 
     /// `v_interp_p10_f16_f32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -21265,7 +21328,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2100, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2109, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_interp_p10_f32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -21277,7 +21340,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2101, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2110, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_interp_p10_rtz_f16_f32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -21289,7 +21352,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2102, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2111, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_interp_p2_f16_f32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -21301,7 +21364,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2103, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2112, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_interp_p2_f32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -21313,7 +21376,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2104, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2113, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_interp_p2_rtz_f16_f32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -21325,7 +21388,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2105, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2114, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_ldexp_f16 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21336,7 +21399,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2106, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2115, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_ldexp_f16_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21347,7 +21410,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2107, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2116, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_ldexp_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21358,7 +21421,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2108, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2117, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_ldexp_f32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21369,7 +21432,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2109, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2118, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_ldexp_f64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21380,7 +21443,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2110, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2119, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_lerp_u8 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21392,61 +21455,61 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2111, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2120, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_log_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_log_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2112, &[vdst.into(), src0.into()])
+        self.ctor(2121, &[vdst.into(), src0.into()])
     }
 
     /// `v_log_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_log_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2113, &[vdst.into(), src0.into()])
+        self.ctor(2122, &[vdst.into(), src0.into()])
     }
 
     /// `v_log_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_log_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2114, &[vdst.into(), src0.into()])
+        self.ctor(2123, &[vdst.into(), src0.into()])
     }
 
     /// `v_log_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_log_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2115, &[vdst.into(), src0.into()])
+        self.ctor(2124, &[vdst.into(), src0.into()])
     }
 
     /// `v_log_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_log_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2116, &[vdst.into(), src0.into()])
+        self.ctor(2125, &[vdst.into(), src0.into()])
     }
 
     /// `v_log_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_log_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2117, &[vdst.into(), src0.into()])
+        self.ctor(2126, &[vdst.into(), src0.into()])
     }
 
     /// `v_log_legacy_f32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_log_legacy_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2118, &[vdst.into(), src0.into()])
+        self.ctor(2127, &[vdst.into(), src0.into()])
     }
 
     /// `v_log_legacy_f32_e32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_log_legacy_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2119, &[vdst.into(), src0.into()])
+        self.ctor(2128, &[vdst.into(), src0.into()])
     }
 
     /// `v_log_legacy_f32_e64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_log_legacy_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2120, &[vdst.into(), src0.into()])
+        self.ctor(2129, &[vdst.into(), src0.into()])
     }
 
     /// `v_lshl_add_u32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21458,7 +21521,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2121, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2130, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_lshl_add_u64 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -21470,7 +21533,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2122, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2131, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_lshl_or_b32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21482,7 +21545,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2123, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2132, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_lshlrev_b16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21493,7 +21556,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2124, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2133, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_lshlrev_b16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -21504,7 +21567,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2125, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2134, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_lshlrev_b16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -21515,7 +21578,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2126, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2135, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_lshlrev_b32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21526,7 +21589,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2127, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2136, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_lshlrev_b32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21537,7 +21600,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2128, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2137, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_lshlrev_b32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21548,7 +21611,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2129, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2138, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_lshlrev_b64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21559,7 +21622,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2130, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2139, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_lshlrev_b64_e32 vdst, src0, vsrc1` (gfx1201).
@@ -21570,7 +21633,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2131, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2140, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_lshlrev_b64_e64 vdst, src0, src1` (gfx1201).
@@ -21581,7 +21644,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2132, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2141, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_lshrrev_b16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21592,7 +21655,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2133, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2142, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_lshrrev_b16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -21603,7 +21666,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2134, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2143, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_lshrrev_b16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -21614,7 +21677,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2135, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2144, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_lshrrev_b32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21625,7 +21688,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2136, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2145, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_lshrrev_b32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21636,7 +21699,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2137, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2146, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_lshrrev_b32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21647,7 +21710,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2138, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2147, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_lshrrev_b64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21658,7 +21721,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2139, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2148, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mac_f16 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -21669,7 +21732,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2140, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2149, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mac_f16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -21680,7 +21743,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2141, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2150, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mac_f16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -21691,7 +21754,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2142, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2151, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mad_co_i64_i32 vdst, sdst, src0, src1, src2` (gfx1201).
@@ -21704,7 +21767,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2143, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2152, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_co_u64_u32 vdst, sdst, src0, src1, src2` (gfx1201).
@@ -21717,7 +21780,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2144, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2153, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -21729,7 +21792,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2145, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2154, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_i16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21741,7 +21804,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2146, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2155, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_i32_i16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21753,7 +21816,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2147, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2156, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_i32_i24 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21765,7 +21828,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2148, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2157, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_i64_i32 vdst, sdst, src0, src1, src2` (gfx1100, gfx942, gfx950).
@@ -21778,7 +21841,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2149, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2158, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_legacy_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -21790,7 +21853,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2150, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2159, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_legacy_i16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -21802,7 +21865,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2151, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2160, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_legacy_u16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -21814,7 +21877,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2152, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2161, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_u16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21826,7 +21889,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2153, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2162, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_u32_u16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21838,7 +21901,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2154, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2163, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_u32_u24 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21850,7 +21913,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2155, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2164, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mad_u64_u32 vdst, sdst, src0, src1, src2` (gfx1100, gfx942, gfx950).
@@ -21863,7 +21926,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2156, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2165, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_madak_f16 vdst, src0, vsrc1, op3` (gfx942, gfx950).
@@ -21875,7 +21938,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         op3: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2157, &[vdst.into(), src0.into(), vsrc1.into(), op3.into()])
+        self.ctor(2166, &[vdst.into(), src0.into(), vsrc1.into(), op3.into()])
     }
 
     /// `v_madmk_f16 vdst, src0, op2, vsrc1` (gfx942, gfx950).
@@ -21887,7 +21950,7 @@ pub trait Ctors {
         op2: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2158, &[vdst.into(), src0.into(), op2.into(), vsrc1.into()])
+        self.ctor(2167, &[vdst.into(), src0.into(), op2.into(), vsrc1.into()])
     }
 
     /// `v_max3_f16 vdst, src0, src1, src2` (gfx1100, gfx942, gfx950).
@@ -21899,7 +21962,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2159, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2168, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_max3_f32 vdst, src0, src1, src2` (gfx1100, gfx942, gfx950).
@@ -21911,7 +21974,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2160, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2169, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_max3_i16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21923,7 +21986,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2161, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2170, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_max3_i32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21935,7 +21998,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2162, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2171, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_max3_num_f16 vdst, src0, src1, src2` (gfx1201).
@@ -21947,7 +22010,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2163, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2172, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_max3_num_f32 vdst, src0, src1, src2` (gfx1201).
@@ -21959,7 +22022,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2164, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2173, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_max3_u16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21971,7 +22034,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2165, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2174, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_max3_u32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -21983,7 +22046,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2166, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2175, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_max_f16 vdst, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -21994,7 +22057,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2167, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2176, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_f16_e32 vdst, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -22005,7 +22068,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2168, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2177, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_f16_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -22016,7 +22079,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2169, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2178, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_f32 vdst, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -22027,7 +22090,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2170, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2179, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_f32_e32 vdst, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -22038,7 +22101,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2171, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2180, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_f32_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -22049,7 +22112,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2172, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2181, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_f64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -22060,7 +22123,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2173, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2182, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_i16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22071,7 +22134,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2174, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2183, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_i16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -22082,7 +22145,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2175, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2184, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_i16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -22093,7 +22156,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2176, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2185, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_i32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22104,7 +22167,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2177, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2186, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_i32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22115,7 +22178,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2178, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2187, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_i32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22126,7 +22189,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2179, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2188, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_num_f16 vdst, src0, vsrc1` (gfx1201).
@@ -22137,7 +22200,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2180, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2189, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_num_f16_e32 vdst, src0, vsrc1` (gfx1201).
@@ -22148,7 +22211,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2181, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2190, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_num_f16_e64 vdst, src0, src1` (gfx1201).
@@ -22159,7 +22222,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2182, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2191, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_num_f32 vdst, src0, vsrc1` (gfx1201).
@@ -22170,7 +22233,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2183, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2192, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_num_f32_e32 vdst, src0, vsrc1` (gfx1201).
@@ -22181,7 +22244,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2184, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2193, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_num_f32_e64 vdst, src0, src1` (gfx1201).
@@ -22192,7 +22255,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2185, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2194, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_num_f64 vdst, src0, vsrc1` (gfx1201).
@@ -22203,7 +22266,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2186, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2195, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_num_f64_e32 vdst, src0, vsrc1` (gfx1201).
@@ -22214,7 +22277,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2187, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2196, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_num_f64_e64 vdst, src0, src1` (gfx1201).
@@ -22225,7 +22288,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2188, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2197, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_u16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22236,7 +22299,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2189, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2198, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_u16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -22247,7 +22310,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2190, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2199, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -22258,7 +22321,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2191, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2200, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_max_u32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22269,7 +22332,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2192, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2201, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_u32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22280,7 +22343,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2193, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2202, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_max_u32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22291,7 +22354,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2194, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2203, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_maximum3_f16 vdst, src0, src1, src2` (gfx1201).
@@ -22303,7 +22366,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2195, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2204, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_maximum3_f32 vdst, src0, src1, src2` (gfx1201, gfx950).
@@ -22315,7 +22378,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2196, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2205, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_maximum_f16 vdst, src0, src1` (gfx1201).
@@ -22326,7 +22389,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2197, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2206, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_maximum_f32 vdst, src0, src1` (gfx1201).
@@ -22337,7 +22400,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2198, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2207, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_maximum_f64 vdst, src0, src1` (gfx1201).
@@ -22348,7 +22411,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2199, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2208, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_maximumminimum_f16 vdst, src0, src1, src2` (gfx1201).
@@ -22360,7 +22423,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2200, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2209, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_maximumminimum_f32 vdst, src0, src1, src2` (gfx1201).
@@ -22372,7 +22435,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2201, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2210, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_maxmin_f16 vdst, src0, src1, src2` (gfx1100).
@@ -22384,7 +22447,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2202, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2211, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_maxmin_f32 vdst, src0, src1, src2` (gfx1100).
@@ -22396,7 +22459,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2203, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2212, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_maxmin_i32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -22408,7 +22471,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2204, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2213, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_maxmin_num_f16 vdst, src0, src1, src2` (gfx1201).
@@ -22420,7 +22483,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2205, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2214, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_maxmin_num_f32 vdst, src0, src1, src2` (gfx1201).
@@ -22432,7 +22495,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2206, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2215, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_maxmin_u32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -22444,7 +22507,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2207, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2216, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mbcnt_hi_u32_b32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22455,7 +22518,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2208, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2217, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mbcnt_lo_u32_b32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22466,7 +22529,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2209, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2218, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_med3_f16 vdst, src0, src1, src2` (gfx1100, gfx942, gfx950).
@@ -22478,7 +22541,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2210, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2219, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_med3_f32 vdst, src0, src1, src2` (gfx1100, gfx942, gfx950).
@@ -22490,7 +22553,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2211, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2220, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_med3_i16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22502,7 +22565,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2212, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2221, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_med3_i32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22514,7 +22577,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2213, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2222, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_med3_num_f16 vdst, src0, src1, src2` (gfx1201).
@@ -22526,7 +22589,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2214, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2223, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_med3_num_f32 vdst, src0, src1, src2` (gfx1201).
@@ -22538,7 +22601,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2215, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2224, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_med3_u16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22550,7 +22613,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2216, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2225, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_med3_u32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -22562,7 +22625,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2217, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2226, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x128_f8f6f4 vdst, src0, src1, src2` (gfx950).
@@ -22574,7 +22637,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2218, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2227, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x16_bf16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22586,7 +22649,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2219, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2228, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x16_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22598,7 +22661,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2220, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2229, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x1_4b_f32 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22610,7 +22673,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2221, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2230, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x32_bf16 vdst, src0, src1, src2` (gfx950).
@@ -22622,7 +22685,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2222, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2231, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x32_bf8_bf8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22634,7 +22697,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2223, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2232, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x32_bf8_fp8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22646,7 +22709,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2224, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2233, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x32_f16 vdst, src0, src1, src2` (gfx950).
@@ -22658,7 +22721,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2225, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2234, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x32_fp8_bf8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22670,7 +22733,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2226, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2235, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x32_fp8_fp8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22682,7 +22745,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2227, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2236, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x4_4b_bf16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22694,7 +22757,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2228, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2237, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x4_4b_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22706,7 +22769,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2229, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2238, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x4_f32 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22718,7 +22781,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2230, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2239, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_16x16x8_xf32 vdst, src0, src1, src2` (gfx942).
@@ -22730,7 +22793,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2231, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2240, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x16_bf16 vdst, src0, src1, src2` (gfx950).
@@ -22742,7 +22805,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2232, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2241, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x16_bf8_bf8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22754,7 +22817,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2233, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2242, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x16_bf8_fp8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22766,7 +22829,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2234, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2243, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x16_f16 vdst, src0, src1, src2` (gfx950).
@@ -22778,7 +22841,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2235, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2244, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x16_fp8_bf8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22790,7 +22853,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2236, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2245, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x16_fp8_fp8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22802,7 +22865,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2237, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2246, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x1_2b_f32 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22814,7 +22877,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2238, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2247, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x2_f32 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22826,7 +22889,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2239, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2248, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x4_2b_bf16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22838,7 +22901,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2240, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2249, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x4_2b_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22850,7 +22913,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2241, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2250, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x4_xf32 vdst, src0, src1, src2` (gfx942).
@@ -22862,7 +22925,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2242, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2251, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x64_f8f6f4 vdst, src0, src1, src2` (gfx950).
@@ -22874,7 +22937,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2243, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2252, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x8_bf16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22886,7 +22949,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2244, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2253, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_32x32x8_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22898,7 +22961,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2245, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2254, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_4x4x1_16b_f32 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22910,7 +22973,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2246, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2255, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_4x4x4_16b_bf16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22922,7 +22985,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2247, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2256, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f32_4x4x4_16b_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22934,7 +22997,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2248, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2257, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f64_16x16x4_f64 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22946,7 +23009,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2249, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2258, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_f64_4x4x4_4b_f64 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22958,7 +23021,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2250, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2259, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_i32_16x16x32_i8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22970,7 +23033,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2251, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2260, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_i32_16x16x4_4b_i8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -22982,7 +23045,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2252, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2261, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_i32_16x16x64_i8 vdst, src0, src1, src2` (gfx950).
@@ -22994,7 +23057,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2253, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2262, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_i32_32x32x16_i8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -23006,7 +23069,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2254, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2263, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_i32_32x32x32_i8 vdst, src0, src1, src2` (gfx950).
@@ -23018,7 +23081,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2255, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2264, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_i32_32x32x4_2b_i8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -23030,7 +23093,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2256, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2265, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_i32_4x4x4_16b_i8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -23042,13 +23105,13 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2257, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2266, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mfma_ld_scale_b32 src0, src1` (gfx950).
     #[inline]
     fn v_mfma_ld_scale_b32(&mut self, src0: impl Into<Self::Op>, src1: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2258, &[src0.into(), src1.into()])
+        self.ctor(2267, &[src0.into(), src1.into()])
     }
 
     /// `v_mfma_scale_f32_16x16x128_f8f6f4 vdst, src0, src1, src2, scale_src0, scale_src1` (gfx950).
@@ -23062,7 +23125,7 @@ pub trait Ctors {
         scale_src0: impl Into<Self::Op>,
         scale_src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2259, &[vdst.into(), src0.into(), src1.into(), src2.into(), scale_src0.into(), scale_src1.into()])
+        self.ctor(2268, &[vdst.into(), src0.into(), src1.into(), src2.into(), scale_src0.into(), scale_src1.into()])
     }
 
     /// `v_mfma_scale_f32_32x32x64_f8f6f4 vdst, src0, src1, src2, scale_src0, scale_src1` (gfx950).
@@ -23076,7 +23139,7 @@ pub trait Ctors {
         scale_src0: impl Into<Self::Op>,
         scale_src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2260, &[vdst.into(), src0.into(), src1.into(), src2.into(), scale_src0.into(), scale_src1.into()])
+        self.ctor(2269, &[vdst.into(), src0.into(), src1.into(), src2.into(), scale_src0.into(), scale_src1.into()])
     }
 
     /// `v_min3_f16 vdst, src0, src1, src2` (gfx1100, gfx942, gfx950).
@@ -23088,7 +23151,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2261, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2270, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_min3_f32 vdst, src0, src1, src2` (gfx1100, gfx942, gfx950).
@@ -23100,7 +23163,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2262, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2271, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_min3_i16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23112,7 +23175,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2263, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2272, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_min3_i32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23124,7 +23187,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2264, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2273, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_min3_num_f16 vdst, src0, src1, src2` (gfx1201).
@@ -23136,7 +23199,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2265, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2274, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_min3_num_f32 vdst, src0, src1, src2` (gfx1201).
@@ -23148,7 +23211,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2266, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2275, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_min3_u16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23160,7 +23223,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2267, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2276, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_min3_u32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23172,7 +23235,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2268, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2277, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_min_f16 vdst, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -23183,7 +23246,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2269, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2278, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_f16_e32 vdst, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -23194,7 +23257,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2270, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2279, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_f16_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -23205,7 +23268,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2271, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2280, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_f32 vdst, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -23216,7 +23279,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2272, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2281, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_f32_e32 vdst, src0, vsrc1` (gfx1100, gfx942, gfx950).
@@ -23227,7 +23290,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2273, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2282, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_f32_e64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -23238,7 +23301,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2274, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2283, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_f64 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -23249,7 +23312,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2275, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2284, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_i16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23260,7 +23323,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2276, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2285, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_i16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -23271,7 +23334,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2277, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2286, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_i16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -23282,7 +23345,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2278, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2287, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_i32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23293,7 +23356,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2279, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2288, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_i32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23304,7 +23367,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2280, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2289, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_i32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23315,7 +23378,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2281, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2290, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_num_f16 vdst, src0, vsrc1` (gfx1201).
@@ -23326,7 +23389,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2282, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2291, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_num_f16_e32 vdst, src0, vsrc1` (gfx1201).
@@ -23337,7 +23400,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2283, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2292, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_num_f16_e64 vdst, src0, src1` (gfx1201).
@@ -23348,7 +23411,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2284, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2293, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_num_f32 vdst, src0, vsrc1` (gfx1201).
@@ -23359,7 +23422,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2285, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2294, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_num_f32_e32 vdst, src0, vsrc1` (gfx1201).
@@ -23370,7 +23433,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2286, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2295, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_num_f32_e64 vdst, src0, src1` (gfx1201).
@@ -23381,7 +23444,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2287, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2296, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_num_f64 vdst, src0, vsrc1` (gfx1201).
@@ -23392,7 +23455,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2288, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2297, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_num_f64_e32 vdst, src0, vsrc1` (gfx1201).
@@ -23403,7 +23466,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2289, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2298, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_num_f64_e64 vdst, src0, src1` (gfx1201).
@@ -23414,7 +23477,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2290, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2299, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_u16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23425,7 +23488,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2291, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2300, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_u16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -23436,7 +23499,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2292, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2301, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -23447,7 +23510,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2293, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2302, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_min_u32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23458,7 +23521,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2294, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2303, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_u32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23469,7 +23532,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2295, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2304, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_min_u32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23480,7 +23543,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2296, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2305, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_minimum3_f16 vdst, src0, src1, src2` (gfx1201).
@@ -23492,7 +23555,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2297, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2306, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_minimum3_f32 vdst, src0, src1, src2` (gfx1201, gfx950).
@@ -23504,7 +23567,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2298, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2307, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_minimum_f16 vdst, src0, src1` (gfx1201).
@@ -23515,7 +23578,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2299, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2308, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_minimum_f32 vdst, src0, src1` (gfx1201).
@@ -23526,7 +23589,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2300, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2309, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_minimum_f64 vdst, src0, src1` (gfx1201).
@@ -23537,7 +23600,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2301, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2310, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_minimummaximum_f16 vdst, src0, src1, src2` (gfx1201).
@@ -23549,7 +23612,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2302, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2311, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_minimummaximum_f32 vdst, src0, src1, src2` (gfx1201).
@@ -23561,7 +23624,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2303, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2312, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_minmax_f16 vdst, src0, src1, src2` (gfx1100).
@@ -23573,7 +23636,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2304, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2313, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_minmax_f32 vdst, src0, src1, src2` (gfx1100).
@@ -23585,7 +23648,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2305, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2314, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_minmax_i32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -23597,7 +23660,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2306, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2315, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_minmax_num_f16 vdst, src0, src1, src2` (gfx1201).
@@ -23609,7 +23672,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2307, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2316, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_minmax_num_f32 vdst, src0, src1, src2` (gfx1201).
@@ -23621,7 +23684,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2308, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2317, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_minmax_u32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -23633,133 +23696,133 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2309, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2318, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mov_b16 vdst, src0` (gfx1100).
     #[inline]
     fn v_mov_b16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2310, &[vdst.into(), src0.into()])
+        self.ctor(2319, &[vdst.into(), src0.into()])
     }
 
     /// `v_mov_b16_e32 vdst, src0` (gfx1100).
     #[inline]
     fn v_mov_b16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2311, &[vdst.into(), src0.into()])
+        self.ctor(2320, &[vdst.into(), src0.into()])
     }
 
     /// `v_mov_b16_e64 vdst, src0` (gfx1100).
     #[inline]
     fn v_mov_b16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2312, &[vdst.into(), src0.into()])
+        self.ctor(2321, &[vdst.into(), src0.into()])
     }
 
     /// `v_mov_b32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_mov_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2313, &[vdst.into(), src0.into()])
+        self.ctor(2322, &[vdst.into(), src0.into()])
     }
 
     /// `v_mov_b32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_mov_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2314, &[vdst.into(), src0.into()])
+        self.ctor(2323, &[vdst.into(), src0.into()])
     }
 
     /// `v_mov_b32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_mov_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2315, &[vdst.into(), src0.into()])
+        self.ctor(2324, &[vdst.into(), src0.into()])
     }
 
     /// `v_mov_b64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_mov_b64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2316, &[vdst.into(), src0.into()])
+        self.ctor(2325, &[vdst.into(), src0.into()])
     }
 
     /// `v_mov_b64_e32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_mov_b64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2317, &[vdst.into(), src0.into()])
+        self.ctor(2326, &[vdst.into(), src0.into()])
     }
 
     /// `v_mov_b64_e64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_mov_b64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2318, &[vdst.into(), src0.into()])
+        self.ctor(2327, &[vdst.into(), src0.into()])
     }
 
     /// `v_movreld_b32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movreld_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2319, &[vdst.into(), src0.into()])
+        self.ctor(2328, &[vdst.into(), src0.into()])
     }
 
     /// `v_movreld_b32_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movreld_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2320, &[vdst.into(), src0.into()])
+        self.ctor(2329, &[vdst.into(), src0.into()])
     }
 
     /// `v_movreld_b32_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movreld_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2321, &[vdst.into(), src0.into()])
+        self.ctor(2330, &[vdst.into(), src0.into()])
     }
 
     /// `v_movrels_b32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movrels_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2322, &[vdst.into(), src0.into()])
+        self.ctor(2331, &[vdst.into(), src0.into()])
     }
 
     /// `v_movrels_b32_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movrels_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2323, &[vdst.into(), src0.into()])
+        self.ctor(2332, &[vdst.into(), src0.into()])
     }
 
     /// `v_movrels_b32_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movrels_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2324, &[vdst.into(), src0.into()])
+        self.ctor(2333, &[vdst.into(), src0.into()])
     }
 
     /// `v_movrelsd_2_b32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movrelsd_2_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2325, &[vdst.into(), src0.into()])
+        self.ctor(2334, &[vdst.into(), src0.into()])
     }
 
     /// `v_movrelsd_2_b32_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movrelsd_2_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2326, &[vdst.into(), src0.into()])
+        self.ctor(2335, &[vdst.into(), src0.into()])
     }
 
     /// `v_movrelsd_2_b32_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movrelsd_2_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2327, &[vdst.into(), src0.into()])
+        self.ctor(2336, &[vdst.into(), src0.into()])
     }
 
     /// `v_movrelsd_b32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movrelsd_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2328, &[vdst.into(), src0.into()])
+        self.ctor(2337, &[vdst.into(), src0.into()])
     }
 
     /// `v_movrelsd_b32_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movrelsd_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2329, &[vdst.into(), src0.into()])
+        self.ctor(2338, &[vdst.into(), src0.into()])
     }
 
     /// `v_movrelsd_b32_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_movrelsd_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2330, &[vdst.into(), src0.into()])
+        self.ctor(2339, &[vdst.into(), src0.into()])
     }
 
     /// `v_mqsad_pk_u16_u8 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23771,7 +23834,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2331, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2340, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mqsad_u32_u8 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23783,7 +23846,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2332, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2341, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_msad_u8 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23795,7 +23858,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2333, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2342, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_mul_dx9_zero_f32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -23806,7 +23869,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2334, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2343, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_dx9_zero_f32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -23817,7 +23880,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2335, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2344, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_dx9_zero_f32_e64 vdst, src0, src1` (gfx1100, gfx1201).
@@ -23828,7 +23891,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2336, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2345, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_f16 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23839,7 +23902,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2337, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2346, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_f16_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23850,7 +23913,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2338, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2347, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23861,7 +23924,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2339, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2348, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_f32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23872,7 +23935,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2340, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2349, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_f32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23883,7 +23946,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2341, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2350, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23894,7 +23957,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2342, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2351, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_f64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23905,7 +23968,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2343, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2352, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_f64_e32 vdst, src0, vsrc1` (gfx1201).
@@ -23916,7 +23979,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2344, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2353, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_f64_e64 vdst, src0, src1` (gfx1201).
@@ -23927,7 +23990,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2345, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2354, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_hi_i32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23938,7 +24001,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2346, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2355, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_hi_i32_i24 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23949,7 +24012,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2347, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2356, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_hi_i32_i24_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23960,7 +24023,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2348, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2357, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_hi_i32_i24_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23971,7 +24034,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2349, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2358, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_hi_u32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23982,7 +24045,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2350, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2359, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_hi_u32_u24 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -23993,7 +24056,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2351, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2360, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_hi_u32_u24_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24004,7 +24067,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2352, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2361, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_hi_u32_u24_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24015,7 +24078,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2353, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2362, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_i32_i24 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24026,7 +24089,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2354, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2363, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_i32_i24_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24037,7 +24100,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2355, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2364, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_i32_i24_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24048,7 +24111,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2356, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2365, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_legacy_f32 vdst, src0, src1` (gfx942, gfx950).
@@ -24059,7 +24122,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2357, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2366, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_lo_u16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24070,7 +24133,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2358, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2367, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_lo_u16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -24081,7 +24144,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2359, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2368, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_lo_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -24092,7 +24155,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2360, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2369, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_lo_u32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24103,7 +24166,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2361, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2370, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mul_u32_u24 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24114,7 +24177,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2362, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2371, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_u32_u24_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24125,7 +24188,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2363, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2372, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_mul_u32_u24_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24136,7 +24199,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2364, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2373, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_mullit_f32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -24148,49 +24211,49 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2365, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2374, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_nop ` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_nop(&mut self) -> &mut Self {
-        self.ctor(2366, &[])
+        self.ctor(2375, &[])
     }
 
     /// `v_not_b16 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_not_b16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2367, &[vdst.into(), src0.into()])
+        self.ctor(2376, &[vdst.into(), src0.into()])
     }
 
     /// `v_not_b16_e32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_not_b16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2368, &[vdst.into(), src0.into()])
+        self.ctor(2377, &[vdst.into(), src0.into()])
     }
 
     /// `v_not_b16_e64 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_not_b16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2369, &[vdst.into(), src0.into()])
+        self.ctor(2378, &[vdst.into(), src0.into()])
     }
 
     /// `v_not_b32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_not_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2370, &[vdst.into(), src0.into()])
+        self.ctor(2379, &[vdst.into(), src0.into()])
     }
 
     /// `v_not_b32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_not_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2371, &[vdst.into(), src0.into()])
+        self.ctor(2380, &[vdst.into(), src0.into()])
     }
 
     /// `v_not_b32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_not_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2372, &[vdst.into(), src0.into()])
+        self.ctor(2381, &[vdst.into(), src0.into()])
     }
 
     /// `v_or3_b32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24202,7 +24265,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2373, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2382, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_or_b16 vdst, src0, src1` (gfx1100, gfx1201).
@@ -24213,7 +24276,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2374, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2383, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_or_b32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24224,7 +24287,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2375, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2384, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_or_b32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24235,7 +24298,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2376, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2385, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_or_b32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24246,7 +24309,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2377, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2386, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pack_b32_f16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24257,7 +24320,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2378, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2387, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_perm_b32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24269,7 +24332,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2379, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2388, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_permlane16_b32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -24281,25 +24344,25 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2380, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2389, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_permlane16_swap_b32 vdst, src0` (gfx950).
     #[inline]
     fn v_permlane16_swap_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2381, &[vdst.into(), src0.into()])
+        self.ctor(2390, &[vdst.into(), src0.into()])
     }
 
     /// `v_permlane16_swap_b32_e32 vdst, src0` (gfx950).
     #[inline]
     fn v_permlane16_swap_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2382, &[vdst.into(), src0.into()])
+        self.ctor(2391, &[vdst.into(), src0.into()])
     }
 
     /// `v_permlane16_swap_b32_e64 vdst, src0` (gfx950).
     #[inline]
     fn v_permlane16_swap_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2383, &[vdst.into(), src0.into()])
+        self.ctor(2392, &[vdst.into(), src0.into()])
     }
 
     /// `v_permlane16_var_b32 vdst, src0, src1` (gfx1201).
@@ -24310,31 +24373,31 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2384, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2393, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_permlane32_swap_b32 vdst, src0` (gfx950).
     #[inline]
     fn v_permlane32_swap_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2385, &[vdst.into(), src0.into()])
+        self.ctor(2394, &[vdst.into(), src0.into()])
     }
 
     /// `v_permlane32_swap_b32_e32 vdst, src0` (gfx950).
     #[inline]
     fn v_permlane32_swap_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2386, &[vdst.into(), src0.into()])
+        self.ctor(2395, &[vdst.into(), src0.into()])
     }
 
     /// `v_permlane32_swap_b32_e64 vdst, src0` (gfx950).
     #[inline]
     fn v_permlane32_swap_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2387, &[vdst.into(), src0.into()])
+        self.ctor(2396, &[vdst.into(), src0.into()])
     }
 
     /// `v_permlane64_b32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_permlane64_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2388, &[vdst.into(), src0.into()])
+        self.ctor(2397, &[vdst.into(), src0.into()])
     }
 
     /// `v_permlanex16_b32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -24346,7 +24409,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2389, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2398, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_permlanex16_var_b32 vdst, src0, src1` (gfx1201).
@@ -24357,13 +24420,13 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2390, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2399, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pipeflush ` (gfx1100, gfx1201).
     #[inline]
     fn v_pipeflush(&mut self) -> &mut Self {
-        self.ctor(2391, &[])
+        self.ctor(2400, &[])
     }
 
     /// `v_pk_add_f16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24374,7 +24437,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2392, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2401, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_add_f32 vdst, src0, src1` (gfx942, gfx950).
@@ -24385,7 +24448,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2393, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2402, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_add_i16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24396,7 +24459,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2394, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2403, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_add_u16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24407,7 +24470,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2395, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2404, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_ashrrev_i16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24418,7 +24481,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2396, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2405, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_fma_f16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24430,7 +24493,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2397, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2406, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_pk_fma_f32 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -24442,7 +24505,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2398, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2407, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_pk_fmac_f16 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24453,7 +24516,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2399, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2408, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_pk_fmac_f16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -24464,7 +24527,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2400, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2409, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_pk_fmac_f16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -24475,7 +24538,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2401, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2410, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_lshlrev_b16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24486,7 +24549,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2402, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2411, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_lshrrev_b16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24497,7 +24560,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2403, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2412, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_mad_i16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24509,7 +24572,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2404, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2413, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_pk_mad_u16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24521,7 +24584,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2405, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2414, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_pk_max_f16 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -24532,7 +24595,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2406, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2415, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_max_i16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24543,7 +24606,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2407, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2416, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_max_num_f16 vdst, src0, src1` (gfx1201).
@@ -24554,7 +24617,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2408, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2417, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_max_u16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24565,7 +24628,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2409, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2418, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_maximum3_f16 vdst, src0, src1, src2` (gfx950).
@@ -24577,7 +24640,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2410, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2419, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_pk_maximum_f16 vdst, src0, src1` (gfx1201).
@@ -24588,7 +24651,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2411, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2420, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_min_f16 vdst, src0, src1` (gfx1100, gfx942, gfx950).
@@ -24599,7 +24662,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2412, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2421, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_min_i16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24610,7 +24673,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2413, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2422, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_min_num_f16 vdst, src0, src1` (gfx1201).
@@ -24621,7 +24684,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2414, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2423, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_min_u16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24632,7 +24695,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2415, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2424, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_minimum3_f16 vdst, src0, src1, src2` (gfx950).
@@ -24644,7 +24707,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2416, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2425, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_pk_minimum_f16 vdst, src0, src1` (gfx1201).
@@ -24655,7 +24718,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2417, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2426, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_mov_b32 vdst, src0, src1` (gfx942, gfx950).
@@ -24666,7 +24729,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2418, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2427, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_mul_f16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24677,7 +24740,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2419, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2428, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_mul_f32 vdst, src0, src1` (gfx942, gfx950).
@@ -24688,7 +24751,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2420, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2429, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_mul_lo_u16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24699,7 +24762,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2421, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2430, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_sub_i16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24710,7 +24773,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2422, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2431, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_pk_sub_u16 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24721,25 +24784,25 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2423, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2432, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_prng_b32 vdst, src0` (gfx950).
     #[inline]
     fn v_prng_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2424, &[vdst.into(), src0.into()])
+        self.ctor(2433, &[vdst.into(), src0.into()])
     }
 
     /// `v_prng_b32_e32 vdst, src0` (gfx950).
     #[inline]
     fn v_prng_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2425, &[vdst.into(), src0.into()])
+        self.ctor(2434, &[vdst.into(), src0.into()])
     }
 
     /// `v_prng_b32_e64 vdst, src0` (gfx950).
     #[inline]
     fn v_prng_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2426, &[vdst.into(), src0.into()])
+        self.ctor(2435, &[vdst.into(), src0.into()])
     }
 
     /// `v_qsad_pk_u16_u8 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24751,85 +24814,85 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2427, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2436, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_rcp_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2428, &[vdst.into(), src0.into()])
+        self.ctor(2437, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2429, &[vdst.into(), src0.into()])
+        self.ctor(2438, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2430, &[vdst.into(), src0.into()])
+        self.ctor(2439, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2431, &[vdst.into(), src0.into()])
+        self.ctor(2440, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2432, &[vdst.into(), src0.into()])
+        self.ctor(2441, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2433, &[vdst.into(), src0.into()])
+        self.ctor(2442, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2434, &[vdst.into(), src0.into()])
+        self.ctor(2443, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2435, &[vdst.into(), src0.into()])
+        self.ctor(2444, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2436, &[vdst.into(), src0.into()])
+        self.ctor(2445, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_iflag_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_iflag_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2437, &[vdst.into(), src0.into()])
+        self.ctor(2446, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_iflag_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_iflag_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2438, &[vdst.into(), src0.into()])
+        self.ctor(2447, &[vdst.into(), src0.into()])
     }
 
     /// `v_rcp_iflag_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rcp_iflag_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2439, &[vdst.into(), src0.into()])
+        self.ctor(2448, &[vdst.into(), src0.into()])
     }
 
     /// `v_readfirstlane_b32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_readfirstlane_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2440, &[vdst.into(), src0.into()])
+        self.ctor(2449, &[vdst.into(), src0.into()])
     }
 
     /// `v_readlane_b32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -24840,175 +24903,175 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2441, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2450, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_rndne_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rndne_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2442, &[vdst.into(), src0.into()])
+        self.ctor(2451, &[vdst.into(), src0.into()])
     }
 
     /// `v_rndne_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rndne_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2443, &[vdst.into(), src0.into()])
+        self.ctor(2452, &[vdst.into(), src0.into()])
     }
 
     /// `v_rndne_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rndne_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2444, &[vdst.into(), src0.into()])
+        self.ctor(2453, &[vdst.into(), src0.into()])
     }
 
     /// `v_rndne_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rndne_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2445, &[vdst.into(), src0.into()])
+        self.ctor(2454, &[vdst.into(), src0.into()])
     }
 
     /// `v_rndne_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rndne_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2446, &[vdst.into(), src0.into()])
+        self.ctor(2455, &[vdst.into(), src0.into()])
     }
 
     /// `v_rndne_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rndne_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2447, &[vdst.into(), src0.into()])
+        self.ctor(2456, &[vdst.into(), src0.into()])
     }
 
     /// `v_rndne_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rndne_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2448, &[vdst.into(), src0.into()])
+        self.ctor(2457, &[vdst.into(), src0.into()])
     }
 
     /// `v_rndne_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rndne_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2449, &[vdst.into(), src0.into()])
+        self.ctor(2458, &[vdst.into(), src0.into()])
     }
 
     /// `v_rndne_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rndne_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2450, &[vdst.into(), src0.into()])
+        self.ctor(2459, &[vdst.into(), src0.into()])
     }
 
     /// `v_rsq_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rsq_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2451, &[vdst.into(), src0.into()])
+        self.ctor(2460, &[vdst.into(), src0.into()])
     }
 
     /// `v_rsq_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rsq_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2452, &[vdst.into(), src0.into()])
+        self.ctor(2461, &[vdst.into(), src0.into()])
     }
 
     /// `v_rsq_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rsq_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2453, &[vdst.into(), src0.into()])
+        self.ctor(2462, &[vdst.into(), src0.into()])
     }
 
     /// `v_rsq_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rsq_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2454, &[vdst.into(), src0.into()])
+        self.ctor(2463, &[vdst.into(), src0.into()])
     }
 
     /// `v_rsq_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rsq_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2455, &[vdst.into(), src0.into()])
+        self.ctor(2464, &[vdst.into(), src0.into()])
     }
 
     /// `v_rsq_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rsq_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2456, &[vdst.into(), src0.into()])
+        self.ctor(2465, &[vdst.into(), src0.into()])
     }
 
     /// `v_rsq_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rsq_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2457, &[vdst.into(), src0.into()])
+        self.ctor(2466, &[vdst.into(), src0.into()])
     }
 
     /// `v_rsq_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rsq_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2458, &[vdst.into(), src0.into()])
+        self.ctor(2467, &[vdst.into(), src0.into()])
     }
 
     /// `v_rsq_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_rsq_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2459, &[vdst.into(), src0.into()])
+        self.ctor(2468, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_exp_f16 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_exp_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2460, &[vdst.into(), src0.into()])
+        self.ctor(2469, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_exp_f32 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_exp_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2461, &[vdst.into(), src0.into()])
+        self.ctor(2470, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_log_f16 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_log_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2462, &[vdst.into(), src0.into()])
+        self.ctor(2471, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_log_f32 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_log_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2463, &[vdst.into(), src0.into()])
+        self.ctor(2472, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_rcp_f16 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_rcp_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2464, &[vdst.into(), src0.into()])
+        self.ctor(2473, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_rcp_f32 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_rcp_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2465, &[vdst.into(), src0.into()])
+        self.ctor(2474, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_rsq_f16 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_rsq_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2466, &[vdst.into(), src0.into()])
+        self.ctor(2475, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_rsq_f32 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_rsq_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2467, &[vdst.into(), src0.into()])
+        self.ctor(2476, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_sqrt_f16 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_sqrt_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2468, &[vdst.into(), src0.into()])
+        self.ctor(2477, &[vdst.into(), src0.into()])
     }
 
     /// `v_s_sqrt_f32 vdst, src0` (gfx1201).
     #[inline]
     fn v_s_sqrt_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2469, &[vdst.into(), src0.into()])
+        self.ctor(2478, &[vdst.into(), src0.into()])
     }
 
     /// `v_sad_hi_u8 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25020,7 +25083,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2470, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2479, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_sad_u16 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25032,7 +25095,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2471, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2480, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_sad_u32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25044,7 +25107,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2472, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2481, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_sad_u8 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25056,79 +25119,79 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2473, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2482, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_sat_pk_u8_i16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sat_pk_u8_i16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2474, &[vdst.into(), src0.into()])
+        self.ctor(2483, &[vdst.into(), src0.into()])
     }
 
     /// `v_sat_pk_u8_i16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sat_pk_u8_i16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2475, &[vdst.into(), src0.into()])
+        self.ctor(2484, &[vdst.into(), src0.into()])
     }
 
     /// `v_sat_pk_u8_i16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sat_pk_u8_i16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2476, &[vdst.into(), src0.into()])
+        self.ctor(2485, &[vdst.into(), src0.into()])
     }
 
     /// `v_screen_partition_4se_b32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_screen_partition_4se_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2477, &[vdst.into(), src0.into()])
+        self.ctor(2486, &[vdst.into(), src0.into()])
     }
 
     /// `v_screen_partition_4se_b32_e32 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_screen_partition_4se_b32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2478, &[vdst.into(), src0.into()])
+        self.ctor(2487, &[vdst.into(), src0.into()])
     }
 
     /// `v_screen_partition_4se_b32_e64 vdst, src0` (gfx942, gfx950).
     #[inline]
     fn v_screen_partition_4se_b32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2479, &[vdst.into(), src0.into()])
+        self.ctor(2488, &[vdst.into(), src0.into()])
     }
 
     /// `v_sin_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sin_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2480, &[vdst.into(), src0.into()])
+        self.ctor(2489, &[vdst.into(), src0.into()])
     }
 
     /// `v_sin_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sin_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2481, &[vdst.into(), src0.into()])
+        self.ctor(2490, &[vdst.into(), src0.into()])
     }
 
     /// `v_sin_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sin_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2482, &[vdst.into(), src0.into()])
+        self.ctor(2491, &[vdst.into(), src0.into()])
     }
 
     /// `v_sin_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sin_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2483, &[vdst.into(), src0.into()])
+        self.ctor(2492, &[vdst.into(), src0.into()])
     }
 
     /// `v_sin_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sin_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2484, &[vdst.into(), src0.into()])
+        self.ctor(2493, &[vdst.into(), src0.into()])
     }
 
     /// `v_sin_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sin_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2485, &[vdst.into(), src0.into()])
+        self.ctor(2494, &[vdst.into(), src0.into()])
     }
 
     /// `v_smfmac_f32_16x16x128_bf8_bf8 vdst, src0, src1, src2` (gfx950).
@@ -25140,7 +25203,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2486, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2495, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x128_bf8_fp8 vdst, src0, src1, src2` (gfx950).
@@ -25152,7 +25215,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2487, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2496, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x128_fp8_bf8 vdst, src0, src1, src2` (gfx950).
@@ -25164,7 +25227,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2488, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2497, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x128_fp8_fp8 vdst, src0, src1, src2` (gfx950).
@@ -25176,7 +25239,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2489, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2498, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x32_bf16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25188,7 +25251,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2490, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2499, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x32_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25200,7 +25263,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2491, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2500, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x64_bf16 vdst, src0, src1, src2` (gfx950).
@@ -25212,7 +25275,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2492, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2501, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x64_bf8_bf8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25224,7 +25287,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2493, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2502, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x64_bf8_fp8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25236,7 +25299,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2494, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2503, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x64_f16 vdst, src0, src1, src2` (gfx950).
@@ -25248,7 +25311,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2495, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2504, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x64_fp8_bf8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25260,7 +25323,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2496, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2505, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_16x16x64_fp8_fp8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25272,7 +25335,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2497, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2506, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x16_bf16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25284,7 +25347,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2498, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2507, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x16_f16 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25296,7 +25359,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2499, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2508, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x32_bf16 vdst, src0, src1, src2` (gfx950).
@@ -25308,7 +25371,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2500, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2509, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x32_bf8_bf8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25320,7 +25383,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2501, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2510, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x32_bf8_fp8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25332,7 +25395,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2502, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2511, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x32_f16 vdst, src0, src1, src2` (gfx950).
@@ -25344,7 +25407,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2503, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2512, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x32_fp8_bf8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25356,7 +25419,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2504, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2513, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x32_fp8_fp8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25368,7 +25431,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2505, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2514, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x64_bf8_bf8 vdst, src0, src1, src2` (gfx950).
@@ -25380,7 +25443,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2506, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2515, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x64_bf8_fp8 vdst, src0, src1, src2` (gfx950).
@@ -25392,7 +25455,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2507, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2516, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x64_fp8_bf8 vdst, src0, src1, src2` (gfx950).
@@ -25404,7 +25467,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2508, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2517, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_f32_32x32x64_fp8_fp8 vdst, src0, src1, src2` (gfx950).
@@ -25416,7 +25479,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2509, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2518, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_i32_16x16x128_i8 vdst, src0, src1, src2` (gfx950).
@@ -25428,7 +25491,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2510, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2519, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_i32_16x16x64_i8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25440,7 +25503,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2511, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2520, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_i32_32x32x32_i8 vdst, src0, src1, src2` (gfx942, gfx950).
@@ -25452,7 +25515,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2512, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2521, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_smfmac_i32_32x32x64_i8 vdst, src0, src1, src2` (gfx950).
@@ -25464,61 +25527,61 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2513, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2522, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_sqrt_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sqrt_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2514, &[vdst.into(), src0.into()])
+        self.ctor(2523, &[vdst.into(), src0.into()])
     }
 
     /// `v_sqrt_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sqrt_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2515, &[vdst.into(), src0.into()])
+        self.ctor(2524, &[vdst.into(), src0.into()])
     }
 
     /// `v_sqrt_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sqrt_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2516, &[vdst.into(), src0.into()])
+        self.ctor(2525, &[vdst.into(), src0.into()])
     }
 
     /// `v_sqrt_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sqrt_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2517, &[vdst.into(), src0.into()])
+        self.ctor(2526, &[vdst.into(), src0.into()])
     }
 
     /// `v_sqrt_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sqrt_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2518, &[vdst.into(), src0.into()])
+        self.ctor(2527, &[vdst.into(), src0.into()])
     }
 
     /// `v_sqrt_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sqrt_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2519, &[vdst.into(), src0.into()])
+        self.ctor(2528, &[vdst.into(), src0.into()])
     }
 
     /// `v_sqrt_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sqrt_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2520, &[vdst.into(), src0.into()])
+        self.ctor(2529, &[vdst.into(), src0.into()])
     }
 
     /// `v_sqrt_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sqrt_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2521, &[vdst.into(), src0.into()])
+        self.ctor(2530, &[vdst.into(), src0.into()])
     }
 
     /// `v_sqrt_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_sqrt_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2522, &[vdst.into(), src0.into()])
+        self.ctor(2531, &[vdst.into(), src0.into()])
     }
 
     /// `v_sub_co_ci_u32 vdst, vcc_lo, src0, vsrc1, vcc_lo` (gfx1100, gfx1201).
@@ -25531,7 +25594,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc_lo2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2523, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
+        self.ctor(2532, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
     }
 
     /// `v_sub_co_ci_u32_e32 vdst, vcc_lo, src0, vsrc1, vcc_lo` (gfx1100, gfx1201).
@@ -25544,7 +25607,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc_lo2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2524, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
+        self.ctor(2533, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
     }
 
     /// `v_sub_co_ci_u32_e64 vdst, sdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -25557,7 +25620,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2525, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2534, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_sub_co_u32 vdst, sdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25569,7 +25632,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2526, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
+        self.ctor(2535, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_co_u32_e32 vdst, vcc, src0, vsrc1` (gfx942, gfx950).
@@ -25581,7 +25644,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2527, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(2536, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_co_u32_e64 vdst, sdst, src0, src1` (gfx942, gfx950).
@@ -25593,7 +25656,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2528, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
+        self.ctor(2537, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_f16 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25604,7 +25667,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2529, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2538, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_f16_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25615,7 +25678,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2530, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2539, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25626,7 +25689,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2531, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2540, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_f32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25637,7 +25700,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2532, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2541, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_f32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25648,7 +25711,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2533, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2542, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25659,7 +25722,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2534, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2543, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_i16 vdst, src0, src1` (gfx942, gfx950).
@@ -25670,7 +25733,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2535, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2544, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_i32 vdst, src0, src1` (gfx942, gfx950).
@@ -25681,7 +25744,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2536, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2545, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_nc_i16 vdst, src0, src1` (gfx1100, gfx1201).
@@ -25692,7 +25755,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2537, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2546, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_nc_i32 vdst, src0, src1` (gfx1100, gfx1201).
@@ -25703,7 +25766,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2538, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2547, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_nc_u16 vdst, src0, src1` (gfx1100, gfx1201).
@@ -25714,7 +25777,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2539, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2548, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_nc_u32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -25725,7 +25788,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2540, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2549, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_nc_u32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -25736,7 +25799,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2541, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2550, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_nc_u32_e64 vdst, src0, src1` (gfx1100, gfx1201).
@@ -25747,7 +25810,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2542, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2551, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_u16 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -25758,7 +25821,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2543, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2552, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_u16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -25769,7 +25832,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2544, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2553, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -25780,7 +25843,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2545, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2554, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_sub_u32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -25791,7 +25854,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2546, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2555, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_u32_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -25802,7 +25865,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2547, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2556, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_sub_u32_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -25813,7 +25876,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2548, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2557, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_subb_co_u32 vdst, vcc, src0, vsrc1, vcc` (gfx942, gfx950).
@@ -25826,7 +25889,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2549, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
+        self.ctor(2558, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
     }
 
     /// `v_subb_co_u32_e32 vdst, vcc, src0, vsrc1, vcc` (gfx942, gfx950).
@@ -25839,7 +25902,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2550, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
+        self.ctor(2559, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
     }
 
     /// `v_subb_co_u32_e64 vdst, sdst, src0, src1, src2` (gfx942, gfx950).
@@ -25852,7 +25915,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2551, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2560, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_subbrev_co_u32 vdst, vcc, src0, vsrc1, vcc` (gfx942, gfx950).
@@ -25865,7 +25928,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2552, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
+        self.ctor(2561, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
     }
 
     /// `v_subbrev_co_u32_e32 vdst, vcc, src0, vsrc1, vcc` (gfx942, gfx950).
@@ -25878,7 +25941,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2553, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
+        self.ctor(2562, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into(), vcc2.into()])
     }
 
     /// `v_subbrev_co_u32_e64 vdst, sdst, src0, src1, src2` (gfx942, gfx950).
@@ -25891,7 +25954,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2554, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2563, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_subrev_co_ci_u32 vdst, vcc_lo, src0, vsrc1, vcc_lo` (gfx1100, gfx1201).
@@ -25904,7 +25967,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc_lo2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2555, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
+        self.ctor(2564, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
     }
 
     /// `v_subrev_co_ci_u32_e32 vdst, vcc_lo, src0, vsrc1, vcc_lo` (gfx1100, gfx1201).
@@ -25917,7 +25980,7 @@ pub trait Ctors {
         vsrc1: impl Into<Self::Op>,
         vcc_lo2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2556, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
+        self.ctor(2565, &[vdst.into(), vcc_lo.into(), src0.into(), vsrc1.into(), vcc_lo2.into()])
     }
 
     /// `v_subrev_co_ci_u32_e64 vdst, sdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -25930,7 +25993,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2557, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2566, &[vdst.into(), sdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_subrev_co_u32 vdst, sdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25942,7 +26005,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2558, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
+        self.ctor(2567, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_subrev_co_u32_e32 vdst, vcc, src0, vsrc1` (gfx942, gfx950).
@@ -25954,7 +26017,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2559, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into()])
+        self.ctor(2568, &[vdst.into(), vcc.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_co_u32_e64 vdst, sdst, src0, src1` (gfx942, gfx950).
@@ -25966,7 +26029,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2560, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
+        self.ctor(2569, &[vdst.into(), sdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_subrev_f16 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25977,7 +26040,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2561, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2570, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_f16_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25988,7 +26051,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2562, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2571, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_f16_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -25999,7 +26062,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2563, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2572, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_subrev_f32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26010,7 +26073,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2564, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2573, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_f32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26021,7 +26084,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2565, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2574, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_f32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26032,7 +26095,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2566, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2575, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_subrev_nc_u32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -26043,7 +26106,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2567, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2576, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_nc_u32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201).
@@ -26054,7 +26117,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2568, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2577, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_nc_u32_e64 vdst, src0, src1` (gfx1100, gfx1201).
@@ -26065,7 +26128,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2569, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2578, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_subrev_u16 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -26076,7 +26139,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2570, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2579, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_u16_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -26087,7 +26150,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2571, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2580, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_u16_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -26098,7 +26161,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2572, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2581, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_subrev_u32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -26109,7 +26172,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2573, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2582, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_u32_e32 vdst, src0, vsrc1` (gfx942, gfx950).
@@ -26120,7 +26183,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2574, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2583, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_subrev_u32_e64 vdst, src0, src1` (gfx942, gfx950).
@@ -26131,25 +26194,25 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2575, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2584, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_swap_b16 vdst, src0` (gfx1100).
     #[inline]
     fn v_swap_b16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2576, &[vdst.into(), src0.into()])
+        self.ctor(2585, &[vdst.into(), src0.into()])
     }
 
     /// `v_swap_b32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_swap_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2577, &[vdst.into(), src0.into()])
+        self.ctor(2586, &[vdst.into(), src0.into()])
     }
 
     /// `v_swaprel_b32 vdst, src0` (gfx1100, gfx1201).
     #[inline]
     fn v_swaprel_b32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2578, &[vdst.into(), src0.into()])
+        self.ctor(2587, &[vdst.into(), src0.into()])
     }
 
     /// `v_swmmac_bf16_16x16x32_bf16 vdst, src0, src1, src2` (gfx1201).
@@ -26161,7 +26224,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2579, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2588, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_f16_16x16x32_f16 vdst, src0, src1, src2` (gfx1201).
@@ -26173,7 +26236,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2580, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2589, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_f32_16x16x32_bf16 vdst, src0, src1, src2` (gfx1201).
@@ -26185,7 +26248,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2581, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2590, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_f32_16x16x32_bf8_bf8 vdst, src0, src1, src2` (gfx1201).
@@ -26197,7 +26260,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2582, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2591, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_f32_16x16x32_bf8_fp8 vdst, src0, src1, src2` (gfx1201).
@@ -26209,7 +26272,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2583, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2592, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_f32_16x16x32_f16 vdst, src0, src1, src2` (gfx1201).
@@ -26221,7 +26284,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2584, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2593, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_f32_16x16x32_fp8_bf8 vdst, src0, src1, src2` (gfx1201).
@@ -26233,7 +26296,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2585, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2594, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_f32_16x16x32_fp8_fp8 vdst, src0, src1, src2` (gfx1201).
@@ -26245,7 +26308,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2586, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2595, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_i32_16x16x32_iu4 vdst, src0, src1, src2` (gfx1201).
@@ -26257,7 +26320,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2587, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2596, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_i32_16x16x32_iu8 vdst, src0, src1, src2` (gfx1201).
@@ -26269,7 +26332,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2588, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2597, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_swmmac_i32_16x16x64_iu4 vdst, src0, src1, src2` (gfx1201).
@@ -26281,7 +26344,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2589, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2598, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_trig_preop_f64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26292,61 +26355,61 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2590, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2599, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_trunc_f16 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_trunc_f16(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2591, &[vdst.into(), src0.into()])
+        self.ctor(2600, &[vdst.into(), src0.into()])
     }
 
     /// `v_trunc_f16_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_trunc_f16_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2592, &[vdst.into(), src0.into()])
+        self.ctor(2601, &[vdst.into(), src0.into()])
     }
 
     /// `v_trunc_f16_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_trunc_f16_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2593, &[vdst.into(), src0.into()])
+        self.ctor(2602, &[vdst.into(), src0.into()])
     }
 
     /// `v_trunc_f32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_trunc_f32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2594, &[vdst.into(), src0.into()])
+        self.ctor(2603, &[vdst.into(), src0.into()])
     }
 
     /// `v_trunc_f32_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_trunc_f32_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2595, &[vdst.into(), src0.into()])
+        self.ctor(2604, &[vdst.into(), src0.into()])
     }
 
     /// `v_trunc_f32_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_trunc_f32_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2596, &[vdst.into(), src0.into()])
+        self.ctor(2605, &[vdst.into(), src0.into()])
     }
 
     /// `v_trunc_f64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_trunc_f64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2597, &[vdst.into(), src0.into()])
+        self.ctor(2606, &[vdst.into(), src0.into()])
     }
 
     /// `v_trunc_f64_e32 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_trunc_f64_e32(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2598, &[vdst.into(), src0.into()])
+        self.ctor(2607, &[vdst.into(), src0.into()])
     }
 
     /// `v_trunc_f64_e64 vdst, src0` (gfx1100, gfx1201, gfx942, gfx950).
     #[inline]
     fn v_trunc_f64_e64(&mut self, vdst: impl Into<Self::Op>, src0: impl Into<Self::Op>) -> &mut Self {
-        self.ctor(2599, &[vdst.into(), src0.into()])
+        self.ctor(2608, &[vdst.into(), src0.into()])
     }
 
     /// `v_wmma_bf16_16x16x16_bf16 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -26358,7 +26421,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2600, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2609, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_f16_16x16x16_f16 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -26370,7 +26433,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2601, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2610, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_f32_16x16x16_bf16 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -26382,7 +26445,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2602, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2611, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_f32_16x16x16_bf8_bf8 vdst, src0, src1, src2` (gfx1201).
@@ -26394,7 +26457,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2603, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2612, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_f32_16x16x16_bf8_fp8 vdst, src0, src1, src2` (gfx1201).
@@ -26406,7 +26469,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2604, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2613, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_f32_16x16x16_f16 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -26418,7 +26481,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2605, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2614, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_f32_16x16x16_fp8_bf8 vdst, src0, src1, src2` (gfx1201).
@@ -26430,7 +26493,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2606, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2615, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_f32_16x16x16_fp8_fp8 vdst, src0, src1, src2` (gfx1201).
@@ -26442,7 +26505,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2607, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2616, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_i32_16x16x16_iu4 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -26454,7 +26517,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2608, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2617, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_i32_16x16x16_iu8 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -26466,7 +26529,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2609, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2618, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_wmma_i32_16x16x32_iu4 vdst, src0, src1, src2` (gfx1201).
@@ -26478,7 +26541,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2610, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2619, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_writelane_b32 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26489,7 +26552,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2611, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2620, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_xad_u32 vdst, src0, src1, src2` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26501,7 +26564,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2612, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2621, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_xnor_b32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26512,7 +26575,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2613, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2622, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_xnor_b32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26523,7 +26586,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2614, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2623, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_xnor_b32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26534,7 +26597,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2615, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2624, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_xor3_b32 vdst, src0, src1, src2` (gfx1100, gfx1201).
@@ -26546,7 +26609,7 @@ pub trait Ctors {
         src1: impl Into<Self::Op>,
         src2: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2616, &[vdst.into(), src0.into(), src1.into(), src2.into()])
+        self.ctor(2625, &[vdst.into(), src0.into(), src1.into(), src2.into()])
     }
 
     /// `v_xor_b16 vdst, src0, src1` (gfx1100, gfx1201).
@@ -26557,7 +26620,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2617, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2626, &[vdst.into(), src0.into(), src1.into()])
     }
 
     /// `v_xor_b32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26568,7 +26631,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2618, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2627, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_xor_b32_e32 vdst, src0, vsrc1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26579,7 +26642,7 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         vsrc1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2619, &[vdst.into(), src0.into(), vsrc1.into()])
+        self.ctor(2628, &[vdst.into(), src0.into(), vsrc1.into()])
     }
 
     /// `v_xor_b32_e64 vdst, src0, src1` (gfx1100, gfx1201, gfx942, gfx950).
@@ -26590,6 +26653,6 @@ pub trait Ctors {
         src0: impl Into<Self::Op>,
         src1: impl Into<Self::Op>,
     ) -> &mut Self {
-        self.ctor(2620, &[vdst.into(), src0.into(), src1.into()])
+        self.ctor(2629, &[vdst.into(), src0.into(), src1.into()])
     }
 }
