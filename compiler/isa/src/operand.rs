@@ -130,3 +130,15 @@ pub fn sreg_text(arch: Arch, v: u16, count: u32) -> Option<String> {
         _ => return None,
     })
 }
+
+/// Source index of an operand field, for source modifiers and op_sel: 0, 1, 2 for src0, src1
+/// (vsrc1), src2; 3 for the destination; None otherwise.
+pub(crate) fn src_index(name: &str) -> Option<usize> {
+    match name {
+        "src0" => Some(0),
+        "src1" | "vsrc1" => Some(1),
+        "src2" => Some(2),
+        "vdst" => Some(3),
+        _ => None,
+    }
+}

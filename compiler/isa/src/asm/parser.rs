@@ -7,7 +7,7 @@ use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
 use super::symbolic::{exp, gpr_idx, simm16};
 use crate::inst::{set, Instruction};
-use crate::operand::is_gfx9;
+use crate::operand::{is_gfx9, src_index};
 use crate::tables::Tables;
 use crate::Arch;
 
@@ -142,16 +142,6 @@ fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &To
         return err(t, format!("'{}' cannot be encoded in field {field}", t.text));
     }
     Ok(())
-}
-
-fn src_index(name: &str) -> Option<u32> {
-    match name {
-        "src0" => Some(0),
-        "src1" | "vsrc1" => Some(1),
-        "src2" => Some(2),
-        "vdst" => Some(3),
-        _ => None,
-    }
 }
 
 /// Fills the instruction from the line's operands and modifiers.

@@ -12,7 +12,7 @@ use super::label::Label;
 use super::operand::{inline_f32_code, inline_int_code, Operand};
 use super::reg::{Half, Reg, RegFile, Special};
 use crate::inst::{set, Instruction};
-use crate::operand::is_gfx9;
+use crate::operand::{is_gfx9, src_index};
 use crate::tables::takes_mods;
 use crate::Arch;
 
@@ -44,17 +44,6 @@ pub(crate) struct Fill<'a> {
     /// Failures carry no message: the builder tries the next encoding, and asks again for the
     /// reasons only when every encoding failed (formatting them is most of a failure's cost).
     pub quiet: bool,
-}
-
-/// Source index of an operand for modifiers and op_sel: src0, src1, src2, then the destination.
-fn src_index(name: &str) -> Option<u32> {
-    match name {
-        "src0" => Some(0),
-        "src1" | "vsrc1" => Some(1),
-        "src2" => Some(2),
-        "vdst" => Some(3),
-        _ => None,
-    }
 }
 
 /// A named register's scalar operand code and its size in dwords (0: any size).
@@ -241,7 +230,7 @@ impl<'a> Fill<'a> {
         };
         let m = self.i.mnemonic();
         let what = if neg { "-x" } else { "|x|" };
-        if !matches!(self.c.shape, Shape::Vop3 | Shape::Vop3p) || !takes_mods(self.i.opcode(), si as usize) {
+        if !matches!(self.c.shape, Shape::Vop3 | Shape::Vop3p) || !takes_mods(self.i.opcode(), si) {
             return self.failf(Some(k), format_args!("{what} needs a VOP3 encoding whose source {si} takes modifiers"));
         }
         let (nf, af) = if m.contains("_mix") { ("neg", "neg_hi") } else { ("neg", "abs") };

@@ -5,7 +5,7 @@ use baregpu_autogen::isa::OperandKind;
 
 use super::src_text;
 use crate::inst::Instruction;
-use crate::operand::{is_gfx9, reg_range, sreg_text, ValType};
+use crate::operand::{is_gfx9, reg_range, src_index, sreg_text, ValType};
 use crate::tables::{takes_mods, FLAG_LIT16};
 
 /// How a VALU instruction's dwords are read.
@@ -49,17 +49,6 @@ pub fn shape(i: &Instruction) -> (Shape, Ext) {
         _ => Shape::E32,
     };
     (s, ext)
-}
-
-/// Source index of an operand field: 0, 1, 2; 3 for the destination; None otherwise.
-fn src_index(name: &str) -> Option<usize> {
-    match name {
-        "src0" => Some(0),
-        "src1" | "vsrc1" => Some(1),
-        "src2" => Some(2),
-        "vdst" => Some(3),
-        _ => None,
-    }
 }
 
 pub fn mnemonic(i: &Instruction, s: Shape, ext: Ext) -> String {
