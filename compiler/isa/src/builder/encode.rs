@@ -455,7 +455,7 @@ impl<'a> Fill<'a> {
             Operand::Int(v) => *v,
             Operand::F32(f) if literal => f.to_bits() as i64,
             Operand::Waitcnt(w) if o.kind == K::Simm16 => {
-                w.encode(is_gfx9(self.arch)).map_err(|m| Fail { operand: Some(k), msg: m.into() })? as i64
+                w.encode(self.arch).map_err(|m| Fail { operand: Some(k), msg: m.into() })? as i64
             }
             Operand::Label(l) if o.kind == K::Label => {
                 self.target = Some(*l);

@@ -6,6 +6,8 @@
 
 use super::label::Label;
 use super::reg::{Reg, Special};
+use crate::names::waitcnt;
+use crate::Arch;
 
 /// One instruction operand.
 #[derive(Debug, Clone, PartialEq)]
@@ -220,19 +222,19 @@ impl Waitcnt {
         self
     }
 
-    /// The `simm16` of an architecture; `Err` names the counter that does not fit.
-    pub fn encode(&self, gfx9: bool) -> Result<u32, String> {
-        // (value, bits): gfx9 vmcnt 6 bits (split 4 + 2), expcnt 3, lgkmcnt 4; gfx11 6, 3, 6.
-        let lg_bits = if gfx9 { 4 } else { 6 };
-        let get = |v: Option<u32>, bits: u32, name: &str| match v {
-            None => Ok((1 << bits) - 1),
-            Some(n) if n < 1 << bits => Ok(n),
-            Some(n) => Err(format!("{name}({n}) does not fit in {bits} bits")),
+    /// The `simm16` of an architecture; `Err` names the counter that does not fit. The field
+    /// layout is `names::waitcnt`'s.
+    pub fn encode(&self, arch: Arch) -> Result<u32, String> {
+        let (vm_max, ex_max, lg_max) = waitcnt::counter_max(arch);
+        let get = |v: Option<u32>, max: u32, name: &str| match v {
+            None => Ok(max),
+            Some(n) if n <= max => Ok(n),
+            Some(n) => Err(format!("{name}({n}) does not fit in {} bits", max.count_ones())),
         };
-        let vm = get(self.vmcnt, 6, "vmcnt")?;
-        let ex = get(self.expcnt, 3, "expcnt")?;
-        let lg = get(self.lgkmcnt, lg_bits, "lgkmcnt")?;
-        Ok(if gfx9 { (vm & 0xf) | (vm >> 4 & 3) << 14 | ex << 4 | lg << 8 } else { vm << 10 | ex | lg << 4 })
+        let vm = get(self.vmcnt, vm_max, "vmcnt")?;
+        let ex = get(self.expcnt, ex_max, "expcnt")?;
+        let lg = get(self.lgkmcnt, lg_max, "lgkmcnt")?;
+        Ok(waitcnt::encode(arch, vm, ex, lg))
     }
 }
 
