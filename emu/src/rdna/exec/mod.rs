@@ -2,6 +2,10 @@
 
 #![allow(clippy::needless_range_loop)]
 
+// First: its loop macros serve the VALU modules after it.
+#[macro_use]
+mod lanes;
+
 mod arith;
 mod cmp;
 mod dpp;
@@ -10,6 +14,8 @@ mod packed;
 mod run;
 mod salu;
 mod valu;
+mod valu_float;
+mod valu_int;
 mod vmem;
 
 use std::sync::Arc;
@@ -22,6 +28,7 @@ use super::Segment;
 use crate::amd::dispatch::{DispatchFault, GpuMemory};
 use arith::*;
 use cmp::*;
+use lanes::{Arm, Lanes};
 pub use packed::packed;
 use valu::Out;
 use vmem::atomic_new;
