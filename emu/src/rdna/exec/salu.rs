@@ -2,77 +2,72 @@
 
 use super::*;
 
+/// A SALU operation's operands, read once for the family matches.
+#[derive(Clone, Copy)]
+struct SArgs {
+    op: SOp,
+    dst: u8,
+    x: u64,
+    y: u64,
+    x32: u32,
+    y32: u32,
+    scc: bool,
+    exec: u64,
+    wide_a: bool,
+}
+
+/// What a SALU family did with an operation.
+enum SStep {
+    /// Write the result: value, as 64 bits, the new SCC (`None`: unchanged).
+    Write(u64, bool, Option<bool>),
+    /// Nothing (more) to write.
+    Done,
+    /// Not in this family.
+    Next,
+}
+
 impl<const W: usize> Wave<W> {
     pub(super) fn salu(&mut self, op: SOp, dst: u8, a: Ss, b: Ss, wide: bool) -> Result<(), String> {
-        use SOp::*;
-        let wide_a = wide
-            || matches!(
-                op,
-                Cselect64
-                    | And64
-                    | Or64
-                    | Xor64
-                    | Andn264
-                    | Orn264
-                    | Nand64
-                    | Nor64
-                    | Xnor64
-                    | Lshl64
-                    | Lshr64
-                    | Ashr64
-                    | BfeU64
-                    | BfeI64
-                    | AddU64
-                    | SubU64
-                    | MulU64
-                    | Mov64
-                    | Cmov64
-                    | Not64
-                    | Wqm64
-                    | Brev64
-                    | Bcnt0_64
-                    | Bcnt1_64
-                    | Ctz64
-                    | Clz64
-                    | Cls64
-                    | Quadmask64
-                    | CmpEqU64
-                    | CmpLgU64
-                    | Bitcmp0_64
-                    | Bitcmp1_64
-            );
-        let wide_b = matches!(
-            op,
-            Cselect64
-                | And64
-                | Or64
-                | Xor64
-                | Andn264
-                | Orn264
-                | Nand64
-                | Nor64
-                | Xnor64
-                | AddU64
-                | SubU64
-                | MulU64
-                | CmpEqU64
-                | CmpLgU64
-                | Bitset0_64
-                | Bitset1_64
-        );
+        let (wide_a, wide_b) = wide_operands(op);
+        let wide_a = wide || wide_a;
         let ty = |w| if w { Ty::B64 } else { Ty::B32 };
         let x = self.sval(a, ty(wide_a));
         let y = self.sval(b, ty(wide_b));
-        let (x32, y32) = (x as u32, y as u32);
-        let scc = self.scc;
-        let exec = self.exec();
-        let saveexec = |s: &mut Self, new: u64| {
-            s.set_exec(new);
-            s.scc = new != 0;
-            exec
-        };
+        let s = SArgs { op, dst, x, y, x32: x as u32, y32: y as u32, scc: self.scc, exec: self.exec(), wide_a };
+        // Each family's match passes on the operations it does not hold.
+        let mut step = self.salu_int(s);
+        if let SStep::Next = step {
+            step = self.salu_float_move(s);
+        }
+        if let SStep::Next = step {
+            step = self.salu_exec_convert(s);
+        }
+        if let SStep::Next = step {
+            step = self.salu_compare_mode(s);
+        }
         // (result, is 64-bit, new scc)
-        let (res, w64, nscc): (u64, bool, Option<bool>) = match op {
+        let (res, w64, nscc) = match step {
+            SStep::Write(res, w64, nscc) => (res, w64, nscc),
+            SStep::Done => return Ok(()),
+            SStep::Next => return Err(format!("{op:?}: not a scalar ALU operation")),
+        };
+        if let Some(s) = nscc {
+            self.scc = s;
+        }
+        if w64 {
+            self.ws64(dst as usize, res);
+        } else {
+            self.ws(dst as usize, res as u32);
+        }
+        Ok(())
+    }
+
+    /// Integer arithmetic and bit operations.
+    #[allow(unused_variables)]
+    fn salu_int(&mut self, s: SArgs) -> SStep {
+        use SOp::*;
+        let SArgs { op, dst, x, y, x32, y32, scc, exec, wide_a } = s;
+        let (res, w64, nscc) = match op {
             AddU32 => {
                 let r = x + y;
                 (r & 0xffff_ffff, false, Some(r >> 32 != 0))
@@ -159,6 +154,17 @@ impl<const W: usize> Wave<W> {
             AddU64 => (x.wrapping_add(y), true, None),
             SubU64 => (x.wrapping_sub(y), true, None),
             MulU64 => (x.wrapping_mul(y), true, None),
+            _ => return SStep::Next,
+        };
+        SStep::Write(res, w64, nscc)
+    }
+
+    /// Float arithmetic, moves and bit counts.
+    #[allow(unused_variables)]
+    fn salu_float_move(&mut self, s: SArgs) -> SStep {
+        use SOp::*;
+        let SArgs { op, dst, x, y, x32, y32, scc, exec, wide_a } = s;
+        let (res, w64, nscc) = match op {
             AddF32 => (fb(f(x) + f(y)), false, None),
             SubF32 => (fb(f(x) - f(y)), false, None),
             MulF32 => (fb(f(x) * f(y)), false, None),
@@ -170,13 +176,13 @@ impl<const W: usize> Wave<W> {
             Mov64 => (x, true, None),
             Cmov32 | Cmovk => {
                 if !scc {
-                    return Ok(());
+                    return SStep::Done;
                 }
                 (x, false, None)
             }
             Cmov64 => {
                 if !scc {
-                    return Ok(());
+                    return SStep::Done;
                 }
                 (x, true, None)
             }
@@ -232,6 +238,22 @@ impl<const W: usize> Wave<W> {
                 }
                 (r, op == Quadmask64, Some(r != 0))
             }
+            _ => return SStep::Next,
+        };
+        SStep::Write(res, w64, nscc)
+    }
+
+    /// EXEC updates (saveexec, wrexec) and conversions.
+    #[allow(unused_variables)]
+    fn salu_exec_convert(&mut self, s: SArgs) -> SStep {
+        use SOp::*;
+        let SArgs { op, dst, x, y, x32, y32, scc, exec, wide_a } = s;
+        let saveexec = |s: &mut Self, new: u64| {
+            s.set_exec(new);
+            s.scc = new != 0;
+            exec
+        };
+        let (res, w64, nscc) = match op {
             AndSaveexec => (saveexec(self, x & exec), wide_a, None),
             OrSaveexec => (saveexec(self, x | exec), wide_a, None),
             XorSaveexec => (saveexec(self, x ^ exec), wide_a, None),
@@ -258,6 +280,17 @@ impl<const W: usize> Wave<W> {
             CvtF32F16 => (fb(hf(x)), false, None),
             CvtHiF32F16 => (fb(hf(x >> 16)), false, None),
             CvtF16F32 => (hb(f(x)), false, None),
+            _ => return SStep::Next,
+        };
+        SStep::Write(res, w64, nscc)
+    }
+
+    /// Compares (into SCC) and the hardware registers.
+    #[allow(unused_variables)]
+    fn salu_compare_mode(&mut self, s: SArgs) -> SStep {
+        use SOp::*;
+        let SArgs { op, dst, x, y, x32, y32, scc, exec, wide_a } = s;
+        let (res, w64, nscc) = match op {
             CmpEqI32 | CmpEqU32 => return self.setscc(x32 == y32),
             CmpLgI32 | CmpLgU32 => return self.setscc(x32 != y32),
             CmpGtI32 => return self.setscc((x32 as i32) > (y32 as i32)),
@@ -313,25 +346,78 @@ impl<const W: usize> Wave<W> {
                     let m = if size >= 32 { u32::MAX } else { ((1u32 << size) - 1) << off };
                     self.mode = (self.mode & !m) | ((x32 << off) & m);
                 }
-                return Ok(());
+                return SStep::Done;
             }
             SendmsgRtn => (0, false, None),
+            _ => return SStep::Next,
         };
-        if let Some(s) = nscc {
-            self.scc = s;
-        }
-        if w64 {
-            self.ws64(dst as usize, res);
-        } else {
-            self.ws(dst as usize, res as u32);
-        }
-        Ok(())
+        SStep::Write(res, w64, nscc)
     }
 
-    pub(super) fn setscc(&mut self, c: bool) -> Result<(), String> {
+    fn setscc(&mut self, c: bool) -> SStep {
         self.scc = c;
-        Ok(())
+        SStep::Done
     }
+}
+
+/// Which of a SALU operation's sources are 64-bit (beyond the `wide` the decoder gives).
+fn wide_operands(op: SOp) -> (bool, bool) {
+    use SOp::*;
+    let a = matches!(
+        op,
+        Cselect64
+            | And64
+            | Or64
+            | Xor64
+            | Andn264
+            | Orn264
+            | Nand64
+            | Nor64
+            | Xnor64
+            | Lshl64
+            | Lshr64
+            | Ashr64
+            | BfeU64
+            | BfeI64
+            | AddU64
+            | SubU64
+            | MulU64
+            | Mov64
+            | Cmov64
+            | Not64
+            | Wqm64
+            | Brev64
+            | Bcnt0_64
+            | Bcnt1_64
+            | Ctz64
+            | Clz64
+            | Cls64
+            | Quadmask64
+            | CmpEqU64
+            | CmpLgU64
+            | Bitcmp0_64
+            | Bitcmp1_64
+    );
+    let b = matches!(
+        op,
+        Cselect64
+            | And64
+            | Or64
+            | Xor64
+            | Andn264
+            | Orn264
+            | Nand64
+            | Nor64
+            | Xnor64
+            | AddU64
+            | SubU64
+            | MulU64
+            | CmpEqU64
+            | CmpLgU64
+            | Bitset0_64
+            | Bitset1_64
+    );
+    (a, b)
 }
 
 pub(super) fn bitop(r: u64, w: bool) -> (u64, bool, Option<bool>) {
