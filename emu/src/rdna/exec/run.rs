@@ -26,26 +26,7 @@ impl<const W: usize> Wave<W> {
             match &inst.op {
                 Op::Nop => {}
                 Op::Valu(v) if matches!(v.op, VOp::MovRelD | VOp::MovRelS | VOp::MovRelSD | VOp::MovRelSD2) => {
-                    // Indexed VGPR moves: the index comes from M0 at run time.
-                    let m0 = self.s[M0_REG];
-                    let (ds, ss) = match v.op {
-                        VOp::MovRelD => (m0, 0),
-                        VOp::MovRelS => (0, m0),
-                        VOp::MovRelSD => (m0, m0),
-                        _ => ((m0 >> 16) & 0x3ff, m0 & 0x3ff),
-                    };
-                    let mut w = *v;
-                    w.op = VOp::Mov;
-                    w.dst = (v.dst as u32).checked_add(ds).filter(|&d| (d as usize) < NVGPR).ok_or_else(|| {
-                        ill(format!("v_movrel: destination v{} + M0 {ds} is outside the VGPRs", v.dst))
-                    })? as u16;
-                    if let Vs::V(r) = v.src[0] {
-                        let r = (r as u32)
-                            .checked_add(ss)
-                            .filter(|&r| (r as usize) < NVGPR)
-                            .ok_or_else(|| ill(format!("v_movrel: source v{r} + M0 {ss} is outside the VGPRs")))?;
-                        w.src[0] = Vs::V(r as u16);
-                    }
+                    let w = self.movrel(v).map_err(ill)?;
                     self.valu(&w).map_err(ill)?
                 }
                 Op::Valu(v) if self.gpr_idx => {
@@ -70,14 +51,7 @@ impl<const W: usize> Wave<W> {
                     (seg, ip) = self.target(ctx, *t, &seg)?;
                 }
                 Op::CBranch(c, t) => {
-                    let take = match c {
-                        Cond::Scc0 => !self.scc,
-                        Cond::Scc1 => self.scc,
-                        Cond::Vccz => self.vcc() == 0,
-                        Cond::Vccnz => self.vcc() != 0,
-                        Cond::Execz => self.exec() == 0,
-                        Cond::Execnz => self.exec() != 0,
-                    };
+                    let take = self.taken(*c);
                     if take {
                         (seg, ip) = self.target(ctx, *t, &seg)?;
                     }
@@ -86,44 +60,7 @@ impl<const W: usize> Wave<W> {
                     break Ok(Stop::Barrier);
                 }
                 Op::Smem { dst, n, base, off, soff, buffer } => {
-                    let soff = self.sval(*soff, Ty::B32) as u32 as u64;
-                    let base_addr = if *buffer {
-                        let b = *base as usize;
-                        self.s[b] as u64 | (((self.s[b + 1] & 0xffff) as u64) << 32)
-                    } else {
-                        self.s64(*base)
-                    };
-                    let addr = base_addr.wrapping_add(*off as u64).wrapping_add(soff);
-                    if *n > 16 {
-                        // Sub-dword loads (gfx12): one SGPR, extended.
-                        let (len, signed) = match *n {
-                            SMEM_U8 => (1, false),
-                            SMEM_I8 => (1, true),
-                            SMEM_U16 => (2, false),
-                            _ => (2, true),
-                        };
-                        let va = addr & !(len - 1);
-                        let p = ctx.mem.translate(va, len).ok_or(DispatchFault::Memory { va, write: false, pc })?;
-                        // SAFETY: translate checked [va, va + len) lies inside one allocation.
-                        let x = unsafe {
-                            match (len, signed) {
-                                (1, false) => *p as u32,
-                                (1, true) => *p as i8 as i32 as u32,
-                                (_, false) => (p as *const u16).read_unaligned() as u32,
-                                (_, true) => (p as *const u16).read_unaligned() as i16 as i32 as u32,
-                            }
-                        };
-                        self.ws(*dst as usize, x);
-                        continue;
-                    }
-                    let va = addr & !3;
-                    let len = *n as u64 * 4;
-                    let p = ctx.mem.translate(va, len).ok_or(DispatchFault::Memory { va, write: false, pc })?;
-                    for k in 0..*n as usize {
-                        // SAFETY: translate checked [va, va + len) lies inside one allocation.
-                        let x = unsafe { (p.add(4 * k) as *const u32).read_unaligned() };
-                        self.ws(*dst as usize + k, x);
-                    }
+                    self.smem(ctx, *dst, *n, *base, *off, *soff, *buffer, pc)?
                 }
                 Op::Vopd(pair) => {
                     let exec = self.exec();
@@ -142,18 +79,7 @@ impl<const W: usize> Wave<W> {
                     self.ds(lds, &Ds { vdst, data0, data1, ..*m }, pc)?
                 }
                 Op::Ds(m) => self.ds(lds, m, pc)?,
-                Op::AccMove { dst, src } => {
-                    let x = match *src {
-                        Vs::V(r) => self.vsrc(Vs::V(self.unified(r)), Ty::B32, false),
-                        s => self.vsrc(s, Ty::B32, false),
-                    };
-                    let (d, exec) = (self.unified(*dst) as usize, self.exec());
-                    for l in 0..W {
-                        if exec >> l & 1 != 0 {
-                            self.v[d][l] = x[l] as u32;
-                        }
-                    }
-                }
+                Op::AccMove { dst, src } => self.acc_move(*dst, *src),
                 Op::GetPc { dst } => {
                     let next = pc + inst.size as u64;
                     self.ws64(*dst as usize, next);
@@ -210,6 +136,114 @@ impl<const W: usize> Wave<W> {
                     return Ok((seg.clone(), i));
                 }
                 (ctx.code)(pc)
+            }
+        }
+    }
+
+    /// `v_movrel*`: a move whose VGPR indices M0 offsets at run time, as a plain move.
+    fn movrel(&self, v: &Valu) -> Result<Valu, String> {
+        // Indexed VGPR moves: the index comes from M0 at run time.
+        let m0 = self.s[M0_REG];
+        let (ds, ss) = match v.op {
+            VOp::MovRelD => (m0, 0),
+            VOp::MovRelS => (0, m0),
+            VOp::MovRelSD => (m0, m0),
+            _ => ((m0 >> 16) & 0x3ff, m0 & 0x3ff),
+        };
+        let mut w = *v;
+        w.op = VOp::Mov;
+        w.dst = (v.dst as u32)
+            .checked_add(ds)
+            .filter(|&d| (d as usize) < NVGPR)
+            .ok_or_else(|| format!("v_movrel: destination v{} + M0 {ds} is outside the VGPRs", v.dst))?
+            as u16;
+        if let Vs::V(r) = v.src[0] {
+            let r = (r as u32)
+                .checked_add(ss)
+                .filter(|&r| (r as usize) < NVGPR)
+                .ok_or_else(|| format!("v_movrel: source v{r} + M0 {ss} is outside the VGPRs"))?;
+            w.src[0] = Vs::V(r as u16);
+        }
+        Ok(w)
+    }
+
+    /// Whether a conditional branch is taken.
+    #[inline(always)]
+    fn taken(&self, c: Cond) -> bool {
+        match c {
+            Cond::Scc0 => !self.scc,
+            Cond::Scc1 => self.scc,
+            Cond::Vccz => self.vcc() == 0,
+            Cond::Vccnz => self.vcc() != 0,
+            Cond::Execz => self.exec() == 0,
+            Cond::Execnz => self.exec() != 0,
+        }
+    }
+
+    /// A scalar memory load (s_load*, s_buffer_load*) of `n` dwords, or of a sub-dword (gfx12).
+    #[allow(clippy::too_many_arguments)]
+    fn smem(
+        &mut self,
+        ctx: &Ctx,
+        dst: u8,
+        n: u8,
+        base: u8,
+        off: i64,
+        soff: Ss,
+        buffer: bool,
+        pc: u64,
+    ) -> Result<(), DispatchFault> {
+        let soff = self.sval(soff, Ty::B32) as u32 as u64;
+        let base_addr = if buffer {
+            let b = base as usize;
+            self.s[b] as u64 | (((self.s[b + 1] & 0xffff) as u64) << 32)
+        } else {
+            self.s64(base)
+        };
+        let addr = base_addr.wrapping_add(off as u64).wrapping_add(soff);
+        if n > 16 {
+            // Sub-dword loads (gfx12): one SGPR, extended.
+            let (len, signed) = match n {
+                SMEM_U8 => (1, false),
+                SMEM_I8 => (1, true),
+                SMEM_U16 => (2, false),
+                _ => (2, true),
+            };
+            let va = addr & !(len - 1);
+            let p = ctx.mem.translate(va, len).ok_or(DispatchFault::Memory { va, write: false, pc })?;
+            // SAFETY: translate checked [va, va + len) lies inside one allocation.
+            let x = unsafe {
+                match (len, signed) {
+                    (1, false) => *p as u32,
+                    (1, true) => *p as i8 as i32 as u32,
+                    (_, false) => (p as *const u16).read_unaligned() as u32,
+                    (_, true) => (p as *const u16).read_unaligned() as i16 as i32 as u32,
+                }
+            };
+            self.ws(dst as usize, x);
+            return Ok(());
+        }
+        let va = addr & !3;
+        let len = n as u64 * 4;
+        let p = ctx.mem.translate(va, len).ok_or(DispatchFault::Memory { va, write: false, pc })?;
+        for k in 0..n as usize {
+            // SAFETY: translate checked [va, va + len) lies inside one allocation.
+            let x = unsafe { (p.add(4 * k) as *const u32).read_unaligned() };
+            self.ws(dst as usize + k, x);
+        }
+        Ok(())
+    }
+
+    /// gfx9 v_accvgpr_read/write/mov: a move within the unified file.
+    fn acc_move(&mut self, dst: u16, src: Vs) {
+        let x = match src {
+            Vs::V(r) => self.vsrc(Vs::V(self.unified(r)), Ty::B32, false),
+            s => self.vsrc(s, Ty::B32, false),
+        };
+        let (d, exec) = (self.unified(dst) as usize, self.exec());
+        for l in 0..W {
+            if exec >> l & 1 != 0 {
+                self.v[d][l] = x[l] as u32;
             }
         }
     }
