@@ -11,19 +11,34 @@ pub(super) fn lower_salu(
     resolve: &dyn Fn(u64) -> Tgt,
     gfx12: bool,
 ) -> Result<Op, String> {
-    use SOp as S;
-    let unsupported = || format!("{m}: not supported");
+    if let Some(op) = salu_flow(m, i, next, resolve) {
+        return Ok(op);
+    }
+    // (op, a width, b width)
+    let (op, a64, b64) = salu_sig_arith(m)
+        .or_else(|| salu_sig_misc(m))
+        .or_else(|| salu_sig_exec_cmp(m))
+        .ok_or_else(|| format!("{m}: not supported"))?;
+    let _ = gfx12;
+    let (a, b) = salu_operands(enc, op, i, lit, a64, b64)?;
+    let sdst = i.f("sdst") as u8;
+    let dst = if enc == "SOPC" { NULL } else { sdst };
+    Ok(Op::Salu { op, dst, a, b, wide: a64 })
+}
+
+/// Program-flow and no-op scalar instructions, which need no SALU operation.
+fn salu_flow(m: &str, i: &Instruction, next: u64, resolve: &dyn Fn(u64) -> Tgt) -> Option<Op> {
     let sdst = i.f("sdst") as u8;
     match m {
-        "s_getpc_b64" => return Ok(Op::GetPc { dst: sdst }),
-        "s_setpc_b64" => return Ok(Op::SetPc { src: i.f("ssrc0") as u8 }),
-        "s_swappc_b64" => return Ok(Op::SwapPc { dst: sdst, src: i.f("ssrc0") as u8 }),
+        "s_getpc_b64" => return Some(Op::GetPc { dst: sdst }),
+        "s_setpc_b64" => return Some(Op::SetPc { src: i.f("ssrc0") as u8 }),
+        "s_swappc_b64" => return Some(Op::SwapPc { dst: sdst, src: i.f("ssrc0") as u8 }),
         "s_call_b64" => {
             let imm = i.f("simm16");
-            return Ok(Op::CallImm { dst: sdst, tgt: resolve(next.wrapping_add((sext(imm, 16) * 4) as u64)) });
+            return Some(Op::CallImm { dst: sdst, tgt: resolve(next.wrapping_add((sext(imm, 16) * 4) as u64)) });
         }
         "s_barrier_signal" | "s_barrier_signal_isfirst" | "s_barrier_init" | "s_barrier_join" | "s_wakeup_barrier" => {
-            return Ok(Op::Nop)
+            return Some(Op::Nop)
         }
         "s_waitcnt_vscnt"
         | "s_waitcnt_vmcnt"
@@ -31,11 +46,16 @@ pub(super) fn lower_salu(
         | "s_waitcnt_lgkmcnt"
         | "s_version"
         | "s_subvector_loop_begin"
-        | "s_subvector_loop_end" => return Ok(Op::Nop),
+        | "s_subvector_loop_end" => return Some(Op::Nop),
         _ => {}
     }
-    // (op, a width, b width)
-    let (op, a64, b64): (SOp, bool, bool) = match m {
+    None
+}
+
+/// Integer arithmetic and bit operations: (op, a is 64-bit, b is 64-bit).
+fn salu_sig_arith(m: &str) -> Option<(SOp, bool, bool)> {
+    use SOp as S;
+    Some(match m {
         "s_add_u32" | "s_add_co_u32" => (S::AddU32, false, false),
         "s_sub_u32" | "s_sub_co_u32" => (S::SubU32, false, false),
         "s_add_i32" | "s_add_co_i32" => (S::AddI32, false, false),
@@ -91,6 +111,14 @@ pub(super) fn lower_salu(
         "s_add_nc_u64" => (S::AddU64, true, true),
         "s_sub_nc_u64" => (S::SubU64, true, true),
         "s_mul_u64" => (S::MulU64, true, true),
+        _ => return None,
+    })
+}
+
+/// Moves, float and bit counts: (op, a is 64-bit, b is 64-bit).
+fn salu_sig_misc(m: &str) -> Option<(SOp, bool, bool)> {
+    use SOp as S;
+    Some(match m {
         "s_add_f32" => (S::AddF32, false, false),
         "s_sub_f32" => (S::SubF32, false, false),
         "s_mul_f32" => (S::MulF32, false, false),
@@ -127,6 +155,14 @@ pub(super) fn lower_salu(
         "s_abs_i32" => (S::AbsI32, false, false),
         "s_quadmask_b32" => (S::Quadmask32, false, false),
         "s_quadmask_b64" => (S::Quadmask64, true, true),
+        _ => return None,
+    })
+}
+
+/// EXEC updates, compares and hardware registers: (op, a is 64-bit, b is 64-bit).
+fn salu_sig_exec_cmp(m: &str) -> Option<(SOp, bool, bool)> {
+    use SOp as S;
+    Some(match m {
         "s_and_saveexec_b32" => (S::AndSaveexec, false, false),
         "s_and_saveexec_b64" => (S::AndSaveexec, true, true),
         "s_or_saveexec_b32" => (S::OrSaveexec, false, false),
@@ -202,11 +238,23 @@ pub(super) fn lower_salu(
         "s_setreg_b32" => (S::Setreg, false, false),
         "s_setreg_imm32_b32" => (S::SetregImm, false, false),
         "s_sendmsg_rtn_b32" | "s_sendmsg_rtn_b64" => (S::SendmsgRtn, false, false),
-        _ => return Err(unsupported()),
-    };
-    let _ = gfx12;
+        _ => return None,
+    })
+}
+
+/// The two SALU sources of an encoding.
+fn salu_operands(
+    enc: &str,
+    op: SOp,
+    i: &Instruction,
+    lit: Option<u32>,
+    a64: bool,
+    b64: bool,
+) -> Result<(Ss, Ss), String> {
+    use SOp as S;
+    let sdst = i.f("sdst") as u8;
     let ty = |w: bool| if w { Ty::B64 } else { Ty::B32 };
-    let (a, b) = match enc {
+    Ok(match enc {
         "SOPK" => {
             let imm = i.f("simm16");
             let k = match op {
@@ -241,7 +289,5 @@ pub(super) fn lower_salu(
             (ssrc(s0, ty(a64), lit)?, Ss::R(sdst))
         }
         _ => (ssrc(i.f("ssrc0"), ty(a64), lit)?, ssrc(i.f("ssrc1"), ty(b64), lit)?),
-    };
-    let dst = if enc == "SOPC" { NULL } else { sdst };
-    Ok(Op::Salu { op, dst, a, b, wide: a64 })
+    })
 }

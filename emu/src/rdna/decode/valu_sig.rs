@@ -4,12 +4,15 @@ use super::*;
 
 /// What a VALU mnemonic means: operation, source types, destination type.
 pub(super) fn valu_sig(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
+    valu_sig_int(m).or_else(|| valu_sig_f32(m)).or_else(|| valu_sig_f16_f64(m))
+}
+
+/// Integer and bit operations.
+fn valu_sig_int(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
     use Ty::*;
     use VOp as V;
     let b3 = [B32; 3];
-    let f3 = [F32; 3];
     let h3 = [F16; 3];
-    let d3 = [F64; 3];
     Some(match m {
         "v_add_nc_u32" | "v_add_u32" => (V::AddU32, b3, B32),
         "v_sub_nc_u32" | "v_sub_u32" => (V::SubU32, b3, B32),
@@ -107,6 +110,18 @@ pub(super) fn valu_sig(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_ashrrev_i64" => (V::AshrRev64, [B32, B64, B32], B64),
         "v_add_nc_u64" => (V::AddU64, [B64; 3], B64),
         "v_mov_b64" => (V::Mov64, [B64; 3], B64),
+        _ => return None,
+    })
+}
+
+/// f32 operations and conversions.
+fn valu_sig_f32(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
+    use Ty::*;
+    use VOp as V;
+    let b3 = [B32; 3];
+    let f3 = [F32; 3];
+    let h3 = [F16; 3];
+    Some(match m {
         "v_add_f32" => (V::AddF32, f3, F32),
         "v_sub_f32" => (V::SubF32, f3, F32),
         "v_subrev_f32" => (V::SubrevF32, f3, F32),
@@ -155,6 +170,19 @@ pub(super) fn valu_sig(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_cvt_pk_f16_f32" => (V::CvtPkF32ToF16, f3, B32),
         "v_cvt_f32_f16" => (V::CvtF32F16, h3, F32),
         "v_cvt_f16_f32" => (V::CvtF16F32, f3, F16),
+        _ => return None,
+    })
+}
+
+/// f16 and f64 operations, packed math, lane operations.
+fn valu_sig_f16_f64(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
+    use Ty::*;
+    use VOp as V;
+    let b3 = [B32; 3];
+    let f3 = [F32; 3];
+    let h3 = [F16; 3];
+    let d3 = [F64; 3];
+    Some(match m {
         "v_add_f16" => (V::AddF16, h3, F16),
         "v_sub_f16" => (V::SubF16, h3, F16),
         "v_subrev_f16" => (V::SubrevF16, h3, F16),
