@@ -1,4 +1,4 @@
-//! Scalar ALU, scalar memory and program-flow encodings (SOP*, SMEM) -> ops.
+//! Scalar ALU and program-flow encodings (SOP1/2/C/K, SOPP) -> ops.
 
 use super::*;
 
@@ -289,5 +289,45 @@ fn salu_operands(
             (ssrc(s0, ty(a64), lit)?, Ss::R(sdst))
         }
         _ => (ssrc(i.f("ssrc0"), ty(a64), lit)?, ssrc(i.f("ssrc1"), ty(b64), lit)?),
+    })
+}
+
+/// SOPP: program flow, barriers, and the hints the emulator has no use for.
+pub(super) fn lower_sopp(m: &str, i: &Instruction, next: u64, resolve: &dyn Fn(u64) -> Tgt) -> Result<Op, String> {
+    let imm = i.f("simm16");
+    let tgt = || resolve(next.wrapping_add((sext(imm, 16) * 4) as u64));
+    Ok(match m {
+        "s_endpgm" | "s_endpgm_saved" | "s_endpgm_ordered_ps_done" => Op::End,
+        "s_branch" => Op::Branch(tgt()),
+        "s_cbranch_scc0" => Op::CBranch(Cond::Scc0, tgt()),
+        "s_cbranch_scc1" => Op::CBranch(Cond::Scc1, tgt()),
+        "s_cbranch_vccz" => Op::CBranch(Cond::Vccz, tgt()),
+        "s_cbranch_vccnz" => Op::CBranch(Cond::Vccnz, tgt()),
+        "s_cbranch_execz" => Op::CBranch(Cond::Execz, tgt()),
+        "s_cbranch_execnz" => Op::CBranch(Cond::Execnz, tgt()),
+        "s_barrier" | "s_barrier_wait" => Op::Barrier,
+        "s_trap" => Op::Trap,
+        m if m.starts_with("s_wait")
+            || m.starts_with("s_nop")
+            || m.starts_with("s_delay_alu")
+            || m.starts_with("s_clause")
+            || m.starts_with("s_sendmsg")
+            || m.starts_with("s_set_inst_prefetch")
+            || m.starts_with("s_inst_prefetch")
+            || m == "s_barrier_signal"
+            || m == "s_sleep"
+            || m == "s_icache_inv"
+            || m == "s_code_end"
+            || m == "s_setprio"
+            || m == "s_sethalt"
+            || m == "s_denorm_mode"
+            || m == "s_round_mode"
+            || m == "s_ttracedata"
+            || m == "s_singleuse_vdst"
+            || m == "s_version" =>
+        {
+            Op::Nop
+        }
+        _ => return Err(format!("{m}: not supported")),
     })
 }
