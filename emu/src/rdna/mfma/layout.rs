@@ -89,3 +89,12 @@ pub fn cbsz_block(cbsz: u32, abid: u32, b: usize) -> usize {
         (b >> cbsz << cbsz) + abid as usize
     }
 }
+
+/// The first bit, in a lane's compression-index VGPR, of the 4-bit index of the group of four K
+/// its stored sparse-A element `e` belongs to (two stored elements a group: `e / 2`). With
+/// CBSZ 0, ABID picks which set of the lane's indices (AMD's Matrix Instruction Calculator,
+/// CDNA3 SMFMAC); otherwise the first.
+pub fn index_bit(a: Geom, cbsz: u32, abid: u32, e: usize) -> usize {
+    let set = if cbsz == 0 { abid as usize } else { 0 };
+    4 * (a.per_lane() / 2 * set + e / 2)
+}

@@ -74,6 +74,9 @@ fn lower_variant(m: &str, v: Variant, i: &Instruction, lit: Option<u32>) -> Resu
         if blgp != 0 {
             return Err(format!("{m}: blgp is not supported"));
         }
+    } else if v.out == Out::F64 && (cbsz != 0 || abid != 0) {
+        // AMD's Matrix Instruction Calculator: CDNA3's f64 forms take no CBSZ/ABID.
+        return Err(format!("{m}: cbsz/abid are not supported"));
     } else if (1u32 << cbsz) > v.blocks as u32 || abid >= 1 << cbsz {
         // 2^CBSZ blocks share A from block ABID of their group: both must stay in range.
         return Err(format!("{m}: cbsz:{cbsz} abid:{abid} out of range for {} block(s)", v.blocks));

@@ -6,7 +6,7 @@
 //! f64 a chain of fused multiply-adds in K order starting from C.
 
 use super::formats::e8m0;
-use super::layout::{blgp_lane, cbsz_block, d_slot_blocks, d_slot_f64, Geom};
+use super::layout::{blgp_lane, cbsz_block, d_slot_blocks, d_slot_f64, index_bit, Geom};
 use super::variants::Out;
 use super::Mfma;
 use crate::rdna::exec::Wave;
@@ -149,23 +149,19 @@ impl<const W: usize> Wave<W> {
     }
 
     /// 4:2 sparse A: each pair of stored values belongs to a group of four K, at the positions
-    /// the group's 4-bit index holds (bits 1:0 the first value's, 3:2 the second's). A lane's
-    /// index nibbles follow its stored values in order; with CBSZ 0, ABID picks which set of
-    /// nibbles in the index VGPR (AMD's Matrix Instruction Calculator, CDNA3 SMFMAC).
+    /// the group's 4-bit index holds (bits 1:0 the first value's, 3:2 the second's).
     fn gather_sparse(&self, x: &Mfma, ga: Geom, ra: usize, a: &mut [f64]) -> Result<(), String> {
         let v = &x.v;
         let (m, k) = (v.m as usize, v.k as usize);
         let idx = self.operand_regs(x.idx, 1, "the compression index")?;
-        let nibbles = ga.per_lane() / 2;
-        let set = if x.cbsz == 0 { x.abid as usize } else { 0 };
-        if 4 * nibbles * (set + 1) > 32 {
+        if index_bit(ga, x.cbsz as u32, x.abid as u32, ga.per_lane() - 1) + 4 > 32 {
             return Err(format!("v_smfmac: abid:{} selects no index set", x.abid));
         }
         for i in 0..m {
             for kc in 0..ga.k as usize {
                 let (lane, e) = ga.slot(0, i, kc);
                 let val = x.fa.value(self.bits_at(ra, ga.bits, lane, e));
-                let nib = self.v[idx][lane] >> (4 * (nibbles * set + e / 2)) & 0xf;
+                let nib = self.v[idx][lane] >> index_bit(ga, x.cbsz as u32, x.abid as u32, e) & 0xf;
                 let pos = (nib >> (2 * (kc % 2)) & 3) as usize;
                 a[i * k + 4 * (kc / 2) + pos] += val;
             }

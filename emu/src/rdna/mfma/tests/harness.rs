@@ -11,6 +11,7 @@ pub const A: usize = 0;
 pub const B: usize = 8;
 pub const SA: usize = 16;
 pub const SB: usize = 17;
+pub const IDX: usize = 18;
 pub const CD: usize = 32;
 /// ACCUM_OFFSET: AGPRs after v[2 + LANE].
 const ACCUM: u32 = 68;

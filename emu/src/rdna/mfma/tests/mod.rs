@@ -3,6 +3,8 @@
 //! interpreter and stores C/D back; D is compared with a plain-Rust matrix product of the same
 //! matrices (reference.rs decodes the formats by their definitions, apart from the emulator's).
 
+mod calculator;
 mod harness;
 mod reference;
 mod scaled;
+mod variants;

@@ -1,5 +1,5 @@
 //! The tests' own view of the element formats, written from their definitions (OCP MX v1.0,
-//! IEEE 754) apart from the emulator's decoders, and the plain
+//! IEEE 754, the CDNA3 guide's FNUZ FP8) apart from the emulator's decoders, and the plain
 //! matrix product the MFMA results are checked against.
 
 /// A format as its definition states it: sign bit, `e` exponent bits, `m` mantissa bits, bias,
@@ -21,6 +21,8 @@ pub enum Special {
     E4m3,
     /// IEEE: the top exponent is infinity (mantissa 0) or NaN.
     Ieee,
+    /// 0x80 (negative zero's pattern) is the only NaN (FNUZ).
+    Fnuz,
 }
 
 pub const FP8: Def = Def { name: "fp8", e: 4, m: 3, bias: 7, special: Special::E4m3 };
@@ -28,6 +30,10 @@ pub const BF8: Def = Def { name: "bf8", e: 5, m: 2, bias: 15, special: Special::
 pub const FP6: Def = Def { name: "fp6", e: 2, m: 3, bias: 1, special: Special::None };
 pub const BF6: Def = Def { name: "bf6", e: 3, m: 2, bias: 3, special: Special::None };
 pub const FP4: Def = Def { name: "fp4", e: 2, m: 1, bias: 1, special: Special::None };
+pub const FP8_FNUZ: Def = Def { name: "fp8 fnuz", e: 4, m: 3, bias: 8, special: Special::Fnuz };
+pub const BF8_FNUZ: Def = Def { name: "bf8 fnuz", e: 5, m: 2, bias: 16, special: Special::Fnuz };
+pub const F16: Def = Def { name: "f16", e: 5, m: 10, bias: 15, special: Special::Ieee };
+pub const BF16: Def = Def { name: "bf16", e: 8, m: 7, bias: 127, special: Special::Ieee };
 
 /// The f8f6f4 formats in CBSZ/BLGP code order.
 pub const F8F6F4: [Def; 5] = [FP8, BF8, FP6, BF6, FP4];
@@ -46,6 +52,7 @@ impl Def {
             Special::E4m3 if ef == top && mf == (1 << self.m) - 1 => return f64::NAN,
             Special::Ieee if ef == top && mf != 0 => return f64::NAN,
             Special::Ieee if ef == top => return if s == 1 { f64::NEG_INFINITY } else { f64::INFINITY },
+            Special::Fnuz if s == 1 && ef == 0 && mf == 0 => return f64::NAN,
             _ => {}
         }
         let significand = if ef == 0 { mf } else { mf | 1 << self.m } as f64;
