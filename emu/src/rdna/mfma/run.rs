@@ -1,24 +1,39 @@
-//! Executing an MFMA over the whole wave: gather A, B, C (and the scales or sparse indices) by
-//! the layouts into plain matrices, multiply, scatter D. EXEC is not consulted: every lane's
+//! Executing an MFMA over the whole wave: gather A, B (and the scales or sparse indices) by the
+//! layouts into plain matrices, multiply, add C, scatter D. EXEC is not consulted: every lane's
 //! registers are read and written (CDNA3 ISA §7). The arithmetic model (docs/cdna-mfma.md):
-//! products exact in f64 (every product of these formats is), scaled exactly by the E8M0
-//! scales, summed in f64 in K order, C added, one rounding to f32; i8 exact, wrapping i32;
-//! f64 a chain of fused multiply-adds in K order starting from C.
+//! products exact in f64 (every product of these formats is, and so is scaling an element by
+//! its E8M0 block scale first), summed in f64 in K order, C added, one rounding to f32; i8
+//! exact, wrapping i32; f64 a chain of fused multiply-adds in K order starting from C.
 
-use super::formats::e8m0;
+use super::formats::{e8m0, Fmt};
 use super::layout::{blgp_lane, cbsz_block, d_slot_blocks, d_slot_f64, index_bit, Geom};
 use super::variants::Out;
 use super::Mfma;
 use crate::rdna::exec::Wave;
 use crate::rdna::ops::{Ss, Vs};
 
-/// One wave's dense operands: A[b][i][k], B[b][k][j], C[b][i][j] and the per-32-K scales.
+/// A's rows and B's columns as K-contiguous vectors, each element already times its scale:
+/// `a[(b·M + i)·K + k]`, `b[(b·M + j)·K + k]`.
 struct Operands {
     a: Vec<f64>,
     b: Vec<f64>,
-    /// Scale of A row i / B column j for K block kb: `[i * kblocks + kb]`; empty when unscaled.
-    sa: Vec<f64>,
-    sb: Vec<f64>,
+}
+
+/// Element values by bit pattern: a table for the formats of at most 8 bits.
+struct Decoder {
+    fmt: Fmt,
+    table: Vec<f64>,
+}
+
+impl Decoder {
+    fn new(fmt: Fmt) -> Decoder {
+        let table = if fmt.bits() <= 8 { (0..1u64 << fmt.bits()).map(|x| fmt.value(x)).collect() } else { Vec::new() };
+        Decoder { fmt, table }
+    }
+
+    fn value(&self, x: u64) -> f64 {
+        self.table.get(x as usize).copied().unwrap_or_else(|| self.fmt.value(x))
+    }
 }
 
 impl<const W: usize> Wave<W> {
@@ -50,45 +65,32 @@ impl<const W: usize> Wave<W> {
         let (m, k, nb) = (v.m as usize, v.k as usize, v.blocks as usize);
         let nregs = v.d_regs();
         let d = self.operand_regs(x.d, nregs, "D")?;
-        let c: Vec<[u32; W]> = match x.c {
+        let mut out: Vec<[u32; W]> = match x.c {
             Vs::V(r) => {
                 let r = self.operand_regs(r, nregs, "C")?;
                 self.v[r..r + nregs].to_vec()
             }
-            Vs::S(Ss::K(_)) => Vec::new(),
+            Vs::S(Ss::K(_)) => vec![[0; W]; nregs],
             Vs::S(_) => return Err("v_mfma: C from an SGPR is not supported".into()),
         };
-        let konst = if let Vs::S(Ss::K(k)) = x.c { k } else { 0 };
-        let mut out = c.clone();
-        out.resize(nregs, [0; W]);
-        let kblocks = k / 32;
+        // An inline constant C is every element's value; otherwise C is read where D goes.
+        let konst = if let Vs::S(Ss::K(k)) = x.c { Some(k) } else { None };
         for b in 0..nb {
             for i in 0..m {
+                let ar = &ops.a[(b * m + i) * k..][..k];
                 for j in 0..m {
-                    let dot = |step: &mut dyn FnMut(f64, f64, usize)| {
-                        for kk in 0..k {
-                            step(ops.a[(b * m + i) * k + kk], ops.b[(b * k + kk) * m + j], kk);
-                        }
-                    };
+                    let bc = &ops.b[(b * m + j) * k..][..k];
                     if v.out == Out::F64 {
                         let (lane, reg) = d_slot_f64(v.m, b, i, j);
-                        let cv =
-                            if c.is_empty() { konst } else { c[reg][lane] as u64 | (c[reg + 1][lane] as u64) << 32 };
-                        let mut acc = f64::from_bits(cv) * if x.neg & 4 != 0 { -1.0 } else { 1.0 };
-                        dot(&mut |a, b, _| acc = a.mul_add(b, acc));
-                        let bits = acc.to_bits();
+                        let cv = konst.unwrap_or(out[reg][lane] as u64 | (out[reg + 1][lane] as u64) << 32);
+                        let c = f64::from_bits(cv) * if x.neg & 4 != 0 { -1.0 } else { 1.0 };
+                        let bits = ar.iter().zip(bc).fold(c, |s, (a, b)| a.mul_add(*b, s)).to_bits();
                         (out[reg][lane], out[reg + 1][lane]) = (bits as u32, (bits >> 32) as u32);
                         continue;
                     }
                     let (lane, reg) = d_slot_blocks(v.m, b, i, j);
-                    let cv = if c.is_empty() { konst as u32 } else { c[reg][lane] };
-                    let mut sum = 0f64;
-                    if ops.sa.is_empty() {
-                        dot(&mut |a, b, _| sum += a * b);
-                    } else {
-                        let (sa, sb) = (&ops.sa[i * kblocks..], &ops.sb[j * kblocks..]);
-                        dot(&mut |a, b, kk| sum += a * b * (sa[kk / 32] * sb[kk / 32]));
-                    }
+                    let cv = konst.map_or(out[reg][lane], |k| k as u32);
+                    let sum = ar.iter().zip(bc).fold(0f64, |s, (a, b)| s + a * b);
                     out[reg][lane] = if v.out == Out::I32 {
                         (cv as i32).wrapping_add(sum as i64 as i32) as u32
                     } else {
@@ -101,56 +103,60 @@ impl<const W: usize> Wave<W> {
         Ok(())
     }
 
-    /// A, B and the scales as plain matrices, by the layouts and the modifiers.
+    /// A and B as K-contiguous rows and columns, by the layouts and the modifiers, each element
+    /// times its E8M0 block scale (exact: a power of two within f64's range).
     fn gather(&self, x: &Mfma) -> Result<Operands, String> {
         let v = &x.v;
         let (m, k, nb) = (v.m as usize, v.k as usize, v.blocks as usize);
         let (ga, gb) = (v.a_geom(x.fa), v.b_geom(x.fb));
         let ra = self.operand_regs(x.a, ga.regs(), "A")?;
         let rb = self.operand_regs(x.b, gb.regs(), "B")?;
+        let (da, db) = (Decoder::new(x.fa), Decoder::new(x.fb));
+        // Lane i + M·kb holds the scale of row (A) or column (B) i for K block kb.
+        let scales = match x.scales {
+            Some(s) => {
+                let (sa, sb) = (self.operand_regs(s.a, 1, "A scale")?, self.operand_regs(s.b, 1, "B scale")?);
+                let byte = |r: usize, at: u8| -> Vec<f64> {
+                    (0..64).map(|l| e8m0((self.v[r][l] >> (8 * at)) as u8)).collect()
+                };
+                Some((byte(sa, s.a_byte), byte(sb, s.b_byte)))
+            }
+            None => None,
+        };
+        let scale = |s: Option<&Vec<f64>>, i: usize, kk: usize| s.map_or(1.0, |s| s[i + m * (kk / 32)]);
         let sign = |bit: u8| if x.neg & bit != 0 { -1.0 } else { 1.0 };
         let mut a = vec![0f64; nb * m * k];
         if v.sparse {
-            self.gather_sparse(x, ga, ra, &mut a)?;
+            self.gather_sparse(x, ga, ra, &da, &mut a)?;
         } else {
             for b in 0..nb {
                 let src = cbsz_block(x.cbsz as u32, x.abid as u32, b);
                 for i in 0..m {
                     for kk in 0..k {
                         let (lane, e) = ga.slot(src, i, kk);
-                        a[(b * m + i) * k + kk] = x.fa.value(self.bits_at(ra, ga.bits, lane, e)) * sign(1);
+                        let s = scale(scales.as_ref().map(|s| &s.0), i, kk) * sign(1);
+                        a[(b * m + i) * k + kk] = da.value(self.bits_at(ra, ga.bits, lane, e)) * s;
                     }
                 }
             }
         }
-        let mut bm = vec![0f64; nb * k * m];
+        let mut bm = vec![0f64; nb * m * k];
         for b in 0..nb {
-            for kk in 0..k {
-                for j in 0..m {
+            for j in 0..m {
+                for kk in 0..k {
                     let (lane, e) = gb.slot(b, j, kk);
                     let lane = blgp_lane(x.blgp as u32, lane);
-                    bm[(b * k + kk) * m + j] = x.fb.value(self.bits_at(rb, gb.bits, lane, e)) * sign(2);
+                    let s = scale(scales.as_ref().map(|s| &s.1), j, kk) * sign(2);
+                    bm[(b * m + j) * k + kk] = db.value(self.bits_at(rb, gb.bits, lane, e)) * s;
                 }
             }
         }
-        let (mut sa, mut sb) = (Vec::new(), Vec::new());
-        if let Some(s) = x.scales {
-            let (ra, rb) = (self.operand_regs(s.a, 1, "A scale")?, self.operand_regs(s.b, 1, "B scale")?);
-            // Lane i + M·kb holds the scale of row (A) or column (B) i for K block kb.
-            let scale = |r: usize, byte: u8, i: usize, kb: usize| e8m0((self.v[r][i + m * kb] >> (8 * byte)) as u8);
-            for i in 0..m {
-                for kb in 0..k / 32 {
-                    sa.push(scale(ra, s.a_byte, i, kb));
-                    sb.push(scale(rb, s.b_byte, i, kb));
-                }
-            }
-        }
-        Ok(Operands { a, b: bm, sa, sb })
+        Ok(Operands { a, b: bm })
     }
 
     /// 4:2 sparse A: each pair of stored values belongs to a group of four K, at the positions
     /// the group's 4-bit index holds (bits 1:0 the first value's, 3:2 the second's).
-    fn gather_sparse(&self, x: &Mfma, ga: Geom, ra: usize, a: &mut [f64]) -> Result<(), String> {
+    fn gather_sparse(&self, x: &Mfma, ga: Geom, ra: usize, da: &Decoder, a: &mut [f64]) -> Result<(), String> {
         let v = &x.v;
         let (m, k) = (v.m as usize, v.k as usize);
         let idx = self.operand_regs(x.idx, 1, "the compression index")?;
@@ -160,7 +166,7 @@ impl<const W: usize> Wave<W> {
         for i in 0..m {
             for kc in 0..ga.k as usize {
                 let (lane, e) = ga.slot(0, i, kc);
-                let val = x.fa.value(self.bits_at(ra, ga.bits, lane, e));
+                let val = da.value(self.bits_at(ra, ga.bits, lane, e));
                 let nib = self.v[idx][lane] >> index_bit(ga, x.cbsz as u32, x.abid as u32, e) & 0xf;
                 let pos = (nib >> (2 * (kc % 2)) & 3) as usize;
                 a[i * k + 4 * (kc / 2) + pos] += val;

@@ -4,6 +4,7 @@
 //! matrices (reference.rs decodes the formats by their definitions, apart from the emulator's).
 
 mod calculator;
+mod errors;
 mod harness;
 mod reference;
 mod scaled;
