@@ -16,7 +16,7 @@ pub struct Geom {
 
 impl Geom {
     /// Lane groups that split K (64 lanes over M rows and the blocks).
-    fn groups(self) -> usize {
+    pub fn groups(self) -> usize {
         (64 / (self.m as usize * self.blocks as usize)).max(1)
     }
 
@@ -30,17 +30,38 @@ impl Geom {
         (self.per_lane() * self.bits as usize).div_ceil(32)
     }
 
-    /// Where A[b][i][k] (and B[b][k][i]) lives: (lane, element index within the lane's
-    /// registers, element e at bits e·bits upwards). A lane holds K in chunks of at most 128
-    /// bits (16 FP8 elements): chunk c of the lane group g covers K from c·G·E + g·E, E elements
-    /// long. Every CDNA3 form fits one chunk; gfx950's FP8 f8f6f4 operands take two (FP6, which
-    /// 128 bits do not divide, is taken as one chunk of 32).
-    pub fn slot(self, b: usize, i: usize, k: usize) -> (usize, usize) {
-        let (g, p) = (self.groups(), self.per_lane());
-        let e = if 128 % self.bits == 0 { p.min(128 / self.bits as usize) } else { p };
-        let (chunk, r) = (k / (g * e), k % (g * e));
+    /// Elements of one chunk: a lane holds K in chunks of at most 128 bits (16 FP8 elements).
+    /// Every CDNA3 form fits one chunk; gfx950's FP8 f8f6f4 operands take two (FP6, which 128
+    /// bits do not divide, is taken as one chunk of 32).
+    fn chunk(self) -> usize {
+        let p = self.per_lane();
+        if 128 % self.bits == 0 {
+            p.min(128 / self.bits as usize)
+        } else {
+            p
+        }
+    }
+
+    /// The lane holding row `i` of block `b`, lane group `g`.
+    pub fn lane(self, b: usize, i: usize, g: usize) -> usize {
         let m = self.m as usize;
-        (i + m * b + m * self.blocks as usize * (r / e), chunk * e + r % e)
+        i + m * b + m * self.blocks as usize * g
+    }
+
+    /// The K of element `e` in lane group `g`: chunk c of group g covers K from c·G·E + g·E,
+    /// E elements long.
+    pub fn k_of(self, g: usize, e: usize) -> usize {
+        let ch = self.chunk();
+        e / ch * self.groups() * ch + g * ch + e % ch
+    }
+
+    /// Where A[b][i][k] (and B[b][k][i]) lives: (lane, element index within the lane's
+    /// registers, element e at bits e·bits upwards); the inverse of [`Geom::lane`] and
+    /// [`Geom::k_of`].
+    pub fn slot(self, b: usize, i: usize, k: usize) -> (usize, usize) {
+        let (g, e) = (self.groups(), self.chunk());
+        let (chunk, r) = (k / (g * e), k % (g * e));
+        (self.lane(b, i, r / e), chunk * e + r % e)
     }
 }
 

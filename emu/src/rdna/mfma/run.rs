@@ -19,6 +19,16 @@ struct Operands {
     b: Vec<f64>,
 }
 
+/// Where an operand's elements come from: its geometry, first register, decoder, block scales
+/// (lane i + M·kb: row/column i, K block kb) and sign (f64 NEG).
+struct Src<'a> {
+    g: Geom,
+    r: usize,
+    d: &'a Decoder,
+    scales: Option<&'a [f64]>,
+    sign: f64,
+}
+
 /// Element values by bit pattern: a table for the formats of at most 8 bits.
 struct Decoder {
     fmt: Fmt,
@@ -123,8 +133,12 @@ impl<const W: usize> Wave<W> {
             }
             None => None,
         };
-        let scale = |s: Option<&Vec<f64>>, i: usize, kk: usize| s.map_or(1.0, |s| s[i + m * (kk / 32)]);
         let sign = |bit: u8| if x.neg & bit != 0 { -1.0 } else { 1.0 };
+        let (sa, sb) = (scales.as_ref().map(|s| &s.0[..]), scales.as_ref().map(|s| &s.1[..]));
+        let (srca, srcb) = (
+            Src { g: ga, r: ra, d: &da, scales: sa, sign: sign(1) },
+            Src { g: gb, r: rb, d: &db, scales: sb, sign: sign(2) },
+        );
         let mut a = vec![0f64; nb * m * k];
         if v.sparse {
             self.gather_sparse(x, ga, ra, &da, &mut a)?;
@@ -132,10 +146,8 @@ impl<const W: usize> Wave<W> {
             for b in 0..nb {
                 let src = cbsz_block(x.cbsz as u32, x.abid as u32, b);
                 for i in 0..m {
-                    for kk in 0..k {
-                        let (lane, e) = ga.slot(src, i, kk);
-                        let s = scale(scales.as_ref().map(|s| &s.0), i, kk) * sign(1);
-                        a[(b * m + i) * k + kk] = da.value(self.bits_at(ra, ga.bits, lane, e)) * s;
+                    for grp in 0..ga.groups() {
+                        self.lane_into(&srca, &mut a[(b * m + i) * k..][..k], ga.lane(src, i, grp), i, grp);
                     }
                 }
             }
@@ -143,15 +155,24 @@ impl<const W: usize> Wave<W> {
         let mut bm = vec![0f64; nb * m * k];
         for b in 0..nb {
             for j in 0..m {
-                for kk in 0..k {
-                    let (lane, e) = gb.slot(b, j, kk);
-                    let lane = blgp_lane(x.blgp as u32, lane);
-                    let s = scale(scales.as_ref().map(|s| &s.1), j, kk) * sign(2);
-                    bm[(b * m + j) * k + kk] = db.value(self.bits_at(rb, gb.bits, lane, e)) * s;
+                for grp in 0..gb.groups() {
+                    let lane = blgp_lane(x.blgp as u32, gb.lane(b, j, grp));
+                    self.lane_into(&srcb, &mut bm[(b * m + j) * k..][..k], lane, j, grp);
                 }
             }
         }
         Ok(Operands { a, b: bm })
+    }
+
+    /// One lane's elements (row or column `row`, lane group `grp`) into `out`, a row of A or a
+    /// column of B indexed by K.
+    fn lane_into(&self, src: &Src, out: &mut [f64], lane: usize, row: usize, grp: usize) {
+        let m = src.g.m as usize;
+        for e in 0..src.g.per_lane() {
+            let kk = src.g.k_of(grp, e);
+            let s = src.scales.map_or(src.sign, |sc| src.sign * sc[row + m * (kk / 32)]);
+            out[kk] = src.d.value(self.bits_at(src.r, src.g.bits, lane, e)) * s;
+        }
     }
 
     /// 4:2 sparse A: each pair of stored values belongs to a group of four K, at the positions

@@ -6,6 +6,7 @@
 mod calculator;
 mod errors;
 mod harness;
+mod layout;
 mod reference;
 mod scaled;
 mod variants;
