@@ -14,7 +14,7 @@ use super::gfx9::ACC;
 use super::ops::*;
 use baregpu_isa::Instruction;
 pub use formats::Fmt;
-pub use layout::{d_slot, Geom};
+pub use layout::Geom;
 pub use variants::{Out, Variant};
 
 /// The E8M0 block scales of a `v_mfma_scale_*`: the VGPRs holding them and the byte of each
@@ -125,54 +125,4 @@ fn lower_variant(m: &str, v: Variant, i: &Instruction, lit: Option<u32>) -> Resu
         neg: if f64 { blgp as u8 } else { 0 },
         scales,
     })
-}
-
-// The single-block view the CDNA assembly tests (emu/tests/cdna_asm.rs) were written against.
-
-/// The element type of a single-block f32/f16/bf16/i8 MFMA.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MfmaTy {
-    F32,
-    F16,
-    Bf16,
-    I8,
-}
-
-impl MfmaTy {
-    pub fn bits(self) -> u32 {
-        match self {
-            MfmaTy::F32 => 32,
-            MfmaTy::F16 | MfmaTy::Bf16 => 16,
-            MfmaTy::I8 => 8,
-        }
-    }
-}
-
-/// The shape of a single-block f32/f16/bf16/i8 MFMA mnemonic: (element type, M, K).
-pub fn shape(m: &str) -> Option<(MfmaTy, u8, u8)> {
-    let v = Variant::parse(baregpu_isa::Arch::Gfx950, m)?;
-    let ty = match v.a {
-        Fmt::F32 => MfmaTy::F32,
-        Fmt::F16 => MfmaTy::F16,
-        Fmt::Bf16 => MfmaTy::Bf16,
-        Fmt::I8 => MfmaTy::I8,
-        _ => return None,
-    };
-    (v.blocks == 1 && !v.sparse && v.m >= 16).then_some((ty, v.m, v.k))
-}
-
-/// Elements of A (and of B) each lane holds in a single-block MFMA.
-pub fn per_lane(m: u8, k: u8) -> usize {
-    single(m, k).per_lane()
-}
-
-/// Where A[i][k] (and B[k][i]) of a single-block MFMA lives: (lane, element).
-pub fn a_slot(m: u8, kk: u8, i: usize, k: usize) -> (usize, usize) {
-    single(m, kk).slot(0, i, k)
-}
-
-/// A single-block geometry whose lane holds one chunk of K: every single-block f32/f16/bf16/i8
-/// form does (at most 128 bits a lane), so the element width does not matter here.
-fn single(m: u8, k: u8) -> Geom {
-    Geom { m, k, blocks: 1, bits: 1 }
 }
