@@ -1,18 +1,13 @@
 //! The CDNA wave interpreter on kernels written in gfx9 assembly (built with our assembler), for
-//! what clang's corpus does not reach. MFMA: each single-block f32/f16/bf16/i8 `v_mfma_*` of gfx942 and
-//! gfx950, run in a small kernel (built with our assembler) that loads each lane's A, B and C
-//! registers, multiplies (C/D in AGPRs or VGPRs) and stores D, against a plain-Rust matrix
-//! product of the same matrices placed by the documented layout (docs/cdna-mfma.md). Also: the
-//! unified VGPR/AGPR file, with AGPRs from the kernel's ACCUM_OFFSET on. gfx9 v_cmpx (EXEC and
-//! VCC), the gfx9 DPP broadcasts and shifts, and an unsupported instruction as an Illegal fault.
+//! what clang's corpus does not reach (the MFMAs: emu/src/rdna/mfma/tests). The unified
+//! VGPR/AGPR file, with AGPRs from the kernel's ACCUM_OFFSET on. gfx9 v_cmpx (EXEC and VCC), the
+//! gfx9 DPP broadcasts and shifts, and an unsupported instruction as an Illegal fault.
 
 use baregpu_emu::amd::dispatch::{DispatchFault, DispatchState, GpuMemory, WaveEngine};
-use baregpu_emu::rdna::fp::f32_to_f16;
-use baregpu_emu::rdna::mfma::{a_slot, d_slot, per_lane, shape, MfmaTy};
 use baregpu_emu::rdna::Interpreter;
 use baregpu_isa::Arch;
 
-/// Bytes of per-lane data: A at 0, B at 16, C/D at 32 (16 registers).
+/// Bytes of per-lane data.
 const LANE: usize = 128;
 
 /// Runs `src` (gfx9 assembly) as one wave64 with s[0:1] = the buffer, ACCUM_OFFSET = `accum`.
@@ -56,133 +51,6 @@ fn dispatch_words(arch: &'static str, code: &[u32], buf: &mut [u32], accum: u32)
     Interpreter::new(arch).dispatch(&d, &mem).map_err(|f| (f, va))
 }
 
-fn regs(base: &str, first: usize, n: usize) -> String {
-    if n == 1 {
-        format!("{base}{first}")
-    } else {
-        format!("{base}[{first}:{}]", first + n - 1)
-    }
-}
-
-/// The kernel: per-lane loads of A (v2..), B (v6..), C (v10..25), the MFMA, D stored back over C.
-fn kernel(mnemonic: &str, ab_regs: usize, d_regs: usize, agpr_cd: bool) -> String {
-    let mut s = String::from("v_lshlrev_b32 v1, 7, v0\n");
-    s += "global_load_dwordx4 v[2:5], v1, s[0:1]\nglobal_load_dwordx4 v[6:9], v1, s[0:1] offset:16\n";
-    for q in 0..4 {
-        s += &format!("global_load_dwordx4 v[{}:{}], v1, s[0:1] offset:{}\n", 10 + 4 * q, 13 + 4 * q, 32 + 16 * q);
-    }
-    s += "s_waitcnt vmcnt(0)\n";
-    let (a, b) = (regs("v", 2, ab_regs), regs("v", 6, ab_regs));
-    if agpr_cd {
-        for r in 0..d_regs {
-            s += &format!("v_accvgpr_write_b32 a{r}, v{}\n", 10 + r);
-        }
-        let cd = regs("a", 0, d_regs);
-        s += &format!("{mnemonic} {cd}, {a}, {b}, {cd}\n");
-        for r in 0..d_regs {
-            s += &format!("v_accvgpr_read_b32 v{}, a{r}\n", 10 + r);
-        }
-    } else {
-        let cd = regs("v", 10, d_regs);
-        s += &format!("{mnemonic} {cd}, {a}, {b}, {cd}\n");
-    }
-    for q in 0..4 {
-        s += &format!("global_store_dwordx4 v1, v[{}:{}], s[0:1] offset:{}\n", 10 + 4 * q, 13 + 4 * q, 32 + 16 * q);
-    }
-    s + "s_endpgm\n"
-}
-
-fn encode(ty: MfmaTy, x: f32) -> u32 {
-    match ty {
-        MfmaTy::F32 => x.to_bits(),
-        MfmaTy::F16 => f32_to_f16(x) as u32,
-        MfmaTy::Bf16 => x.to_bits() >> 16,
-        MfmaTy::I8 => x as i8 as u8 as u32,
-    }
-}
-
-/// One variant: random small integers (exact in every format and under every summation order,
-/// so any internal precision agrees), placed by the layout, against the host product.
-fn check(arch: &'static str, mnemonic: &str, agpr_cd: bool, seed: &mut u64) {
-    let (ty, m, k) = shape(mnemonic).unwrap_or_else(|| panic!("{mnemonic}: a single-block MFMA"));
-    let (mu, ku) = (m as usize, k as usize);
-    let mut rnd = |lo: i32, hi: i32| {
-        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        lo + ((*seed >> 33) % (hi - lo + 1) as u64) as i32
-    };
-    let a: Vec<i32> = (0..mu * ku).map(|_| rnd(-8, 8)).collect();
-    let b: Vec<i32> = (0..ku * mu).map(|_| rnd(-8, 8)).collect();
-    let c: Vec<i32> = (0..mu * mu).map(|_| rnd(-100, 100)).collect();
-    let mut buf = vec![0u32; 64 * LANE / 4];
-    let bits = ty.bits() as usize;
-    let mut put = |base: usize, lane: usize, e: usize, v: u32| {
-        let w = &mut buf[lane * LANE / 4 + base + e * bits / 32];
-        let sh = (e * bits) % 32;
-        let mask = if bits == 32 { u32::MAX } else { ((1u32 << bits) - 1) << sh };
-        *w = (*w & !mask) | ((v << sh) & mask);
-    };
-    for i in 0..mu {
-        for kk in 0..ku {
-            let (lane, e) = a_slot(m, k, i, kk);
-            put(0, lane, e, encode(ty, a[i * ku + kk] as f32));
-            let (lane, e) = a_slot(m, k, i, kk);
-            put(4, lane, e, encode(ty, b[kk * mu + i] as f32));
-        }
-    }
-    let cbits = |x: i32| if ty == MfmaTy::I8 { x as u32 } else { (x as f32).to_bits() };
-    for r in 0..mu {
-        for col in 0..mu {
-            let (lane, reg) = d_slot(m, r, col);
-            buf[lane * LANE / 4 + 8 + reg] = cbits(c[r * mu + col]);
-        }
-    }
-    let ab_regs = per_lane(m, k) * bits / 32;
-    run(arch, &kernel(mnemonic, ab_regs, mu * mu / 64, agpr_cd), &mut buf, 64);
-    for r in 0..mu {
-        for col in 0..mu {
-            let want = c[r * mu + col] + (0..ku).map(|kk| a[r * ku + kk] * b[kk * mu + col]).sum::<i32>();
-            let (lane, reg) = d_slot(m, r, col);
-            let got = buf[lane * LANE / 4 + 8 + reg];
-            assert_eq!(
-                got,
-                cbits(want),
-                "{arch} {mnemonic} (C/D in {}) D[{r}][{col}]",
-                if agpr_cd { "AGPRs" } else { "VGPRs" }
-            );
-        }
-    }
-}
-
-const BOTH: &[&str] = &[
-    "v_mfma_f32_32x32x2_f32",
-    "v_mfma_f32_16x16x4_f32",
-    "v_mfma_f32_32x32x8_f16",
-    "v_mfma_f32_16x16x16_f16",
-    "v_mfma_f32_32x32x8_bf16",
-    "v_mfma_f32_16x16x16_bf16",
-    "v_mfma_i32_32x32x16_i8",
-    "v_mfma_i32_16x16x32_i8",
-];
-const GFX950: &[&str] = &[
-    "v_mfma_f32_16x16x32_f16",
-    "v_mfma_f32_32x32x16_f16",
-    "v_mfma_f32_16x16x32_bf16",
-    "v_mfma_f32_32x32x16_bf16",
-    "v_mfma_i32_16x16x64_i8",
-    "v_mfma_i32_32x32x32_i8",
-];
-
-#[test]
-fn every_single_block_mfma_matches_a_host_matrix_product() {
-    let mut seed = 7u64;
-    for arch in ["gfx942", "gfx950"] {
-        let extra: &[&str] = if arch == "gfx950" { GFX950 } else { &[] };
-        for (n, m) in BOTH.iter().chain(extra).enumerate() {
-            check(arch, m, n % 2 == 0, &mut seed);
-        }
-    }
-}
-
 /// a[k] is v[ACCUM_OFFSET + k]: written as an AGPR, read back as a VGPR.
 #[test]
 fn agprs_start_at_accum_offset_in_the_unified_file() {
@@ -200,34 +68,6 @@ fn agprs_start_at_accum_offset_in_the_unified_file() {
             }
         }
     }
-}
-
-/// The layouts agree with AMD's Matrix Instruction Calculator for every single-block CDNA3 MFMA
-/// (tests/fixtures/cdna/mfma-layouts-cdna3.txt, made by mfma_layouts.py beside it): A, B and D.
-#[test]
-fn layouts_match_amds_matrix_instruction_calculator() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/cdna/mfma-layouts-cdna3.txt");
-    let text = std::fs::read_to_string(path).expect("layout fixture");
-    let mut checked = std::collections::BTreeSet::new();
-    for line in text.lines() {
-        let (head, cells) = line.split_once(": ").expect("MNEMONIC MATRIX ROW: cells");
-        let mut h = head.split(' ');
-        let (mnemonic, matrix, row) =
-            (h.next().unwrap(), h.next().unwrap(), h.next().unwrap().parse::<usize>().unwrap());
-        let (_, m, k) = shape(mnemonic).unwrap_or_else(|| panic!("{mnemonic}"));
-        for (col, cell) in cells.split(' ').enumerate() {
-            let (lane, e) = cell.split_once('.').unwrap();
-            let got = (lane.parse::<usize>().unwrap(), e.parse::<usize>().unwrap());
-            let ours = match matrix {
-                "A" => a_slot(m, k, row, col),
-                "B" => a_slot(m, k, col, row),
-                _ => d_slot(m, row, col),
-            };
-            assert_eq!(ours, got, "{mnemonic} {matrix}[{row}][{col}]");
-        }
-        checked.insert(mnemonic);
-    }
-    assert_eq!(checked.len(), 8, "every CDNA3 single-block shape");
 }
 
 /// gfx9 `v_cmpx` writes EXEC and VCC (gfx10+ writes EXEC only).
