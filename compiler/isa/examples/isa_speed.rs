@@ -53,6 +53,13 @@ fn main() {
                 n += 1;
             }
         }
+        if std::env::var_os("ISA_SPEED_ASM_ONLY").is_some() {
+            let asm = rate(n, || {
+                black_box(assemble(arch, &text).unwrap());
+            });
+            println!("{}: {n} instructions: assemble {:.3} M/s (per CPU second)", arch.name(), asm / 1e6);
+            continue;
+        }
         let d = Decoder::new(arch);
         let dec = rate(n, || {
             let mut at = 0;

@@ -6,6 +6,7 @@
 //! (`verify`): the first candidate that means what the line says wins, and the candidates come
 //! in llvm-mc's order of preference (e32 before e64, inline constant before literal).
 
+mod decoded;
 mod expr;
 pub mod lexer;
 mod modifier;
@@ -152,7 +153,8 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
     let want = verify::Want::new(l);
     let mut buf = String::with_capacity(l.rest.text.len() + 32);
     let mut first_err: Option<(usize, String)> = None;
-    let mut mismatch: Option<String> = None;
+    // The first candidate that fills but means something else, disassembled for the error.
+    let mut mismatch: Option<Instruction> = None;
     for c in cands.iter() {
         let mut i = c.init;
         match fill(&mut i, l, c.ext) {
@@ -160,9 +162,7 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
                 if verify::agrees(&i, &want, &mut buf) {
                     return Ok(i);
                 }
-                if mismatch.is_none() {
-                    mismatch = Some(buf.clone());
-                }
+                mismatch.get_or_insert(i);
             }
             Err(e) => {
                 if first_err.as_ref().is_none_or(|f| e.0 > f.0) {
@@ -177,7 +177,11 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
     Err(IsaError::asm(
         line,
         l.rest.col,
-        format!("cannot encode '{}' (closest encoding decodes as '{}')", text.trim(), mismatch.unwrap_or_default()),
+        format!(
+            "cannot encode '{}' (closest encoding decodes as '{}')",
+            text.trim(),
+            mismatch.map(|i| crate::disasm::disassemble(&i)).unwrap_or_default()
+        ),
     ))
 }
 
