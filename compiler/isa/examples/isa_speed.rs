@@ -57,7 +57,8 @@ fn main() {
             // As `baregpu bench asm` does: 200,000 lines, the vectors repeated; the file is left
             // in ISA_SPEED_DIR (for timing llvm-mc on the very same text).
             let lines: Vec<&str> = text.lines().collect();
-            let big: String = (0..200_000).map(|k| format!("{}\n", lines[k % lines.len()])).collect();
+            let count = std::env::var("ISA_SPEED_LINES").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000);
+            let big: String = (0..count).map(|k| format!("{}\n", lines[k % lines.len()])).collect();
             if let Some(d) = std::env::var_os("ISA_SPEED_DIR") {
                 std::fs::write(std::path::Path::new(&d).join(format!("{}.s", arch.name())), &big).expect("write");
             }

@@ -1,7 +1,8 @@
 //! An instruction's operands and modifiers read straight from its fields as typed values: what
 //! the disassembler would print, parsed back, without the text. The assembler's verification
 //! (verify.rs) compares these with the line's operands; it covers the scalar ALU and the plain
-//! (no DPP/SDWA) VOP1/VOP2/VOPC/VOP3 encodings, which are most of real code, and returns `None`
+//! (no DPP/SDWA) VOP1/VOP2/VOPC/VOP3 encodings and DS/FLAT/GLOBAL/SCRATCH, which are most of
+//! real code, and returns `None`
 //! for the rest, which verify then reads back through the disassembler's text.
 //! `tests::same_as_printed` holds the two readings equal over the golden vectors.
 
@@ -22,6 +23,7 @@ pub fn decoded(i: &Instruction) -> Option<Typed<'static>> {
     match f.parent.unwrap_or(f.name) {
         "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i),
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i),
+        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i),
         _ => None,
     }
 }
@@ -106,10 +108,11 @@ fn salu(i: &Instruction) -> Option<Typed<'static>> {
     Some(Typed { ops, mods: Vec::new() })
 }
 
-fn val_type(m: &str, dwords: u32) -> ValType {
+/// How an inline float prints (as disasm::valu does); `half`: the mnemonic names f16 or bf16.
+fn val_type(half: bool, dwords: u32) -> ValType {
     if dwords >= 2 {
         ValType::F64
-    } else if m.contains("f16") || m.contains("bf16") {
+    } else if half {
         ValType::F16
     } else {
         ValType::F32
@@ -129,6 +132,8 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
         return None;
     }
     let t16 = i.tables().t16[i.op as usize];
+    let half = m.contains("f16");
+    let is_cmp = m.starts_with("v_cmp");
     let lit = if i.opcode().flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
     let mut ops = Vec::with_capacity(4);
     for (k, o) in i.operands().iter().enumerate() {
@@ -140,7 +145,6 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
             OperandKind::Sgpr => op(sreg(i.arch, v, d)?),
             OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => {
                 let nine_bit = i.field_def(o.name).is_some_and(|f| f.hi - f.lo == 8);
-                let is_cmp = m.starts_with("v_cmp");
                 if o.name == "vdst"
                     && (is_cmp && s == Shape::Vop3 || m.starts_with("v_readlane") || m.starts_with("v_readfirstlane"))
                 {
@@ -161,7 +165,7 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
                 } else if is16 && v >= 256 && s == Shape::E32 {
                     Val::Reg(Reg { file: 'v', first: (v - 256) & 0x7f, count: 1, hi: Some(v & 0x80 != 0) })
                 } else {
-                    source(i.arch, v, d, val_type(m, d), lit)?
+                    source(i.arch, v, d, val_type(half, d), lit)?
                 };
                 let mut val = val;
                 // A true16 VOP3 register operand: its half is op_sel's bit, 0 here.
@@ -172,7 +176,7 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
                 }
                 op(val)
             }
-            OperandKind::Ssrc => op(source(i.arch, v, d, val_type(m, d), i.literal)?),
+            OperandKind::Ssrc => op(source(i.arch, v, d, val_type(half, d), i.literal)?),
             OperandKind::Imm => op(Val::Int(i.literal.unwrap_or(0).into())),
             _ => op(Val::Int(v.into())),
         };
@@ -203,23 +207,114 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
     Some(Typed { ops, mods })
 }
 
+/// DS and FLAT/GLOBAL/SCRATCH, as disasm::mem prints them; atomics (whose returning form adds
+/// an operand), GWS and ds_swizzle go through the text.
+fn mem(i: &Instruction) -> Option<Typed<'static>> {
+    use crate::disasm::mem::{gws, null_sgpr, sext, two_offsets};
+    let fam = i.format().name;
+    let m = i.mnemonic();
+    let g9 = is_gfx9(i.arch);
+    if m.contains("_atomic_") || gws(m) || m == "ds_swizzle_b32" {
+        return None;
+    }
+    let acc = i.field("acc").unwrap_or(0) != 0;
+    let null_saddr = |v: u32| v == null_sgpr(i.arch) || g9 && v == 0x7d;
+    let mut ops = Vec::with_capacity(4);
+    for o in i.operands() {
+        let d = o.dwords.max(1) as u32;
+        let v = i.f(o.name);
+        let val = match (o.kind, o.name) {
+            (OperandKind::Vgpr | OperandKind::Agpr, "addr" | "vaddr") if fam == "GLOBAL" => {
+                reg('v', v, if null_saddr(i.f("saddr")) { 2 } else { 1 })
+            }
+            (OperandKind::Vgpr | OperandKind::Agpr, "addr" | "vaddr") if fam == "SCRATCH" => {
+                if i.field("sve").unwrap_or(1) != 0 {
+                    reg('v', v, 1)
+                } else {
+                    Val::Name("off")
+                }
+            }
+            (OperandKind::Vgpr | OperandKind::Agpr, _) => {
+                let a = o.kind == OperandKind::Agpr
+                    || acc && matches!(o.name, "vdst" | "data" | "data0" | "data1" | "vdata");
+                reg(if a { 'a' } else { 'v' }, v, d)
+            }
+            (OperandKind::Sgpr, "saddr") if null_saddr(v) => Val::Name("off"),
+            (OperandKind::Sgpr, _) => sreg(i.arch, v, d)?,
+            (OperandKind::Off, _) => Val::Name("off"),
+            (OperandKind::Special, _) => Val::Name(o.name),
+            _ => Val::Int(v.into()),
+        };
+        ops.push(op(val));
+    }
+    let mut mods = Vec::new();
+    let mut push = |name: &'static str, val: Option<Val<'static>>| mods.push(Modifier { name, val, col: 0 });
+    if fam == "DS" {
+        let (o0, o1) = (i.f("offset0"), i.f("offset1"));
+        if two_offsets(m) {
+            if o0 != 0 {
+                push("offset0", Some(Val::Int(o0.into())));
+            }
+            if o1 != 0 {
+                push("offset1", Some(Val::Int(o1.into())));
+            }
+        } else if o0 | o1 << 8 != 0 {
+            push("offset", Some(Val::Int((o0 | o1 << 8).into())));
+        }
+        if i.field("gds").unwrap_or(0) != 0 && !g9 {
+            push("gds", None);
+        }
+    } else {
+        let off = i.f("offset");
+        let off = match (i.arch, fam) {
+            (Arch::Gfx1201, _) => sext(off, 24),
+            (Arch::Gfx1100, "FLAT") => off as i64 & 0xfff,
+            (_, "FLAT") if g9 => off as i64 & 0x1fff,
+            _ => sext(off, 13),
+        };
+        if off != 0 {
+            push("offset", Some(Val::Int(off)));
+        }
+    }
+    for n in crate::names::cpol::flags(i.arch) {
+        if i.field(n).unwrap_or(0) != 0 {
+            push(n, None);
+        }
+    }
+    if let Some(st) = i.field("scope_th") {
+        use crate::names::cpol as cp;
+        let (th, scope) = (st >> 2, st & 3);
+        if th != 0 {
+            push("th", Some(Val::Name(cp::th_name(cp::Access::of(m), th, scope)?)));
+        }
+        if scope != 0 {
+            push("scope", Some(Val::Name(cp::scope_name(scope)?)));
+        }
+    }
+    if i.field("tfe").unwrap_or(0) != 0 {
+        push("tfe", None);
+    }
+    Some(Typed { ops, mods })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::asm::lexer::{blank_block_comments, split_line};
     use crate::asm::value::typed;
 
-    /// The values of `t`; hwreg and sendmsg operands, which verify compares by their field,
-    /// as their kind.
+    /// The values of `t`, its operands split from its modifiers as verify does; hwreg and
+    /// sendmsg operands, which verify compares by their field, as their kind.
     fn strip(i: &Instruction, t: &Typed) -> Vec<String> {
         let kinds = i.operands();
+        let (ops, mods) = crate::asm::verify::split_extra(t, kinds.len());
         let by_field =
             |k: usize| kinds.get(k).is_some_and(|o| matches!(o.kind, OperandKind::Hwreg | OperandKind::Sendmsg));
-        let ops = t.ops.iter().enumerate().map(|(k, o)| match by_field(k) {
+        let ops = ops.iter().enumerate().map(|(k, o)| match by_field(k) {
             true => format!("{:?}", kinds[k].kind),
             false => format!("{:?} {} {} {}", o.val, o.neg, o.abs, o.sext),
         });
-        ops.chain(t.mods.iter().map(|m| format!("{} {:?}", m.name, m.val))).collect()
+        ops.chain(mods.iter().map(|m| format!("{} {:?}", m.name, m.val))).collect()
     }
 
     /// Over every golden vector, the typed reading equals the printed text parsed back.

@@ -96,7 +96,25 @@ fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
     }
 }
 
-type CandCache = RwLock<HashMap<String, Arc<[Cand]>>>;
+/// FNV-1a: mnemonics are short and come from the tables or the source being assembled, so a
+/// keyed hash buys nothing here and SipHash cost a few percent of assembly time.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type CandCache = RwLock<HashMap<String, Arc<[Cand]>, std::hash::BuildHasherDefault<Fnv>>>;
 
 /// The candidate encodings of a (lower-case) mnemonic, each with its started instruction;
 /// computed once per mnemonic and architecture.
@@ -313,7 +331,9 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
     let mut items = Vec::new();
     let mut errs = Errors::default();
     let mut at = 0usize;
-    let lines: Vec<String> = src.lines().map(|l| blank_block_comments(l).unwrap_or_else(|| l.to_string())).collect();
+    // Lines borrowed from the source; only one with a block comment is copied.
+    let lines: Vec<std::borrow::Cow<str>> =
+        src.lines().map(|l| blank_block_comments(l).map_or(std::borrow::Cow::Borrowed(l), Into::into)).collect();
     for (n, raw) in lines.iter().enumerate() {
         if errs.full() {
             break;

@@ -128,7 +128,7 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
 
 /// The operands up to `n` and the modifiers, with operands past `n` that read as modifiers
 /// (`name:value` or a bare name) moved to the modifiers.
-fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'a>], Cow<'b, [Modifier<'a>]>) {
+pub(super) fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'a>], Cow<'b, [Modifier<'a>]>) {
     let mut k = t.ops.len();
     let modifier_like =
         |o: &Operand| matches!(o.val, Val::Name(_)) || o.text.contains(':') && !matches!(o.val, Val::Reg(_));
