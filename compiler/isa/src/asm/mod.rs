@@ -79,6 +79,10 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
     out
 }
 
+/// VOP2 instructions to llvm-mc whose only encoding on these targets is VOP3: it reads them with
+/// `_e32` as well and writes the VOP3 encoding (checked with llvm-mc 22 on all four targets).
+const E32_AS_VOP3: [&str; 2] = ["v_readlane_b32", "v_writelane_b32"];
+
 /// `_e32`/`_e64` on a name llvm-mc prints without a suffix (`v_nop_e64`, `v_fma_f32_e64`): the
 /// name's opcodes in a 32-bit (VOP1/VOP2/VOPC) or a 64-bit VALU encoding.
 fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
@@ -89,7 +93,11 @@ fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
     };
     for &op in t.by_mnemonic.get(base).map(Vec::as_slice).unwrap_or(&[]) {
         let f = t.op(op).format;
-        let fits = if e64 { f.starts_with("VOP3") || f == "VINTERP" } else { matches!(f, "VOP1" | "VOP2" | "VOPC") };
+        let fits = if e64 {
+            f.starts_with("VOP3") || f == "VINTERP"
+        } else {
+            matches!(f, "VOP1" | "VOP2" | "VOPC") || E32_AS_VOP3.contains(&base)
+        };
         if let Some(init) = start(arch, op, Ext::None).filter(|_| fits) {
             out.push(Cand { op, ext: Ext::None, init });
         }

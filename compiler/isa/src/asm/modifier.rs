@@ -134,10 +134,14 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         }
         // gfx950 v_permlane*_swap (VOP3): fi and bound_ctrl live in op_sel bits 0 and 1.
         "fi" | "bound_ctrl" if fname == "VOP3" && i.mnemonic().contains("_swap") => {
-            let bit = if name == "fi" { 1 } else { 2 };
-            if val != "1" {
-                return err(t, format!("'{s}' must be 1"));
-            }
+            // As llvm-mc reads them: fi is the value's low bit (`fi:0b1`, `fi:0x0001`); bound_ctrl
+            // is 0 or 1, and either sets the bit (as gfx9 DPP's bound_ctrl:0 does).
+            let v = int(val)?;
+            let bit = match name {
+                "fi" => (v & 1) as u32,
+                _ if matches!(v, 0 | 1) => 2,
+                _ => return err(t, format!("'{s}': bound_ctrl is 0 or 1")),
+            };
             set1(i, "opsel", i.f("opsel") | bit)?;
         }
         "op_sel" => {
@@ -267,7 +271,17 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             if val == "[BUF_FMT_INVALID]" {
                 set1(i, "format", 0)?;
             } else if let Some(v) = parse_int(val) {
-                set1(i, "format", v as u32)?;
+                let v = u32::try_from(v).map_err(|_| (t.col, format!("format {v} out of range")))?;
+                if i.field_def("format").is_some() {
+                    set1(i, "format", v)?;
+                } else {
+                    // gfx9: the number is dfmt in bits 0..3 and nfmt above, as llvm-mc reads it.
+                    if v > 0x7f {
+                        return err(t, format!("format {v} out of range"));
+                    }
+                    set1(i, "dfmt", v & 0xf)?;
+                    set1(i, "nfmt", v >> 4)?;
+                }
             } else {
                 let inner = val
                     .strip_prefix('[')

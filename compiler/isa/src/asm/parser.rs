@@ -454,8 +454,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 }
             }
             OperandKind::Sendmsg => {
+                // A number is taken as 16 bits and written to the field's width: llvm-mc reads
+                // s_sendmsg_rtn's 8-bit message field that way (`0x4c18` is message 0x18).
+                let mask = i.field_def(o.name).map_or(0xffff, |f| u32::MAX >> (31 - (f.hi - f.lo).min(31)) as u32);
                 let v = crate::names::sendmsg::parse(arch, s)
-                    .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
+                    .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32 & mask))
                     .ok_or_else(|| (t.col, format!("bad sendmsg '{s}'")))?;
                 if !i.set_field(o.name, v) {
                     return err(t, format!("message {v:#x} does not fit the {} field", o.name));

@@ -114,7 +114,10 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
             kinds.get(k)
         {
             let what = if o.kind == OperandKind::Hwreg { "hwreg" } else { "sendmsg" };
-            if !(a.plain() && named_value(arch, what, &a.val).is_some_and(|v| Some(v) == i.field(o.name))) {
+            // A number is written to the field's width (parser.rs, OperandKind::Sendmsg).
+            let mask = i.field_def(o.name).map_or(0xffff, |f| u32::MAX >> (31 - (f.hi - f.lo).min(31)) as u32);
+            let v = named_value(arch, what, &a.val).map(|v| if matches!(a.val, Val::Int(_)) { v & mask } else { v });
+            if !(a.plain() && v.is_some() && v == i.field(o.name)) {
                 return false;
             }
             continue;
