@@ -13,7 +13,7 @@ mod modifier;
 pub mod operand;
 pub mod parser;
 mod symbolic;
-mod value;
+pub(crate) mod value;
 mod verify;
 mod vopd;
 
