@@ -182,7 +182,7 @@ const TABLE: &[Row] = &[
     row("any", 1, r"unknown mnemonic 'x{60}…' for gfx1100$", "asm --arch gfx1100 -o - {d}/long.s"),
     row("any", 1, r":1:15: expected a source operand, found 'v4294967295'$", "asm --arch gfx1100 -o - {d}/vreg.s"),
     row("any", 0, "", "asm --arch gfx1100 -o - {d}/vnop.s"),
-    row("any", 1, r":1:24: message 0x4c1c does not fit the ssrc0 field$", "asm --arch gfx1100 -o - {d}/sendmsg-rtn.s"),
+    row("any", 1, r":1:24: bad sendmsg '0x10000'$", "asm --arch gfx1100 -o - {d}/sendmsg-rtn.s"),
     row("any", 1, r"'fi:2': the value must be 0 or 1$", "asm --arch gfx1100 -o - {d}/fi2.s"),
     row("any", 1, r"'mul:3': the output modifier is mul:2, mul:4 or div:2$", "asm --arch gfx1100 -o - {d}/omod3.s"),
     row("any", 1, r"immediate 65536 out of range for 16 bits$", "asm --arch gfx1100 -o - {d}/branch-range.s"),
@@ -256,7 +256,7 @@ fn files(d: &Path) {
     w("long.s", &vec![b'x'; 5 << 20]);
     w("vreg.s", b"v_mov_b32 v1, v4294967295\n");
     w("vnop.s", b"v_nop\nv_illegal\n");
-    w("sendmsg-rtn.s", b"s_sendmsg_rtn_b32 s16, 0x4c1c\n");
+    w("sendmsg-rtn.s", b"s_sendmsg_rtn_b32 s16, 0x10000\n");
     w("fi2.s", b"v_mov_b32_dpp v0, v1 row_shl:1 fi:2\n");
     w("omod3.s", b"v_add_f32_e64 v0, v1, v2 mul:3\n");
     w("branch-range.s", b"s_branch 65536\n");

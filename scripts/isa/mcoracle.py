@@ -46,7 +46,14 @@ def _split(stdout, stderr, n):
         if not m:
             continue
         text = m.group(1).strip()
-        bs = [int(x, 16) for x in m.group(2).split(",") if x.strip()]
+        toks = [x.strip() for x in m.group(2).split(",") if x.strip()]
+        if not all(x.startswith("0x") for x in toks):
+            # A fixup (`A` bytes: a symbol, e.g. `S28`, which llvm-mc reads as a label, not a
+            # register): no complete encoding, so not an answer for this line.
+            if cur < n:
+                per[cur].append((text, None))
+            continue
+        bs = [int(x, 16) for x in toks]
         idx = _marker_index(bs)
         if idx is not None and text.startswith("s_movk_i32"):
             cur = idx + 1
@@ -67,7 +74,8 @@ def _split(stdout, stderr, n):
                 diag[k] = line.split(": ", 2)[-1]
     out = []
     for k in range(n):
-        out.append(per[k][0] if not bad[k] and len(per[k]) == 1 else None)
+        ok = not bad[k] and len(per[k]) == 1 and per[k][0][1] is not None
+        out.append(per[k][0] if ok else None)
     return out, diag
 
 

@@ -53,6 +53,28 @@ fn main() {
                 n += 1;
             }
         }
+        if std::env::var_os("ISA_SPEED_ASM_ONLY").is_some() {
+            // As `baregpu bench asm` does: 200,000 lines, the vectors repeated; the file is left
+            // in ISA_SPEED_DIR (for timing llvm-mc on the very same text).
+            let lines: Vec<&str> = text.lines().collect();
+            let count = std::env::var("ISA_SPEED_LINES").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000);
+            let big: String = (0..count).map(|k| format!("{}\n", lines[k % lines.len()])).collect();
+            if let Some(d) = std::env::var_os("ISA_SPEED_DIR") {
+                std::fs::write(std::path::Path::new(&d).join(format!("{}.s", arch.name())), &big).expect("write");
+            }
+            let (c0, t0) = (cpu_ns(), Instant::now());
+            black_box(assemble(arch, &big).unwrap());
+            let cpu = match (c0, cpu_ns()) {
+                (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+                _ => t0.elapsed().as_secs_f64(),
+            };
+            println!(
+                "{}: 200000 lines: assemble {cpu:.3} s CPU, {:.3} s wall",
+                arch.name(),
+                t0.elapsed().as_secs_f64()
+            );
+            continue;
+        }
         let d = Decoder::new(arch);
         let dec = rate(n, || {
             let mut at = 0;

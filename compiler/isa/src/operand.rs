@@ -81,22 +81,53 @@ pub enum ValType {
     F64,
 }
 
-/// Text of an inline float constant (240..=248) for a value type.
+/// One float inline constant: its source code, value, llvm-mc text and bit pattern per width.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InlineFloat {
+    pub code: u16,
+    pub value: f64,
+    /// As llvm-mc prints it (1/(2*pi): for the 16- and 32-bit types; see [`float_text`]).
+    pub text: &'static str,
+    pub f16: u16,
+    /// The high half of the f32 pattern (1/(2*pi) truncated, as the hardware holds it).
+    pub bf16: u16,
+    pub f32: u32,
+    pub f64: u64,
+}
+
+const fn k(code: u16, value: f64, text: &'static str, f16: u16, f32: u32, f64: u64) -> InlineFloat {
+    InlineFloat { code, value, text, f16, bf16: (f32 >> 16) as u16, f32, f64 }
+}
+
+/// 1/(2*pi), the one inline constant that is not a small power of two, as the hardware's f64
+/// pattern (one ulp below the nearest f64 to 1/(2*pi)).
+pub const INV_2PI: f64 = f64::from_bits(0x3fc4_5f30_6dc9_c882);
+
+/// The float inline constants, source codes 240..=248: the one table of them.
+pub const INLINE_FLOATS: [InlineFloat; 9] = [
+    k(240, 0.5, "0.5", 0x3800, 0x3f00_0000, 0x3fe0_0000_0000_0000),
+    k(241, -0.5, "-0.5", 0xb800, 0xbf00_0000, 0xbfe0_0000_0000_0000),
+    k(242, 1.0, "1.0", 0x3c00, 0x3f80_0000, 0x3ff0_0000_0000_0000),
+    k(243, -1.0, "-1.0", 0xbc00, 0xbf80_0000, 0xbff0_0000_0000_0000),
+    k(244, 2.0, "2.0", 0x4000, 0x4000_0000, 0x4000_0000_0000_0000),
+    k(245, -2.0, "-2.0", 0xc000, 0xc000_0000, 0xc000_0000_0000_0000),
+    k(246, 4.0, "4.0", 0x4400, 0x4080_0000, 0x4010_0000_0000_0000),
+    k(247, -4.0, "-4.0", 0xc400, 0xc080_0000, 0xc010_0000_0000_0000),
+    k(248, INV_2PI, "0.15915494", 0x3118, 0x3e22_f983, INV_2PI.to_bits()),
+];
+
+/// The inline float of a source code (240..=248).
+pub fn inline_float(code: u16) -> Option<&'static InlineFloat> {
+    INLINE_FLOATS.get(usize::from(code.checked_sub(240)?))
+}
+
+/// Text of an inline float constant (240..=248) for a value type: llvm-mc prints 1/(2*pi) with
+/// all the digits of an f64 for 64-bit operands.
 pub fn float_text(v: u16, ty: ValType) -> &'static str {
-    match v {
-        240 => "0.5",
-        241 => "-0.5",
-        242 => "1.0",
-        243 => "-1.0",
-        244 => "2.0",
-        245 => "-2.0",
-        246 => "4.0",
-        247 => "-4.0",
-        _ => match ty {
-            ValType::F64 | ValType::B64 => "0.15915494309189532",
-            ValType::F16 | ValType::B16 => "0.15915494",
-            _ => "0.15915494",
-        },
+    match inline_float(v) {
+        Some(f) if f.code == 248 && matches!(ty, ValType::F64 | ValType::B64) => "0.15915494309189532",
+        Some(f) => f.text,
+        None => "0.15915494",
     }
 }
 
@@ -140,5 +171,27 @@ pub(crate) fn src_index(name: &str) -> Option<usize> {
         "src2" => Some(2),
         "vdst" => Some(3),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each width's pattern is the value's (1/(2*pi) rounded to nearest in f16/f32/f64, its
+    /// bf16 the truncated f32, as llvm-mc encodes it: `v_dot2_bf16_bf16 ..., 0x3e22` is inline).
+    #[test]
+    fn inline_float_patterns() {
+        for (k, f) in INLINE_FLOATS.iter().enumerate() {
+            assert_eq!(f.code as usize, 240 + k);
+            assert_eq!(f.f64, f.value.to_bits(), "{}", f.text);
+            assert_eq!(f.f32, (f.value as f32).to_bits(), "{}", f.text);
+            assert_eq!(Some(f.f16), crate::asm::value::f16_bits(f.value), "{}", f.text);
+            assert_eq!(f.bf16, (f.f32 >> 16) as u16, "{}", f.text);
+            assert_eq!(f.text.parse::<f64>().ok().map(|x| x as f32), Some(f.value as f32), "{}", f.text);
+        }
+        assert_eq!(INLINE_FLOATS[8].bf16, 0x3e22);
+        assert_eq!(inline_float(239), None);
+        assert_eq!(inline_float(249), None);
     }
 }

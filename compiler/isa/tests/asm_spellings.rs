@@ -247,6 +247,32 @@ fn mtbuf_format() {
     ]);
 }
 
+/// Spellings the spelling corpus found rejected (each class was in tests/spelling_allow.txt):
+/// s_sendmsg_rtn's message as any 16-bit number (llvm-mc writes its low 8 bits), `_e32` on
+/// v_readlane/v_writelane (VOP2 to llvm-mc, VOP3-encoded), gfx9 MTBUF `format:N` (dfmt | nfmt << 4),
+/// and gfx950 permlane-swap `fi`/`bound_ctrl` values in any integer spelling.
+#[test]
+fn corpus_found_spellings() {
+    check(&[
+        (Arch::Gfx1100, "s_sendmsg_rtn_b32 s16, 0x4c1c", &[0x1c, 0x4c, 0x90, 0xbe]),
+        (Arch::Gfx1201, "s_sendmsg_rtn_b64 s[20:21], 19736", &[0x18, 0x4d, 0x94, 0xbe]),
+        (Arch::Gfx1100, "v_readlane_b32_e32 s8, v24, 1", &[0x08, 0x00, 0x60, 0xd7, 0x18, 0x03, 0x01, 0x00]),
+        (Arch::Gfx1201, "v_writelane_b32_e32 v8, s24, 1", &[0x08, 0x00, 0x61, 0xd7, 0x18, 0x02, 0x01, 0x00]),
+        (Arch::Gfx950, "v_readlane_b32_e32 s8, v24, 1", &[0x08, 0x00, 0x89, 0xd2, 0x18, 0x03, 0x01, 0x00]),
+        (
+            Arch::Gfx942,
+            "tbuffer_load_format_x v24, v8, s[16:19], s40 format:116 offen offset:4",
+            &[0x04, 0x10, 0xa0, 0xeb, 0x08, 0x18, 0x04, 0x28],
+        ),
+        (Arch::Gfx950, "v_permlane32_swap_b32_e64 v8, v24 fi:0b1", &[0x08, 0x08, 0x9a, 0xd1, 0x18, 0x01, 0x00, 0x00]),
+        (
+            Arch::Gfx950,
+            "v_permlane16_swap_b32_e64 v8, v24 bound_ctrl:0",
+            &[0x08, 0x10, 0x99, 0xd1, 0x18, 0x01, 0x00, 0x00],
+        ),
+    ]);
+}
+
 /// gfx1201 (fake16): a 16-bit operand beyond v127 takes the VOP3 encoding.
 #[test]
 fn fake16_lo128() {
@@ -299,7 +325,9 @@ fn branch_targets_labels_and_expressions() {
 #[test]
 fn out_of_range_values_are_errors() {
     for (arch, text, needle) in [
-        (Arch::Gfx1100, "s_sendmsg_rtn_b32 s16, 0x4c1c", "does not fit"),
+        (Arch::Gfx1100, "s_sendmsg_rtn_b32 s16, 0x10000", "bad sendmsg"),
+        (Arch::Gfx942, "tbuffer_load_format_x v24, v8, s[16:19], s40 format:128 offen", "format 128 out of range"),
+        (Arch::Gfx950, "v_permlane16_swap_b32_e64 v8, v24 bound_ctrl:2", "bound_ctrl is 0 or 1"),
         (Arch::Gfx1100, "v_mov_b32_dpp v0, v1 row_shl:1 fi:2", "fi:2"),
         (Arch::Gfx1100, "v_add_f32_e64 v0, v1, v2 mul:3", "mul:3"),
         (Arch::Gfx1100, "s_getreg_b32 s0, 0x12345", "bad hwreg"),

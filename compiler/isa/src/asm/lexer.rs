@@ -7,15 +7,10 @@ pub struct Tok<'a> {
     pub col: usize,
 }
 
-/// Strips `//` and `;` comments.
+/// Strips `//` and `;` comments (one pass over the bytes: this runs on every line).
 pub fn strip_comment(line: &str) -> &str {
-    let mut end = line.len();
-    if let Some(i) = line.find("//") {
-        end = end.min(i);
-    }
-    if let Some(i) = line.find(';') {
-        end = end.min(i);
-    }
+    let b = line.as_bytes();
+    let end = (0..b.len()).find(|&k| b[k] == b';' || b[k] == b'/' && b.get(k + 1) == Some(&b'/')).unwrap_or(b.len());
     &line[..end]
 }
 
@@ -39,17 +34,18 @@ pub fn blank_block_comments(s: &str) -> Option<String> {
 }
 
 /// Splits `s` (starting at column `col0`) on `sep` outside parentheses, brackets and quotes.
-pub fn split_top<'a>(s: &'a str, col0: usize, sep: fn(char) -> bool) -> Vec<Tok<'a>> {
+/// The separators are ASCII, so the scan is over bytes (every cut is at a char boundary).
+pub fn split_top<'a>(s: &'a str, col0: usize, sep: fn(u8) -> bool) -> Vec<Tok<'a>> {
     let mut out = Vec::new();
     let (mut depth, mut quote, mut start) = (0i32, false, 0usize);
-    for (i, c) in s.char_indices() {
+    for (i, &c) in s.as_bytes().iter().enumerate() {
         match c {
-            '"' => quote = !quote,
-            '(' | '[' if !quote => depth += 1,
-            ')' | ']' if !quote => depth -= 1,
+            b'"' => quote = !quote,
+            b'(' | b'[' if !quote => depth += 1,
+            b')' | b']' if !quote => depth -= 1,
             _ if !quote && depth == 0 && sep(c) => {
                 push(&mut out, s, start, i, col0);
-                start = i + c.len_utf8();
+                start = i + 1;
             }
             _ => {}
         }
@@ -87,10 +83,10 @@ pub fn split_line(s: &str, col0: usize) -> Option<Line<'_>> {
     let mcol = col0 + lead;
     let rest_off = t.len() - rest.len();
     let rcol = mcol + rest_off;
-    let mut operands = split_top(rest, rcol, |c| c == ',');
+    let mut operands = split_top(rest, rcol, |c| c == b',');
     let mut mods = Vec::new();
     if let Some(last) = operands.pop() {
-        let mut parts = split_top(last.text, last.col, char::is_whitespace);
+        let mut parts = split_top(last.text, last.col, |c| c.is_ascii_whitespace());
         if !parts.is_empty() {
             let first = parts.remove(0);
             operands.push(first);

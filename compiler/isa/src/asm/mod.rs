@@ -6,13 +6,14 @@
 //! (`verify`): the first candidate that means what the line says wins, and the candidates come
 //! in llvm-mc's order of preference (e32 before e64, inline constant before literal).
 
+mod decoded;
 mod expr;
 pub mod lexer;
 mod modifier;
 pub mod operand;
 pub mod parser;
 mod symbolic;
-mod value;
+pub(crate) mod value;
 mod verify;
 mod vopd;
 
@@ -78,6 +79,10 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
     out
 }
 
+/// VOP2 instructions to llvm-mc whose only encoding on these targets is VOP3: it reads them with
+/// `_e32` as well and writes the VOP3 encoding (checked with llvm-mc 22 on all four targets).
+const E32_AS_VOP3: [&str; 2] = ["v_readlane_b32", "v_writelane_b32"];
+
 /// `_e32`/`_e64` on a name llvm-mc prints without a suffix (`v_nop_e64`, `v_fma_f32_e64`): the
 /// name's opcodes in a 32-bit (VOP1/VOP2/VOPC) or a 64-bit VALU encoding.
 fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
@@ -88,14 +93,36 @@ fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
     };
     for &op in t.by_mnemonic.get(base).map(Vec::as_slice).unwrap_or(&[]) {
         let f = t.op(op).format;
-        let fits = if e64 { f.starts_with("VOP3") || f == "VINTERP" } else { matches!(f, "VOP1" | "VOP2" | "VOPC") };
+        let fits = if e64 {
+            f.starts_with("VOP3") || f == "VINTERP"
+        } else {
+            matches!(f, "VOP1" | "VOP2" | "VOPC") || E32_AS_VOP3.contains(&base)
+        };
         if let Some(init) = start(arch, op, Ext::None).filter(|_| fits) {
             out.push(Cand { op, ext: Ext::None, init });
         }
     }
 }
 
-type CandCache = RwLock<HashMap<String, Arc<[Cand]>>>;
+/// FNV-1a: mnemonics are short and come from the tables or the source being assembled, so a
+/// keyed hash buys nothing here and SipHash cost a few percent of assembly time.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type CandCache = RwLock<HashMap<String, Arc<[Cand]>, std::hash::BuildHasherDefault<Fnv>>>;
 
 /// The candidate encodings of a (lower-case) mnemonic, each with its started instruction;
 /// computed once per mnemonic and architecture.
@@ -152,7 +179,8 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
     let want = verify::Want::new(l);
     let mut buf = String::with_capacity(l.rest.text.len() + 32);
     let mut first_err: Option<(usize, String)> = None;
-    let mut mismatch: Option<String> = None;
+    // The first candidate that fills but means something else, disassembled for the error.
+    let mut mismatch: Option<Instruction> = None;
     for c in cands.iter() {
         let mut i = c.init;
         match fill(&mut i, l, c.ext) {
@@ -160,9 +188,7 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
                 if verify::agrees(&i, &want, &mut buf) {
                     return Ok(i);
                 }
-                if mismatch.is_none() {
-                    mismatch = Some(buf.clone());
-                }
+                mismatch.get_or_insert(i);
             }
             Err(e) => {
                 if first_err.as_ref().is_none_or(|f| e.0 > f.0) {
@@ -177,7 +203,11 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
     Err(IsaError::asm(
         line,
         l.rest.col,
-        format!("cannot encode '{}' (closest encoding decodes as '{}')", text.trim(), mismatch.unwrap_or_default()),
+        format!(
+            "cannot encode '{}' (closest encoding decodes as '{}')",
+            text.trim(),
+            mismatch.map(|i| crate::disasm::disassemble(&i)).unwrap_or_default()
+        ),
     ))
 }
 
@@ -309,7 +339,9 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
     let mut items = Vec::new();
     let mut errs = Errors::default();
     let mut at = 0usize;
-    let lines: Vec<String> = src.lines().map(|l| blank_block_comments(l).unwrap_or_else(|| l.to_string())).collect();
+    // Lines borrowed from the source; only one with a block comment is copied.
+    let lines: Vec<std::borrow::Cow<str>> =
+        src.lines().map(|l| blank_block_comments(l).map_or(std::borrow::Cow::Borrowed(l), Into::into)).collect();
     for (n, raw) in lines.iter().enumerate() {
         if errs.full() {
             break;

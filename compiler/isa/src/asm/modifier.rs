@@ -28,7 +28,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
     let s = t.text;
     let (name, val) = s.split_once(':').unwrap_or((s, ""));
     let fname = i.format().name;
-    let int = |v: &str| parse_int(v).ok_or((t.col, format!("bad value in '{s}'")));
+    let int = |v: &str| parse_int(v).ok_or_else(|| (t.col, format!("bad value in '{s}'")));
     let set1 = |i: &mut Instruction, f: &str, v: u32| -> Result<(), PErr> {
         if i.set_field(f, v) {
             Ok(())
@@ -62,7 +62,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             let v = if val.starts_with("swizzle(") {
                 crate::names::swizzle::parse(i.arch, val)
                     .filter(|_| i.mnemonic() == "ds_swizzle_b32")
-                    .ok_or((t.col, format!("bad swizzle '{val}'")))? as i64
+                    .ok_or_else(|| (t.col, format!("bad swizzle '{val}'")))? as i64
             } else {
                 int(val)?
             };
@@ -100,7 +100,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             let v = int(val)?;
             let bits = crate::disasm::byte_sel_opsel(m, v as u32)
                 .filter(|_| (0..4).contains(&v) && !is_gfx9(i.arch))
-                .ok_or((t.col, format!("modifier '{s}' is not valid here or out of range")))?;
+                .ok_or_else(|| (t.col, format!("modifier '{s}' is not valid here or out of range")))?;
             set1(i, "opsel", i.f("opsel") | bits)?;
         }
         "index_key" => {
@@ -112,7 +112,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         }
         // gfx950 scaled MFMA: the selectors of the two scale sources; the third is not encoded.
         "op_sel" | "op_sel_hi" if i.field_def("scale_opsel").is_some() => {
-            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
             if n != 3 || b & 4 != 0 {
                 return err(t, format!("'{s}': the third selector of a scaled MFMA must be 0"));
             }
@@ -120,7 +120,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         }
         // f64 MFMAs: the blgp bits negate the sources.
         "neg" if i.mnemonic().starts_with("v_mfma_f64") => {
-            set1(i, "blgp", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?
+            set1(i, "blgp", list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?.0)?
         }
         "bitop3" if i.mnemonic().starts_with("v_bitop3") && is_gfx9(i.arch) => {
             let v = int(val)?;
@@ -134,14 +134,18 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         }
         // gfx950 v_permlane*_swap (VOP3): fi and bound_ctrl live in op_sel bits 0 and 1.
         "fi" | "bound_ctrl" if fname == "VOP3" && i.mnemonic().contains("_swap") => {
-            let bit = if name == "fi" { 1 } else { 2 };
-            if val != "1" {
-                return err(t, format!("'{s}' must be 1"));
-            }
+            // As llvm-mc reads them: fi is the value's low bit (`fi:0b1`, `fi:0x0001`); bound_ctrl
+            // is 0 or 1, and either sets the bit (as gfx9 DPP's bound_ctrl:0 does).
+            let v = int(val)?;
+            let bit = match name {
+                "fi" => (v & 1) as u32,
+                _ if matches!(v, 0 | 1) => 2,
+                _ => return err(t, format!("'{s}': bound_ctrl is 0 or 1")),
+            };
             set1(i, "opsel", i.f("opsel") | bit)?;
         }
         "op_sel" => {
-            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
             let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) {
                 b
             } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
@@ -153,7 +157,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             set1(i, "opsel", v | i.f("opsel"))?;
         }
         "op_sel_hi" => {
-            let (b, n) = list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?;
+            let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
             set1(i, "opsel_hi", b & 3)?;
             // A list shorter than the sources leaves the third selector 0 (llvm-mc).
             let three = i.operands().iter().any(|o| o.name == "src2");
@@ -161,8 +165,8 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                 set1(i, "opsel_hi2", b >> 2 & 1)?;
             }
         }
-        "neg_lo" => set1(i, "neg", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
-        "neg_hi" => set1(i, "neg_hi", list_bits(val).ok_or((t.col, format!("bad list in '{s}'")))?.0)?,
+        "neg_lo" => set1(i, "neg", list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?.0)?,
+        "neg_hi" => set1(i, "neg_hi", list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?.0)?,
         "wait_exp" => set1(i, "waitexp", int(val)? as u32)?,
         "wait_vdst" | "wait_va_vdst" => set1(i, "wait_va_vdst", int(val)? as u32)?,
         "wait_vm_vsrc" => set1(i, "wait_vm_vsrc", int(val)? as u32)?,
@@ -190,8 +194,10 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             }
         }
         "quad_perm" => {
-            let inner =
-                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad quad_perm".to_string()))?;
+            let inner = val
+                .strip_prefix('[')
+                .and_then(|x| x.strip_suffix(']'))
+                .ok_or_else(|| (t.col, "bad quad_perm".to_string()))?;
             let mut c = 0;
             for (k, x) in inner.split(',').enumerate() {
                 c |= (int(x.trim())? as u32 & 3) << (2 * k);
@@ -224,8 +230,10 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         "row_mirror" => set1(i, "dpp_ctrl", 0x140)?,
         "row_half_mirror" => set1(i, "dpp_ctrl", 0x141)?,
         "dpp8" => {
-            let inner =
-                val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad dpp8".to_string()))?;
+            let inner = val
+                .strip_prefix('[')
+                .and_then(|x| x.strip_suffix(']'))
+                .ok_or_else(|| (t.col, "bad dpp8".to_string()))?;
             let mut c = 0;
             for (k, x) in inner.split(',').enumerate() {
                 c |= (int(x.trim())? as u32 & 7) << (3 * k);
@@ -236,25 +244,25 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             let k = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
                 .iter()
                 .position(|x| *x == val)
-                .ok_or((t.col, format!("bad selector '{val}'")))?;
+                .ok_or_else(|| (t.col, format!("bad selector '{val}'")))?;
             set1(i, name, k as u32)?;
         }
         "dst_unused" => {
             let k = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"]
                 .iter()
                 .position(|x| *x == val)
-                .ok_or((t.col, format!("bad dst_unused '{val}'")))?;
+                .ok_or_else(|| (t.col, format!("bad dst_unused '{val}'")))?;
             set1(i, name, k as u32)?;
         }
         "th" | "scope" => {
             let st = i.f("scope_th");
             let v = if name == "scope" {
-                let k = names::cpol::scope(val).ok_or((t.col, format!("bad scope '{val}'")))?;
+                let k = names::cpol::scope(val).ok_or_else(|| (t.col, format!("bad scope '{val}'")))?;
                 (st & !3) | k
             } else {
                 // The default hint has a name per access kind, code 0.
                 let rt = matches!(val, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT").then_some(0);
-                let k = rt.or_else(|| names::cpol::th(val)).ok_or((t.col, format!("bad th '{val}'")))?;
+                let k = rt.or_else(|| names::cpol::th(val)).ok_or_else(|| (t.col, format!("bad th '{val}'")))?;
                 (st & 3) | k << 2
             };
             set1(i, "scope_th", v)?;
@@ -263,10 +271,22 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             if val == "[BUF_FMT_INVALID]" {
                 set1(i, "format", 0)?;
             } else if let Some(v) = parse_int(val) {
-                set1(i, "format", v as u32)?;
+                let v = u32::try_from(v).map_err(|_| (t.col, format!("format {v} out of range")))?;
+                if i.field_def("format").is_some() {
+                    set1(i, "format", v)?;
+                } else {
+                    // gfx9: the number is dfmt in bits 0..3 and nfmt above, as llvm-mc reads it.
+                    if v > 0x7f {
+                        return err(t, format!("format {v} out of range"));
+                    }
+                    set1(i, "dfmt", v & 0xf)?;
+                    set1(i, "nfmt", v >> 4)?;
+                }
             } else {
-                let inner =
-                    val.strip_prefix('[').and_then(|x| x.strip_suffix(']')).ok_or((t.col, "bad format".to_string()))?;
+                let inner = val
+                    .strip_prefix('[')
+                    .and_then(|x| x.strip_suffix(']'))
+                    .ok_or_else(|| (t.col, "bad format".to_string()))?;
                 for p in inner.split(',') {
                     if let Some(k) = names::buf_fmt::dfmt(p.trim()) {
                         set1(i, "dfmt", k)?;

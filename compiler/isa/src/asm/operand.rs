@@ -1,6 +1,6 @@
 //! Parsing operand text into field values (the inverse of the disassembler's printing).
 
-use crate::operand::is_gfx9;
+use crate::operand::{is_gfx9, INLINE_FLOATS, INV_2PI};
 use crate::Arch;
 
 /// A register operand: file, first register, count, 16-bit half.
@@ -71,35 +71,19 @@ pub fn check_alignment(arch: Arch, r: &Reg) -> Result<(), String> {
 }
 
 pub fn float_code(s: &str) -> Option<u32> {
-    Some(match s {
-        "0.5" => 240,
-        "-0.5" => 241,
-        "1.0" => 242,
-        "-1.0" => 243,
-        "2.0" => 244,
-        "-2.0" => 245,
-        "4.0" => 246,
-        "-4.0" => 247,
-        "0.15915494" | "0.15915494309189532" | "0.1592" => 248,
-        _ => return None,
-    })
+    if matches!(s, "0.15915494" | "0.15915494309189532" | "0.1592") {
+        return Some(248);
+    }
+    INLINE_FLOATS.iter().find(|f| f.text == s).map(|f| u32::from(f.code))
 }
 
 /// The inline-constant code of a float value (240..=248), for comparing spellings of one constant.
 pub fn float_code_f64(f: f64) -> Option<u32> {
-    const INV_2PI: f64 = 0.15915494309189532;
-    Some(match f {
-        _ if (f - INV_2PI).abs() < 1e-7 => 248,
-        0.5 => 240,
-        -0.5 => 241,
-        1.0 => 242,
-        -1.0 => 243,
-        2.0 => 244,
-        -2.0 => 245,
-        4.0 => 246,
-        -4.0 => 247,
-        _ => return None,
-    })
+    // 1/(2*pi) within the precision of its shortest printed form (0.15915494).
+    if (f - INV_2PI).abs() < 1e-7 {
+        return Some(248);
+    }
+    INLINE_FLOATS.iter().find(|k| k.value == f).map(|k| u32::from(k.code))
 }
 
 /// Max SGPR number of an arch (addressable as sN).

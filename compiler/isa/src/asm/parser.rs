@@ -160,7 +160,8 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     }
     if fname == "SOPP" && ops.is_empty() {
         if !line.rest.text.is_empty() {
-            let v = parse_int(line.rest.text).ok_or((line.rest.col, format!("bad immediate '{}'", line.rest.text)))?;
+            let v = parse_int(line.rest.text)
+                .ok_or_else(|| (line.rest.col, format!("bad immediate '{}'", line.rest.text)))?;
             if !i.set_field("simm16", v as u32 & 0xffff) {
                 return err(&line.rest, "immediate out of range");
             }
@@ -178,7 +179,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         && toks.len() == ops.len() + 1;
     if atomic_ret {
         let t = toks.remove(0);
-        let r = parse_reg(t.text).ok_or((t.col, format!("expected a register, found '{}'", t.text)))?;
+        let r = parse_reg(t.text).ok_or_else(|| (t.col, format!("expected a register, found '{}'", t.text)))?;
         check_alignment(arch, &r).map_err(|e| (t.col, e))?;
         i.set_field("vdst", r.first);
         if fname == "DS" {
@@ -257,7 +258,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     // VOPD: vdsty holds the Y destination without its low bit, which must be the
                     // opposite of vdstx's (filled first, with the X half).
                     let r = parse_reg(s).filter(|r| r.file == 'v' && r.count == 1 && r.first < 256);
-                    let r = r.ok_or((t.col, format!("expected a VGPR, found '{s}'")))?;
+                    let r = r.ok_or_else(|| (t.col, format!("expected a VGPR, found '{s}'")))?;
                     if r.first & 1 == i.f("vdstx") & 1 {
                         return err(t, "VOPD destinations must be one even and one odd VGPR");
                     }
@@ -416,7 +417,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 };
                 let v = match gpr_idx(s) {
                     Some(g) if o.kind == OperandKind::Simm16 => g as i64,
-                    _ => parse_int(s).or(float_k).ok_or((t.col, format!("expected an immediate, found '{s}'")))?,
+                    _ => parse_int(s)
+                        .or(float_k)
+                        .ok_or_else(|| (t.col, format!("expected an immediate, found '{s}'")))?,
                 };
                 if o.kind == OperandKind::Imm && (opc.flags & FLAG_LITERAL != 0 || o.name.starts_with("op")) {
                     if v < -(1 << 31) || v > u32::MAX as i64 {
@@ -445,23 +448,28 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
             OperandKind::Hwreg => {
                 let v = crate::names::hwreg::parse(arch, s)
                     .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
-                    .ok_or((t.col, format!("bad hwreg '{s}'")))?;
+                    .ok_or_else(|| (t.col, format!("bad hwreg '{s}'")))?;
                 if !i.set_field(o.name, v) {
                     return err(t, format!("hwreg value {v:#x} does not fit the {} field", o.name));
                 }
             }
             OperandKind::Sendmsg => {
+                // A number is taken as 16 bits and written to the field's width: llvm-mc reads
+                // s_sendmsg_rtn's 8-bit message field that way (`0x4c18` is message 0x18).
+                let mask = i.field_def(o.name).map_or(0xffff, |f| u32::MAX >> (31 - (f.hi - f.lo).min(31)) as u32);
                 let v = crate::names::sendmsg::parse(arch, s)
-                    .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32))
-                    .ok_or((t.col, format!("bad sendmsg '{s}'")))?;
+                    .or_else(|| parse_int(s).filter(|v| (0..=0xffff).contains(v)).map(|v| v as u32 & mask))
+                    .ok_or_else(|| (t.col, format!("bad sendmsg '{s}'")))?;
                 if !i.set_field(o.name, v) {
                     return err(t, format!("message {v:#x} does not fit the {} field", o.name));
                 }
             }
             OperandKind::Attr => {
-                let (a, c) =
-                    s.strip_prefix("attr").and_then(|x| x.split_once('.')).ok_or((t.col, "bad attr".to_string()))?;
-                let c = "xyzw".find(c).ok_or((t.col, "bad channel".to_string()))?;
+                let (a, c) = s
+                    .strip_prefix("attr")
+                    .and_then(|x| x.split_once('.'))
+                    .ok_or_else(|| (t.col, "bad attr".to_string()))?;
+                let c = "xyzw".find(c).ok_or_else(|| (t.col, "bad channel".to_string()))?;
                 i.set_field("attr", a.parse().map_err(|_| (t.col, "bad attr".to_string()))?);
                 i.set_field("attrchan", c as u32);
             }

@@ -24,7 +24,7 @@ pub(super) fn gpr_idx(s: &str) -> Option<u32> {
 /// The words of an export line: target, four sources (`off` for none), then modifiers; llvm-mc
 /// takes commas or blanks between them.
 pub(super) fn exp_words<'a>(line: &Line<'a>) -> Vec<Tok<'a>> {
-    super::lexer::split_top(line.rest.text, line.rest.col, |c| c == ',' || c.is_whitespace())
+    super::lexer::split_top(line.rest.text, line.rest.col, |c| c == b',' || c.is_ascii_whitespace())
 }
 
 pub(super) fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
@@ -65,7 +65,7 @@ pub(super) fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
             "off" if k < 4 => {}
             r if k < 4 => {
                 let reg = parse_reg(r).filter(|g| g.file == 'v' && g.count == 1 && g.first < 256);
-                let reg = reg.ok_or((w.col, format!("expected a VGPR or off, found '{r}'")))?;
+                let reg = reg.ok_or_else(|| (w.col, format!("expected a VGPR or off, found '{r}'")))?;
                 i.set_field(&format!("vsrc{k}"), reg.first);
                 en |= 1 << k;
             }
@@ -102,8 +102,8 @@ pub(super) fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
         "s_version" => super::expr::eval(s, &mut |n| UC_VERSION.iter().find(|u| u.0 == n).map(|u| u.1))
             .filter(|v| (0..=0xffff).contains(v))
             .map(|v| v as u32)
-            .ok_or((t.col, format!("bad version '{s}'"))),
-        "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(s).ok_or((t.col, format!("bad gpr_idx '{s}'"))),
+            .ok_or_else(|| (t.col, format!("bad version '{s}'"))),
+        "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(s).ok_or_else(|| (t.col, format!("bad gpr_idx '{s}'"))),
         _ => err(t, format!("expected an immediate, found '{s}'")),
     }
 }

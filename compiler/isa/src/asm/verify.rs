@@ -34,6 +34,12 @@ pub fn agrees(i: &Instruction, want: &Want, buf: &mut String) -> bool {
     if !decodes_to_itself(i) {
         return false;
     }
+    if let Some(r) = same_field(i, want.line) {
+        return r;
+    }
+    if let Some(g) = super::decoded::decoded(i) {
+        return same_typed(i, &want.typed, &g);
+    }
     buf.clear();
     disassemble_into(i, buf);
     let blanked = blank_block_comments(buf);
@@ -59,32 +65,45 @@ fn decodes_to_itself(i: &Instruction) -> bool {
     matches!(decode(i.arch, &bytes[..len]), Ok(d) if d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y)
 }
 
-/// Compares one line (or one VOPD half) with its decoded form.
-fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
-    let arch = i.arch;
-    let m = i.mnemonic();
+/// A line whose one operand is a whole 16-bit field (s_waitcnt vmcnt(0) & lgkmcnt(0),
+/// s_delay_alu ..., s_nop 3): whether the field holds the line's value, read straight from it;
+/// `None` for other lines.
+fn same_field(i: &Instruction, wl: &Line) -> Option<bool> {
     let fname = i.format().name;
     let kinds = i.operands();
-    // A whole-line symbolic operand (s_waitcnt vmcnt(0) & lgkmcnt(0), s_delay_alu ...): the same
-    // 16-bit value.
-    // 16-bit value, read straight from the field.
     if matches!(fname, "SOPP" | "SOPK") && kinds.len() == 1 && kinds[0].kind == OperandKind::Simm16 {
-        return simm16(arch, m, &wl.rest).ok() == i.field("simm16");
+        return Some(simm16(i.arch, i.mnemonic(), &wl.rest).ok() == i.field("simm16"));
     }
     if fname == "SOPP" && kinds.is_empty() {
         let v = if wl.rest.text.is_empty() { Some(0) } else { parse_int(wl.rest.text).map(|v| v as u32 & 0xffff) };
-        return v.is_some() && v == Some(i.field("simm16").unwrap_or(0));
+        return Some(v.is_some() && v == Some(i.field("simm16").unwrap_or(0)));
     }
-    if fname == "EXP" {
+    None
+}
+
+/// Compares one line (or one VOPD half) with its decoded form.
+fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
+    if let Some(r) = same_field(i, wl) {
+        return r;
+    }
+    let arch = i.arch;
+    if i.format().name == "EXP" {
         let (a, b) = (exp_words(wl), exp_words(gl));
         return a.len() == b.len()
             && a.iter().zip(&b).all(|(x, y)| same_val(arch, false, &value(x.text), &value(y.text)));
     }
-    let g = typed(gl);
+    same_typed(i, w, &typed(gl))
+}
+
+/// Compares a line's typed operands and modifiers with the candidate's decoded ones.
+fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
+    let arch = i.arch;
+    let fname = i.format().name;
+    let kinds = i.operands();
     // Operands past the instruction's own are modifiers that came without a comma (as `fill`
     // takes them): `global_inv scope:SCOPE_SYS`.
     let (w_ops, w_mods) = split_extra(w, kinds.len());
-    let (g_ops, g_mods) = split_extra(&g, kinds.len());
+    let (g_ops, g_mods) = split_extra(g, kinds.len());
     if w_ops.len() != g_ops.len() {
         return false;
     }
@@ -95,7 +114,10 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
             kinds.get(k)
         {
             let what = if o.kind == OperandKind::Hwreg { "hwreg" } else { "sendmsg" };
-            if !(a.plain() && named_value(arch, what, &a.val).is_some_and(|v| Some(v) == i.field(o.name))) {
+            // A number is written to the field's width (parser.rs, OperandKind::Sendmsg).
+            let mask = i.field_def(o.name).map_or(0xffff, |f| u32::MAX >> (31 - (f.hi - f.lo).min(31)) as u32);
+            let v = named_value(arch, what, &a.val).map(|v| if matches!(a.val, Val::Int(_)) { v & mask } else { v });
+            if !(a.plain() && v.is_some() && v == i.field(o.name)) {
                 return false;
             }
             continue;
@@ -109,7 +131,7 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
 
 /// The operands up to `n` and the modifiers, with operands past `n` that read as modifiers
 /// (`name:value` or a bare name) moved to the modifiers.
-fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'a>], Cow<'b, [Modifier<'a>]>) {
+pub(super) fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'a>], Cow<'b, [Modifier<'a>]>) {
     let mut k = t.ops.len();
     let modifier_like =
         |o: &Operand| matches!(o.val, Val::Name(_)) || o.text.contains(':') && !matches!(o.val, Val::Reg(_));

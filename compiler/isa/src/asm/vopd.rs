@@ -77,7 +77,7 @@ pub fn assemble(arch: Arch, l: &Line, m: &str, text: &str, line: usize) -> Resul
 /// VOPD fields too).
 fn build(arch: Arch, x: u32, y: u32, lx: &Line, ly: &Line) -> std::result::Result<Instruction, (usize, String)> {
     let t = Tables::get(arch);
-    let mut i = start(arch, x, Ext::None).ok_or((lx.mnemonic.col, "no VOPD encoding".to_string()))?;
+    let mut i = start(arch, x, Ext::None).ok_or_else(|| (lx.mnemonic.col, "no VOPD encoding".to_string()))?;
     if !i.set_field("opy", t.op(y).opcode as u32) {
         return Err((ly.mnemonic.col, "bad VOPD Y opcode".into()));
     }

@@ -28,7 +28,7 @@ fn join(m: &str, ops: &[String], mods: &str) -> String {
     s
 }
 
-fn null_sgpr(arch: Arch) -> u32 {
+pub(crate) fn null_sgpr(arch: Arch) -> u32 {
     if is_gfx9(arch) {
         0x7f
     } else {
@@ -102,7 +102,7 @@ fn hex_signed(v: i64) -> String {
     }
 }
 
-fn sext(v: u32, bits: u32) -> i64 {
+pub(crate) fn sext(v: u32, bits: u32) -> i64 {
     let v = v as i64;
     if v >> (bits - 1) & 1 != 0 {
         v - (1 << bits)
@@ -134,7 +134,7 @@ fn cpol(i: &Instruction, out: &mut String) {
 }
 
 /// A global wave sync operation (`ds_gws_init`...).
-fn gws(mnemonic: &str) -> bool {
+pub(crate) fn gws(mnemonic: &str) -> bool {
     mnemonic.starts_with("ds_gws_")
 }
 
@@ -293,7 +293,7 @@ fn generic(i: &Instruction) -> String {
 
 /// DS opcodes that access two addresses, with an 8-bit offset each (gfx9 `ds_read2*`,
 /// `ds_write2*`, `ds_wrxchg2*`; gfx11+ `*_2addr*`).
-fn two_offsets(m: &str) -> bool {
+pub(crate) fn two_offsets(m: &str) -> bool {
     ["2addr", "_read2", "_write2", "_wrxchg2"].iter().any(|p| m.contains(p))
 }
 

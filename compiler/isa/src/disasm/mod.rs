@@ -2,7 +2,7 @@
 
 pub mod mem;
 mod salu;
-mod valu;
+pub(crate) mod valu;
 
 pub use valu::{byte_sel, byte_sel_opsel, has_dst, sdwa_has_dst_sel};
 

@@ -1,0 +1,345 @@
+//! An instruction's operands and modifiers read straight from its fields as typed values: what
+//! the disassembler would print, parsed back, without the text. The assembler's verification
+//! (verify.rs) compares these with the line's operands; it covers the scalar ALU and the plain
+//! (no DPP/SDWA) VOP1/VOP2/VOPC/VOP3 encodings and DS/FLAT/GLOBAL/SCRATCH, which are most of
+//! real code, and returns `None`
+//! for the rest, which verify then reads back through the disassembler's text.
+//! `tests::same_as_printed` holds the two readings equal over the golden vectors.
+
+use baregpu_autogen::isa::OperandKind;
+
+use super::operand::Reg;
+use super::value::{Modifier, Operand, Typed, Val};
+use crate::disasm::byte_sel;
+use crate::disasm::valu::{shape, Ext, Shape};
+use crate::inst::Instruction;
+use crate::operand::{is_gfx9, src, src_index, Src, ValType};
+use crate::tables::{takes_mods, FLAG_LIT16};
+use crate::Arch;
+
+/// The instruction's operands and modifiers, or `None` for a form this module does not read.
+pub fn decoded(i: &Instruction) -> Option<Typed<'static>> {
+    let f = i.format();
+    match f.parent.unwrap_or(f.name) {
+        "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i),
+        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i),
+        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i),
+        _ => None,
+    }
+}
+
+fn op(val: Val<'static>) -> Operand<'static> {
+    Operand { val, neg: false, abs: false, sext: false, col: 0, text: "" }
+}
+
+fn reg(file: char, first: u32, count: u32) -> Val<'static> {
+    Val::Reg(Reg { file, first, count, hi: None })
+}
+
+/// A scalar register field of `count` dwords, as `sreg_text` prints it.
+fn sreg(arch: Arch, v: u32, count: u32) -> Option<Val<'static>> {
+    let wide = count >= 2;
+    Some(match src(arch, v as u16) {
+        Src::Sgpr(n) => reg('s', n.into(), count),
+        Src::Ttmp(n) => reg('t', n.into(), count),
+        Src::VccLo if wide => Val::Name("vcc"),
+        Src::VccLo => Val::Name("vcc_lo"),
+        Src::VccHi => Val::Name("vcc_hi"),
+        Src::ExecLo if wide => Val::Name("exec"),
+        Src::ExecLo => Val::Name("exec_lo"),
+        Src::ExecHi => Val::Name("exec_hi"),
+        Src::M0 => Val::Name("m0"),
+        Src::Null => Val::Name("null"),
+        Src::Named(n, false) if wide => Val::Name(n),
+        Src::Named("flat_scratch", hi) => Val::Name(if hi { "flat_scratch_hi" } else { "flat_scratch_lo" }),
+        Src::Named("xnack_mask", hi) => Val::Name(if hi { "xnack_mask_hi" } else { "xnack_mask_lo" }),
+        Src::Const(c) => Val::Name(c),
+        _ => return None,
+    })
+}
+
+/// A source field's value, as `src_text` prints it.
+fn source(arch: Arch, v: u32, dwords: u32, ty: ValType, literal: Option<u32>) -> Option<Val<'static>> {
+    Some(match src(arch, v as u16) {
+        Src::Vgpr(n) => reg('v', n.into(), dwords),
+        Src::Int(n) => Val::Int(n.into()),
+        Src::Float(c) => Val::Float(crate::operand::float_text(c, ty).parse().ok()?),
+        Src::Literal => Val::Int(literal.unwrap_or(0).into()),
+        _ => sreg(arch, v, dwords)?,
+    })
+}
+
+fn salu(i: &Instruction) -> Option<Typed<'static>> {
+    let m = i.mnemonic();
+    let mut ops = Vec::with_capacity(4);
+    for o in i.operands() {
+        let d = o.dwords.max(1) as u32;
+        let v = i.f(o.name);
+        let val = match o.kind {
+            OperandKind::Sgpr => sreg(i.arch, v, d)?,
+            OperandKind::Ssrc if m.starts_with("s_sendmsg_rtn") => return None,
+            OperandKind::Ssrc => {
+                let ty = if d == 2 { ValType::B64 } else { ValType::B32 };
+                source(i.arch, v, d, ty, i.literal)?
+            }
+            OperandKind::Label if is_gfx9(i.arch) => Val::Int(v.into()),
+            OperandKind::Label => Val::Int((v as u16 as i16).into()),
+            OperandKind::Imm => Val::Int(i.literal.unwrap_or(0).into()),
+            // Printed symbolically by salu::simm16: the text path.
+            OperandKind::Simm16
+                if matches!(
+                    m,
+                    "s_waitcnt"
+                        | "s_delay_alu"
+                        | "s_waitcnt_depctr"
+                        | "s_wait_alu"
+                        | "s_set_gpr_idx_on"
+                        | "s_set_gpr_idx_mode"
+                ) =>
+            {
+                return None
+            }
+            OperandKind::Special => Val::Name(o.name),
+            // hwreg/sendmsg operands are compared through their field (verify::same_line).
+            _ => Val::Int(v.into()),
+        };
+        ops.push(op(val));
+    }
+    Some(Typed { ops, mods: Vec::new() })
+}
+
+/// How an inline float prints (as disasm::valu does); `half`: the mnemonic names f16 or bf16.
+fn val_type(half: bool, dwords: u32) -> ValType {
+    if dwords >= 2 {
+        ValType::F64
+    } else if half {
+        ValType::F16
+    } else {
+        ValType::F32
+    }
+}
+
+fn valu(i: &Instruction) -> Option<Typed<'static>> {
+    let (s, ext) = shape(i);
+    let m = i.mnemonic();
+    let g9 = is_gfx9(i.arch);
+    let opsel = i.f("opsel");
+    if ext != Ext::None
+        || !matches!(s, Shape::E32 | Shape::Vop3)
+        || s == Shape::Vop3 && (opsel != 0 || g9 && (m.starts_with("v_bitop3") || m.starts_with("v_permlane")))
+        || s == Shape::Vop3 && !g9 && byte_sel(m, opsel).is_some()
+    {
+        return None;
+    }
+    let t16 = i.tables().t16[i.op as usize];
+    let half = m.contains("f16");
+    let is_cmp = m.starts_with("v_cmp");
+    let lit = if i.opcode().flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
+    let mut ops = Vec::with_capacity(4);
+    for (k, o) in i.operands().iter().enumerate() {
+        let d = o.dwords.max(1) as u32;
+        let is16 = t16 >> k & 1 != 0;
+        let v = i.f(o.name);
+        let mut x = match o.kind {
+            OperandKind::Special => op(Val::Name(o.name)),
+            OperandKind::Sgpr => op(sreg(i.arch, v, d)?),
+            OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => {
+                let nine_bit = i.field_def(o.name).is_some_and(|f| f.hi - f.lo == 8);
+                if o.name == "vdst"
+                    && (is_cmp && s == Shape::Vop3 || m.starts_with("v_readlane") || m.starts_with("v_readfirstlane"))
+                {
+                    let n = if is_cmp { 1 + u32::from(g9) } else { d };
+                    ops.push(op(sreg(i.arch, v, n)?));
+                    continue;
+                }
+                let agpr = o.kind == OperandKind::Agpr;
+                let val = if !nine_bit {
+                    let file = if agpr { 'a' } else { 'v' };
+                    if is16 && s == Shape::E32 {
+                        Val::Reg(Reg { file: 'v', first: v & 0x7f, count: 1, hi: Some(v & 0x80 != 0) })
+                    } else {
+                        reg(file, v, d)
+                    }
+                } else if agpr && v >= 256 {
+                    reg('a', v - 256, d)
+                } else if is16 && v >= 256 && s == Shape::E32 {
+                    Val::Reg(Reg { file: 'v', first: (v - 256) & 0x7f, count: 1, hi: Some(v & 0x80 != 0) })
+                } else {
+                    source(i.arch, v, d, val_type(half, d), lit)?
+                };
+                let mut val = val;
+                // A true16 VOP3 register operand: its half is op_sel's bit, 0 here.
+                if let Val::Reg(r @ Reg { file: 'v' | 'a', count: 1, .. }) = &mut val {
+                    if is16 && s == Shape::Vop3 {
+                        r.hi = Some(false);
+                    }
+                }
+                op(val)
+            }
+            OperandKind::Ssrc => op(source(i.arch, v, d, val_type(half, d), i.literal)?),
+            OperandKind::Imm => op(Val::Int(i.literal.unwrap_or(0).into())),
+            _ => op(Val::Int(v.into())),
+        };
+        if let Some(si) = src_index(o.name).filter(|&x| x < 3) {
+            if s == Shape::Vop3 && takes_mods(i.opcode(), si) {
+                x.neg = i.f("neg") >> si & 1 != 0;
+                x.abs = i.f("abs") >> si & 1 != 0;
+                // `-vcc_lo` reads back as one name, not a negated one: the text path.
+                if x.neg && !x.abs && matches!(x.val, Val::Name(_)) {
+                    return None;
+                }
+            }
+        }
+        ops.push(x);
+    }
+    let mut mods = Vec::new();
+    if s == Shape::Vop3 {
+        if i.f("clamp") != 0 {
+            mods.push(Modifier { name: "clamp", val: None, col: 0 });
+        }
+        match i.f("omod") {
+            1 => mods.push(Modifier { name: "mul", val: Some(Val::Int(2)), col: 0 }),
+            2 => mods.push(Modifier { name: "mul", val: Some(Val::Int(4)), col: 0 }),
+            3 => mods.push(Modifier { name: "div", val: Some(Val::Int(2)), col: 0 }),
+            _ => {}
+        }
+    }
+    Some(Typed { ops, mods })
+}
+
+/// DS and FLAT/GLOBAL/SCRATCH, as disasm::mem prints them; atomics (whose returning form adds
+/// an operand), GWS and ds_swizzle go through the text.
+fn mem(i: &Instruction) -> Option<Typed<'static>> {
+    use crate::disasm::mem::{gws, null_sgpr, sext, two_offsets};
+    let fam = i.format().name;
+    let m = i.mnemonic();
+    let g9 = is_gfx9(i.arch);
+    if m.contains("_atomic_") || gws(m) || m == "ds_swizzle_b32" {
+        return None;
+    }
+    let acc = i.field("acc").unwrap_or(0) != 0;
+    let null_saddr = |v: u32| v == null_sgpr(i.arch) || g9 && v == 0x7d;
+    let mut ops = Vec::with_capacity(4);
+    for o in i.operands() {
+        let d = o.dwords.max(1) as u32;
+        let v = i.f(o.name);
+        let val = match (o.kind, o.name) {
+            (OperandKind::Vgpr | OperandKind::Agpr, "addr" | "vaddr") if fam == "GLOBAL" => {
+                reg('v', v, if null_saddr(i.f("saddr")) { 2 } else { 1 })
+            }
+            (OperandKind::Vgpr | OperandKind::Agpr, "addr" | "vaddr") if fam == "SCRATCH" => {
+                if i.field("sve").unwrap_or(1) != 0 {
+                    reg('v', v, 1)
+                } else {
+                    Val::Name("off")
+                }
+            }
+            (OperandKind::Vgpr | OperandKind::Agpr, _) => {
+                let a = o.kind == OperandKind::Agpr
+                    || acc && matches!(o.name, "vdst" | "data" | "data0" | "data1" | "vdata");
+                reg(if a { 'a' } else { 'v' }, v, d)
+            }
+            (OperandKind::Sgpr, "saddr") if null_saddr(v) => Val::Name("off"),
+            (OperandKind::Sgpr, _) => sreg(i.arch, v, d)?,
+            (OperandKind::Off, _) => Val::Name("off"),
+            (OperandKind::Special, _) => Val::Name(o.name),
+            _ => Val::Int(v.into()),
+        };
+        ops.push(op(val));
+    }
+    let mut mods = Vec::new();
+    let mut push = |name: &'static str, val: Option<Val<'static>>| mods.push(Modifier { name, val, col: 0 });
+    if fam == "DS" {
+        let (o0, o1) = (i.f("offset0"), i.f("offset1"));
+        if two_offsets(m) {
+            if o0 != 0 {
+                push("offset0", Some(Val::Int(o0.into())));
+            }
+            if o1 != 0 {
+                push("offset1", Some(Val::Int(o1.into())));
+            }
+        } else if o0 | o1 << 8 != 0 {
+            push("offset", Some(Val::Int((o0 | o1 << 8).into())));
+        }
+        if i.field("gds").unwrap_or(0) != 0 && !g9 {
+            push("gds", None);
+        }
+    } else {
+        let off = i.f("offset");
+        let off = match (i.arch, fam) {
+            (Arch::Gfx1201, _) => sext(off, 24),
+            (Arch::Gfx1100, "FLAT") => off as i64 & 0xfff,
+            (_, "FLAT") if g9 => off as i64 & 0x1fff,
+            _ => sext(off, 13),
+        };
+        if off != 0 {
+            push("offset", Some(Val::Int(off)));
+        }
+    }
+    for n in crate::names::cpol::flags(i.arch) {
+        if i.field(n).unwrap_or(0) != 0 {
+            push(n, None);
+        }
+    }
+    if let Some(st) = i.field("scope_th") {
+        use crate::names::cpol as cp;
+        let (th, scope) = (st >> 2, st & 3);
+        if th != 0 {
+            push("th", Some(Val::Name(cp::th_name(cp::Access::of(m), th, scope)?)));
+        }
+        if scope != 0 {
+            push("scope", Some(Val::Name(cp::scope_name(scope)?)));
+        }
+    }
+    if i.field("tfe").unwrap_or(0) != 0 {
+        push("tfe", None);
+    }
+    Some(Typed { ops, mods })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asm::lexer::{blank_block_comments, split_line};
+    use crate::asm::value::typed;
+
+    /// The values of `t`, its operands split from its modifiers as verify does; hwreg and
+    /// sendmsg operands, which verify compares by their field, as their kind.
+    fn strip(i: &Instruction, t: &Typed) -> Vec<String> {
+        let kinds = i.operands();
+        let (ops, mods) = crate::asm::verify::split_extra(t, kinds.len());
+        let by_field =
+            |k: usize| kinds.get(k).is_some_and(|o| matches!(o.kind, OperandKind::Hwreg | OperandKind::Sendmsg));
+        let ops = ops.iter().enumerate().map(|(k, o)| match by_field(k) {
+            true => format!("{:?}", kinds[k].kind),
+            false => format!("{:?} {} {} {}", o.val, o.neg, o.abs, o.sext),
+        });
+        ops.chain(mods.iter().map(|m| format!("{} {:?}", m.name, m.val))).collect()
+    }
+
+    /// Over every golden vector, the typed reading equals the printed text parsed back.
+    #[test]
+    fn same_as_printed() {
+        for arch in Arch::ALL {
+            let p = format!("{}/../../tests/isa/golden/{}.txt", env!("CARGO_MANIFEST_DIR"), arch.name());
+            let src = std::fs::read_to_string(p).unwrap();
+            let mut covered = 0;
+            for line in src.lines().filter(|l| !l.starts_with('#')) {
+                let Some((_, enc)) = line.rsplit_once(" ; [") else { continue };
+                let b: Vec<u8> = enc
+                    .trim_end_matches(']')
+                    .split(',')
+                    .filter_map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).ok())
+                    .collect();
+                let Ok(i) = crate::decode(arch, &b) else { continue };
+                let Some(d) = decoded(&i) else { continue };
+                let text = crate::disassemble(&i);
+                let blanked = blank_block_comments(&text);
+                let l = split_line(blanked.as_deref().unwrap_or(&text), 1).unwrap();
+                assert_eq!(strip(&i, &d), strip(&i, &typed(&l)), "{}: {text}", arch.name());
+                covered += 1;
+            }
+            assert!(covered > 1000, "{}: only {covered} vectors read as typed values", arch.name());
+        }
+    }
+}
