@@ -1,7 +1,8 @@
 //! Throughput of the typed instruction builder: instructions built, encoded and finished (branches
 //! patched, bytes written) per second of this thread's CPU time (Linux `schedstat`; wall time
 //! elsewhere), over a GEMM-like instruction mix of 200,000 instructions per architecture.
-//! `cargo run --release -p baregpu-isa --example builder_speed [ARCH]`
+//! `cargo run --release -p baregpu-isa --example builder_speed [ARCH]`; `BUILDER_SPEED_RUNS=N` times
+//! exactly N runs.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -92,8 +93,10 @@ fn main() {
         let steps = 200_000 / 64;
         let (n, bytes) = build(arch, steps); // warm-up: the per-architecture tables
         let (c0, t0) = (cpu_ns(), Instant::now());
+        // BUILDER_SPEED_RUNS: a fixed number of runs (for instruction-counting profilers).
+        let fixed: Option<usize> = std::env::var("BUILDER_SPEED_RUNS").ok().and_then(|s| s.parse().ok());
         let mut k = 0;
-        while t0.elapsed().as_secs_f64() < 1.0 || k < 3 {
+        while fixed.map_or(t0.elapsed().as_secs_f64() < 1.0 || k < 3, |f| k < f) {
             build(arch, steps);
             k += 1;
         }

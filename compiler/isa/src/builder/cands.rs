@@ -7,8 +7,9 @@
 use std::sync::OnceLock;
 
 use baregpu_autogen::isa::ctors::NAMES;
-use baregpu_autogen::isa::{Field, Operand as TableOperand};
+use baregpu_autogen::isa::Operand as TableOperand;
 
+use super::plan::{self, Extra, Slot};
 use crate::asm::parser::{start, Ext};
 use crate::inst::Instruction;
 use crate::tables::Tables;
@@ -63,26 +64,16 @@ pub(crate) struct Cand {
     pub shape: Shape,
     /// Each operand with its field, side by side: encoding reads one array, not two.
     pub slots: Box<[Slot]>,
-    /// The offset fields, resolved once: DS `offset0`/`offset1`; `offset` and `None` elsewhere.
-    pub offsets: [Option<&'static Field>; 2],
+    /// The fields modifiers and operand side effects write, resolved once.
+    pub extra: Extra,
     /// Operands that are 16-bit register halves (true16, gfx1100), bit mask by position.
     pub t16: u8,
-    /// Its `vdst` field holds a scalar register (VOP3 compares, v_readlane, v_readfirstlane).
-    pub scalar_vdst: bool,
     /// Its mnemonic carries the `_e32`/`_e64` suffix the constructor's name left out.
     pub suffixed: bool,
     /// The layout's name (`VOP2`, `MFMA`, `SCRATCH`...).
     pub format: &'static str,
     /// A gfx950 `_f8f6f4` matrix op: its A and B sizes depend on the formats chosen.
     pub f8f6f4: bool,
-}
-
-/// An operand of a candidate and the field that encodes it (`None`: a fixed register or an
-/// operand without a field).
-#[derive(Clone, Copy)]
-pub(crate) struct Slot {
-    pub op: TableOperand,
-    pub field: Option<&'static Field>,
 }
 
 /// Every constructor's candidates of one architecture, by constructor id.
@@ -122,18 +113,21 @@ fn cand(arch: Arch, op: u32, suffixed: bool) -> Option<Cand> {
     let t = Tables::get(arch);
     let init = start(arch, op, Ext::None)?;
     let operands: &'static [TableOperand] = &t.operands[op as usize];
-    let slots = operands.iter().map(|&o| Slot { op: o, field: init.field_def(o.name) }).collect();
     let m = t.op(op).mnemonic;
     let shape = Shape::of(init.format().name);
+    // Its `vdst` field holds a scalar register (VOP3 compares, v_readlane, v_readfirstlane).
     let scalar_vdst = m.starts_with("v_cmp") && shape == Shape::Vop3
         || m.starts_with("v_readlane")
         || m.starts_with("v_readfirstlane");
+    let t16 = t.t16[op as usize];
+    let slots = operands
+        .iter()
+        .enumerate()
+        .map(|(k, &o)| plan::slot(&init, shape, o, scalar_vdst, t16 >> k & 1 != 0))
+        .collect();
     let (format, f8f6f4) = (init.format().name, m.ends_with("_f8f6f4"));
-    let offsets = match shape {
-        Shape::Ds => [init.field_def("offset0"), init.field_def("offset1")],
-        _ => [init.field_def("offset"), None],
-    };
-    Some(Cand { init, shape, slots, offsets, t16: t.t16[op as usize], scalar_vdst, suffixed, format, f8f6f4 })
+    let extra = Extra::of(&init, shape);
+    Some(Cand { init, shape, slots, extra, t16, suffixed, format, f8f6f4 })
 }
 
 /// A constructor's id by name.

@@ -178,6 +178,10 @@ pub enum Flag {
     Lds,
 }
 
+/// Every flag, in declaration order (`FLAGS[f as usize] == f`).
+pub(crate) const FLAGS: [Flag; 10] =
+    [Flag::Glc, Flag::Slc, Flag::Dlc, Flag::Nt, Flag::Sc0, Flag::Sc1, Flag::Tfe, Flag::Offen, Flag::Idxen, Flag::Lds];
+
 impl Flag {
     /// The field it sets (and llvm-mc's spelling).
     pub fn field(self) -> &'static str {
