@@ -241,6 +241,63 @@ fn gfx950_only(b: &mut Builder) {
     );
 }
 
+/// What the MXFP4 GEMM for gfx950 emits (buffer loads straight to LDS, LDS reads, scaled MFMAs
+/// accumulating in AGPRs or VGPRs, bf16 packing, the scalar bookkeeping); the gfx942 subset too.
+fn mxfp4_gemm(b: &mut Builder) {
+    let lds_dma = [flag(Flag::Offen), flag(Flag::Lds)];
+    b.op_mods("buffer_load_dword", ops![v(1), s(4..8), s(9)], &lds_dma);
+    b.op_mods("buffer_load_ushort", ops![v(1), s(4..8), 0], &lds_dma);
+    b.op_mods("buffer_load_dword", ops![off(), s(4..8), s(8)], &[offset(16), flag(Flag::Lds)]);
+    b.mods([flag(Flag::Offen), offset(64)]).buffer_store_dwordx4(v(0..4), v(4), s(4..8), 0);
+    b.mods([flag(Flag::Idxen), offset(4)]).buffer_load_dword(v(0), v(1), s(4..8), 0);
+    b.mods([flag(Flag::Offen), offset(4095)]).buffer_load_dword(v(0), v(1), s(4..8), s(3));
+    b.mods([offset(4095)]).buffer_load_dword(v(0), off(), s(4..8), 0);
+    b.mods([flag(Flag::Offen), flag(Flag::Sc0), flag(Flag::Nt)]).buffer_load_dwordx4(v(0..4), v(1), s(4..8), 0);
+    b.mods([offset(512)]).ds_read_b128(v(0..4), v(4));
+    b.mods([offset(65520)]).ds_write_b128(v(4), v(0..4));
+    b.v_accvgpr_read_b32(v(0), a(1));
+    b.v_accvgpr_write_b32(a(255), v(0));
+    b.s_waitcnt(vmcnt(0).lgkmcnt(0));
+    b.s_waitcnt(vmcnt(3));
+    b.s_waitcnt(lgkmcnt(1));
+    b.s_setprio(3);
+    b.s_barrier();
+    b.s_nop(7);
+    b.v_readfirstlane_b32(s(0), v(1));
+    b.s_load_dwordx2(s(0..2), s(2..4), 0x10);
+    b.s_load_dwordx4(s(4..8), s(2..4), 0);
+    b.s_load_dwordx8(s(8..16), s(2..4), 0x20);
+    if b.arch() != Arch::Gfx950 {
+        return;
+    }
+    b.op_mods("buffer_load_dwordx4", ops![v(1), s(4..8), 0], &lds_dma);
+    // A/B of 8 (fp8/bf8), 6 (fp6/bf6) or 4 (fp4) registers as cbsz/blgp say; AGPR or VGPR
+    // accumulators; op_sel/op_sel_hi of the scale operands.
+    b.v_mfma_scale_f32_16x16x128_f8f6f4(v(0..4), v(4..12), v(12..20), v(0..4), v(20), v(21));
+    b.mods([op_sel(&[1, 0, 0]), op_sel_hi(&[0, 1, 0])]).v_mfma_scale_f32_16x16x128_f8f6f4(
+        a(0..4),
+        v(4..12),
+        v(12..20),
+        a(0..4),
+        v(20),
+        v(21),
+    );
+    b.mods([cbsz(4), blgp(4)]).v_mfma_scale_f32_16x16x128_f8f6f4(a(0..4), v(4..8), v(12..16), a(0..4), v(20), v(21));
+    b.mods([cbsz(2), blgp(3)]).v_mfma_scale_f32_16x16x128_f8f6f4(
+        a(252..256),
+        v(4..10),
+        v(12..18),
+        a(0..4),
+        v(254),
+        v(255),
+    );
+    b.mods([op_sel_hi(&[1, 1])]).v_mfma_scale_f32_16x16x128_f8f6f4(v(0..4), a(4..12), a(12..20), v(0..4), v(20), v(21));
+    b.v_mfma_f32_16x16x32_bf16(v(0..4), v(4..8), v(8..12), v(0..4));
+    b.mods([cbsz(1), abid(1), blgp(2)]).v_mfma_f32_16x16x32_bf16(a(0..4), v(4..8), v(8..12), a(0..4));
+    b.v_cvt_pk_bf16_f32(v(0), v(1), v(2));
+    b.v_cvt_pk_bf16_f32(v(0), s(1), 1.0f32);
+}
+
 fn build(arch: Arch) -> Builder {
     let mut b = Builder::new(arch);
     match arch {
@@ -252,10 +309,14 @@ fn build(arch: Arch) -> Builder {
             rdna_common(&mut b);
             gfx1201_only(&mut b);
         }
-        Arch::Gfx942 => cdna(&mut b),
+        Arch::Gfx942 => {
+            cdna(&mut b);
+            mxfp4_gemm(&mut b);
+        }
         Arch::Gfx950 => {
             cdna(&mut b);
             gfx950_only(&mut b);
+            mxfp4_gemm(&mut b);
         }
     }
     b
@@ -270,6 +331,77 @@ fn instructions_match_llvm_mc() {
             return;
         }
     }
+}
+
+#[test]
+fn mxfp4_gemm_instructions_are_built() {
+    // The set the llvm-mc comparison above covers (instructions_match_llvm_mc), present in full.
+    let mut b = Builder::new(Arch::Gfx950);
+    mxfp4_gemm(&mut b);
+    assert!(b.error().is_none(), "{:?}", b.error());
+    let names: Vec<&str> = b.instructions().iter().map(|i| i.inst.mnemonic()).collect();
+    for want in [
+        "v_mfma_scale_f32_16x16x128_f8f6f4",
+        "v_mfma_f32_16x16x32_bf16",
+        "buffer_load_dwordx4",
+        "buffer_load_dword",
+        "buffer_store_dwordx4",
+        "ds_read_b128",
+        "ds_write_b128",
+        "v_cvt_pk_bf16_f32",
+        "v_accvgpr_read_b32",
+        "v_accvgpr_write_b32",
+        "s_waitcnt",
+        "s_setprio",
+        "s_barrier",
+        "s_nop",
+        "v_readfirstlane_b32",
+        "s_load_dwordx2",
+        "s_load_dwordx4",
+        "s_load_dwordx8",
+    ] {
+        assert!(names.contains(&want), "{want} missing: {names:?}");
+    }
+    // The LDS-DMA loads have no data operand; their text says `lds`.
+    let text = b.listing();
+    assert_eq!(text.matches(" lds\n").count(), 4, "{text}");
+    // gfx942 has no 128-bit LDS DMA (llvm-mc rejects it too).
+    let mut b = Builder::new(Arch::Gfx942);
+    assert!(b.try_op_mods("buffer_load_dwordx4", &ops![v(1), s(4..8), 0], &lds_dma_mods()).is_err());
+    assert!(b.try_op_mods("buffer_load_dword", &ops![v(1), s(4..8), 0], &lds_dma_mods()).is_ok());
+}
+
+fn lds_dma_mods() -> [Mod; 2] {
+    [flag(Flag::Offen), flag(Flag::Lds)]
+}
+
+#[test]
+fn mxfp4_operand_errors() {
+    let scale = "v_mfma_scale_f32_16x16x128_f8f6f4";
+    let cases: [(Vec<Operand>, Vec<Mod>, &[&str]); 5] = [
+        // fp4 A (cbsz:4) is 4 registers, not 8.
+        (ops![v(0..4), v(4..12), v(12..20), v(0..4), v(20), v(21)].to_vec(), vec![cbsz(4)], &["operand 2", "takes 4"]),
+        (ops![v(0..4), v(4..12), v(12..16), v(0..4), v(20), v(21)].to_vec(), vec![], &["operand 3", "takes 8"]),
+        // One acc_cd bit for the destination and src2.
+        (ops![v(0..4), v(4..12), v(12..20), a(0..4), v(20), v(21)].to_vec(), vec![], &["operand 4", "acc_cd"]),
+        (ops![v(0..4), v(4..12), v(12..20), v(0..4), v(20), v(21)].to_vec(), vec![cbsz(5)], &["cbsz:5"]),
+        (ops![v(0..4), v(4..12), v(12..20), v(0..4), v(20), v(21)].to_vec(), vec![cbsz(8)], &["cbsz", "3 bits"]),
+    ];
+    for (o, m, want) in cases {
+        let mut b = Builder::new(Arch::Gfx950);
+        let e = b.try_op_mods(scale, &o, &m).unwrap_err().to_string();
+        for w in want {
+            assert!(e.contains(w), "'{e}' should say '{w}'");
+        }
+        assert_eq!(b.len(), 0);
+    }
+    // An LDS-DMA load given a data operand: the lds form has three.
+    let mut b = Builder::new(Arch::Gfx950);
+    let e = b
+        .try_op_mods("buffer_load_dword", &ops![v(0), v(1), s(4..8), 0], &[flag(Flag::Offen), flag(Flag::Lds)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("3 expected"), "{e}");
 }
 
 #[test]

@@ -64,6 +64,10 @@ pub(crate) struct Cand {
     pub shape: Shape,
     /// Each operand with its field, side by side: encoding reads one array, not two.
     pub slots: Box<[Slot]>,
+    /// gfx9 MUBUF loads with the `lds` modifier (LDS DMA): the operands without `vdata`.
+    pub lds_slots: Option<Box<[Slot]>>,
+    /// MFMA: the operand indices of `vdst` and `src2`, which share the `acc_cd` bit.
+    pub cd_pair: Option<(u8, u8)>,
     /// The fields modifiers and operand side effects write, resolved once.
     pub extra: Extra,
     /// Operands that are 16-bit register halves (true16, gfx1100), bit mask by position.
@@ -120,14 +124,26 @@ fn cand(arch: Arch, op: u32, suffixed: bool) -> Option<Cand> {
         || m.starts_with("v_readlane")
         || m.starts_with("v_readfirstlane");
     let t16 = t.t16[op as usize];
-    let slots = operands
+    let slots: Box<[Slot]> = operands
         .iter()
         .enumerate()
         .map(|(k, &o)| plan::slot(&init, shape, o, scalar_vdst, t16 >> k & 1 != 0))
         .collect();
+    let lds_dma = init.format().name == "MUBUF" && lds_dma(arch, m);
+    let lds_slots = lds_dma.then(|| slots.iter().copied().filter(|s| s.op.name != "vdata").collect());
     let (format, f8f6f4) = (init.format().name, m.ends_with("_f8f6f4"));
     let extra = Extra::of(&init, shape);
-    Some(Cand { init, shape, slots, extra, t16, suffixed, format, f8f6f4 })
+    let index = |name: &str| slots.iter().position(|s| s.op.name == name).map(|k| k as u8);
+    let cd_pair = extra.acc_cd.and_then(|_| Some((index("vdst")?, index("src2")?)));
+    Some(Cand { init, shape, slots, lds_slots, cd_pair, extra, t16, suffixed, format, f8f6f4 })
+}
+
+/// The gfx9 buffer loads that take `lds` (LDS DMA), as llvm-mc 22 accepts them: gfx950 adds the
+/// 96- and 128-bit loads.
+fn lds_dma(arch: Arch, m: &str) -> bool {
+    let Some(kind) = m.strip_prefix("buffer_load_") else { return false };
+    matches!(kind, "dword" | "ubyte" | "sbyte" | "ushort" | "sshort" | "format_x")
+        || arch == Arch::Gfx950 && matches!(kind, "dwordx3" | "dwordx4")
 }
 
 /// A constructor's id by name.

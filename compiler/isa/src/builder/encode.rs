@@ -9,7 +9,7 @@ use baregpu_autogen::isa::{Field, OperandKind as K};
 
 use super::cands::{Cand, Shape};
 use super::label::Label;
-use super::operand::{inline_f32_code, inline_int_code, Operand};
+use super::operand::{inline_f32_code, inline_f64_code, inline_int_code, Operand};
 use super::plan::{Act, Put, Slot};
 use super::reg::{Half, Reg, RegFile, Special};
 use crate::inst::{set, Instruction};
@@ -53,6 +53,8 @@ pub(crate) fn fail<T>(operand: Option<usize>, msg: impl Into<Cow<'static, str>>)
 /// The instruction being filled, with what the operands decided so far.
 pub(crate) struct Fill<'a> {
     pub c: &'a Cand,
+    /// The candidate's operands (without the data operand of an LDS-DMA buffer load).
+    slots: &'a [Slot],
     pub i: Instruction,
     pub arch: Arch,
     pub lit: Option<u32>,
@@ -66,6 +68,8 @@ pub(crate) struct Fill<'a> {
     pub used: [u32; 4],
     /// VCC (or half of it) is named.
     pub vcc: bool,
+    /// `_f8f6f4` matrix ops: the A and B operands' register counts when not the table's 8.
+    ab_regs: [i64; 2],
     /// Failures carry no message: the builder tries the next encoding, and asks again for the
     /// reasons only when every encoding failed (formatting them is most of a failure's cost).
     pub quiet: bool,
@@ -96,9 +100,16 @@ fn width(f: &Field) -> u16 {
 }
 
 impl<'a> Fill<'a> {
-    pub fn new(c: &'a Cand, arch: Arch) -> Fill<'a> {
+    /// `lds`: the instruction has the `lds` modifier (gfx9 buffer loads to LDS: no data
+    /// operand).
+    pub fn new(c: &'a Cand, arch: Arch, lds: bool) -> Fill<'a> {
+        let slots = match &c.lds_slots {
+            Some(s) if lds => s,
+            _ => &c.slots,
+        };
         Fill {
             c,
+            slots,
             i: c.init,
             arch,
             lit: None,
@@ -108,6 +119,7 @@ impl<'a> Fill<'a> {
             nbus: 0,
             used: [0; 4],
             vcc: false,
+            ab_regs: [0; 2],
             quiet: false,
         }
     }
@@ -233,12 +245,24 @@ impl<'a> Fill<'a> {
     /// Fills every operand; then the caller applies the modifiers and [`Fill::finish`]es.
     #[inline]
     pub fn operands(&mut self, ops: &[Operand]) -> Result<(), Fail> {
-        let want = self.c.slots.len();
+        let want = self.slots.len();
         if ops.len() != want {
             return self.failf(None, format_args!("{} operands given, {want} expected", ops.len()));
         }
-        for (k, (x, s)) in ops.iter().zip(self.c.slots.iter()).enumerate() {
+        for (k, (x, s)) in ops.iter().zip(self.slots.iter()).enumerate() {
             self.operand(k, x, s)?;
+        }
+        if let Some((d, c)) = self.c.cd_pair {
+            let agpr = |x: &Operand| matches!(x, Operand::Reg { reg, .. } if reg.file == RegFile::Agpr);
+            let (d, c) = (d as usize, c as usize);
+            if matches!(ops[c], Operand::Reg { .. }) && agpr(&ops[d]) != agpr(&ops[c]) {
+                return self.failf(
+                    Some(c),
+                    format_args!(
+                        "the destination and src2 share one register-file bit (acc_cd): both VGPRs or both AGPRs"
+                    ),
+                );
+            }
         }
         Ok(())
     }
@@ -381,7 +405,7 @@ impl<'a> Fill<'a> {
 
     /// Checks a VGPR/AGPR operand's file, range and size.
     #[inline]
-    fn vreg(&self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
+    fn vreg(&mut self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
         if reg.fits(self.arch) && reg.count == dwords.max(1) as i64 {
             return Ok(());
         }
@@ -392,17 +416,20 @@ impl<'a> Fill<'a> {
     /// program's choice (f8f6f4 A/B, buffer and flat addresses and data).
     #[cold]
     #[inline(never)]
-    fn vreg_size(&self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
+    fn vreg_size(&mut self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
         reg.check(self.arch).map_err(|m| Fail::new(Some(k), m))?;
         if reg.count == dwords.max(1) as i64 {
             return Ok(());
         }
-        let o = self.c.slots[k].op;
+        let o = self.slots[k].op;
         let flexible = self.c.f8f6f4 && matches!(o.name, "src0" | "src1")
             || self.c.shape == Shape::Buf && matches!(o.name, "vaddr" | "vdata")
             || self.c.shape == Shape::Flat && matches!(o.name, "addr" | "vaddr") && reg.count <= 2;
         if !flexible {
             return self.failf(Some(k), format_args!("{reg} is {} registers; {} expected", reg.count, dwords.max(1)));
+        }
+        if self.c.f8f6f4 {
+            self.ab_regs[(o.name == "src1") as usize] = reg.count;
         }
         Ok(())
     }
@@ -475,8 +502,13 @@ impl<'a> Fill<'a> {
                 None if !(i32::MIN as i64..=u32::MAX as i64).contains(v) => {
                     return self.failf(Some(k), format_args!("immediate {v} does not fit in 32 bits"))
                 }
-                None if dwords > 1 => {
-                    return self.failf(Some(k), format_args!("a 64-bit operand takes no literal ({v})"))
+                // A 64-bit float operand reads a 32-bit literal as its high half; llvm-mc encodes
+                // one that makes an inline f64 as that constant.
+                None if dwords > 1 && self.i.mnemonic().contains("f64") => {
+                    match inline_f64_code(f64::from_bits((*v as u32 as u64) << 32)) {
+                        Some(c) => c,
+                        None => self.literal(k, *v as u32).map(|()| 255)?,
+                    }
                 }
                 None => {
                     self.literal(k, *v as u32)?;
@@ -485,13 +517,16 @@ impl<'a> Fill<'a> {
             },
             Operand::F32(x) => match inline_f32_code(*x) {
                 Some(c) => c,
-                None if dwords > 1 => {
-                    return self.failf(Some(k), format_args!("a 64-bit operand takes no f32 literal ({x})"))
-                }
+                None if dwords > 1 => self.f64_literal(k, *x as f64)?,
                 None => {
                     self.literal(k, x.to_bits())?;
                     255
                 }
+            },
+            Operand::F64(x) => match inline_f64_code(*x) {
+                Some(c) => c,
+                None if dwords > 1 => self.f64_literal(k, *x)?,
+                None => return self.failf(Some(k), format_args!("the f64 {x} where a 32-bit operand is required")),
             },
             other => {
                 return self.failf(Some(k), format_args!("{} where a source operand is required", describe(other)))
@@ -502,6 +537,20 @@ impl<'a> Fill<'a> {
             return fail(Some(k), "a vector register does not fit this 8-bit field");
         }
         self.put(k, p, v)
+    }
+
+    /// A 64-bit operand's literal: 32 bits, the high half of the f64 (as the hardware reads it);
+    /// a value whose low half is not zero does not fit.
+    fn f64_literal(&mut self, k: usize, x: f64) -> Result<u32, Fail> {
+        let bits = x.to_bits();
+        if bits as u32 != 0 {
+            return self.failf(
+                Some(k),
+                format_args!("the f64 {x} needs 64 bits; a literal holds the high 32 (its low half must be 0)"),
+            );
+        }
+        self.literal(k, (bits >> 32) as u32)?;
+        Ok(255)
     }
 
     /// The SMEM offset operand: an immediate byte offset or an SGPR.
@@ -594,6 +643,29 @@ impl<'a> Fill<'a> {
             self.put_extra(None, p, "opsel", v, "a 16-bit high half")?;
         }
         self.i.literal = self.lit;
+        if self.c.f8f6f4 {
+            self.f8f6f4_sizes()?;
+        }
+        Ok(())
+    }
+
+    /// A gfx950 `_f8f6f4` op's A and B register counts follow their formats (`cbsz`, `blgp`):
+    /// fp8/bf8 8 registers, fp6/bf6 6, fp4 4.
+    fn f8f6f4_sizes(&self) -> Result<(), Fail> {
+        for (n, (fmt, src)) in [("cbsz", "src0"), ("blgp", "src1")].into_iter().enumerate() {
+            let want = match self.i.f(fmt) {
+                0 | 1 => 8,
+                2 | 3 => 6,
+                4 => 4,
+                v => return self.failf(None, format_args!("{fmt}:{v} is not a format (0..=4)")),
+            };
+            let got = if self.ab_regs[n] == 0 { 8 } else { self.ab_regs[n] };
+            if got != want {
+                let k = self.slots.iter().position(|s| s.op.name == src);
+                return self
+                    .failf(k, format_args!("{got} registers; {fmt}:{} (the format) takes {want}", self.i.f(fmt)));
+            }
+        }
         Ok(())
     }
 
@@ -619,6 +691,7 @@ impl fmt::Display for Describe<'_> {
             Operand::Special { reg, .. } => f.write_str(reg.name()),
             Operand::Int(v) => write!(f, "the immediate {v}"),
             Operand::F32(x) => write!(f, "the float {x}"),
+            Operand::F64(x) => write!(f, "the f64 {x}"),
             Operand::Off => f.write_str("off"),
             Operand::Label(l) => write!(f, "label {}", l.index()),
             Operand::Waitcnt(_) => f.write_str("waitcnt counters"),

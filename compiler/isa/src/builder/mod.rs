@@ -42,12 +42,14 @@ pub mod operand;
 mod plan;
 pub mod reg;
 pub mod resources;
+pub mod speed;
 
 pub use baregpu_autogen::isa::ctors::Ctors;
 pub use cands::ctor_id;
 pub use label::{branch_offset, Label};
 pub use operand::{
-    abs, clamp, expcnt, lgkmcnt, lit, neg, off, offset, op_sel, vmcnt, Flag, Mod, Omod, Operand, Waitcnt,
+    abid, abs, blgp, cbsz, clamp, expcnt, flag, lgkmcnt, lit, neg, off, offset, op_sel, op_sel_hi, vmcnt, Flag, Mod,
+    Omod, Operand, Waitcnt,
 };
 pub use reg::{
     a, a_range, exec, exec_hi, exec_lo, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_hi, vcc_lo, Half, Reg,
@@ -305,8 +307,9 @@ impl Builder {
     #[inline]
     fn emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
         let cands = CtorTable::get(self.arch).cands.get(id as usize)?;
+        let lds = !mods.is_empty() && mods.contains(&Mod::Flag(Flag::Lds));
         for c in cands.iter() {
-            let mut f = Fill::new(c, self.arch);
+            let mut f = Fill::new(c, self.arch, lds);
             f.quiet = true;
             if f.operands(ops).is_ok() && f.mods(mods).is_ok() && f.finish().is_ok() {
                 if f.target.is_some_and(|l| l.0 as usize >= self.labels.len()) {
@@ -338,8 +341,9 @@ impl Builder {
         // Every encoding failed: the reason of the one that got furthest, as (rank, error) with
         // rank 0 for a wrong operand count, k + 1 for operand k, and the most for a modifier.
         let mut best: Option<(usize, Fail)> = None;
+        let lds = mods.contains(&Mod::Flag(Flag::Lds));
         for c in cands {
-            let mut f = Fill::new(c, self.arch);
+            let mut f = Fill::new(c, self.arch, lds);
             let r = f.operands(ops).map_err(|e| (e.operand().map_or(0, |k| k + 1), e)).and_then(|()| {
                 f.mods(mods).map_err(|e| (usize::MAX, e))?;
                 f.finish().map_err(|e| (usize::MAX, e))

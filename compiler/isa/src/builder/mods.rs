@@ -44,7 +44,12 @@ impl Fill<'_> {
             Mod::OpSelHi(b) => {
                 let (v, n) = list_bits("op_sel_hi", b)?;
                 if self.i.field_def("scale_opsel_hi").is_some() {
-                    return self.put_named(None, "scale_opsel_hi", v, "op_sel_hi");
+                    // The scale sources' op_sel_hi: two bits in one dword, the third apart.
+                    self.put_named(None, "scale_opsel_hi", v & 3, "op_sel_hi")?;
+                    if v >> 2 != 0 {
+                        self.put_named(None, "scale_opsel_hi2", v >> 2 & 1, "op_sel_hi")?;
+                    }
+                    return Ok(());
                 }
                 self.put_named(None, "opsel_hi", v & 3, "op_sel_hi")?;
                 if n >= 3 && self.i.field_def("opsel_hi2").is_some() {
@@ -62,6 +67,9 @@ impl Fill<'_> {
                 self.put_named(None, "neg_hi", v, "neg_hi")
             }
             Mod::Offset(v) => self.offset(*v),
+            Mod::Cbsz(v) => self.put_named(None, "cbsz", *v as u32, "cbsz"),
+            Mod::Abid(v) => self.put_named(None, "abid", *v as u32, "abid"),
+            Mod::Blgp(v) => self.put_named(None, "blgp", *v as u32, "blgp"),
             Mod::Flag(f) => self.put_extra(None, self.c.extra.flags[*f as usize], f.field(), 1, f.field()),
         }
     }
