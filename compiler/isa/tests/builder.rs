@@ -97,6 +97,7 @@ fn check_against_llvm(b: &Builder) -> bool {
 
 /// Instructions common to the RDNA targets (gfx1100, gfx1201).
 fn rdna_common(b: &mut Builder) {
+    f64_operands(b);
     b.v_add_f32(v(1), v(2), v(3));
     b.v_add_f32(v(1), s(2), v(3));
     b.v_add_f32(v(1), v(2), s(3)); // src1 SGPR: e64
@@ -225,6 +226,10 @@ fn cdna(b: &mut Builder) {
     b.s_waitcnt(vmcnt(0).lgkmcnt(0));
     b.s_barrier();
     b.s_nop(1);
+    b.v_add_f64(v(0..2), 0.5f64, v(2..4));
+    b.v_add_f64(v(0..2), 0x4000_0000, v(2..4)); // high half 2.0: inline
+    b.s_mov_b64(s(0..2), -17);
+    b.s_mov_b64(s(0..2), lit(0x8000_0000));
     b.s_endpgm();
 }
 
@@ -239,6 +244,89 @@ fn gfx950_only(b: &mut Builder) {
         v(20),
         v(21),
     );
+}
+
+/// 64-bit operands on gfx11/gfx12 (VOP3 and gfx12 VOP2 take literals): an f64 literal is its
+/// high half; an integer literal is 32 bits.
+fn f64_operands(b: &mut Builder) {
+    b.v_add_f64(v(0..2), 1.5f64, v(2..4));
+    b.v_add_f64(v(0..2), 2.0f64, v(2..4));
+    b.v_add_f64(v(0..2), 0.15915494309189532f64, v(2..4));
+    b.v_add_f64(v(0..2), -17, v(2..4));
+    b.v_add_f64(v(0..2), 0x3ff8_0001, v(2..4));
+    b.v_add_f64(v(0..2), 0x4000_0000, v(2..4));
+    b.v_fma_f64(v(0..2), v(2..4), 1.5f32, v(4..6));
+    b.s_mov_b64(s(0..2), lit(0xffff_ffff));
+    b.s_mov_b64(s(0..2), -17);
+    b.v_lshlrev_b64(v(0..2), 3, 0x12345);
+}
+
+/// Every hardware register and message of the architecture, by name (the name table of
+/// `names`), and register bit ranges.
+fn symbolic_operands(b: &mut Builder) {
+    let arch = b.arch();
+    for &(_, name) in baregpu_isa::names::hwreg::table(arch) {
+        b.s_getreg_b32(s(0), hwreg(name));
+        b.s_getreg_b32(s(1), hwreg_bits(name, 3, 5));
+    }
+    b.s_setreg_b32(hwreg_bits("HW_REG_MODE", 0, 4), s(1));
+    b.s_getreg_b32(s(0), hwreg(63u32));
+    for &(_, name) in baregpu_isa::names::sendmsg::table(arch) {
+        match name {
+            "MSG_GS" | "MSG_GS_DONE" => b.s_sendmsg(sendmsg_op(name, "GS_OP_EMIT", 1)),
+            "MSG_SYSMSG" => b.s_sendmsg(sendmsg_op(name, "SYSMSG_OP_TTRACE_PC", 0)),
+            _ if name.starts_with("MSG_RTN") => b.s_sendmsg_rtn_b32(s(2), sendmsg(name)),
+            _ => b.s_sendmsg(sendmsg(name)),
+        };
+    }
+}
+
+#[test]
+fn symbolic_operands_match_llvm_mc() {
+    for arch in Arch::ALL {
+        let mut b = Builder::new(arch);
+        symbolic_operands(&mut b);
+        assert!(b.error().is_none(), "{}: {:?}", arch.name(), b.error());
+        assert!(b.len() > 20);
+        if !check_against_llvm(&b) {
+            return;
+        }
+    }
+    // The names are the architecture's: HW_REG_HW_ID1 is 23 on gfx11+.
+    let mut b = Builder::new(Arch::Gfx1100);
+    b.s_getreg_b32(s(0), hwreg("HW_REG_HW_ID1"));
+    assert_eq!(b.instructions()[0].inst.f("simm16") & 0x3f, 23);
+}
+
+#[test]
+fn symbolic_and_f64_operand_errors() {
+    let cases: Vec<(Arch, &str, Vec<Operand>, &[&str])> = vec![
+        (
+            Arch::Gfx1100,
+            "s_getreg_b32",
+            ops![s(0), hwreg("HW_REG_NOPE")].to_vec(),
+            &["operand 2", "HW_REG_NOPE", "gfx1100"],
+        ),
+        (Arch::Gfx942, "s_getreg_b32", ops![s(0), hwreg_bits("HW_REG_MODE", 0, 33)].to_vec(), &["operand 2", "size"]),
+        (Arch::Gfx942, "s_getreg_b32", ops![s(0), hwreg_bits("HW_REG_MODE", 32, 1)].to_vec(), &["offset"]),
+        (Arch::Gfx1100, "s_sendmsg", ops![sendmsg("MSG_GS")].to_vec(), &["MSG_GS", "not a message"]),
+        (Arch::Gfx942, "s_sendmsg", ops![sendmsg_op("MSG_GS", "GS_OP_BAD", 0)].to_vec(), &["GS_OP_BAD"]),
+        (Arch::Gfx942, "s_sendmsg", ops![sendmsg_op("MSG_GS", "GS_OP_EMIT", 4)].to_vec(), &["out of range"]),
+        (Arch::Gfx1100, "s_nop", ops![hwreg("HW_REG_MODE")].to_vec(), &["immediate is required"]),
+        // f64 literals: 32 bits, the high half; gfx9 VOP3 takes none; no 64-bit literals.
+        (Arch::Gfx1100, "v_add_f64", ops![v(0..2), 1.1f64, v(2..4)].to_vec(), &["operand 2", "low half"]),
+        (Arch::Gfx942, "v_add_f64", ops![v(0..2), 1.5f64, v(2..4)].to_vec(), &["operand 2", "no literal"]),
+        (Arch::Gfx1201, "s_mov_b64", ops![s(0..2), 1i64 << 33].to_vec(), &["operand 2", "32 bits"]),
+        (Arch::Gfx1100, "v_add_f32", ops![v(0), 1.5f64, v(2)].to_vec(), &["f64", "32-bit operand"]),
+    ];
+    for (arch, m, o, want) in cases {
+        let mut b = Builder::new(arch);
+        let e = b.try_op(m, &o).unwrap_err().to_string();
+        for w in want {
+            assert!(e.contains(w), "{} {m}: '{e}' should say '{w}'", arch.name());
+        }
+        assert_eq!(b.len(), 0);
+    }
 }
 
 /// What the MXFP4 GEMM for gfx950 emits (buffer loads straight to LDS, LDS reads, scaled MFMAs

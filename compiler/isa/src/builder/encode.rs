@@ -590,6 +590,8 @@ impl<'a> Fill<'a> {
             Operand::Int(v) => *v,
             Operand::F32(f) if float => f.to_bits() as i64,
             Operand::Waitcnt(w) if kind == K::Simm16 => w.encode(self.arch).map_err(|m| Fail::new(Some(k), m))? as i64,
+            Operand::Hwreg(h) if kind == K::Hwreg => h.value(self.arch).map_err(|m| Fail::new(Some(k), m))? as i64,
+            Operand::Sendmsg(m) if kind == K::Sendmsg => m.value(self.arch).map_err(|e| Fail::new(Some(k), e))? as i64,
             Operand::Label(l) if kind == K::Label => {
                 self.target = Some(*l);
                 0
@@ -695,6 +697,8 @@ impl fmt::Display for Describe<'_> {
             Operand::Off => f.write_str("off"),
             Operand::Label(l) => write!(f, "label {}", l.index()),
             Operand::Waitcnt(_) => f.write_str("waitcnt counters"),
+            Operand::Hwreg(_) => f.write_str("a hwreg operand"),
+            Operand::Sendmsg(_) => f.write_str("a sendmsg operand"),
         }
     }
 }

@@ -43,6 +43,7 @@ mod plan;
 pub mod reg;
 pub mod resources;
 pub mod speed;
+pub mod symbolic;
 
 pub use baregpu_autogen::isa::ctors::Ctors;
 pub use cands::ctor_id;
@@ -56,6 +57,7 @@ pub use reg::{
     RegFile, RegIndex, Special,
 };
 pub use resources::{ResourceTracker, ResourceUsage};
+pub use symbolic::{hwreg, hwreg_bits, sendmsg, sendmsg_op, Hwreg, Sendmsg, Sym};
 
 use std::collections::{HashMap, HashSet};
 

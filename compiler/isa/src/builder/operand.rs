@@ -6,6 +6,7 @@
 
 use super::label::Label;
 use super::reg::{Reg, Special};
+use super::symbolic::{Hwreg, Sendmsg};
 use crate::names::waitcnt;
 use crate::Arch;
 
@@ -30,7 +31,14 @@ pub enum Operand {
     Label(Label),
     /// `s_waitcnt` counters, encoded for the builder's architecture.
     Waitcnt(Waitcnt),
+    /// `hwreg(..)`, resolved for the builder's architecture.
+    Hwreg(Hwreg),
+    /// `sendmsg(..)` (boxed: larger than the other operands, and rare).
+    Sendmsg(Box<Sendmsg>),
 }
+
+// Every constructor call builds an array of operands: keep them small.
+const _: () = assert!(std::mem::size_of::<Operand>() <= 32);
 
 impl Operand {
     /// Applies `-x` (also written `-op`).
@@ -125,6 +133,16 @@ impl From<f32> for Operand {
 impl From<f64> for Operand {
     fn from(f: f64) -> Operand {
         Operand::F64(f)
+    }
+}
+impl From<Hwreg> for Operand {
+    fn from(h: Hwreg) -> Operand {
+        Operand::Hwreg(h)
+    }
+}
+impl From<Sendmsg> for Operand {
+    fn from(m: Sendmsg) -> Operand {
+        Operand::Sendmsg(Box::new(m))
     }
 }
 impl From<Waitcnt> for Operand {
