@@ -174,6 +174,8 @@ fn gfx1100_only(b: &mut Builder) {
     b.v_mad_u64_u32(v(1..3), null(), v(3), s(4), v(5..7));
     b.v_dot2_f32_f16(v(1), v(2), v(3), v(4));
     b.v_wmma_f32_16x16x16_f16(v(0..8), v(8..16), v(16..24), v(0..8));
+    b.mods([field("wait_va_vdst", 2)]).lds_param_load(v(1), attr(3, 'z'));
+    b.lds_param_load(v(2), attr(32, 'w'));
 }
 
 fn gfx1201_only(b: &mut Builder) {
@@ -184,6 +186,7 @@ fn gfx1201_only(b: &mut Builder) {
     b.s_wait_kmcnt(0);
     b.s_barrier_signal(-1);
     b.s_barrier_wait(-1);
+    b.mods([field("wait_va_vdst", 2)]).ds_param_load(v(1), attr(3, 'z'));
     b.v_mad_co_u64_u32(v(1..3), null(), v(3), s(4), v(5..7));
 }
 
@@ -318,6 +321,10 @@ fn symbolic_and_f64_operand_errors() {
         (Arch::Gfx942, "v_add_f64", ops![v(0..2), 1.5f64, v(2..4)].to_vec(), &["operand 2", "no literal"]),
         (Arch::Gfx1201, "s_mov_b64", ops![s(0..2), 1i64 << 33].to_vec(), &["operand 2", "32 bits"]),
         (Arch::Gfx1100, "v_add_f32", ops![v(0), 1.5f64, v(2)].to_vec(), &["f64", "32-bit operand"]),
+        // LDS parameters: attr0..attr63, channels x..w.
+        (Arch::Gfx1100, "lds_param_load", ops![v(0), attr(33, 'x')].to_vec(), &["operand 2", "attr0..attr32"]),
+        (Arch::Gfx1100, "lds_param_load", ops![v(0), attr(1, 'q')].to_vec(), &["operand 2", "channel"]),
+        (Arch::Gfx1100, "lds_param_load", ops![v(0), v(1)].to_vec(), &["operand 2", "LDS parameter"]),
     ];
     for (arch, m, o, want) in cases {
         let mut b = Builder::new(arch);

@@ -314,7 +314,17 @@ impl<'a> Fill<'a> {
                 _ => self.failf(Some(k), format_args!("{} where off is required", describe(x))),
             },
             (Act::SmemOffset, _) => self.smem_offset(k, x),
-            (Act::Attr, _) => fail(Some(k), "LDS parameter operands are not supported by the builder"),
+            (Act::Attr, _) => match x {
+                Operand::Attr(a) if a.chan > 3 => fail(Some(k), "the channel is not x, y, z or w"),
+                // The field has 6 bits; llvm-mc takes attr0..attr32 (the attributes there are).
+                Operand::Attr(a) if a.index > 32 => fail(Some(k), "the attribute is not attr0..attr32"),
+                Operand::Attr(a) => {
+                    self.put_named(Some(k), "attr", a.index as u32, "the attribute")?;
+                    self.put_named(Some(k), "attrchan", a.chan as u32, "the channel")
+                }
+                _ => self
+                    .failf(Some(k), format_args!("{} where an LDS parameter (attr(n, 'x')) is required", describe(x))),
+            },
             _ => self.failf(Some(k), format_args!("operand {} has no field", s.op.name)),
         }
     }
@@ -698,6 +708,7 @@ impl fmt::Display for Describe<'_> {
             Operand::Label(l) => write!(f, "label {}", l.index()),
             Operand::Waitcnt(_) => f.write_str("waitcnt counters"),
             Operand::Hwreg(_) => f.write_str("a hwreg operand"),
+            Operand::Attr(a) => write!(f, "attr{}", a.index),
             Operand::Sendmsg(_) => f.write_str("a sendmsg operand"),
         }
     }

@@ -49,8 +49,8 @@ pub use baregpu_autogen::isa::ctors::Ctors;
 pub use cands::ctor_id;
 pub use label::{branch_offset, Label};
 pub use operand::{
-    abid, abs, blgp, cbsz, clamp, expcnt, flag, lgkmcnt, lit, neg, off, offset, op_sel, op_sel_hi, vmcnt, Flag, Mod,
-    Omod, Operand, Waitcnt,
+    abid, abs, attr, blgp, cbsz, clamp, expcnt, field, flag, lgkmcnt, lit, neg, off, offset, op_sel, op_sel_hi, vmcnt,
+    Attr, Flag, Mod, Omod, Operand, Waitcnt,
 };
 pub use reg::{
     a, a_range, exec, exec_hi, exec_lo, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_hi, vcc_lo, Half, Reg,

@@ -69,6 +69,7 @@ impl Fill<'_> {
             Mod::Offset(v) => self.offset(*v),
             Mod::Cbsz(v) => self.put_named(None, "cbsz", *v as u32, "cbsz"),
             Mod::Abid(v) => self.put_named(None, "abid", *v as u32, "abid"),
+            Mod::Field(name, v) => self.put_named(None, name, *v, name),
             Mod::Blgp(v) => self.put_named(None, "blgp", *v as u32, "blgp"),
             Mod::Flag(f) => self.put_extra(None, self.c.extra.flags[*f as usize], f.field(), 1, f.field()),
         }

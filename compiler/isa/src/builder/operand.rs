@@ -31,6 +31,8 @@ pub enum Operand {
     Label(Label),
     /// `s_waitcnt` counters, encoded for the builder's architecture.
     Waitcnt(Waitcnt),
+    /// An LDS parameter (`attr3.z`), for `lds_param_load` / `ds_param_load`.
+    Attr(Attr),
     /// `hwreg(..)`, resolved for the builder's architecture.
     Hwreg(Hwreg),
     /// `sendmsg(..)` (boxed: larger than the other operands, and rare).
@@ -135,6 +137,23 @@ impl From<f64> for Operand {
         Operand::F64(f)
     }
 }
+/// An LDS parameter: attribute `index` (0..=32, as llvm-mc takes), channel 0..=3 (`x`, `y`, `z`, `w`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attr {
+    pub index: u8,
+    pub chan: u8,
+}
+
+/// `attrN.c`: `attr(3, 'z')`; a channel other than `x`, `y`, `z`, `w` is an error when built.
+pub fn attr(index: u8, chan: char) -> Attr {
+    Attr { index, chan: "xyzw".find(chan).map_or(u8::MAX, |c| c as u8) }
+}
+
+impl From<Attr> for Operand {
+    fn from(a: Attr) -> Operand {
+        Operand::Attr(a)
+    }
+}
 impl From<Hwreg> for Operand {
     fn from(h: Hwreg) -> Operand {
         Operand::Hwreg(h)
@@ -195,6 +214,9 @@ pub enum Mod {
     Cbsz(u8),
     /// `abid:N` (MFMA).
     Abid(u8),
+    /// Any field of the encoding by its table name, for modifiers without a typed form
+    /// (`field("wait_va_vdst", 2)` is `wait_vdst:2` of `lds_param_load`); range-checked.
+    Field(&'static str, u32),
     /// `blgp:N` (MFMA: B lane group pattern; `_f8f6f4`: the B format, as [`Mod::Cbsz`]).
     Blgp(u8),
 }
@@ -310,6 +332,10 @@ pub fn op_sel_hi(bits: &[u8]) -> Mod {
 /// A one-bit modifier (`flag(Flag::Offen)`).
 pub fn flag(f: Flag) -> Mod {
     Mod::Flag(f)
+}
+/// A field by its table name (see [`Mod::Field`]).
+pub fn field(name: &'static str, value: u32) -> Mod {
+    Mod::Field(name, value)
 }
 /// `cbsz:N`.
 pub fn cbsz(n: u8) -> Mod {
