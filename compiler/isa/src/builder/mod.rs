@@ -134,10 +134,14 @@ impl Ctors for Builder {
             }
             return self;
         }
-        let mods = std::mem::take(&mut self.pending);
-        let r = self.try_emit(id, ops, &mods);
+        let mut mods = std::mem::take(&mut self.pending);
+        let r = match self.emit(id, ops, &mods) {
+            Some(_) => Ok(()),
+            None => Err(self.why_not(id, ops, &mods)),
+        };
+        // The vector goes back for the next instruction's modifiers: no allocation per call.
+        mods.clear();
         self.pending = mods;
-        self.pending.clear();
         self.record(r)
     }
 }
