@@ -350,20 +350,6 @@ pub fn blgp(n: u8) -> Mod {
     Mod::Blgp(n)
 }
 
-/// The bit patterns of the f32 values with an inline-constant encoding, by source code
-/// 240 + index (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2*pi)).
-const INLINE_F32: [u32; 9] = [
-    0x3f00_0000,
-    0xbf00_0000,
-    0x3f80_0000,
-    0xbf80_0000,
-    0x4000_0000,
-    0xc000_0000,
-    0x4080_0000,
-    0xc080_0000,
-    0x3e22_f983,
-];
-
 /// Whether an integer is an inline constant.
 pub fn is_inline_int(i: i64) -> bool {
     (-16..=64).contains(&i)
@@ -384,17 +370,16 @@ pub fn inline_f32_code(f: f32) -> Option<u32> {
     if bits == 0 {
         return Some(128);
     }
-    INLINE_F32.iter().position(|&b| b == bits).map(|k| 240 + k as u32)
+    crate::operand::INLINE_FLOATS.iter().find(|k| k.f32 == bits).map(|k| u32::from(k.code))
 }
 
 /// The source code of an inline f64 (the integer 0 for +0.0, 240..=248), if it is one.
 pub fn inline_f64_code(f: f64) -> Option<u32> {
-    const INV_2PI: u64 = 0x3fc4_5f30_6dc9_c882;
-    match f.to_bits() {
-        0 => Some(128),
-        INV_2PI => Some(248),
-        _ => [0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0].iter().position(|&c| c == f).map(|k| 240 + k as u32),
+    let bits = f.to_bits();
+    if bits == 0 {
+        return Some(128);
     }
+    crate::operand::INLINE_FLOATS.iter().find(|k| k.f64 == bits).map(|k| u32::from(k.code))
 }
 
 /// Whether an f32 is an inline constant (as a float or as the integer 0).

@@ -2,35 +2,14 @@
 
 use super::*;
 
+/// An inline float source code (240..=248) as the bits of an operand of type `ty`: the one
+/// table of these constants is the ISA crate's.
 pub(super) fn inline_float(v: u32, ty: Ty) -> u64 {
-    let i = (v - 240) as usize;
-    const F32: [u32; 9] = [
-        0x3f00_0000,
-        0xbf00_0000,
-        0x3f80_0000,
-        0xbf80_0000,
-        0x4000_0000,
-        0xc000_0000,
-        0x4080_0000,
-        0xc080_0000,
-        0x3e22_f983,
-    ];
-    const F64: [u64; 9] = [
-        0x3fe0_0000_0000_0000,
-        0xbfe0_0000_0000_0000,
-        0x3ff0_0000_0000_0000,
-        0xbff0_0000_0000_0000,
-        0x4000_0000_0000_0000,
-        0xc000_0000_0000_0000,
-        0x4010_0000_0000_0000,
-        0xc010_0000_0000_0000,
-        0x3fc4_5f30_6dc9_c882,
-    ];
-    const F16: [u16; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
+    let k = &baregpu_isa::operand::INLINE_FLOATS[(v - 240) as usize];
     match ty {
-        Ty::F64 | Ty::B64 => F64[i],
-        Ty::F16 | Ty::B16 => F16[i] as u64,
-        _ => F32[i] as u64,
+        Ty::F64 | Ty::B64 => k.f64,
+        Ty::F16 | Ty::B16 => k.f16.into(),
+        _ => k.f32.into(),
     }
 }
 
