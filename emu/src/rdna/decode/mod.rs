@@ -1,5 +1,6 @@
 //! Decoded instructions (`baregpu_isa`) -> the pre-decoded form ([`super::ops`]).
 
+mod buffer;
 mod ds;
 mod operands;
 mod salu;
@@ -12,6 +13,7 @@ mod vopd;
 use super::gfx9;
 use super::ops::*;
 use baregpu_isa::{Arch, Instruction};
+use buffer::*;
 use ds::*;
 use operands::*;
 pub use operands::{ssrc, vsrc};
@@ -76,8 +78,7 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
         "GLOBAL" | "FLAT" | "SCRATCH" => lower_vmem(m, enc, i, gfx12, gfx9),
         "DS" => lower_ds(m, i, gfx9),
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3P" => lower_valu(arch, m, enc, fmt.name, i, lit),
-        // Cache invalidations: the emulator has no caches to invalidate.
-        "MUBUF" if m == "buffer_gl0_inv" || m == "buffer_gl1_inv" => Ok(Op::Nop),
+        "MUBUF" | "MTBUF" | "VBUFFER" => lower_buffer(m, i, arch),
         _ => Err(unsupported()),
     }
 }

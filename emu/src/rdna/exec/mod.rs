@@ -7,6 +7,8 @@
 mod lanes;
 
 mod arith;
+mod buffer;
+mod cdna4;
 mod cmp;
 mod dpp;
 mod ds;

@@ -71,6 +71,9 @@ impl<const W: usize> Wave<W> {
             arm = self.valu_f64(v, &mut io)?;
         }
         if let Arm::Next = arm {
+            arm = self.valu_cdna4(v, &mut io)?;
+        }
+        if let Arm::Next = arm {
             arm = self.valu_lanes(v, exec, &mut io)?;
         }
         match arm {
