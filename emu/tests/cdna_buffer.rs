@@ -7,6 +7,10 @@
 
 #[path = "cdna/asm.rs"]
 mod asm;
+mod common;
+#[path = "../../tests/common/corpus.rs"]
+#[allow(dead_code)]
+mod corpus;
 
 use asm::{dispatch, run};
 use baregpu_emu::amd::dispatch::DispatchFault;
@@ -231,5 +235,55 @@ fn buffer_access_outside_memory_faults_at_its_address() {
     match dispatch("gfx942", &src, &mut buf, 0) {
         Err((DispatchFault::Memory { va, write: false, .. }, _)) => assert_eq!(va, base + 0x100000),
         r => panic!("{r:?}"),
+    }
+}
+
+/// clang's buffer kernels (tests/kernels/cdna_buffer.cl), run directly and through the driver.
+fn clang_kernel(arch: &'static str) -> common::wave::Program {
+    common::wave::load(&format!("cdna/buffer-{arch}.hsaco"), arch)
+}
+
+#[test]
+fn clang_raw_buffer_copy_with_range_check() {
+    use common::wave::{run as run_co, Arg, Buf};
+    for arch in ["gfx942", "gfx950"] {
+        let p = clang_kernel(arch);
+        let n = 128usize;
+        let input: Vec<u32> = (0..n as u32).map(|i| 0x10000 * i + 3 * i + 1).collect();
+        // NUM_RECORDS = 200 bytes: dword loads of lanes 50.. and u16 loads of lanes 98.. are out.
+        let n_bytes = 200u32;
+        let (bi, bo) = (Buf::from(&input), Buf::new(n * 4));
+        let args = [Arg::Buf(&bi), Arg::Buf(&bo), Arg::Val(baregpu_runtime::program::ArgValue::u32(n_bytes))];
+        run_co(&p, "buffer_copy", &args, [2, 1, 1], [64, 1, 1]);
+        let bytes: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).chain([0u8; 8]).collect();
+        let out: Vec<u32> = bo.get(n);
+        for i in 0..n as u32 {
+            let x = if 4 * i + 4 <= n_bytes { input[i as usize] } else { 0 };
+            // The u16 at byte 4 + 2i + 2: offset 2i + 2 is what the range check sees.
+            let at = (4 + 2 * i + 2) as usize;
+            let h = if 2 * i + 2 + 2 <= n_bytes { u16::from_le_bytes([bytes[at], bytes[at + 1]]) as u32 } else { 0 };
+            assert_eq!(out[i as usize], x.wrapping_add(h), "{arch} out[{i}]");
+        }
+    }
+}
+
+#[test]
+fn clang_buffer_and_global_loads_to_lds() {
+    use common::wave::{run as run_co, Arg, Buf};
+    for arch in ["gfx942", "gfx950"] {
+        let p = clang_kernel(arch);
+        let input: Vec<u32> = (0..384u32).map(|i| i * 11 + 5).collect();
+        let (bi, bo) = (Buf::from(&input), Buf::new(384 * 4));
+        run_co(&p, "buffer_to_lds", &[Arg::Buf(&bi), Arg::Buf(&bo)], [1, 1, 1], [64, 1, 1]);
+        let out: Vec<u32> = bo.get(384);
+        for l in 0..64usize {
+            assert_eq!(out[l], input[63 - l], "{arch} out[{l}]");
+            assert_eq!(out[64 + l], input[64 + l] * 3, "{arch} out[{}]", 64 + l);
+        }
+        if arch == "gfx950" {
+            for k in 128..384 {
+                assert_eq!(out[k], input[k] + 1, "{arch} out[{k}]");
+            }
+        }
     }
 }
