@@ -9,7 +9,6 @@
 mod asm;
 mod common;
 #[path = "../../tests/common/corpus.rs"]
-#[allow(dead_code)]
 mod corpus;
 
 use asm::{dispatch, run};
