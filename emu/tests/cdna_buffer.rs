@@ -286,3 +286,17 @@ fn clang_buffer_and_global_loads_to_lds() {
         }
     }
 }
+
+#[test]
+fn s_buffer_load_dword_reads_through_the_vsharp_base() {
+    // gfx9 spelling of the scalar buffer loads: s[8:11] from the V#'s base + 8, s12 from + 4.
+    let src = vsharp(u32::MAX)
+        + "s_buffer_load_dwordx4 s[8:11], s[4:7], 0x8\ns_buffer_load_dword s12, s[4:7], 0x4\n\
+           s_waitcnt lgkmcnt(0)\nv_mov_b32 v1, 0\nv_mov_b32 v2, s8\nv_mov_b32 v3, s9\nv_mov_b32 v4, s10\n\
+           v_mov_b32 v5, s11\nv_mov_b32 v6, s12\nglobal_store_dwordx4 v1, v[2:5], s[0:1] offset:256\n\
+           global_store_dword v1, v6, s[0:1] offset:272\ns_endpgm\n";
+    let mut buf = input(128);
+    run("gfx942", &src, &mut buf, 0);
+    let w = |i: u32| i * 7 + 1;
+    assert_eq!(buf[64..69], [w(2), w(3), w(4), w(5), w(1)]);
+}

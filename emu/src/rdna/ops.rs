@@ -479,6 +479,7 @@ ops!(VOp {
     // gfx950 (CDNA4)
     CvtPkBf16F32,
     CvtF32Bf16,
+    Prng,
     // compares: Cmp(ty, cond) encoded separately
     Cmp,
 });
@@ -768,6 +769,15 @@ pub enum Op {
         mode: u8,
     },
     GprIdxOff,
+    /// gfx950 `v_permlane16_swap_b32` / `v_permlane32_swap_b32`: VDST's odd rows of 16 (or
+    /// upper 32 lanes) trade places with SRC's even rows (lower 32 lanes); both are written.
+    PermlaneSwap {
+        vdst: u16,
+        src: u16,
+        half: bool,
+        fi: bool,
+        bound_ctrl: bool,
+    },
     /// gfx9 `v_mfma_*` (boxed: the other operations stay small).
     Mfma(Box<super::mfma::Mfma>),
     Mem(VMem),

@@ -1,6 +1,7 @@
 //! Decoded instructions (`baregpu_isa`) -> the pre-decoded form ([`super::ops`]).
 
 mod buffer;
+mod cdna4;
 mod ds;
 mod operands;
 mod salu;
@@ -66,6 +67,7 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
                 .or_else(|| gfx9::lower_pk_f32(m, i, lit))
                 .or_else(|| gfx9::lower_gpr_idx(m, i, lit))
                 .or_else(|| super::mfma::lower(m, i, lit))
+                .or_else(|| cdna4::lower(m, i))
         })
         .flatten()
     {

@@ -15,6 +15,7 @@ fn valu_sig_cdna4(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_cvt_pk_bf16_f32" => (V::CvtPkBf16F32, [F32; 3], B32),
         // bf16's sign is bit 15, as f16's: the f16 source modifiers apply unchanged.
         "v_cvt_f32_bf16" => (V::CvtF32Bf16, [F16; 3], F32),
+        "v_prng_b32" => (V::Prng, [B32; 3], B32),
         _ => return None,
     })
 }
@@ -346,7 +347,7 @@ pub(super) fn arity(op: VOp) -> u8 {
         | RndneF16 | FractF16 | CvtF16I16 | CvtF16U16 | CvtI16F16 | CvtU16F16 | CvtI32I16F16 | CvtU32U16F16
         | RcpF64 | RsqF64 | SqrtF64 | FloorF64 | CeilF64 | TruncF64 | RndneF64 | FractF64 | FrexpMantF64
         | FrexpExpF64 | CvtF64I32 | CvtF64U32 | CvtI32F64 | CvtU32F64 | CvtF64F32 | CvtF32F64 | ReadFirstLane
-        | Bcnt16 | CvtF32Bf16 => 1,
+        | Bcnt16 | CvtF32Bf16 | Prng => 1,
         Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xor3 | Xad | BfeU | BfeI | Bfi | Alignbit | Alignbyte
         | Perm | MadU24 | MadI24 | Min3I | Max3I | Med3I | Min3U | Max3U | Med3U | Cndmask | SadU32 | CndmaskB16
         | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32 | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32

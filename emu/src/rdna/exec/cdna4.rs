@@ -1,7 +1,8 @@
-//! gfx950 (CDNA4) VALU operations: bf16 conversions.
+//! gfx950 (CDNA4) VALU operations: bf16 conversions, the PRNG step, the lane swaps.
 //!
 //! Source: AMD "Instinct MI355X (CDNA4) ISA Reference Guide", V_CVT_PK_BF16_F32 (two f32 to
-//! bf16 with round-to-nearest-even, src0 to the low half) and V_CVT_F32_BF16.
+//! bf16 with round-to-nearest-even, src0 to the low half), V_CVT_F32_BF16, V_PRNG_B32
+//! (`D = S0 << 1 ^ (S0[31] ? 197 : 0)`), V_PERMLANE16/32_SWAP_B32 (see decode/cdna4.rs).
 
 use super::*;
 
@@ -21,8 +22,36 @@ impl<const W: usize> Wave<W> {
         match v.op {
             CvtPkBf16F32 => map!(io, |x, y, z| (f32_to_bf16_rne(x as u32) | f32_to_bf16_rne(y as u32) << 16) as u64),
             CvtF32Bf16 => map!(io, |x, y, z| (x & 0xffff) << 16),
+            // A Galois LFSR step: shift left, fold the carried-out bit back as 0xc5.
+            Prng => map!(io, |x, y, z| ((x as u32) << 1 ^ if x >> 31 & 1 != 0 { 0xc5 } else { 0 }) as u64),
             _ => return Ok(Arm::Next),
         }
         Ok(Arm::Lanes)
+    }
+}
+
+impl<const W: usize> Wave<W> {
+    /// Swaps VDST's odd 16-lane rows with SRC's even ones (`half`: VDST's upper 32 lanes with
+    /// SRC's lower 32). A lane is written when it is active; it reads its partner when the
+    /// partner is active or `fi` is set, else it takes 0 (`bound_ctrl`) or keeps its value.
+    pub(super) fn permlane_swap(&mut self, vdst: u16, src: u16, half: bool, fi: bool, bound_ctrl: bool) {
+        let (d, s) = (self.unified(vdst) as usize, self.unified(src) as usize);
+        let (od, os) = (self.v[d], self.v[s]);
+        let exec = self.exec();
+        let on = |l: usize| exec >> l & 1 != 0;
+        let span = if half { 32 } else { 16 };
+        for l in 0..W {
+            // Lane l of VDST pairs with lane l - span of SRC when l is in an odd block.
+            let odd = (l / span) % 2 == 1;
+            let (reg, partner, from) = if odd { (d, l - span, &os) } else { (s, l + span, &od) };
+            if partner >= W || !on(l) {
+                continue;
+            }
+            if on(partner) || fi {
+                self.v[reg][l] = from[partner];
+            } else if bound_ctrl {
+                self.v[reg][l] = 0;
+            }
+        }
     }
 }

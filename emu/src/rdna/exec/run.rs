@@ -41,6 +41,9 @@ impl<const W: usize> Wave<W> {
                 }
                 Op::GprIdxOff => self.gpr_idx = false,
                 Op::Mfma(x) => self.mfma(x).map_err(ill)?,
+                Op::PermlaneSwap { vdst, src, half, fi, bound_ctrl } => {
+                    self.permlane_swap(*vdst, *src, *half, *fi, *bound_ctrl)
+                }
                 Op::ScalarValu(v) => self.scalar_valu(v).map_err(ill)?,
                 Op::Salu { op, dst, a, b, wide } => self.salu(*op, *dst, *a, *b, *wide).map_err(ill)?,
                 Op::End => {
