@@ -20,3 +20,25 @@ fn ds_address_wraps_at_32_bits() {
         assert_eq!(buf, want, "{arch}");
     }
 }
+
+/// A workgroup may allocate the board's LDS: 64 KiB on gfx942, 160 KiB on gfx950, and all of it
+/// is addressable; one granule more is refused at dispatch.
+#[test]
+fn lds_allocation_limits() {
+    use baregpu_emu::amd::dispatch::DispatchFault;
+    let src = "v_mov_b32 v1, s2\nv_mov_b32 v2, 0x5a5a\nds_write_b32 v1, v2\ns_waitcnt lgkmcnt(0)\n\
+               ds_read_b32 v3, v1\ns_waitcnt lgkmcnt(0)\nv_mov_b32 v1, 0\nglobal_store_dword v1, v3, s[0:1]\n\
+               s_endpgm\n";
+    for (arch, kib) in [("gfx942", 64u32), ("gfx950", 160)] {
+        let bytes = kib << 10;
+        // s2 = the last dword of the allocation (set by the kernel itself).
+        let src = format!("s_mov_b32 s2, {}\n{src}", bytes - 4);
+        let mut buf = vec![0u32; 4];
+        asm::run(arch, &src, &mut buf, bytes);
+        assert_eq!(buf[0], 0x5a5a, "{arch}");
+        match asm::dispatch(arch, &src, &mut buf, bytes + 512) {
+            Err((DispatchFault::Illegal { what, .. }, _)) => assert!(what.contains("LDS"), "{arch}: {what}"),
+            r => panic!("{arch}: {r:?}"),
+        }
+    }
+}

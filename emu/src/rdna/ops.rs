@@ -537,6 +537,19 @@ pub enum Dpp {
     },
 }
 
+/// gfx9 SDWA: which bytes or words of each source the operation reads, and where its result
+/// goes in the destination. Selects: 0..=3 BYTE_n, 4 WORD_0, 5 WORD_1, 6 DWORD.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sdwa {
+    pub v: Valu,
+    pub src_sel: [u8; 2],
+    /// Integer sources: sign-extend the selected part (else zero-extend).
+    pub sext: [bool; 2],
+    pub dst_sel: u8,
+    /// 0: the other destination bits are zeroed, 1: sign-extended from the result, 2: kept.
+    pub dst_unused: u8,
+}
+
 /// One VALU operation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Valu {
@@ -778,6 +791,8 @@ pub enum Op {
         fi: bool,
         bound_ctrl: bool,
     },
+    /// gfx9 SDWA forms of VOP1, VOP2 and VOPC.
+    Sdwa(Box<Sdwa>),
     /// gfx9 `v_mfma_*` (boxed: the other operations stay small).
     Mfma(Box<super::mfma::Mfma>),
     Mem(VMem),

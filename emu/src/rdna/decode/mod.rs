@@ -5,6 +5,7 @@ mod cdna4;
 mod ds;
 mod operands;
 mod salu;
+mod sdwa;
 mod smem;
 mod valu;
 mod valu_sig;
@@ -68,6 +69,7 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
                 .or_else(|| gfx9::lower_gpr_idx(m, i, lit))
                 .or_else(|| super::mfma::lower(m, i, lit))
                 .or_else(|| cdna4::lower(m, i))
+                .or_else(|| sdwa::lower(arch, m, i))
         })
         .flatten()
     {

@@ -15,6 +15,7 @@ mod ds;
 mod packed;
 mod run;
 mod salu;
+mod sdwa;
 mod valu;
 mod valu_float;
 mod valu_int;
