@@ -300,3 +300,18 @@ fn s_buffer_load_dword_reads_through_the_vsharp_base() {
     let w = |i: u32| i * 7 + 1;
     assert_eq!(buf[64..69], [w(2), w(3), w(4), w(5), w(1)]);
 }
+
+#[test]
+fn global_d16_loads_with_gfx9_names() {
+    // global_load_{ubyte,sbyte,short}_d16[_hi]: into one half of the VGPR, the other kept.
+    let src = "v_mov_b32 v2, 0x11112222\nv_mov_b32 v3, 0x33334444\nv_mov_b32 v4, 0x55556666\nv_mov_b32 v5, 0x77778888\n\
+               v_mov_b32 v1, 0\nglobal_load_sbyte_d16 v2, v1, s[0:1] offset:3\nglobal_load_ubyte_d16_hi v3, v1, s[0:1] offset:3\n\
+               global_load_short_d16 v4, v1, s[0:1] offset:2\nglobal_load_short_d16_hi v5, v1, s[0:1]\ns_waitcnt vmcnt(0)\n\
+               v_lshlrev_b32 v1, 4, v0\nglobal_store_dwordx4 v1, v[2:5], s[0:1] offset:256\ns_endpgm\n";
+    let mut buf = vec![0u32; 64 + 256];
+    buf[0] = 0x80f1_c2d3;
+    run("gfx942", src, &mut buf, 0);
+    for l in 0..64 {
+        assert_eq!(buf[64 + 4 * l..68 + 4 * l], [0x1111_ff80, 0x0080_4444, 0x5555_80f1, 0xc2d3_8888], "lane {l}");
+    }
+}

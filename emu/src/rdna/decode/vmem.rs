@@ -20,6 +20,13 @@ pub(super) fn lower_vmem(m: &str, enc: &str, i: &Instruction, gfx12: bool, gfx9:
         "load_lds_dword" => "load_dword",
         "load_lds_dwordx3" => "load_dwordx3",
         "load_lds_dwordx4" => "load_dwordx4",
+        // gfx9 spellings of the d16 loads.
+        "load_ubyte_d16" => "load_d16_u8",
+        "load_sbyte_d16" => "load_d16_i8",
+        "load_short_d16" => "load_d16_b16",
+        "load_ubyte_d16_hi" => "load_d16_hi_u8",
+        "load_sbyte_d16_hi" => "load_d16_hi_i8",
+        "load_short_d16_hi" => "load_d16_hi_b16",
         n => n,
     };
     let op = match name {
