@@ -116,13 +116,10 @@ fn format_op(f: &str, tbuf: bool, i: &Instruction, gfx9: bool, gfx12: bool) -> O
         "xyzw" => 4,
         _ => return None,
     };
-    if gfx12 || !FORMATS {
+    if gfx12 {
         // gfx12's format numbering is not modelled.
         return None;
     }
     let inst = tbuf.then(|| if gfx9 { (i.f("dfmt") | i.f("nfmt") << 4) as u8 } else { i.f("format") as u8 });
     Some(BufFmt { comps, d16, hi, inst })
 }
-
-/// Format conversions are lowered once the executor converts them.
-const FORMATS: bool = false;

@@ -20,6 +20,8 @@ pub(super) struct Vsharp {
     pub stride: u64,
     pub swizzle: bool,
     pub num_records: u64,
+    /// The V#'s format (gfx9: DFMT | NFMT << 4; gfx11: FORMAT).
+    pub format: u8,
     pub index_stride: u64,
     pub add_tid: bool,
     /// gfx10+ OOB_SELECT; gfx9 has none (`None`).
@@ -30,15 +32,17 @@ impl Vsharp {
     pub fn new(w: [u32; 4], layout: VsharpLayout) -> Vsharp {
         let base = w[0] as u64 | ((w[1] & 0xffff) as u64) << 32;
         let stride = (w[1] >> 16 & 0x3fff) as u64;
-        let (swizzle, oob) = match layout {
-            VsharpLayout::Gfx9 => (w[1] >> 31 != 0, None),
-            VsharpLayout::Gfx11 | VsharpLayout::Gfx12 => (w[1] >> 30 != 0, Some((w[3] >> 28 & 3) as u8)),
+        let (swizzle, format, oob) = match layout {
+            VsharpLayout::Gfx9 => (w[1] >> 31 != 0, ((w[3] >> 15 & 0xf) | (w[3] >> 12 & 7) << 4) as u8, None),
+            VsharpLayout::Gfx11 => (w[1] >> 30 != 0, (w[3] >> 12 & 0x7f) as u8, Some((w[3] >> 28 & 3) as u8)),
+            VsharpLayout::Gfx12 => (w[1] >> 30 != 0, (w[3] >> 12 & 0x3f) as u8, Some((w[3] >> 28 & 3) as u8)),
         };
         Vsharp {
             base,
             stride,
             swizzle,
             num_records: w[2] as u64,
+            format,
             index_stride: 8 << (w[3] >> 21 & 3),
             add_tid: w[3] >> 23 & 1 != 0,
             oob,
@@ -85,7 +89,7 @@ impl<const W: usize> Wave<W> {
     }
 
     /// One lane's (index, offset) before the V#'s stride and swizzle.
-    fn buf_lane(&self, b: &BufAccess, vs: &Vsharp, l: usize) -> (u64, u64) {
+    pub(super) fn buf_lane(&self, b: &BufAccess, vs: &Vsharp, l: usize) -> (u64, u64) {
         let mut index = if b.idxen { self.v[b.vaddr as usize][l] as u64 } else { 0 };
         if vs.add_tid {
             index += l as u64;
@@ -102,8 +106,8 @@ impl<const W: usize> Wave<W> {
                 what: "swizzled buffer resources: not supported on gfx11+".into(),
             });
         }
-        if b.fmt.is_some() {
-            return Err(DispatchFault::Illegal { pc, what: "buffer format conversions: not supported".into() });
+        if let Some(f) = b.fmt {
+            return self.buffer_format(ctx, b, f, &vs, pc);
         }
         let soff = self.sval(b.soffset, Ty::B32) as u32 as u64;
         let exec = self.exec();

@@ -8,6 +8,7 @@ mod lanes;
 
 mod arith;
 mod buffer;
+mod buffer_fmt;
 mod cdna4;
 mod cmp;
 mod dpp;
