@@ -145,13 +145,8 @@ impl<const W: usize> Wave<W> {
                     continue;
                 }
                 let x = match p {
-                    _ if c >= n as usize => {
-                        if c == 3 {
-                            one
-                        } else {
-                            0
-                        }
-                    }
+                    _ if c == 3 && c >= n as usize => one,
+                    _ if c >= n as usize => 0,
                     // SAFETY: as above, for reading.
                     Some(p) => decode(unsafe { get(p.add(at), bits) }, bits, num),
                     None => 0,
