@@ -43,8 +43,8 @@ fn tbuffer_load_unorm_and_snorm_bytes() {
 fn buffer_load_format_takes_the_vsharp_format_and_fills_missing_components() {
     // V# format 32 FLOAT (DFMT 4, NFMT 7): x = the float, y = z = 0, w = 1.0.
     let mut buf = vec![0u32; 256 + 256];
-    for l in 0..64 {
-        buf[l] = (l as f32 * 1.5 - 7.0).to_bits();
+    for (l, w) in buf[..64].iter_mut().enumerate() {
+        *w = (l as f32 * 1.5 - 7.0).to_bits();
     }
     let src = vsharp(4 << 15 | 7 << 12)
         + "v_lshlrev_b32 v1, 2, v0\nbuffer_load_format_xyzw v[2:5], v1, s[4:7], 0 offen\ns_waitcnt vmcnt(0)\n"
