@@ -42,3 +42,23 @@ fn lds_allocation_limits() {
         }
     }
 }
+
+/// gfx9 ds_cmpst_rtn_b32 (MEM = MEM == DATA ? DATA2 : MEM, the old value returned) and
+/// ds_wrxchg_rtn_b32 (a swap), per the Vega/CDNA3 ISA guides.
+#[test]
+fn ds_cmpst_and_wrxchg() {
+    // LDS word l = 10 + l; lane l compares with 10 + (l & ~1) (equal for even lanes) and stores
+    // 500 + l; then swaps in 900 + l at word 64 + l (which held 0).
+    let src = "v_lshlrev_b32 v1, 2, v0\nv_add_u32 v2, 10, v0\nds_write_b32 v1, v2\ns_waitcnt lgkmcnt(0)\n\
+               v_and_b32 v3, -2, v0\nv_add_u32 v3, 10, v3\nv_add_u32 v4, 500, v0\n\
+               ds_cmpst_rtn_b32 v5, v1, v3, v4\nv_add_u32 v6, 900, v0\nds_wrxchg_rtn_b32 v7, v1, v6 offset:256\n\
+               s_waitcnt lgkmcnt(0)\nds_read_b32 v8, v1\nds_read_b32 v9, v1 offset:256\ns_waitcnt lgkmcnt(0)\n\
+               v_lshlrev_b32 v1, 4, v0\nv_mov_b32 v6, v8\nv_mov_b32 v4, v7\nv_mov_b32 v7, v9\n\
+               global_store_dwordx4 v1, v[4:7], s[0:1]\ns_endpgm\n";
+    let mut buf = vec![0u32; 256];
+    run("gfx942", src, &mut buf, 1024);
+    for l in 0..64u32 {
+        let now = if l % 2 == 0 { 500 + l } else { 10 + l };
+        assert_eq!(buf[4 * l as usize..4 * l as usize + 4], [0, 10 + l, now, 900 + l], "lane {l}");
+    }
+}
