@@ -84,3 +84,26 @@ fn prng_steps_the_lfsr() {
         assert_eq!(buf[l], step(step(orig[l])), "lane {l}");
     }
 }
+
+/// gfx90a+ DPP row_newbcast:n: every lane of a row reads lane n of its row (DPP_CTRL 0x150 + n);
+/// wave_rol:1 / wave_ror:1 rotate the whole wave by one lane; row_ror:n rotates within a row.
+#[test]
+fn dpp_row_newbcast_and_wave_rotates() {
+    let src = "v_add_u32 v1, 100, v0\n\
+               v_mov_b32_dpp v2, v1 row_newbcast:5 row_mask:0xf bank_mask:0xf\n\
+               v_mov_b32_dpp v3, v1 wave_rol:1 row_mask:0xf bank_mask:0xf\n\
+               v_mov_b32_dpp v4, v1 wave_ror:1 row_mask:0xf bank_mask:0xf\n\
+               v_mov_b32_dpp v5, v1 row_ror:3 row_mask:0xf bank_mask:0xf\n\
+               v_lshlrev_b32 v1, 4, v0\nglobal_store_dwordx4 v1, v[2:5], s[0:1]\ns_endpgm\n";
+    for arch in ["gfx942", "gfx950"] {
+        let mut buf = vec![0u32; 256];
+        run(arch, src, &mut buf, 0);
+        for l in 0..64u32 {
+            let row = l & !15;
+            // Data moves right (to higher lanes) under ror/shr: wave_ror:1 gives lane l lane l - 1,
+            // wave_rol:1 lane l + 1, row_ror:3 lane l - 3 of its row (rotating).
+            let want = [100 + row + 5, 100 + (l + 1) % 64, 100 + (l + 63) % 64, 100 + row + (l % 16 + 13) % 16];
+            assert_eq!(buf[4 * l as usize..4 * l as usize + 4], want, "{arch} lane {l}");
+        }
+    }
+}
