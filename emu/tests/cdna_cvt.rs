@@ -99,3 +99,19 @@ fn v_cvt_f32_bf16_widens() {
         assert_eq!(buf[64 + l], want.to_bits(), "lane {l}");
     }
 }
+
+#[test]
+fn mad_u32_u16_and_mad_i32_i16() {
+    // v2 = lane | 0xfff0 << 16 (op_sel picks the high half of src1); v3 = 7 - lane.
+    let src = "v_lshlrev_b32 v1, 16, v0\nv_or_b32 v2, 0xfff00000, v0\nv_sub_u32 v3, 7, v0\n\
+               v_mad_u32_u16 v4, v2, v2, v3 op_sel:[0,1,0,0]\nv_mad_i32_i16 v5, v2, v2, v3 op_sel:[0,1,0,0]\n\
+               v_lshlrev_b32 v1, 3, v0\nglobal_store_dwordx2 v1, v[4:5], s[0:1]\ns_endpgm\n";
+    let mut buf = vec![0u32; 128];
+    run("gfx942", src, &mut buf, 0);
+    for l in 0..64u32 {
+        let c = 7u32.wrapping_sub(l);
+        let u = (l * 0xfff0).wrapping_add(c);
+        let i = (l as i32 * -16).wrapping_add(c as i32) as u32;
+        assert_eq!(buf[2 * l as usize..2 * l as usize + 2], [u, i], "lane {l}");
+    }
+}

@@ -480,6 +480,9 @@ ops!(VOp {
     CvtPkBf16F32,
     CvtF32Bf16,
     Prng,
+    // gfx9 16-bit multiply-adds with a 32-bit addend
+    MadU32U16,
+    MadI32I16,
     // compares: Cmp(ty, cond) encoded separately
     Cmp,
 });

@@ -16,6 +16,8 @@ fn valu_sig_cdna4(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         // bf16's sign is bit 15, as f16's: the f16 source modifiers apply unchanged.
         "v_cvt_f32_bf16" => (V::CvtF32Bf16, [F16; 3], F32),
         "v_prng_b32" => (V::Prng, [B32; 3], B32),
+        "v_mad_u32_u16" => (V::MadU32U16, [B16, B16, B32], B32),
+        "v_mad_i32_i16" => (V::MadI32I16, [B16, B16, B32], B32),
         _ => return None,
     })
 }
@@ -353,7 +355,8 @@ pub(super) fn arity(op: VOp) -> u8 {
         | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32 | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32
         | DivFmasF32 | DivScaleF32 | Med3F32 | Min3F32 | Max3F32 | FmaF16 | DivFixupF16 | Med3F16 | Min3F16
         | Max3F16 | FmaMixF32 | FmaMixLoF16 | FmaMixHiF16 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64
-        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 | LshlAddU64 | Bitop3 => 3,
+        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 | LshlAddU64 | Bitop3 | MadU32U16
+        | MadI32I16 => 3,
         _ => 2,
     }
 }

@@ -1,4 +1,5 @@
-//! gfx950 (CDNA4) VALU operations: bf16 conversions, the PRNG step, the lane swaps.
+//! gfx950 (CDNA4) VALU operations: bf16 conversions, the PRNG step, the lane swaps; and gfx9's
+//! v_mad_u32_u16 / v_mad_i32_i16 (CDNA3 ISA guide: D = S0.u16 * S1.u16 + S2.u32).
 //!
 //! Source: AMD "Instinct MI355X (CDNA4) ISA Reference Guide", V_CVT_PK_BF16_F32 (two f32 to
 //! bf16 with round-to-nearest-even, src0 to the low half), V_CVT_F32_BF16, V_PRNG_B32
@@ -24,6 +25,11 @@ impl<const W: usize> Wave<W> {
             CvtF32Bf16 => map!(io, |x, y, z| (x & 0xffff) << 16),
             // A Galois LFSR step: shift left, fold the carried-out bit back as 0xc5.
             Prng => map!(io, |x, y, z| ((x as u32) << 1 ^ if x >> 31 & 1 != 0 { 0xc5 } else { 0 }) as u64),
+            // gfx9: S0.u16 * S1.u16 + S2.u32 (signed: the halves sign-extended), modulo 2^32.
+            MadU32U16 => map!(io, |x, y, z| (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64),
+            MadI32I16 => {
+                map!(io, |x, y, z| (x as i16 as i32).wrapping_mul(y as i16 as i32).wrapping_add(z as i32) as u32 as u64)
+            }
             _ => return Ok(Arm::Next),
         }
         Ok(Arm::Lanes)
