@@ -115,3 +115,31 @@ fn mad_u32_u16_and_mad_i32_i16() {
         assert_eq!(buf[2 * l as usize..2 * l as usize + 2], [u, i], "lane {l}");
     }
 }
+
+/// f16 bits of a small integer (exact).
+fn h16(n: i32) -> u32 {
+    if n == 0 {
+        return 0;
+    }
+    let f = (n as f32).to_bits();
+    (f >> 31) << 15 | (((f >> 23 & 0xff) as i32 - 127 + 15) as u32) << 10 | (f & 0x7f_ffff) >> 13
+}
+
+#[test]
+fn packed_16bit_float_atomic_adds() {
+    // Every lane adds (1, 2) as f16 to word 0 (global) and (1, -3) as bf16 to LDS word 0 (ds,
+    // returning); small integers keep every partial sum exact. Word 1 gets lane's own add only.
+    let src = format!(
+        "v_mov_b32 v2, {f16:#x}\nv_mov_b32 v1, 0\nglobal_atomic_pk_add_f16 v1, v2, s[0:1]\n\
+         v_mov_b32 v3, {bf:#x}\nds_write_b32 v1, v1\ns_waitcnt lgkmcnt(0)\nds_pk_add_rtn_bf16 v4, v1, v3\n\
+         s_waitcnt vmcnt(0) lgkmcnt(0)\nds_read_b32 v5, v1\ns_waitcnt lgkmcnt(0)\n\
+         global_store_dword v1, v5, s[0:1] offset:4\ns_endpgm\n",
+        f16 = h16(1) | h16(2) << 16,
+        bf = (1f32.to_bits() >> 16) | ((-3f32).to_bits() >> 16) << 16
+    );
+    let mut buf = vec![0u32; 4];
+    buf[0] = h16(10) | h16(-100) << 16;
+    run("gfx950", &src, &mut buf, 256);
+    assert_eq!(buf[0], h16(10 + 64) | h16(-100 + 128) << 16, "{:#x}", buf[0]);
+    assert_eq!(buf[1], (64f32.to_bits() >> 16) | ((-192f32).to_bits() >> 16) << 16, "{:#x}", buf[1]);
+}

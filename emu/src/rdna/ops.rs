@@ -631,6 +631,9 @@ pub enum AtomicOp {
     MaxF64,
     CondSub,
     SubClamp,
+    /// gfx9: two f16 (bf16) adds on the halves of a dword.
+    PkAddF16,
+    PkAddBf16,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -116,6 +116,8 @@ pub(super) fn atomic_op(a: &str) -> Option<(AtomicOp, bool)> {
         "max_f64" | "max_num_f64" => A::MaxF64,
         "cond_sub_u32" => A::CondSub,
         "sub_clamp_u32" => A::SubClamp,
+        "pk_add_f16" => A::PkAddF16,
+        "pk_add_bf16" => A::PkAddBf16,
         _ => return None,
     };
     Some((op, wide))

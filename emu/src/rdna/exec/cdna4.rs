@@ -15,6 +15,19 @@ pub fn f32_to_bf16_rne(x: u32) -> u32 {
     (x + 0x7fff + (x >> 16 & 1)) >> 16
 }
 
+/// The packed 16-bit float add of the `*_atomic_pk_add_f16/bf16` operations: each half
+/// rounded to nearest even.
+pub fn pk_add16(bf16: bool, a: u32, b: u32) -> u32 {
+    let half = |x: u32, y: u32| -> u32 {
+        if bf16 {
+            f32_to_bf16_rne((f32::from_bits(x << 16) + f32::from_bits(y << 16)).to_bits())
+        } else {
+            f32_to_f16(f16_to_f32(x as u16) + f16_to_f32(y as u16)) as u32
+        }
+    };
+    half(a & 0xffff, b & 0xffff) | half(a >> 16, b >> 16) << 16
+}
+
 impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub(super) fn valu_cdna4(&self, v: &Valu, io: &mut Lanes<W>) -> Result<Arm, String> {
