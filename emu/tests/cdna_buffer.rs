@@ -315,3 +315,21 @@ fn global_d16_loads_with_gfx9_names() {
         assert_eq!(buf[64 + 4 * l..68 + 4 * l], [0x1111_ff80, 0x0080_4444, 0x5555_80f1, 0xc2d3_8888], "lane {l}");
     }
 }
+
+/// The shared lowering on RDNA3 (gfx1100, wave64 here): OOB_SELECT = 3 (raw: bytes past
+/// NUM_RECORDS read 0, soffset outside the check) and the gfx11 field positions.
+#[test]
+fn gfx1100_raw_buffer_load_with_oob_select_raw() {
+    let nr = 100u32;
+    let src = format!(
+        "s_mov_b32 s4, s0\ns_and_b32 s5, s1, 0xffff\ns_mov_b32 s6, {nr}\ns_mov_b32 s7, 0x30014000\n\
+         v_lshlrev_b32 v1, 2, v0\ns_mov_b32 s8, 8\nbuffer_load_b32 v2, v1, s[4:7], s8 offen offset:4\n\
+         s_waitcnt vmcnt(0)\nglobal_store_b32 v1, v2, s[0:1] offset:1024\ns_endpgm\n"
+    );
+    let mut buf = input(256 + 64);
+    run("gfx1100", &src, &mut buf, 0);
+    for l in 0..64u32 {
+        let want = if 4 * l + 4 + 4 <= nr { (8 + 4 + 4 * l) / 4 * 7 + 1 } else { 0 };
+        assert_eq!(buf[256 + l as usize], want, "lane {l}");
+    }
+}
