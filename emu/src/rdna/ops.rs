@@ -476,6 +476,13 @@ ops!(VOp {
     // gfx9 (CDNA)
     LshlAddU64,
     Bitop3,
+    // gfx950 (CDNA4)
+    CvtPkBf16F32,
+    CvtF32Bf16,
+    Prng,
+    // gfx9 16-bit multiply-adds with a 32-bit addend
+    MadU32U16,
+    MadI32I16,
     // compares: Cmp(ty, cond) encoded separately
     Cmp,
 });
@@ -531,6 +538,19 @@ pub enum Dpp {
         sel: u32,
         fi: bool,
     },
+}
+
+/// gfx9 SDWA: which bytes or words of each source the operation reads, and where its result
+/// goes in the destination. Selects: 0..=3 BYTE_n, 4 WORD_0, 5 WORD_1, 6 DWORD.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sdwa {
+    pub v: Valu,
+    pub src_sel: [u8; 2],
+    /// Integer sources: sign-extend the selected part (else zero-extend).
+    pub sext: [bool; 2],
+    pub dst_sel: u8,
+    /// 0: the other destination bits are zeroed, 1: sign-extended from the result, 2: kept.
+    pub dst_unused: u8,
 }
 
 /// One VALU operation.
@@ -611,6 +631,9 @@ pub enum AtomicOp {
     MaxF64,
     CondSub,
     SubClamp,
+    /// gfx9: two f16 (bf16) adds on the halves of a dword.
+    PkAddF16,
+    PkAddBf16,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -625,6 +648,50 @@ pub struct VMem {
     /// Scratch: whether the VGPR address is used.
     pub use_vaddr: bool,
     pub offset: i32,
+}
+
+/// Which buffer resource (V#) layout the words in the SGPRs follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VsharpLayout {
+    /// gfx9 (CDNA3/4): stride 14 bits at word1[29:16], swizzle at word1[31], dfmt/nfmt in word3,
+    /// no OOB_SELECT.
+    Gfx9,
+    /// gfx11/gfx12: stride 14 bits at word1[29:16], swizzle at word1[31:30], the unified 7-bit
+    /// FORMAT at word3[18:12] (gfx12: [17:12]), OOB_SELECT at word3[29:28].
+    Gfx11,
+    Gfx12,
+}
+
+/// A format conversion of a buffer access (`buffer_*_format_*`, `tbuffer_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufFmt {
+    /// Components moved (x, xy, xyz, xyzw).
+    pub comps: u8,
+    /// Components are 16-bit, two to a VGPR (`_d16_`); `hi`: one, in the high half.
+    pub d16: bool,
+    pub hi: bool,
+    /// `tbuffer_*`: the format the instruction gives (gfx9: dfmt | nfmt << 4; gfx11+: FORMAT);
+    /// `None`: the V#'s.
+    pub inst: Option<u8>,
+}
+
+/// A buffer access (MUBUF, MTBUF, gfx12 VBUFFER): the address comes from a buffer resource
+/// (V#) in four SGPRs, an SGPR offset, an instruction offset, and a VGPR offset and/or index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufAccess {
+    pub op: MemOp,
+    pub fmt: Option<BufFmt>,
+    pub layout: VsharpLayout,
+    pub vdata: u16,
+    pub vaddr: u16,
+    /// First of the four V# SGPRs.
+    pub srsrc: u8,
+    pub soffset: Ss,
+    pub offset: u32,
+    pub offen: bool,
+    pub idxen: bool,
+    /// A load written to the LDS (at M0 + offset + lane × size), not to `vdata`.
+    pub lds: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -721,9 +788,25 @@ pub enum Op {
         mode: u8,
     },
     GprIdxOff,
+    /// gfx950 `v_permlane16_swap_b32` / `v_permlane32_swap_b32`: VDST's odd rows of 16 (or
+    /// upper 32 lanes) trade places with SRC's even rows (lower 32 lanes); both are written.
+    PermlaneSwap {
+        vdst: u16,
+        src: u16,
+        half: bool,
+        fi: bool,
+        bound_ctrl: bool,
+    },
+    /// gfx9 SDWA forms of VOP1, VOP2 and VOPC.
+    Sdwa(Box<Sdwa>),
     /// gfx9 `v_mfma_*` (boxed: the other operations stay small).
     Mfma(Box<super::mfma::Mfma>),
     Mem(VMem),
+    /// Buffer accesses (boxed: the other operations stay small).
+    Buf(Box<BufAccess>),
+    /// gfx9 `global_load_lds_*` / `scratch_load_lds_*`: the load's data goes to the LDS at
+    /// M0 + offset + lane × size.
+    MemLds(VMem),
     Ds(Ds),
     Trap,
     Illegal(String),

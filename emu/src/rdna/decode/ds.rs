@@ -72,6 +72,15 @@ pub(super) fn lower_ds(m: &str, i: &Instruction, gfx9: bool) -> Result<Op, Strin
                 Some(_) => (true, n.replacen("_rtn", "", 1)),
                 None => (n.contains("_rtn_"), n.replace("_rtn_", "_")),
             };
+            // gfx9 spellings: CMPST compares with DATA and stores DATA2 (as the cmpswap staging
+            // reads them); WRXCHG is a swap.
+            let a = match a.as_str() {
+                "cmpst_b32" => "cmpswap_b32".to_string(),
+                "cmpst_b64" => "cmpswap_b64".to_string(),
+                "wrxchg_b32" => "swap_b32".to_string(),
+                "wrxchg_b64" => "swap_b64".to_string(),
+                _ => a,
+            };
             let (op, wide) = atomic_op(&a).ok_or_else(unsupported)?;
             DsOp::Atomic { op, wide, ret }
         }

@@ -1,8 +1,11 @@
 //! Decoded instructions (`baregpu_isa`) -> the pre-decoded form ([`super::ops`]).
 
+mod buffer;
+mod cdna4;
 mod ds;
 mod operands;
 mod salu;
+mod sdwa;
 mod smem;
 mod valu;
 mod valu_sig;
@@ -12,6 +15,7 @@ mod vopd;
 use super::gfx9;
 use super::ops::*;
 use baregpu_isa::{Arch, Instruction};
+use buffer::*;
 use ds::*;
 use operands::*;
 pub use operands::{ssrc, vsrc};
@@ -64,6 +68,8 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
                 .or_else(|| gfx9::lower_pk_f32(m, i, lit))
                 .or_else(|| gfx9::lower_gpr_idx(m, i, lit))
                 .or_else(|| super::mfma::lower(m, i, lit))
+                .or_else(|| cdna4::lower(m, i))
+                .or_else(|| sdwa::lower(arch, m, i))
         })
         .flatten()
     {
@@ -76,8 +82,7 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
         "GLOBAL" | "FLAT" | "SCRATCH" => lower_vmem(m, enc, i, gfx12, gfx9),
         "DS" => lower_ds(m, i, gfx9),
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3P" => lower_valu(arch, m, enc, fmt.name, i, lit),
-        // Cache invalidations: the emulator has no caches to invalidate.
-        "MUBUF" if m == "buffer_gl0_inv" || m == "buffer_gl1_inv" => Ok(Op::Nop),
+        "MUBUF" | "MTBUF" | "VBUFFER" => lower_buffer(m, i, arch),
         _ => Err(unsupported()),
     }
 }

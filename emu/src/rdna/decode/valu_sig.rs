@@ -4,7 +4,22 @@ use super::*;
 
 /// What a VALU mnemonic means: operation, source types, destination type.
 pub(super) fn valu_sig(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
-    valu_sig_int(m).or_else(|| valu_sig_f32(m)).or_else(|| valu_sig_f16_f64(m))
+    valu_sig_int(m).or_else(|| valu_sig_f32(m)).or_else(|| valu_sig_f16_f64(m)).or_else(|| valu_sig_cdna4(m))
+}
+
+/// gfx950's conversions.
+fn valu_sig_cdna4(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
+    use Ty::*;
+    use VOp as V;
+    Some(match m {
+        "v_cvt_pk_bf16_f32" => (V::CvtPkBf16F32, [F32; 3], B32),
+        // bf16's sign is bit 15, as f16's: the f16 source modifiers apply unchanged.
+        "v_cvt_f32_bf16" => (V::CvtF32Bf16, [F16; 3], F32),
+        "v_prng_b32" => (V::Prng, [B32; 3], B32),
+        "v_mad_u32_u16" => (V::MadU32U16, [B16, B16, B32], B32),
+        "v_mad_i32_i16" => (V::MadI32I16, [B16, B16, B32], B32),
+        _ => return None,
+    })
 }
 
 /// Integer and bit operations.
@@ -334,13 +349,14 @@ pub(super) fn arity(op: VOp) -> u8 {
         | RndneF16 | FractF16 | CvtF16I16 | CvtF16U16 | CvtI16F16 | CvtU16F16 | CvtI32I16F16 | CvtU32U16F16
         | RcpF64 | RsqF64 | SqrtF64 | FloorF64 | CeilF64 | TruncF64 | RndneF64 | FractF64 | FrexpMantF64
         | FrexpExpF64 | CvtF64I32 | CvtF64U32 | CvtI32F64 | CvtU32F64 | CvtF64F32 | CvtF32F64 | ReadFirstLane
-        | Bcnt16 => 1,
+        | Bcnt16 | CvtF32Bf16 | Prng => 1,
         Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xor3 | Xad | BfeU | BfeI | Bfi | Alignbit | Alignbyte
         | Perm | MadU24 | MadI24 | Min3I | Max3I | Med3I | Min3U | Max3U | Med3U | Cndmask | SadU32 | CndmaskB16
         | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32 | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32
         | DivFmasF32 | DivScaleF32 | Med3F32 | Min3F32 | Max3F32 | FmaF16 | DivFixupF16 | Med3F16 | Min3F16
         | Max3F16 | FmaMixF32 | FmaMixLoF16 | FmaMixHiF16 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64
-        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 | LshlAddU64 | Bitop3 => 3,
+        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 | LshlAddU64 | Bitop3 | MadU32U16
+        | MadI32I16 => 3,
         _ => 2,
     }
 }

@@ -10,6 +10,25 @@ pub(super) fn lower_vmem(m: &str, enc: &str, i: &Instruction, gfx12: bool, gfx9:
         _ => MemKind::Scratch,
     };
     let name = m.split_once('_').map(|x| x.1).unwrap_or("");
+    // gfx9 `*_load_lds_*`: the data goes to the LDS ([`Op::MemLds`]).
+    let to_lds = name.starts_with("load_lds_");
+    let name = match name {
+        "load_lds_ubyte" => "load_ubyte",
+        "load_lds_sbyte" => "load_sbyte",
+        "load_lds_ushort" => "load_ushort",
+        "load_lds_sshort" => "load_sshort",
+        "load_lds_dword" => "load_dword",
+        "load_lds_dwordx3" => "load_dwordx3",
+        "load_lds_dwordx4" => "load_dwordx4",
+        // gfx9 spellings of the d16 loads.
+        "load_ubyte_d16" => "load_d16_u8",
+        "load_sbyte_d16" => "load_d16_i8",
+        "load_short_d16" => "load_d16_b16",
+        "load_ubyte_d16_hi" => "load_d16_hi_u8",
+        "load_sbyte_d16_hi" => "load_d16_hi_i8",
+        "load_short_d16_hi" => "load_d16_hi_b16",
+        n => n,
+    };
     let op = match name {
         "load_u8" | "load_ubyte" => MemOp::Load { bytes: 1, sign: false, d16: 0 },
         "load_i8" | "load_sbyte" => MemOp::Load { bytes: 1, sign: true, d16: 0 },
@@ -59,7 +78,7 @@ pub(super) fn lower_vmem(m: &str, enc: &str, i: &Instruction, gfx12: bool, gfx9:
     };
     // gfx90a+: the data and destination registers are AGPRs when `acc` is set.
     let acc = if gfx9 && gfx9::acc_fields(i) { gfx9::ACC } else { 0 };
-    Ok(Op::Mem(VMem {
+    let mem = VMem {
         kind,
         op,
         vdst: vdst as u16 + acc,
@@ -68,7 +87,8 @@ pub(super) fn lower_vmem(m: &str, enc: &str, i: &Instruction, gfx12: bool, gfx9:
         saddr,
         use_vaddr,
         offset: sext(i.f("offset"), off_bits) as i32,
-    }))
+    };
+    Ok(if to_lds { Op::MemLds(mem) } else { Op::Mem(mem) })
 }
 
 pub(super) fn atomic_op(a: &str) -> Option<(AtomicOp, bool)> {
@@ -96,6 +116,8 @@ pub(super) fn atomic_op(a: &str) -> Option<(AtomicOp, bool)> {
         "max_f64" | "max_num_f64" => A::MaxF64,
         "cond_sub_u32" => A::CondSub,
         "sub_clamp_u32" => A::SubClamp,
+        "pk_add_f16" => A::PkAddF16,
+        "pk_add_bf16" => A::PkAddBf16,
         _ => return None,
     };
     Some((op, wide))

@@ -7,6 +7,9 @@ impl<const W: usize> Wave<W> {
         let exec = self.exec();
         let len = lds.len() as u64;
         let at = |addr: u64, n: u64, write: bool| -> Result<usize, DispatchFault> {
+            // The LDS address is ADDR + OFFSET in 32 bits: compilers fold a constant into the
+            // offset field of a negative VGPR base (LLVM on gfx9+: `-4l` with offset 252).
+            let addr = addr as u32 as u64;
             if addr + n > len {
                 Err(DispatchFault::Memory { va: SHARED_BASE + addr, write, pc })
             } else {

@@ -7,12 +7,16 @@
 mod lanes;
 
 mod arith;
+mod buffer;
+mod buffer_fmt;
+mod cdna4;
 mod cmp;
 mod dpp;
 mod ds;
 mod packed;
 mod run;
 mod salu;
+mod sdwa;
 mod valu;
 mod valu_float;
 mod valu_int;

@@ -41,6 +41,10 @@ impl<const W: usize> Wave<W> {
                 }
                 Op::GprIdxOff => self.gpr_idx = false,
                 Op::Mfma(x) => self.mfma(x).map_err(ill)?,
+                Op::Sdwa(s) => self.sdwa(s).map_err(ill)?,
+                Op::PermlaneSwap { vdst, src, half, fi, bound_ctrl } => {
+                    self.permlane_swap(*vdst, *src, *half, *fi, *bound_ctrl)
+                }
                 Op::ScalarValu(v) => self.scalar_valu(v).map_err(ill)?,
                 Op::Salu { op, dst, a, b, wide } => self.salu(*op, *dst, *a, *b, *wide).map_err(ill)?,
                 Op::End => {
@@ -74,6 +78,11 @@ impl<const W: usize> Wave<W> {
                     self.vmem(ctx, lds, &m, pc)?
                 }
                 Op::Mem(m) => self.vmem(ctx, lds, m, pc)?,
+                Op::Buf(b) => self.buffer(ctx, lds, b, pc)?,
+                Op::MemLds(m) => {
+                    let m = VMem { vdst: self.unified(m.vdst), data: self.unified(m.data), ..*m };
+                    self.vmem_lds(ctx, lds, &m, pc)?
+                }
                 Op::Ds(m) if m.vdst >= ACC || m.data0 >= ACC => {
                     let (vdst, data0, data1) = (self.unified(m.vdst), self.unified(m.data0), self.unified(m.data1));
                     self.ds(lds, &Ds { vdst, data0, data1, ..*m }, pc)?

@@ -53,7 +53,12 @@ impl<const W: usize> Wave<W> {
         if packed(v.op) {
             return Ok(self.packed_op(v, exec));
         }
-        let [mut a, b, c] = self.read_srcs(v);
+        self.compute_srcs(v, self.read_srcs(v), exec)
+    }
+
+    /// [`Self::compute`] on sources already read (SDWA selects them first).
+    pub(super) fn compute_srcs(&self, v: &Valu, srcs: [[u64; W]; 3], exec: u64) -> Result<Out<W>, String> {
+        let [mut a, b, c] = srcs;
         let wmask = if v.dpp != Dpp::None { self.dpp(v.dpp, &mut a, exec) } else { exec };
         let mut io = Lanes { a, b, c, r: [0u64; W], mask: 0 };
         // Each family's match passes on the operations it does not hold.
@@ -69,6 +74,9 @@ impl<const W: usize> Wave<W> {
         }
         if let Arm::Next = arm {
             arm = self.valu_f64(v, &mut io)?;
+        }
+        if let Arm::Next = arm {
+            arm = self.valu_cdna4(v, &mut io)?;
         }
         if let Arm::Next = arm {
             arm = self.valu_lanes(v, exec, &mut io)?;

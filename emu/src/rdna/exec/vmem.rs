@@ -328,5 +328,6 @@ pub(super) fn atomic_new(op: AtomicOp, old: u64, src: u64, cmp: u64, wide: bool)
             }
         }
         SubClamp => o.saturating_sub(s),
+        PkAddF16 | PkAddBf16 => super::cdna4::pk_add16(op == PkAddBf16, o as u32, s as u32) as u64,
     }) & m
 }
