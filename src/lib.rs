@@ -10,6 +10,7 @@ pub mod device;
 pub mod error;
 pub mod gpu;
 pub mod ptxas;
+pub mod realize;
 pub mod registry;
 
 pub use baregpu_autogen as autogen;
