@@ -1,4 +1,4 @@
-//! The graph compiler end to end on emu:gfx1100: lazy tensors scheduled into fused kernels,
+//! The graph compiler end to end on emu:gfx1100, emu:gfx1201 and emu:gfx950: lazy tensors scheduled into fused kernels,
 //! lowered by our code generator, run as one HCQ2 graph, each result checked against a host
 //! reference computed in f64; kernel counts of known graphs; a second realize of the same
 //! computation replays its graph without compiling; bad graphs fail when they are built.
@@ -8,10 +8,15 @@ use baregpu::realize::{ProgramArena, Realizer};
 use baregpu::DeviceSpec;
 use baregpu_compiler::graph::{schedule, BufferKind, DType, Tensor};
 
-const DEVICE: &str = "emu:gfx1100";
+/// Every graph runs on each: RDNA3 and RDNA4 (wave32), CDNA4 (wave64).
+const DEVICES: &[&str] = &["emu:gfx1100", "emu:gfx1201", "emu:gfx950"];
+
+fn open_on(spec: &str) -> Box<dyn Gpu> {
+    baregpu::open(&DeviceSpec::parse(spec).unwrap()).unwrap()
+}
 
 fn open() -> Box<dyn Gpu> {
-    baregpu::open(&DeviceSpec::parse(DEVICE).unwrap()).unwrap()
+    open_on(DEVICES[0])
 }
 
 /// Deterministic values in [lo, hi).
@@ -40,9 +45,31 @@ fn download(dev: &dyn Gpu, b: &Buffer, n: usize) -> Vec<f32> {
     bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-/// Realize `out` from `inputs` on a fresh realizer; (result, kernels in the schedule).
+/// Realize `out` from `inputs` on a fresh realizer on every device of [`DEVICES`]; (result,
+/// kernels in the schedule), the same on each (checked).
 fn run(out: &Tensor, inputs: &[&[f32]]) -> (Vec<f32>, usize) {
-    let dev = open();
+    let mut first: Option<(Vec<f32>, usize)> = None;
+    for spec in DEVICES {
+        let got = run_on(spec, out, inputs);
+        match &first {
+            None => first = Some(got),
+            Some(f) => {
+                assert_eq!(f.1, got.1, "{spec}: kernel count");
+                for (i, (a, b)) in f.0.iter().zip(&got.0).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-4 * (1.0 + a.abs()),
+                        "{spec}: element {i}: {b}, {} gave {a}",
+                        DEVICES[0]
+                    );
+                }
+            }
+        }
+    }
+    first.unwrap()
+}
+
+fn run_on(spec: &str, out: &Tensor, inputs: &[&[f32]]) -> (Vec<f32>, usize) {
+    let dev = open_on(spec);
     let arena = ProgramArena::new();
     let mut r = Realizer::new(&*dev, &arena).unwrap();
     let bufs: Vec<Buffer> = inputs.iter().map(|v| upload(&*dev, v)).collect();
