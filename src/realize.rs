@@ -22,6 +22,8 @@ use std::time::Instant;
 /// [`ProgramArena::unload_all`].
 #[derive(Default)]
 pub struct ProgramArena {
+    // The boxes are the point: a program's address must not move when the vector grows.
+    #[allow(clippy::vec_box)]
     programs: RefCell<Vec<Box<Program>>>,
 }
 
