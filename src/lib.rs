@@ -1,6 +1,7 @@
 //! baregpu: a bare-metal userspace GPU driver stack. This facade re-exports the layers and wires
 //! every backend together in the device [`registry`].
 
+pub mod bench_compile;
 pub mod bench_emu;
 pub mod bench_graph;
 pub mod bench_launch;

@@ -295,3 +295,24 @@ fn bad_graphs_fail_when_built() {
     assert!(msg(x.sum(&[2])).starts_with("shape mismatch"));
     assert!(msg(x.matmul(&x)).starts_with("shape mismatch: matmul"));
 }
+
+/// `bench compile --json`: one object with the median and an entry per kernel of the fixed set,
+/// every figure positive.
+#[test]
+fn bench_compile_reports_time_per_kernel() {
+    for arch in ["gfx1100", "gfx950"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"))
+            .args(["bench", "compile", "--arch", arch, "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(v["arch"], arch);
+        let ms = v["compile_ms_per_kernel"].as_f64().unwrap();
+        assert!(ms > 0.0 && ms.is_finite(), "{v}");
+        let ks = v["kernels"].as_array().unwrap();
+        // elementwise 1, row norm 1, column max 1, softmax 3, matmul 1.
+        assert_eq!(ks.len(), 7, "{v}");
+        assert!(ks.iter().all(|k| k["compile_ms"].as_f64().unwrap() > 0.0 && k["code_bytes"].as_u64().unwrap() > 0));
+    }
+}
