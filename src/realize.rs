@@ -57,7 +57,8 @@ impl ProgramArena {
 
 /// A compiled schedule: its graph and what binds to it.
 struct Cached<'a> {
-    graph: Box<dyn GpuGraph + 'a>,
+    /// None when the schedule launches nothing (every kernel's result is empty).
+    graph: Option<Box<dyn GpuGraph + 'a>>,
     /// The slot of each input and of the output.
     slots: Vec<(BufferKind, SlotId)>,
     pool: Vec<Buffer>,
@@ -110,9 +111,9 @@ impl<'a> Realizer<'a> {
             (true, ms)
         };
         let c = self.cache.get_mut(&sched).expect("just compiled");
-        if c.kernels == 0 {
+        let Some(graph) = c.graph.as_mut() else {
             return Ok(Realized { kernels: 0, compiled, codegen_ms });
-        }
+        };
         let mut b = Bindings::new();
         for &(kind, slot) in &c.slots {
             let buf = match kind {
@@ -121,14 +122,17 @@ impl<'a> Realizer<'a> {
             };
             b.buffer(slot, buf.va(), buf.size());
         }
-        c.graph.run(&b)?;
-        c.graph.wait()?;
+        graph.run(&b)?;
+        graph.wait()?;
         Ok(Realized { kernels: c.kernels, compiled, codegen_ms })
     }
 
     /// Lower every kernel, load them as one program and build the schedule's graph.
     fn compile(&mut self, sched: &Schedule) -> Result<(Cached<'a>, f64)> {
         let irs: Vec<_> = sched.kernels.iter().filter(|k| k.ir.n_out > 0).map(|k| k.ir.clone()).collect();
+        if irs.is_empty() {
+            return Ok((Cached { graph: None, slots: Vec::new(), pool: Vec::new(), kernels: 0 }, 0.0));
+        }
         let t = Instant::now();
         let code = code_object(self.arch, &irs).map_err(|e| Error::Usage(e.to_string()))?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -147,7 +151,7 @@ impl<'a> Realizer<'a> {
         }
         let built = self.build_graph(sched, &code, &pool);
         match built {
-            Ok((graph, slots)) => Ok((Cached { graph, slots, pool, kernels: irs.len() }, ms)),
+            Ok((graph, slots)) => Ok((Cached { graph: Some(graph), slots, pool, kernels: irs.len() }, ms)),
             Err(e) => {
                 for b in pool {
                     let _ = self.dev.free(b);

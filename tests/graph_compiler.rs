@@ -316,3 +316,38 @@ fn bench_compile_reports_time_per_kernel() {
         assert!(ks.iter().all(|k| k["compile_ms"].as_f64().unwrap() > 0.0 && k["code_bytes"].as_u64().unwrap() > 0));
     }
 }
+
+#[test]
+fn a_reshape_no_view_can_express_realizes_its_source() {
+    // [3,4] permuted to [4,3] then flattened: not one strided view of the [3,4] buffer.
+    let xv = values(12, 13, -1.0, 1.0);
+    let x = Tensor::input(0, &[3, 4], DType::F32);
+    let t = x.mul(&x.full_like(3.0)).unwrap().permute(&[1, 0]).unwrap().reshape(&[12]).unwrap();
+    let out = t.add(&t.full_like(1.0)).unwrap();
+    let (got, kernels) = run(&out, &[&xv]);
+    assert_eq!(kernels, 2, "the permuted product is realized first");
+    let want: Vec<f64> = (0..12).map(|i| xv[(i % 3) * 4 + i / 3] as f64 * 3.0 + 1.0).collect();
+    check(&got, &want, 1e-6);
+    // Splitting axes of the same permuted view is one view: one kernel.
+    let split = x.permute(&[1, 0]).unwrap().reshape(&[2, 2, 3]).unwrap();
+    assert_eq!(schedule(&split.add(&split).unwrap()).unwrap().kernels.len(), 1);
+}
+
+#[test]
+fn i32_math_size_one_axes_and_empty_tensors() {
+    let iv: Vec<i32> = (0..30).map(|i| i * 7 - 100).collect();
+    let bits: Vec<f32> = iv.iter().map(|&i| f32::from_bits(i as u32)).collect();
+    let x = Tensor::input(0, &[5, 1, 6], DType::I32);
+    // (x * 3 - x max 7) summed over the size-1 axis and the last, as f32.
+    let y = x.mul(&x.full_like(3.0)).unwrap().sub(&x.maximum(&x.full_like(7.0)).unwrap()).unwrap();
+    let out = y.sum(&[1, 2]).unwrap().cast(DType::F32).unwrap();
+    let (got, _) = run(&out, &[&bits]);
+    let want: Vec<f64> = (0..5).map(|r| iv[r * 6..][..6].iter().map(|&v| (3 * v - v.max(7)) as f64).sum()).collect();
+    check(&got, &want, 0.0);
+    // A sum over an empty axis is 0; an empty result launches nothing.
+    let e = Tensor::input(0, &[3, 0], DType::F32);
+    let (got, kernels) = run(&e.sum(&[1]).unwrap(), &[&[]]);
+    assert_eq!((got, kernels), (vec![0.0; 3], 1));
+    let (got, kernels) = run(&e.exp2().unwrap(), &[&[]]);
+    assert_eq!((got.len(), kernels), (0, 0));
+}
