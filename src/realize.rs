@@ -8,9 +8,11 @@
 //! Programs live in a [`ProgramArena`] the caller makes first, so cached graphs can borrow them
 //! for as long as the realizer lives.
 
-use crate::gpu::{Buffer, ExecOptions, Gpu, GpuGraph, GraphDesc, Program};
+use crate::gpu::{Buffer, ExecOptions, Gpu, GpuGraph, GraphDesc, Program, Vendor};
 use crate::{Error, Result};
+use baregpu_compiler::graph::ir::Kernel;
 use baregpu_compiler::graph::lower_amd::{code_object, launch_shape};
+use baregpu_compiler::graph::lower_ptx;
 use baregpu_compiler::graph::{schedule, BufferKind, Schedule, Tensor};
 use baregpu_isa::Arch;
 use baregpu_runtime::graph::{Arg, Bindings, BufRef, Home, QueueKey, Range, Shape, SlotId};
@@ -76,22 +78,44 @@ pub struct Realized {
     pub codegen_ms: f64,
 }
 
+/// What the kernels are compiled to.
+enum Codegen {
+    /// Machine code through the typed builder.
+    Amd(Arch),
+    /// PTX for this target (`sm_90`): the emulator interprets it, the device loads it through
+    /// ptxas on a real GPU.
+    Ptx(String),
+}
+
+impl Codegen {
+    fn code(&self, kernels: &[Kernel]) -> Result<Vec<u8>> {
+        let usage = |e: baregpu_compiler::graph::GraphError| Error::Usage(e.to_string());
+        match self {
+            Codegen::Amd(arch) => code_object(*arch, kernels).map_err(usage),
+            Codegen::Ptx(target) => Ok(lower_ptx::module(target, kernels).map_err(usage)?.into_bytes()),
+        }
+    }
+}
+
 /// Realizes lazy tensors on one device.
 pub struct Realizer<'a> {
     dev: &'a dyn Gpu,
     arena: &'a ProgramArena,
-    arch: Arch,
+    codegen: Codegen,
     cache: HashMap<Schedule, Cached<'a>>,
     compilations: usize,
 }
 
 impl<'a> Realizer<'a> {
-    /// A realizer for `dev` (AMD architectures the code generator knows).
+    /// A realizer for `dev`: AMD architectures the code generator knows, or NVIDIA (PTX).
     pub fn new(dev: &'a dyn Gpu, arena: &'a ProgramArena) -> Result<Self> {
-        let arch = Arch::from_name(dev.arch()).ok_or_else(|| {
-            Error::Usage(format!("{}: the graph compiler has no code generator for {}", dev.label(), dev.arch()))
-        })?;
-        Ok(Realizer { dev, arena, arch, cache: HashMap::new(), compilations: 0 })
+        let codegen = match dev.vendor() {
+            Vendor::Nvidia => Codegen::Ptx(dev.arch().to_string()),
+            Vendor::Amd => Codegen::Amd(Arch::from_name(dev.arch()).ok_or_else(|| {
+                Error::Usage(format!("{}: the graph compiler has no code generator for {}", dev.label(), dev.arch()))
+            })?),
+        };
+        Ok(Realizer { dev, arena, codegen, cache: HashMap::new(), compilations: 0 })
     }
 
     /// Kernels compiled so far (a replay compiles none).
@@ -134,7 +158,7 @@ impl<'a> Realizer<'a> {
             return Ok((Cached { graph: None, slots: Vec::new(), pool: Vec::new(), kernels: 0 }, 0.0));
         }
         let t = Instant::now();
-        let code = code_object(self.arch, &irs).map_err(|e| Error::Usage(e.to_string()))?;
+        let code = self.codegen.code(&irs)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         self.compilations += irs.len();
         let mut pool = Vec::new();

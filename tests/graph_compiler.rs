@@ -1,4 +1,4 @@
-//! The graph compiler end to end on emu:gfx1100, emu:gfx1201 and emu:gfx950: lazy tensors scheduled into fused kernels,
+//! The graph compiler end to end on emu:gfx1100, emu:gfx1201, emu:gfx950 and emu-nv:sm_90: lazy tensors scheduled into fused kernels,
 //! lowered by our code generator, run as one HCQ2 graph, each result checked against a host
 //! reference computed in f64; kernel counts of known graphs; a second realize of the same
 //! computation replays its graph without compiling; bad graphs fail when they are built.
@@ -8,8 +8,8 @@ use baregpu::realize::{ProgramArena, Realizer};
 use baregpu::DeviceSpec;
 use baregpu_compiler::graph::{schedule, BufferKind, DType, Tensor};
 
-/// Every graph runs on each: RDNA3 and RDNA4 (wave32), CDNA4 (wave64).
-const DEVICES: &[&str] = &["emu:gfx1100", "emu:gfx1201", "emu:gfx950"];
+/// Every graph runs on each: RDNA3 and RDNA4 (wave32), CDNA4 (wave64), and NVIDIA through PTX.
+const DEVICES: &[&str] = &["emu:gfx1100", "emu:gfx1201", "emu:gfx950", "emu-nv:sm_90"];
 
 fn open_on(spec: &str) -> Box<dyn Gpu> {
     baregpu::open(&DeviceSpec::parse(spec).unwrap()).unwrap()

@@ -8,6 +8,7 @@ pub mod dtype;
 pub mod error;
 pub mod ir;
 pub mod lower_amd;
+pub mod lower_ptx;
 pub mod ops;
 pub mod schedule;
 pub mod tensor;
