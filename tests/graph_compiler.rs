@@ -351,3 +351,29 @@ fn i32_math_size_one_axes_and_empty_tensors() {
     let (got, kernels) = run(&e.exp2().unwrap(), &[&[]]);
     assert_eq!((got.len(), kernels), (0, 0));
 }
+
+/// Buffers that do not fit the graph are one clear error before anything runs, and the
+/// realizer keeps working after it.
+#[test]
+fn missing_or_small_buffers_are_refused_before_running() {
+    let dev = open();
+    let arena = ProgramArena::new();
+    let mut r = Realizer::new(&*dev, &arena).unwrap();
+    // 16 KiB tensors: larger than the page a small allocation is rounded up to.
+    let x = Tensor::input(0, &[64, 64], DType::F32);
+    let y = Tensor::input(1, &[64, 64], DType::F32);
+    let out = x.add(&y).unwrap();
+    let (a, small, o) = (upload(&*dev, &[1.0; 4096]), upload(&*dev, &[1.0; 8]), dev.alloc(16384).unwrap());
+    let err = r.realize(&out, &[&a], &o).unwrap_err().to_string();
+    assert_eq!(err, "the graph reads input 1, but 1 were given");
+    let err = r.realize(&out, &[&a, &small], &o).unwrap_err().to_string();
+    assert!(err.starts_with("input 1: a buffer of ") && err.ends_with("bytes, the graph needs 16384"), "{err}");
+    let err = r.realize(&out, &[&a, &a], &small).unwrap_err().to_string();
+    assert!(err.starts_with("the output: a buffer of ") && err.ends_with("bytes, the graph needs 16384"), "{err}");
+    assert_eq!(r.compilations(), 0);
+    let b = upload(&*dev, &[2.0; 4096]);
+    r.realize(&out, &[&a, &b], &o).unwrap();
+    assert_eq!(download(&*dev, &o, 4096), vec![3.0; 4096]);
+    r.close().unwrap();
+    arena.unload_all(&*dev).unwrap();
+}

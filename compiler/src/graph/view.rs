@@ -204,7 +204,8 @@ mod tests {
             let old = [c[0] * 2 + c[1], c[2], c[3]];
             assert_eq!(split.index(&c), v.index(&old));
         }
-        // axes 1 and 2 of the permuted view are one run (stride 12 then 4? no: 12, 4 -> 12 == 4*3)
+        // Axes 1 and 2 of the permuted view (strides 20 and 5, sizes 3 and 4) are one run of
+        // memory; axes 0 and 1 (strides 1 and 20) are not.
         assert!(v.reshape(&[4, 6]).is_some());
         assert!(v.reshape(&[8, 3]).is_none());
     }
