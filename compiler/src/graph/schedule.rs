@@ -97,6 +97,10 @@ fn sources(t: &Tensor) -> Vec<&Tensor> {
 /// Schedule the computation of `out`.
 pub fn schedule(out: &Tensor) -> Result<Schedule, GraphError> {
     let (order, readers) = topo(out);
+    // Index math is 32-bit and its divisions are exact below 2^31 (`lower_amd`'s magic numbers).
+    if let Some(big) = order.iter().find(|t| t.numel() >= 1 << 31) {
+        return Err(GraphError::Unsupported(format!("a tensor of shape {:?}: 2^31 elements or more", big.shape())));
+    }
     let mut realized: HashSet<u64> = HashSet::new();
     realized.insert(out.node().id);
     for t in &order {
@@ -430,4 +434,18 @@ fn compose(base: View, stack: &[(MovementOp, u64)]) -> Result<View, Build> {
         };
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tensors_of_2_pow_31_elements_are_refused_when_scheduled() {
+        let x = Tensor::input(0, &[1 << 16, 1 << 15], DType::F32);
+        let err = schedule(&x.exp2().unwrap()).unwrap_err().to_string();
+        assert_eq!(err, "not supported yet: a tensor of shape [65536, 32768]: 2^31 elements or more");
+        let ok = Tensor::input(0, &[1 << 16, (1 << 15) - 1], DType::F32);
+        assert!(schedule(&ok.exp2().unwrap()).is_ok());
+    }
 }
