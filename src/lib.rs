@@ -1,6 +1,7 @@
 //! baregpu: a bare-metal userspace GPU driver stack. This facade re-exports the layers and wires
 //! every backend together in the device [`registry`].
 
+pub mod bench_compile;
 pub mod bench_emu;
 pub mod bench_graph;
 pub mod bench_launch;
@@ -10,6 +11,7 @@ pub mod device;
 pub mod error;
 pub mod gpu;
 pub mod ptxas;
+pub mod realize;
 pub mod registry;
 
 pub use baregpu_autogen as autogen;

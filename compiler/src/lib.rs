@@ -4,4 +4,5 @@
 pub use baregpu_isa as isa;
 
 pub mod codeobj;
+pub mod graph;
 pub mod kernels;

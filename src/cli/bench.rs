@@ -6,6 +6,7 @@
 //! - `bench launch`: host cost of submissions and launch latency on a device.
 //! - `bench graph`: compile time and per-node run cost of a compiled graph against eager launches.
 //! - `bench emu`: the emulated GPU's speed in wave instructions per second.
+//! - `bench compile`: the graph compiler's code generation time per kernel.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -44,6 +45,30 @@ enum Bench {
     /// Wave instructions per second of the emulated GPU on a clang-compiled fp32 matmul (N=128)
     /// and a 1M-element vector add, launched through the whole stack.
     Emu(EmuArgs),
+    /// The graph compiler's time per kernel (lowering and code object, median) on a fixed set
+    /// of graphs: an elementwise chain, reductions, softmax, a matmul.
+    Compile(CompileArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CompileArgs {
+    /// Target architecture.
+    #[arg(long, default_value = "gfx1100", value_parser = parse_arch)]
+    arch: Arch,
+}
+
+fn compile(a: CompileArgs, json: bool) -> Result<()> {
+    let r = baregpu::bench_compile::run(a.arch)?;
+    if json {
+        return out::json(&r);
+    }
+    for k in &r.kernels {
+        out::line(format_args!(
+            "{} {:28}: {:7.3} ms, {:5} bytes of code",
+            r.arch, k.kernel, k.compile_ms, k.code_bytes
+        ))?;
+    }
+    out::line(format_args!("{} compile_ms_per_kernel (median): {:.3}", r.arch, r.compile_ms_per_kernel))
 }
 
 #[derive(Debug, clap::Args)]
@@ -184,6 +209,7 @@ pub fn run(args: Args) -> Result<()> {
         Bench::Launch(a) => launch(a, args.json),
         Bench::Graph(a) => graph(a, args.json),
         Bench::Emu(a) => emu(a, args.json),
+        Bench::Compile(a) => compile(a, args.json),
     }
 }
 

@@ -1,0 +1,451 @@
+//! The scheduler: groups a lazy graph into kernels and plans their memory.
+//!
+//! A node is *realized* (written to a buffer by a kernel of its own) when it is the output, or
+//! when fusing it into its consumers is not possible; everything else is inlined into the kernel
+//! of the realized node that reads it (elementwise chains fuse into producers and consumers;
+//! movement ops become the index math of loads: [`super::view`]). A kernel holds at most one
+//! reduction, with its elementwise prologue (the operand) and epilogue (what follows it up to the
+//! kernel's output). The scheduler starts by realizing the output and every reduction read by
+//! more than one node, then grows the set until every kernel can be built:
+//!
+//! - a reduction under a movement op other than a reshape, inside another reduction's operand,
+//!   or beside another reduction in one kernel is realized;
+//! - where a reshape cannot be one view of the buffer below it, its source is realized.
+//!
+//! Memory: inputs and the output are bound when the graph runs; intermediates go to a pool where
+//! one buffer serves several intermediates whose lifetimes (writing kernel to last reader) do not
+//! overlap.
+
+use std::collections::{HashMap, HashSet};
+
+use super::dtype::DType;
+use super::error::GraphError;
+use super::ir::{IdxOp, Inst, Kernel, KernelBuilder, Param, Reduce, Val};
+use super::ops::MovementOp;
+use super::tensor::{Op, Tensor};
+use super::view::{numel, View};
+
+/// Where a buffer of the schedule comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BufferKind {
+    /// Input `n`, bound at each run.
+    Input(usize),
+    /// The output, bound at each run.
+    Output,
+    /// An intermediate: entry `n` of the pool.
+    Temp(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BufferInfo {
+    pub kind: BufferKind,
+    pub dtype: DType,
+    pub bytes: u64,
+}
+
+/// A kernel and the buffer each of its parameters is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ScheduledKernel {
+    pub ir: Kernel,
+    pub args: Vec<usize>,
+}
+
+/// Kernels in run order over planned buffers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Schedule {
+    pub kernels: Vec<ScheduledKernel>,
+    pub buffers: Vec<BufferInfo>,
+    /// Bytes of each pool entry.
+    pub pool: Vec<u64>,
+    pub output: usize,
+}
+
+/// The nodes under `out` (each once), sources before their consumers, and how many nodes read
+/// each.
+fn topo(out: &Tensor) -> (Vec<Tensor>, HashMap<u64, usize>) {
+    let mut order = Vec::new();
+    let mut readers: HashMap<u64, usize> = HashMap::new();
+    let mut seen = HashSet::new();
+    // Iterative post-order: deep graphs must not overflow the stack.
+    let mut stack = vec![(out.clone(), false)];
+    while let Some((t, done)) = stack.pop() {
+        if done {
+            order.push(t);
+            continue;
+        }
+        if !seen.insert(t.node().id) {
+            continue;
+        }
+        stack.push((t.clone(), true));
+        for s in sources(&t) {
+            *readers.entry(s.node().id).or_default() += 1;
+            stack.push((s.clone(), false));
+        }
+    }
+    (order, readers)
+}
+
+fn sources(t: &Tensor) -> Vec<&Tensor> {
+    match &t.node().op {
+        Op::Input(_) | Op::Const(_) => vec![],
+        Op::Unary(_, a) | Op::Reduce(_, a, _) | Op::Movement(_, a) => vec![a],
+        Op::Binary(_, a, b) => vec![a, b],
+        Op::Where(c, a, b) => vec![c, a, b],
+    }
+}
+
+/// Schedule the computation of `out`.
+pub fn schedule(out: &Tensor) -> Result<Schedule, GraphError> {
+    let (order, readers) = topo(out);
+    // Index math is 32-bit and its divisions are exact below 2^31 (`lower_amd`'s magic numbers).
+    if let Some(big) = order.iter().find(|t| t.numel() >= 1 << 31) {
+        return Err(GraphError::Unsupported(format!("a tensor of shape {:?}: 2^31 elements or more", big.shape())));
+    }
+    let mut realized: HashSet<u64> = HashSet::new();
+    realized.insert(out.node().id);
+    for t in &order {
+        if matches!(t.node().op, Op::Reduce(..)) && readers.get(&t.node().id).copied().unwrap_or(0) > 1 {
+            realized.insert(t.node().id);
+        }
+    }
+    // Grow the realized set until every kernel builds; each round adds a node, so this ends.
+    'grow: loop {
+        let mut kernels = Vec::new();
+        for t in order.iter().filter(|t| realized.contains(&t.node().id)) {
+            match Gen::build(t, &realized, kernels.len()) {
+                Ok(k) => kernels.push((t.clone(), k)),
+                Err(Build::Realize(id)) => {
+                    realized.insert(id);
+                    continue 'grow;
+                }
+                Err(Build::Fail(e)) => return Err(e),
+            }
+        }
+        return Ok(plan(out, kernels));
+    }
+}
+
+/// Buffers for the kernels' outputs and parameters; intermediates share pool entries.
+fn plan(out: &Tensor, kernels: Vec<(Tensor, (Kernel, Vec<Source>))>) -> Schedule {
+    let mut buffers: Vec<BufferInfo> = Vec::new();
+    let mut of_node: HashMap<u64, usize> = HashMap::new();
+    let bytes = |t: &Tensor| (t.numel() * t.dtype().size()) as u64;
+    let mut buffer_of = |t: &Tensor, buffers: &mut Vec<BufferInfo>, kind: BufferKind| {
+        *of_node.entry(t.node().id).or_insert_with(|| {
+            buffers.push(BufferInfo { kind, dtype: t.dtype(), bytes: bytes(t) });
+            buffers.len() - 1
+        })
+    };
+    // Each kernel's buffers; temps' kinds are filled by the pool below.
+    let mut scheduled = Vec::new();
+    for (t, (ir, srcs)) in &kernels {
+        let mut args = Vec::new();
+        for s in srcs {
+            let kind = match &s.node().op {
+                Op::Input(n) => BufferKind::Input(*n),
+                _ if s.node().id == out.node().id => BufferKind::Output,
+                _ => BufferKind::Temp(usize::MAX),
+            };
+            args.push(buffer_of(s, &mut buffers, kind));
+        }
+        let kind = if t.node().id == out.node().id { BufferKind::Output } else { BufferKind::Temp(usize::MAX) };
+        args.push(buffer_of(t, &mut buffers, kind));
+        scheduled.push(ScheduledKernel { ir: ir.clone(), args });
+    }
+    let output = of_node[&out.node().id];
+    let pool = assign_pool(&scheduled, &mut buffers);
+    Schedule { kernels: scheduled, buffers, pool, output }
+}
+
+/// Pool entries for the temps: a temp takes a free entry (the smallest that fits, grown if none
+/// does) when its kernel runs and frees it after its last reader.
+fn assign_pool(kernels: &[ScheduledKernel], buffers: &mut [BufferInfo]) -> Vec<u64> {
+    let mut last_use = vec![0usize; buffers.len()];
+    for (k, sk) in kernels.iter().enumerate() {
+        for &b in &sk.args {
+            last_use[b] = k;
+        }
+    }
+    let mut pool: Vec<u64> = Vec::new();
+    let mut free: Vec<usize> = Vec::new();
+    let mut live: Vec<usize> = Vec::new();
+    for (k, sk) in kernels.iter().enumerate() {
+        // Temps whose last reader ran before this kernel give their entry back.
+        live.retain(|&b| {
+            let keep = last_use[b] >= k;
+            if !keep {
+                if let BufferKind::Temp(e) = buffers[b].kind {
+                    free.push(e);
+                }
+            }
+            keep
+        });
+        let out = *sk.args.last().expect("a kernel writes one buffer");
+        if buffers[out].kind == BufferKind::Temp(usize::MAX) {
+            let need = buffers[out].bytes.max(4);
+            let fit = free.iter().enumerate().filter(|(_, &e)| pool[e] >= need).min_by_key(|(_, &e)| pool[e]);
+            let entry = match (fit.map(|(i, _)| i), free.is_empty()) {
+                (Some(i), _) => free.swap_remove(i),
+                (None, false) => {
+                    let e = free.swap_remove(0);
+                    pool[e] = need;
+                    e
+                }
+                (None, true) => {
+                    pool.push(need);
+                    pool.len() - 1
+                }
+            };
+            buffers[out].kind = BufferKind::Temp(entry);
+            live.push(out);
+        }
+    }
+    pool
+}
+
+/// Why a kernel did not build: a node to realize first, or an error in the graph.
+enum Build {
+    Realize(u64),
+    Fail(GraphError),
+}
+
+/// A node a kernel reads from a buffer.
+type Source = Tensor;
+
+/// The coordinate system of an expression: the kernel's output, or a reduction's operand.
+#[derive(Clone)]
+enum Space {
+    Out,
+    /// The reduction's keepdim output shape, its operand's shape and the reduced axes.
+    Body {
+        out: Vec<usize>,
+        input: Vec<usize>,
+        axes: Vec<usize>,
+    },
+}
+
+/// Builds the kernel of one realized node.
+struct Gen<'a> {
+    root: &'a Tensor,
+    realized: &'a HashSet<u64>,
+    b: KernelBuilder,
+    /// The buffers read, by node: parameter i is `sources[i]`.
+    sources: Vec<Source>,
+    reduce: Option<(Reduce, Val)>,
+}
+
+impl<'a> Gen<'a> {
+    fn build(root: &'a Tensor, realized: &'a HashSet<u64>, n: usize) -> Result<(Kernel, Vec<Source>), Build> {
+        let dtype = root.dtype();
+        if !matches!(dtype, DType::F32 | DType::I32) {
+            return Err(Build::Fail(GraphError::Unsupported(format!("a {dtype} result (codegen has f32 and i32)"))));
+        }
+        let mut g = Gen { root, realized, b: KernelBuilder::new(), sources: Vec::new(), reduce: None };
+        let val = g.expr(root, &[], &Space::Out)?;
+        let out = g.b.push(Inst::OutIdx);
+        let buf = g.sources.len();
+        g.b.push(Inst::Store { buf, dtype, idx: out, val });
+        let mut params: Vec<Param> = g.sources.iter().map(|s| Param { dtype: s.dtype(), written: false }).collect();
+        params.push(Param { dtype, written: true });
+        let (reduce, body) = match g.reduce {
+            Some((r, v)) => (Some(r), Some(v)),
+            None => (None, None),
+        };
+        let name = format!("k{n}_{}", if reduce.is_some() { "reduce" } else { "elementwise" });
+        let k = g.b.finish(name, params, root.numel() as u32, reduce, body);
+        Ok((k, g.sources))
+    }
+
+    /// The value of `t` seen through the movement ops `stack` (outermost first) in `space`.
+    fn expr(&mut self, t: &Tensor, stack: &[(MovementOp, u64)], space: &Space) -> Result<Val, Build> {
+        let node = t.node();
+        let is_leaf =
+            matches!(node.op, Op::Input(_)) || (node.id != self.root.node().id && self.realized.contains(&node.id));
+        if is_leaf {
+            return self.load(t, stack, space);
+        }
+        Ok(match &node.op {
+            Op::Input(_) => unreachable!("inputs are leaves"),
+            Op::Const(bits) => {
+                let view = compose(View::contiguous(&node.shape), stack)?;
+                let c = self.b.konst(node.dtype, *bits);
+                match self.valid(&view, space) {
+                    // The mask is 0/1, as a bool is.
+                    Some(valid) => {
+                        let zero = self.b.konst(node.dtype, 0);
+                        self.b.push(Inst::Where(node.dtype, valid, c, zero))
+                    }
+                    None => c,
+                }
+            }
+            Op::Unary(op, a) => {
+                let a = self.expr(a, stack, space)?;
+                self.b.push(Inst::Unary(*op, node.dtype, a))
+            }
+            Op::Binary(op, a, b) => {
+                let d = a.dtype();
+                let (a, b) = (self.expr(a, stack, space)?, self.expr(b, stack, space)?);
+                self.b.push(Inst::Binary(*op, d, a, b))
+            }
+            Op::Where(c, a, b) => {
+                let c = self.expr(c, stack, space)?;
+                let (a, b) = (self.expr(a, stack, space)?, self.expr(b, stack, space)?);
+                self.b.push(Inst::Where(node.dtype, c, a, b))
+            }
+            Op::Movement(op, src) => {
+                let mut inner = stack.to_vec();
+                inner.push((op.clone(), src.node().id));
+                self.expr(src, &inner, space)?
+            }
+            Op::Reduce(op, src, axes) => {
+                let only_reshapes = stack.iter().all(|(m, _)| matches!(m, MovementOp::Reshape(_)));
+                if !matches!(space, Space::Out) || self.reduce.is_some() || !only_reshapes {
+                    return Err(Build::Realize(node.id));
+                }
+                let body = Space::Body { out: node.shape.clone(), input: src.shape().to_vec(), axes: axes.clone() };
+                let len = axes.iter().map(|&a| src.shape()[a]).product::<usize>() as u32;
+                let r = self.expr(src, &[], &body)?;
+                self.reduce = Some((Reduce { op: *op, dtype: node.dtype, len }, r));
+                self.b.push(Inst::Acc)
+            }
+        })
+    }
+
+    /// A buffer read of `t` through `stack`.
+    fn load(&mut self, t: &Tensor, stack: &[(MovementOp, u64)], space: &Space) -> Result<Val, Build> {
+        let dtype = t.dtype();
+        if !matches!(dtype, DType::F32 | DType::I32) {
+            return Err(Build::Fail(GraphError::Unsupported(format!(
+                "reading a {dtype} buffer (codegen has f32 and i32)"
+            ))));
+        }
+        let view = compose(View::contiguous(t.shape()), stack)?;
+        let buf = match self.sources.iter().position(|s| s.node().id == t.node().id) {
+            Some(i) => i,
+            None => {
+                self.sources.push(t.clone());
+                self.sources.len() - 1
+            }
+        };
+        let coords = self.coords(space);
+        let mut idx = self.b.konst(DType::I32, view.offset as i32 as u32);
+        for ((&c, &stride), &n) in coords.iter().zip(&view.strides).zip(&view.shape) {
+            if stride != 0 && n != 1 {
+                let s = self.b.konst(DType::I32, stride as i32 as u32);
+                let term = self.b.idx(IdxOp::Mul, c, s);
+                idx = self.b.idx(IdxOp::Add, idx, term);
+            }
+        }
+        let valid = self.valid(&view, space);
+        Ok(self.b.push(Inst::Load { buf, dtype, idx, valid }))
+    }
+
+    /// 0/1: whether the view's mask lets the current element through (`None`: always).
+    fn valid(&mut self, view: &View, space: &Space) -> Option<Val> {
+        let mask = view.mask.as_ref()?;
+        let coords = self.coords(space);
+        let mut valid: Option<Val> = None;
+        for ((&c, &(lo, hi)), &n) in coords.iter().zip(mask).zip(&view.shape) {
+            let mut conds = Vec::new();
+            if lo >= hi {
+                conds.push(self.b.konst(DType::I32, 0));
+            } else {
+                if lo > 0 {
+                    let l = self.b.konst(DType::I32, lo as u32 - 1);
+                    conds.push(self.b.idx(IdxOp::Lt, l, c));
+                }
+                if hi < n {
+                    let h = self.b.konst(DType::I32, hi as u32);
+                    conds.push(self.b.idx(IdxOp::Lt, c, h));
+                }
+            }
+            for cond in conds {
+                valid = Some(match valid {
+                    Some(v) => self.b.idx(IdxOp::And, v, cond),
+                    None => cond,
+                });
+            }
+        }
+        valid
+    }
+
+    /// The coordinates of the current element in `space`.
+    fn coords(&mut self, space: &Space) -> Vec<Val> {
+        match space {
+            Space::Out => {
+                let o = self.b.push(Inst::OutIdx);
+                split(&mut self.b, o, self.root.shape())
+            }
+            Space::Body { out, input, axes } => {
+                let o = self.b.push(Inst::OutIdx);
+                let mut coords = split(&mut self.b, o, out);
+                let r = self.b.push(Inst::RedIdx);
+                let sizes: Vec<usize> = axes.iter().map(|&a| input[a]).collect();
+                let mut sorted: Vec<(usize, usize)> = axes.iter().copied().zip(sizes).collect();
+                sorted.sort();
+                let red_shape: Vec<usize> = sorted.iter().map(|&(_, n)| n).collect();
+                let rc = split(&mut self.b, r, &red_shape);
+                for (&(axis, _), c) in sorted.iter().zip(rc) {
+                    coords[axis] = c;
+                }
+                coords
+            }
+        }
+    }
+}
+
+fn zero_i(b: &mut KernelBuilder) -> Val {
+    b.konst(DType::I32, 0)
+}
+
+/// The row-major coordinates of linear index `i` in `shape` (`i` below its element count).
+fn split(b: &mut KernelBuilder, i: Val, shape: &[usize]) -> Vec<Val> {
+    let mut coords = Vec::with_capacity(shape.len());
+    for d in 0..shape.len() {
+        let inner = numel(&shape[d + 1..]) as u32;
+        if shape[d] == 1 {
+            coords.push(zero_i(b));
+            continue;
+        }
+        let mut c = i;
+        if inner > 1 {
+            c = b.idx(IdxOp::DivC(inner), c, c);
+        }
+        if d > 0 {
+            c = b.idx(IdxOp::ModC(shape[d] as u32), c, c);
+        }
+        coords.push(c);
+    }
+    coords
+}
+
+/// The contiguous view of a node seen through `stack` (outermost first), or the node whose
+/// reshape no single view can express.
+fn compose(base: View, stack: &[(MovementOp, u64)]) -> Result<View, Build> {
+    let mut v = base;
+    for (op, src) in stack.iter().rev() {
+        v = match op {
+            MovementOp::Reshape(s) => v.reshape(s).ok_or(Build::Realize(*src))?,
+            MovementOp::Permute(a) => v.permute(a),
+            MovementOp::Expand(s) => v.expand(s),
+            MovementOp::Pad(p) => v.pad(p),
+            MovementOp::Shrink(r) => v.shrink(r),
+            MovementOp::Flip(f) => v.flip(f),
+        };
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tensors_of_2_pow_31_elements_are_refused_when_scheduled() {
+        let x = Tensor::input(0, &[1 << 16, 1 << 15], DType::F32);
+        let err = schedule(&x.exp2().unwrap()).unwrap_err().to_string();
+        assert_eq!(err, "not supported yet: a tensor of shape [65536, 32768]: 2^31 elements or more");
+        let ok = Tensor::input(0, &[1 << 16, (1 << 15) - 1], DType::F32);
+        assert!(schedule(&ok.exp2().unwrap()).is_ok());
+    }
+}
