@@ -41,13 +41,14 @@ enum Bench {
     /// a run, submit-to-complete per node, and the same nodes submitted eagerly (medians).
     Graph(GraphArgs),
     /// Wave instructions per second of the emulated GPU on a clang-compiled fp32 matmul (N=128)
-    /// and a 1M-element vector add, launched through the whole stack.
+    /// and a 1M-element vector add, launched through the whole stack; on gfx942/gfx950 also
+    /// MFMAs per second on a loop of v_mfma_f32_16x16x16_f16.
     Emu(EmuArgs),
 }
 
 #[derive(Debug, clap::Args)]
 struct EmuArgs {
-    /// Emulated device (emu:gfx1100 or emu:gfx1201).
+    /// Emulated device (emu:gfx1100, emu:gfx1201, emu:gfx942 or emu:gfx950).
     #[arg(long, default_value = "emu:gfx1100")]
     device: baregpu::DeviceSpec,
 }
@@ -68,6 +69,9 @@ fn emu(a: EmuArgs, json: bool) -> Result<()> {
                 f.seconds,
                 f.wave_instructions_per_s / 1e6
             ))?;
+            if let (Some(n), Some(r)) = (f.mfma, f.mfma_per_s) {
+                out::line(format_args!("{} {:10}: {:>12} MFMAs = {:6.0} MFMA/s", f.device, f.kernel, n, r))?;
+            }
         }
     }
     Ok(())
