@@ -11,6 +11,12 @@ pub(super) struct Lanes<const W: usize> {
     pub(super) mask: u64,
 }
 
+impl<const W: usize> Lanes<W> {
+    pub(super) fn new() -> Self {
+        Lanes { a: [0; W], b: [0; W], c: [0; W], r: [0; W], mask: 0 }
+    }
+}
+
 /// What a family's match did with an operation.
 pub(super) enum Arm {
     /// The result is in `r` (and `mask`); the output modifiers still apply.
