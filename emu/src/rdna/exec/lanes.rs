@@ -9,11 +9,13 @@ pub(super) struct Lanes<const W: usize> {
     pub(super) r: [u64; W],
     /// Lane mask result (compares, carries).
     pub(super) mask: u64,
+    /// Bit k: source k (a, b, c) may hold non-zero lanes (the others are all zero).
+    pub(super) filled: u8,
 }
 
 impl<const W: usize> Lanes<W> {
     pub(super) fn new() -> Self {
-        Lanes { a: [0; W], b: [0; W], c: [0; W], r: [0; W], mask: 0 }
+        Lanes { a: [0; W], b: [0; W], c: [0; W], r: [0; W], mask: 0, filled: 0 }
     }
 
     /// `r = a × b + c` in f32, fused (one rounding): the host's FMA instruction where it has one

@@ -21,7 +21,10 @@ impl<const W: usize> Wave<W> {
                 _ => &mut io.c,
             };
             if k >= v.nsrc as usize {
-                *a = [0; W];
+                // Zeroed only when an earlier operation left lanes there.
+                if io.filled >> k & 1 != 0 {
+                    *a = [0; W];
+                }
                 continue;
             }
             let ty = v.tys[k];
@@ -43,6 +46,7 @@ impl<const W: usize> Wave<W> {
                 }
             }
         }
+        io.filled = (1u8 << (v.nsrc as usize).min(3)) - 1;
     }
 
     /// Computes `v` into `io.r` (and the masks).
