@@ -43,7 +43,8 @@ enum Bench {
     /// a run, submit-to-complete per node, and the same nodes submitted eagerly (medians).
     Graph(GraphArgs),
     /// Wave instructions per second of the emulated GPU on a clang-compiled fp32 matmul (N=128)
-    /// and a 1M-element vector add, launched through the whole stack.
+    /// and a 1M-element vector add, launched through the whole stack; on gfx942/gfx950 also
+    /// MFMAs per second on a loop of v_mfma_f32_16x16x16_f16.
     Emu(EmuArgs),
     /// The graph compiler's time per kernel (lowering and code object, median) on a fixed set
     /// of graphs: an elementwise chain, reductions, softmax, a matmul.
@@ -73,7 +74,7 @@ fn compile(a: CompileArgs, json: bool) -> Result<()> {
 
 #[derive(Debug, clap::Args)]
 struct EmuArgs {
-    /// Emulated device (emu:gfx1100 or emu:gfx1201).
+    /// Emulated device (emu:gfx1100, emu:gfx1201, emu:gfx942 or emu:gfx950).
     #[arg(long, default_value = "emu:gfx1100")]
     device: baregpu::DeviceSpec,
 }
@@ -94,6 +95,9 @@ fn emu(a: EmuArgs, json: bool) -> Result<()> {
                 f.seconds,
                 f.wave_instructions_per_s / 1e6
             ))?;
+            if let (Some(n), Some(r)) = (f.mfma, f.mfma_per_s) {
+                out::line(format_args!("{} {:10}: {:>12} MFMAs = {:6.0} MFMA/s", f.device, f.kernel, n, r))?;
+            }
         }
     }
     Ok(())

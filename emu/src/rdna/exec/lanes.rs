@@ -9,6 +9,42 @@ pub(super) struct Lanes<const W: usize> {
     pub(super) r: [u64; W],
     /// Lane mask result (compares, carries).
     pub(super) mask: u64,
+    /// Bit k: source k (a, b, c) may hold non-zero lanes (the others are all zero).
+    pub(super) filled: u8,
+}
+
+impl<const W: usize> Lanes<W> {
+    pub(super) fn new() -> Self {
+        Lanes { a: [0; W], b: [0; W], c: [0; W], r: [0; W], mask: 0, filled: 0 }
+    }
+
+    /// `r = a × b + c` in f32, fused (one rounding): the host's FMA instruction where it has one
+    /// (without it, `mul_add` is a library call per lane).
+    #[inline(always)]
+    pub(super) fn fma_f32(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the host has FMA (checked just above), all the function requires.
+            unsafe { self.fma_f32_x86() };
+            return;
+        }
+        self.fma_f32_lanes();
+    }
+
+    #[inline(always)]
+    fn fma_f32_lanes(&mut self) {
+        for l in 0..W {
+            let (x, y, z) =
+                (f32::from_bits(self.a[l] as u32), f32::from_bits(self.b[l] as u32), f32::from_bits(self.c[l] as u32));
+            self.r[l] = x.mul_add(y, z).to_bits() as u64;
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    unsafe fn fma_f32_x86(&mut self) {
+        self.fma_f32_lanes();
+    }
 }
 
 /// What a family's match did with an operation.

@@ -174,6 +174,13 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     fn vsrc(&self, s: Vs, ty: Ty, hi: bool) -> [u64; W] {
         let mut out = [0u64; W];
+        self.vsrc_into(s, ty, hi, &mut out);
+        out
+    }
+
+    /// A vector source's lanes, typed, into `out` (every lane written).
+    #[inline(always)]
+    fn vsrc_into(&self, s: Vs, ty: Ty, hi: bool, out: &mut [u64; W]) {
         match s {
             Vs::V(r) => {
                 let r = r as usize;
@@ -201,10 +208,9 @@ impl<const W: usize> Wave<W> {
                         x = (self.s[n as usize] >> 16) as u64;
                     }
                 }
-                out = [x; W];
+                *out = [x; W];
             }
         }
-        out
     }
 
     /// A pre-decoded VGPR index in the unified file: AGPR `ACC + k` is VGPR `ACCUM_OFFSET + k`.

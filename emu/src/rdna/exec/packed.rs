@@ -58,7 +58,7 @@ pub(super) fn pk_half(op: VOp, x: u32, y: u32, z: u32, clamp: bool) -> u32 {
 }
 
 impl<const W: usize> Wave<W> {
-    pub(super) fn packed_op(&self, v: &Valu, exec: u64) -> Out<W> {
+    pub(super) fn packed_op(&self, v: &Valu, exec: u64, io: &mut Lanes<W>) -> Out {
         let mut lo = [[0u32; W]; 3];
         let mut hi = [[0u32; W]; 3];
         let n = v.nsrc as usize;
@@ -80,7 +80,7 @@ impl<const W: usize> Wave<W> {
                 hi[k][l] = b;
             }
         }
-        let mut r = [0u64; W];
+        let r = &mut io.r;
         if v.op == VOp::Dot2F32F16 {
             let c = self.vsrc(v.src[2], Ty::F32, false);
             for l in 0..W {
@@ -96,6 +96,6 @@ impl<const W: usize> Wave<W> {
                 r[l] = (a | (b << 16)) as u64;
             }
         }
-        Out { r, mask: 0, wmask: exec }
+        Out { mask: 0, wmask: exec }
     }
 }

@@ -8,6 +8,9 @@ impl<const W: usize> Wave<W> {
         let mut seg = self.seg.clone();
         let mut ip = self.ip;
         let mut count = 0u64;
+        // The VALU's lanes, kept across instructions (VOPD computes both halves before writing).
+        let mut io = Lanes::<W>::new();
+        let mut io2 = Lanes::<W>::new();
         let res = loop {
             let Some(inst) = seg.insts.get(ip) else {
                 let pc = seg.insts.last().map_or(seg.start, |i| i.pc + i.size as u64);
@@ -27,13 +30,13 @@ impl<const W: usize> Wave<W> {
                 Op::Nop => {}
                 Op::Valu(v) if matches!(v.op, VOp::MovRelD | VOp::MovRelS | VOp::MovRelSD | VOp::MovRelSD2) => {
                     let w = self.movrel(v).map_err(ill)?;
-                    self.valu(&w).map_err(ill)?
+                    self.valu(&w, &mut io).map_err(ill)?
                 }
                 Op::Valu(v) if self.gpr_idx => {
                     let w = self.gpr_indexed(v).map_err(ill)?;
-                    self.valu(&w).map_err(ill)?
+                    self.valu(&w, &mut io).map_err(ill)?
                 }
-                Op::Valu(v) => self.valu(v).map_err(ill)?,
+                Op::Valu(v) => self.valu(v, &mut io).map_err(ill)?,
                 Op::GprIdxOn { src, mode } => {
                     let idx = self.sval(*src, Ty::B32) as u32 & 0xff;
                     self.s[M0_REG] = (self.s[M0_REG] & !0xf0ff) | idx | (*mode as u32) << 12;
@@ -41,11 +44,11 @@ impl<const W: usize> Wave<W> {
                 }
                 Op::GprIdxOff => self.gpr_idx = false,
                 Op::Mfma(x) => self.mfma(x).map_err(ill)?,
-                Op::Sdwa(s) => self.sdwa(s).map_err(ill)?,
+                Op::Sdwa(s) => self.sdwa(s, &mut io).map_err(ill)?,
                 Op::PermlaneSwap { vdst, src, half, fi, bound_ctrl } => {
                     self.permlane_swap(*vdst, *src, *half, *fi, *bound_ctrl)
                 }
-                Op::ScalarValu(v) => self.scalar_valu(v).map_err(ill)?,
+                Op::ScalarValu(v) => self.scalar_valu(v, &mut io).map_err(ill)?,
                 Op::Salu { op, dst, a, b, wide } => self.salu(*op, *dst, *a, *b, *wide).map_err(ill)?,
                 Op::End => {
                     self.done = true;
@@ -68,10 +71,10 @@ impl<const W: usize> Wave<W> {
                 }
                 Op::Vopd(pair) => {
                     let exec = self.exec();
-                    let ox = self.compute(&pair[0], exec).map_err(ill)?;
-                    let oy = self.compute(&pair[1], exec).map_err(ill)?;
-                    self.commit(&pair[0], &ox);
-                    self.commit(&pair[1], &oy);
+                    let ox = self.compute(&pair[0], exec, &mut io).map_err(ill)?;
+                    let oy = self.compute(&pair[1], exec, &mut io2).map_err(ill)?;
+                    self.commit(&pair[0], &io.r, &ox);
+                    self.commit(&pair[1], &io2.r, &oy);
                 }
                 Op::Mem(m) if m.vdst >= ACC || m.data >= ACC => {
                     let m = VMem { vdst: self.unified(m.vdst), data: self.unified(m.data), ..*m };

@@ -38,7 +38,7 @@ fn place(r: u32, sel: u8, unused: u8, old: u32) -> u32 {
 }
 
 impl<const W: usize> Wave<W> {
-    pub(super) fn sdwa(&mut self, s: &Sdwa) -> Result<(), String> {
+    pub(super) fn sdwa(&mut self, s: &Sdwa, io: &mut Lanes<W>) -> Result<(), String> {
         let v = &s.v;
         let exec = self.exec();
         // Sources as whole dwords, then selected, then the float modifiers.
@@ -49,7 +49,7 @@ impl<const W: usize> Wave<W> {
                 raw.tys[k] = Ty::B32;
             }
         }
-        let mut srcs = self.read_srcs(&raw);
+        self.read_srcs(&raw, io);
         for k in 0..(v.nsrc as usize).min(2) {
             let ty = v.tys[k];
             if ty == Ty::Mask {
@@ -60,7 +60,8 @@ impl<const W: usize> Wave<W> {
                 Ty::F32 => 0x8000_0000,
                 _ => 0,
             };
-            for x in srcs[k].iter_mut() {
+            let src = if k == 0 { &mut io.a } else { &mut io.b };
+            for x in src.iter_mut() {
                 let mut y = select(*x as u32, s.src_sel[k], s.sext[k]) as u64;
                 if ty.is16() {
                     y &= 0xffff;
@@ -74,11 +75,11 @@ impl<const W: usize> Wave<W> {
                 *x = y;
             }
         }
-        let mut o = self.compute_srcs(v, srcs, exec)?;
+        let o = self.compute_read(v, exec, io)?;
         if v.op == VOp::Cmp {
             // gfx9 v_cmpx: the SGPR destination gets the result too.
             if !v.cmpx || v.dst as usize != EXEC {
-                self.commit(v, &o);
+                self.commit(v, &io.r, &o);
             }
             if v.cmpx {
                 self.set_exec(o.mask);
@@ -87,9 +88,9 @@ impl<const W: usize> Wave<W> {
         }
         let d = v.dst as usize;
         for l in 0..W {
-            o.r[l] = place(o.r[l] as u32, s.dst_sel, s.dst_unused, self.v[d][l]) as u64;
+            io.r[l] = place(io.r[l] as u32, s.dst_sel, s.dst_unused, self.v[d][l]) as u64;
         }
-        self.commit(&Valu { dty: Ty::B32, ..*v }, &o);
+        self.commit(&Valu { dty: Ty::B32, ..*v }, &io.r, &o);
         Ok(())
     }
 }

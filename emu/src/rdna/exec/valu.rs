@@ -2,9 +2,8 @@
 
 use super::*;
 
-/// The result of a VALU operation before it is committed.
-pub(super) struct Out<const W: usize> {
-    pub(super) r: [u64; W],
+/// What a VALU operation produced besides its lane results (which stay in [`Lanes::r`]).
+pub(super) struct Out {
     /// Lane mask result (compares, carries).
     pub(super) mask: u64,
     /// Lanes whose VGPR result is written.
@@ -12,78 +11,81 @@ pub(super) struct Out<const W: usize> {
 }
 
 impl<const W: usize> Wave<W> {
-    pub(super) fn read_srcs(&self, v: &Valu) -> [[u64; W]; 3] {
-        let mut srcs = [[0u64; W]; 3];
-        for k in 0..v.nsrc as usize {
-            let ty = v.tys[k];
-            let mut a = if ty == Ty::Mask {
-                [self.sval(
-                    match v.src[k] {
-                        Vs::S(s) => s,
-                        Vs::V(_) => Ss::K(0),
-                    },
-                    Ty::Mask,
-                ); W]
-            } else {
-                self.vsrc(v.src[k], ty, v.opsel >> k & 1 != 0)
+    /// Reads the sources (modifiers applied) into `io.a`, `io.b`, `io.c`; the sources the
+    /// operation does not have read as 0.
+    pub(super) fn read_srcs(&self, v: &Valu, io: &mut Lanes<W>) {
+        for k in 0..3 {
+            let a = match k {
+                0 => &mut io.a,
+                1 => &mut io.b,
+                _ => &mut io.c,
             };
+            if k >= v.nsrc as usize {
+                // Zeroed only when an earlier operation left lanes there.
+                if io.filled >> k & 1 != 0 {
+                    *a = [0; W];
+                }
+                continue;
+            }
+            let ty = v.tys[k];
+            if ty == Ty::Mask {
+                *a = [self.sval(src_s(v.src[k]), Ty::Mask); W];
+            } else {
+                self.vsrc_into(v.src[k], ty, v.opsel >> k & 1 != 0, a);
+            }
             if ty.is_float() && (v.abs | v.neg) >> k & 1 != 0 {
                 let sign = match ty {
                     Ty::F16 => 0x8000u64,
                     Ty::F32 => 0x8000_0000,
                     _ => 1 << 63,
                 };
-                let ab = v.abs >> k & 1 != 0;
-                let ng = v.neg >> k & 1 != 0;
+                let clear = if v.abs >> k & 1 != 0 { !sign } else { u64::MAX };
+                let flip = if v.neg >> k & 1 != 0 { sign } else { 0 };
                 for x in a.iter_mut() {
-                    if ab {
-                        *x &= !sign;
-                    }
-                    if ng {
-                        *x ^= sign;
-                    }
+                    *x = (*x & clear) ^ flip;
                 }
             }
-            srcs[k] = a;
         }
-        srcs
+        io.filled = (1u8 << (v.nsrc as usize).min(3)) - 1;
     }
 
-    pub(super) fn compute(&self, v: &Valu, exec: u64) -> Result<Out<W>, String> {
+    /// Computes `v` into `io.r` (and the masks).
+    pub(super) fn compute(&self, v: &Valu, exec: u64, io: &mut Lanes<W>) -> Result<Out, String> {
         if packed(v.op) {
-            return Ok(self.packed_op(v, exec));
+            return Ok(self.packed_op(v, exec, io));
         }
-        self.compute_srcs(v, self.read_srcs(v), exec)
+        self.read_srcs(v, io);
+        self.compute_read(v, exec, io)
     }
 
-    /// [`Self::compute`] on sources already read (SDWA selects them first).
-    pub(super) fn compute_srcs(&self, v: &Valu, srcs: [[u64; W]; 3], exec: u64) -> Result<Out<W>, String> {
-        let [mut a, b, c] = srcs;
-        let wmask = if v.dpp != Dpp::None { self.dpp(v.dpp, &mut a, exec) } else { exec };
-        let mut io = Lanes { a, b, c, r: [0u64; W], mask: 0 };
+    /// [`Self::compute`] on sources already read into `io` (SDWA selects them first).
+    pub(super) fn compute_read(&self, v: &Valu, exec: u64, io: &mut Lanes<W>) -> Result<Out, String> {
+        let wmask = if v.dpp != Dpp::None { self.dpp(v.dpp, &mut io.a, exec) } else { exec };
+        io.r = [0; W];
+        io.mask = 0;
         // Each family's match passes on the operations it does not hold.
-        let mut arm = self.valu_int32(v, &mut io)?;
+        let mut arm = self.valu_int32(v, io)?;
         if let Arm::Next = arm {
-            arm = self.valu_int_wide(v, &mut io)?;
+            arm = self.valu_int_wide(v, io)?;
         }
         if let Arm::Next = arm {
-            arm = self.valu_f32(v, &mut io)?;
+            arm = self.valu_f32(v, io)?;
         }
         if let Arm::Next = arm {
-            arm = self.valu_f16(v, &mut io)?;
+            arm = self.valu_f16(v, io)?;
         }
         if let Arm::Next = arm {
-            arm = self.valu_f64(v, &mut io)?;
+            arm = self.valu_f64(v, io)?;
         }
         if let Arm::Next = arm {
-            arm = self.valu_cdna4(v, &mut io)?;
+            arm = self.valu_cdna4(v, io)?;
         }
         if let Arm::Next = arm {
-            arm = self.valu_lanes(v, exec, &mut io)?;
+            arm = self.valu_lanes(v, exec, io)?;
         }
         match arm {
-            Arm::Raw => return Ok(Out { r: io.r, mask: 0, wmask }),
-            Arm::Mask => return Ok(Out { r: io.r, mask: io.mask, wmask: 0 }),
+            Arm::Raw => return Ok(Out { mask: 0, wmask }),
+            Arm::Mask => return Ok(Out { mask: io.mask, wmask: 0 }),
             Arm::Lanes | Arm::Next => {}
         }
         // Output modifiers.
@@ -96,7 +98,7 @@ impl<const W: usize> Wave<W> {
                 };
             }
         }
-        Ok(Out { r: io.r, mask: io.mask, wmask })
+        Ok(Out { mask: io.mask, wmask })
     }
 
     /// Operations across lanes, compares, and what no family holds.
@@ -127,7 +129,7 @@ impl<const W: usize> Wave<W> {
         Ok(Arm::Lanes)
     }
 
-    pub(super) fn commit(&mut self, v: &Valu, o: &Out<W>) {
+    pub(super) fn commit(&mut self, v: &Valu, r: &[u64; W], o: &Out) {
         if v.op == VOp::Cmp {
             self.wmask(v.dst as usize, o.mask);
             return;
@@ -138,8 +140,8 @@ impl<const W: usize> Wave<W> {
             Ty::B64 | Ty::F64 => {
                 for l in 0..W {
                     if wm >> l & 1 != 0 {
-                        self.v[dst][l] = o.r[l] as u32;
-                        self.v[dst + 1][l] = (o.r[l] >> 32) as u32;
+                        self.v[dst][l] = r[l] as u32;
+                        self.v[dst + 1][l] = (r[l] >> 32) as u32;
                     }
                 }
             }
@@ -148,15 +150,21 @@ impl<const W: usize> Wave<W> {
                 let d = &mut self.v[dst];
                 for l in 0..W {
                     if wm >> l & 1 != 0 {
-                        d[l] = (d[l] & keep) | (((o.r[l] as u32) & 0xffff) << sh);
+                        d[l] = (d[l] & keep) | (((r[l] as u32) & 0xffff) << sh);
                     }
                 }
             }
             _ => {
                 let d = &mut self.v[dst];
-                for l in 0..W {
-                    let x = o.r[l] as u32;
-                    d[l] = if wm >> l & 1 != 0 { x } else { d[l] };
+                if wm == Self::lane_mask() {
+                    for l in 0..W {
+                        d[l] = r[l] as u32;
+                    }
+                } else {
+                    for l in 0..W {
+                        let x = r[l] as u32;
+                        d[l] = if wm >> l & 1 != 0 { x } else { d[l] };
+                    }
                 }
             }
         }
@@ -178,11 +186,10 @@ impl<const W: usize> Wave<W> {
         }
     }
 
-    pub(super) fn valu(&mut self, v: &Valu) -> Result<(), String> {
+    pub(super) fn valu(&mut self, v: &Valu, io: &mut Lanes<W>) -> Result<(), String> {
         let exec = self.exec();
         match v.op {
             VOp::ReadLane | VOp::ReadFirstLane => {
-                let a = self.vsrc(v.src[0], Ty::B32, false);
                 let lane = if v.op == VOp::ReadFirstLane {
                     if exec == 0 {
                         0
@@ -192,7 +199,8 @@ impl<const W: usize> Wave<W> {
                 } else {
                     (self.sval(src_s(v.src[1]), Ty::B32) as usize) % W
                 };
-                self.ws(v.dst as usize, a[lane] as u32);
+                let x = self.vsrc(v.src[0], Ty::B32, false)[lane];
+                self.ws(v.dst as usize, x as u32);
                 return Ok(());
             }
             VOp::WriteLane => {
@@ -203,23 +211,23 @@ impl<const W: usize> Wave<W> {
             }
             _ => {}
         }
-        let o = self.compute(v, exec)?;
+        let o = self.compute(v, exec, io)?;
         if v.cmpx {
             if v.dst as usize != EXEC {
                 // gfx9: the SGPR destination gets the result too.
-                self.commit(v, &o);
+                self.commit(v, &io.r, &o);
             }
             self.set_exec(o.mask);
         } else {
-            self.commit(v, &o);
+            self.commit(v, &io.r, &o);
         }
         Ok(())
     }
 
     /// `v_s_*`: the sources are uniform, so lane 0 computes the one result, whatever EXEC is.
-    pub(super) fn scalar_valu(&mut self, v: &Valu) -> Result<(), String> {
-        let o = self.compute(v, 1)?;
-        let r = if v.dty.is16() { o.r[0] as u32 & 0xffff } else { o.r[0] as u32 };
+    pub(super) fn scalar_valu(&mut self, v: &Valu, io: &mut Lanes<W>) -> Result<(), String> {
+        self.compute(v, 1, io)?;
+        let r = if v.dty.is16() { io.r[0] as u32 & 0xffff } else { io.r[0] as u32 };
         self.ws(v.dst as usize, r);
         Ok(())
     }

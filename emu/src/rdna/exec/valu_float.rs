@@ -23,7 +23,7 @@ impl<const W: usize> Wave<W> {
                 map!(io, |x, y, z| if f(x).is_nan() || f(y).is_nan() { 0x7fc0_0000 } else { fb(fmax(f(x), f(y))) })
             }
             LdexpF32 => map!(io, |x, y, z| fb(ldexp32(f(x), y as u32 as i32))),
-            FmaF32 => map!(io, |x, y, z| fb(f(x).mul_add(f(y), f(z)))),
+            FmaF32 => io.fma_f32(),
             FmaLegacyF32 => {
                 map!(io, |x, y, z| if f(x) == 0.0 || f(y) == 0.0 {
                     fb(0.0 + f(z))

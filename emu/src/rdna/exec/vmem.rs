@@ -85,44 +85,8 @@ impl<const W: usize> Wave<W> {
             return Ok(());
         }
         // Fast path: every active lane's access inside one allocation, found with one lookup.
-        if m.kind != MemKind::Scratch {
-            let bytes = match m.op {
-                MemOp::Load { bytes, .. } | MemOp::Store { bytes, .. } => bytes as u64,
-                MemOp::Atomic { wide, .. } => {
-                    if wide {
-                        8
-                    } else {
-                        4
-                    }
-                }
-            };
-            let mut va = [0u64; W];
-            let (mut lo, mut hi, mut global) = (u64::MAX, 0u64, true);
-            for l in 0..W {
-                if exec >> l & 1 != 0 {
-                    match self.lane_loc(m, l) {
-                        Loc::Global(a) => {
-                            va[l] = a;
-                            lo = lo.min(a);
-                            hi = hi.max(a);
-                        }
-                        _ => global = false,
-                    }
-                }
-            }
-            if global {
-                if let Some(base) = hi.checked_add(bytes).and_then(|end| ctx.mem.translate(lo, end - lo)) {
-                    for l in 0..W {
-                        if exec >> l & 1 == 0 {
-                            continue;
-                        }
-                        // SAFETY: [lo, hi + bytes) lies inside one allocation starting at `base`.
-                        let p = unsafe { base.add((va[l] - lo) as usize) };
-                        self.mem_lane(p, l, m, true);
-                    }
-                    return Ok(());
-                }
-            }
+        if m.kind != MemKind::Scratch && self.vmem_one_allocation(ctx, m, exec) {
+            return Ok(());
         }
         for l in 0..W {
             if exec >> l & 1 == 0 {
@@ -153,6 +117,110 @@ impl<const W: usize> Wave<W> {
             }
         }
         Ok(())
+    }
+
+    /// Every active lane's global address (the addressing mode chosen once, not per lane);
+    /// `None` when a flat address of an active lane falls in the LDS or private aperture.
+    #[inline(always)]
+    fn global_addrs(&self, m: &VMem, exec: u64, va: &mut [u64; W]) -> Option<()> {
+        let off = m.offset as i64 as u64;
+        let r = m.addr as usize;
+        match (m.kind, m.saddr) {
+            (MemKind::Global, Some(s)) => {
+                let base = self.s64(s).wrapping_add(off);
+                let a = &self.v[r];
+                for l in 0..W {
+                    va[l] = base.wrapping_add(a[l] as u64);
+                }
+            }
+            _ => {
+                let (lo, hi) = (&self.v[r], &self.v[r + 1]);
+                for l in 0..W {
+                    va[l] = (lo[l] as u64 | ((hi[l] as u64) << 32)).wrapping_add(off);
+                }
+            }
+        }
+        if m.kind == MemKind::Flat {
+            let mut apertures = 0u64;
+            for l in 0..W {
+                let a = va[l];
+                let in_ap = (SHARED_BASE..SHARED_BASE + APERTURE_SIZE).contains(&a)
+                    || (PRIVATE_BASE..PRIVATE_BASE + APERTURE_SIZE).contains(&a);
+                apertures |= (in_ap as u64) << l;
+            }
+            if apertures & exec != 0 {
+                return None;
+            }
+        }
+        Some(())
+    }
+
+    /// A global/flat access whose active lanes all fall inside one allocation: one translation,
+    /// then the operation lane by lane (dword loads and stores without a per-lane match).
+    /// Returns false, having done nothing, when that does not hold.
+    fn vmem_one_allocation(&mut self, ctx: &Ctx, m: &VMem, exec: u64) -> bool {
+        let bytes = match m.op {
+            MemOp::Load { bytes, .. } | MemOp::Store { bytes, .. } => bytes as u64,
+            MemOp::Atomic { wide, .. } => {
+                if wide {
+                    8
+                } else {
+                    4
+                }
+            }
+        };
+        let mut va = [0u64; W];
+        if self.global_addrs(m, exec, &mut va).is_none() {
+            return false;
+        }
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for l in 0..W {
+            let on = exec >> l & 1 != 0;
+            lo = if on { lo.min(va[l]) } else { lo };
+            hi = if on { hi.max(va[l]) } else { hi };
+        }
+        let Some(base) = hi.checked_add(bytes).and_then(|end| ctx.mem.translate(lo, end - lo)) else {
+            return false;
+        };
+        // SAFETY (every pointer below): [lo, hi + bytes) lies inside one allocation starting at
+        // `base`, and each active lane's access is `bytes` long at `va[l]` within it.
+        let at = |l: usize| unsafe { base.add((va[l] - lo) as usize) };
+        match m.op {
+            MemOp::Load { bytes: 4 | 8 | 12 | 16, .. } => {
+                for k in 0..bytes as usize / 4 {
+                    let d = &mut self.v[m.vdst as usize + k];
+                    let mut e = exec;
+                    while e != 0 {
+                        let l = e.trailing_zeros() as usize;
+                        e &= e - 1;
+                        // SAFETY: dword k of lane l's access, inside the allocation (above).
+                        d[l] = unsafe { (at(l).add(4 * k) as *const u32).read_unaligned() };
+                    }
+                }
+            }
+            MemOp::Store { bytes: 4 | 8 | 12 | 16, .. } => {
+                // Lane by lane, each lane's dwords together: where lanes overlap, the higher wins.
+                let src = &self.v[m.data as usize..m.data as usize + bytes as usize / 4];
+                let mut e = exec;
+                while e != 0 {
+                    let l = e.trailing_zeros() as usize;
+                    e &= e - 1;
+                    for (k, s) in src.iter().enumerate() {
+                        // SAFETY: dword k of lane l's access, inside the allocation (above).
+                        unsafe { (at(l).add(4 * k) as *mut u32).write_unaligned(s[l]) };
+                    }
+                }
+            }
+            _ => {
+                let mut e = exec;
+                while e != 0 {
+                    let l = e.trailing_zeros() as usize;
+                    e &= e - 1;
+                    self.mem_lane(at(l), l, m, true);
+                }
+            }
+        }
+        true
     }
 
     pub(super) fn mem_lane(&mut self, p: *mut u8, l: usize, m: &VMem, shared: bool) {
