@@ -200,3 +200,51 @@ impl GpuMemory {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(grid: [u32; 3], xcc: XccShare) -> DispatchState {
+        DispatchState {
+            arch: "gfx942",
+            pgm: 0,
+            rsrc1: 0,
+            rsrc2: 0,
+            rsrc3: 0,
+            user_data: [0; 16],
+            grid,
+            block: [64, 1, 1],
+            start: [1, 0, 0],
+            wave32: false,
+            tmpring_size: 0,
+            scratch_base: 0,
+            lds_bytes: 0,
+            xcc,
+            cancel: Cancel::default(),
+        }
+    }
+
+    #[test]
+    fn xcc_shares_cover_the_grid_once_round_robin_by_chunk() {
+        for (grid, chunk, count) in [([7, 3, 2], 1, 8), ([7, 3, 2], 2, 8), ([5, 1, 1], 1, 8), ([9, 4, 1], 3, 4)] {
+            let mut runs = std::collections::HashMap::new();
+            for index in 0..count {
+                let d = state(grid, XccShare { index, count, chunk });
+                for n in 0..d.groups() {
+                    let id = d.group_id(n);
+                    // Chunk c of the flattened grid belongs to XCC c % count.
+                    let flat = (id[0] - 1) + grid[0] * (id[1] + grid[1] * id[2]);
+                    assert_eq!(flat / chunk % count, index, "{grid:?} chunk {chunk}");
+                    *runs.entry(id).or_insert(0) += 1;
+                }
+            }
+            let total = grid.iter().product::<u32>() as usize;
+            assert_eq!(runs.len(), total, "{grid:?} chunk {chunk}");
+            assert!(runs.values().all(|&r| r == 1));
+        }
+        // Chunk 0: every XCC that takes the dispatch runs all of it.
+        let whole = state([7, 3, 2], XccShare { index: 3, count: 8, chunk: 0 });
+        assert_eq!((whole.groups(), whole.group_id(0), whole.group_id(41)), (42, [1, 0, 0], [7, 2, 1]));
+    }
+}
