@@ -60,6 +60,17 @@ fn once_is_xcc0_on_several_xccs_and_plain_on_one() {
 }
 
 #[test]
+fn what_reports_completion_waits_for_every_xcc_first() {
+    let mut q = Pm4::for_xccs(&GFX9, 8, BARRIER);
+    q.once_after_all(|q| q.release_mem(0x1000, ReleaseData::U32(5), true, None));
+    let mut parts = Pm4::for_xccs(&GFX9, 8, BARRIER);
+    parts.xcc_barrier();
+    parts.once(|q| q.release_mem(0x1000, ReleaseData::U32(5), true, None));
+    assert_eq!(q.words(), parts.words());
+    assert_eq!(opcodes(q.words())[..2], [nv::PACKET3_ATOMIC_MEM, nv::PACKET3_WAIT_REG_MEM]);
+}
+
+#[test]
 fn atomic_add_and_the_barrier() {
     let mut q = Pm4::for_xccs(&GFX9, 8, BARRIER);
     q.xcc_barrier();

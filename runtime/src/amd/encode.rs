@@ -52,19 +52,21 @@ impl Encoder for AmdCompute {
         Patch::new(self.q.wait_mem(addr, value as u32, 0xffff_ffff, Compare::GreaterEqual), PatchWidth::Bits32)
     }
 
-    /// Written by one XCC only where several execute the queue: each would write it otherwise,
-    /// and a late XCC could put back a value the timeline already passed.
+    /// Where several XCCs execute the queue: once all of them finished what came before, and
+    /// by one XCC only (each would write it otherwise, and a late XCC could put back a value the
+    /// timeline already passed).
     fn signal(&mut self, addr: u64, value: u64, interrupt: bool) -> Patch {
-        let at = self.q.once(|q| q.release_mem(addr, ReleaseData::U32(value as u32), true, None));
+        let at = self.q.once_after_all(|q| q.release_mem(addr, ReleaseData::U32(value as u32), true, None));
         if interrupt {
             self.interrupt();
         }
         Patch::new(at, PatchWidth::Bits32)
     }
 
-    /// The GPU clock (100 MHz) into the signal's timestamp word, by one XCC.
+    /// The GPU clock (100 MHz) into the signal's timestamp word, by one XCC once all finished
+    /// what came before.
     fn timestamp(&mut self, signal_addr: u64) {
-        self.q.once(|q| q.release_mem(signal_addr + 8, ReleaseData::Timestamp, false, None));
+        self.q.once_after_all(|q| q.release_mem(signal_addr + 8, ReleaseData::Timestamp, false, None));
     }
 
     fn finish(&mut self) -> Result<()> {

@@ -162,6 +162,15 @@ impl Pm4 {
         }
     }
 
+    /// What reports the work before it done (a signal, a timestamp): once every XCC got this
+    /// far ([`Pm4::xcc_barrier`]), by XCC 0 alone. Without the barrier XCC 0 would report what
+    /// only it finished, and the host could reuse memory (a command buffer, arguments) that a
+    /// slower XCC has still to read.
+    pub fn once_after_all<R>(&mut self, body: impl FnOnce(&mut Pm4) -> R) -> R {
+        self.xcc_barrier();
+        self.once(body)
+    }
+
     /// ATOMIC_MEM: add `value` to the 32-bit word at `addr` (in L2, returning the old value,
     /// which is not used).
     pub fn atomic_add_u32(&mut self, addr: u64, value: u32) {
