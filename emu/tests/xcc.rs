@@ -191,4 +191,5 @@ fn pred_exec_selects_xccs_in_an_ib_and_is_refused_in_the_ring() {
     assert!(out.hw_exception.is_some(), "{out:?}");
     assert_eq!(nv::CP_PACKET3_GET_OPCODE(bad.words()[0]), nv::PACKET3_PRED_EXEC);
     dev.destroy_queue(q).unwrap();
+    assert!(m.emu.queues().is_empty(), "every XCC's queue is destroyed");
 }
