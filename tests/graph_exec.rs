@@ -1,4 +1,4 @@
-//! Executable graphs (runtime::graph::exec) on emu:gfx1100, emu:gfx1201 and emu-nv:sm_90: graph
+//! Executable graphs (runtime::graph::exec) on emu:gfx1100, emu:gfx1201, emu:gfx942 (8 XCCs) and emu-nv:sm_90: graph
 //! results equal eager results and the host model (random graphs), many runs with changing
 //! inputs, interleaved graphs, runs started while the previous executes, the timeline wrap
 //! inside a run, faults and hangs naming the node, and graphs refused at compile time.
@@ -241,6 +241,15 @@ fn random_graphs_match_the_host_model_on_gfx1201() {
     let (dev, code) = amd("gfx1201");
     let prog = dev.load(code).unwrap();
     random_graphs_match_the_model(&dev, &prog, 30, 12);
+}
+
+/// gfx942 is one KFD node of 8 XCCs: the graph's command buffers carry PRED_EXEC packets (their
+/// counts fixed when the graph is compiled), the split dispatch and the XCC barrier.
+#[test]
+fn random_graphs_match_the_host_model_on_gfx942() {
+    let (dev, code) = amd("gfx942");
+    let prog = dev.load(code).unwrap();
+    random_graphs_match_the_model(&dev, &prog, 12, 14);
 }
 
 #[test]

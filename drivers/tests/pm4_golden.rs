@@ -159,6 +159,7 @@ fn dispatch(wave32: bool, scratch: Option<u64>) -> Dispatch {
         rsrc3: 0x33,
         tmpring_size: 0x44,
         scratch_base: scratch,
+        scratch_per_xcc: 0,
         user_data: vec![0xaaaa, 0xbbbb],
         grid: [4, 2, 1],
         block: [64, 1, 1],

@@ -46,6 +46,7 @@ fn dispatch_words(arch: &'static str, code: &[u32], buf: &mut [u32], accum: u32)
         tmpring_size: 0,
         scratch_base: 0,
         lds_bytes: 0,
+        xcc: Default::default(),
         cancel: Default::default(),
     };
     Interpreter::new(arch).dispatch(&d, &mem).map_err(|f| (f, va))

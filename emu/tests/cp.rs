@@ -109,8 +109,9 @@ impl Ring {
     fn ring_dw(&self) -> u64 {
         self.bytes / 4
     }
+    /// How far every XCC that reads the ring has read.
     fn read_dw(&self) -> u64 {
-        rd64(self.q.read_ptr) / self.unit()
+        self.q.read_ptrs().map(|p| rd64(p) / self.unit()).min().unwrap_or(0)
     }
     fn put_dw(&self) -> u64 {
         self.put / self.unit()
@@ -432,6 +433,7 @@ fn dispatch_reaches_the_engine_with_the_registers() {
             rsrc3: 0x1234,
             tmpring_size: 0x0040_0200,
             scratch_base: Some(0x5_0000_0000),
+            scratch_per_xcc: 0,
             user_data: vec![marker as u32, (marker >> 32) as u32, 7, 8, 9],
             grid: [3, 2, 1],
             block: [64, 2, 1],
@@ -444,8 +446,13 @@ fn dispatch_reaches_the_engine_with_the_registers() {
         ring.submit(q.words());
         assert!(wait_until(TIMEOUT, || rd32(mem.va) == 1), "{arch}");
         assert_eq!(rd32(marker), 0xc0de_0003, "{arch}: the engine's write");
+        // Every XCC's CP takes the dispatch; without a split (this stream sets none) each runs
+        // the whole grid, as KFD leaves a PM4 queue's chunk size at 0.
+        let xccs = m.dev.gpu.num_xcc as usize;
+        assert!(ring.idle(TIMEOUT), "{arch}");
         let seen = m.engine.seen.lock().unwrap().clone();
-        assert_eq!(seen.len(), 1);
+        assert_eq!(seen.len(), xccs, "{arch}");
+        assert!(seen.iter().all(|s| s.groups() == 6), "{arch}");
         let s = &seen[0];
         assert_eq!(s.arch, arch);
         assert_eq!(s.pgm, d.entry);
@@ -552,6 +559,7 @@ fn memory_faults_report_the_address() {
             rsrc3: 0,
             tmpring_size: 0,
             scratch_base: None,
+            scratch_per_xcc: 0,
             user_data: vec![],
             grid: [1, 1, 1],
             block: [1, 1, 1],

@@ -394,6 +394,9 @@ fn bad_input_gets_the_kernels_errno() {
     assert_eq!(create(&mut abi::kfd_ioctl_create_queue_args { ring_size: 0x1800, ..good }), Err(libc::EINVAL));
     assert_eq!(create(&mut abi::kfd_ioctl_create_queue_args { queue_type: 9, ..good }), Err(524));
     assert_eq!(create(&mut abi::kfd_ioctl_create_queue_args { queue_priority: 16, ..good }), Err(libc::EINVAL));
+    // A PM4 target XCC (queue_percentage bits 8..15) the GPU does not have.
+    let xcc1 = abi::KFD_MAX_QUEUE_PERCENTAGE | 1 << 8;
+    assert_eq!(create(&mut abi::kfd_ioctl_create_queue_args { queue_percentage: xcc1, ..good }), Err(libc::EINVAL));
     assert_eq!(
         create(&mut abi::kfd_ioctl_create_queue_args { read_pointer_address: u64::MAX - 2, ..good }),
         Err(libc::EFAULT)

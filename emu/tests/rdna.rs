@@ -248,6 +248,7 @@ fn unsupported_instruction_is_illegal() {
             tmpring_size: 0,
             scratch_base: 0,
             lds_bytes: 0,
+            xcc: Default::default(),
             cancel: Default::default(),
         };
         let f = Interpreter::new(arch).dispatch(&d, &mem).expect_err(arch);

@@ -99,6 +99,7 @@ pub fn pm4() -> Vec<(&'static str, Vec<u8>)> {
             rsrc3: 0,
             tmpring_size: 0x40_0200,
             scratch_base: Some(0x5_0000_0000),
+            scratch_per_xcc: 0,
             user_data: vec![0x2000, 0],
             grid: [4, 2, 1],
             block: [64, 1, 1],

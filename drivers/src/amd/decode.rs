@@ -200,6 +200,18 @@ pub enum Pm4Packet<'a> {
         valid: bool,
     },
     CopyData(CopyData),
+    /// PRED_EXEC: the next `count` dwords run only on the XCCs in `xcc_mask`.
+    PredExec {
+        xcc_mask: u32,
+        count: u32,
+    },
+    /// ATOMIC_MEM: `op` (a TC_OP) on the memory at `addr` with `src` (and `cmp` for compare-swap).
+    AtomicMem {
+        op: u32,
+        addr: u64,
+        src: u64,
+        cmp: u64,
+    },
     /// A packet of a known length the CP does not execute.
     Other {
         op: u32,
@@ -323,6 +335,19 @@ pub fn parse_pm4(pkt: &[u32], family: Family) -> Result<Pm4Packet<'_>, String> {
                 dst: q(body[3], body[4]),
             })
         }
+        nv::PACKET3_PRED_EXEC => {
+            want(&label, body, &[1])?;
+            Pm4Packet::PredExec { xcc_mask: body[0] >> 24, count: body[0] & 0x3fff }
+        }
+        nv::PACKET3_ATOMIC_MEM => {
+            want(&label, body, &[8])?;
+            Pm4Packet::AtomicMem {
+                op: body[0] & 0x7f,
+                addr: q(body[1] & !3, body[2]),
+                src: q(body[3], body[4]),
+                cmp: q(body[5], body[6]),
+            }
+        }
         _ => Pm4Packet::Other { op, body },
     })
 }
@@ -399,6 +424,10 @@ pub fn pm4_fields(p: &Pm4Packet<'_>, family: Family) -> String {
             c.dst,
             if c.wr_confirm { " wr_confirm" } else { "" }
         ),
+        Pm4Packet::PredExec { xcc_mask, count } => format!("xcc_mask={xcc_mask:#010b} next {count} dwords"),
+        Pm4Packet::AtomicMem { op, addr, src, cmp } => {
+            format!("op={op:#x} addr={addr:#x} src={src:#x} cmp={cmp:#x}")
+        }
         Pm4Packet::Other { body, .. } => hex_list(body),
     }
 }

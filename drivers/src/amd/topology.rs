@@ -27,6 +27,9 @@ pub struct KfdGpu {
     /// LLVM target name, such as `gfx1100`.
     pub arch: String,
     pub compute_units: u32,
+    /// XCCs (accelerated compute complexes) of the node: 8 on an MI300X in SPX mode, 1 on a GPU
+    /// with one graphics core (or a topology without `num_xcc`).
+    pub num_xcc: u32,
     /// Device-local memory across the node's frame-buffer heaps.
     pub vram_bytes: u64,
     /// `/dev/dri/renderD<minor>`: where buffers are mmapped.
@@ -127,6 +130,11 @@ fn read_gpu(os: &dyn Os, dir: &Path, node: u32, gpu_id: u32, index: usize) -> Re
         .ok_or_else(|| Error::malformed(&props_path, format!("gfx_target_version {target} is not a gfx version")))?;
     let simd_per_cu = props.require(&props_path, "simd_per_cu")?.max(1);
     let compute_units = (props.require(&props_path, "simd_count")? / simd_per_cu) as u32;
+    let num_xcc = props.get("num_xcc").unwrap_or(1).max(1);
+    // PRED_EXEC selects XCCs with an 8-bit mask.
+    if num_xcc > 8 {
+        return Err(Error::malformed(&props_path, format!("num_xcc {num_xcc}: more than the 8 PRED_EXEC selects")));
+    }
     let location = props.get("location_id").unwrap_or(0);
     let pci_bdf = format!(
         "{:04x}:{:02x}:{:02x}.{}",
@@ -142,6 +150,7 @@ fn read_gpu(os: &dyn Os, dir: &Path, node: u32, gpu_id: u32, index: usize) -> Re
         gpu_id,
         arch,
         compute_units,
+        num_xcc: num_xcc as u32,
         vram_bytes: vram_bytes(os, dir)?,
         render_minor: props.require(&props_path, "drm_render_minor")? as u32,
         vendor_id: props.get("vendor_id").unwrap_or(0) as u32,

@@ -82,7 +82,64 @@ pub struct DispatchState {
     pub scratch_base: u64,
     /// Bytes of LDS per workgroup (RSRC2.LDS_SIZE granules of 512 bytes).
     pub lds_bytes: u32,
+    /// The workgroups this XCC runs (all of them but on a split multi-XCC dispatch).
+    pub xcc: XccShare,
     pub cancel: Cancel,
+}
+
+/// The part of a dispatch's grid one XCC runs: with chunks of `chunk` workgroups in flattened
+/// order (x fastest), XCC `index` of `count` runs the chunks c with c % count == index, one
+/// chunk at a time round-robin (COMPUTE_TG_CHUNK_SIZE, COMPUTE_CURRENT_LOGIC_XCC_ID). A chunk
+/// of 0 is the whole grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct XccShare {
+    pub index: u32,
+    pub count: u32,
+    pub chunk: u32,
+}
+
+impl XccShare {
+    fn split(&self) -> bool {
+        self.chunk != 0 && self.count > 1
+    }
+}
+
+impl DispatchState {
+    /// Workgroups in the whole grid.
+    pub fn grid_groups(&self) -> u64 {
+        self.grid.iter().map(|&g| g as u64).product()
+    }
+
+    /// Workgroups this XCC runs.
+    pub fn groups(&self) -> u64 {
+        let total = self.grid_groups();
+        let x = self.xcc;
+        if !x.split() {
+            return total;
+        }
+        let (chunk, count, index) = (x.chunk as u64, x.count as u64, x.index as u64);
+        let full = total / (chunk * count);
+        // What the last, partial round gives this XCC.
+        let rest = total - full * chunk * count;
+        full * chunk + rest.saturating_sub(index * chunk).min(chunk)
+    }
+
+    /// The workgroup id (COMPUTE_START_X.. added) of this XCC's `n`-th workgroup, n < groups().
+    pub fn group_id(&self, n: u64) -> [u32; 3] {
+        let x = self.xcc;
+        let g = if x.split() {
+            let (chunk, count, index) = (x.chunk as u64, x.count as u64, x.index as u64);
+            (n / chunk * count + index) * chunk + n % chunk
+        } else {
+            n
+        };
+        let (gx, gy) = (self.grid[0] as u64, self.grid[1] as u64);
+        [
+            (g % gx) as u32 + self.start[0],
+            ((g / gx) % gy) as u32 + self.start[1],
+            (g / (gx * gy)) as u32 + self.start[2],
+        ]
+    }
 }
 
 /// Why a dispatch stopped.
@@ -141,5 +198,53 @@ impl GpuMemory {
                 .map(|a| Region { va: a.va, len: a.size, host: a.host_addr })
                 .collect(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(grid: [u32; 3], xcc: XccShare) -> DispatchState {
+        DispatchState {
+            arch: "gfx942",
+            pgm: 0,
+            rsrc1: 0,
+            rsrc2: 0,
+            rsrc3: 0,
+            user_data: [0; 16],
+            grid,
+            block: [64, 1, 1],
+            start: [1, 0, 0],
+            wave32: false,
+            tmpring_size: 0,
+            scratch_base: 0,
+            lds_bytes: 0,
+            xcc,
+            cancel: Cancel::default(),
+        }
+    }
+
+    #[test]
+    fn xcc_shares_cover_the_grid_once_round_robin_by_chunk() {
+        for (grid, chunk, count) in [([7, 3, 2], 1, 8), ([7, 3, 2], 2, 8), ([5, 1, 1], 1, 8), ([9, 4, 1], 3, 4)] {
+            let mut runs = std::collections::HashMap::new();
+            for index in 0..count {
+                let d = state(grid, XccShare { index, count, chunk });
+                for n in 0..d.groups() {
+                    let id = d.group_id(n);
+                    // Chunk c of the flattened grid belongs to XCC c % count.
+                    let flat = (id[0] - 1) + grid[0] * (id[1] + grid[1] * id[2]);
+                    assert_eq!(flat / chunk % count, index, "{grid:?} chunk {chunk}");
+                    *runs.entry(id).or_insert(0) += 1;
+                }
+            }
+            let total = grid.iter().product::<u32>() as usize;
+            assert_eq!(runs.len(), total, "{grid:?} chunk {chunk}");
+            assert!(runs.values().all(|&r| r == 1));
+        }
+        // Chunk 0: every XCC that takes the dispatch runs all of it.
+        let whole = state([7, 3, 2], XccShare { index: 3, count: 8, chunk: 0 });
+        assert_eq!((whole.groups(), whole.group_id(0), whole.group_id(41)), (42, [1, 0, 0], [7, 2, 1]));
     }
 }

@@ -570,6 +570,11 @@ impl EmuKfd {
         };
         let gi = self.pdd_index(a.gpu_id)?;
         let spec = &self.gpus[gi].spec;
+        // A PM4 queue runs on its target XCC: one the partition does not have would run
+        // nowhere. (The emulator's rule: refused rather than left to hang.)
+        if (a.queue_percentage >> 8) & 0xff >= spec.num_xcc.max(1) {
+            return Err(libc::EINVAL);
+        }
         let mut st = self.lock();
         let st = &mut *st;
         if st.proc.pdds[gi].drm_fd.is_none() {

@@ -247,7 +247,8 @@ impl Interpreter {
         entry: Arc<Segment>,
         first: usize,
     ) -> Result<(), DispatchFault> {
-        let groups = d.grid[0] as u64 * d.grid[1] as u64 * d.grid[2] as u64;
+        // This XCC's workgroups (the whole grid but on a split multi-XCC dispatch).
+        let groups = d.groups();
         let threads = d.block[0] as usize * d.block[1] as usize * d.block[2] as usize;
         if groups == 0 || threads == 0 {
             return Ok(());
@@ -284,11 +285,7 @@ impl Interpreter {
                     fault.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(f);
                     break;
                 }
-                let gid = [
-                    (g % d.grid[0] as u64) as u32 + d.start[0],
-                    ((g / d.grid[0] as u64) % d.grid[1] as u64) as u32 + d.start[1],
-                    (g / (d.grid[0] as u64 * d.grid[1] as u64)) as u32 + d.start[2],
-                ];
+                let gid = d.group_id(g);
                 lds.fill(0);
                 for (w, wave) in waves.iter_mut().enumerate() {
                     self.init_wave(wave, d, (&entry, first), gid, w, nwaves, threads);

@@ -125,6 +125,7 @@ pub fn run_on(
         tmpring_size: tmpring,
         scratch_base: scratch.va(),
         lds_bytes: ((rsrc2 >> 15) & 0x1ff) * 512,
+        xcc: Default::default(),
         cancel: Default::default(),
     };
     let mut ranges = vec![

@@ -69,7 +69,7 @@ impl Backend for Amd {
     }
 
     fn compute_encoder(&self) -> AmdCompute {
-        AmdCompute::new(self.pm4, self.hdp, self.wake)
+        AmdCompute::new(self.pm4, self.hdp, self.wake, self.xccs)
     }
 
     fn copy_encoder(&self) -> Option<AmdCopy> {
@@ -121,14 +121,14 @@ impl Backend for Amd {
         };
         let ptrs = launch::Pointers { kernargs: args_va, dispatch_packet: packet_va, queue, dispatch_id };
         let user_data = launch::user_sgprs(k, &ptrs)?;
-        let (scratch_base, tmpring_size) = match k.descriptor.private_segment_fixed_size {
-            0 => (None, 0),
+        let (scratch_base, tmpring_size, scratch_per_xcc) = match k.descriptor.private_segment_fixed_size {
+            0 => (None, 0, 0),
             n => {
                 let wave = if launch::wave32(k) { 32 } else { 64 };
                 let per_group = shape.block.iter().map(|&b| b as u64).product::<u64>().div_ceil(wave);
                 let groups = shape.grid.iter().map(|&g| g as u64).product::<u64>();
-                let (base, t) = self.scratch(n, per_group.saturating_mul(groups), drain)?;
-                (Some(base), t)
+                let s = self.scratch(n, per_group.saturating_mul(groups), drain)?;
+                (Some(s.base), s.tmpring, s.per_xcc)
             }
         };
         enc.q.dispatch(&Dispatch {
@@ -138,6 +138,7 @@ impl Backend for Amd {
             rsrc3: k.descriptor.compute_pgm_rsrc3,
             tmpring_size,
             scratch_base,
+            scratch_per_xcc,
             user_data,
             grid: shape.grid,
             block: shape.block,
@@ -161,12 +162,7 @@ impl Backend for Amd {
             Queue::Copy => (r.copy.as_mut(), "SDMA"),
         };
         let ring = ring.ok_or_else(|| SubmitError::Refused(format!("no {name} queue")))?;
-        ring.submit(words, packets, timeout).map_err(|e| match e {
-            RingError::TooLarge { dwords, ring_dwords } => {
-                SubmitError::Refused(format!("{dwords} dwords do not fit the {ring_dwords}-dword {name} ring"))
-            }
-            RingError::Stalled { in_flight } => SubmitError::Stalled { reached: in_flight, wanted: 0 },
-        })
+        ring.submit(&[], words, packets, timeout).map_err(|e| ring_error(e, name))
     }
 
     fn submit_indirect(
@@ -179,20 +175,25 @@ impl Backend for Amd {
         timeout: Duration,
         wait: &mut dyn FnMut(u64) -> Result<()>,
     ) -> std::result::Result<(), SubmitError> {
-        let (mut words, packets) = match queue {
+        match queue {
             Queue::Compute => {
+                // The INDIRECT_BUFFER goes on the ring as it is (no PRED_EXEC in it, and an IB
+                // is not nested in another), the tail wrapped where several XCCs run the ring.
                 let mut head = self.compute_encoder();
                 head.indirect(va, dwords);
-                (head.q.words().to_vec(), Vec::new())
+                let _ = (done, wait);
+                let mut r = self.rings();
+                let ring = r.compute.as_mut().ok_or_else(|| SubmitError::Refused("no compute queue".into()))?;
+                ring.submit(head.q.words(), tail, &[], timeout).map_err(|e| ring_error(e, "compute"))
             }
             Queue::Copy => {
                 let mut head = AmdCopy::new(self.sdma, self.wake);
                 head.indirect(va, dwords);
-                (head.q.words().to_vec(), [head.q.packets(), tail_packets].concat())
+                let words = [head.q.words(), tail].concat();
+                let packets = [head.q.packets(), tail_packets].concat();
+                self.submit(queue, &words, &packets, done, timeout, wait)
             }
-        };
-        words.extend_from_slice(tail);
-        self.submit(queue, &words, &packets, done, timeout, wait)
+        }
     }
 
     /// Sleep on the KFD events; a memory fault or hardware exception ends the wait.
@@ -220,6 +221,8 @@ impl Backend for Amd {
                 log::warn!("{}: destroying a faulted queue: {e}", self.label);
             }
         }
+        // A reset may have stopped an XCC inside a barrier: start the counters over.
+        super::device::reset_barrier(&self.xccs);
         r.compute = Some(HwRing::new(self.dev.create_queue(QueueKind::Compute, COMPUTE_RING)?));
         r.copy = self.dev.create_queue(QueueKind::Sdma, SDMA_RING).ok().map(HwRing::new);
         Ok(true)
@@ -249,13 +252,30 @@ impl Backend for Amd {
         for e in self.events {
             let _ = self.dev.destroy_event(e);
         }
-        let scratch: Vec<_> = r.scratch.take().into_iter().chain(r.retired_scratch.drain(..)).collect();
+        let scratch: Vec<_> =
+            r.scratch.take().into_iter().chain(r.retired_scratch.drain(..)).chain(self.xcc_barrier.take()).collect();
         for m in scratch {
             if let Err(e) = self.dev.free(m) {
                 log::warn!("{}: freeing scratch: {e}", self.label);
             }
         }
     }
+}
+
+fn ring_error(e: RingError, name: &str) -> SubmitError {
+    match e {
+        RingError::TooLarge { dwords, ring_dwords } => {
+            SubmitError::Refused(format!("{dwords} dwords do not fit the {ring_dwords}-dword {name} ring"))
+        }
+        RingError::Stalled { in_flight } => SubmitError::Stalled { reached: in_flight, wanted: 0 },
+    }
+}
+
+/// Where a dispatch's scratch lies: XCC i of a multi-XCC device uses `base + i * per_xcc`.
+struct Scratch {
+    base: u64,
+    per_xcc: u64,
+    tmpring: u32,
 }
 
 /// The kernarg segment's span in the block (the dispatch packet follows it).
@@ -269,17 +289,20 @@ impl Amd {
     /// dispatch has, whichever is fewer (the hardware reuses a slot when a wave ends); grown
     /// when a later dispatch needs more (after `drain`: earlier dispatches may use the old
     /// buffer), never shrunk.
-    fn scratch(&self, per_lane: u32, waves: u64, drain: &mut dyn FnMut() -> Result<()>) -> Result<(u64, u32)> {
+    fn scratch(&self, per_lane: u32, waves: u64, drain: &mut dyn FnMut() -> Result<()>) -> Result<Scratch> {
         // Architected flat scratch: per-wave size in 256-byte units, for a wave of 64 lanes.
+        // TMPRING_SIZE describes one XCC's waves; each XCC gets a region of its own.
         let per_wave = (per_lane as u64 * 64).div_ceil(256) * 256;
-        let cus = self.dev.gpu.compute_units as u64;
+        let xccs = self.xccs.count as u64;
+        let cus = self.dev.gpu.compute_units as u64 / xccs;
         let slots = self.dev.props.get("max_slots_scratch_cu").unwrap_or(32).max(1);
         let waves = (cus * slots).min(0xfff).min(waves).max(1);
-        let need = per_wave * waves;
+        let per_xcc = per_wave * waves;
+        let need = per_xcc * xccs;
         let tmpring = (waves as u32) | (((per_wave / 256) as u32) << 12);
         let have = self.rings().scratch.as_ref().map(|m| (m.va, m.size));
         match have {
-            Some((va, size)) if size >= need => return Ok((va, tmpring)),
+            Some((va, size)) if size >= need => return Ok(Scratch { base: va, per_xcc, tmpring }),
             Some(_) => drain()?,
             None => {}
         }
@@ -297,6 +320,6 @@ impl Amd {
         })?;
         let va = mem.va;
         self.rings().scratch = Some(mem);
-        Ok((va, tmpring))
+        Ok(Scratch { base: va, per_xcc, tmpring })
     }
 }

@@ -3,7 +3,7 @@
 //! The same code drives a real GPU (host OS) and the emulated one (the emulated KFD behind the
 //! same OS boundary).
 
-use super::encode::Wake;
+use super::encode::{Wake, Xccs};
 use super::hdp::{self, HdpFlush};
 use super::ring::HwRing;
 use crate::core::{self, DeviceBuffer};
@@ -90,6 +90,10 @@ pub struct Amd {
     pub(crate) hdp: Option<HdpFlush>,
     pub(crate) lds_limit: u32,
     pub(crate) wake: Wake,
+    /// The XCCs that execute the compute ring, and their barrier counters.
+    pub(crate) xccs: Xccs,
+    /// The memory of the barrier counters (multi-XCC devices).
+    pub(crate) xcc_barrier: Option<KfdMemory>,
     /// Queue event, memory fault, hardware exception.
     pub(crate) events: [KfdEvent; 3],
     pub(crate) rings: Mutex<Rings>,
@@ -102,6 +106,19 @@ impl Amd {
 
     pub fn kfd_device(&self) -> &KfdDevice {
         &self.dev
+    }
+}
+
+/// Zero the XCC barrier's counters (no XCC may be inside a barrier: at open, or after the
+/// queues were rebuilt).
+pub(crate) fn reset_barrier(x: &Xccs) {
+    if x.count == 1 {
+        return;
+    }
+    for c in [x.barrier, x.barrier + baregpu_drivers::amd::pm4::XCC_BARRIER_STRIDE] {
+        // SAFETY: the counters lie in the barrier's CPU-visible page, mapped while the device
+        // lives; no CP touches them now. Atomic, as the GPU writes them too.
+        unsafe { std::sync::atomic::AtomicU32::from_ptr(c as *mut u32) }.store(0, std::sync::atomic::Ordering::Release);
     }
 }
 
@@ -124,6 +141,13 @@ impl core::Device<Amd> {
         // Auto-reset: a fault is reported to one wait, not to every wait after recovery.
         let fault_event = dev.create_event(EventKind::MemoryFault, true, None)?;
         let hw_event = dev.create_event(EventKind::HwException, true, None)?;
+        let xcc_barrier = match dev.gpu.num_xcc {
+            1 => None,
+            n if n.is_power_of_two() => Some(dev.alloc_internal(0x1000, MemKind::Vram { cpu_visible: true })?),
+            n => return Err(err(format!("{n} XCCs: only partitions of 1, 2, 4 or 8 XCCs are supported"))),
+        };
+        let xccs = Xccs { count: dev.gpu.num_xcc, barrier: xcc_barrier.as_ref().map_or(0, |m| m.va) };
+        reset_barrier(&xccs);
         let compute = HwRing::new(dev.create_queue(QueueKind::Compute, COMPUTE_RING)?);
         let copy = match dev.create_queue(QueueKind::Sdma, SDMA_RING) {
             Ok(q) => Some(HwRing::new(q)),
@@ -142,6 +166,8 @@ impl core::Device<Amd> {
             hdp,
             lds_limit,
             wake,
+            xccs,
+            xcc_barrier,
             events: [queue_event, fault_event, hw_event],
             rings: Mutex::new(Rings {
                 compute: Some(compute),

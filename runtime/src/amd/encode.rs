@@ -23,9 +23,16 @@ pub struct AmdCompute {
     wake: Wake,
 }
 
+/// How many XCCs execute the compute ring, and where their barrier counters are.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Xccs {
+    pub count: u32,
+    pub barrier: u64,
+}
+
 impl AmdCompute {
-    pub(crate) fn new(gen: &'static Pm4Generation, hdp: Option<HdpFlush>, wake: Wake) -> AmdCompute {
-        AmdCompute { q: Pm4::new(gen), hdp, wake }
+    pub(crate) fn new(gen: &'static Pm4Generation, hdp: Option<HdpFlush>, wake: Wake, xccs: Xccs) -> AmdCompute {
+        AmdCompute { q: Pm4::for_xccs(gen, xccs.count, xccs.barrier), hdp, wake }
     }
 
     /// Run `dwords` of PM4 at `va` (an INDIRECT_BUFFER packet).
@@ -33,10 +40,10 @@ impl AmdCompute {
         self.q.indirect_buffer(va, dwords);
     }
 
-    /// Wake a host sleeping on the device's queue event.
+    /// Wake a host sleeping on the device's queue event (once, whatever the XCC count).
     fn interrupt(&mut self) {
         let ev = self.wake.event;
-        self.q.release_mem(self.wake.mailbox, ReleaseData::U32(ev), false, Some(ev));
+        self.q.once(|q| q.release_mem(self.wake.mailbox, ReleaseData::U32(ev), false, Some(ev)));
     }
 }
 
@@ -45,17 +52,21 @@ impl Encoder for AmdCompute {
         Patch::new(self.q.wait_mem(addr, value as u32, 0xffff_ffff, Compare::GreaterEqual), PatchWidth::Bits32)
     }
 
+    /// Where several XCCs execute the queue: once all of them finished what came before, and
+    /// by one XCC only (each would write it otherwise, and a late XCC could put back a value the
+    /// timeline already passed).
     fn signal(&mut self, addr: u64, value: u64, interrupt: bool) -> Patch {
-        let at = self.q.release_mem(addr, ReleaseData::U32(value as u32), true, None);
+        let at = self.q.once_after_all(|q| q.release_mem(addr, ReleaseData::U32(value as u32), true, None));
         if interrupt {
             self.interrupt();
         }
         Patch::new(at, PatchWidth::Bits32)
     }
 
-    /// The GPU clock (100 MHz) into the signal's timestamp word.
+    /// The GPU clock (100 MHz) into the signal's timestamp word, by one XCC once all finished
+    /// what came before.
     fn timestamp(&mut self, signal_addr: u64) {
-        self.q.release_mem(signal_addr + 8, ReleaseData::Timestamp, false, None);
+        self.q.once_after_all(|q| q.release_mem(signal_addr + 8, ReleaseData::Timestamp, false, None));
     }
 
     fn finish(&mut self) -> Result<()> {

@@ -7,6 +7,7 @@ pub mod hdp;
 pub mod launch;
 mod ring;
 mod staging;
+mod xcc_ib;
 pub use crate::trace;
 
 pub use crate::core::Submitted;

@@ -37,17 +37,18 @@ impl HwRing {
         }
     }
 
-    fn read_ptr(&self) -> u64 {
+    fn read_ptr(&self, at: u64) -> u64 {
         // SAFETY: the pointer page is mapped for the queue's life; the engine writes it.
-        unsafe { AtomicU64::from_ptr(self.queue.read_ptr as *mut u64) }.load(Ordering::Acquire)
+        unsafe { AtomicU64::from_ptr(at as *mut u64) }.load(Ordering::Acquire)
     }
 
-    /// Dwords written and not yet consumed. The engine may report its read pointer wrapped to the
-    /// ring or monotonic: both agree modulo the ring size, which is a power of two.
+    /// Dwords written and not yet consumed by every XCC that reads the ring. An engine may
+    /// report its read pointer wrapped to the ring or monotonic: both agree modulo the ring size,
+    /// which is a power of two.
     fn in_flight(&self) -> u64 {
         let put = self.put / self.unit();
-        let read = self.read_ptr() / self.unit();
-        put.wrapping_sub(read) & (self.ring_dwords - 1)
+        let behind = |at: u64| put.wrapping_sub(self.read_ptr(at) / self.unit()) & (self.ring_dwords - 1);
+        self.queue.read_ptrs().map(behind).max().unwrap_or(0)
     }
 
     /// Wait until `need` dwords are free (one is always kept free so that full and empty differ).
@@ -79,8 +80,26 @@ impl HwRing {
     }
 
     /// Copy `words` in and publish them. `packets` gives packet lengths for SDMA (so no packet
-    /// straddles the ring end); PM4 packets may wrap.
-    pub fn submit(&mut self, words: &[u32], packets: &[usize], timeout: Duration) -> Result<(), RingError> {
+    /// straddles the ring end); PM4 packets may wrap. Where several XCCs execute a PM4 ring,
+    /// `words` run from indirect buffers inside the ring (see [`super::xcc_ib`]): their PRED_EXEC
+    /// packets work only there; `head` (packets without PRED_EXEC, such as the INDIRECT_BUFFER
+    /// of a compiled graph) goes on the ring as it is.
+    pub fn submit(
+        &mut self,
+        head: &[u32],
+        words: &[u32],
+        packets: &[usize],
+        timeout: Duration,
+    ) -> Result<(), RingError> {
+        if self.queue.kind == QueueKind::Compute && self.queue.xccs() > 1 {
+            let at = self.put / self.unit() + head.len() as u64;
+            let wrapped = super::xcc_ib::wrap(words, self.queue.ring.va, self.ring_dwords, at);
+            return self.place(&[head, &wrapped].concat(), packets, timeout);
+        }
+        self.place(&[head, words].concat(), packets, timeout)
+    }
+
+    fn place(&mut self, words: &[u32], packets: &[usize], timeout: Duration) -> Result<(), RingError> {
         if words.is_empty() {
             return Ok(());
         }

@@ -23,6 +23,8 @@ pub struct QueueBufferSizes {
     pub debug_memory: u64,
     /// The whole CWSR allocation: (save area + debugger memory) per XCC, page-aligned.
     pub cwsr_alloc: u64,
+    /// The EOP buffer: one per queue, the same size whatever the XCC count (the kernel
+    /// requires exactly this size).
     pub eop: u64,
 }
 
@@ -37,6 +39,16 @@ fn vgpr_size_per_cu(gfxv: u64) -> u64 {
         0x60000
     } else {
         0x40000
+    }
+}
+
+/// The EOP buffer size KFD requires (`kfd_queue_ctx_save_restore_size`): 32 KiB on Tonga
+/// (gfx 8.0.2), 4 KiB on every later GPU, gfx9.4.x (MI300) included.
+fn eop_buffer_size(gfxv: u64) -> u64 {
+    if gfxv == 80002 {
+        0x8000
+    } else {
+        0x1000
     }
 }
 
@@ -70,7 +82,7 @@ pub fn queue_buffer_sizes(props: &Properties) -> Option<QueueBufferSizes> {
         ctl_stack,
         debug_memory,
         cwsr_alloc: align((ctx_save_restore + debug_memory) * num_xcc, PAGE),
-        eop: 4096,
+        eop: eop_buffer_size(gfxv),
     })
 }
 
@@ -121,5 +133,13 @@ mod tests {
         let navi = queue_buffer_sizes(&props("gfx_target_version 100100\nsimd_count 160\nsimd_per_cu 2\n")).unwrap();
         assert_eq!(navi.ctl_stack, 0x7000);
         assert!(queue_buffer_sizes(&props("simd_count 4\n")).is_none());
+    }
+
+    #[test]
+    fn eop_is_per_queue_not_per_xcc() {
+        let tonga = queue_buffer_sizes(&props("gfx_target_version 80002\nsimd_count 128\nsimd_per_cu 4\n")).unwrap();
+        assert_eq!(tonga.eop, 0x8000);
+        let mi300 = props("gfx_target_version 90402\nsimd_count 1216\nsimd_per_cu 4\nnum_xcc 8\narray_count 32\n");
+        assert_eq!(queue_buffer_sizes(&mi300).unwrap().eop, 0x1000);
     }
 }

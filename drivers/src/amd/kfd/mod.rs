@@ -15,4 +15,4 @@ pub use device::{Kfd, KfdDevice};
 pub use events::{EventKind, HwException, KfdEvent, MemoryFault, WaitOutcome};
 pub use exceptions::QueueException;
 pub use memory::{KfdMemory, MemKind};
-pub use queue::{KfdQueue, QueueKind};
+pub use queue::{KfdQueue, QueueKind, XccQueue};

@@ -25,6 +25,19 @@ pub enum QueueKind {
     Sdma,
 }
 
+/// On a node of several XCCs, a KFD compute queue of PM4 runs on one XCC (the one in bits 8..15
+/// of `queue_percentage`, KFD's `pm4_target_xcc`; the MQD leaves the dispatch chunk size at 0
+/// for PM4). So that every XCC executes the ring, a compute queue there is one KFD queue per
+/// XCC over the same ring, write pointer, EOP and CWSR buffers, each with its own read pointer
+/// and doorbell, as tinygrad's ops_amd.py drives an MI300X. This is the queue of XCC 1 and up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XccQueue {
+    pub xcc: u32,
+    pub id: u32,
+    pub read_ptr: u64,
+    pub doorbell: u64,
+}
+
 /// A live queue. Destroy it with [`KfdDevice::destroy_queue`].
 pub struct KfdQueue {
     pub id: u32,
@@ -42,6 +55,8 @@ pub struct KfdQueue {
     pub write_ptr: u64,
     /// The 64-bit doorbell register, in the mapped doorbell page.
     pub doorbell: u64,
+    /// The queues of the other XCCs over the same ring (none on a single-XCC node).
+    pub peers: Vec<XccQueue>,
     /// The OS the doorbell is rung through (see [`KfdQueue::ring_doorbell`]).
     os: Arc<dyn Os>,
 }
@@ -56,6 +71,7 @@ impl std::fmt::Debug for KfdQueue {
             .field("read_ptr", &self.read_ptr)
             .field("write_ptr", &self.write_ptr)
             .field("doorbell", &self.doorbell)
+            .field("peers", &self.peers)
             .finish_non_exhaustive()
     }
 }
@@ -65,10 +81,22 @@ impl KfdQueue {
     /// the engine wakes and reads the ring up to it. Call it after the write pointer's store
     /// and a fence.
     pub fn ring_doorbell(&self, write_ptr: u64) {
-        // SAFETY: `doorbell` is an 8-byte aligned register of the doorbell window mapped from
-        // this queue's /dev/kfd (through `os`), which stays mapped while the device lives, and
-        // the device outlives its queues.
-        unsafe { self.os.ring_doorbell(self.doorbell as usize, DoorbellValue::U64(write_ptr)) }
+        for bell in std::iter::once(self.doorbell).chain(self.peers.iter().map(|p| p.doorbell)) {
+            // SAFETY: every doorbell is an 8-byte aligned register of the doorbell window mapped
+            // from this queue's /dev/kfd (through `os`), which stays mapped while the device
+            // lives, and the device outlives its queues.
+            unsafe { self.os.ring_doorbell(bell as usize, DoorbellValue::U64(write_ptr)) }
+        }
+    }
+
+    /// Where each XCC's CP reports how far it read (one address on a single-XCC node).
+    pub fn read_ptrs(&self) -> impl Iterator<Item = u64> + '_ {
+        std::iter::once(self.read_ptr).chain(self.peers.iter().map(|p| p.read_ptr))
+    }
+
+    /// How many XCCs execute the ring.
+    pub fn xccs(&self) -> u32 {
+        1 + self.peers.len() as u32
     }
 }
 
@@ -138,32 +166,62 @@ impl KfdDevice {
                 held.push(cwsr);
             }
         }
-        kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_CREATE_QUEUE, &mut a)?;
-        let page = match self.doorbell_page(a.doorbell_offset) {
-            Ok(p) => p,
-            Err(e) => {
-                let mut d = abi::kfd_ioctl_destroy_queue_args { queue_id: a.queue_id, pad: 0 };
-                let _ = kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d);
-                return Err(e);
+        let xccs = if kind == QueueKind::Compute { self.gpu.num_xcc.max(1) } else { 1 };
+        let mut made: Vec<XccQueue> = Vec::new();
+        for xcc in 0..xccs {
+            let made_one = self.create_xcc_queue(&mut a, xcc);
+            match made_one {
+                Ok(q) => made.push(q),
+                Err(e) => {
+                    for q in made {
+                        let mut d = abi::kfd_ioctl_destroy_queue_args { queue_id: q.id, pad: 0 };
+                        let _ = kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d);
+                    }
+                    return Err(e);
+                }
             }
-        };
+        }
+        let first = made.remove(0);
         let mut it = std::mem::take(held).into_iter();
         let (ring, pointers) = (it.next().expect("ring"), it.next().expect("pointers"));
         let (eop, cwsr) = (it.next(), it.next());
-        log::debug!("{}: {kind:?} queue {} with a {ring_bytes:#x}-byte ring", self.name(), a.queue_id);
+        log::debug!("{}: {kind:?} queue {} with a {ring_bytes:#x}-byte ring on {xccs} XCCs", self.name(), first.id);
         Ok(KfdQueue {
-            id: a.queue_id,
+            id: first.id,
             kind,
             ring_bytes,
-            read_ptr: a.read_pointer_address,
+            read_ptr: first.read_ptr,
             write_ptr: a.write_pointer_address,
-            doorbell: page.addr + (a.doorbell_offset - page.offset),
+            doorbell: first.doorbell,
+            peers: made,
             os: self.kfd.os.clone(),
             ring,
             pointers,
             eop,
             cwsr,
         })
+    }
+
+    /// CREATE_QUEUE for XCC `xcc` of the ring `a` describes: its own read pointer (8 bytes
+    /// apart in the pointer page) and `pm4_target_xcc`.
+    fn create_xcc_queue(&self, a: &mut abi::kfd_ioctl_create_queue_args, xcc: u32) -> Result<XccQueue> {
+        let base = a.read_pointer_address - 8 * (a.queue_percentage >> 8) as u64;
+        a.read_pointer_address = base + 8 * xcc as u64;
+        a.queue_percentage = abi::KFD_MAX_QUEUE_PERCENTAGE | xcc << 8;
+        kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_CREATE_QUEUE, a)?;
+        match self.doorbell_page(a.doorbell_offset) {
+            Ok(page) => Ok(XccQueue {
+                xcc,
+                id: a.queue_id,
+                read_ptr: a.read_pointer_address,
+                doorbell: page.addr + (a.doorbell_offset - page.offset),
+            }),
+            Err(e) => {
+                let mut d = abi::kfd_ioctl_destroy_queue_args { queue_id: a.queue_id, pad: 0 };
+                let _ = kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d);
+                Err(e)
+            }
+        }
     }
 
     /// Map the doorbell window that holds `doorbell_offset` (once per device).
@@ -195,10 +253,12 @@ impl KfdDevice {
 
     /// Destroy the queue, then free its buffers.
     pub fn destroy_queue(&self, q: KfdQueue) -> Result<()> {
-        let mut d = abi::kfd_ioctl_destroy_queue_args { queue_id: q.id, pad: 0 };
-        // If the queue could not be destroyed the CP may still use its buffers: leaking them is
+        // If a queue could not be destroyed its CP may still use the buffers: leaking them is
         // the safe choice.
-        kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d)?;
+        for id in q.peers.iter().map(|p| p.id).chain([q.id]) {
+            let mut d = abi::kfd_ioctl_destroy_queue_args { queue_id: id, pad: 0 };
+            kfd_call!(self.os(), self.kfd.fd, AMDKFD_IOC_DESTROY_QUEUE, &mut d)?;
+        }
         let mut first_err = Ok(());
         for m in [Some(q.ring), Some(q.pointers), q.eop, q.cwsr].into_iter().flatten() {
             if let Err(e) = self.free(m) {

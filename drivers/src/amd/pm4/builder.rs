@@ -66,6 +66,9 @@ pub struct Dispatch {
     pub scratch_base: Option<u64>,
     /// COMPUTE_USER_DATA_0.. (at most 16).
     pub user_data: Vec<u32>,
+    /// On a multi-XCC device, the bytes of scratch each XCC gets: XCC i uses
+    /// `scratch_base + i * scratch_per_xcc`.
+    pub scratch_per_xcc: u64,
     /// Workgroups per dimension.
     pub grid: [u32; 3],
     /// Work-items per workgroup.
@@ -73,16 +76,43 @@ pub struct Dispatch {
     pub wave32: bool,
 }
 
-/// A PM4 command stream under construction.
+/// PRED_EXEC's XCC select: bits 24..31 of its one payload dword, the execute count in the low bits.
+const PRED_EXEC_XCC_SHIFT: u32 = 24;
+/// The largest body a PRED_EXEC covers here (the count shares its dword with the XCC mask).
+pub const PRED_EXEC_MAX_DWORDS: usize = 0x3fff;
+/// ATOMIC_MEM's operation: TC_OP_ATOMIC_ADD_RTN_32 (vega10_enum.h).
+const TC_OP_ATOMIC_ADD_RTN_32: u32 = 0xf;
+
+/// A PM4 command stream under construction, for a queue whose packets `xccs` XCCs execute.
 #[derive(Debug, Clone)]
 pub struct Pm4 {
     pub gen: &'static Pm4Generation,
+    xccs: u32,
+    /// The two counters of [`Pm4::xcc_barrier`] (multi-XCC streams).
+    barrier: u64,
     words: Vec<u32>,
 }
 
 impl Pm4 {
+    /// A stream for a single-XCC device.
     pub fn new(gen: &'static Pm4Generation) -> Self {
-        Pm4 { gen, words: Vec::new() }
+        Pm4 { gen, xccs: 1, barrier: 0, words: Vec::new() }
+    }
+
+    /// A stream every one of `xccs` XCCs executes (the KFD node's `num_xcc`): per-XCC packets go
+    /// under PRED_EXEC, and a dispatch is split across them. Such a stream must run from an
+    /// indirect buffer (PRED_EXEC works only there). `barrier` is device memory for the two
+    /// counters of [`Pm4::xcc_barrier`] (zero when first used), shared by every stream of the queue.
+    pub fn for_xccs(gen: &'static Pm4Generation, xccs: u32, barrier: u64) -> Self {
+        assert!((1..=8).contains(&xccs), "{xccs} XCCs: PRED_EXEC selects among 8");
+        // The barrier counts modulo the XCC count with a bit mask.
+        assert!(xccs.is_power_of_two(), "{xccs} XCCs: only powers of two are supported");
+        assert!(xccs == 1 || gen.xcc_split.is_some(), "{:?} has no multi-XCC partitions", gen.family);
+        Pm4 { gen, xccs, barrier, words: Vec::new() }
+    }
+
+    pub fn xccs(&self) -> u32 {
+        self.xccs
     }
 
     pub fn words(&self) -> &[u32] {
@@ -108,6 +138,62 @@ impl Pm4 {
         let at = self.words.len();
         self.words.extend_from_slice(payload);
         at
+    }
+
+    /// PRED_EXEC: the packets `body` appends run only on the XCCs in `xcc_mask` (bit i: XCC i).
+    /// The count is fixed here, once the body is written, so a patched value never changes it.
+    pub fn pred_exec<R>(&mut self, xcc_mask: u8, body: impl FnOnce(&mut Pm4) -> R) -> R {
+        let at = self.packet(nv::PACKET3_PRED_EXEC, &[(xcc_mask as u32) << PRED_EXEC_XCC_SHIFT]);
+        let r = body(self);
+        let count = self.words.len() - at - 1;
+        assert!(count <= PRED_EXEC_MAX_DWORDS, "a PRED_EXEC body of {count} dwords");
+        self.words[at] |= count as u32;
+        r
+    }
+
+    /// Packets that one XCC must execute once for the whole device (a signal, a timestamp, an
+    /// interrupt): under PRED_EXEC for XCC 0 where several XCCs execute the stream, plain
+    /// otherwise.
+    pub fn once<R>(&mut self, body: impl FnOnce(&mut Pm4) -> R) -> R {
+        if self.xccs > 1 {
+            self.pred_exec(1, body)
+        } else {
+            body(self)
+        }
+    }
+
+    /// What reports the work before it done (a signal, a timestamp): once every XCC got this
+    /// far ([`Pm4::xcc_barrier`]), by XCC 0 alone. Without the barrier XCC 0 would report what
+    /// only it finished, and the host could reuse memory (a command buffer, arguments) that a
+    /// slower XCC has still to read.
+    pub fn once_after_all<R>(&mut self, body: impl FnOnce(&mut Pm4) -> R) -> R {
+        self.xcc_barrier();
+        self.once(body)
+    }
+
+    /// ATOMIC_MEM: add `value` to the 32-bit word at `addr` (in L2, returning the old value,
+    /// which is not used).
+    pub fn atomic_add_u32(&mut self, addr: u64, value: u32) {
+        assert!(addr.is_multiple_of(4), "atomic at {addr:#x}");
+        self.packet(
+            nv::PACKET3_ATOMIC_MEM,
+            &[TC_OP_ATOMIC_ADD_RTN_32, addr as u32, (addr >> 32) as u32, value, 0, 0, 0, 0x10],
+        );
+    }
+
+    /// Hold every XCC here until all of them got here, through the stream's two counters of 32
+    /// bits (zero mod the XCC count between barriers): each XCC adds one and waits for the sum to
+    /// come round to a multiple of the count. Two counters in turn, so that a fast XCC reaching
+    /// the next barrier cannot move the first one before a slow one saw it complete. Nothing on
+    /// a single-XCC stream.
+    pub fn xcc_barrier(&mut self) {
+        if self.xccs == 1 {
+            return;
+        }
+        for c in [self.barrier, self.barrier + XCC_BARRIER_STRIDE] {
+            self.atomic_add_u32(c, 1);
+            self.wait_mem(c, 0, self.xccs - 1, Compare::Equal);
+        }
     }
 
     /// NOP with `payload` dwords of zero (padding; the CP skips the body).
@@ -211,9 +297,17 @@ impl Pm4 {
         self.set_sh_regs(r.pgm_rsrc3, &[d.rsrc3]);
         self.set_sh_regs(r.tmpring_size, &[d.tmpring_size]);
         if let Some(base) = d.scratch_base {
-            let b = base >> 8;
-            self.set_sh_regs(r.dispatch_scratch_base_lo, &[b as u32, (b >> 32) as u32]);
+            for xcc in 0..self.xccs {
+                let b = (base + xcc as u64 * d.scratch_per_xcc) >> 8;
+                let set = |q: &mut Pm4| q.set_sh_regs(r.dispatch_scratch_base_lo, &[b as u32, (b >> 32) as u32]);
+                if self.xccs > 1 {
+                    self.pred_exec(1 << xcc, set);
+                } else {
+                    set(self);
+                }
+            }
         }
+        self.split_across_xccs();
         self.set_sh_regs(r.restart_x, &[0, 0, 0]);
         if !d.user_data.is_empty() {
             self.set_sh_regs(r.user_data_0, &d.user_data);
@@ -225,5 +319,29 @@ impl Pm4 {
         let initiator = 1 | 1 << 2 | if d.wave32 { self.gen.dispatch_wave32 } else { 0 };
         self.packet(nv::PACKET3_DISPATCH_DIRECT, &[d.grid[0], d.grid[1], d.grid[2], initiator]);
         self.event_write(self.gen.cs_partial_flush, 4);
+        if self.xccs > 1 {
+            // A partial flush waits for this XCC's share only: write this XCC's results back to
+            // memory (ACQUIRE_MEM's write-back completes before the CP goes on; each XCC has its
+            // own L2), then wait for the other XCCs, so that what follows (a signal, a dependent
+            // dispatch) sees the whole grid done. tinygrad's ops_amd.py does the same.
+            self.release_mem(0, ReleaseData::None, true, None);
+            self.acquire_mem(true);
+            self.xcc_barrier();
+        }
+    }
+
+    /// Each XCC takes every xccs-th workgroup, starting at its own index (chunks of one
+    /// workgroup): the registers every dispatch of a multi-XCC stream sets, since KFD leaves a
+    /// PM4 queue's chunk size at 0 (the whole grid on every XCC).
+    fn split_across_xccs(&mut self) {
+        let Some(x) = self.gen.xcc_split.filter(|_| self.xccs > 1) else { return };
+        self.set_sh_regs(x.tg_chunk_size, &[1]);
+        for xcc in 0..self.xccs {
+            self.pred_exec(1 << xcc, |q| q.set_sh_regs(x.current_logic_xcc_id, &[xcc]));
+        }
     }
 }
+
+/// Bytes between the two counters of [`Pm4::xcc_barrier`] (apart, so that they do not share a
+/// cache line).
+pub const XCC_BARRIER_STRIDE: u64 = 256;

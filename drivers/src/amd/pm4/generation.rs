@@ -31,6 +31,17 @@ pub struct ComputeRegs {
     pub user_data_0: u32,
 }
 
+/// The registers that split a dispatch across the XCCs of a multi-XCC partition (gfx9.4.3+):
+/// with TG_CHUNK_SIZE = c and CURRENT_LOGIC_XCC_ID = i on XCC i of n, XCC i runs the workgroups
+/// whose flattened id w has (w / c) % n == i (round-robin, one chunk at a time). 0 in
+/// TG_CHUNK_SIZE (what KFD's MQD sets for a PM4 queue) leaves the whole grid to every XCC that
+/// executes the dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XccSplitRegs {
+    pub current_logic_xcc_id: u32,
+    pub tg_chunk_size: u32,
+}
+
 /// How ACQUIRE_MEM invalidates caches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AcquireMem {
@@ -54,6 +65,8 @@ pub struct Pm4Generation {
     pub cs_partial_flush: u32,
     pub cache_flush_and_inv_ts: u32,
     pub bottom_of_pipe_ts: u32,
+    /// Where the generation can split a dispatch across XCCs (gfx9 only).
+    pub xcc_split: Option<XccSplitRegs>,
 }
 
 const fn abs(reg: Reg, bases: &[[u32; 6]]) -> u32 {
@@ -102,6 +115,12 @@ const NV_GCR_SHADER: u32 = nv::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLM_INV(1)
     | nv::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLV_INV(1)
     | nv::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLK_INV(1);
 
+/// COMPUTE_CURRENT_LOGIC_XCC_ID, gc 9.4.3 dword 0xe25: absent from the published register
+/// headers. Its place is where the v9 MQD keeps `compute_current_logic_xcc_id` (word 39, two
+/// before `compute_tg_chunk_size`, whose register COMPUTE_TG_CHUNK_SIZE is 0xe27), and tinygrad's
+/// ops_amd.py defines it at 0xe25.
+const GFX9_CURRENT_LOGIC_XCC_ID: u32 = 0xe25;
+
 /// DISPATCH_INITIATOR.CS_W32_EN (bit 15) on gfx10+.
 const CS_W32_EN: u32 = 1 << 15;
 
@@ -127,6 +146,10 @@ pub const GFX9: Pm4Generation = Pm4Generation {
     cs_partial_flush: enums::vega10::VGT_EVENT_TYPE::CS_PARTIAL_FLUSH,
     cache_flush_and_inv_ts: enums::vega10::VGT_EVENT_TYPE::CACHE_FLUSH_AND_INV_TS_EVENT,
     bottom_of_pipe_ts: enums::vega10::VGT_EVENT_TYPE::BOTTOM_OF_PIPE_TS,
+    xcc_split: Some(XccSplitRegs {
+        current_logic_xcc_id: ip_base::vega10::GC_BASE[0][0] + GFX9_CURRENT_LOGIC_XCC_ID,
+        tg_chunk_size: abs(gc9::regCOMPUTE_TG_CHUNK_SIZE, ip_base::vega10::GC_BASE),
+    }),
 };
 
 pub const GFX11: Pm4Generation = Pm4Generation {
@@ -138,6 +161,7 @@ pub const GFX11: Pm4Generation = Pm4Generation {
     cs_partial_flush: enums::soc21::VGT_EVENT_TYPE::CS_PARTIAL_FLUSH,
     cache_flush_and_inv_ts: enums::soc21::VGT_EVENT_TYPE::CACHE_FLUSH_AND_INV_TS_EVENT,
     bottom_of_pipe_ts: enums::soc21::VGT_EVENT_TYPE::BOTTOM_OF_PIPE_TS,
+    xcc_split: None,
 };
 
 pub const GFX12: Pm4Generation = Pm4Generation {
@@ -149,9 +173,18 @@ pub const GFX12: Pm4Generation = Pm4Generation {
     cs_partial_flush: enums::soc24::VGT_EVENT_TYPE::CS_PARTIAL_FLUSH,
     cache_flush_and_inv_ts: enums::soc24::VGT_EVENT_TYPE::CACHE_FLUSH_AND_INV_TS_EVENT,
     bottom_of_pipe_ts: enums::soc24::VGT_EVENT_TYPE::BOTTOM_OF_PIPE_TS,
+    xcc_split: None,
 };
 
 impl Pm4Generation {
+    pub fn for_family(f: Family) -> &'static Pm4Generation {
+        match f {
+            Family::Gfx9 => &GFX9,
+            Family::Gfx11 => &GFX11,
+            Family::Gfx12 => &GFX12,
+        }
+    }
+
     /// The generation of an LLVM processor name (`gfx1100`), if we drive it.
     pub fn for_arch(arch: &str) -> Option<&'static Pm4Generation> {
         match arch {

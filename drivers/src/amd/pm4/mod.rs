@@ -5,5 +5,5 @@
 pub mod builder;
 pub mod generation;
 
-pub use builder::{Compare, Dispatch, Pm4, ReleaseData};
-pub use generation::{Family, Pm4Generation, GFX11, GFX12, GFX9};
+pub use builder::{Compare, Dispatch, Pm4, ReleaseData, PRED_EXEC_MAX_DWORDS, XCC_BARRIER_STRIDE};
+pub use generation::{Family, Pm4Generation, XccSplitRegs, GFX11, GFX12, GFX9};

@@ -109,6 +109,16 @@ impl GpuView {
         Ok(())
     }
 
+    /// An atomic add to the aligned 32-bit word at `va` (ATOMIC_MEM); returns the old value.
+    pub fn add_u32(&mut self, kfd: &EmuKfd, va: u64, v: u32, what: &dyn std::fmt::Display) -> Result<u32, Stop> {
+        let p = self.host(kfd, va, 4, true, what)?;
+        // SAFETY: translated, so inside a live mapping of at least 4 bytes; the decoder clears
+        // the address's low two bits, so the word is aligned.
+        let old = unsafe { (*(p as *const AtomicU32)).fetch_add(v, Ordering::AcqRel) };
+        self.writes.wrote();
+        Ok(old)
+    }
+
     pub fn write_u64(&mut self, kfd: &EmuKfd, va: u64, v: u64, what: &dyn std::fmt::Display) -> Result<(), Stop> {
         let p = self.host(kfd, va, 8, true, what)?;
         // SAFETY: as read_u32.

@@ -67,6 +67,8 @@ pub(crate) struct Ctl {
     pub writes: Arc<Writes>,
     /// What this queue's memory waits did.
     pub waits: WaitCounters,
+    /// End-of-pipe writes (RELEASE_MEM with data) this queue's CP made.
+    pub eop_writes: std::sync::atomic::AtomicU64,
 }
 
 impl Ctl {
@@ -184,6 +186,14 @@ impl CommandProcessors {
         self.running.lock().unwrap_or_else(|e| e.into_inner()).get(&queue_id).map(|r| r.ctl.bell.stats())
     }
 
+    /// End-of-pipe writes (signals, timestamps, mailbox writes) the CP of queue `queue_id` made
+    /// so far (None: no thread runs it). Where several XCCs execute one ring, each XCC's queue
+    /// counts its own: a signal the driver did not keep to one XCC is counted by every one.
+    pub fn eop_writes(&self, queue_id: u32) -> Option<u64> {
+        let r = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        r.get(&queue_id).map(|r| r.ctl.eop_writes.load(Ordering::Relaxed))
+    }
+
     /// What the memory waits of queue `queue_id` did so far (None: no thread runs it).
     pub fn wait_stats(&self, queue_id: u32) -> Option<MemoryWaitStats> {
         self.running.lock().unwrap_or_else(|e| e.into_inner()).get(&queue_id).map(|r| r.ctl.waits.stats())
@@ -203,6 +213,7 @@ impl QueueObserver for CommandProcessors {
             bell: crate::doorbell::Bell::default(),
             writes: self.writes.clone(),
             waits: WaitCounters::default(),
+            eop_writes: Default::default(),
         });
         let label = format!(
             "emulated {} (gpu {}) {} queue {}",
@@ -211,9 +222,12 @@ impl QueueObserver for CommandProcessors {
             if q.kind.is_sdma() { "SDMA" } else { "compute" },
             q.queue_id
         );
+        // On a partition of several XCCs a PM4 queue is executed by the CP of its target XCC.
+        let xccs = gpu.spec.num_xcc.max(1);
+        let xcc = queue::Xcc { index: if xccs > 1 { q.pm4_target_xcc } else { 0 }, count: xccs };
         let (c, queue, engine, arch) = (ctl.clone(), q.clone(), self.engine.clone(), gpu.spec.arch);
         let spawned = crate::engine_thread::spawn(format!("emu-cp-q{}", q.queue_id), move || {
-            queue::run(c, queue, engine, arch, label)
+            queue::run(c, queue, engine, arch, xcc, label)
         });
         match spawned {
             Ok(thread) => {

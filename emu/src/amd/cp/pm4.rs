@@ -15,6 +15,9 @@ use std::time::Duration;
 pub(crate) struct Pm4Exec {
     family: Family,
     arch: &'static str,
+    /// The XCC whose CP this is, of `xccs` in the GPU's partition.
+    xcc: u32,
+    xccs: u32,
     regs: RegFile,
     engine: Arc<dyn WaveEngine>,
     /// How long one dispatch may run (wall clock) before the CP calls it a hang.
@@ -29,6 +32,9 @@ pub const DEFAULT_DISPATCH_BUDGET: Duration = Duration::from_secs(120);
 pub(crate) fn dispatch_budget() -> Duration {
     baregpu_drivers::env::millis("BAREGPU_EMU_DISPATCH_MS", DEFAULT_DISPATCH_BUDGET)
 }
+
+/// ATOMIC_MEM operation TC_OP_ATOMIC_ADD_RTN_32 (vega10_enum.h): the one the driver uses.
+const TC_OP_ATOMIC_ADD_RTN_32: u32 = 0xf;
 
 /// `(value & mask) <function> reference`, the CP's compare (function 7 is reserved).
 pub(crate) fn compare(function: u32, value: u32, reference: u32) -> bool {
@@ -45,15 +51,42 @@ pub(crate) fn compare(function: u32, value: u32, reference: u32) -> bool {
 }
 
 impl Pm4Exec {
-    pub fn new(arch: &'static str, engine: Arc<dyn WaveEngine>) -> Option<Pm4Exec> {
+    /// The CP of XCC `xcc` of `xccs`.
+    pub fn new(arch: &'static str, engine: Arc<dyn WaveEngine>, xcc: u32, xccs: u32) -> Option<Pm4Exec> {
         let family = Pm4Generation::for_arch(arch)?.family;
-        Some(Pm4Exec { family, arch, regs: RegFile::new(family), engine, budget: dispatch_budget() })
+        Some(Pm4Exec { family, arch, xcc, xccs, regs: RegFile::new(family), engine, budget: dispatch_budget() })
+    }
+
+    /// PRED_EXEC: how many of the following dwords this XCC skips. The CP honours it only in an
+    /// indirect buffer (what the hardware does; tinygrad's ops_amd.py works around the same).
+    fn pred_exec(&self, xcc_mask: u32, count: u32, depth: u32, what: &dyn std::fmt::Display) -> Result<usize, Stop> {
+        if depth == 0 {
+            return Err(Stop::Bad(format!("{what}: PRED_EXEC works only in an indirect buffer, not in the ring")));
+        }
+        Ok(if xcc_mask & (1 << self.xcc) != 0 { 0 } else { count as usize })
+    }
+
+    fn atomic_mem(
+        &mut self,
+        cx: &mut Cx<'_>,
+        op: u32,
+        addr: u64,
+        src: u64,
+        what: &dyn std::fmt::Display,
+    ) -> Result<(), Stop> {
+        match op {
+            TC_OP_ATOMIC_ADD_RTN_32 => cx.mem.add_u32(cx.kfd, addr, src as u32, what).map(|_| ()),
+            op => Err(Stop::Bad(format!("{what}: atomic operation {op:#x} is not supported"))),
+        }
     }
 
     fn release_mem(&mut self, cx: &mut Cx<'_>, r: &ReleaseMem, what: &dyn std::fmt::Display) -> Result<(), Stop> {
         // DST_SEL 0 (memory) and 1 (TC L2) both land in memory here; there are no caches.
         if r.data_sel != 0 && r.dst_sel > 1 {
             return Err(Stop::Bad(format!("{what}: DST_SEL {} is not supported", r.dst_sel)));
+        }
+        if r.data_sel != 0 {
+            cx.ctl.eop_writes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         match r.data_sel {
             0 => {}
@@ -150,34 +183,37 @@ impl Pm4Exec {
         op: u32,
         what: &dyn std::fmt::Display,
         depth: u32,
-    ) -> Result<(), Stop> {
+    ) -> Result<usize, Stop> {
         match p {
+            Pm4Packet::PredExec { xcc_mask, count } => return self.pred_exec(xcc_mask, count, depth, what),
+            Pm4Packet::AtomicMem { op, addr, src, .. } => self.atomic_mem(cx, op, addr, src, what)?,
             Pm4Packet::Nop { .. } | Pm4Packet::AcquireMem { .. } | Pm4Packet::EventWrite { .. } => {}
             Pm4Packet::SetShReg { reg, values } | Pm4Packet::SetUconfigReg { reg, values } => {
                 self.regs.write_many(reg, values)
             }
-            Pm4Packet::DispatchDirect { grid, initiator } => match self.regs.dispatch_state(self.arch, grid, initiator)
-            {
-                Some(mut d) => {
-                    d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone()).with_budget(self.budget);
-                    let mem = cx.mem.fresh(cx.kfd);
-                    let r = self.engine.dispatch(&d, mem);
-                    // Whatever the waves wrote (before a fault too) is visible to memory waits.
-                    cx.mem.wrote();
-                    match r {
-                        Ok(()) => {}
-                        Err(super::super::dispatch::DispatchFault::Cancelled) => return Err(Stop::Destroyed),
-                        Err(f) => return Err(Stop::Dispatch(f)),
+            Pm4Packet::DispatchDirect { grid, initiator } => {
+                match self.regs.dispatch_state(self.arch, grid, initiator, self.xccs) {
+                    Some(mut d) => {
+                        d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone()).with_budget(self.budget);
+                        let mem = cx.mem.fresh(cx.kfd);
+                        let r = self.engine.dispatch(&d, mem);
+                        // Whatever the waves wrote (before a fault too) is visible to memory waits.
+                        cx.mem.wrote();
+                        match r {
+                            Ok(()) => {}
+                            Err(super::super::dispatch::DispatchFault::Cancelled) => return Err(Stop::Destroyed),
+                            Err(f) => return Err(Stop::Dispatch(f)),
+                        }
                     }
+                    None => log::debug!("{what}: COMPUTE_SHADER_EN is clear, nothing to launch"),
                 }
-                None => log::debug!("{what}: COMPUTE_SHADER_EN is clear, nothing to launch"),
-            },
+            }
             Pm4Packet::ReleaseMem(r) => self.release_mem(cx, &r, what)?,
             Pm4Packet::WaitRegMem(w) => self.wait_reg_mem(cx, &w, what)?,
             Pm4Packet::IndirectBuffer { va, dwords, valid } => {
                 if !valid {
                     log::debug!("{what}: INDIRECT_BUFFER without VALID skipped");
-                    return Ok(());
+                    return Ok(0);
                 }
                 if depth >= MAX_IB_DEPTH {
                     return Err(Stop::Bad(format!("{what}: indirect buffers nested deeper than {MAX_IB_DEPTH}")));
@@ -190,7 +226,7 @@ impl Pm4Exec {
                 return Err(Stop::Bad(format!("{what}: not supported by the emulated CP ({})", pm4_opcode_label(op))))
             }
         }
-        Ok(())
+        Ok(0)
     }
 }
 
@@ -220,8 +256,8 @@ impl Executor for Pm4Exec {
             if log::log_enabled!(log::Level::Trace) {
                 log::trace!("{what}: {}", pm4_fields(&p, self.family));
             }
-            self.packet(cx, p, op, &what, depth)?;
-            i += len;
+            let skip = self.packet(cx, p, op, &what, depth)?;
+            i = (i + len + skip).min(words.len());
             progress(i);
         }
         Ok(())

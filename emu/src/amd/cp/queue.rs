@@ -11,14 +11,28 @@ use crate::amd::{memory, EmuQueue};
 use crate::doorbell::Idle;
 use std::sync::Arc;
 
-pub(crate) fn run(ctl: Arc<Ctl>, q: EmuQueue, engine: Arc<dyn WaveEngine>, arch: &'static str, label: String) {
+/// Which XCC of how many a queue's CP is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Xcc {
+    pub index: u32,
+    pub count: u32,
+}
+
+pub(crate) fn run(
+    ctl: Arc<Ctl>,
+    q: EmuQueue,
+    engine: Arc<dyn WaveEngine>,
+    arch: &'static str,
+    xcc: Xcc,
+    label: String,
+) {
     let mut exec: Box<dyn Executor> = if q.kind.is_sdma() {
         match SdmaExec::new(arch) {
             Some(e) => Box::new(e),
             None => return log::error!("{label}: no SDMA generation for {arch}"),
         }
     } else {
-        match Pm4Exec::new(arch, engine) {
+        match Pm4Exec::new(arch, engine, xcc.index, xcc.count) {
             Some(e) => Box::new(e),
             None => return log::error!("{label}: no PM4 generation for {arch}"),
         }

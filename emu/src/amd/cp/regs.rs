@@ -2,11 +2,12 @@
 //! SET_UCONFIG_REG (and WAIT_REG_MEM/COPY_DATA register writes), the compute registers a
 //! DISPATCH_DIRECT reads, and the HDP flush pair whose DONE register reflects REQ.
 
-use super::super::dispatch::DispatchState;
+use super::super::dispatch::{DispatchState, XccShare};
 use baregpu_autogen::amd::ip_base;
 use baregpu_autogen::amd::regs::{gc_11_0_0 as gc11, gc_12_0_0 as gc12, gc_9_4_3 as gc9, Reg};
 use baregpu_autogen::amd::regs::{nbif_6_3_1, nbio_4_3_0, nbio_7_9_0};
 use baregpu_drivers::amd::pm4::Family;
+use baregpu_drivers::amd::pm4::Pm4Generation;
 use std::collections::HashMap;
 
 /// Absolute dword addresses of the compute registers a dispatch reads.
@@ -113,8 +114,29 @@ impl RegFile {
         self.regs.get(&reg).copied().unwrap_or(0)
     }
 
-    /// The dispatch DISPATCH_DIRECT launches with these registers.
-    pub fn dispatch_state(&self, arch: &'static str, grid: [u32; 3], initiator: u32) -> Option<DispatchState> {
+    /// The part of the grid XCC `xcc` of `xccs` runs: TG_CHUNK_SIZE and CURRENT_LOGIC_XCC_ID
+    /// where the generation has them (the CP's own XCC number is not what splits the grid).
+    fn xcc_share(&self, xccs: u32) -> XccShare {
+        let regs = Pm4Generation::for_family(self.family).xcc_split;
+        match regs {
+            Some(x) if xccs > 1 => XccShare {
+                index: self.read(x.current_logic_xcc_id) % xccs,
+                count: xccs,
+                chunk: self.read(x.tg_chunk_size) & 0xffff,
+            },
+            _ => XccShare::default(),
+        }
+    }
+
+    /// The dispatch DISPATCH_DIRECT launches with these registers, on a CP of a partition of
+    /// `xccs` XCCs.
+    pub fn dispatch_state(
+        &self,
+        arch: &'static str,
+        grid: [u32; 3],
+        initiator: u32,
+        xccs: u32,
+    ) -> Option<DispatchState> {
         if initiator & COMPUTE_SHADER_EN == 0 {
             return None;
         }
@@ -145,6 +167,7 @@ impl RegFile {
             scratch_base: ((r(l.scratch_base_lo) as u64) | (r(l.scratch_base_hi) as u64) << 32) << 8,
             // RSRC2.LDS_SIZE (bits 15..23) in granules of 512 bytes.
             lds_bytes: ((rsrc2 >> 15) & 0x1ff) * 512,
+            xcc: self.xcc_share(xccs),
             cancel: Default::default(),
         })
     }
@@ -183,13 +206,13 @@ mod tests {
         f.write(l.rsrc2, 3 << 15);
         f.write_many(l.start_x, &[1, 2, 3, 64, 2, 1]);
         f.write(l.user_data_0 + 15, 0xabc);
-        let d = f.dispatch_state("gfx1100", [4, 5, 6], 0x8001).unwrap();
+        let d = f.dispatch_state("gfx1100", [4, 5, 6], 0x8001, 1).unwrap();
         assert_eq!(d.pgm, 0x100_0000_1000);
         assert_eq!((d.lds_bytes, d.block, d.start, d.wave32), (1536, [64, 2, 1], [1, 2, 3], true));
         assert_eq!(d.user_data[15], 0xabc);
-        assert_eq!(f.dispatch_state("gfx1100", [1; 3], 0x8005).unwrap().start, [0; 3]);
-        assert!(f.dispatch_state("gfx1100", [1; 3], 0).is_none());
+        assert_eq!(f.dispatch_state("gfx1100", [1; 3], 0x8005, 1).unwrap().start, [0; 3]);
+        assert!(f.dispatch_state("gfx1100", [1; 3], 0, 1).is_none());
         let g9 = RegFile::new(Family::Gfx9);
-        assert!(!g9.dispatch_state("gfx942", [1; 3], 0x8005).unwrap().wave32);
+        assert!(!g9.dispatch_state("gfx942", [1; 3], 0x8005, 1).unwrap().wave32);
     }
 }
