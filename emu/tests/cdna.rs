@@ -7,9 +7,27 @@ use baregpu_emu::amd::dispatch::GpuMemory;
 use baregpu_emu::rdna::Interpreter;
 use baregpu_runtime::amd::launch;
 
+#[path = "cdna/asm.rs"]
+mod asm;
+#[path = "cdna/buffer.rs"]
+mod buffer;
+#[path = "cdna/buffer_fmt.rs"]
+mod buffer_fmt;
 mod common;
 #[path = "../../tests/common/corpus.rs"]
 mod corpus;
+#[path = "cdna/cvt.rs"]
+mod cvt;
+#[path = "cdna/ds.rs"]
+mod ds;
+#[path = "cdna/gfx9_asm.rs"]
+mod gfx9_asm;
+#[path = "cdna/lanes.rs"]
+mod lanes;
+#[path = "cdna/sdwa.rs"]
+mod sdwa;
+#[path = "cdna/xcc.rs"]
+mod xcc;
 use common::wave::*;
 
 const ARCHS: [&str; 2] = ["gfx942", "gfx950"];

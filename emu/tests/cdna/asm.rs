@@ -37,6 +37,7 @@ pub fn dispatch(arch: &'static str, src: &str, buf: &mut [u32], lds: u32) -> Res
         scratch_base: 0,
         lds_bytes: lds,
         cancel: Default::default(),
+        xcc: Default::default(),
     };
     Interpreter::new(arch).dispatch(&d, &mem).map_err(|f| (f, va))
 }

@@ -111,6 +111,7 @@ pub fn try_run(arch: &'static str, inst: &str, lanes: &mut Lanes, agpr: bool, d_
         scratch_base: 0,
         lds_bytes: 0,
         cancel: Default::default(),
+        xcc: Default::default(),
     };
     Interpreter::new(arch).dispatch(&d, &mem).map_err(|f| format!("{f:?}"))
 }

@@ -3,10 +3,7 @@
 //! max(x / (2^(n-1) - 1), -1), UINT/SINT zero/sign extension, FLOAT as is (16-bit widened);
 //! missing components read 0, 0, 0, 1.
 
-#[path = "cdna/asm.rs"]
-mod asm;
-
-use asm::run;
+use crate::asm::run;
 
 /// s[4:7]: a V# over the buffer with word3 `w3` (gfx9: DFMT at [18:15], NFMT at [14:12]).
 fn vsharp(w3: u32) -> String {

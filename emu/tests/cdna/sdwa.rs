@@ -4,10 +4,7 @@
 //! selected byte or word, the other bits zeroed (UNUSED_PAD), sign-extended above and zeroed
 //! below (UNUSED_SEXT) or kept (UNUSED_PRESERVE); VOPC SDWA writes an SGPR pair.
 
-#[path = "cdna/asm.rs"]
-mod asm;
-
-use asm::run;
+use crate::asm::run;
 
 /// f16 bits of a small integer (exact).
 fn h(n: i32) -> u32 {

@@ -5,13 +5,9 @@
 //! of range read 0, stores out of range are dropped, dword-x{2,3,4} checked per dword; loads to
 //! LDS land at M0 + instruction offset + lane × size.
 
-#[path = "cdna/asm.rs"]
-mod asm;
-mod common;
-#[path = "../../tests/common/corpus.rs"]
-mod corpus;
+use crate::common;
 
-use asm::{dispatch, run};
+use crate::asm::{dispatch, run};
 use baregpu_emu::amd::dispatch::DispatchFault;
 
 /// s[4:7] = a raw V# over the buffer (s[0:1]) with NUM_RECORDS = `nr` bytes; s[12:15] = one

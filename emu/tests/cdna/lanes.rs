@@ -4,10 +4,7 @@
 //! 32 lanes of the first with the lower 32 of the second), v_prng_b32 against the CDNA4 ISA
 //! guide's `S0 << 1 ^ (S0[31] ? 197 : 0)`.
 
-#[path = "cdna/asm.rs"]
-mod asm;
-
-use asm::run;
+use crate::asm::run;
 
 /// v2 = 1000 + lane, v3 = 2000 + lane, then `op`, then v2, v3 stored at lane × 8.
 fn swap(op: &str, exec_lo: u32) -> Vec<u32> {

@@ -1,10 +1,7 @@
 //! LDS operations on the CDNA wave interpreter, in kernels built with our assembler, against
 //! plain-Rust expectations from the ISA guides.
 
-#[path = "cdna/asm.rs"]
-mod asm;
-
-use asm::run;
+use crate::asm::{self, run};
 
 /// The DS address is ADDR + OFFSET in 32 bits: a negative VGPR base with a positive offset
 /// reaches the LDS below the offset (LLVM folds `252 - 4l` into ADDR = -4l, OFFSET = 252).

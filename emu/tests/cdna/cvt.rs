@@ -1,10 +1,7 @@
 //! gfx950 conversions on the CDNA wave interpreter, in kernels built with our assembler,
 //! against plain-Rust expectations from the CDNA4 ISA guide's definitions.
 
-#[path = "cdna/asm.rs"]
-mod asm;
-
-use asm::run;
+use crate::asm::run;
 
 /// bf16 nearest to `x`, ties to the even significand (from the values' distances in f64, not
 /// from bit tricks); NaN: any bf16 NaN.
