@@ -5,3 +5,4 @@ pub use baregpu_isa as isa;
 
 pub mod codeobj;
 pub mod kernels;
+pub mod mxfp4;
