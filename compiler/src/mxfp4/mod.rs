@@ -7,6 +7,7 @@
 //! sharing one E8M0 scale ([`e2m1`]).
 
 pub mod e2m1;
+pub mod inputs;
 pub mod layout;
 pub mod quantize;
 pub mod reference;

@@ -31,41 +31,44 @@ pub fn f64_to_bf16(x: f64) -> u16 {
     f32_to_bf16(t)
 }
 
-/// `C = A * B^T` in f64 (every product of two MXFP4 values is exact in f64, and so is a sum of
-/// them while it fits 53 bits), `M` x `N`, row-major, unrounded.
-pub fn gemm_f64(a: &Mxfp4Matrix, b: &Mxfp4Matrix) -> Result<Vec<f64>, MxError> {
+/// The exact product `A * B^T` (`M` x `N`, row-major) and, per element, the sum of the
+/// magnitudes of its products (the scale of an f32 accumulation's error).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exact {
+    pub values: Vec<f64>,
+    pub abs_sums: Vec<f64>,
+}
+
+/// `C = A * B^T` in f64: every product of two MXFP4 values is exact in f64, and so is a sum of
+/// them while it fits 53 bits.
+pub fn gemm_f64(a: &Mxfp4Matrix, b: &Mxfp4Matrix) -> Result<Exact, MxError> {
     if a.k != b.k {
         return Err(MxError::Shape(format!("A has K = {} and B has K = {}", a.k, b.k)));
     }
     let k = a.k;
     let av: Vec<f64> = (0..a.rows * k).map(|i| a.value(i / k, i % k)).collect();
     let bv: Vec<f64> = (0..b.rows * k).map(|i| b.value(i / k, i % k)).collect();
-    let mut c = vec![0f64; a.rows * b.rows];
+    let mut values = vec![0f64; a.rows * b.rows];
+    let mut abs_sums = vec![0f64; a.rows * b.rows];
     for m in 0..a.rows {
         let ar = &av[m * k..(m + 1) * k];
         for n in 0..b.rows {
             let br = &bv[n * k..(n + 1) * k];
-            c[m * b.rows + n] = ar.iter().zip(br).map(|(x, y)| x * y).sum();
+            let (mut s, mut sa) = (0f64, 0f64);
+            for (x, y) in ar.iter().zip(br) {
+                s += x * y;
+                sa += (x * y).abs();
+            }
+            values[m * b.rows + n] = s;
+            abs_sums[m * b.rows + n] = sa;
         }
     }
-    Ok(c)
+    Ok(Exact { values, abs_sums })
 }
 
 /// The reference result: [`gemm_f64`] rounded once to bf16.
 pub fn gemm_bf16(a: &Mxfp4Matrix, b: &Mxfp4Matrix) -> Result<Vec<u16>, MxError> {
-    Ok(gemm_f64(a, b)?.into_iter().map(f64_to_bf16).collect())
-}
-
-/// The sum of |products| of every output, the scale of its f32 accumulation error.
-pub fn gemm_abs_f64(a: &Mxfp4Matrix, b: &Mxfp4Matrix) -> Vec<f64> {
-    let k = a.k;
-    let mut c = vec![0f64; a.rows * b.rows];
-    for m in 0..a.rows {
-        for n in 0..b.rows {
-            c[m * b.rows + n] = (0..k).map(|i| (a.value(m, i) * b.value(n, i)).abs()).sum();
-        }
-    }
-    c
+    Ok(gemm_f64(a, b)?.values.into_iter().map(f64_to_bf16).collect())
 }
 
 /// How far a device result is from the exact one.
@@ -101,16 +104,17 @@ pub fn bf16_ulp(x: f64) -> f64 {
 /// Compares `got` (bf16 bits) with the exact results: the bound of each element is the bf16
 /// rounding of the result (one ulp: rounding of a value that is itself off by the accumulation
 /// error may land one step further) plus the f32 accumulation error `k * 2^-24 * sum|a*b|`.
-pub fn compare(got: &[u16], exact: &[f64], reference: &[u16], abs_sum: &[f64], k: usize) -> ErrorReport {
+pub fn compare(got: &[u16], exact: &Exact, k: usize) -> ErrorReport {
+    let reference: Vec<u16> = exact.values.iter().map(|&x| f64_to_bf16(x)).collect();
     let mut r = ErrorReport { count: got.len(), ..ErrorReport::default() };
     for i in 0..got.len() {
         let g = f64::from(bf16_to_f32(got[i]));
-        let e = exact[i];
+        let e = exact.values[i];
         if got[i] != reference[i] {
             r.mismatches += 1;
         }
         let err = if g.is_nan() || e.is_nan() { f64::INFINITY } else { (g - e).abs() };
-        let bound = bf16_ulp(e) + k as f64 * 2f64.powi(-24) * abs_sum[i];
+        let bound = bf16_ulp(e) + k as f64 * 2f64.powi(-24) * exact.abs_sums[i];
         r.max_abs = r.max_abs.max(err);
         if e != 0.0 {
             r.max_rel = r.max_rel.max(err / e.abs());
@@ -161,14 +165,14 @@ mod tests {
         b[1] = 0.5;
         b[k + 1] = 4.0;
         let (qa, qb) = (quantize(&a, 1, k).unwrap(), quantize(&b, 2, k).unwrap());
-        assert_eq!(gemm_f64(&qa, &qb).unwrap(), vec![4.0, 8.0]);
-        assert_eq!(gemm_bf16(&qa, &qb).unwrap(), vec![0x4080, 0x4100]);
         let exact = gemm_f64(&qa, &qb).unwrap();
+        assert_eq!(exact.values, vec![4.0, 8.0]);
+        assert_eq!(exact.abs_sums, vec![4.0, 8.0]);
         let refr = gemm_bf16(&qa, &qb).unwrap();
-        let sums = gemm_abs_f64(&qa, &qb);
-        let ok = compare(&refr, &exact, &refr, &sums, k);
+        assert_eq!(refr, vec![0x4080, 0x4100]);
+        let ok = compare(&refr, &exact, k);
         assert_eq!((ok.mismatches, ok.over_bound), (0, 0));
-        let bad = compare(&[0x4080, 0x4110], &exact, &refr, &sums, k);
+        let bad = compare(&[0x4080, 0x4110], &exact, k);
         assert_eq!((bad.mismatches, bad.over_bound), (1, 1));
     }
 }

@@ -1,0 +1,188 @@
+//! `baregpu gemm mxfp4 --device SPEC -m M -n N -k K [--tile T] [--check] [--json]`: the gfx950
+//! MXFP4 GEMM `C (bf16) = A * B^T` on generated inputs (random, or `--data exact`: inputs on
+//! which every partial sum is exact) or on raw inputs in the natural layout (`--a A.bin
+//! --a-scale SA.bin --b B.bin --b-scale SB.bin`: A `M` rows of `K/2` bytes, low nibble first; its
+//! scales `M` rows of `K/32` E8M0 bytes; B and its scales likewise with `N` rows). Prints the
+//! time and TFLOP/s, with `--check` the error against the host reference (a result past the
+//! bound is an error), and with `--out C.bin` writes C (`M` x `N` bf16, row-major).
+
+use std::path::PathBuf;
+
+use baregpu::gemm::{check_shapes, gemm_mxfp4, GemmRun};
+use baregpu::{DeviceSpec, Error, Result};
+use baregpu_compiler::kernels::mxfp4_gemm::{Tile, K_STEP};
+use baregpu_compiler::mxfp4::reference::{compare, gemm_f64, ErrorReport};
+use baregpu_compiler::mxfp4::{inputs, Mxfp4Matrix};
+use clap::Subcommand;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    kind: Kind,
+}
+
+#[derive(Debug, Subcommand)]
+enum Kind {
+    /// C (bf16, M x N) = A (MXFP4, M x K) * B^T (MXFP4, N x K) on a gfx950.
+    Mxfp4(Mxfp4Args),
+}
+
+#[derive(Debug, clap::Args)]
+struct Mxfp4Args {
+    /// Device spec (a gfx950: amd:N or emu:gfx950).
+    #[arg(long)]
+    device: DeviceSpec,
+    /// Rows of A and C.
+    #[arg(short = 'm')]
+    m: usize,
+    /// Rows of B, columns of C.
+    #[arg(short = 'n')]
+    n: usize,
+    /// The shared dimension, a multiple of 128.
+    #[arg(short = 'k')]
+    k: usize,
+    /// Workgroup tile: 256x256, 192x256 or 128x512; default: the first that divides M and N,
+    /// else the one computing the fewest padded elements.
+    #[arg(long, value_parser = parse_tile)]
+    tile: Option<Tile>,
+    /// Compare C with the host reference (f64, one bf16 rounding) and fail past the bound.
+    #[arg(long)]
+    check: bool,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Generated inputs: random (uniform values quantized) or exact (every partial sum exact).
+    #[arg(long, default_value = "random", value_parser = ["random", "exact"])]
+    data: String,
+    /// Seed of the generated inputs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Raw A: M rows of K/2 bytes (needs --a-scale, --b and --b-scale too).
+    #[arg(long = "a", requires_all = ["a_scale", "b", "b_scale"])]
+    a: Option<PathBuf>,
+    /// Raw scales of A: M rows of K/32 E8M0 bytes.
+    #[arg(long = "a-scale", requires = "a")]
+    a_scale: Option<PathBuf>,
+    /// Raw B: N rows of K/2 bytes.
+    #[arg(long = "b", requires = "a")]
+    b: Option<PathBuf>,
+    /// Raw scales of B: N rows of K/32 E8M0 bytes.
+    #[arg(long = "b-scale", requires = "a")]
+    b_scale: Option<PathBuf>,
+    /// Write C (M x N bf16, row-major) here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+fn parse_tile(s: &str) -> std::result::Result<Tile, String> {
+    Tile::parse(s).ok_or_else(|| format!("`{s}`: the tiles are 256x256, 192x256 and 128x512"))
+}
+
+pub fn run(args: Args) -> Result<()> {
+    match args.kind {
+        Kind::Mxfp4(a) => mxfp4(a),
+    }
+}
+
+/// One raw input file: exactly `rows * cols` bytes.
+fn raw(path: &PathBuf, what: &str, rows: usize, cols: usize) -> Result<Vec<u8>> {
+    let data = super::input::read(path)?;
+    if data.len() != rows * cols {
+        return Err(Error::Usage(format!(
+            "{}: {} bytes; {what} of {rows} x {cols} = {} bytes expected",
+            path.display(),
+            data.len(),
+            rows * cols
+        )));
+    }
+    Ok(data)
+}
+
+/// The inputs: read from the raw files, or generated.
+fn inputs(a: &Mxfp4Args) -> Result<(Mxfp4Matrix, Mxfp4Matrix)> {
+    let (m, n, k) = (a.m, a.n, a.k);
+    let shape = |e: baregpu_compiler::mxfp4::MxError| Error::Usage(e.to_string());
+    if let (Some(pa), Some(psa), Some(pb), Some(psb)) = (&a.a, &a.a_scale, &a.b, &a.b_scale) {
+        let ma = Mxfp4Matrix::from_parts(m, k, raw(pa, "A", m, k / 2)?, raw(psa, "scale A", m, k / 32)?);
+        let mb = Mxfp4Matrix::from_parts(n, k, raw(pb, "B", n, k / 2)?, raw(psb, "scale B", n, k / 32)?);
+        return Ok((ma.map_err(shape)?, mb.map_err(shape)?));
+    }
+    let gen = if a.data == "exact" { inputs::exact } else { inputs::random };
+    Ok((gen(m, k, a.seed).map_err(shape)?, gen(n, k, a.seed.wrapping_add(1)).map_err(shape)?))
+}
+
+fn mxfp4(a: Mxfp4Args) -> Result<()> {
+    if a.k == 0 || a.k % K_STEP as usize != 0 {
+        return Err(Error::Usage(format!("-k {}: K must be a positive multiple of {K_STEP}", a.k)));
+    }
+    // The shapes are checked before any input is made or read.
+    let empty = |rows| Mxfp4Matrix { rows, k: a.k, data: Vec::new(), scales: Vec::new() };
+    check_shapes(&empty(a.m), &empty(a.n))?;
+    let dev = baregpu::open(&a.device)?;
+    if dev.arch() != baregpu::gemm::GEMM_ARCH {
+        return Err(Error::Usage(format!(
+            "{} is {}: the MXFP4 GEMM needs a gfx950 (emu:gfx950 emulates one)",
+            dev.label(),
+            dev.arch()
+        )));
+    }
+    let (ma, mb) = inputs(&a)?;
+    let run = gemm_mxfp4(&*dev, &ma, &mb, a.tile)?;
+    if let Some(p) = &a.out {
+        let bytes: Vec<u8> = run.c.iter().flat_map(|x| x.to_le_bytes()).collect();
+        std::fs::write(p, bytes).map_err(|source| Error::Io { path: p.clone(), source })?;
+    }
+    let check = if a.check {
+        Some(compare(&run.c, &gemm_f64(&ma, &mb).map_err(|e| Error::Usage(e.to_string()))?, a.k))
+    } else {
+        None
+    };
+    report(&a, dev.label(), &run, check.as_ref())?;
+    match check {
+        Some(c) if !c.within_bound() => Err(Error::Usage(format!(
+            "check failed: {} of {} elements past the error bound (worst {:.2}x the bound, max abs error {:e})",
+            c.over_bound, c.count, c.max_bound_ratio, c.max_abs
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn report(a: &Mxfp4Args, label: &str, run: &GemmRun, check: Option<&ErrorReport>) -> Result<()> {
+    let flops = 2.0 * a.m as f64 * a.n as f64 * a.k as f64;
+    let us = run.gpu_us.unwrap_or(run.wall_us);
+    let tflops = flops / (us * 1e-6) / 1e12;
+    if a.json {
+        let check = check.map(|c| {
+            serde_json::json!({
+                "elements": c.count, "mismatches": c.mismatches, "max_abs": c.max_abs, "max_rel": c.max_rel,
+                "max_bound_ratio": c.max_bound_ratio, "over_bound": c.over_bound, "pass": c.within_bound(),
+            })
+        });
+        return super::out::json(&serde_json::json!({
+            "device": label, "m": a.m, "n": a.n, "k": a.k, "tile": run.tile.name(), "data": a.data,
+            "gpu_us": run.gpu_us, "wall_us": run.wall_us, "tflops": tflops, "check": check,
+        }));
+    }
+    let gpu = run.gpu_us.map_or("?".into(), |u| format!("{u:.1}"));
+    super::out::line(format_args!(
+        "mxfp4 gemm {}x{}x{} on {label}, tile {}: GPU {gpu} us, wall {:.1} us, {tflops:.3} TFLOP/s",
+        a.m,
+        a.n,
+        a.k,
+        run.tile.name(),
+        run.wall_us
+    ))?;
+    if let Some(c) = check {
+        super::out::line(format_args!(
+            "check: {} of {} elements differ from the reference's bits; max abs error {:e}, max rel {:e}, \
+             worst {:.3} of the bound: {}",
+            c.mismatches,
+            c.count,
+            c.max_abs,
+            c.max_rel,
+            c.max_bound_ratio,
+            if c.within_bound() { "pass" } else { "FAIL" }
+        ))?;
+    }
+    Ok(())
+}
