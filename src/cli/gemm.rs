@@ -6,7 +6,7 @@
 //! time and TFLOP/s, with `--check` the error against the host reference (a result past the
 //! bound is an error), and with `--out C.bin` writes C (`M` x `N` bf16, row-major).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use baregpu::gemm::{check_shapes, gemm_mxfp4, GemmRun};
 use baregpu::{DeviceSpec, Error, Result};
@@ -85,7 +85,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// One raw input file: exactly `rows * cols` bytes.
-fn raw(path: &PathBuf, what: &str, rows: usize, cols: usize) -> Result<Vec<u8>> {
+fn raw(path: &Path, what: &str, rows: usize, cols: usize) -> Result<Vec<u8>> {
     let data = super::input::read(path)?;
     if data.len() != rows * cols {
         return Err(Error::Usage(format!(

@@ -47,7 +47,7 @@ pub const EXACT_MAX_K: usize = 4096;
 /// elements is a multiple of 2^-4 of magnitude at most 36 * 4, so a sum of up to
 /// [`EXACT_MAX_K`] of them stays below 2^20 on a grid of 2^-4: 24 bits, exact in f32.
 pub fn exact(rows: usize, k: usize, seed: u64) -> Result<Mxfp4Matrix, MxError> {
-    if k % BLOCK != 0 {
+    if !k.is_multiple_of(BLOCK) {
         return Err(MxError::Shape(format!("K = {k} is not a multiple of {BLOCK}")));
     }
     let mut r = Rng::new(seed);

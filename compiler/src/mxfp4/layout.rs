@@ -57,7 +57,7 @@ pub fn b_shuffled_len(rows: usize, kb: usize) -> usize {
 
 /// Shuffles B data (`rows` x `kb` bytes, row-major) into 16 x 32-byte tiles.
 pub fn shuffle_b(data: &[u8], rows: usize, kb: usize) -> Result<Vec<u8>, MxError> {
-    if kb % B_TILE_BYTES != 0 || data.len() != rows * kb {
+    if !kb.is_multiple_of(B_TILE_BYTES) || data.len() != rows * kb {
         return Err(MxError::Shape(format!(
             "B data of {} bytes as {rows} rows of {kb} bytes (a multiple of {B_TILE_BYTES})",
             data.len()
@@ -74,7 +74,7 @@ pub fn shuffle_b(data: &[u8], rows: usize, kb: usize) -> Result<Vec<u8>, MxError
 
 /// The inverse of [`shuffle_b`] (padding rows dropped).
 pub fn unshuffle_b(shuffled: &[u8], rows: usize, kb: usize) -> Result<Vec<u8>, MxError> {
-    if kb % B_TILE_BYTES != 0 || shuffled.len() != b_shuffled_len(rows, kb) {
+    if !kb.is_multiple_of(B_TILE_BYTES) || shuffled.len() != b_shuffled_len(rows, kb) {
         return Err(MxError::Shape(format!("shuffled B of {} bytes for {rows} rows of {kb} bytes", shuffled.len())));
     }
     let mut out = vec![0u8; rows * kb];
@@ -94,7 +94,7 @@ pub fn scale_tiles_per_row(kc: usize) -> usize {
 /// The byte of the shuffled scales holding scale (`r`, `c`), `kc` scale columns.
 pub fn scale_index(r: usize, c: usize, kc: usize) -> usize {
     let tile = (r / 32) * scale_tiles_per_row(kc) + c / 8;
-    (tile << 8) | (c % 4) << 6 | (r % 16) << 2 | ((c / 4) % 2) << 1 | (r / 16) % 2
+    (tile << 8) | (c % 4) << 6 | (r % 16) << 2 | ((c / 4) % 2) << 1 | ((r / 16) % 2)
 }
 
 /// Size of the shuffled scales of `rows` x `kc`.

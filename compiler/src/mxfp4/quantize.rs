@@ -17,7 +17,7 @@ pub struct Mxfp4Matrix {
 impl Mxfp4Matrix {
     /// A matrix from raw bytes, checking the sizes (`k` a multiple of 32).
     pub fn from_parts(rows: usize, k: usize, data: Vec<u8>, scales: Vec<u8>) -> Result<Mxfp4Matrix, MxError> {
-        if k % BLOCK != 0 {
+        if !k.is_multiple_of(BLOCK) {
             return Err(MxError::Shape(format!("K = {k} is not a multiple of {BLOCK}")));
         }
         let (want_d, want_s) = (rows * k / 2, rows * k / BLOCK);
@@ -39,7 +39,7 @@ impl Mxfp4Matrix {
     /// The E2M1 code of element (`r`, `c`).
     pub fn code(&self, r: usize, c: usize) -> u8 {
         let byte = self.data[r * self.k / 2 + c / 2];
-        if c % 2 == 0 {
+        if c.is_multiple_of(2) {
             byte & 0xf
         } else {
             byte >> 4
@@ -73,7 +73,7 @@ impl Mxfp4Matrix {
 /// the nearest E2M1 value, ties to even, saturating at 6. A block holding NaN or an infinity gets
 /// the NaN scale and zero elements.
 pub fn quantize(values: &[f32], rows: usize, k: usize) -> Result<Mxfp4Matrix, MxError> {
-    if k % BLOCK != 0 {
+    if !k.is_multiple_of(BLOCK) {
         return Err(MxError::Shape(format!("K = {k} is not a multiple of {BLOCK}")));
     }
     if values.len() != rows * k {

@@ -93,7 +93,7 @@ impl Tile {
 /// rule); when none does, the one that computes the fewest padded elements
 /// (`ceil(m/tm)*tm * ceil(n/tn)*tn`), ties to the earlier.
 pub fn choose_tile(m: u32, n: u32) -> Tile {
-    if let Some(t) = Tile::ALL.into_iter().find(|t| m % t.m() == 0 && n % t.n() == 0) {
+    if let Some(t) = Tile::ALL.into_iter().find(|t| m.is_multiple_of(t.m()) && n.is_multiple_of(t.n())) {
         return t;
     }
     let padded = |t: Tile| u64::from(m.div_ceil(t.m()) * t.m()) * u64::from(n.div_ceil(t.n()) * t.n());
