@@ -19,10 +19,17 @@ pub struct GemmRun {
     /// C, `M` x `N` bf16 bit patterns, row-major.
     pub c: Vec<u16>,
     pub tile: Tile,
-    /// Kernel time from the device's timestamps, when it has them.
+    /// Kernel time from the device's timestamps, when it has them (the median over the runs).
     pub gpu_us: Option<f64>,
-    /// Launch to completion on the host clock.
+    /// Launch to completion on the host clock (the median over the runs).
     pub wall_us: f64,
+    /// Launches timed (after one untimed launch when there are more than one).
+    pub runs: u32,
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
 }
 
 /// Checks that `a` (`M` x `K`) and `b` (`N` x `K`) fit the kernel: the same K, a positive
@@ -52,6 +59,18 @@ pub fn check_shapes(a: &Mxfp4Matrix, b: &Mxfp4Matrix) -> Result<()> {
 
 /// Runs `C = A * B^T` on `dev` (a gfx950) with `tile`, or the tile [`choose_tile`] picks.
 pub fn gemm_mxfp4(dev: &dyn Gpu, a: &Mxfp4Matrix, b: &Mxfp4Matrix, tile: Option<Tile>) -> Result<GemmRun> {
+    gemm_mxfp4_runs(dev, a, b, tile, 1)
+}
+
+/// [`gemm_mxfp4`] launched `runs` times on the same buffers (one more untimed first when
+/// `runs > 1`), reporting the median times: the measurement of `bench gemm`.
+pub fn gemm_mxfp4_runs(
+    dev: &dyn Gpu,
+    a: &Mxfp4Matrix,
+    b: &Mxfp4Matrix,
+    tile: Option<Tile>,
+    runs: u32,
+) -> Result<GemmRun> {
     if dev.arch() != GEMM_ARCH {
         return Err(Error::Usage(format!(
             "{} is {}: the MXFP4 GEMM needs a {GEMM_ARCH} (emu:{GEMM_ARCH} emulates one)",
@@ -71,7 +90,7 @@ pub fn gemm_mxfp4(dev: &dyn Gpu, a: &Mxfp4Matrix, b: &Mxfp4Matrix, tile: Option<
     ];
     let code = mxfp4_gemm::code_object(&[tile]).map_err(|e| Error::Usage(format!("building the kernel: {e}")))?;
     let prog = dev.load(&code, &format!("mxfp4 gemm {}", tile.name()))?;
-    let out = run_loaded(dev, &prog, tile, &inputs, [m, n, k]);
+    let out = run_loaded(dev, &prog, tile, &inputs, [m, n, k], runs.max(1));
     let unloaded = dev.unload(prog);
     let r = out?;
     unloaded?;
@@ -85,6 +104,7 @@ fn run_loaded(
     tile: Tile,
     inputs: &[Vec<u8>; 4],
     [m, n, k]: [usize; 3],
+    runs: u32,
 ) -> Result<GemmRun> {
     let c_bytes = (m * n * 2) as u64;
     let mut bufs = Vec::new();
@@ -100,16 +120,24 @@ fn run_loaded(
         args.extend([m, n, k].map(|x| ArgValue::u32(x as u32)));
         let (gx, gy) = tile.grid(m as u32, n as u32);
         let launch = Launch::new([gx, gy, 1], [WORKGROUP, 1, 1]);
-        let t0 = Instant::now();
-        let sub = dev.launch(prog, &tile.kernel_name(), &args, &launch, true)?;
-        dev.synchronize()?;
-        let wall_us = t0.elapsed().as_secs_f64() * 1e6;
-        let gpu_us = dev.elapsed_us(&sub);
-        dev.release(sub)?;
+        let (mut walls, mut gpus) = (Vec::new(), Vec::new());
+        for r in 0..runs + u32::from(runs > 1) {
+            let t0 = Instant::now();
+            let sub = dev.launch(prog, &tile.kernel_name(), &args, &launch, true)?;
+            dev.synchronize()?;
+            let wall_us = t0.elapsed().as_secs_f64() * 1e6;
+            let gpu_us = dev.elapsed_us(&sub);
+            dev.release(sub)?;
+            if runs == 1 || r > 0 {
+                walls.push(wall_us);
+                gpus.extend(gpu_us);
+            }
+        }
+        let (wall_us, gpu_us) = (median(walls).unwrap_or(0.0), median(gpus));
         let mut raw = vec![0u8; c_bytes as usize];
         dev.read(&bufs[0], 0, &mut raw)?;
         let c = raw.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect();
-        Ok(GemmRun { c, tile, gpu_us, wall_us })
+        Ok(GemmRun { c, tile, gpu_us, wall_us, runs })
     })();
     for b in bufs {
         dev.free(b)?;

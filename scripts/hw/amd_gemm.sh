@@ -54,10 +54,10 @@ done
 gemm "exact K 4096" -m 256 -n 512 -k 4096 --data exact --check
 gemm "random 2048^3" -m 2048 -n 2048 -k 2048 --check
 
-# Performance: no host check; TFLOP/s from the GPU timestamps.
+# Performance (`bench gemm mxfp4`): no host check; medians of 10 runs, TFLOP/s from the GPU timestamps.
 for s in 4096 8192 16384; do
     for tile in 256x256 192x256 128x512; do
-        out=$("$BIN" gemm mxfp4 --device "$DEV" -m "$s" -n "$s" -k "$s" --tile "$tile" --json 2>&1) || { echo "perf $s $tile FAIL $out"; FAILED=1; continue; }
+        out=$("$BIN" bench gemm mxfp4 --device "$DEV" -m "$s" -n "$s" -k "$s" --tile "$tile" --runs 10 --json 2>&1) || { echo "perf $s $tile FAIL $out"; FAILED=1; continue; }
         echo "$out" | python3 -c "
 import json, sys
 d = json.loads(sys.stdin.read())

@@ -43,6 +43,16 @@ enum Bench {
     /// Wave instructions per second of the emulated GPU on a clang-compiled fp32 matmul (N=128)
     /// and a 1M-element vector add, launched through the whole stack.
     Emu(EmuArgs),
+    /// The gfx950 MXFP4 GEMM (`gemm mxfp4` with --runs): median GPU time, TFLOP/s and the
+    /// fraction of the ~10 PFLOP/s dense FP4 peak.
+    #[command(subcommand)]
+    Gemm(GemmBench),
+}
+
+#[derive(Debug, Subcommand)]
+enum GemmBench {
+    /// The MXFP4 GEMM.
+    Mxfp4(super::gemm::Shape),
 }
 
 #[derive(Debug, clap::Args)]
@@ -178,6 +188,7 @@ pub fn run(args: Args) -> Result<()> {
         Bench::Launch(a) => launch(a, args.json),
         Bench::Graph(a) => graph(a, args.json),
         Bench::Emu(a) => emu(a, args.json),
+        Bench::Gemm(GemmBench::Mxfp4(a)) => super::gemm::bench(a, args.json),
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use baregpu::gemm::{check_shapes, gemm_mxfp4, GemmRun};
+use baregpu::gemm::{check_shapes, gemm_mxfp4_runs, GemmRun};
 use baregpu::{DeviceSpec, Error, Result};
 use baregpu_compiler::kernels::mxfp4_gemm::{Tile, K_STEP};
 use baregpu_compiler::mxfp4::reference::{compare, gemm_f64, ErrorReport};
@@ -27,8 +27,9 @@ enum Kind {
     Mxfp4(Mxfp4Args),
 }
 
+/// What `gemm mxfp4` and `bench gemm mxfp4` share: the device, the shape, the inputs, the runs.
 #[derive(Debug, clap::Args)]
-struct Mxfp4Args {
+pub(super) struct Shape {
     /// Device spec (a gfx950: amd:N or emu:gfx950).
     #[arg(long)]
     device: DeviceSpec,
@@ -45,18 +46,27 @@ struct Mxfp4Args {
     /// else the one computing the fewest padded elements.
     #[arg(long, value_parser = parse_tile)]
     tile: Option<Tile>,
-    /// Compare C with the host reference (f64, one bf16 rounding) and fail past the bound.
-    #[arg(long)]
-    check: bool,
-    /// One JSON object instead of text.
-    #[arg(long)]
-    json: bool,
     /// Generated inputs: random (uniform values quantized) or exact (every partial sum exact).
     #[arg(long, default_value = "random", value_parser = ["random", "exact"])]
     data: String,
     /// Seed of the generated inputs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Timed launches (after one untimed launch when more than one); the medians are reported.
+    #[arg(long, default_value_t = 1)]
+    runs: u32,
+}
+
+#[derive(Debug, clap::Args)]
+struct Mxfp4Args {
+    #[command(flatten)]
+    shape: Shape,
+    /// Compare C with the host reference (f64, one bf16 rounding) and fail past the bound.
+    #[arg(long)]
+    check: bool,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
     /// Raw A: M rows of K/2 bytes (needs --a-scale, --b and --b-scale too).
     #[arg(long = "a", requires_all = ["a_scale", "b", "b_scale"])]
     a: Option<PathBuf>,
@@ -72,6 +82,15 @@ struct Mxfp4Args {
     /// Write C (M x N bf16, row-major) here.
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+/// The dense FP4 peak of an MI355X in TFLOP/s (AMD's figure, about 10 PFLOP/s).
+pub const PEAK_TFLOPS: f64 = 10_000.0;
+
+/// `bench gemm mxfp4`: generated inputs, timed repeats, the fraction of the peak.
+pub(super) fn bench(shape: Shape, json: bool) -> Result<()> {
+    let a = Mxfp4Args { shape, check: false, json, a: None, a_scale: None, b: None, b_scale: None, out: None };
+    mxfp4(a)
 }
 
 fn parse_tile(s: &str) -> std::result::Result<Tile, String> {
@@ -100,25 +119,28 @@ fn raw(path: &Path, what: &str, rows: usize, cols: usize) -> Result<Vec<u8>> {
 
 /// The inputs: read from the raw files, or generated.
 fn inputs(a: &Mxfp4Args) -> Result<(Mxfp4Matrix, Mxfp4Matrix)> {
-    let (m, n, k) = (a.m, a.n, a.k);
+    let (m, n, k) = (a.shape.m, a.shape.n, a.shape.k);
     let shape = |e: baregpu_compiler::mxfp4::MxError| Error::Usage(e.to_string());
     if let (Some(pa), Some(psa), Some(pb), Some(psb)) = (&a.a, &a.a_scale, &a.b, &a.b_scale) {
         let ma = Mxfp4Matrix::from_parts(m, k, raw(pa, "A", m, k / 2)?, raw(psa, "scale A", m, k / 32)?);
         let mb = Mxfp4Matrix::from_parts(n, k, raw(pb, "B", n, k / 2)?, raw(psb, "scale B", n, k / 32)?);
         return Ok((ma.map_err(shape)?, mb.map_err(shape)?));
     }
-    let gen = if a.data == "exact" { inputs::exact } else { inputs::random };
-    Ok((gen(m, k, a.seed).map_err(shape)?, gen(n, k, a.seed.wrapping_add(1)).map_err(shape)?))
+    let gen = if a.shape.data == "exact" { inputs::exact } else { inputs::random };
+    Ok((gen(m, k, a.shape.seed).map_err(shape)?, gen(n, k, a.shape.seed.wrapping_add(1)).map_err(shape)?))
 }
 
 fn mxfp4(a: Mxfp4Args) -> Result<()> {
-    if a.k == 0 || a.k % K_STEP as usize != 0 {
-        return Err(Error::Usage(format!("-k {}: K must be a positive multiple of {K_STEP}", a.k)));
+    if a.shape.runs == 0 {
+        return Err(Error::Usage("--runs 0: at least one run".into()));
+    }
+    if a.shape.k == 0 || a.shape.k % K_STEP as usize != 0 {
+        return Err(Error::Usage(format!("-k {}: K must be a positive multiple of {K_STEP}", a.shape.k)));
     }
     // The shapes are checked before any input is made or read.
-    let empty = |rows| Mxfp4Matrix { rows, k: a.k, data: Vec::new(), scales: Vec::new() };
-    check_shapes(&empty(a.m), &empty(a.n))?;
-    let dev = baregpu::open(&a.device)?;
+    let empty = |rows| Mxfp4Matrix { rows, k: a.shape.k, data: Vec::new(), scales: Vec::new() };
+    check_shapes(&empty(a.shape.m), &empty(a.shape.n))?;
+    let dev = baregpu::open(&a.shape.device)?;
     if dev.arch() != baregpu::gemm::GEMM_ARCH {
         return Err(Error::Usage(format!(
             "{} is {}: the MXFP4 GEMM needs a gfx950 (emu:gfx950 emulates one)",
@@ -127,13 +149,13 @@ fn mxfp4(a: Mxfp4Args) -> Result<()> {
         )));
     }
     let (ma, mb) = inputs(&a)?;
-    let run = gemm_mxfp4(&*dev, &ma, &mb, a.tile)?;
+    let run = gemm_mxfp4_runs(&*dev, &ma, &mb, a.shape.tile, a.shape.runs.max(1))?;
     if let Some(p) = &a.out {
         let bytes: Vec<u8> = run.c.iter().flat_map(|x| x.to_le_bytes()).collect();
         std::fs::write(p, bytes).map_err(|source| Error::Io { path: p.clone(), source })?;
     }
     let check = if a.check {
-        Some(compare(&run.c, &gemm_f64(&ma, &mb).map_err(|e| Error::Usage(e.to_string()))?, a.k))
+        Some(compare(&run.c, &gemm_f64(&ma, &mb).map_err(|e| Error::Usage(e.to_string()))?, a.shape.k))
     } else {
         None
     };
@@ -148,7 +170,7 @@ fn mxfp4(a: Mxfp4Args) -> Result<()> {
 }
 
 fn report(a: &Mxfp4Args, label: &str, run: &GemmRun, check: Option<&ErrorReport>) -> Result<()> {
-    let flops = 2.0 * a.m as f64 * a.n as f64 * a.k as f64;
+    let flops = 2.0 * a.shape.m as f64 * a.shape.n as f64 * a.shape.k as f64;
     let us = run.gpu_us.unwrap_or(run.wall_us);
     let tflops = flops / (us * 1e-6) / 1e12;
     if a.json {
@@ -159,18 +181,22 @@ fn report(a: &Mxfp4Args, label: &str, run: &GemmRun, check: Option<&ErrorReport>
             })
         });
         return super::out::json(&serde_json::json!({
-            "device": label, "m": a.m, "n": a.n, "k": a.k, "tile": run.tile.name(), "data": a.data,
-            "gpu_us": run.gpu_us, "wall_us": run.wall_us, "tflops": tflops, "check": check,
+            "device": label, "m": a.shape.m, "n": a.shape.n, "k": a.shape.k, "tile": run.tile.name(), "data": a.shape.data,
+            "gpu_us": run.gpu_us, "wall_us": run.wall_us, "runs": run.runs, "tflops": tflops,
+            "peak_fraction": tflops / PEAK_TFLOPS, "check": check,
         }));
     }
     let gpu = run.gpu_us.map_or("?".into(), |u| format!("{u:.1}"));
     super::out::line(format_args!(
-        "mxfp4 gemm {}x{}x{} on {label}, tile {}: GPU {gpu} us, wall {:.1} us, {tflops:.3} TFLOP/s",
-        a.m,
-        a.n,
-        a.k,
+        "mxfp4 gemm {}x{}x{} on {label}, tile {}: GPU {gpu} us, wall {:.1} us{}, {tflops:.3} TFLOP/s ({:.2}% of the \
+         {PEAK_TFLOPS:.0} TFLOP/s FP4 peak)",
+        a.shape.m,
+        a.shape.n,
+        a.shape.k,
         run.tile.name(),
-        run.wall_us
+        run.wall_us,
+        if run.runs > 1 { format!(" (medians of {} runs)", run.runs) } else { String::new() },
+        100.0 * tflops / PEAK_TFLOPS
     ))?;
     if let Some(c) = check {
         super::out::line(format_args!(

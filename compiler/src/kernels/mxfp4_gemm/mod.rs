@@ -64,7 +64,16 @@ pub fn build(tile: Tile) -> Result<Built, KernelError> {
     let p = Plan::new(tile);
     let mut b = Builder::new(Arch::Gfx950);
     let skel = skeleton(tile, &p);
-    b.tracker_mut().reserve_sgprs(skel.user_sgpr_count(Arch::Gfx950) + 2);
+    // The plan's workgroup-id SGPRs follow the user SGPRs (the kernarg pointer alone).
+    let user = skel.user_sgpr_count(Arch::Gfx950);
+    if user != tile::S_WG_X {
+        return Err(IsaError::Encode(format!(
+            "{user} user SGPRs; the plan has the workgroup ids at s{}",
+            tile::S_WG_X
+        ))
+        .into());
+    }
+    b.tracker_mut().reserve_sgprs(user + 2);
     b.tracker_mut().reserve_vgprs(1);
     let mut mfmas = Vec::new();
     prologue::emit(&mut b, &p);
