@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use baregpu_compiler::kernels::mxfp4_gemm::{self, choose_tile, Tile, K_STEP, WORKGROUP};
+use baregpu_compiler::kernels::mxfp4_gemm::{self, choose_tile, Mem, Tile, K_STEP, WORKGROUP};
 use baregpu_compiler::mxfp4::{layout, Mxfp4Matrix};
 use baregpu_runtime::program::{ArgValue, Launch};
 
@@ -57,20 +57,27 @@ pub fn check_shapes(a: &Mxfp4Matrix, b: &Mxfp4Matrix) -> Result<()> {
     Ok(())
 }
 
-/// Runs `C = A * B^T` on `dev` (a gfx950) with `tile`, or the tile [`choose_tile`] picks.
-pub fn gemm_mxfp4(dev: &dyn Gpu, a: &Mxfp4Matrix, b: &Mxfp4Matrix, tile: Option<Tile>) -> Result<GemmRun> {
-    gemm_mxfp4_runs(dev, a, b, tile, 1)
+/// How to run a GEMM.
+#[derive(Debug, Clone, Copy)]
+pub struct GemmOptions {
+    /// The workgroup tile; `None`: the one [`choose_tile`] picks.
+    pub tile: Option<Tile>,
+    /// Buffer or global memory instructions.
+    pub mem: Mem,
+    /// Timed launches on the same buffers (one more, untimed, first when more than one); the
+    /// medians are reported.
+    pub runs: u32,
 }
 
-/// [`gemm_mxfp4`] launched `runs` times on the same buffers (one more untimed first when
-/// `runs > 1`), reporting the median times: the measurement of `bench gemm`.
-pub fn gemm_mxfp4_runs(
-    dev: &dyn Gpu,
-    a: &Mxfp4Matrix,
-    b: &Mxfp4Matrix,
-    tile: Option<Tile>,
-    runs: u32,
-) -> Result<GemmRun> {
+impl Default for GemmOptions {
+    fn default() -> GemmOptions {
+        GemmOptions { tile: None, mem: Mem::Buffer, runs: 1 }
+    }
+}
+
+/// Runs `C = A * B^T` on `dev` (a gfx950).
+pub fn gemm_mxfp4(dev: &dyn Gpu, a: &Mxfp4Matrix, b: &Mxfp4Matrix, opts: &GemmOptions) -> Result<GemmRun> {
+    let (tile, runs) = (opts.tile, opts.runs.max(1));
     if dev.arch() != GEMM_ARCH {
         return Err(Error::Usage(format!(
             "{} is {}: the MXFP4 GEMM needs a {GEMM_ARCH} (emu:{GEMM_ARCH} emulates one)",
@@ -88,7 +95,7 @@ pub fn gemm_mxfp4_runs(
         layout::shuffle_scales(&a.scales, m, k / 32).map_err(shape)?,
         layout::shuffle_scales(&b.scales, n, k / 32).map_err(shape)?,
     ];
-    let code = mxfp4_gemm::code_object(&[tile]).map_err(|e| Error::Usage(format!("building the kernel: {e}")))?;
+    let code = mxfp4_gemm::code_object(&[tile], opts.mem).map_err(|e| Error::Usage(e.to_string()))?;
     let prog = dev.load(&code, &format!("mxfp4 gemm {}", tile.name()))?;
     let out = run_loaded(dev, &prog, tile, &inputs, [m, n, k], runs.max(1));
     let unloaded = dev.unload(prog);

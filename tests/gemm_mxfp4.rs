@@ -7,9 +7,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use baregpu::gemm::gemm_mxfp4;
+use baregpu::gemm::{gemm_mxfp4, GemmOptions};
 use baregpu::Gpu;
-use baregpu_compiler::kernels::mxfp4_gemm::Tile;
+use baregpu_compiler::kernels::mxfp4_gemm::{Mem, Tile};
 use baregpu_compiler::mxfp4::reference::{compare, gemm_bf16, gemm_f64};
 use baregpu_compiler::mxfp4::{inputs, Mxfp4Matrix};
 
@@ -22,16 +22,17 @@ fn exact(m: usize, n: usize, k: usize, seed: u64) -> (Mxfp4Matrix, Mxfp4Matrix) 
 }
 
 /// Runs one GEMM and requires the reference's bits.
-fn bit_exact(dev: &dyn Gpu, tile: Tile, m: usize, n: usize, k: usize) {
+fn bit_exact(dev: &dyn Gpu, tile: Tile, mem: Mem, m: usize, n: usize, k: usize) {
     let (a, b) = exact(m, n, k, (m * 31 + n * 7 + k) as u64);
-    let run = gemm_mxfp4(dev, &a, &b, Some(tile)).unwrap();
+    let run = gemm_mxfp4(dev, &a, &b, &GemmOptions { tile: Some(tile), mem, runs: 1 }).unwrap();
     let want = gemm_bf16(&a, &b).unwrap();
     assert_eq!(run.tile, tile);
     let bad: Vec<usize> = (0..want.len()).filter(|&i| run.c[i] != want[i]).collect();
     assert!(
         bad.is_empty(),
-        "{} {m}x{n}x{k}: {} of {} differ; first at ({}, {}): {:#06x}, reference {:#06x}",
+        "{} {} {m}x{n}x{k}: {} of {} differ; first at ({}, {}): {:#06x}, reference {:#06x}",
         tile.name(),
+        mem.name(),
         bad.len(),
         want.len(),
         bad[0] / n,
@@ -44,8 +45,10 @@ fn bit_exact(dev: &dyn Gpu, tile: Tile, m: usize, n: usize, k: usize) {
 #[test]
 fn every_tile_is_bit_exact_at_256_cubed() {
     let dev = gfx950();
-    for t in Tile::ALL {
-        bit_exact(&*dev, t, 256, 256, 256);
+    for mem in Mem::ALL {
+        for t in Tile::ALL {
+            bit_exact(&*dev, t, mem, 256, 256, 256);
+        }
     }
 }
 
@@ -54,9 +57,11 @@ fn edges_and_odd_step_counts_are_bit_exact() {
     // M and N that divide no tile, K of 1, 3 and 5 steps: partial tiles on both edges, rows past
     // M clamped on load and masked on store, N not a multiple of 4 (element stores).
     let dev = gfx950();
-    bit_exact(&*dev, Tile::T256x256, 100, 70, 384);
-    bit_exact(&*dev, Tile::T192x256, 200, 261, 128);
-    bit_exact(&*dev, Tile::T128x512, 129, 33, 640);
+    for mem in Mem::ALL {
+        bit_exact(&*dev, Tile::T256x256, mem, 100, 70, 384);
+        bit_exact(&*dev, Tile::T192x256, mem, 200, 261, 128);
+        bit_exact(&*dev, Tile::T128x512, mem, 129, 33, 640);
+    }
 }
 
 #[test]
@@ -65,7 +70,7 @@ fn random_inputs_are_within_the_bf16_bound() {
     for t in Tile::ALL {
         let (m, n, k) = (256, 256, 512);
         let (a, b) = (inputs::random(m, k, 3).unwrap(), inputs::random(n, k, 4).unwrap());
-        let run = gemm_mxfp4(&*dev, &a, &b, Some(t)).unwrap();
+        let run = gemm_mxfp4(&*dev, &a, &b, &GemmOptions { tile: Some(t), ..GemmOptions::default() }).unwrap();
         let r = compare(&run.c, &gemm_f64(&a, &b).unwrap(), k);
         println!("{}: {r:?}", t.name());
         assert!(r.within_bound(), "{}: {r:?}", t.name());
@@ -160,12 +165,12 @@ fn larger_shapes() {
     for (t, m, n, k) in
         [(Tile::T256x256, 512, 512, 1024), (Tile::T192x256, 512, 512, 1024), (Tile::T128x512, 512, 512, 1024)]
     {
-        bit_exact(&*dev, t, m, n, k);
+        bit_exact(&*dev, t, Mem::Buffer, m, n, k);
     }
-    bit_exact(&*dev, Tile::T256x256, 1000, 3000, 512);
-    bit_exact(&*dev, Tile::T128x512, 256, 512, 4096);
+    bit_exact(&*dev, Tile::T256x256, Mem::Buffer, 1000, 3000, 512);
+    bit_exact(&*dev, Tile::T128x512, Mem::Buffer, 256, 512, 4096);
     let (a, b) = (inputs::random(1000, 512, 5).unwrap(), inputs::random(3000, 512, 6).unwrap());
-    let run = gemm_mxfp4(&*dev, &a, &b, None).unwrap();
+    let run = gemm_mxfp4(&*dev, &a, &b, &GemmOptions::default()).unwrap();
     let r = compare(&run.c, &gemm_f64(&a, &b).unwrap(), 512);
     assert!(r.within_bound(), "{r:?}");
 }

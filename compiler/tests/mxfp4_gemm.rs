@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use baregpu_compiler::isa::{decode_all, disassemble, Arch};
-use baregpu_compiler::kernels::mxfp4_gemm::{self, Tile, KERNARG_BYTES};
+use baregpu_compiler::kernels::mxfp4_gemm::{self, Mem, Tile, KERNARG_BYTES};
 use baregpu_runtime::program::CodeObject;
 
 fn tool(name: &str) -> bool {
@@ -34,23 +34,24 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn every_tile_builds_with_its_counts() {
-    for t in Tile::ALL {
-        let b = mxfp4_gemm::build(t).unwrap();
+    for (t, mem) in Tile::ALL.into_iter().flat_map(|t| Mem::ALL.map(|m| (t, m))) {
+        let b = mxfp4_gemm::build_with(t, mem).unwrap();
         let (c, l) = (b.counts(), b.loop_counts());
         println!(
-            "{}: {} instructions ({} bytes), {} VGPRs {} AGPRs; kernel: {} MFMA {} buffer loads {} stores {} waits; \
+            "{} {}: {} instructions ({} bytes), {} VGPRs {} AGPRs; kernel: {} MFMA {} loads {} stores {} waits; \
              per K step: {} MFMA {} loads {} waits {} SALU",
             t.name(),
+            mem.name(),
             c.total,
             c.bytes,
             b.builder.usage().vgprs,
             b.builder.usage().agprs,
             c.mfma,
-            c.buffer_loads,
-            c.buffer_stores,
+            c.loads,
+            c.stores,
             c.waits,
             l.mfma / 4,
-            l.buffer_loads as f64 / 4.0,
+            l.loads as f64 / 4.0,
             l.waits / 4,
             l.salu as f64 / 4.0
         );
@@ -65,7 +66,7 @@ fn every_tile_builds_with_its_counts() {
 
 #[test]
 fn the_code_object_loads_with_the_runtime() {
-    let elf = mxfp4_gemm::code_object(&Tile::ALL).unwrap();
+    let elf = mxfp4_gemm::code_object(&Tile::ALL, Mem::Buffer).unwrap();
     let co = CodeObject::parse(&elf).unwrap();
     assert_eq!(co.arch, "gfx950");
     for t in Tile::ALL {
@@ -87,8 +88,8 @@ fn the_code_object_loads_with_the_runtime() {
 
 #[test]
 fn every_mfma_is_fp4_with_its_scale_bytes() {
-    for t in Tile::ALL {
-        let b = mxfp4_gemm::build(t).unwrap();
+    for (t, mem) in Tile::ALL.into_iter().flat_map(|t| Mem::ALL.map(|m| (t, m))) {
+        let b = mxfp4_gemm::build_with(t, mem).unwrap();
         let insts = decode_all(Arch::Gfx950, &b.code).unwrap();
         let mut seen = 0;
         for (_, i) in &insts {
@@ -109,7 +110,7 @@ fn llvm_reads_back_the_builders_code() {
         return;
     }
     let path = tmp("all.hsaco");
-    std::fs::write(&path, mxfp4_gemm::code_object(&Tile::ALL).unwrap()).unwrap();
+    std::fs::write(&path, mxfp4_gemm::code_object(&Tile::ALL, Mem::Buffer).unwrap()).unwrap();
     let out = run(Command::new("llvm-objdump-22").args(["-d", "--mcpu=gfx950", "--no-show-raw-insn"]).arg(&path), b"");
     let _ = std::fs::remove_file(&path);
     let out = String::from_utf8(out).unwrap();

@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use baregpu::gemm::{check_shapes, gemm_mxfp4_runs, GemmRun};
+use baregpu::gemm::{check_shapes, gemm_mxfp4, GemmOptions, GemmRun};
 use baregpu::{DeviceSpec, Error, Result};
-use baregpu_compiler::kernels::mxfp4_gemm::{Tile, K_STEP};
+use baregpu_compiler::kernels::mxfp4_gemm::{Mem, Tile, K_STEP};
 use baregpu_compiler::mxfp4::reference::{compare, gemm_f64, ErrorReport};
 use baregpu_compiler::mxfp4::{inputs, Mxfp4Matrix};
 use clap::Subcommand;
@@ -55,6 +55,9 @@ pub(super) struct Shape {
     /// Timed launches (after one untimed launch when more than one); the medians are reported.
     #[arg(long, default_value_t = 1)]
     runs: u32,
+    /// Memory instructions of the kernel: buffer (range-checked, the default) or global.
+    #[arg(long, default_value = "buffer", value_parser = parse_mem)]
+    memory: Mem,
 }
 
 #[derive(Debug, clap::Args)]
@@ -91,6 +94,10 @@ pub const PEAK_TFLOPS: f64 = 10_000.0;
 pub(super) fn bench(shape: Shape, json: bool) -> Result<()> {
     let a = Mxfp4Args { shape, check: false, json, a: None, a_scale: None, b: None, b_scale: None, out: None };
     mxfp4(a)
+}
+
+fn parse_mem(s: &str) -> std::result::Result<Mem, String> {
+    Mem::parse(s).ok_or_else(|| format!("`{s}`: buffer or global"))
 }
 
 fn parse_tile(s: &str) -> std::result::Result<Tile, String> {
@@ -149,7 +156,8 @@ fn mxfp4(a: Mxfp4Args) -> Result<()> {
         )));
     }
     let (ma, mb) = inputs(&a)?;
-    let run = gemm_mxfp4_runs(&*dev, &ma, &mb, a.shape.tile, a.shape.runs.max(1))?;
+    let opts = GemmOptions { tile: a.shape.tile, mem: a.shape.memory, runs: a.shape.runs };
+    let run = gemm_mxfp4(&*dev, &ma, &mb, &opts)?;
     if let Some(p) = &a.out {
         let bytes: Vec<u8> = run.c.iter().flat_map(|x| x.to_le_bytes()).collect();
         std::fs::write(p, bytes).map_err(|source| Error::Io { path: p.clone(), source })?;
@@ -181,7 +189,7 @@ fn report(a: &Mxfp4Args, label: &str, run: &GemmRun, check: Option<&ErrorReport>
             })
         });
         return super::out::json(&serde_json::json!({
-            "device": label, "m": a.shape.m, "n": a.shape.n, "k": a.shape.k, "tile": run.tile.name(), "data": a.shape.data,
+            "device": label, "m": a.shape.m, "n": a.shape.n, "k": a.shape.k, "tile": run.tile.name(), "memory": a.shape.memory.name(), "data": a.shape.data,
             "gpu_us": run.gpu_us, "wall_us": run.wall_us, "runs": run.runs, "tflops": tflops,
             "peak_fraction": tflops / PEAK_TFLOPS, "check": check,
         }));

@@ -6,7 +6,9 @@
 //! them with one `buffer_store_dwordx2` per block; a tile on an edge of C stores every bf16 alone
 //! under an exec mask of `row < M && column < N` (the C descriptor's size is a second guard).
 
-use crate::isa::builder::{exec, s, v, vcc, Builder, Ctors, Flag, Label, Mod};
+use crate::isa::builder::{exec, s, v, vcc, Builder, Ctors, Label};
+
+use super::memory::{self, Store};
 
 use super::tile::*;
 
@@ -57,12 +59,7 @@ pub fn emit(b: &mut Builder, p: &Plan, done: Label) {
         for j in 0..p.fb {
             let pair = p.packed(j, 0);
             let data = v(pair.first..pair.first + 2);
-            b.mods([Mod::Flag(Flag::Offen), Mod::Offset(i64::from(32 * j))]).buffer_store_dwordx2(
-                data,
-                addr,
-                rsrc(R_C),
-                0,
-            );
+            memory::store(b, p.mem, Store::X2, data, addr, 32 * j);
         }
         b.s_branch(next).bind(edge);
         // lim = row < M ? N - col : 0; element (j, r) is stored when 16j + r < lim.
@@ -70,12 +67,8 @@ pub fn emit(b: &mut Builder, p: &Plan, done: Label) {
         for j in 0..p.fb {
             for r in 0..4u32 {
                 b.s_mov_b64(exec(), -1).v_cmpx_lt_i32([vcc().into(), (16 * j + r).into(), lim.into()]);
-                b.mods([Mod::Flag(Flag::Offen), Mod::Offset(i64::from(32 * j + 2 * r))]);
-                if r % 2 == 0 {
-                    b.buffer_store_short(p.packed(j, r / 2), addr, rsrc(R_C), 0);
-                } else {
-                    b.buffer_store_short_d16_hi(p.packed(j, r / 2), addr, rsrc(R_C), 0);
-                }
+                let half = if r % 2 == 0 { Store::Lo16 } else { Store::Hi16 };
+                memory::store(b, p.mem, half, p.packed(j, r / 2), addr, 32 * j + 2 * r);
             }
         }
         b.s_mov_b64(exec(), -1).bind(next);

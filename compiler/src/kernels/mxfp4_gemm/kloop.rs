@@ -5,11 +5,13 @@
 //! scales from scale buffer `(s / 2) % 2` (one scale dword covers two steps: byte bit 1 is the
 //! step's parity). While its MFMAs run it loads step `s + 1` into the other data buffer, and on
 //! odd steps the next pair's scales into the other scale buffer; the next step's offsets come in
-//! `soffset` SGPRs, clamped to the last step so that the loads after the last step re-read it
+//! `soffset` SGPRs (or step base pointers, [`Mem::Global`]), clamped to the last step so that the loads after the last step re-read it
 //! instead of leaving the buffers. Four steps a trip make every buffer index static; the exit test
 //! after each step allows any number of steps.
 
-use crate::isa::builder::{op_sel, s, vmcnt, Builder, Ctors, Flag, Label, Mod};
+use crate::isa::builder::{op_sel, s, vmcnt, Builder, Ctors, Label, Mod};
+
+use super::memory::{self, Src};
 
 use super::tile::*;
 
@@ -23,13 +25,13 @@ enum Load {
 }
 
 fn emit_load(b: &mut Builder, p: &Plan, l: Load, buf: u32, sbuf: u32) {
-    b.mods([Mod::Flag(Flag::Offen)]);
-    match l {
-        Load::A(i) => b.buffer_load_dwordx4(p.frag_a(buf, i), p.addr_a(i), rsrc(R_A), s(S_OFF_A)),
-        Load::B(j) => b.buffer_load_dwordx4(p.frag_b(buf, j), p.addr_b(j), rsrc(R_B), s(S_OFF_B)),
-        Load::ScaleA(t) => b.buffer_load_dword(p.scale_a(sbuf, t), p.addr_sa(t), rsrc(R_SA), s(S_OFF_S)),
-        Load::ScaleB(t) => b.buffer_load_dword(p.scale_b(sbuf, t), p.addr_sb(t), rsrc(R_SB), s(S_OFF_S)),
+    let (src, dst, offset) = match l {
+        Load::A(i) => (Src::A, p.frag_a(buf, i), p.addr_a(i)),
+        Load::B(j) => (Src::B, p.frag_b(buf, j), p.addr_b(j)),
+        Load::ScaleA(t) => (Src::ScaleA, p.scale_a(sbuf, t), p.addr_sa(t)),
+        Load::ScaleB(t) => (Src::ScaleB, p.scale_b(sbuf, t), p.addr_sb(t)),
     };
+    memory::load(b, p.mem, src, dst, offset);
 }
 
 /// The loads of one step: fragments, and with `scales` the next pair's scale dwords.
@@ -44,6 +46,7 @@ fn step_loads(p: &Plan, scales: bool) -> Vec<Load> {
 /// Loads step 0 and the scales of steps 0 and 1 (buffers 0).
 pub fn emit_first_loads(b: &mut Builder, p: &Plan) {
     b.s_mov_b32(s(S_OFF_A), 0).s_mov_b32(s(S_OFF_B), 0).s_mov_b32(s(S_OFF_S), 0).s_mov_b32(s(S_STEP), 0);
+    memory::step_bases(b, p.mem, true);
     for l in step_loads(p, true) {
         emit_load(b, p, l, 0, 0);
     }
@@ -70,6 +73,7 @@ fn emit_step(b: &mut Builder, p: &Plan, q: u32, done: Label, mfmas: &mut Vec<usi
     if parity == 1 {
         b.s_lshr_b32(s(S_OFF_S), s(S_NEXT), 1).s_lshl_b32(s(S_OFF_S), s(S_OFF_S), 8);
     }
+    memory::step_bases(b, p.mem, parity == 1);
     let loads = step_loads(p, parity == 1);
     let mut next = loads.iter();
     for i in 0..p.fa {

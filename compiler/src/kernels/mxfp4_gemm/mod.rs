@@ -23,6 +23,10 @@
 //! stores element by element under exec masks ([`epilogue`]). `K` is any multiple of 128: the
 //! loop over K ([`kloop`]) runs four steps a trip with an exit test after each.
 //!
+//! Memory is reached with raw buffer instructions (the reference's choice: every access
+//! range-checked against its buffer) or, built with [`Mem::Global`], with global instructions on
+//! SGPR bases ([`memory`]).
+//!
 //! Unlike the reference (which stages A through 160 KiB of LDS with `buffer_load … lds` and
 //! shares it between the two waves that need it), every wave loads its own fragments straight
 //! into VGPRs with `buffer_load_dwordx4`: no LDS, no barriers. It reads A twice per workgroup
@@ -32,9 +36,11 @@
 
 pub mod epilogue;
 pub mod kloop;
+pub mod memory;
 pub mod prologue;
 pub mod tile;
 
+pub use memory::Mem;
 pub use tile::{choose_tile, Plan, Tile, K_STEP, WORKGROUP};
 
 use crate::codeobj::{write_code_object, Kernel, KernelArg};
@@ -59,9 +65,14 @@ pub struct Built {
     pub loop_range: std::ops::Range<usize>,
 }
 
-/// Builds the kernel of `tile`.
+/// Builds the kernel of `tile` with buffer instructions.
 pub fn build(tile: Tile) -> Result<Built, KernelError> {
-    let p = Plan::new(tile);
+    build_with(tile, Mem::Buffer)
+}
+
+/// Builds the kernel of `tile` with the memory instructions of `mem`.
+pub fn build_with(tile: Tile, mem: Mem) -> Result<Built, KernelError> {
+    let p = Plan::new(tile, mem);
     let mut b = Builder::new(Arch::Gfx950);
     let skel = skeleton(tile, &p);
     // The plan's workgroup-id SGPRs follow the user SGPRs (the kernarg pointer alone).
@@ -131,17 +142,18 @@ fn skeleton(tile: Tile, p: &Plan) -> Kernel {
 }
 
 /// The code-object kernel of `tile`.
-pub fn kernel(tile: Tile) -> Result<Kernel, KernelError> {
-    let built = build(tile)?;
+pub fn kernel(tile: Tile, mem: Mem) -> Result<Kernel, KernelError> {
+    let built = build_with(tile, mem)?;
     let mut k = skeleton(tile, &built.plan);
     k.code = built.code;
     super::apply_usage(Arch::Gfx950, &mut k, &built.builder);
     Ok(k)
 }
 
-/// A code object holding the kernels of `tiles`.
-pub fn code_object(tiles: &[Tile]) -> Result<Vec<u8>, KernelError> {
-    let ks = tiles.iter().map(|&t| kernel(t)).collect::<Result<Vec<_>, _>>()?;
+/// A code object holding the kernels of `tiles` (all named [`Tile::kernel_name`]: one `mem`
+/// per code object).
+pub fn code_object(tiles: &[Tile], mem: Mem) -> Result<Vec<u8>, KernelError> {
+    let ks = tiles.iter().map(|&t| kernel(t, mem)).collect::<Result<Vec<_>, _>>()?;
     Ok(write_code_object(Arch::Gfx950, &ks)?)
 }
 
@@ -151,8 +163,10 @@ pub struct Counts {
     pub total: usize,
     pub bytes: usize,
     pub mfma: usize,
-    pub buffer_loads: usize,
-    pub buffer_stores: usize,
+    /// Vector memory loads (buffer or global).
+    pub loads: usize,
+    /// Vector memory stores.
+    pub stores: usize,
     pub waits: usize,
     pub salu: usize,
     pub valu: usize,
@@ -167,10 +181,10 @@ impl Counts {
             c.bytes += e.inst.size();
             if m.starts_with("v_mfma") {
                 c.mfma += 1;
-            } else if m.starts_with("buffer_load") {
-                c.buffer_loads += 1;
-            } else if m.starts_with("buffer_store") {
-                c.buffer_stores += 1;
+            } else if m.starts_with("buffer_load") || m.starts_with("global_load") {
+                c.loads += 1;
+            } else if m.starts_with("buffer_store") || m.starts_with("global_store") {
+                c.stores += 1;
             } else if m == "s_waitcnt" {
                 c.waits += 1;
             } else if m.starts_with("s_") {

@@ -39,7 +39,9 @@ pub fn emit(b: &mut Builder, p: &Plan) {
         .s_lshl_b32(s(S_SSTRIDE), t0, 8)
         .s_lshr_b32(s(S_STEPS), s(S_K), 7)
         .s_sub_u32(s(S_LAST), s(S_STEPS), 1);
-    descriptors(b);
+    if p.mem == super::memory::Mem::Buffer {
+        descriptors(b);
+    }
     addresses(b, p);
 }
 

@@ -117,6 +117,7 @@ pub fn choose_tile(m: u32, n: u32) -> Tile {
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub tile: Tile,
+    pub mem: super::memory::Mem,
     pub fa: u32,
     pub fb: u32,
     addr_a: u32,
@@ -133,7 +134,7 @@ pub struct Plan {
 const FIRST_FREE_VGPR: u32 = 4;
 
 impl Plan {
-    pub fn new(tile: Tile) -> Plan {
+    pub fn new(tile: Tile, mem: super::memory::Mem) -> Plan {
         let (fa, fb) = (tile.frags_a(), tile.frags_b());
         let addr_a = FIRST_FREE_VGPR;
         let addr_b = addr_a + fa;
@@ -142,7 +143,7 @@ impl Plan {
         let data = (addr_sb + fb / 2).div_ceil(4) * 4;
         let scales = data + 2 * 4 * (fa + fb);
         let vgprs = scales + 2 * (fa / 2 + fb / 2);
-        Plan { tile, fa, fb, addr_a, addr_b, addr_sa, addr_sb, data, scales, vgprs }
+        Plan { tile, mem, fa, fb, addr_a, addr_b, addr_sa, addr_sb, data, scales, vgprs }
     }
 
     /// Address of A fragment `i` (byte offset of the lane's 16 bytes of step 0).
@@ -259,7 +260,7 @@ mod tests {
     #[test]
     fn plans_fit_the_register_files() {
         for t in Tile::ALL {
-            let p = Plan::new(t);
+            let p = Plan::new(t, Default::default());
             assert!(p.vgprs <= 256, "{t:?}: {} VGPRs", p.vgprs);
             assert!(p.agprs() <= 256, "{t:?}: {} AGPRs", p.agprs());
             // The epilogue's temporaries and packed pairs stay inside the data buffers.

@@ -1,0 +1,121 @@
+//! How the kernel reaches memory: raw buffer instructions (the reference kernel's way: 32-bit
+//! offsets range-checked against each buffer's size, the K step in `soffset`), or global
+//! instructions with an SGPR base (the K step added to the base pointer). Both take the same
+//! per-lane 32-bit offsets, so everything else in the kernel is written once.
+
+use crate::isa::builder::{s, Builder, Ctors, Flag, Mod, Reg};
+
+use super::tile::*;
+
+/// The memory instructions a kernel is built with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mem {
+    /// `buffer_load_dword{,x4}` / `buffer_store_*` with `offen` (the default).
+    #[default]
+    Buffer,
+    /// `global_load_dword{,x4}` / `global_store_*` with an SGPR base.
+    Global,
+}
+
+impl Mem {
+    pub const ALL: [Mem; 2] = [Mem::Buffer, Mem::Global];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mem::Buffer => "buffer",
+            Mem::Global => "global",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mem> {
+        Mem::ALL.into_iter().find(|m| m.name() == s)
+    }
+}
+
+/// What a load reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Src {
+    A,
+    B,
+    ScaleA,
+    ScaleB,
+}
+
+impl Src {
+    /// (buffer descriptor, soffset SGPR, the matrix's pointer, the global step base pair).
+    fn regs(self) -> (u32, u32, u32, u32) {
+        match self {
+            Src::A => (R_A, S_OFF_A, S_A, G_A),
+            Src::B => (R_B, S_OFF_B, S_B, G_B),
+            Src::ScaleA => (R_SA, S_OFF_S, S_SA, G_SA),
+            Src::ScaleB => (R_SB, S_OFF_S, S_SB, G_SB),
+        }
+    }
+}
+
+/// Global mode's step bases: the matrix pointers plus this step's offsets (in the buffer
+/// descriptors' SGPRs, which global mode does not use).
+pub const G_A: u32 = R_A;
+pub const G_B: u32 = R_A + 2;
+pub const G_SA: u32 = R_B;
+pub const G_SB: u32 = R_B + 2;
+
+/// Loads 16 bytes (`dst` of 4) or a dword (`dst` of 1) for the lane at `offset` of `src`, at the
+/// current step's offsets.
+pub fn load(b: &mut Builder, mem: Mem, src: Src, dst: Reg, offset: Reg) {
+    let (rsrc_at, soff, _, base) = src.regs();
+    match (mem, dst.count) {
+        (Mem::Buffer, 4) => b.mods([Mod::Flag(Flag::Offen)]).buffer_load_dwordx4(dst, offset, rsrc(rsrc_at), s(soff)),
+        (Mem::Buffer, _) => b.mods([Mod::Flag(Flag::Offen)]).buffer_load_dword(dst, offset, rsrc(rsrc_at), s(soff)),
+        (Mem::Global, 4) => b.global_load_dwordx4(dst, offset, s(base..base + 2)),
+        (Mem::Global, _) => b.global_load_dword(dst, offset, s(base..base + 2)),
+    };
+}
+
+/// Global mode: the step bases of the next loads from the offsets just computed (the scale
+/// bases only with `scales`). Nothing in buffer mode (the offsets are the `soffset`s).
+pub fn step_bases(b: &mut Builder, mem: Mem, scales: bool) {
+    if mem == Mem::Buffer {
+        return;
+    }
+    let srcs: &[Src] = if scales { &[Src::A, Src::B, Src::ScaleA, Src::ScaleB] } else { &[Src::A, Src::B] };
+    for &src in srcs {
+        let (_, soff, ptr, base) = src.regs();
+        b.s_add_u32(s(base), s(ptr), s(soff)).s_addc_u32(s(base + 1), s(ptr + 1), 0);
+    }
+}
+
+/// A store to C.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Store {
+    /// 8 bytes from two VGPRs.
+    X2,
+    /// The low half of a VGPR.
+    Lo16,
+    /// The high half of a VGPR.
+    Hi16,
+}
+
+/// Stores `data` to C at the lane's byte `offset` plus `imm`.
+pub fn store(b: &mut Builder, mem: Mem, kind: Store, data: Reg, offset: Reg, imm: u32) {
+    let imm = i64::from(imm);
+    match mem {
+        Mem::Buffer => {
+            b.mods([Mod::Flag(Flag::Offen), Mod::Offset(imm)]);
+            match kind {
+                Store::X2 => b.buffer_store_dwordx2(data, offset, rsrc(R_C), 0),
+                Store::Lo16 => b.buffer_store_short(data, offset, rsrc(R_C), 0),
+                Store::Hi16 => b.buffer_store_short_d16_hi(data, offset, rsrc(R_C), 0),
+            };
+        }
+        Mem::Global => {
+            b.mods([Mod::Offset(imm)]);
+            let c = s_c();
+            match kind {
+                Store::X2 => b.global_store_dwordx2(offset, data, c),
+                Store::Lo16 => b.global_store_short(offset, data, c),
+                Store::Hi16 => b.global_store_short_d16_hi(offset, data, c),
+            };
+        }
+    }
+}
