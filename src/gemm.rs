@@ -75,9 +75,8 @@ impl Default for GemmOptions {
     }
 }
 
-/// Runs `C = A * B^T` on `dev` (a gfx950).
-pub fn gemm_mxfp4(dev: &dyn Gpu, a: &Mxfp4Matrix, b: &Mxfp4Matrix, opts: &GemmOptions) -> Result<GemmRun> {
-    let (tile, runs) = (opts.tile, opts.runs.max(1));
+/// Checks that `dev` can run the kernel (a gfx950).
+pub fn check_device(dev: &dyn Gpu) -> Result<()> {
     if dev.arch() != GEMM_ARCH {
         return Err(Error::Usage(format!(
             "{} is {}: the MXFP4 GEMM needs a {GEMM_ARCH} (emu:{GEMM_ARCH} emulates one)",
@@ -85,6 +84,13 @@ pub fn gemm_mxfp4(dev: &dyn Gpu, a: &Mxfp4Matrix, b: &Mxfp4Matrix, opts: &GemmOp
             dev.arch()
         )));
     }
+    Ok(())
+}
+
+/// Runs `C = A * B^T` on `dev` (a gfx950).
+pub fn gemm_mxfp4(dev: &dyn Gpu, a: &Mxfp4Matrix, b: &Mxfp4Matrix, opts: &GemmOptions) -> Result<GemmRun> {
+    let (tile, runs) = (opts.tile, opts.runs.max(1));
+    check_device(dev)?;
     check_shapes(a, b)?;
     let (m, n, k) = (a.rows, b.rows, a.k);
     let tile = tile.unwrap_or_else(|| choose_tile(m as u32, n as u32));

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use baregpu::gemm::{check_shapes, gemm_mxfp4, GemmOptions, GemmRun};
+use baregpu::gemm::{check_device, check_shapes, gemm_mxfp4, GemmOptions, GemmRun};
 use baregpu::{DeviceSpec, Error, Result};
 use baregpu_compiler::kernels::mxfp4_gemm::{Mem, Tile, K_STEP};
 use baregpu_compiler::mxfp4::reference::{compare, gemm_f64, ErrorReport};
@@ -124,17 +124,23 @@ fn raw(path: &Path, what: &str, rows: usize, cols: usize) -> Result<Vec<u8>> {
     Ok(data)
 }
 
-/// The inputs: read from the raw files, or generated.
-fn inputs(a: &Mxfp4Args) -> Result<(Mxfp4Matrix, Mxfp4Matrix)> {
+fn shape_error(e: baregpu_compiler::mxfp4::MxError) -> Error {
+    Error::Usage(e.to_string())
+}
+
+/// The raw inputs, when given: read and checked before anything runs.
+fn raw_inputs(a: &Mxfp4Args) -> Result<Option<(Mxfp4Matrix, Mxfp4Matrix)>> {
     let (m, n, k) = (a.shape.m, a.shape.n, a.shape.k);
-    let shape = |e: baregpu_compiler::mxfp4::MxError| Error::Usage(e.to_string());
-    if let (Some(pa), Some(psa), Some(pb), Some(psb)) = (&a.a, &a.a_scale, &a.b, &a.b_scale) {
-        let ma = Mxfp4Matrix::from_parts(m, k, raw(pa, "A", m, k / 2)?, raw(psa, "scale A", m, k / 32)?);
-        let mb = Mxfp4Matrix::from_parts(n, k, raw(pb, "B", n, k / 2)?, raw(psb, "scale B", n, k / 32)?);
-        return Ok((ma.map_err(shape)?, mb.map_err(shape)?));
-    }
-    let gen = if a.shape.data == "exact" { inputs::exact } else { inputs::random };
-    Ok((gen(m, k, a.shape.seed).map_err(shape)?, gen(n, k, a.shape.seed.wrapping_add(1)).map_err(shape)?))
+    let (Some(pa), Some(psa), Some(pb), Some(psb)) = (&a.a, &a.a_scale, &a.b, &a.b_scale) else { return Ok(None) };
+    let ma = Mxfp4Matrix::from_parts(m, k, raw(pa, "A", m, k / 2)?, raw(psa, "scale A", m, k / 32)?);
+    let mb = Mxfp4Matrix::from_parts(n, k, raw(pb, "B", n, k / 2)?, raw(psb, "scale B", n, k / 32)?);
+    Ok(Some((ma.map_err(shape_error)?, mb.map_err(shape_error)?)))
+}
+
+/// Generated inputs (`--data`, `--seed`).
+fn generated(s: &Shape) -> Result<(Mxfp4Matrix, Mxfp4Matrix)> {
+    let gen = if s.data == "exact" { inputs::exact } else { inputs::random };
+    Ok((gen(s.m, s.k, s.seed).map_err(shape_error)?, gen(s.n, s.k, s.seed.wrapping_add(1)).map_err(shape_error)?))
 }
 
 fn mxfp4(a: Mxfp4Args) -> Result<()> {
@@ -147,15 +153,13 @@ fn mxfp4(a: Mxfp4Args) -> Result<()> {
     // The shapes are checked before any input is made or read.
     let empty = |rows| Mxfp4Matrix { rows, k: a.shape.k, data: Vec::new(), scales: Vec::new() };
     check_shapes(&empty(a.shape.m), &empty(a.shape.n))?;
+    let raw = raw_inputs(&a)?;
     let dev = baregpu::open(&a.shape.device)?;
-    if dev.arch() != baregpu::gemm::GEMM_ARCH {
-        return Err(Error::Usage(format!(
-            "{} is {}: the MXFP4 GEMM needs a gfx950 (emu:gfx950 emulates one)",
-            dev.label(),
-            dev.arch()
-        )));
-    }
-    let (ma, mb) = inputs(&a)?;
+    check_device(&*dev)?;
+    let (ma, mb) = match raw {
+        Some(r) => r,
+        None => generated(&a.shape)?,
+    };
     let opts = GemmOptions { tile: a.shape.tile, mem: a.shape.memory, runs: a.shape.runs };
     let run = gemm_mxfp4(&*dev, &ma, &mb, &opts)?;
     if let Some(p) = &a.out {
