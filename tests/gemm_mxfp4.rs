@@ -26,6 +26,7 @@ fn bit_exact(dev: &dyn Gpu, tile: Tile, mem: Mem, m: usize, n: usize, k: usize) 
     let (a, b) = exact(m, n, k, (m * 31 + n * 7 + k) as u64);
     let run = gemm_mxfp4(dev, &a, &b, &GemmOptions { tile: Some(tile), mem, runs: 1 }).unwrap();
     let want = gemm_bf16(&a, &b).unwrap();
+    println!("{} {} {m}x{n}x{k}: {:.2} s in the emulator", tile.name(), mem.name(), run.wall_us / 1e6);
     assert_eq!(run.tile, tile);
     let bad: Vec<usize> = (0..want.len()).filter(|&i| run.c[i] != want[i]).collect();
     assert!(

@@ -109,15 +109,21 @@ fn llvm_reads_back_the_builders_code() {
     if !tool("llvm-objdump-22") || !tool("llvm-mc-22") {
         return;
     }
-    let path = tmp("all.hsaco");
-    std::fs::write(&path, mxfp4_gemm::code_object(&Tile::ALL, Mem::Buffer).unwrap()).unwrap();
+    for mem in Mem::ALL {
+        llvm_reads_back(mem);
+    }
+}
+
+fn llvm_reads_back(mem: Mem) {
+    let path = tmp(&format!("all-{}.hsaco", mem.name()));
+    std::fs::write(&path, mxfp4_gemm::code_object(&Tile::ALL, mem).unwrap()).unwrap();
     let out = run(Command::new("llvm-objdump-22").args(["-d", "--mcpu=gfx950", "--no-show-raw-insn"]).arg(&path), b"");
     let _ = std::fs::remove_file(&path);
     let out = String::from_utf8(out).unwrap();
     assert!(!out.contains("<unknown>"));
     for t in Tile::ALL {
         let name = t.kernel_name();
-        let b = mxfp4_gemm::build(t).unwrap();
+        let b = mxfp4_gemm::build_with(t, mem).unwrap();
         let body = out.split(&format!("<{name}>:")).nth(1).unwrap();
         let lines: Vec<&str> = body
             .lines()
