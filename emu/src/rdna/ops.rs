@@ -476,6 +476,9 @@ ops!(VOp {
     // gfx9 (CDNA)
     LshlAddU64,
     Bitop3,
+    // gfx950 (CDNA4)
+    CvtPkBf16F32,
+    CvtF32Bf16,
     // compares: Cmp(ty, cond) encoded separately
     Cmp,
 });
@@ -627,6 +630,50 @@ pub struct VMem {
     pub offset: i32,
 }
 
+/// Which buffer resource (V#) layout the words in the SGPRs follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VsharpLayout {
+    /// gfx9 (CDNA3/4): stride 14 bits at word1[29:16], swizzle at word1[31], dfmt/nfmt in word3,
+    /// no OOB_SELECT.
+    Gfx9,
+    /// gfx11/gfx12: stride 14 bits at word1[29:16], swizzle at word1[31:30], the unified 7-bit
+    /// FORMAT at word3[18:12] (gfx12: [17:12]), OOB_SELECT at word3[29:28].
+    Gfx11,
+    Gfx12,
+}
+
+/// A format conversion of a buffer access (`buffer_*_format_*`, `tbuffer_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufFmt {
+    /// Components moved (x, xy, xyz, xyzw).
+    pub comps: u8,
+    /// Components are 16-bit, two to a VGPR (`_d16_`); `hi`: one, in the high half.
+    pub d16: bool,
+    pub hi: bool,
+    /// `tbuffer_*`: the format the instruction gives (gfx9: dfmt | nfmt << 4; gfx11+: FORMAT);
+    /// `None`: the V#'s.
+    pub inst: Option<u8>,
+}
+
+/// A buffer access (MUBUF, MTBUF, gfx12 VBUFFER): the address comes from a buffer resource
+/// (V#) in four SGPRs, an SGPR offset, an instruction offset, and a VGPR offset and/or index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufAccess {
+    pub op: MemOp,
+    pub fmt: Option<BufFmt>,
+    pub layout: VsharpLayout,
+    pub vdata: u16,
+    pub vaddr: u16,
+    /// First of the four V# SGPRs.
+    pub srsrc: u8,
+    pub soffset: Ss,
+    pub offset: u32,
+    pub offen: bool,
+    pub idxen: bool,
+    /// A load written to the LDS (at M0 + offset + lane × size), not to `vdata`.
+    pub lds: bool,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DsOp {
     Load {
@@ -724,6 +771,11 @@ pub enum Op {
     /// gfx9 `v_mfma_*` (boxed: the other operations stay small).
     Mfma(Box<super::mfma::Mfma>),
     Mem(VMem),
+    /// Buffer accesses (boxed: the other operations stay small).
+    Buf(Box<BufAccess>),
+    /// gfx9 `global_load_lds_*` / `scratch_load_lds_*`: the load's data goes to the LDS at
+    /// M0 + offset + lane × size.
+    MemLds(VMem),
     Ds(Ds),
     Trap,
     Illegal(String),

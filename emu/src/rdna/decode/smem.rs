@@ -1,0 +1,42 @@
+//! Scalar memory encodings (SMEM) -> `Op::Smem`.
+
+use super::*;
+
+/// s_load*, s_buffer_load*; cache maintenance is a no-op.
+pub(super) fn lower_smem(m: &str, i: &Instruction, lit: Option<u32>, gfx9: bool, gfx12: bool) -> Result<Op, String> {
+    let (n, buffer) = match m {
+        "s_load_b32" | "s_load_dword" => (1, false),
+        "s_load_b64" | "s_load_dwordx2" => (2, false),
+        "s_load_b96" => (3, false),
+        "s_load_b128" | "s_load_dwordx4" => (4, false),
+        "s_load_b256" | "s_load_dwordx8" => (8, false),
+        "s_load_b512" | "s_load_dwordx16" => (16, false),
+        "s_buffer_load_b32" => (1, true),
+        "s_buffer_load_b64" => (2, true),
+        "s_buffer_load_b96" => (3, true),
+        "s_buffer_load_b128" => (4, true),
+        "s_buffer_load_b256" => (8, true),
+        "s_buffer_load_b512" => (16, true),
+        // gfx12 sub-dword scalar loads: one SGPR, zero- or sign-extended.
+        "s_load_u8" => (SMEM_U8, false),
+        "s_load_i8" => (SMEM_I8, false),
+        "s_load_u16" => (SMEM_U16, false),
+        "s_load_i16" => (SMEM_I16, false),
+        "s_buffer_load_u8" => (SMEM_U8, true),
+        "s_buffer_load_i8" => (SMEM_I8, true),
+        "s_buffer_load_u16" => (SMEM_U16, true),
+        "s_buffer_load_i16" => (SMEM_I16, true),
+        m if m.starts_with("s_dcache") || m.starts_with("s_gl1_inv") || m.starts_with("s_prefetch") => {
+            return Ok(Op::Nop)
+        }
+        _ => return Err(format!("{m}: not supported")),
+    };
+    let bits = if gfx12 { 24 } else { 21 };
+    let soff = i.f("soffset");
+    let (off, soff) = if gfx9 {
+        gfx9::smem_offsets(i)?
+    } else {
+        (sext(i.f("offset"), bits), if soff == NULL as u32 { Ss::K(0) } else { ssrc(soff, Ty::B32, lit)? })
+    };
+    Ok(Op::Smem { dst: i.f("sdata") as u8, n, base: (i.f("sbase") * 2) as u8, off, soff, buffer })
+}

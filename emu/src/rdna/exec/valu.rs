@@ -1,0 +1,228 @@
+//! The vector ALU: reading sources, computing per lane, committing results.
+
+use super::*;
+
+/// The result of a VALU operation before it is committed.
+pub(super) struct Out<const W: usize> {
+    pub(super) r: [u64; W],
+    /// Lane mask result (compares, carries).
+    pub(super) mask: u64,
+    /// Lanes whose VGPR result is written.
+    pub(super) wmask: u64,
+}
+
+impl<const W: usize> Wave<W> {
+    pub(super) fn read_srcs(&self, v: &Valu) -> [[u64; W]; 3] {
+        let mut srcs = [[0u64; W]; 3];
+        for k in 0..v.nsrc as usize {
+            let ty = v.tys[k];
+            let mut a = if ty == Ty::Mask {
+                [self.sval(
+                    match v.src[k] {
+                        Vs::S(s) => s,
+                        Vs::V(_) => Ss::K(0),
+                    },
+                    Ty::Mask,
+                ); W]
+            } else {
+                self.vsrc(v.src[k], ty, v.opsel >> k & 1 != 0)
+            };
+            if ty.is_float() && (v.abs | v.neg) >> k & 1 != 0 {
+                let sign = match ty {
+                    Ty::F16 => 0x8000u64,
+                    Ty::F32 => 0x8000_0000,
+                    _ => 1 << 63,
+                };
+                let ab = v.abs >> k & 1 != 0;
+                let ng = v.neg >> k & 1 != 0;
+                for x in a.iter_mut() {
+                    if ab {
+                        *x &= !sign;
+                    }
+                    if ng {
+                        *x ^= sign;
+                    }
+                }
+            }
+            srcs[k] = a;
+        }
+        srcs
+    }
+
+    pub(super) fn compute(&self, v: &Valu, exec: u64) -> Result<Out<W>, String> {
+        if packed(v.op) {
+            return Ok(self.packed_op(v, exec));
+        }
+        let [mut a, b, c] = self.read_srcs(v);
+        let wmask = if v.dpp != Dpp::None { self.dpp(v.dpp, &mut a, exec) } else { exec };
+        let mut io = Lanes { a, b, c, r: [0u64; W], mask: 0 };
+        // Each family's match passes on the operations it does not hold.
+        let mut arm = self.valu_int32(v, &mut io)?;
+        if let Arm::Next = arm {
+            arm = self.valu_int_wide(v, &mut io)?;
+        }
+        if let Arm::Next = arm {
+            arm = self.valu_f32(v, &mut io)?;
+        }
+        if let Arm::Next = arm {
+            arm = self.valu_f16(v, &mut io)?;
+        }
+        if let Arm::Next = arm {
+            arm = self.valu_f64(v, &mut io)?;
+        }
+        if let Arm::Next = arm {
+            arm = self.valu_cdna4(v, &mut io)?;
+        }
+        if let Arm::Next = arm {
+            arm = self.valu_lanes(v, exec, &mut io)?;
+        }
+        match arm {
+            Arm::Raw => return Ok(Out { r: io.r, mask: 0, wmask }),
+            Arm::Mask => return Ok(Out { r: io.r, mask: io.mask, wmask: 0 }),
+            Arm::Lanes | Arm::Next => {}
+        }
+        // Output modifiers.
+        if v.dty.is_float() && (v.omod != 0 || v.clamp) {
+            for x in io.r.iter_mut() {
+                *x = match v.dty {
+                    Ty::F32 => fb(omod32(f(*x), v.omod, v.clamp)),
+                    Ty::F64 => db(omod64(d(*x), v.omod, v.clamp)),
+                    _ => hb(omod32(hf(*x), v.omod, v.clamp)),
+                };
+            }
+        }
+        Ok(Out { r: io.r, mask: io.mask, wmask })
+    }
+
+    /// Operations across lanes, compares, and what no family holds.
+    #[inline(always)]
+    fn valu_lanes(&self, v: &Valu, exec: u64, io: &mut Lanes<W>) -> Result<Arm, String> {
+        use VOp::*;
+        match v.op {
+            Permlane16 | PermlaneX16 => {
+                let (sel_lo, sel_hi) = (io.b[0] as u32, io.c[0] as u32);
+                for l in 0..W {
+                    let i = l % 16;
+                    let sel = if i < 8 { sel_lo >> (4 * i) } else { sel_hi >> (4 * (i - 8)) } & 0xf;
+                    let row = l / 16;
+                    let srow = if v.op == PermlaneX16 { row ^ 1 } else { row };
+                    let s = srow * 16 + sel as usize;
+                    io.r[l] = if s < W { io.a[s] } else { 0 };
+                }
+            }
+            Cmp => {
+                let (op, ty) = v.cmp;
+                let m = cmp_mask::<W>(op, ty, &io.a, &io.b);
+                io.mask = m & exec;
+                return Ok(Arm::Mask);
+            }
+            ReadLane | ReadFirstLane | WriteLane => return Err("lane operation in a dual issue".into()),
+            _ => return Err(format!("{:?}: not supported here", v.op)),
+        }
+        Ok(Arm::Lanes)
+    }
+
+    pub(super) fn commit(&mut self, v: &Valu, o: &Out<W>) {
+        if v.op == VOp::Cmp {
+            self.wmask(v.dst as usize, o.mask);
+            return;
+        }
+        let dst = v.dst as usize;
+        let wm = o.wmask;
+        match v.dty {
+            Ty::B64 | Ty::F64 => {
+                for l in 0..W {
+                    if wm >> l & 1 != 0 {
+                        self.v[dst][l] = o.r[l] as u32;
+                        self.v[dst + 1][l] = (o.r[l] >> 32) as u32;
+                    }
+                }
+            }
+            Ty::B16 | Ty::F16 => {
+                let (sh, keep) = if v.opsel & 8 != 0 { (16, 0xffffu32) } else { (0, 0xffff_0000) };
+                let d = &mut self.v[dst];
+                for l in 0..W {
+                    if wm >> l & 1 != 0 {
+                        d[l] = (d[l] & keep) | (((o.r[l] as u32) & 0xffff) << sh);
+                    }
+                }
+            }
+            _ => {
+                let d = &mut self.v[dst];
+                for l in 0..W {
+                    let x = o.r[l] as u32;
+                    d[l] = if wm >> l & 1 != 0 { x } else { d[l] };
+                }
+            }
+        }
+        if matches!(
+            v.op,
+            VOp::AddCo
+                | VOp::SubCo
+                | VOp::SubrevCo
+                | VOp::AddCoCi
+                | VOp::SubCoCi
+                | VOp::SubrevCoCi
+                | VOp::MadU64U32
+                | VOp::MadI64I32
+        ) {
+            self.wmask(v.sdst as usize, o.mask & self.exec());
+        } else if matches!(v.op, VOp::DivScaleF32 | VOp::DivScaleF64) {
+            let sd = if v.sdst as usize == NULL { VCC } else { v.sdst as usize };
+            self.wmask(sd, o.mask & self.exec());
+        }
+    }
+
+    pub(super) fn valu(&mut self, v: &Valu) -> Result<(), String> {
+        let exec = self.exec();
+        match v.op {
+            VOp::ReadLane | VOp::ReadFirstLane => {
+                let a = self.vsrc(v.src[0], Ty::B32, false);
+                let lane = if v.op == VOp::ReadFirstLane {
+                    if exec == 0 {
+                        0
+                    } else {
+                        exec.trailing_zeros() as usize
+                    }
+                } else {
+                    (self.sval(src_s(v.src[1]), Ty::B32) as usize) % W
+                };
+                self.ws(v.dst as usize, a[lane] as u32);
+                return Ok(());
+            }
+            VOp::WriteLane => {
+                let x = self.sval(src_s(v.src[0]), Ty::B32) as u32;
+                let lane = (self.sval(src_s(v.src[1]), Ty::B32) as usize) % W;
+                self.v[v.dst as usize][lane] = x;
+                return Ok(());
+            }
+            _ => {}
+        }
+        let o = self.compute(v, exec)?;
+        if v.cmpx {
+            if v.dst as usize != EXEC {
+                // gfx9: the SGPR destination gets the result too.
+                self.commit(v, &o);
+            }
+            self.set_exec(o.mask);
+        } else {
+            self.commit(v, &o);
+        }
+        Ok(())
+    }
+
+    /// `v_s_*`: the sources are uniform, so lane 0 computes the one result, whatever EXEC is.
+    pub(super) fn scalar_valu(&mut self, v: &Valu) -> Result<(), String> {
+        let o = self.compute(v, 1)?;
+        let r = if v.dty.is16() { o.r[0] as u32 & 0xffff } else { o.r[0] as u32 };
+        self.ws(v.dst as usize, r);
+        Ok(())
+    }
+}
+
+pub(super) fn src_s(v: Vs) -> Ss {
+    match v {
+        Vs::S(s) => s,
+        Vs::V(_) => Ss::K(0),
+    }
+}
