@@ -56,8 +56,8 @@ fn every_tile_builds_with_its_counts() {
             l.salu as f64 / 4.0
         );
         assert_eq!(l.mfma as u32, 4 * t.mfmas_per_step());
-        // Every MFMA of a step reads the step's buffers: one wait per step.
-        assert_eq!(l.waits, 4);
+        // One wait for the step's loads (and with A in the LDS one for its LDS reads) per step.
+        assert_eq!(l.waits, if mem == Mem::Lds { 8 } else { 4 });
         assert_eq!(b.builder.usage().agprs, 4 * t.mfmas_per_step());
         assert!(b.builder.usage().vgprs <= 256);
         assert_eq!(b.code.len(), b.builder.size());

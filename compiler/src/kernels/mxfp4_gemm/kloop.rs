@@ -9,9 +9,9 @@
 //! instead of leaving the buffers. Four steps a trip make every buffer index static; the exit test
 //! after each step allows any number of steps.
 
-use crate::isa::builder::{op_sel, s, vmcnt, Builder, Ctors, Label, Mod};
+use crate::isa::builder::{lgkmcnt, op_sel, s, vmcnt, Builder, Ctors, Label, Mod};
 
-use super::memory::{self, Src};
+use super::memory::{self, Mem, Src};
 
 use super::tile::*;
 
@@ -19,6 +19,8 @@ use super::tile::*;
 #[derive(Debug, Clone, Copy)]
 enum Load {
     A(u32),
+    /// [`Mem::Lds`]: the wave's `q`-th share of the workgroup's A, to the LDS.
+    LdsA(u32),
     B(u32),
     ScaleA(u32),
     ScaleB(u32),
@@ -26,6 +28,7 @@ enum Load {
 
 fn emit_load(b: &mut Builder, p: &Plan, l: Load, buf: u32, sbuf: u32) {
     let (src, dst, offset) = match l {
+        Load::LdsA(q) => return memory::load_a_to_lds(b, p.addr_a(q), buf * p.lds_step_bytes() + q * 4096),
         Load::A(i) => (Src::A, p.frag_a(buf, i), p.addr_a(i)),
         Load::B(j) => (Src::B, p.frag_b(buf, j), p.addr_b(j)),
         Load::ScaleA(t) => (Src::ScaleA, p.scale_a(sbuf, t), p.addr_sa(t)),
@@ -36,7 +39,9 @@ fn emit_load(b: &mut Builder, p: &Plan, l: Load, buf: u32, sbuf: u32) {
 
 /// The loads of one step: fragments, and with `scales` the next pair's scale dwords.
 fn step_loads(p: &Plan, scales: bool) -> Vec<Load> {
-    let mut v: Vec<Load> = (0..p.fa).map(Load::A).chain((0..p.fb).map(Load::B)).collect();
+    let a: Vec<Load> =
+        if p.mem == Mem::Lds { (0..p.lds_loads()).map(Load::LdsA).collect() } else { (0..p.fa).map(Load::A).collect() };
+    let mut v: Vec<Load> = a.into_iter().chain((0..p.fb).map(Load::B)).collect();
     if scales {
         v.extend((0..p.fa / 2).map(Load::ScaleA).chain((0..p.fb / 2).map(Load::ScaleB)));
     }
@@ -65,6 +70,16 @@ pub fn emit(b: &mut Builder, p: &Plan, done: Label, mfmas: &mut Vec<usize>) {
 fn emit_step(b: &mut Builder, p: &Plan, q: u32, done: Label, mfmas: &mut Vec<usize>) {
     let (buf, sbuf, parity) = (q % 2, q / 2, (q % 2) as u8);
     b.s_waitcnt(vmcnt(0));
+    if p.mem == Mem::Lds {
+        // Every wave's share of this step's A is in the LDS, and every wave is done reading the
+        // other LDS buffer (its previous step), which this step's loads overwrite.
+        b.s_barrier();
+        for i in 0..p.fa {
+            b.mods([crate::isa::builder::offset(i64::from(buf * p.lds_step_bytes() + i * 1024))])
+                .ds_read_b128(p.frag_a(buf, i), p.lds_read());
+        }
+        b.s_waitcnt(lgkmcnt(0));
+    }
     // Offsets of step s + 1 (clamped): A 64 bytes a step, B 1 KiB (16 rows), scales 256 a pair.
     b.s_add_u32(s(S_NEXT), s(S_STEP), 1)
         .s_min_u32(s(S_NEXT), s(S_NEXT), s(S_LAST))

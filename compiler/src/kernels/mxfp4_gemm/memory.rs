@@ -3,7 +3,7 @@
 //! instructions with an SGPR base (the K step added to the base pointer). Both take the same
 //! per-lane 32-bit offsets, so everything else in the kernel is written once.
 
-use crate::isa::builder::{s, Builder, Ctors, Flag, Mod, Reg};
+use crate::isa::builder::{m0, s, v, Builder, Ctors, Flag, Mod, Reg};
 
 use super::tile::*;
 
@@ -15,15 +15,20 @@ pub enum Mem {
     Buffer,
     /// `global_load_dword{,x4}` / `global_store_*` with an SGPR base.
     Global,
+    /// Buffer instructions, with A staged through the LDS as the reference kernel does: the four
+    /// waves load the workgroup's A rows once (`buffer_load_dwordx4 … lds`), and each wave reads
+    /// its fragments with `ds_read_b128` after a barrier (`super::kloop`).
+    Lds,
 }
 
 impl Mem {
-    pub const ALL: [Mem; 2] = [Mem::Buffer, Mem::Global];
+    pub const ALL: [Mem; 3] = [Mem::Buffer, Mem::Global, Mem::Lds];
 
     pub fn name(self) -> &'static str {
         match self {
             Mem::Buffer => "buffer",
             Mem::Global => "global",
+            Mem::Lds => "lds",
         }
     }
 
@@ -65,8 +70,12 @@ pub const G_SB: u32 = R_B + 2;
 pub fn load(b: &mut Builder, mem: Mem, src: Src, dst: Reg, offset: Reg) {
     let (rsrc_at, soff, _, base) = src.regs();
     match (mem, dst.count) {
-        (Mem::Buffer, 4) => b.mods([Mod::Flag(Flag::Offen)]).buffer_load_dwordx4(dst, offset, rsrc(rsrc_at), s(soff)),
-        (Mem::Buffer, _) => b.mods([Mod::Flag(Flag::Offen)]).buffer_load_dword(dst, offset, rsrc(rsrc_at), s(soff)),
+        (Mem::Buffer | Mem::Lds, 4) => {
+            b.mods([Mod::Flag(Flag::Offen)]).buffer_load_dwordx4(dst, offset, rsrc(rsrc_at), s(soff))
+        }
+        (Mem::Buffer | Mem::Lds, _) => {
+            b.mods([Mod::Flag(Flag::Offen)]).buffer_load_dword(dst, offset, rsrc(rsrc_at), s(soff))
+        }
         (Mem::Global, 4) => b.global_load_dwordx4(dst, offset, s(base..base + 2)),
         (Mem::Global, _) => b.global_load_dword(dst, offset, s(base..base + 2)),
     };
@@ -75,7 +84,7 @@ pub fn load(b: &mut Builder, mem: Mem, src: Src, dst: Reg, offset: Reg) {
 /// Global mode: the step bases of the next loads from the offsets just computed (the scale
 /// bases only with `scales`). Nothing in buffer mode (the offsets are the `soffset`s).
 pub fn step_bases(b: &mut Builder, mem: Mem, scales: bool) {
-    if mem == Mem::Buffer {
+    if mem != Mem::Global {
         return;
     }
     let srcs: &[Src] = if scales { &[Src::A, Src::B, Src::ScaleA, Src::ScaleB] } else { &[Src::A, Src::B] };
@@ -100,7 +109,7 @@ pub enum Store {
 pub fn store(b: &mut Builder, mem: Mem, kind: Store, data: Reg, offset: Reg, imm: u32) {
     let imm = i64::from(imm);
     match mem {
-        Mem::Buffer => {
+        Mem::Buffer | Mem::Lds => {
             b.mods([Mod::Flag(Flag::Offen), Mod::Offset(imm)]);
             match kind {
                 Store::X2 => b.buffer_store_dwordx2(data, offset, rsrc(R_C), 0),
@@ -117,5 +126,31 @@ pub fn store(b: &mut Builder, mem: Mem, kind: Store, data: Reg, offset: Reg, imm
                 Store::Hi16 => b.global_store_short_d16_hi(offset, data, c),
             };
         }
+    }
+}
+
+/// Loads the lane's 16 bytes of A at `offset` (this step) into the LDS at `lds_at` plus
+/// 16 * lane: `M0 = S_LDS_WAVE + lds_at`, then `buffer_load_dwordx4 … offen lds`.
+pub fn load_a_to_lds(b: &mut Builder, offset: Reg, lds_at: u32) {
+    b.s_add_u32(m0(), s(S_LDS_WAVE), lds_at).s_nop(0);
+    b.mods([Mod::Flag(Flag::Offen), Mod::Flag(Flag::Lds)]).buffer_load_dwordx4(
+        v(0..4), // no data VGPR: the field is 0, as llvm-mc writes it
+        offset,
+        rsrc(R_A),
+        s(S_OFF_A),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Arch;
+
+    #[test]
+    fn a_load_to_lds_encodes_as_llvm_mc() {
+        // llvm-mc 22: `buffer_load_dwordx4 v1, s[4:7], 0 offen lds` (no data VGPR: the field is 0).
+        let mut b = Builder::new(Arch::Gfx950);
+        b.mods([Mod::Flag(Flag::Offen), Mod::Flag(Flag::Lds)]).buffer_load_dwordx4(v(0..4), v(1), s(4..8), 0);
+        assert_eq!(b.finish().unwrap(), [0x00, 0x10, 0x5d, 0xe0, 0x01, 0x00, 0x01, 0x80]);
     }
 }

@@ -136,6 +136,9 @@ fn skeleton(tile: Tile, p: &Plan) -> Kernel {
     r.workgroup_id = [true, true, false];
     r.workitem_id_dims = 1;
     r.agpr_count = p.agprs();
+    if p.mem == Mem::Lds {
+        r.lds_bytes = 2 * p.lds_step_bytes();
+    }
     k.reqd_workgroup_size = Some([WORKGROUP, 1, 1]);
     k.max_flat_workgroup_size = WORKGROUP;
     k

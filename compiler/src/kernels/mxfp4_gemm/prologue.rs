@@ -3,6 +3,7 @@
 
 use crate::isa::builder::{lgkmcnt, s, v, Builder, Ctors};
 
+use super::memory::Mem;
 use super::tile::*;
 
 /// dword 3 of a buffer descriptor on gfx9: DATA_FORMAT = 32 bits (4) in bits 18:15, the value the
@@ -39,7 +40,7 @@ pub fn emit(b: &mut Builder, p: &Plan) {
         .s_lshl_b32(s(S_SSTRIDE), t0, 8)
         .s_lshr_b32(s(S_STEPS), s(S_K), 7)
         .s_sub_u32(s(S_LAST), s(S_STEPS), 1);
-    if p.mem == super::memory::Mem::Buffer {
+    if p.mem != Mem::Global {
         descriptors(b);
     }
     addresses(b, p);
@@ -83,9 +84,15 @@ fn addresses(b: &mut Builder, p: &Plan) {
         .s_sub_u32(t0, s(S_M), 1) // last row
         .v_lshlrev_b32(lane16, 4, v(1))
         .v_lshlrev_b32(lane4, 2, v(1));
-    for i in 0..p.fa {
+    if p.mem == Mem::Lds {
+        lds_addresses(b, p, lane16);
+    }
+    // A: direct, fragment i of the wave's rows; staged (Mem::Lds), the workgroup's fragment
+    // 4q + wave.
+    let (n, step) = if p.mem == Mem::Lds { (p.lds_loads(), 64) } else { (p.fa, 16) };
+    for i in 0..n {
         let r = p.addr_a(i);
-        b.v_add_u32(r, 16 * i, row).v_min_u32(r, t0, r).v_mul_lo_u32(r, r, s(S_KB)).v_add_u32(r, r, v(3));
+        b.v_add_u32(r, step * i, row).v_min_u32(r, t0, r).v_mul_lo_u32(r, r, s(S_KB)).v_add_u32(r, r, v(3));
     }
     // B: 16-row blocks of 16*K/2 bytes, lane at 16*lane.
     b.s_lshr_b32(t0, s(S_COL0), 4).s_add_u32(t1, s(S_N), 15).s_lshr_b32(t1, t1, 4).s_sub_u32(t1, t1, 1);
@@ -104,6 +111,21 @@ fn addresses(b: &mut Builder, p: &Plan) {
             b.s_add_u32(t2, t0, tt).s_min_u32(t2, t2, t1).s_mul_i32(t2, t2, s(S_SSTRIDE)).v_add_u32(r, t2, lane4);
         }
     }
+}
+
+/// [`Mem::Lds`]: the first row this wave loads into the LDS (in `row`, replacing the first row of
+/// its own fragments), its LDS write offset, and the lane's LDS read address.
+fn lds_addresses(b: &mut Builder, p: &Plan, lane16: crate::isa::builder::Reg) {
+    let t = p.tile;
+    let (t3, t4) = (s(S_T + 3), s(S_T + 4));
+    b.s_mul_i32(t3, s(S_WG_Y), t.m())
+        .s_lshl_b32(t4, s(S_WAVE), 4) // 16 rows a wave
+        .s_add_u32(t3, t3, t4)
+        .v_add_u32(p.temp(0), t3, v(2))
+        .s_lshl_b32(s(S_LDS_WAVE), s(S_WAVE), 10)
+        .s_lshr_b32(t3, s(S_WAVE), 1) // the wave's fragments start at fragment (wave / 2) * fa
+        .s_mul_i32(t3, t3, p.fa * 1024)
+        .v_add_u32(p.lds_read(), t3, lane16);
 }
 
 /// Clears the accumulators.

@@ -124,6 +124,7 @@ pub struct Plan {
     addr_b: u32,
     addr_sa: u32,
     addr_sb: u32,
+    lds_read: u32,
     data: u32,
     scales: u32,
     /// One past the last VGPR of the plan.
@@ -140,10 +141,11 @@ impl Plan {
         let addr_b = addr_a + fa;
         let addr_sa = addr_b + fb;
         let addr_sb = addr_sa + fa / 2;
-        let data = (addr_sb + fb / 2).div_ceil(4) * 4;
+        let lds_read = addr_sb + fb / 2;
+        let data = (lds_read + 1).div_ceil(4) * 4;
         let scales = data + 2 * 4 * (fa + fb);
         let vgprs = scales + 2 * (fa / 2 + fb / 2);
-        Plan { tile, mem, fa, fb, addr_a, addr_b, addr_sa, addr_sb, data, scales, vgprs }
+        Plan { tile, mem, fa, fb, addr_a, addr_b, addr_sa, addr_sb, lds_read, data, scales, vgprs }
     }
 
     /// Address of A fragment `i` (byte offset of the lane's 16 bytes of step 0).
@@ -159,6 +161,19 @@ impl Plan {
     }
     pub fn addr_sb(&self, t: u32) -> Reg {
         v(self.addr_sb + t)
+    }
+    /// [`super::Mem::Lds`]: the lane's LDS address of its wave's first A fragment.
+    pub fn lds_read(&self) -> Reg {
+        v(self.lds_read)
+    }
+    /// [`super::Mem::Lds`]: A loads to the LDS per wave and step (the workgroup's 16-row
+    /// fragments shared out over the four waves).
+    pub fn lds_loads(&self) -> u32 {
+        self.tile.m() / BLOCK / WAVES
+    }
+    /// [`super::Mem::Lds`]: bytes of one step's A in the LDS (1 KiB a fragment).
+    pub fn lds_step_bytes(&self) -> u32 {
+        self.tile.m() / BLOCK * 1024
     }
     /// A fragment `i` of buffer `buf` (4 VGPRs).
     pub fn frag_a(&self, buf: u32, i: u32) -> Reg {
@@ -234,6 +249,8 @@ pub const S_KB: u32 = 50;
 pub const S_SSTRIDE: u32 = 51;
 pub const S_T: u32 = 52;
 pub const S_EDGE: u32 = 62;
+/// [`super::Mem::Lds`]: this wave's LDS offset of its A loads (wave * 1 KiB).
+pub const S_LDS_WAVE: u32 = 58;
 /// A buffer descriptor (4 SGPRs from `first`).
 pub fn rsrc(first: u32) -> Reg {
     s(first..first + 4)
