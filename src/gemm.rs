@@ -62,7 +62,8 @@ pub fn check_shapes(a: &Mxfp4Matrix, b: &Mxfp4Matrix) -> Result<()> {
 pub struct GemmOptions {
     /// The workgroup tile; `None`: the one [`choose_tile`] picks.
     pub tile: Option<Tile>,
-    /// Buffer or global memory instructions.
+    /// How the kernel reaches memory (default [`Mem::Lds`]: buffer instructions, A shared
+    /// through the LDS, as the reference kernel).
     pub mem: Mem,
     /// Timed launches on the same buffers (one more, untimed, first when more than one); the
     /// medians are reported.
@@ -71,7 +72,7 @@ pub struct GemmOptions {
 
 impl Default for GemmOptions {
     fn default() -> GemmOptions {
-        GemmOptions { tile: None, mem: Mem::Buffer, runs: 1 }
+        GemmOptions { tile: None, mem: Mem::Lds, runs: 1 }
     }
 }
 

@@ -44,12 +44,15 @@ gemm() { # label args...
     fi
 }
 
-# Correctness: every tile, exact inputs (bit-exact) and random ones (within the bf16 bound).
-for tile in 256x256 192x256 128x512; do
-    gemm "exact 256^3 $tile" -m 256 -n 256 -k 256 --tile "$tile" --data exact --check
-    gemm "exact 512x512x1024 $tile" -m 512 -n 512 -k 1024 --tile "$tile" --data exact --check
-    gemm "random 512x512x1024 $tile" -m 512 -n 512 -k 1024 --tile "$tile" --check
-    gemm "exact edges 1000x3000x512 $tile" -m 1000 -n 3000 -k 512 --tile "$tile" --data exact --check
+# Correctness: every tile and memory mode, exact inputs (bit-exact) and random ones (within the
+# bf16 bound).
+for mem in lds buffer global; do
+    for tile in 256x256 192x256 128x512; do
+        gemm "exact 256^3 $tile $mem" -m 256 -n 256 -k 256 --tile "$tile" --memory "$mem" --data exact --check
+        gemm "exact 512x512x1024 $tile $mem" -m 512 -n 512 -k 1024 --tile "$tile" --memory "$mem" --data exact --check
+        gemm "random 512x512x1024 $tile $mem" -m 512 -n 512 -k 1024 --tile "$tile" --memory "$mem" --check
+        gemm "exact 1000x3000x512 $tile $mem" -m 1000 -n 3000 -k 512 --tile "$tile" --memory "$mem" --data exact --check
+    done
 done
 gemm "exact K 4096" -m 256 -n 512 -k 4096 --data exact --check
 gemm "random 2048^3" -m 2048 -n 2048 -k 2048 --check
@@ -57,11 +60,13 @@ gemm "random 2048^3" -m 2048 -n 2048 -k 2048 --check
 # Performance (`bench gemm mxfp4`): no host check; medians of 10 runs, TFLOP/s from the GPU timestamps.
 for s in 4096 8192 16384; do
     for tile in 256x256 192x256 128x512; do
-        out=$("$BIN" bench gemm mxfp4 --device "$DEV" -m "$s" -n "$s" -k "$s" --tile "$tile" --runs 10 --json 2>&1) || { echo "perf $s $tile FAIL $out"; FAILED=1; continue; }
+      for mem in lds buffer; do
+        out=$("$BIN" bench gemm mxfp4 --device "$DEV" -m "$s" -n "$s" -k "$s" --tile "$tile" --memory "$mem" --runs 10 --json 2>&1) || { echo "perf $s $tile $mem FAIL $out"; FAILED=1; continue; }
         echo "$out" | python3 -c "
 import json, sys
 d = json.loads(sys.stdin.read())
-print('perf %5d^3 %-8s %10.1f us %9.1f TFLOP/s (%.1f%% of %d peak)' % ($s, d['tile'], d['gpu_us'] or d['wall_us'], d['tflops'], 100 * d['tflops'] / $PEAK_TFLOPS, $PEAK_TFLOPS))"
+print('perf %5d^3 %-8s %-6s %10.1f us %9.1f TFLOP/s (%.1f%% of %d peak)' % ($s, d['tile'], d['memory'], d['gpu_us'] or d['wall_us'], d['tflops'], 100 * d['tflops'] / $PEAK_TFLOPS, $PEAK_TFLOPS))"
+      done
     done
 done
 

@@ -55,8 +55,9 @@ pub(super) struct Shape {
     /// Timed launches (after one untimed launch when more than one); the medians are reported.
     #[arg(long, default_value_t = 1)]
     runs: u32,
-    /// Memory instructions of the kernel: buffer (range-checked, the default) or global.
-    #[arg(long, default_value = "buffer", value_parser = parse_mem)]
+    /// How the kernel reaches memory: lds (buffer instructions, A shared through the LDS as in
+    /// the reference kernel; the default), buffer (every wave loads its own A), or global.
+    #[arg(long, default_value = "lds", value_parser = parse_mem)]
     memory: Mem,
 }
 
@@ -97,7 +98,7 @@ pub(super) fn bench(shape: Shape, json: bool) -> Result<()> {
 }
 
 fn parse_mem(s: &str) -> std::result::Result<Mem, String> {
-    Mem::parse(s).ok_or_else(|| format!("`{s}`: buffer or global"))
+    Mem::parse(s).ok_or_else(|| format!("`{s}`: lds, buffer or global"))
 }
 
 fn parse_tile(s: &str) -> std::result::Result<Tile, String> {

@@ -1,7 +1,8 @@
 //! How the kernel reaches memory: raw buffer instructions (the reference kernel's way: 32-bit
-//! offsets range-checked against each buffer's size, the K step in `soffset`), or global
-//! instructions with an SGPR base (the K step added to the base pointer). Both take the same
-//! per-lane 32-bit offsets, so everything else in the kernel is written once.
+//! offsets range-checked against each buffer's size, the K step in `soffset`), with A staged
+//! through the LDS ([`Mem::Lds`], the reference's structure) or not ([`Mem::Buffer`]), or global
+//! instructions with an SGPR base ([`Mem::Global`], the K step added to the base pointer). All
+//! take the same per-lane 32-bit offsets, so everything else in the kernel is written once.
 
 use crate::isa::builder::{m0, s, v, Builder, Ctors, Flag, Mod, Reg};
 
@@ -10,14 +11,14 @@ use super::tile::*;
 /// The memory instructions a kernel is built with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Mem {
-    /// `buffer_load_dword{,x4}` / `buffer_store_*` with `offen` (the default).
-    #[default]
+    /// `buffer_load_dword{,x4}` / `buffer_store_*` with `offen`; every wave loads its own A.
     Buffer,
     /// `global_load_dword{,x4}` / `global_store_*` with an SGPR base.
     Global,
     /// Buffer instructions, with A staged through the LDS as the reference kernel does: the four
     /// waves load the workgroup's A rows once (`buffer_load_dwordx4 … lds`), and each wave reads
-    /// its fragments with `ds_read_b128` after a barrier (`super::kloop`).
+    /// its fragments with `ds_read_b128` after a barrier (`super::kloop`). The default.
+    #[default]
     Lds,
 }
 

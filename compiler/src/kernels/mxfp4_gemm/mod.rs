@@ -23,14 +23,13 @@
 //! stores element by element under exec masks ([`epilogue`]). `K` is any multiple of 128: the
 //! loop over K ([`kloop`]) runs four steps a trip with an exit test after each.
 //!
-//! Memory is reached with raw buffer instructions (the reference's choice: every access
-//! range-checked against its buffer) or, built with [`Mem::Global`], with global instructions on
-//! SGPR bases ([`memory`]).
-//!
-//! Unlike the reference (which stages A through 160 KiB of LDS with `buffer_load … lds` and
-//! shares it between the two waves that need it), every wave loads its own fragments straight
-//! into VGPRs with `buffer_load_dwordx4`: no LDS, no barriers. It reads A twice per workgroup
-//! where the reference reads it once, a cost on real hardware that this version accepts.
+//! Memory ([`memory`]): by default ([`Mem::Lds`]) as in the reference, buffer instructions with
+//! A staged through the LDS: per K step the four waves each load a quarter of the workgroup's A
+//! fragments with `buffer_load_dwordx4 … lds`, and after an `s_barrier` each wave reads its own
+//! with `ds_read_b128`; B and the scales go straight to VGPRs. The LDS holds two steps of A
+//! (2 x tile_m/16 KiB: 32, 24 and 16 KiB), not the reference's 160 KiB, which also stages B.
+//! [`Mem::Buffer`] loads A straight to VGPRs too (each A row is read by two waves), and
+//! [`Mem::Global`] uses global instructions on SGPR bases; the three are checked alike.
 //!
 //! [`Tile`]: tile::Tile
 
@@ -65,9 +64,9 @@ pub struct Built {
     pub loop_range: std::ops::Range<usize>,
 }
 
-/// Builds the kernel of `tile` with buffer instructions.
+/// Builds the kernel of `tile` with the default memory instructions ([`Mem::Lds`]).
 pub fn build(tile: Tile) -> Result<Built, KernelError> {
-    build_with(tile, Mem::Buffer)
+    build_with(tile, Mem::default())
 }
 
 /// Builds the kernel of `tile` with the memory instructions of `mem`.
