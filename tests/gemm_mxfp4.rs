@@ -98,8 +98,13 @@ fn the_command_checks_and_reports() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["tile"], "256x256");
+    assert_eq!(v["memory"], "lds");
     assert_eq!(v["check"]["pass"], true);
     assert!(v["tflops"].as_f64().unwrap() > 0.0);
+    for args in [&["gemm", "--help"][..], &["gemm", "mxfp4", "--help"], &["bench", "gemm", "mxfp4", "--help"]] {
+        let out = baregpu(args, dir.path());
+        assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("Usage: baregpu"), "{args:?}");
+    }
 }
 
 #[test]
