@@ -83,6 +83,9 @@ fn baregpu(args: &[&str], cwd: &Path) -> Output {
         .args(args)
         .current_dir(cwd)
         .env("BAREGPU_SYSROOT", cwd)
+        // A debug build emulates one workgroup of these kernels in seconds; on a loaded machine
+        // that can pass the default 10 s without a workgroup retiring.
+        .env("BAREGPU_TIMEOUT_MS", "120000")
         .env_remove("BAREGPU_LOG")
         .output()
         .expect("run baregpu")
