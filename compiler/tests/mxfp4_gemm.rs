@@ -71,17 +71,21 @@ fn the_code_object_loads_with_the_runtime() {
     assert_eq!(co.arch, "gfx950");
     for t in Tile::ALL {
         let k = co.kernel(&t.kernel_name()).unwrap();
-        let code = mxfp4_gemm::build(t).unwrap().code;
+        let code = mxfp4_gemm::build_with(t, Mem::Buffer).unwrap().code;
         let at = k.entry_offset as usize;
-        assert_eq!(&co.image[at..at + code.len()], &code[..], "{}", t.name());
+        assert!(co.image[at..at + code.len()] == code[..], "{}: the loaded image is not the builder's code", t.name());
         assert_eq!(k.meta.wavefront_size, 64);
         assert_eq!(k.meta.kernarg_segment_size, KERNARG_BYTES);
         assert_eq!(k.meta.max_flat_workgroup_size, 256);
         assert_eq!(k.meta.group_segment_fixed_size, 0);
+        // Staging A through the LDS takes two steps of A: 2 x tile_m/16 KiB.
+        let lds = CodeObject::parse(&mxfp4_gemm::code_object(&[t], Mem::Lds).unwrap()).unwrap();
+        let lk = lds.kernel(&t.kernel_name()).unwrap();
+        assert_eq!(lk.meta.group_segment_fixed_size, 2 * t.m() / 16 * 1024);
         let names: Vec<_> = k.meta.args.iter().filter(|a| a.is_explicit()).map(|a| a.name.clone().unwrap()).collect();
         assert_eq!(names, ["C", "A", "B", "scale_A", "scale_B", "M", "N", "K"]);
         // Arch VGPRs rounded to 4, then the AGPRs.
-        let vgprs = mxfp4_gemm::build(t).unwrap().builder.usage().vgprs;
+        let vgprs = mxfp4_gemm::build_with(t, Mem::Buffer).unwrap().builder.usage().vgprs;
         assert_eq!(k.meta.vgpr_count, vgprs.div_ceil(4) * 4 + 4 * t.mfmas_per_step(), "{}", t.name());
     }
 }
