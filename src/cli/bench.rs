@@ -18,6 +18,7 @@ use clap::Subcommand;
 use super::asm::parse_arch;
 use super::out;
 
+mod builder;
 mod decode;
 
 #[derive(Debug, clap::Args)]
@@ -158,7 +159,12 @@ The `decode` lines time our decoder alone (bytes -> typed instructions, no text)
 (passed over until a run holds about 5 M instructions; the time is per pass), in wall-clock time
 and per CPU second of the thread (Linux), which other processes on a busy machine disturb less.
 A last line says whether decoding reaches the goal of 50 M instructions/s on every architecture
-measured, by each clock, with the load average. Build with --release.";
+measured, by each clock, with the load average.
+
+The `builder` lines time the typed instruction builder (no text) building, encoding and finishing
+a 200,000-instruction GEMM loop (baregpu_isa::builder::speed) on each architecture, the best of
+--runs runs, by each clock, and say whether it reaches its goal of 20 M instructions/s. Build with
+--release.";
 
 /// The most instructions `bench asm` generates (the source text is held in memory, ~40 bytes each).
 const MAX_COUNT: usize = 100_000_000;
@@ -382,7 +388,7 @@ fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
         move |source| Error::Io { path: p, source }
     };
     let mut decode_rates = Vec::new();
-    for arch in archs {
+    for &arch in &archs {
         let mut lines = corpus(arch);
         if have_llvm {
             lines = llvm_filter(mc, arch, dir, lines)?;
@@ -470,5 +476,6 @@ fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
 
         decode_rates.push(decode::measure(arch, &bytes, args.count, distinct, args.runs, json)?);
     }
-    decode::summary(&decode_rates, json)
+    decode::summary(&decode_rates, json)?;
+    builder::measure(&archs, args.runs, json)
 }

@@ -97,6 +97,7 @@ fn check_against_llvm(b: &Builder) -> bool {
 
 /// Instructions common to the RDNA targets (gfx1100, gfx1201).
 fn rdna_common(b: &mut Builder) {
+    f64_operands(b);
     b.v_add_f32(v(1), v(2), v(3));
     b.v_add_f32(v(1), s(2), v(3));
     b.v_add_f32(v(1), v(2), s(3)); // src1 SGPR: e64
@@ -173,6 +174,8 @@ fn gfx1100_only(b: &mut Builder) {
     b.v_mad_u64_u32(v(1..3), null(), v(3), s(4), v(5..7));
     b.v_dot2_f32_f16(v(1), v(2), v(3), v(4));
     b.v_wmma_f32_16x16x16_f16(v(0..8), v(8..16), v(16..24), v(0..8));
+    b.mods([field("wait_va_vdst", 2)]).lds_param_load(v(1), attr(3, 'z'));
+    b.lds_param_load(v(2), attr(32, 'w'));
 }
 
 fn gfx1201_only(b: &mut Builder) {
@@ -183,6 +186,7 @@ fn gfx1201_only(b: &mut Builder) {
     b.s_wait_kmcnt(0);
     b.s_barrier_signal(-1);
     b.s_barrier_wait(-1);
+    b.mods([field("wait_va_vdst", 2)]).ds_param_load(v(1), attr(3, 'z'));
     b.v_mad_co_u64_u32(v(1..3), null(), v(3), s(4), v(5..7));
 }
 
@@ -225,6 +229,10 @@ fn cdna(b: &mut Builder) {
     b.s_waitcnt(vmcnt(0).lgkmcnt(0));
     b.s_barrier();
     b.s_nop(1);
+    b.v_add_f64(v(0..2), 0.5f64, v(2..4));
+    b.v_add_f64(v(0..2), 0x4000_0000, v(2..4)); // high half 2.0: inline
+    b.s_mov_b64(s(0..2), -17);
+    b.s_mov_b64(s(0..2), lit(0x8000_0000));
     b.s_endpgm();
 }
 
@@ -241,6 +249,150 @@ fn gfx950_only(b: &mut Builder) {
     );
 }
 
+/// 64-bit operands on gfx11/gfx12 (VOP3 and gfx12 VOP2 take literals): an f64 literal is its
+/// high half; an integer literal is 32 bits.
+fn f64_operands(b: &mut Builder) {
+    b.v_add_f64(v(0..2), 1.5f64, v(2..4));
+    b.v_add_f64(v(0..2), 2.0f64, v(2..4));
+    b.v_add_f64(v(0..2), 0.15915494309189532f64, v(2..4));
+    b.v_add_f64(v(0..2), -17, v(2..4));
+    b.v_add_f64(v(0..2), 0x3ff8_0001, v(2..4));
+    b.v_add_f64(v(0..2), 0x4000_0000, v(2..4));
+    b.v_fma_f64(v(0..2), v(2..4), 1.5f32, v(4..6));
+    b.s_mov_b64(s(0..2), lit(0xffff_ffff));
+    b.s_mov_b64(s(0..2), -17);
+    b.v_lshlrev_b64(v(0..2), 3, 0x12345);
+}
+
+/// Every hardware register and message of the architecture, by name (the name table of
+/// `names`), and register bit ranges.
+fn symbolic_operands(b: &mut Builder) {
+    let arch = b.arch();
+    for &(_, name) in baregpu_isa::names::hwreg::table(arch) {
+        b.s_getreg_b32(s(0), hwreg(name));
+        b.s_getreg_b32(s(1), hwreg_bits(name, 3, 5));
+    }
+    b.s_setreg_b32(hwreg_bits("HW_REG_MODE", 0, 4), s(1));
+    b.s_getreg_b32(s(0), hwreg(63u32));
+    for &(_, name) in baregpu_isa::names::sendmsg::table(arch) {
+        match name {
+            "MSG_GS" | "MSG_GS_DONE" => b.s_sendmsg(sendmsg_op(name, "GS_OP_EMIT", 1)),
+            "MSG_SYSMSG" => b.s_sendmsg(sendmsg_op(name, "SYSMSG_OP_TTRACE_PC", 0)),
+            _ if name.starts_with("MSG_RTN") => b.s_sendmsg_rtn_b32(s(2), sendmsg(name)),
+            _ => b.s_sendmsg(sendmsg(name)),
+        };
+    }
+}
+
+#[test]
+fn symbolic_operands_match_llvm_mc() {
+    for arch in Arch::ALL {
+        let mut b = Builder::new(arch);
+        symbolic_operands(&mut b);
+        assert!(b.error().is_none(), "{}: {:?}", arch.name(), b.error());
+        assert!(b.len() > 20);
+        if !check_against_llvm(&b) {
+            return;
+        }
+    }
+    // The names are the architecture's: HW_REG_HW_ID1 is 23 on gfx11+.
+    let mut b = Builder::new(Arch::Gfx1100);
+    b.s_getreg_b32(s(0), hwreg("HW_REG_HW_ID1"));
+    assert_eq!(b.instructions()[0].inst.f("simm16") & 0x3f, 23);
+}
+
+#[test]
+fn symbolic_and_f64_operand_errors() {
+    let cases: Vec<(Arch, &str, Vec<Operand>, &[&str])> = vec![
+        (
+            Arch::Gfx1100,
+            "s_getreg_b32",
+            ops![s(0), hwreg("HW_REG_NOPE")].to_vec(),
+            &["operand 2", "HW_REG_NOPE", "gfx1100"],
+        ),
+        (Arch::Gfx942, "s_getreg_b32", ops![s(0), hwreg_bits("HW_REG_MODE", 0, 33)].to_vec(), &["operand 2", "size"]),
+        (Arch::Gfx942, "s_getreg_b32", ops![s(0), hwreg_bits("HW_REG_MODE", 32, 1)].to_vec(), &["offset"]),
+        (Arch::Gfx1100, "s_sendmsg", ops![sendmsg("MSG_GS")].to_vec(), &["MSG_GS", "not a message"]),
+        (Arch::Gfx942, "s_sendmsg", ops![sendmsg_op("MSG_GS", "GS_OP_BAD", 0)].to_vec(), &["GS_OP_BAD"]),
+        (Arch::Gfx942, "s_sendmsg", ops![sendmsg_op("MSG_GS", "GS_OP_EMIT", 4)].to_vec(), &["out of range"]),
+        (Arch::Gfx1100, "s_nop", ops![hwreg("HW_REG_MODE")].to_vec(), &["immediate is required"]),
+        // f64 literals: 32 bits, the high half; gfx9 VOP3 takes none; no 64-bit literals.
+        (Arch::Gfx1100, "v_add_f64", ops![v(0..2), 1.1f64, v(2..4)].to_vec(), &["operand 2", "low half"]),
+        (Arch::Gfx942, "v_add_f64", ops![v(0..2), 1.5f64, v(2..4)].to_vec(), &["operand 2", "no literal"]),
+        (Arch::Gfx1201, "s_mov_b64", ops![s(0..2), 1i64 << 33].to_vec(), &["operand 2", "32 bits"]),
+        (Arch::Gfx1100, "v_add_f32", ops![v(0), 1.5f64, v(2)].to_vec(), &["f64", "32-bit operand"]),
+        // LDS parameters: attr0..attr63, channels x..w.
+        (Arch::Gfx1100, "lds_param_load", ops![v(0), attr(33, 'x')].to_vec(), &["operand 2", "attr0..attr32"]),
+        (Arch::Gfx1100, "lds_param_load", ops![v(0), attr(1, 'q')].to_vec(), &["operand 2", "channel"]),
+        (Arch::Gfx1100, "lds_param_load", ops![v(0), v(1)].to_vec(), &["operand 2", "LDS parameter"]),
+    ];
+    for (arch, m, o, want) in cases {
+        let mut b = Builder::new(arch);
+        let e = b.try_op(m, &o).unwrap_err().to_string();
+        for w in want {
+            assert!(e.contains(w), "{} {m}: '{e}' should say '{w}'", arch.name());
+        }
+        assert_eq!(b.len(), 0);
+    }
+}
+
+/// What the MXFP4 GEMM for gfx950 emits (buffer loads straight to LDS, LDS reads, scaled MFMAs
+/// accumulating in AGPRs or VGPRs, bf16 packing, the scalar bookkeeping); the gfx942 subset too.
+fn mxfp4_gemm(b: &mut Builder) {
+    let lds_dma = [flag(Flag::Offen), flag(Flag::Lds)];
+    b.op_mods("buffer_load_dword", ops![v(1), s(4..8), s(9)], &lds_dma);
+    b.op_mods("buffer_load_ushort", ops![v(1), s(4..8), 0], &lds_dma);
+    b.op_mods("buffer_load_dword", ops![off(), s(4..8), s(8)], &[offset(16), flag(Flag::Lds)]);
+    b.mods([flag(Flag::Offen), offset(64)]).buffer_store_dwordx4(v(0..4), v(4), s(4..8), 0);
+    b.mods([flag(Flag::Idxen), offset(4)]).buffer_load_dword(v(0), v(1), s(4..8), 0);
+    b.mods([flag(Flag::Offen), offset(4095)]).buffer_load_dword(v(0), v(1), s(4..8), s(3));
+    b.mods([offset(4095)]).buffer_load_dword(v(0), off(), s(4..8), 0);
+    b.mods([flag(Flag::Offen), flag(Flag::Sc0), flag(Flag::Nt)]).buffer_load_dwordx4(v(0..4), v(1), s(4..8), 0);
+    b.mods([offset(512)]).ds_read_b128(v(0..4), v(4));
+    b.mods([offset(65520)]).ds_write_b128(v(4), v(0..4));
+    b.v_accvgpr_read_b32(v(0), a(1));
+    b.v_accvgpr_write_b32(a(255), v(0));
+    b.s_waitcnt(vmcnt(0).lgkmcnt(0));
+    b.s_waitcnt(vmcnt(3));
+    b.s_waitcnt(lgkmcnt(1));
+    b.s_setprio(3);
+    b.s_barrier();
+    b.s_nop(7);
+    b.v_readfirstlane_b32(s(0), v(1));
+    b.s_load_dwordx2(s(0..2), s(2..4), 0x10);
+    b.s_load_dwordx4(s(4..8), s(2..4), 0);
+    b.s_load_dwordx8(s(8..16), s(2..4), 0x20);
+    if b.arch() != Arch::Gfx950 {
+        return;
+    }
+    b.op_mods("buffer_load_dwordx4", ops![v(1), s(4..8), 0], &lds_dma);
+    // A/B of 8 (fp8/bf8), 6 (fp6/bf6) or 4 (fp4) registers as cbsz/blgp say; AGPR or VGPR
+    // accumulators; op_sel/op_sel_hi of the scale operands.
+    b.v_mfma_scale_f32_16x16x128_f8f6f4(v(0..4), v(4..12), v(12..20), v(0..4), v(20), v(21));
+    b.mods([op_sel(&[1, 0, 0]), op_sel_hi(&[0, 1, 0])]).v_mfma_scale_f32_16x16x128_f8f6f4(
+        a(0..4),
+        v(4..12),
+        v(12..20),
+        a(0..4),
+        v(20),
+        v(21),
+    );
+    b.mods([cbsz(4), blgp(4)]).v_mfma_scale_f32_16x16x128_f8f6f4(a(0..4), v(4..8), v(12..16), a(0..4), v(20), v(21));
+    b.mods([cbsz(2), blgp(3)]).v_mfma_scale_f32_16x16x128_f8f6f4(
+        a(252..256),
+        v(4..10),
+        v(12..18),
+        a(0..4),
+        v(254),
+        v(255),
+    );
+    b.mods([op_sel_hi(&[1, 1])]).v_mfma_scale_f32_16x16x128_f8f6f4(v(0..4), a(4..12), a(12..20), v(0..4), v(20), v(21));
+    b.v_mfma_f32_16x16x32_bf16(v(0..4), v(4..8), v(8..12), v(0..4));
+    b.mods([cbsz(1), abid(1), blgp(2)]).v_mfma_f32_16x16x32_bf16(a(0..4), v(4..8), v(8..12), a(0..4));
+    b.v_cvt_pk_bf16_f32(v(0), v(1), v(2));
+    b.v_cvt_pk_bf16_f32(v(0), s(1), 1.0f32);
+}
+
 fn build(arch: Arch) -> Builder {
     let mut b = Builder::new(arch);
     match arch {
@@ -252,10 +404,14 @@ fn build(arch: Arch) -> Builder {
             rdna_common(&mut b);
             gfx1201_only(&mut b);
         }
-        Arch::Gfx942 => cdna(&mut b),
+        Arch::Gfx942 => {
+            cdna(&mut b);
+            mxfp4_gemm(&mut b);
+        }
         Arch::Gfx950 => {
             cdna(&mut b);
             gfx950_only(&mut b);
+            mxfp4_gemm(&mut b);
         }
     }
     b
@@ -270,6 +426,77 @@ fn instructions_match_llvm_mc() {
             return;
         }
     }
+}
+
+#[test]
+fn mxfp4_gemm_instructions_are_built() {
+    // The set the llvm-mc comparison above covers (instructions_match_llvm_mc), present in full.
+    let mut b = Builder::new(Arch::Gfx950);
+    mxfp4_gemm(&mut b);
+    assert!(b.error().is_none(), "{:?}", b.error());
+    let names: Vec<&str> = b.instructions().iter().map(|i| i.inst.mnemonic()).collect();
+    for want in [
+        "v_mfma_scale_f32_16x16x128_f8f6f4",
+        "v_mfma_f32_16x16x32_bf16",
+        "buffer_load_dwordx4",
+        "buffer_load_dword",
+        "buffer_store_dwordx4",
+        "ds_read_b128",
+        "ds_write_b128",
+        "v_cvt_pk_bf16_f32",
+        "v_accvgpr_read_b32",
+        "v_accvgpr_write_b32",
+        "s_waitcnt",
+        "s_setprio",
+        "s_barrier",
+        "s_nop",
+        "v_readfirstlane_b32",
+        "s_load_dwordx2",
+        "s_load_dwordx4",
+        "s_load_dwordx8",
+    ] {
+        assert!(names.contains(&want), "{want} missing: {names:?}");
+    }
+    // The LDS-DMA loads have no data operand; their text says `lds`.
+    let text = b.listing();
+    assert_eq!(text.matches(" lds\n").count(), 4, "{text}");
+    // gfx942 has no 128-bit LDS DMA (llvm-mc rejects it too).
+    let mut b = Builder::new(Arch::Gfx942);
+    assert!(b.try_op_mods("buffer_load_dwordx4", &ops![v(1), s(4..8), 0], &lds_dma_mods()).is_err());
+    assert!(b.try_op_mods("buffer_load_dword", &ops![v(1), s(4..8), 0], &lds_dma_mods()).is_ok());
+}
+
+fn lds_dma_mods() -> [Mod; 2] {
+    [flag(Flag::Offen), flag(Flag::Lds)]
+}
+
+#[test]
+fn mxfp4_operand_errors() {
+    let scale = "v_mfma_scale_f32_16x16x128_f8f6f4";
+    let cases: [(Vec<Operand>, Vec<Mod>, &[&str]); 5] = [
+        // fp4 A (cbsz:4) is 4 registers, not 8.
+        (ops![v(0..4), v(4..12), v(12..20), v(0..4), v(20), v(21)].to_vec(), vec![cbsz(4)], &["operand 2", "takes 4"]),
+        (ops![v(0..4), v(4..12), v(12..16), v(0..4), v(20), v(21)].to_vec(), vec![], &["operand 3", "takes 8"]),
+        // One acc_cd bit for the destination and src2.
+        (ops![v(0..4), v(4..12), v(12..20), a(0..4), v(20), v(21)].to_vec(), vec![], &["operand 4", "acc_cd"]),
+        (ops![v(0..4), v(4..12), v(12..20), v(0..4), v(20), v(21)].to_vec(), vec![cbsz(5)], &["cbsz:5"]),
+        (ops![v(0..4), v(4..12), v(12..20), v(0..4), v(20), v(21)].to_vec(), vec![cbsz(8)], &["cbsz", "3 bits"]),
+    ];
+    for (o, m, want) in cases {
+        let mut b = Builder::new(Arch::Gfx950);
+        let e = b.try_op_mods(scale, &o, &m).unwrap_err().to_string();
+        for w in want {
+            assert!(e.contains(w), "'{e}' should say '{w}'");
+        }
+        assert_eq!(b.len(), 0);
+    }
+    // An LDS-DMA load given a data operand: the lds form has three.
+    let mut b = Builder::new(Arch::Gfx950);
+    let e = b
+        .try_op_mods("buffer_load_dword", &ops![v(0), v(1), s(4..8), 0], &[flag(Flag::Offen), flag(Flag::Lds)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("3 expected"), "{e}");
 }
 
 #[test]

@@ -29,7 +29,7 @@ pub struct Rate {
 }
 
 /// This thread's CPU time (Linux: `/proc/thread-self/schedstat`, nanoseconds on a CPU).
-fn thread_cpu() -> Option<Duration> {
+pub(super) fn thread_cpu() -> Option<Duration> {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     Some(Duration::from_nanos(s.split_whitespace().next()?.parse().ok()?))
 }
@@ -87,7 +87,7 @@ pub fn measure(arch: Arch, bytes: &[u8], count: usize, distinct: usize, runs: us
 }
 
 /// The 1-minute load average (Linux), to read the wall-clock figures by.
-fn load_average() -> Option<f64> {
+pub(super) fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
 

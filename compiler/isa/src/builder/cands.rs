@@ -7,8 +7,9 @@
 use std::sync::OnceLock;
 
 use baregpu_autogen::isa::ctors::NAMES;
-use baregpu_autogen::isa::{Field, Operand as TableOperand};
+use baregpu_autogen::isa::Operand as TableOperand;
 
+use super::plan::{self, Extra, Slot};
 use crate::asm::parser::{start, Ext};
 use crate::inst::Instruction;
 use crate::tables::Tables;
@@ -63,26 +64,20 @@ pub(crate) struct Cand {
     pub shape: Shape,
     /// Each operand with its field, side by side: encoding reads one array, not two.
     pub slots: Box<[Slot]>,
-    /// The offset fields, resolved once: DS `offset0`/`offset1`; `offset` and `None` elsewhere.
-    pub offsets: [Option<&'static Field>; 2],
+    /// gfx9 MUBUF loads with the `lds` modifier (LDS DMA): the operands without `vdata`.
+    pub lds_slots: Option<Box<[Slot]>>,
+    /// MFMA: the operand indices of `vdst` and `src2`, which share the `acc_cd` bit.
+    pub cd_pair: Option<(u8, u8)>,
+    /// The fields modifiers and operand side effects write, resolved once.
+    pub extra: Extra,
     /// Operands that are 16-bit register halves (true16, gfx1100), bit mask by position.
     pub t16: u8,
-    /// Its `vdst` field holds a scalar register (VOP3 compares, v_readlane, v_readfirstlane).
-    pub scalar_vdst: bool,
     /// Its mnemonic carries the `_e32`/`_e64` suffix the constructor's name left out.
     pub suffixed: bool,
     /// The layout's name (`VOP2`, `MFMA`, `SCRATCH`...).
     pub format: &'static str,
     /// A gfx950 `_f8f6f4` matrix op: its A and B sizes depend on the formats chosen.
     pub f8f6f4: bool,
-}
-
-/// An operand of a candidate and the field that encodes it (`None`: a fixed register or an
-/// operand without a field).
-#[derive(Clone, Copy)]
-pub(crate) struct Slot {
-    pub op: TableOperand,
-    pub field: Option<&'static Field>,
 }
 
 /// Every constructor's candidates of one architecture, by constructor id.
@@ -122,18 +117,33 @@ fn cand(arch: Arch, op: u32, suffixed: bool) -> Option<Cand> {
     let t = Tables::get(arch);
     let init = start(arch, op, Ext::None)?;
     let operands: &'static [TableOperand] = &t.operands[op as usize];
-    let slots = operands.iter().map(|&o| Slot { op: o, field: init.field_def(o.name) }).collect();
     let m = t.op(op).mnemonic;
     let shape = Shape::of(init.format().name);
+    // Its `vdst` field holds a scalar register (VOP3 compares, v_readlane, v_readfirstlane).
     let scalar_vdst = m.starts_with("v_cmp") && shape == Shape::Vop3
         || m.starts_with("v_readlane")
         || m.starts_with("v_readfirstlane");
+    let t16 = t.t16[op as usize];
+    let slots: Box<[Slot]> = operands
+        .iter()
+        .enumerate()
+        .map(|(k, &o)| plan::slot(&init, shape, o, scalar_vdst, t16 >> k & 1 != 0))
+        .collect();
+    let lds_dma = init.format().name == "MUBUF" && lds_dma(arch, m);
+    let lds_slots = lds_dma.then(|| slots.iter().copied().filter(|s| s.op.name != "vdata").collect());
     let (format, f8f6f4) = (init.format().name, m.ends_with("_f8f6f4"));
-    let offsets = match shape {
-        Shape::Ds => [init.field_def("offset0"), init.field_def("offset1")],
-        _ => [init.field_def("offset"), None],
-    };
-    Some(Cand { init, shape, slots, offsets, t16: t.t16[op as usize], scalar_vdst, suffixed, format, f8f6f4 })
+    let extra = Extra::of(&init, shape);
+    let index = |name: &str| slots.iter().position(|s| s.op.name == name).map(|k| k as u8);
+    let cd_pair = extra.acc_cd.and_then(|_| Some((index("vdst")?, index("src2")?)));
+    Some(Cand { init, shape, slots, lds_slots, cd_pair, extra, t16, suffixed, format, f8f6f4 })
+}
+
+/// The gfx9 buffer loads that take `lds` (LDS DMA), as llvm-mc 22 accepts them: gfx950 adds the
+/// 96- and 128-bit loads.
+fn lds_dma(arch: Arch, m: &str) -> bool {
+    let Some(kind) = m.strip_prefix("buffer_load_") else { return false };
+    matches!(kind, "dword" | "ubyte" | "sbyte" | "ushort" | "sshort" | "format_x")
+        || arch == Arch::Gfx950 && matches!(kind, "dwordx3" | "dwordx4")
 }
 
 /// A constructor's id by name.

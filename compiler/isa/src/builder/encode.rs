@@ -5,11 +5,12 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use baregpu_autogen::isa::{Field, OperandKind as K, FLAG_LITERAL};
+use baregpu_autogen::isa::{Field, OperandKind as K};
 
 use super::cands::{Cand, Shape};
 use super::label::Label;
-use super::operand::{inline_f32_code, inline_int_code, Operand};
+use super::operand::{inline_f32_code, inline_f64_code, inline_int_code, Operand};
+use super::plan::{Act, Put, Slot};
 use super::reg::{Half, Reg, RegFile, Special};
 use crate::inst::{set, Instruction};
 use crate::operand::{is_gfx9, src_index};
@@ -17,21 +18,43 @@ use crate::tables::takes_mods;
 use crate::Arch;
 
 /// Why a candidate cannot hold the operands: the operand (index into the operands; `None` for
-/// the instruction as a whole or a modifier) and the reason.
-#[derive(Debug, Clone)]
-pub(crate) struct Fail {
+/// the instruction as a whole or a modifier) and the reason. Quiet failures (the builder is
+/// still trying encodings) carry nothing: a failure is then one word, returned in registers.
+#[derive(Debug)]
+pub(crate) struct Fail(Option<Box<Why>>);
+
+#[derive(Debug)]
+pub(crate) struct Why {
     pub operand: Option<usize>,
     pub msg: Cow<'static, str>,
 }
 
+impl Fail {
+    #[cold]
+    pub fn new(operand: Option<usize>, msg: impl Into<Cow<'static, str>>) -> Fail {
+        Fail(Some(Box::new(Why { operand, msg: msg.into() })))
+    }
+
+    /// The reason (a quiet failure: "no encoding").
+    pub fn why(self) -> Why {
+        self.0.map_or(Why { operand: None, msg: "no encoding".into() }, |w| *w)
+    }
+
+    pub fn operand(&self) -> Option<usize> {
+        self.0.as_ref().and_then(|w| w.operand)
+    }
+}
+
 #[cold]
 pub(crate) fn fail<T>(operand: Option<usize>, msg: impl Into<Cow<'static, str>>) -> Result<T, Fail> {
-    Err(Fail { operand, msg: msg.into() })
+    Err(Fail::new(operand, msg))
 }
 
 /// The instruction being filled, with what the operands decided so far.
 pub(crate) struct Fill<'a> {
     pub c: &'a Cand,
+    /// The candidate's operands (without the data operand of an LDS-DMA buffer load).
+    slots: &'a [Slot],
     pub i: Instruction,
     pub arch: Arch,
     pub lit: Option<u32>,
@@ -41,6 +64,12 @@ pub(crate) struct Fill<'a> {
     /// Distinct scalar values the VALU reads (the constant bus), the literal counted once.
     bus: [u32; 4],
     nbus: usize,
+    /// Per register file (by `RegFile as usize`), the highest register named + 1.
+    pub used: [u32; 4],
+    /// VCC (or half of it) is named.
+    pub vcc: bool,
+    /// `_f8f6f4` matrix ops: the A and B operands' register counts when not the table's 8.
+    ab_regs: [i64; 2],
     /// Failures carry no message: the builder tries the next encoding, and asks again for the
     /// reasons only when every encoding failed (formatting them is most of a failure's cost).
     pub quiet: bool,
@@ -71,25 +100,53 @@ fn width(f: &Field) -> u16 {
 }
 
 impl<'a> Fill<'a> {
-    pub fn new(c: &'a Cand, arch: Arch) -> Fill<'a> {
-        Fill { c, i: c.init, arch, lit: None, target: None, opsel: 0, bus: [0; 4], nbus: 0, quiet: false }
+    /// `lds`: the instruction has the `lds` modifier (gfx9 buffer loads to LDS: no data
+    /// operand).
+    pub fn new(c: &'a Cand, arch: Arch, lds: bool) -> Fill<'a> {
+        let slots = match &c.lds_slots {
+            Some(s) if lds => s,
+            _ => &c.slots,
+        };
+        Fill {
+            c,
+            slots,
+            i: c.init,
+            arch,
+            lit: None,
+            target: None,
+            opsel: 0,
+            bus: [0; 4],
+            nbus: 0,
+            used: [0; 4],
+            vcc: false,
+            ab_regs: [0; 2],
+            quiet: false,
+        }
     }
 
     /// A failure whose message is formatted only when it will be shown.
     #[cold]
     #[inline(never)]
     pub fn failf<T>(&self, operand: Option<usize>, msg: fmt::Arguments) -> Result<T, Fail> {
-        let msg = if self.quiet { Cow::Borrowed("") } else { Cow::Owned(msg.to_string()) };
-        Err(Fail { operand, msg })
+        if self.quiet {
+            return Err(Fail(None));
+        }
+        Err(Fail::new(operand, msg.to_string()))
     }
 
-    #[inline]
-    fn put(&mut self, k: usize, f: &Field, v: u32) -> Result<(), Fail> {
-        if set(&mut self.i.words, f, v) {
+    #[inline(always)]
+    fn put(&mut self, k: usize, p: &Put, v: u32) -> Result<(), Fail> {
+        if p.write(&mut self.i.words, v) {
             Ok(())
         } else {
-            self.failf(Some(k), format_args!("value {v} does not fit in field {} ({} bits)", f.name, width(f)))
+            self.put_fail(k, p, v)
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn put_fail(&self, k: usize, p: &Put, v: u32) -> Result<(), Fail> {
+        self.failf(Some(k), format_args!("value {v} does not fit in field {} ({} bits)", p.f.name, p.width()))
     }
 
     /// Sets a field by name (modifier bits); `what` names the operand or modifier.
@@ -101,12 +158,13 @@ impl<'a> Fill<'a> {
         }
     }
 
-    /// Sets a field resolved in advance; the name is looked up only to explain a failure.
+    /// Sets a field resolved in advance ([`super::plan::Extra`]); the name is looked up only to
+    /// explain a failure.
     #[inline]
-    pub fn put_known(&mut self, f: Option<&'static Field>, name: &str, v: u32, what: &str) -> Result<(), Fail> {
-        match f {
-            Some(f) if set(&mut self.i.words, f, v) => Ok(()),
-            _ => self.put_named(None, name, v, what),
+    pub fn put_extra(&mut self, k: Option<usize>, p: Option<Put>, name: &str, v: u32, what: &str) -> Result<(), Fail> {
+        match p {
+            Some(p) if p.write(&mut self.i.words, v) => Ok(()),
+            _ => self.put_named(k, name, v, what),
         }
     }
 
@@ -154,7 +212,9 @@ impl<'a> Fill<'a> {
     fn scalar(&self, k: usize, x: &Operand, dwords: u8) -> Result<u32, Fail> {
         match x {
             Operand::Reg { reg, .. } => {
-                reg.check(self.arch).map_err(|m| Fail { operand: Some(k), msg: m.into() })?;
+                if !reg.fits(self.arch) {
+                    reg.check(self.arch).map_err(|m| Fail::new(Some(k), m))?;
+                }
                 let base = match reg.file {
                     RegFile::Sgpr => 0,
                     RegFile::Ttmp => 108,
@@ -172,8 +232,7 @@ impl<'a> Fill<'a> {
                 Ok(base + reg.first as u32)
             }
             Operand::Special { reg, .. } => {
-                let (code, size) =
-                    special_code(self.arch, *reg).map_err(|m| Fail { operand: Some(k), msg: m.into() })?;
+                let (code, size) = special_code(self.arch, *reg).map_err(|m| Fail::new(Some(k), m))?;
                 if size != 0 && size != dwords {
                     return self.failf(Some(k), format_args!("{} is {size} dwords; {dwords} expected", reg.name()));
                 }
@@ -184,43 +243,89 @@ impl<'a> Fill<'a> {
     }
 
     /// Fills every operand; then the caller applies the modifiers and [`Fill::finish`]es.
+    #[inline]
     pub fn operands(&mut self, ops: &[Operand]) -> Result<(), Fail> {
-        let want = self.c.slots.len();
+        let want = self.slots.len();
         if ops.len() != want {
             return self.failf(None, format_args!("{} operands given, {want} expected", ops.len()));
         }
-        for (k, x) in ops.iter().enumerate() {
-            self.operand(k, x)?;
+        for (k, (x, s)) in ops.iter().zip(self.slots.iter()).enumerate() {
+            self.operand(k, x, s)?;
+        }
+        if let Some((d, c)) = self.c.cd_pair {
+            let agpr = |x: &Operand| matches!(x, Operand::Reg { reg, .. } if reg.file == RegFile::Agpr);
+            let (d, c) = (d as usize, c as usize);
+            if matches!(ops[c], Operand::Reg { .. }) && agpr(&ops[d]) != agpr(&ops[c]) {
+                return self.failf(
+                    Some(c),
+                    format_args!(
+                        "the destination and src2 share one register-file bit (acc_cd): both VGPRs or both AGPRs"
+                    ),
+                );
+            }
         }
         Ok(())
     }
 
-    fn operand(&mut self, k: usize, x: &Operand) -> Result<(), Fail> {
-        let o = self.c.slots[k].op;
-        let (neg, abs) = match x {
-            Operand::Reg { neg, abs, .. } | Operand::Special { neg, abs, .. } => (*neg, *abs),
-            _ => (false, false),
-        };
-        if neg || abs {
-            self.source_mods(k, o.name, neg, abs)?;
+    #[inline(always)]
+    fn operand(&mut self, k: usize, x: &Operand, s: &Slot) -> Result<(), Fail> {
+        if let (Some(f), Some(p), Operand::Reg { reg, neg: false, abs: false }) = (&s.fast, &s.put, x) {
+            if reg.file == f.file
+                && reg.count == f.count
+                && reg.half.is_none()
+                && (0..=f.last_first).contains(&reg.first)
+                && reg.first & f.align == 0
+            {
+                let code = reg.first as u32;
+                if f.bus {
+                    self.bus_read(k, code)?;
+                }
+                self.note(f.file, reg.first + reg.count);
+                return self.put(k, p, (code >> f.shift) + f.base);
+            }
         }
-        let field = self.c.slots[k].field;
-        match o.kind {
-            K::Special => match x {
-                Operand::Special { reg, .. } if reg.name() == o.name => Ok(()),
-                _ => self.failf(Some(k), format_args!("{} where {} is required", describe(x), o.name)),
+        self.operand_general(k, x, s)
+    }
+
+    #[inline(never)]
+    fn operand_general(&mut self, k: usize, x: &Operand, s: &Slot) -> Result<(), Fail> {
+        match x {
+            Operand::Reg { reg, .. } => self.note(reg.file, (reg.first + reg.count).max(0)),
+            Operand::Special { reg, .. } if reg.is_vcc() => self.vcc = true,
+            _ => {}
+        }
+        if let Operand::Reg { neg, abs, .. } | Operand::Special { neg, abs, .. } = *x {
+            if neg || abs {
+                self.source_mods(k, s.op.name, neg, abs)?;
+            }
+        }
+        match (&s.act, &s.put) {
+            (&Act::Sgpr { shift, off_ok }, Some(p)) => self.sgpr(k, x, s, p, shift, off_ok),
+            (&Act::Vreg { nine, agpr, off_ok }, Some(p)) => self.vgpr(k, x, s, p, nine, agpr, off_ok),
+            (&Act::Src { nine, vsrc }, Some(p)) => self.source(k, x, s, p, nine, vsrc),
+            (&Act::Imm { float }, Some(p)) => self.immediate(k, x, s, p, float),
+            (Act::Literal, _) => self.literal_const(k, x),
+            (Act::Fixed, _) => match x {
+                Operand::Special { reg, .. } if reg.name() == s.op.name => Ok(()),
+                _ => self.failf(Some(k), format_args!("{} where {} is required", describe(x), s.op.name)),
             },
-            K::Off => match x {
+            (Act::Off, _) => match x {
                 Operand::Off => Ok(()),
                 _ => self.failf(Some(k), format_args!("{} where off is required", describe(x))),
             },
-            K::Sgpr => self.sgpr(k, x, field),
-            K::Vgpr | K::Agpr if self.c.scalar_vdst && o.name == "vdst" => self.sgpr(k, x, field),
-            K::Vgpr | K::Agpr => self.vgpr(k, x, field),
-            K::Vsrc | K::Ssrc => self.source(k, x, field),
-            K::Offset if self.c.shape == Shape::Smem => self.smem_offset(k, x),
-            K::Simm16 | K::Hwreg | K::Sendmsg | K::Label | K::Offset | K::Imm => self.immediate(k, x, field),
-            K::Attr => fail(Some(k), "LDS parameter operands are not supported by the builder"),
+            (Act::SmemOffset, _) => self.smem_offset(k, x),
+            (Act::Attr, _) => match x {
+                Operand::Attr(a) if a.chan > 3 => fail(Some(k), "the channel is not x, y, z or w"),
+                // The field has 6 bits; llvm-mc takes attr0..attr32 (the attributes there are).
+                Operand::Attr(a) if a.index > 32 => fail(Some(k), "the attribute is not attr0..attr32"),
+                Operand::Attr(a) => {
+                    self.put_named(Some(k), "attr", a.index as u32, "the attribute")?;
+                    self.put_named(Some(k), "attrchan", a.chan as u32, "the channel")
+                }
+                _ => self
+                    .failf(Some(k), format_args!("{} where an LDS parameter (attr(n, 'x')) is required", describe(x))),
+            },
+            _ => self.failf(Some(k), format_args!("operand {} has no field", s.op.name)),
         }
     }
 
@@ -247,75 +352,94 @@ impl<'a> Fill<'a> {
 
     /// A register-only scalar field (destinations, bases, resources, `saddr`).
     #[inline]
-    fn sgpr(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
-        let o = self.c.slots[k].op;
-        let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
+    fn sgpr(&mut self, k: usize, x: &Operand, s: &Slot, p: &Put, shift: u8, off_ok: bool) -> Result<(), Fail> {
         if matches!(x, Operand::Off) {
-            return match o.name {
+            if off_ok {
                 // `start` left the field at null/off.
-                "saddr" | "soffset" => Ok(()),
-                _ => self.failf(Some(k), format_args!("off where a scalar register is required ({})", o.name)),
-            };
+                return Ok(());
+            }
+            return self.failf(Some(k), format_args!("off where a scalar register is required ({})", s.op.name));
         }
-        let code = self.scalar(k, x, o.dwords.max(1))?;
+        let code = self.scalar(k, x, s.op.dwords.max(1))?;
         if code > 127 {
             return self.failf(Some(k), format_args!("{} cannot be a scalar register operand", describe(x)));
         }
-        let v = match o.name {
-            "sbase" if code & 1 != 0 => return fail(Some(k), "the base must start at an even register"),
-            "sbase" => code / 2,
-            "srsrc" if code & 3 != 0 => return fail(Some(k), "the buffer resource must start at a multiple of 4"),
-            "srsrc" => code / 4,
-            _ => code,
-        };
-        self.put(k, f, v)
+        if code & ((1 << shift) - 1) != 0 {
+            return match shift {
+                1 => fail(Some(k), "the base must start at an even register"),
+                _ => fail(Some(k), "the buffer resource must start at a multiple of 4"),
+            };
+        }
+        self.put(k, p, code >> shift)
     }
 
     /// A VGPR (or AGPR) field; a 9-bit field holds it as 256 + n.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn vgpr(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
-        let o = self.c.slots[k].op;
-        let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
+    fn vgpr(
+        &mut self,
+        k: usize,
+        x: &Operand,
+        s: &Slot,
+        p: &Put,
+        nine: bool,
+        agpr: bool,
+        off_ok: bool,
+    ) -> Result<(), Fail> {
         let reg = match x {
             Operand::Reg { reg, .. } if matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) => reg,
-            Operand::Off if o.name.contains("addr") && matches!(self.c.shape, Shape::Flat | Shape::Buf) => {
+            Operand::Off if off_ok => {
                 // SCRATCH without a VGPR address: sve = 0; buffers without vaddr leave it 0.
                 if self.c.format == "SCRATCH" {
-                    self.put_named(Some(k), "sve", 0, "off")?;
+                    self.put_extra(Some(k), self.c.extra.sve, "sve", 0, "off")?;
                 }
                 return Ok(());
             }
             _ => {
-                return self
-                    .failf(Some(k), format_args!("{} where a vector register is required ({})", describe(x), o.name))
+                return self.failf(
+                    Some(k),
+                    format_args!("{} where a vector register is required ({})", describe(x), s.op.name),
+                )
             }
         };
-        self.vreg(k, reg, o.dwords)?;
-        let is_agpr = reg.file == RegFile::Agpr;
-        if is_agpr != (o.kind == K::Agpr) {
-            if o.kind == K::Agpr {
+        self.vreg(k, reg, s.op.dwords)?;
+        if (reg.file == RegFile::Agpr) != agpr {
+            if agpr {
                 return self.failf(Some(k), format_args!("{reg} where an AGPR is required"));
             }
-            self.acc(k, o.name)?;
+            self.acc(k, s.op.name)?;
         }
-        let n = self.half_code(k, reg, f)?;
-        self.put(k, f, if width(f) == 9 { 256 + n } else { n })
+        let n = self.half_code(k, reg, p.f)?;
+        self.put(k, p, if nine { 256 + n } else { n })
     }
 
     /// Checks a VGPR/AGPR operand's file, range and size.
     #[inline]
-    fn vreg(&self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
-        reg.check(self.arch).map_err(|m| Fail { operand: Some(k), msg: m.into() })?;
+    fn vreg(&mut self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
+        if reg.fits(self.arch) && reg.count == dwords.max(1) as i64 {
+            return Ok(());
+        }
+        self.vreg_size(k, reg, dwords)
+    }
+
+    /// A register run whose size differs from the table's: allowed where the size is the
+    /// program's choice (f8f6f4 A/B, buffer and flat addresses and data).
+    #[cold]
+    #[inline(never)]
+    fn vreg_size(&mut self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
+        reg.check(self.arch).map_err(|m| Fail::new(Some(k), m))?;
         if reg.count == dwords.max(1) as i64 {
             return Ok(());
         }
-        // The name comparisons only when the size differs (rare).
-        let o = self.c.slots[k].op;
+        let o = self.slots[k].op;
         let flexible = self.c.f8f6f4 && matches!(o.name, "src0" | "src1")
             || self.c.shape == Shape::Buf && matches!(o.name, "vaddr" | "vdata")
             || self.c.shape == Shape::Flat && matches!(o.name, "addr" | "vaddr") && reg.count <= 2;
         if !flexible {
             return self.failf(Some(k), format_args!("{reg} is {} registers; {} expected", reg.count, dwords.max(1)));
+        }
+        if self.c.f8f6f4 {
+            self.ab_regs[(o.name == "src1") as usize] = reg.count;
         }
         Ok(())
     }
@@ -323,17 +447,18 @@ impl<'a> Fill<'a> {
     /// Marks an AGPR in a VGPR operand: MFMA `acc_cd` (destination and accumulator) and `acc`
     /// (one bit per A/B source); memory formats have one `acc` bit for their data.
     fn acc(&mut self, k: usize, name: &str) -> Result<(), Fail> {
-        if self.i.field_def("acc_cd").is_some() {
+        let x = self.c.extra;
+        if x.acc_cd.is_some() {
             return match name {
-                "vdst" | "src2" => self.put_named(Some(k), "acc_cd", 1, "an AGPR"),
+                "vdst" | "src2" => self.put_extra(Some(k), x.acc_cd, "acc_cd", 1, "an AGPR"),
                 "src0" | "src1" => {
-                    let v = self.i.f("acc") | if name == "src0" { 1 } else { 2 };
-                    self.put_named(Some(k), "acc", v, "an AGPR")
+                    let v = x.acc.map_or(0, |p| p.read(&self.i.words)) | if name == "src0" { 1 } else { 2 };
+                    self.put_extra(Some(k), x.acc, "acc", v, "an AGPR")
                 }
                 _ => fail(Some(k), "an AGPR is not allowed here"),
             };
         }
-        self.put_named(Some(k), "acc", 1, "an AGPR")
+        self.put_extra(Some(k), x.acc, "acc", 1, "an AGPR")
     }
 
     /// The register number of a VGPR for a field, with its true16 half: in VOP1/VOP2/VOPC the
@@ -361,24 +486,21 @@ impl<'a> Fill<'a> {
 
     /// A source: a register, a named register, an inline constant or a literal.
     #[inline]
-    fn source(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
-        let o = self.c.slots[k].op;
-        let Some(f) = field else { return self.failf(Some(k), format_args!("operand {} has no field", o.name)) };
-        let nine = width(f) == 9;
-        let dwords = o.dwords.max(1);
+    fn source(&mut self, k: usize, x: &Operand, s: &Slot, p: &Put, nine: bool, vsrc: bool) -> Result<(), Fail> {
+        let dwords = s.op.dwords.max(1);
         let code = match x {
             Operand::Reg { reg, .. } if matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) => {
-                if o.kind == K::Ssrc || !nine {
+                if !vsrc || !nine {
                     return self.failf(Some(k), format_args!("{reg} where a scalar source is required"));
                 }
                 self.vreg(k, reg, dwords)?;
                 if reg.file == RegFile::Agpr {
-                    if self.i.field_def("acc_cd").is_none() {
+                    if self.c.extra.acc_cd.is_none() {
                         return self.failf(Some(k), format_args!("{reg}: this instruction reads no AGPRs"));
                     }
-                    self.acc(k, o.name)?;
+                    self.acc(k, s.op.name)?;
                 }
-                256 + self.half_code(k, reg, f)?
+                256 + self.half_code(k, reg, p.f)?
             }
             Operand::Reg { .. } | Operand::Special { .. } => {
                 let c = self.scalar(k, x, dwords)?;
@@ -390,8 +512,13 @@ impl<'a> Fill<'a> {
                 None if !(i32::MIN as i64..=u32::MAX as i64).contains(v) => {
                     return self.failf(Some(k), format_args!("immediate {v} does not fit in 32 bits"))
                 }
-                None if dwords > 1 => {
-                    return self.failf(Some(k), format_args!("a 64-bit operand takes no literal ({v})"))
+                // A 64-bit float operand reads a 32-bit literal as its high half; llvm-mc encodes
+                // one that makes an inline f64 as that constant.
+                None if dwords > 1 && self.i.mnemonic().contains("f64") => {
+                    match inline_f64_code(f64::from_bits((*v as u32 as u64) << 32)) {
+                        Some(c) => c,
+                        None => self.literal(k, *v as u32).map(|()| 255)?,
+                    }
                 }
                 None => {
                     self.literal(k, *v as u32)?;
@@ -400,23 +527,40 @@ impl<'a> Fill<'a> {
             },
             Operand::F32(x) => match inline_f32_code(*x) {
                 Some(c) => c,
-                None if dwords > 1 => {
-                    return self.failf(Some(k), format_args!("a 64-bit operand takes no f32 literal ({x})"))
-                }
+                None if dwords > 1 => self.f64_literal(k, *x as f64)?,
                 None => {
                     self.literal(k, x.to_bits())?;
                     255
                 }
+            },
+            Operand::F64(x) => match inline_f64_code(*x) {
+                Some(c) => c,
+                None if dwords > 1 => self.f64_literal(k, *x)?,
+                None => return self.failf(Some(k), format_args!("the f64 {x} where a 32-bit operand is required")),
             },
             other => {
                 return self.failf(Some(k), format_args!("{} where a source operand is required", describe(other)))
             }
         };
         let v = if !nine && code >= 256 { code - 256 } else { code };
-        if !nine && code > 255 && o.kind == K::Vsrc {
+        if !nine && code > 255 && vsrc {
             return fail(Some(k), "a vector register does not fit this 8-bit field");
         }
-        self.put(k, f, v)
+        self.put(k, p, v)
+    }
+
+    /// A 64-bit operand's literal: 32 bits, the high half of the f64 (as the hardware reads it);
+    /// a value whose low half is not zero does not fit.
+    fn f64_literal(&mut self, k: usize, x: f64) -> Result<u32, Fail> {
+        let bits = x.to_bits();
+        if bits as u32 != 0 {
+            return self.failf(
+                Some(k),
+                format_args!("the f64 {x} needs 64 bits; a literal holds the high 32 (its low half must be 0)"),
+            );
+        }
+        self.literal(k, (bits >> 32) as u32)?;
+        Ok(255)
     }
 
     /// The SMEM offset operand: an immediate byte offset or an SGPR.
@@ -427,10 +571,11 @@ impl<'a> Fill<'a> {
             if *v < -(1 << (bits - 1)) || *v >= 1 << bits {
                 return self.failf(Some(k), format_args!("offset {v} does not fit in {bits} bits"));
             }
+            let x = self.c.extra;
             if g9 {
-                self.put_named(Some(k), "imm", 1, "offset")?;
+                self.put_extra(Some(k), x.imm, "imm", 1, "offset")?;
             }
-            return self.put_named(Some(k), "offset", (*v as u32) & ((1 << bits) - 1), "offset");
+            return self.put_extra(Some(k), x.offset, "offset", (*v as u32) & ((1 << bits) - 1), "offset");
         }
         let code = self.scalar(k, x, 1)?;
         if code > 127 {
@@ -439,50 +584,34 @@ impl<'a> Fill<'a> {
         if g9 {
             // An SGPR alone goes in the offset field (imm = 0); an `offset:` modifier after it
             // moves it to soffset.
-            self.put_named(Some(k), "imm", 0, "offset")?;
-            self.put_named(Some(k), "offset", code, "offset")
+            let x = self.c.extra;
+            self.put_extra(Some(k), x.imm, "imm", 0, "offset")?;
+            self.put_extra(Some(k), x.offset, "offset", code, "offset")
         } else {
-            self.put_named(Some(k), "soffset", code, "offset")
+            self.put_extra(Some(k), self.c.extra.soffset, "soffset", code, "offset")
         }
     }
 
     /// 16-bit immediates (simm16, hwreg, sendmsg), branch targets, memory offsets and the
     /// literal constant of v_fmamk-style opcodes.
-    fn immediate(&mut self, k: usize, x: &Operand, field: Option<&'static Field>) -> Result<(), Fail> {
-        let o = self.c.slots[k].op;
-        let literal = self.i.opcode().flags & FLAG_LITERAL != 0 || o.name.starts_with("op");
+    fn immediate(&mut self, k: usize, x: &Operand, s: &Slot, p: &Put, float: bool) -> Result<(), Fail> {
+        let kind = s.op.kind;
         let v: i64 = match x {
             Operand::Int(v) => *v,
-            Operand::F32(f) if literal => f.to_bits() as i64,
-            Operand::Waitcnt(w) if o.kind == K::Simm16 => {
-                w.encode(self.arch).map_err(|m| Fail { operand: Some(k), msg: m.into() })? as i64
-            }
-            Operand::Label(l) if o.kind == K::Label => {
+            Operand::F32(f) if float => f.to_bits() as i64,
+            Operand::Waitcnt(w) if kind == K::Simm16 => w.encode(self.arch).map_err(|m| Fail::new(Some(k), m))? as i64,
+            Operand::Hwreg(h) if kind == K::Hwreg => h.value(self.arch).map_err(|m| Fail::new(Some(k), m))? as i64,
+            Operand::Sendmsg(m) if kind == K::Sendmsg => m.value(self.arch).map_err(|e| Fail::new(Some(k), e))? as i64,
+            Operand::Label(l) if kind == K::Label => {
                 self.target = Some(*l);
                 0
             }
             other => {
                 return self
-                    .failf(Some(k), format_args!("{} where an immediate is required ({:?})", describe(other), o.kind))
+                    .failf(Some(k), format_args!("{} where an immediate is required ({:?})", describe(other), kind))
             }
         };
-        if literal && o.kind == K::Imm {
-            if !(i32::MIN as i64..=u32::MAX as i64).contains(&v) {
-                return self.failf(Some(k), format_args!("immediate {v} does not fit in 32 bits"));
-            }
-            return match self.lit {
-                Some(l) if l != v as u32 => fail(Some(k), "a second literal: only one fits"),
-                _ => {
-                    self.lit = Some(v as u32);
-                    Ok(())
-                }
-            };
-        }
-        let f = match field.or_else(|| self.i.field_def("simm16")) {
-            Some(f) => f,
-            None => return self.failf(Some(k), format_args!("operand {} has no field", o.name)),
-        };
-        let v = match o.kind {
+        let v = match kind {
             K::Simm16 | K::Label | K::Hwreg | K::Sendmsg if (-32768..=65535).contains(&v) => v as u32 & 0xffff,
             K::Simm16 | K::Label | K::Hwreg | K::Sendmsg => {
                 return self.failf(Some(k), format_args!("immediate {v} does not fit in 16 bits"))
@@ -492,19 +621,71 @@ impl<'a> Fill<'a> {
             }
             _ => v as u32,
         };
-        self.put(k, f, v)
+        self.put(k, p, v)
+    }
+
+    /// The literal constant of v_fmamk-style opcodes: an integer or a float's bits.
+    fn literal_const(&mut self, k: usize, x: &Operand) -> Result<(), Fail> {
+        let v: i64 = match x {
+            Operand::Int(v) => *v,
+            Operand::F32(f) => f.to_bits() as i64,
+            other => {
+                return self.failf(Some(k), format_args!("{} where a literal constant is required", describe(other)))
+            }
+        };
+        if !(i32::MIN as i64..=u32::MAX as i64).contains(&v) {
+            return self.failf(Some(k), format_args!("immediate {v} does not fit in 32 bits"));
+        }
+        match self.lit {
+            Some(l) if l != v as u32 => fail(Some(k), "a second literal: only one fits"),
+            _ => {
+                self.lit = Some(v as u32);
+                Ok(())
+            }
+        }
     }
 
     /// The finished instruction: op_sel of the halves, the literal.
-    pub fn finish(mut self) -> Result<(Instruction, Option<Label>), Fail> {
+    /// Completes the instruction (`self.i`): op_sel of the halves, the literal.
+    #[inline]
+    pub fn finish(&mut self) -> Result<(), Fail> {
         if self.opsel != 0 {
-            let v = self.i.f("opsel") | self.opsel;
-            self.put_named(None, "opsel", v, "a 16-bit high half")?;
+            let p = self.c.extra.opsel;
+            let v = p.map_or(0, |p| p.read(&self.i.words)) | self.opsel;
+            self.put_extra(None, p, "opsel", v, "a 16-bit high half")?;
         }
-        if self.lit.is_some() {
-            self.i.literal = self.lit;
+        self.i.literal = self.lit;
+        if self.c.f8f6f4 {
+            self.f8f6f4_sizes()?;
         }
-        Ok((self.i, self.target))
+        Ok(())
+    }
+
+    /// A gfx950 `_f8f6f4` op's A and B register counts follow their formats (`cbsz`, `blgp`):
+    /// fp8/bf8 8 registers, fp6/bf6 6, fp4 4.
+    fn f8f6f4_sizes(&self) -> Result<(), Fail> {
+        for (n, (fmt, src)) in [("cbsz", "src0"), ("blgp", "src1")].into_iter().enumerate() {
+            let want = match self.i.f(fmt) {
+                0 | 1 => 8,
+                2 | 3 => 6,
+                4 => 4,
+                v => return self.failf(None, format_args!("{fmt}:{v} is not a format (0..=4)")),
+            };
+            let got = if self.ab_regs[n] == 0 { 8 } else { self.ab_regs[n] };
+            if got != want {
+                let k = self.slots.iter().position(|s| s.op.name == src);
+                return self
+                    .failf(k, format_args!("{got} registers; {fmt}:{} (the format) takes {want}", self.i.f(fmt)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts a register the instruction names (for [`super::ResourceTracker`]).
+    #[inline(always)]
+    fn note(&mut self, file: RegFile, end: i64) {
+        let e = &mut self.used[file as usize];
+        *e = (*e).max(end as u32);
     }
 }
 
@@ -522,9 +703,13 @@ impl fmt::Display for Describe<'_> {
             Operand::Special { reg, .. } => f.write_str(reg.name()),
             Operand::Int(v) => write!(f, "the immediate {v}"),
             Operand::F32(x) => write!(f, "the float {x}"),
+            Operand::F64(x) => write!(f, "the f64 {x}"),
             Operand::Off => f.write_str("off"),
             Operand::Label(l) => write!(f, "label {}", l.index()),
             Operand::Waitcnt(_) => f.write_str("waitcnt counters"),
+            Operand::Hwreg(_) => f.write_str("a hwreg operand"),
+            Operand::Attr(a) => write!(f, "attr{}", a.index),
+            Operand::Sendmsg(_) => f.write_str("a sendmsg operand"),
         }
     }
 }

@@ -39,20 +39,25 @@ mod encode;
 pub mod label;
 mod mods;
 pub mod operand;
+mod plan;
 pub mod reg;
 pub mod resources;
+pub mod speed;
+pub mod symbolic;
 
 pub use baregpu_autogen::isa::ctors::Ctors;
 pub use cands::ctor_id;
 pub use label::{branch_offset, Label};
 pub use operand::{
-    abs, clamp, expcnt, lgkmcnt, lit, neg, off, offset, op_sel, vmcnt, Flag, Mod, Omod, Operand, Waitcnt,
+    abid, abs, attr, blgp, cbsz, clamp, expcnt, field, flag, lgkmcnt, lit, neg, off, offset, op_sel, op_sel_hi, vmcnt,
+    Attr, Flag, Mod, Omod, Operand, Waitcnt,
 };
 pub use reg::{
     a, a_range, exec, exec_hi, exec_lo, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_hi, vcc_lo, Half, Reg,
     RegFile, RegIndex, Special,
 };
 pub use resources::{ResourceTracker, ResourceUsage};
+pub use symbolic::{hwreg, hwreg_bits, sendmsg, sendmsg_op, Hwreg, Sendmsg, Sym};
 
 use std::collections::{HashMap, HashSet};
 
@@ -64,7 +69,7 @@ use crate::inst::Instruction;
 use crate::Arch;
 use cands::CtorTable;
 use encode::{describe, Fail, Fill};
-use label::LabelDef;
+use label::{FnvBuild, LabelDef};
 
 /// One emitted instruction.
 #[derive(Debug, Clone, Copy)]
@@ -79,15 +84,38 @@ pub struct Emitted {
     pub suffix_chosen: bool,
 }
 
+/// What the builder keeps of an emitted instruction besides its words (kept small: a code
+/// generator emits millions).
+#[derive(Debug, Clone, Copy)]
+struct Item {
+    /// Index of its first word in `Builder::code`.
+    word: u32,
+    op: u32,
+    /// VOPD: the Y opcode, or `u32::MAX`.
+    op_y: u32,
+    /// The branch target's label index, or `u32::MAX`.
+    target: u32,
+    fmt: u16,
+    ndwords: u8,
+    literal: bool,
+    suffix_chosen: bool,
+}
+
+const NONE: u32 = u32::MAX;
+
 /// The instruction builder of one kernel.
 #[derive(Debug, Clone)]
 pub struct Builder {
     arch: Arch,
-    items: Vec<Emitted>,
+    /// Every instruction's words (literals included), in order: the code before branch fixups.
+    code: Vec<u32>,
+    items: Vec<Item>,
+    /// The items that branch to a label.
+    branches: Vec<u32>,
     labels: Vec<LabelDef>,
     /// The labels' names, kept unique.
-    label_names: HashSet<String>,
-    label_next: HashMap<String, u32>,
+    label_names: HashSet<String, FnvBuild>,
+    label_next: HashMap<String, u32, FnvBuild>,
     size: usize,
     tracker: ResourceTracker,
     first_error: Option<IsaError>,
@@ -99,6 +127,13 @@ impl Ctors for Builder {
     type Op = Operand;
 
     fn ctor(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
+        if self.pending.is_empty() {
+            if self.emit(id, ops, &[]).is_none() {
+                let e = self.why_not(id, ops, &[]);
+                return self.record::<()>(Err(e));
+            }
+            return self;
+        }
         let mods = std::mem::take(&mut self.pending);
         let r = self.try_emit(id, ops, &mods);
         self.pending = mods;
@@ -111,10 +146,12 @@ impl Builder {
     pub fn new(arch: Arch) -> Builder {
         Builder {
             arch,
+            code: Vec::new(),
             items: Vec::new(),
+            branches: Vec::new(),
             labels: Vec::new(),
-            label_names: HashSet::new(),
-            label_next: HashMap::new(),
+            label_names: HashSet::default(),
+            label_next: HashMap::default(),
             size: 0,
             tracker: ResourceTracker::new(),
             first_error: None,
@@ -141,8 +178,27 @@ impl Builder {
     }
 
     /// The emitted instructions, in order.
-    pub fn instructions(&self) -> &[Emitted] {
-        &self.items
+    pub fn instructions(&self) -> Vec<Emitted> {
+        (0..self.items.len()).map(|n| self.emitted(n)).collect()
+    }
+
+    /// Instruction `n` as emitted (branch offsets 0).
+    fn emitted(&self, n: usize) -> Emitted {
+        let it = &self.items[n];
+        let w = it.word as usize;
+        let mut words = [0; 4];
+        words[..it.ndwords as usize].copy_from_slice(&self.code[w..w + it.ndwords as usize]);
+        let inst = Instruction {
+            words,
+            op: it.op,
+            op_y: (it.op_y != NONE).then_some(it.op_y),
+            literal: it.literal.then(|| self.code[w + it.ndwords as usize]),
+            fmt: it.fmt,
+            ndwords: it.ndwords,
+            arch: self.arch,
+        };
+        let target = (it.target != NONE).then_some(Label(it.target));
+        Emitted { at: w * 4, inst, target, suffix_chosen: it.suffix_chosen }
     }
 
     /// Registers used so far (plus the reservations).
@@ -182,13 +238,18 @@ impl Builder {
             base.insert(0, 'L');
         }
         // Per base name, the next suffix to try: a code generator makes thousands of `loop`s.
-        let next = self.label_next.entry(base.clone()).or_insert(0);
-        let mut name = if *next == 0 { base.clone() } else { format!("{base}_{next}") };
+        let mut next = self.label_next.get(&base).copied().unwrap_or(0);
+        let mut name = if next == 0 { base.clone() } else { format!("{base}_{next}") };
         while self.label_names.contains(&name) {
-            *next += 1;
+            next += 1;
             name = format!("{base}_{next}");
         }
-        *next += 1;
+        match self.label_next.get_mut(&base) {
+            Some(n) => *n = next + 1,
+            None => {
+                self.label_next.insert(base, next + 1);
+            }
+        }
         self.label_names.insert(name.clone());
         self.labels.push(LabelDef { name, at: None });
         Label(self.labels.len() as u32 - 1)
@@ -237,33 +298,55 @@ impl Builder {
     /// Emits instruction `NAMES[id]` (see [`Ctors`]); returns its size in bytes. Nothing is
     /// emitted on error.
     pub fn try_emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Result<usize> {
+        match self.emit(id, ops, mods) {
+            Some(size) => Ok(size),
+            None => Err(self.why_not(id, ops, mods)),
+        }
+    }
+
+    /// Emits the instruction with the first encoding that holds it; `None` (nothing emitted)
+    /// when none does. The common path: no message is made.
+    #[inline]
+    fn emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
+        let cands = CtorTable::get(self.arch).cands.get(id as usize)?;
+        let lds = !mods.is_empty() && mods.contains(&Mod::Flag(Flag::Lds));
+        for c in cands.iter() {
+            let mut f = Fill::new(c, self.arch, lds);
+            f.quiet = true;
+            if f.operands(ops).is_ok() && f.mods(mods).is_ok() && f.finish().is_ok() {
+                if f.target.is_some_and(|l| l.0 as usize >= self.labels.len()) {
+                    return None;
+                }
+                self.tracker.note_used(f.used, f.vcc);
+                self.push(&f.i, f.target, c.suffixed);
+                return Some(f.i.size());
+            }
+        }
+        None
+    }
+
+    /// Why [`Builder::emit`] found no encoding, naming the operand where one is at fault.
+    #[cold]
+    #[inline(never)]
+    fn why_not(&self, id: u16, ops: &[Operand], mods: &[Mod]) -> IsaError {
         let cands = CtorTable::get(self.arch).cands.get(id as usize).map(|c| &c[..]).unwrap_or(&[]);
         let name = NAMES.get(id as usize).copied().unwrap_or("?");
         if cands.is_empty() {
-            return Err(self.err(format!("{name} is not an instruction of {}", self.arch.name())));
+            return self.err(format!("{name} is not an instruction of {}", self.arch.name()));
         }
-        for c in cands {
-            let mut f = Fill::new(c, self.arch);
-            f.quiet = true;
-            if let Ok((inst, target)) = f.operands(ops).and_then(|()| f.mods(mods)).and_then(|()| f.finish()) {
-                if let Some(l) = target.filter(|l| l.0 as usize >= self.labels.len()) {
-                    return Err(self.err(format!("{name}: label {} is not from this builder", l.0)));
-                }
-                for o in ops {
-                    self.tracker.note(o);
-                }
-                let size = inst.size();
-                self.items.push(Emitted { at: self.size, inst, target, suffix_chosen: c.suffixed });
-                self.size += size;
-                return Ok(size);
-            }
+        if let Some(l) = ops.iter().find_map(|o| match o {
+            Operand::Label(l) if l.0 as usize >= self.labels.len() => Some(l),
+            _ => None,
+        }) {
+            return self.err(format!("{name}: label {} is not from this builder", l.0));
         }
         // Every encoding failed: the reason of the one that got furthest, as (rank, error) with
         // rank 0 for a wrong operand count, k + 1 for operand k, and the most for a modifier.
         let mut best: Option<(usize, Fail)> = None;
+        let lds = mods.contains(&Mod::Flag(Flag::Lds));
         for c in cands {
-            let mut f = Fill::new(c, self.arch);
-            let r = f.operands(ops).map_err(|e| (e.operand.map_or(0, |k| k + 1), e)).and_then(|()| {
+            let mut f = Fill::new(c, self.arch, lds);
+            let r = f.operands(ops).map_err(|e| (e.operand().map_or(0, |k| k + 1), e)).and_then(|()| {
                 f.mods(mods).map_err(|e| (usize::MAX, e))?;
                 f.finish().map_err(|e| (usize::MAX, e))
             });
@@ -273,12 +356,40 @@ impl Builder {
                 }
             }
         }
-        let e = best.map_or(Fail { operand: None, msg: "no encoding".into() }, |(_, e)| e);
+        let e = best.map_or(Fail::new(None, "no encoding"), |(_, e)| e).why();
         let msg = match e.operand {
             Some(k) => format!("{name} operand {} ({}): {}", k + 1, describe(&ops[k]), e.msg),
             None => format!("{name}: {}", e.msg),
         };
-        Err(self.err(msg))
+        self.err(msg)
+    }
+
+    fn push(&mut self, inst: &Instruction, target: Option<Label>, suffix_chosen: bool) {
+        let word = self.code.len() as u32;
+        // Fixed-size copies (a variable one is a call to memcpy).
+        match inst.ndwords {
+            1 => self.code.push(inst.words[0]),
+            2 => self.code.extend_from_slice(&inst.words[..2]),
+            3 => self.code.extend_from_slice(&inst.words[..3]),
+            _ => self.code.extend_from_slice(&inst.words),
+        }
+        if let Some(l) = inst.literal {
+            self.code.push(l);
+        }
+        if target.is_some() {
+            self.branches.push(self.items.len() as u32);
+        }
+        self.items.push(Item {
+            word,
+            op: inst.op,
+            op_y: inst.op_y.unwrap_or(NONE),
+            target: target.map_or(NONE, |l| l.0),
+            fmt: inst.fmt,
+            ndwords: inst.ndwords,
+            literal: inst.literal.is_some(),
+            suffix_chosen,
+        });
+        self.size += inst.size();
     }
 
     /// [`Builder::try_emit`] by instruction name (a constructor's name: a mnemonic, or one
@@ -308,7 +419,7 @@ impl Builder {
 
     /// The instruction at `n` with its branch patched.
     fn resolved(&self, n: usize) -> Result<Instruction> {
-        let it = &self.items[n];
+        let it = self.emitted(n);
         let mut inst = it.inst;
         let Some(l) = it.target else { return Ok(inst) };
         let def = &self.labels[l.0 as usize];
@@ -330,20 +441,20 @@ impl Builder {
         if let Some(e) = &self.first_error {
             return Err(e.clone());
         }
-        let mut out = Vec::with_capacity(self.size);
-        for (n, it) in self.items.iter().enumerate() {
-            if it.target.is_some() {
-                self.resolved(n)?.encode_into(&mut out);
-            } else {
-                it.inst.encode_into(&mut out);
-            }
+        let mut code = self.code.clone();
+        for &n in &self.branches {
+            let inst = self.resolved(n as usize)?;
+            let w = self.items[n as usize].word as usize;
+            code[w..w + inst.ndwords as usize].copy_from_slice(&inst.words[..inst.ndwords as usize]);
         }
+        let mut out = Vec::with_capacity(self.size);
+        out.extend(code.iter().flat_map(|w| w.to_le_bytes()));
         Ok(out)
     }
 
     fn listing_with(&self, written: bool) -> String {
-        let insts: Vec<Instruction> =
-            (0..self.items.len()).map(|n| self.resolved(n).unwrap_or(self.items[n].inst)).collect();
+        let items = self.instructions();
+        let insts: Vec<Instruction> = (0..items.len()).map(|n| self.resolved(n).unwrap_or(items[n].inst)).collect();
         let mut s = String::new();
         let labels_at = |s: &mut String, n: usize| {
             for l in self.labels.iter().filter(|l| l.at.map(|(_, i)| i) == Some(n)) {
@@ -351,7 +462,7 @@ impl Builder {
                 s.push_str(":\n");
             }
         };
-        for (n, (it, inst)) in self.items.iter().zip(&insts).enumerate() {
+        for (n, (it, inst)) in items.iter().zip(&insts).enumerate() {
             labels_at(&mut s, n);
             let mut text = disassemble(inst);
             if let Some(name) = it.target.and_then(|l| self.label_name(l)) {

@@ -31,20 +31,25 @@ impl Fill<'_> {
 
     fn one_mod(&mut self, m: &Mod) -> Result<(), Fail> {
         match m {
-            Mod::Clamp => self.put_named(None, "clamp", 1, "clamp"),
+            Mod::Clamp => self.put_extra(None, self.c.extra.clamp, "clamp", 1, "clamp"),
             Mod::Omod(o) => {
                 let v = match o {
                     Omod::Mul2 => 1,
                     Omod::Mul4 => 2,
                     Omod::Div2 => 3,
                 };
-                self.put_named(None, "omod", v, "an output modifier")
+                self.put_extra(None, self.c.extra.omod, "omod", v, "an output modifier")
             }
             Mod::OpSel(b) => self.op_sel(b),
             Mod::OpSelHi(b) => {
                 let (v, n) = list_bits("op_sel_hi", b)?;
                 if self.i.field_def("scale_opsel_hi").is_some() {
-                    return self.put_named(None, "scale_opsel_hi", v, "op_sel_hi");
+                    // The scale sources' op_sel_hi: two bits in one dword, the third apart.
+                    self.put_named(None, "scale_opsel_hi", v & 3, "op_sel_hi")?;
+                    if v >> 2 != 0 {
+                        self.put_named(None, "scale_opsel_hi2", v >> 2 & 1, "op_sel_hi")?;
+                    }
+                    return Ok(());
                 }
                 self.put_named(None, "opsel_hi", v & 3, "op_sel_hi")?;
                 if n >= 3 && self.i.field_def("opsel_hi2").is_some() {
@@ -62,7 +67,11 @@ impl Fill<'_> {
                 self.put_named(None, "neg_hi", v, "neg_hi")
             }
             Mod::Offset(v) => self.offset(*v),
-            Mod::Flag(f) => self.put_named(None, f.field(), 1, f.field()),
+            Mod::Cbsz(v) => self.put_named(None, "cbsz", *v as u32, "cbsz"),
+            Mod::Abid(v) => self.put_named(None, "abid", *v as u32, "abid"),
+            Mod::Field(name, v) => self.put_named(None, name, *v, name),
+            Mod::Blgp(v) => self.put_named(None, "blgp", *v as u32, "blgp"),
+            Mod::Flag(f) => self.put_extra(None, self.c.extra.flags[*f as usize], f.field(), 1, f.field()),
         }
     }
 
@@ -91,28 +100,31 @@ impl Fill<'_> {
                 if !(0..=0xffff).contains(&v) {
                     return self.failf(None, format_args!("offset:{v} is out of range (0..=65535)"));
                 }
-                let [f0, f1] = self.c.offsets;
-                self.put_known(f0, "offset0", v as u32 & 0xff, "offset")?;
-                self.put_known(f1, "offset1", (v as u32) >> 8, "offset")
+                let [f0, f1] = self.c.extra.offsets;
+                self.put_extra(None, f0, "offset0", v as u32 & 0xff, "offset")?;
+                self.put_extra(None, f1, "offset1", (v as u32) >> 8, "offset")
             }
             Shape::Smem => {
                 if !(0..1 << 21).contains(&v) {
                     return self.failf(None, format_args!("offset:{v} is out of range"));
                 }
+                let x = self.c.extra;
+                let read = |p: Option<super::plan::Put>, w: &[u32; 4]| p.map_or(0, |p| p.read(w));
                 if is_gfx9(self.arch) {
-                    if self.i.f("imm") == 0 && self.i.f("soe") == 0 {
-                        let sgpr = self.i.f("offset");
-                        self.put_named(None, "soffset", sgpr, "offset")?;
-                        self.put_named(None, "soe", 1, "offset")?;
+                    if read(x.imm, &self.i.words) == 0 && read(x.soe, &self.i.words) == 0 {
+                        // An SGPR offset given as an operand moves to soffset.
+                        let sgpr = read(x.offset, &self.i.words);
+                        self.put_extra(None, x.soffset, "soffset", sgpr, "offset")?;
+                        self.put_extra(None, x.soe, "soe", 1, "offset")?;
                     }
-                    self.put_named(None, "imm", 1, "offset")?;
+                    self.put_extra(None, x.imm, "imm", 1, "offset")?;
                 }
-                self.put_named(None, "offset", v as u32, "offset")
+                self.put_extra(None, x.offset, "offset", v as u32, "offset")
             }
             Shape::Flat | Shape::Buf => {
                 let fname = self.i.format().name;
-                let Some(f) = self.c.offsets[0] else { return fail(None, "offset: no offset field") };
-                let width = (f.hi - f.lo + 1) as i64;
+                let Some(p) = self.c.extra.offsets[0] else { return fail(None, "offset: no offset field") };
+                let width = p.width() as i64;
                 let signed = matches!(fname, "GLOBAL" | "SCRATCH") || self.arch == Arch::Gfx1201 && fname != "VBUFFER";
                 let (lo, hi) =
                     if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
@@ -120,7 +132,7 @@ impl Fill<'_> {
                 if v < lo || v > hi {
                     return self.failf(None, format_args!("offset:{v} is out of range ({lo}..={hi})"));
                 }
-                self.put_known(Some(f), "offset", (v as u32) & ((1u64 << width) - 1) as u32, "offset")
+                self.put_extra(None, Some(p), "offset", (v as u32) & ((1u64 << width) - 1) as u32, "offset")
             }
             _ => self.failf(None, format_args!("offset:{v} is not available in the {} encoding", self.i.format().name)),
         }

@@ -6,6 +6,7 @@
 
 use super::label::Label;
 use super::reg::{Reg, Special};
+use super::symbolic::{Hwreg, Sendmsg};
 use crate::names::waitcnt;
 use crate::Arch;
 
@@ -21,13 +22,25 @@ pub enum Operand {
     /// A 32-bit float: an inline constant (0.5, 1.0, 2.0, 4.0, their negations, 1/(2*pi), 0) when
     /// it is one, else the literal of its bits.
     F32(f32),
+    /// A 64-bit float, for 64-bit operands: an inline constant when it is one, else a 32-bit
+    /// literal holding its high half (its low half must be zero).
+    F64(f64),
     /// `off` (absent address or base).
     Off,
     /// A branch target, resolved by the builder when it finishes.
     Label(Label),
     /// `s_waitcnt` counters, encoded for the builder's architecture.
     Waitcnt(Waitcnt),
+    /// An LDS parameter (`attr3.z`), for `lds_param_load` / `ds_param_load`.
+    Attr(Attr),
+    /// `hwreg(..)`, resolved for the builder's architecture.
+    Hwreg(Hwreg),
+    /// `sendmsg(..)` (boxed: larger than the other operands, and rare).
+    Sendmsg(Box<Sendmsg>),
 }
+
+// Every constructor call builds an array of operands: keep them small.
+const _: () = assert!(std::mem::size_of::<Operand>() <= 32);
 
 impl Operand {
     /// Applies `-x` (also written `-op`).
@@ -36,6 +49,7 @@ impl Operand {
             Operand::Reg { reg, neg, abs } => Operand::Reg { reg, neg: !neg, abs },
             Operand::Special { reg, neg, abs } => Operand::Special { reg, neg: !neg, abs },
             Operand::F32(f) => Operand::F32(-f),
+            Operand::F64(f) => Operand::F64(-f),
             Operand::Int(i) => Operand::Int(i.wrapping_neg()),
             // No source modifier on the rest: the encoder reports the operand as it is.
             other => other,
@@ -48,6 +62,7 @@ impl Operand {
             Operand::Reg { reg, neg, .. } => Operand::Reg { reg, neg, abs: true },
             Operand::Special { reg, neg, .. } => Operand::Special { reg, neg, abs: true },
             Operand::F32(f) => Operand::F32(f.abs()),
+            Operand::F64(f) => Operand::F64(f.abs()),
             Operand::Int(i) => Operand::Int(i.abs()),
             other => other,
         }
@@ -117,6 +132,38 @@ impl From<f32> for Operand {
         Operand::F32(f)
     }
 }
+impl From<f64> for Operand {
+    fn from(f: f64) -> Operand {
+        Operand::F64(f)
+    }
+}
+/// An LDS parameter: attribute `index` (0..=32, as llvm-mc takes), channel 0..=3 (`x`, `y`, `z`, `w`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attr {
+    pub index: u8,
+    pub chan: u8,
+}
+
+/// `attrN.c`: `attr(3, 'z')`; a channel other than `x`, `y`, `z`, `w` is an error when built.
+pub fn attr(index: u8, chan: char) -> Attr {
+    Attr { index, chan: "xyzw".find(chan).map_or(u8::MAX, |c| c as u8) }
+}
+
+impl From<Attr> for Operand {
+    fn from(a: Attr) -> Operand {
+        Operand::Attr(a)
+    }
+}
+impl From<Hwreg> for Operand {
+    fn from(h: Hwreg) -> Operand {
+        Operand::Hwreg(h)
+    }
+}
+impl From<Sendmsg> for Operand {
+    fn from(m: Sendmsg) -> Operand {
+        Operand::Sendmsg(Box::new(m))
+    }
+}
 impl From<Waitcnt> for Operand {
     fn from(w: Waitcnt) -> Operand {
         Operand::Waitcnt(w)
@@ -159,8 +206,19 @@ pub enum Mod {
     /// `offset:N` (DS, FLAT/GLOBAL/SCRATCH, MUBUF).
     Offset(i64),
     /// A one-bit flag (cache policy `glc`, `slc`, `dlc`, `nt`, `sc0`, `sc1`; `tfe`, `offen`,
-    /// `idxen`, `lds`).
+    /// `idxen`, `lds`). gfx9 `lds` buffer loads (LDS DMA, address in m0) have no data operand:
+    /// `buffer_load_dword(vaddr, srsrc, soffset)` with `[flag(Flag::Lds)]`.
     Flag(Flag),
+    /// `cbsz:N` (MFMA: A broadcast size; gfx950 `_f8f6f4`: the A format, 0 fp8, 1 bf8, 2 fp6,
+    /// 3 bf6, 4 fp4, which sets the A operand's register count: 8, 8, 6, 6, 4).
+    Cbsz(u8),
+    /// `abid:N` (MFMA).
+    Abid(u8),
+    /// Any field of the encoding by its table name, for modifiers without a typed form
+    /// (`field("wait_va_vdst", 2)` is `wait_vdst:2` of `lds_param_load`); range-checked.
+    Field(&'static str, u32),
+    /// `blgp:N` (MFMA: B lane group pattern; `_f8f6f4`: the B format, as [`Mod::Cbsz`]).
+    Blgp(u8),
 }
 
 /// The one-bit modifiers, each named after the field it sets.
@@ -177,6 +235,10 @@ pub enum Flag {
     Idxen,
     Lds,
 }
+
+/// Every flag, in declaration order (`FLAGS[f as usize] == f`).
+pub(crate) const FLAGS: [Flag; 10] =
+    [Flag::Glc, Flag::Slc, Flag::Dlc, Flag::Nt, Flag::Sc0, Flag::Sc1, Flag::Tfe, Flag::Offen, Flag::Idxen, Flag::Lds];
 
 impl Flag {
     /// The field it sets (and llvm-mc's spelling).
@@ -263,6 +325,30 @@ pub fn offset(n: i64) -> Mod {
 pub fn op_sel(bits: &[u8]) -> Mod {
     Mod::OpSel(bits.to_vec())
 }
+/// `op_sel_hi:[..]`.
+pub fn op_sel_hi(bits: &[u8]) -> Mod {
+    Mod::OpSelHi(bits.to_vec())
+}
+/// A one-bit modifier (`flag(Flag::Offen)`).
+pub fn flag(f: Flag) -> Mod {
+    Mod::Flag(f)
+}
+/// A field by its table name (see [`Mod::Field`]).
+pub fn field(name: &'static str, value: u32) -> Mod {
+    Mod::Field(name, value)
+}
+/// `cbsz:N`.
+pub fn cbsz(n: u8) -> Mod {
+    Mod::Cbsz(n)
+}
+/// `abid:N`.
+pub fn abid(n: u8) -> Mod {
+    Mod::Abid(n)
+}
+/// `blgp:N`.
+pub fn blgp(n: u8) -> Mod {
+    Mod::Blgp(n)
+}
 
 /// The bit patterns of the f32 values with an inline-constant encoding, by source code
 /// 240 + index (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2*pi)).
@@ -299,6 +385,16 @@ pub fn inline_f32_code(f: f32) -> Option<u32> {
         return Some(128);
     }
     INLINE_F32.iter().position(|&b| b == bits).map(|k| 240 + k as u32)
+}
+
+/// The source code of an inline f64 (the integer 0 for +0.0, 240..=248), if it is one.
+pub fn inline_f64_code(f: f64) -> Option<u32> {
+    const INV_2PI: u64 = 0x3fc4_5f30_6dc9_c882;
+    match f.to_bits() {
+        0 => Some(128),
+        INV_2PI => Some(248),
+        _ => [0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0].iter().position(|&c| c == f).map(|k| 240 + k as u32),
+    }
 }
 
 /// Whether an f32 is an inline constant (as a float or as the integer 0).

@@ -120,7 +120,7 @@ impl Reg {
     /// Tuple alignment as llvm-mc checks it: SGPR/TTMP pairs even, longer tuples on 4; on gfx90a+
     /// (CDNA) VGPR/AGPR tuples even.
     #[inline]
-    fn align(&self, arch: Arch) -> i64 {
+    pub(crate) fn align(&self, arch: Arch) -> i64 {
         match self.file {
             RegFile::Sgpr | RegFile::Ttmp if self.count == 2 => 2,
             RegFile::Sgpr | RegFile::Ttmp if self.count > 2 => 4,
@@ -131,13 +131,13 @@ impl Reg {
 
     /// [`Reg::check`]'s verdict without its message (the common, successful path).
     #[inline]
-    fn fits(&self, arch: Arch) -> bool {
+    pub(crate) fn fits(&self, arch: Arch) -> bool {
         let size = self.file.size(arch) as i64;
         size != 0
             && self.count >= 1
             && self.first >= 0
             && self.last() < size
-            && self.first % self.align(arch) == 0
+            && self.first & (self.align(arch) - 1) == 0
             && (self.half.is_none() || self.count == 1 && self.file == RegFile::Vgpr)
     }
 

@@ -40,6 +40,17 @@ impl ResourceTracker {
         }
     }
 
+    /// Merges what one instruction names: per register file (by `RegFile as usize`) the
+    /// highest register + 1, and whether VCC is named.
+    #[inline]
+    pub(crate) fn note_used(&mut self, used: [u32; 4], vcc: bool) {
+        let u = &mut self.usage;
+        u.sgprs = u.sgprs.max(used[RegFile::Sgpr as usize]);
+        u.vgprs = u.vgprs.max(used[RegFile::Vgpr as usize]);
+        u.agprs = u.agprs.max(used[RegFile::Agpr as usize]);
+        u.vcc |= vcc;
+    }
+
     /// Counts an operand.
     pub fn note(&mut self, op: &Operand) {
         match op {

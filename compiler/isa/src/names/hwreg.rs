@@ -136,8 +136,14 @@ pub fn parse(arch: Arch, s: &str) -> Option<u32> {
         [_, o, z] => (u32::try_from(int(o)?).ok()?, u32::try_from(int(z)?).ok()?),
         _ => return None,
     };
-    if id > 63 || off > 31 || size == 0 || size > 32 {
+    value(id, off, size)
+}
+
+/// The operand value of register `id`, bits `offset..offset + size` (the inverse of
+/// [`fields`]); `None` when a field is out of range.
+pub fn value(id: u32, offset: u32, size: u32) -> Option<u32> {
+    if id > 63 || offset > 31 || size == 0 || size > 32 {
         return None;
     }
-    Some(id | off << 6 | (size - 1) << 11)
+    Some(id | offset << 6 | (size - 1) << 11)
 }

@@ -162,3 +162,10 @@ pub fn parse(arch: Arch, s: &str) -> Option<u32> {
     }
     Some(encode(id, op, stream))
 }
+
+/// The operand value of message `id` with operation `op` and stream (as [`parse`] encodes
+/// `sendmsg(id, op, stream)`); `None` when a field is out of range.
+pub fn value(arch: Arch, id: u32, op: u32, stream: u32) -> Option<u32> {
+    let id_max = if is_gfx9(arch) { 0xf } else { 0xff };
+    (id <= id_max && op <= 7 && stream <= 3).then(|| encode(id, op, stream))
+}
