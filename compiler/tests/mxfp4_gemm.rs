@@ -141,8 +141,7 @@ fn llvm_reads_back(mem: Mem) {
         let mfma = lines.iter().filter(|l| l.starts_with("v_mfma_scale")).count();
         assert_eq!(mfma, 4 * t.mfmas_per_step() as usize);
         assert!(lines.iter().filter(|l| l.starts_with("v_mfma")).all(|l| l.contains("cbsz:4 blgp:4")), "{name}");
-        // llvm-mc assembles objdump's text of the MFMAs to our bytes (the fields set after
-        // building included).
+        // llvm-mc assembles objdump's text of the MFMAs (cbsz/blgp, op_sel bytes) to our bytes.
         let text: String = lines.iter().filter(|l| l.starts_with("v_mfma")).map(|l| format!("{l}\n")).collect();
         let asm = String::from_utf8(run(
             Command::new("llvm-mc-22").args(["-arch=amdgcn", "-mcpu=gfx950", "-show-encoding"]),

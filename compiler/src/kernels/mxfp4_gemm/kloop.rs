@@ -9,7 +9,7 @@
 //! instead of leaving the buffers. Four steps a trip make every buffer index static; the exit test
 //! after each step allows any number of steps.
 
-use crate::isa::builder::{lgkmcnt, op_sel, s, vmcnt, Builder, Ctors, Label, Mod};
+use crate::isa::builder::{blgp, cbsz, lgkmcnt, op_sel, op_sel_hi, s, vmcnt, Builder, Ctors, Label};
 
 use super::memory::{self, Mem, Src};
 
@@ -57,17 +57,19 @@ pub fn emit_first_loads(b: &mut Builder, p: &Plan) {
     }
 }
 
-/// The loop; `mfmas` collects the index of every MFMA (their formats are set afterwards, see
-/// `super::set_fp4_formats`). Leaves through `done` when every step is done.
-pub fn emit(b: &mut Builder, p: &Plan, done: Label, mfmas: &mut Vec<usize>) {
+/// The MFMA format code of FP4 E2M1 in `cbsz` (the first source) and `blgp` (the second).
+const FORMAT_FP4: u8 = 4;
+
+/// The loop. Leaves through `done` when every step is done.
+pub fn emit(b: &mut Builder, p: &Plan, done: Label) {
     let top = b.here("k_loop");
     for q in 0..4 {
-        emit_step(b, p, q, done, mfmas);
+        emit_step(b, p, q, done);
     }
     b.s_branch(top);
 }
 
-fn emit_step(b: &mut Builder, p: &Plan, q: u32, done: Label, mfmas: &mut Vec<usize>) {
+fn emit_step(b: &mut Builder, p: &Plan, q: u32, done: Label) {
     let (buf, sbuf, parity) = (q % 2, q / 2, (q % 2) as u8);
     b.s_waitcnt(vmcnt(0));
     if p.mem == Mem::Lds {
@@ -93,18 +95,22 @@ fn emit_step(b: &mut Builder, p: &Plan, q: u32, done: Label, mfmas: &mut Vec<usi
     let mut next = loads.iter();
     for i in 0..p.fa {
         for j in 0..p.fb {
-            mfmas.push(b.len());
             // src0 = B fragment (rows of the product = columns of C), src1 = A fragment: the
             // lane's four results are four consecutive columns of one row of C.
-            b.mods([op_sel(&[(j % 2) as u8, (i % 2) as u8, 0]), Mod::OpSelHi(vec![parity, parity, 0])])
-                .v_mfma_scale_f32_16x16x128_f8f6f4(
-                    p.acc(i, j),
-                    p.frag_b(buf, j),
-                    p.frag_a(buf, i),
-                    p.acc(i, j),
-                    p.scale_b(sbuf, j / 2),
-                    p.scale_a(sbuf, i / 2),
-                );
+            b.mods([
+                cbsz(FORMAT_FP4),
+                blgp(FORMAT_FP4),
+                op_sel(&[(j % 2) as u8, (i % 2) as u8, 0]),
+                op_sel_hi(&[parity, parity, 0]),
+            ])
+            .v_mfma_scale_f32_16x16x128_f8f6f4(
+                p.acc(i, j),
+                p.frag_b(buf, j),
+                p.frag_a(buf, i),
+                p.acc(i, j),
+                p.scale_b(sbuf, j / 2),
+                p.scale_a(sbuf, i / 2),
+            );
             if let Some(&l) = next.next() {
                 emit_load(b, p, l, 1 - buf, 1 - sbuf);
             }

@@ -4,7 +4,7 @@
 //! instructions with an SGPR base ([`Mem::Global`], the K step added to the base pointer). All
 //! take the same per-lane 32-bit offsets, so everything else in the kernel is written once.
 
-use crate::isa::builder::{m0, s, v, Builder, Ctors, Flag, Mod, Reg};
+use crate::isa::builder::{m0, s, Builder, Ctors, Flag, Mod, Reg};
 
 use super::tile::*;
 
@@ -134,11 +134,11 @@ pub fn store(b: &mut Builder, mem: Mem, kind: Store, data: Reg, offset: Reg, imm
 /// 16 * lane: `M0 = S_LDS_WAVE + lds_at`, then `buffer_load_dwordx4 … offen lds`.
 pub fn load_a_to_lds(b: &mut Builder, offset: Reg, lds_at: u32) {
     b.s_add_u32(m0(), s(S_LDS_WAVE), lds_at).s_nop(0);
-    b.mods([Mod::Flag(Flag::Offen), Mod::Flag(Flag::Lds)]).buffer_load_dwordx4(
-        v(0..4), // no data VGPR: the field is 0, as llvm-mc writes it
-        offset,
-        rsrc(R_A),
-        s(S_OFF_A),
+    // The LDS form has no data operand (llvm-mc: `buffer_load_dwordx4 v1, s[4:7], s45 offen lds`).
+    b.op_mods(
+        "buffer_load_dwordx4",
+        [offset.into(), rsrc(R_A).into(), s(S_OFF_A).into()],
+        &[Mod::Flag(Flag::Offen), Mod::Flag(Flag::Lds)],
     );
 }
 
@@ -151,7 +151,8 @@ mod tests {
     fn a_load_to_lds_encodes_as_llvm_mc() {
         // llvm-mc 22: `buffer_load_dwordx4 v1, s[4:7], 0 offen lds` (no data VGPR: the field is 0).
         let mut b = Builder::new(Arch::Gfx950);
-        b.mods([Mod::Flag(Flag::Offen), Mod::Flag(Flag::Lds)]).buffer_load_dwordx4(v(0..4), v(1), s(4..8), 0);
+        let ops: [crate::isa::builder::Operand; 3] = [crate::isa::builder::v(1).into(), s(4..8).into(), 0.into()];
+        b.op_mods("buffer_load_dwordx4", ops, &[Mod::Flag(Flag::Offen), Mod::Flag(Flag::Lds)]);
         assert_eq!(b.finish().unwrap(), [0x00, 0x10, 0x5d, 0xe0, 0x01, 0x00, 0x01, 0x80]);
     }
 }

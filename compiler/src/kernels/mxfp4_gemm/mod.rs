@@ -51,10 +51,7 @@ use super::KernelError;
 /// The kernel argument block's size in bytes.
 pub const KERNARG_BYTES: u32 = 52;
 
-/// The MFMA format code of FP4 E2M1 in `cbsz` (A) and `blgp` (B).
-const FORMAT_FP4: u32 = 4;
-
-/// A built kernel: the builder (for listings and counts) and the code with its formats set.
+/// A built kernel: the builder (for listings and counts) and its code.
 pub struct Built {
     pub tile: Tile,
     pub builder: Builder,
@@ -85,36 +82,16 @@ pub fn build_with(tile: Tile, mem: Mem) -> Result<Built, KernelError> {
     }
     b.tracker_mut().reserve_sgprs(user + 2);
     b.tracker_mut().reserve_vgprs(1);
-    let mut mfmas = Vec::new();
     prologue::emit(&mut b, &p);
     kloop::emit_first_loads(&mut b, &p);
     prologue::clear_accumulators(&mut b, &p);
     let done = b.label("k_done");
     let start = b.len();
-    kloop::emit(&mut b, &p, done, &mut mfmas);
+    kloop::emit(&mut b, &p, done);
     let loop_range = start..b.len();
     epilogue::emit(&mut b, &p, done);
-    let mut code = b.finish()?;
-    set_fp4_formats(&b, &mut code, &mfmas)?;
+    let code = b.finish()?;
     Ok(Built { tile, builder: b, code, plan: p, loop_range })
-}
-
-/// Sets `cbsz` and `blgp` of the MFMAs to FP4 in the finished code.
-///
-/// The builder has no modifier for these two fields yet, so the MFMAs are built with the default
-/// formats (FP8) and their instruction words are re-encoded here with the two fields set by name
-/// (no text), at the offsets the builder recorded.
-fn set_fp4_formats(b: &Builder, code: &mut [u8], mfmas: &[usize]) -> Result<(), KernelError> {
-    for &n in mfmas {
-        let e = b.instructions()[n];
-        let mut inst = e.inst;
-        if !(inst.set_field("cbsz", FORMAT_FP4) && inst.set_field("blgp", FORMAT_FP4)) {
-            return Err(IsaError::Encode(format!("instruction {n} ({}) has no cbsz/blgp", inst.mnemonic())).into());
-        }
-        let bytes = inst.encode();
-        code[e.at..e.at + bytes.len()].copy_from_slice(&bytes);
-    }
-    Ok(())
 }
 
 /// Arguments and resources of a tile's kernel (register counts are filled from the code).
