@@ -9,6 +9,7 @@ pub mod demo;
 mod demo_graph;
 pub mod device;
 pub mod error;
+pub mod gemm;
 pub mod gpu;
 pub mod ptxas;
 pub mod realize;

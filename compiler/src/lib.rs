@@ -6,3 +6,4 @@ pub use baregpu_isa as isa;
 pub mod codeobj;
 pub mod graph;
 pub mod kernels;
+pub mod mxfp4;

@@ -49,6 +49,16 @@ enum Bench {
     /// The graph compiler's time per kernel (lowering and code object, median) on a fixed set
     /// of graphs: an elementwise chain, reductions, softmax, a matmul.
     Compile(CompileArgs),
+    /// The gfx950 MXFP4 GEMM (`gemm mxfp4` with --runs): median GPU time, TFLOP/s and the
+    /// fraction of the ~10 PFLOP/s dense FP4 peak.
+    #[command(subcommand)]
+    Gemm(GemmBench),
+}
+
+#[derive(Debug, Subcommand)]
+enum GemmBench {
+    /// The MXFP4 GEMM.
+    Mxfp4(super::gemm::Shape),
 }
 
 #[derive(Debug, clap::Args)]
@@ -214,6 +224,7 @@ pub fn run(args: Args) -> Result<()> {
         Bench::Graph(a) => graph(a, args.json),
         Bench::Emu(a) => emu(a, args.json),
         Bench::Compile(a) => compile(a, args.json),
+        Bench::Gemm(GemmBench::Mxfp4(a)) => super::gemm::bench(a, args.json),
     }
 }
 

@@ -7,6 +7,7 @@ mod decode;
 mod demo;
 mod devices;
 mod disasm;
+mod gemm;
 mod input;
 mod logging;
 pub mod out;
@@ -47,6 +48,8 @@ enum Command {
     Disasm(disasm::Args),
     /// Measurements: `bench asm` (assembler/disassembler against llvm-mc).
     Bench(bench::Args),
+    /// Hand-tuned GEMMs: `gemm mxfp4`, the gfx950 MXFP4 GEMM.
+    Gemm(gemm::Args),
 }
 
 pub fn init_logging() -> baregpu::Result<()> {
@@ -79,5 +82,6 @@ pub fn run(cli: Cli) -> baregpu::Result<()> {
         Command::Asm(args) => asm::run(args),
         Command::Disasm(args) => disasm::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Gemm(args) => gemm::run(args),
     }
 }

@@ -3,6 +3,7 @@
 //!
 //! - [`matmul`]: a tiled fp32 matmul (LDS tiles, `s_barrier`, `v_fmac_f32`) and a vector add, the
 //!   kernels of `baregpu demo`.
+//! - [`mxfp4_gemm`]: the gfx950 MXFP4 GEMM (scaled FP4 MFMAs), the kernels of `baregpu gemm mxfp4`.
 //!
 //! The RDNA targets (gfx1100, gfx1201, wave32) and the CDNA ones (gfx942, gfx950, wave64) are
 //! supported; the differences between them (wait instructions, barrier, workgroup-id registers,
@@ -10,6 +11,7 @@
 //! live in [`Target`], so each kernel is written once.
 
 pub mod matmul;
+pub mod mxfp4_gemm;
 
 use thiserror::Error;
 
