@@ -186,6 +186,22 @@ const TABLE: &[Row] = &[
     row("any", 1, r"'fi:2': the value must be 0 or 1$", "asm --arch gfx1100 -o - {d}/fi2.s"),
     row("any", 1, r"'mul:3': the output modifier is mul:2, mul:4 or div:2$", "asm --arch gfx1100 -o - {d}/omod3.s"),
     row("any", 1, r"immediate 65536 out of range for 16 bits$", "asm --arch gfx1100 -o - {d}/branch-range.s"),
+    row("any", 1, r"format 128 out of range$", "asm --arch gfx942 -o - {d}/tbuffer-format.s"),
+    row("any", 1, r"bound_ctrl is 0 or 1$", "asm --arch gfx950 -o - {d}/bound-ctrl2.s"),
+    // bench compile and the MXFP4 GEMM
+    row("any", 2, r"unknown architecture .gfx9999.", "bench compile --arch gfx9999"),
+    row("any", 1, r"-k 100: K must be a positive multiple of 128", "gemm mxfp4 --device emu:gfx950 -m 256 -n 256 -k 100"),
+    row("any", 1, r"-k 0: K must be a positive multiple of 128", "gemm mxfp4 --device emu:gfx950 -m 256 -n 256 -k 0"),
+    row("any", 1, r"M = 0 and N = 256 must be positive", "gemm mxfp4 --device emu:gfx950 -m 0 -n 256 -k 128"),
+    row("any", 1, r"needs buffers over 4 GiB", "gemm mxfp4 --device emu:gfx950 -m 65536 -n 65536 -k 128"),
+    row("any", 2, r"the tiles are 256x256, 192x256 and 128x512", "gemm mxfp4 --device emu:gfx950 -m 256 -n 256 -k 128 --tile 64x64"),
+    row("any", 2, r"lds, buffer or global", "gemm mxfp4 --device emu:gfx950 -m 4 -n 4 -k 128 --memory lol"),
+    row("any", 2, r"required arguments were not provided: --a-scale", "gemm mxfp4 --device emu:gfx950 -m 256 -n 256 -k 128 --a {d}/a.bin"),
+    row("any", 1, r"a\.bin: 256 bytes; scale A of 4 x 4 = 16 bytes expected", "gemm mxfp4 --device emu:gfx950 -m 4 -n 4 -k 128 --a {d}/a.bin --a-scale {d}/a.bin --b {d}/a.bin --b-scale {d}/a.bin"),
+    row("any", 1, r"missing\.bin: No such file", "gemm mxfp4 --device emu:gfx950 -m 4 -n 4 -k 128 --a {d}/missing.bin --a-scale {d}/a.bin --b {d}/a.bin --b-scale {d}/a.bin"),
+    row("any", 1, r"--runs 0: at least one run", "gemm mxfp4 --device emu:gfx950 -m 256 -n 256 -k 128 --runs 0"),
+    row("amd", 1, r"is gfx1(100|201): the MXFP4 GEMM needs a gfx950", "gemm mxfp4 --device {dev} -m 256 -n 256 -k 256"),
+    row("emu-nv:sm_90", 1, r"is sm_90: the MXFP4 GEMM needs a gfx950", "gemm mxfp4 --device {dev} -m 256 -n 256 -k 256"),
     row("any", 1, r"bad hwreg '0x12345'$", "asm --arch gfx1100 -o - {d}/hwreg-range.s"),
     row("any", 1, r"gds is not supported on this architecture$", "asm --arch gfx942 -o - {d}/gds.s"),
     row("any", 1, r":1:1: unknown mnemonic 's_add_co_u32' for gfx1100$", "asm --arch gfx1100 -o - {d}/alias-other-arch.s"),
@@ -260,6 +276,8 @@ fn files(d: &Path) {
     w("fi2.s", b"v_mov_b32_dpp v0, v1 row_shl:1 fi:2\n");
     w("omod3.s", b"v_add_f32_e64 v0, v1, v2 mul:3\n");
     w("branch-range.s", b"s_branch 65536\n");
+    w("tbuffer-format.s", b"tbuffer_load_format_x v24, v8, s[16:19], s40 format:128 offen\n");
+    w("bound-ctrl2.s", b"v_permlane16_swap_b32_e64 v8, v24 bound_ctrl:2\n");
     w("hwreg-range.s", b"s_getreg_b32 s0, 0x12345\n");
     w("gds.s", b"ds_add_u32 v1, v2 gds\n");
     w("alias-other-arch.s", b"s_add_co_u32 s0, s1, s2\n");

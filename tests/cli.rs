@@ -1,6 +1,9 @@
 //! The command-line contract: every command has --help, errors are one line on stderr with a
 //! non-zero exit, and `devices` lists what a (captured) machine has.
 
+#[path = "bench/emu.rs"]
+mod bench_emu;
+
 use std::path::Path;
 use std::process::{Command, Output};
 

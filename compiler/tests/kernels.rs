@@ -2,6 +2,9 @@
 //! loader, llvm-objdump-22 disassembles them, and llvm-mc-22 assembles the builder's listing to
 //! the very same bytes (where the LLVM tools are installed; skipped with a reason otherwise).
 
+#[path = "kernels/mxfp4_gemm.rs"]
+mod mxfp4_gemm;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
