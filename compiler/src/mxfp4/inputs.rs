@@ -4,28 +4,12 @@
 
 use super::quantize::{quantize, Mxfp4Matrix};
 use super::{MxError, BLOCK};
+use baregpu_runtime::graph::rng::Rng;
 
-/// A small deterministic generator (SplitMix64), so that runs and tests repeat.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-1, 1).
-    pub fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
+/// Uniform in [-1, 1), from the runtime's seeded generator (the same seed gives the same
+/// inputs on every machine).
+fn unit(r: &mut Rng) -> f32 {
+    (r.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
 }
 
 /// A `rows` x `k` matrix of values uniform in [-1, 1) times a per-row magnitude 2^(-3..=3),
@@ -35,7 +19,7 @@ pub fn random(rows: usize, k: usize, seed: u64) -> Result<Mxfp4Matrix, MxError> 
     let mut v = Vec::with_capacity(rows * k);
     for _ in 0..rows {
         let mag = 2f32.powi((r.next_u64() % 7) as i32 - 3);
-        v.extend((0..k).map(|_| r.unit() * mag));
+        v.extend((0..k).map(|_| unit(&mut r) * mag));
     }
     quantize(&v, rows, k)
 }

@@ -3,9 +3,8 @@
 //! VGPR/AGPR file, with AGPRs from the kernel's ACCUM_OFFSET on. gfx9 v_cmpx (EXEC and VCC), the
 //! gfx9 DPP broadcasts and shifts, and an unsupported instruction as an Illegal fault.
 
-use baregpu_emu::amd::dispatch::{DispatchFault, DispatchState, GpuMemory, WaveEngine};
-use baregpu_emu::rdna::Interpreter;
-use baregpu_isa::Arch;
+use crate::asm::{assemble, dispatch_words};
+use baregpu_emu::amd::dispatch::DispatchFault;
 
 /// Bytes of per-lane data.
 const LANE: usize = 128;
@@ -17,39 +16,7 @@ fn run(arch: &'static str, src: &str, buf: &mut [u32], accum: u32) {
 
 /// As [`run`]; returns the dispatch's result and the code's address.
 fn dispatch(arch: &'static str, src: &str, buf: &mut [u32], accum: u32) -> Result<(), (DispatchFault, u64)> {
-    let a = Arch::from_name(arch).unwrap();
-    let code = baregpu_isa::assemble(a, src).unwrap_or_else(|e| panic!("{arch}: {e}\n{src}"));
-    let words: Vec<u32> = code.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    dispatch_words(arch, &words, buf, accum)
-}
-
-/// As [`dispatch`], for code given as dwords.
-fn dispatch_words(arch: &'static str, code: &[u32], buf: &mut [u32], accum: u32) -> Result<(), (DispatchFault, u64)> {
-    let mut words = code.to_vec();
-    words.resize(code.len() + 64, 0);
-    let (va, bva) = (words.as_ptr() as u64, buf.as_ptr() as u64);
-    let mem =
-        GpuMemory::from_ranges(&[(va, words.len() as u64 * 4, va as usize), (bva, buf.len() as u64 * 4, bva as usize)]);
-    let mut user_data = [0u32; 16];
-    (user_data[0], user_data[1]) = (bva as u32, (bva >> 32) as u32);
-    let d = DispatchState {
-        arch,
-        pgm: va,
-        rsrc1: 0,
-        rsrc2: 2 << 1,
-        rsrc3: accum / 4 - 1,
-        user_data,
-        grid: [1, 1, 1],
-        block: [64, 1, 1],
-        start: [0; 3],
-        wave32: false,
-        tmpring_size: 0,
-        scratch_base: 0,
-        lds_bytes: 0,
-        xcc: Default::default(),
-        cancel: Default::default(),
-    };
-    Interpreter::new(arch).dispatch(&d, &mem).map_err(|f| (f, va))
+    dispatch_words(arch, &assemble(arch, src), buf, 0, accum)
 }
 
 /// a[k] is v[ACCUM_OFFSET + k]: written as an AGPR, read back as a VGPR.
@@ -135,7 +102,7 @@ fn vopd_pattern_is_not_an_instruction_on_gfx9() {
         // then s_endpgm (0xbf810000).
         let code = [0xc800_0000u32, 0, 0xbf81_0000];
         let mut buf = vec![0u32; 16];
-        match dispatch_words(arch, &code, &mut buf, 64) {
+        match dispatch_words(arch, &code, &mut buf, 0, 64) {
             Err((DispatchFault::Illegal { pc, what }, va)) => {
                 assert_eq!(pc, va, "{arch}: {what}");
                 assert!(what.contains("undecodable"), "{arch}: {what}");

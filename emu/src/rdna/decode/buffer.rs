@@ -70,35 +70,6 @@ pub(super) fn lower_buffer(m: &str, i: &Instruction, arch: Arch) -> Result<Op, S
     })))
 }
 
-/// A load or store without conversion: `load_ubyte`, `store_dwordx4`, `load_b32`...
-fn plain_op(n: &str) -> Option<MemOp> {
-    Some(match n {
-        "load_u8" | "load_ubyte" => MemOp::Load { bytes: 1, sign: false, d16: 0 },
-        "load_i8" | "load_sbyte" => MemOp::Load { bytes: 1, sign: true, d16: 0 },
-        "load_u16" | "load_ushort" => MemOp::Load { bytes: 2, sign: false, d16: 0 },
-        "load_i16" | "load_sshort" => MemOp::Load { bytes: 2, sign: true, d16: 0 },
-        "load_b32" | "load_dword" => MemOp::Load { bytes: 4, sign: false, d16: 0 },
-        "load_b64" | "load_dwordx2" => MemOp::Load { bytes: 8, sign: false, d16: 0 },
-        "load_b96" | "load_dwordx3" => MemOp::Load { bytes: 12, sign: false, d16: 0 },
-        "load_b128" | "load_dwordx4" => MemOp::Load { bytes: 16, sign: false, d16: 0 },
-        "load_d16_u8" => MemOp::Load { bytes: 1, sign: false, d16: 1 },
-        "load_d16_i8" => MemOp::Load { bytes: 1, sign: true, d16: 1 },
-        "load_d16_b16" => MemOp::Load { bytes: 2, sign: false, d16: 1 },
-        "load_d16_hi_u8" => MemOp::Load { bytes: 1, sign: false, d16: 2 },
-        "load_d16_hi_i8" => MemOp::Load { bytes: 1, sign: true, d16: 2 },
-        "load_d16_hi_b16" => MemOp::Load { bytes: 2, sign: false, d16: 2 },
-        "store_b8" | "store_byte" => MemOp::Store { bytes: 1, d16hi: false },
-        "store_b16" | "store_short" => MemOp::Store { bytes: 2, d16hi: false },
-        "store_d16_hi_b8" | "store_byte_d16_hi" => MemOp::Store { bytes: 1, d16hi: true },
-        "store_d16_hi_b16" | "store_short_d16_hi" => MemOp::Store { bytes: 2, d16hi: true },
-        "store_b32" | "store_dword" => MemOp::Store { bytes: 4, d16hi: false },
-        "store_b64" | "store_dwordx2" => MemOp::Store { bytes: 8, d16hi: false },
-        "store_b96" | "store_dwordx3" => MemOp::Store { bytes: 12, d16hi: false },
-        "store_b128" | "store_dwordx4" => MemOp::Store { bytes: 16, d16hi: false },
-        _ => return None,
-    })
-}
-
 /// `x`, `xy`, `d16_xyzw`, `d16_hi_x`: the components moved; the format from the instruction
 /// (MTBUF) or the V#.
 fn format_op(f: &str, tbuf: bool, i: &Instruction, gfx9: bool, gfx12: bool) -> Option<BufFmt> {
