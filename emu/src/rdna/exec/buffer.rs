@@ -134,7 +134,12 @@ impl<const W: usize> Wave<W> {
                     }
                     for k in 0..size / 4 {
                         let (at_k, n_k) = if per_dword { (4 * k, 4) } else { (0, n as u64) };
-                        let x = if ok(at_k, n_k) { read_ext(at(at_k, n_k, false)?, n_k, sign && d16 == 0) } else { 0 };
+                        // SAFETY: `at` checked that `n_k` bytes at `at_k` lie in the translated range.
+                        let x = if ok(at_k, n_k) {
+                            unsafe { read_ext(at(at_k, n_k, false)?, n_k, sign && d16 == 0) }
+                        } else {
+                            0
+                        };
                         let o = (dst + 4 * k) as usize;
                         lds[o..o + 4].copy_from_slice(&x.to_le_bytes());
                     }
@@ -143,7 +148,9 @@ impl<const W: usize> Wave<W> {
                     if per_dword {
                         for k in 0..bytes / 4 {
                             let r = self.unified(b.vdata) as usize + k as usize;
-                            self.v[r][l] = if ok(4 * k, 4) { read_ext(at(4 * k, 4, false)?, 4, false) } else { 0 };
+                            // SAFETY: `at` checked that the dword lies in the translated range.
+                            self.v[r][l] =
+                                if ok(4 * k, 4) { unsafe { read_ext(at(4 * k, 4, false)?, 4, false) } } else { 0 };
                         }
                     } else if ok(0, bytes) {
                         self.load_lane(at(0, bytes, false)?, l, self.unified(b.vdata) as usize, n, sign, d16);
@@ -201,10 +208,14 @@ impl<const W: usize> Wave<W> {
             }
             let p = self.locate(ctx, lds, loc, l, bytes as u64, false, pc)?;
             for k in 0..size / 4 {
-                let x = if bytes >= 4 {
-                    read_ext(p.wrapping_add(4 * k as usize), 4, false)
-                } else {
-                    read_ext(p, bytes as u64, sign)
+                // SAFETY: `locate` translated `bytes` bytes at `p`; with `bytes` >= 4, `size` is
+                // `bytes`, so every dword read lies within them.
+                let x = unsafe {
+                    if bytes >= 4 {
+                        read_ext(p.wrapping_add(4 * k as usize), 4, false)
+                    } else {
+                        read_ext(p, bytes as u64, sign)
+                    }
                 };
                 let o = (dst + 4 * k) as usize;
                 lds[o..o + 4].copy_from_slice(&x.to_le_bytes());
@@ -218,8 +229,11 @@ impl<const W: usize> Wave<W> {
 const LDS_M0_MASK: u64 = 0x3_ffff;
 
 /// `n` (1, 2 or 4) bytes at `p`, zero- or sign-extended.
-fn read_ext(p: *mut u8, n: u64, sign: bool) -> u32 {
-    // SAFETY: callers pass a pointer to `n` readable bytes (from translate or the LDS).
+///
+/// # Safety
+/// `p` points at `n` readable bytes.
+unsafe fn read_ext(p: *mut u8, n: u64, sign: bool) -> u32 {
+    // SAFETY: the caller's contract.
     unsafe {
         match (n, sign) {
             (1, false) => p.read() as u32,
