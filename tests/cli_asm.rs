@@ -367,7 +367,7 @@ fn bench_asm_json_small() {
     ok(&out, "bench asm");
     let lines: Vec<serde_json::Value> =
         text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("one JSON object a line")).collect();
-    assert_eq!(lines.len(), 4);
+    assert_eq!(lines.len(), 6);
     assert_eq!(lines[0]["bench"], "asm");
     assert_eq!(lines[1]["bench"], "disasm");
     assert_eq!(lines[2]["bench"], "decode");
@@ -381,6 +381,14 @@ fn bench_asm_json_small() {
         assert_eq!(goal["slowest_cpu_inst_per_s"].as_f64(), Some(cpu));
         assert_eq!(goal["met_cpu"], cpu >= 50e6);
     }
+    // The typed builder on its fixed workload, and whether it meets its goal.
+    let (builder, builder_goal) = (&lines[4], &lines[5]);
+    assert_eq!(builder["bench"], "builder");
+    assert_eq!(builder["arch"], "gfx1100");
+    assert!(builder["instructions"].as_u64().unwrap() > 0);
+    assert_eq!(builder_goal["bench"], "builder_goal");
+    assert_eq!(builder_goal["slowest_inst_per_s"], builder["ours_inst_per_s"]);
+    assert_eq!(builder_goal["met"], builder["ours_inst_per_s"].as_f64().unwrap() >= 20e6);
     for l in &lines[..3] {
         assert_eq!(l["arch"], "gfx1100");
         assert_eq!(l["instructions"], 2000);
