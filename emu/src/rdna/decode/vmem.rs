@@ -29,22 +29,24 @@ pub(super) fn lower_vmem(m: &str, enc: &str, i: &Instruction, gfx12: bool, gfx9:
         "load_short_d16_hi" => "load_d16_hi_b16",
         n => n,
     };
-    let op = match name {
-        n if plain_op(n).is_some() => plain_op(n).ok_or_else(unsupported)?,
-        "inv" | "wb" | "wbinv" => return Ok(Op::Nop),
-        n if n.starts_with("atomic_") => {
-            let a = &n[7..];
-            let (op, wide) = atomic_op(a).ok_or_else(unsupported)?;
-            // gfx12: scope_th holds SCOPE in its low two bits and TH above; TH_ATOMIC_RETURN = 1.
-            // gfx940+: GLC is named SC0.
-            let ret = if gfx12 {
-                (i.f("scope_th") >> 2) & 1 != 0
-            } else {
-                i.field("glc").or(i.field("sc0")).unwrap_or(0) != 0
-            };
-            MemOp::Atomic { op, wide, ret }
-        }
-        _ => return Err(unsupported()),
+    let op = match plain_op(name) {
+        Some(op) => op,
+        None => match name {
+            "inv" | "wb" | "wbinv" => return Ok(Op::Nop),
+            n if n.starts_with("atomic_") => {
+                let a = &n[7..];
+                let (op, wide) = atomic_op(a).ok_or_else(unsupported)?;
+                // gfx12: scope_th holds SCOPE in its low two bits and TH above; TH_ATOMIC_RETURN = 1.
+                // gfx940+: GLC is named SC0.
+                let ret = if gfx12 {
+                    (i.f("scope_th") >> 2) & 1 != 0
+                } else {
+                    i.field("glc").or(i.field("sc0")).unwrap_or(0) != 0
+                };
+                MemOp::Atomic { op, wide, ret }
+            }
+            _ => return Err(unsupported()),
+        },
     };
     let (vdst, data, addr) =
         if gfx12 { (i.f("vdst"), i.f("vsrc"), i.f("vaddr")) } else { (i.f("vdst"), i.f("data"), i.f("addr")) };
