@@ -9,6 +9,7 @@ pub mod env;
 pub mod error;
 pub mod nv;
 pub mod os;
+pub mod pci;
 pub mod va_window;
 
 pub use error::{Error, Result};
