@@ -164,6 +164,9 @@ impl Os for HostOs {
             (MapFlags::FIXED, libc::MAP_FIXED),
             (MapFlags::ANONYMOUS, libc::MAP_ANONYMOUS),
             (MapFlags::NORESERVE, libc::MAP_NORESERVE),
+            (MapFlags::POPULATE, libc::MAP_POPULATE),
+            (MapFlags::LOCKED, libc::MAP_LOCKED),
+            (MapFlags::HUGETLB, libc::MAP_HUGETLB),
         ] {
             if flags.contains(ours) {
                 f |= theirs;
@@ -199,6 +202,69 @@ impl Os for HostOs {
         }
         self.open_files.lock().unwrap_or_else(|e| e.into_inner()).insert(fd, PathBuf::from("eventfd"));
         Ok(Fd(fd))
+    }
+
+    fn write_file(&self, path: &Path, data: &str) -> Result<()> {
+        use std::io::Write;
+        // No create, no truncate: sysfs attributes exist or the write is wrong.
+        let mut file =
+            std::fs::OpenOptions::new().write(true).open(self.resolve(path)).map_err(|e| Error::io(path, e))?;
+        // One write(2): a sysfs store sees exactly what one call passes.
+        let n = file.write(data.as_bytes()).map_err(|e| Error::io(path, e))?;
+        if n != data.len() {
+            return Err(Error::malformed(path, format!("took {n} of the {} bytes written", data.len())));
+        }
+        Ok(())
+    }
+
+    fn read_link(&self, path: &Path) -> Result<PathBuf> {
+        std::fs::read_link(self.resolve(path)).map_err(|e| Error::io(path, e))
+    }
+
+    fn pread(&self, fd: Fd, buf: &mut [u8], offset: u64) -> Result<usize> {
+        let off = libc::off_t::try_from(offset)
+            .map_err(|_| Error::malformed(self.path_of(fd), format!("offset {offset:#x} is out of range")))?;
+        // SAFETY: buf is a live, writable buffer of buf.len() bytes.
+        let n = unsafe { libc::pread(fd.0, buf.as_mut_ptr().cast(), buf.len(), off) };
+        if n < 0 {
+            let e = last_error();
+            return Err(Error::sys(
+                format!("read of {:#x} bytes at {offset:#x} of {}", buf.len(), self.path_of(fd).display()),
+                e,
+            ));
+        }
+        Ok(n as usize)
+    }
+
+    fn pwrite(&self, fd: Fd, data: &[u8], offset: u64) -> Result<usize> {
+        let off = libc::off_t::try_from(offset)
+            .map_err(|_| Error::malformed(self.path_of(fd), format!("offset {offset:#x} is out of range")))?;
+        // SAFETY: data is a live buffer of data.len() bytes that the call only reads.
+        let n = unsafe { libc::pwrite(fd.0, data.as_ptr().cast(), data.len(), off) };
+        if n < 0 {
+            let e = last_error();
+            return Err(Error::sys(
+                format!("write of {:#x} bytes at {offset:#x} of {}", data.len(), self.path_of(fd).display()),
+                e,
+            ));
+        }
+        Ok(n as usize)
+    }
+
+    fn read_eventfd(&self, fd: Fd) -> Result<u64> {
+        let mut count = [0u8; 8];
+        // SAFETY: count is a live, writable 8-byte buffer; an eventfd read moves exactly 8 bytes.
+        let n = unsafe { libc::read(fd.0, count.as_mut_ptr().cast(), count.len()) };
+        if n != 8 {
+            return Err(Error::sys(format!("read of eventfd {}", fd.0), last_error()));
+        }
+        Ok(u64::from_ne_bytes(count))
+    }
+
+    fn ioctl_new_fd(&self, fd: Fd, request: u32, arg: &mut [u8], what: &Path) -> Result<Fd> {
+        let new = self.ioctl(fd, request, arg)?;
+        self.open_files.lock().unwrap_or_else(|e| e.into_inner()).insert(new, what.to_path_buf());
+        Ok(Fd(new))
     }
 
     fn poll_in(&self, fd: Fd, timeout: std::time::Duration) -> Result<bool> {
@@ -308,6 +374,39 @@ mod tests {
         assert!(err.contains("argument is 4 bytes, the request says 8"), "{err}");
         os.close(fd).unwrap();
         assert!(matches!(os.close(fd), Err(Error::BadFd(_))));
+    }
+
+    #[test]
+    fn writes_links_and_positioned_reads_go_to_the_rerooted_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("enable"), "0\n").unwrap();
+        std::fs::write(dir.path().join("config"), [0x02, 0x10, 0x4c, 0x74, 0, 0, 0, 0]).unwrap();
+        std::os::unix::fs::symlink("../drivers/amdgpu", dir.path().join("driver")).unwrap();
+        let os = HostOs::with_root(dir.path());
+        os.write_file(Path::new("/enable"), "1").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("enable")).unwrap(), "1\n", "no truncation, like sysfs");
+        // Writing never creates a file: a missing sysfs attribute is an error.
+        assert!(os.write_file(Path::new("/missing"), "1").unwrap_err().is_not_found());
+        assert_eq!(os.read_link(Path::new("/driver")).unwrap(), PathBuf::from("../drivers/amdgpu"));
+        let fd = os.open(Path::new("/config"), OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CLOEXEC).unwrap();
+        let mut id = [0u8; 4];
+        assert_eq!(os.pread(fd, &mut id, 0).unwrap(), 4);
+        assert_eq!(u32::from_le_bytes(id), 0x744c_1002);
+        assert_eq!(os.pwrite(fd, &[0x06, 0x04], 4).unwrap(), 2);
+        let mut past = [0u8; 4];
+        assert_eq!(os.pread(fd, &mut past, 6).unwrap(), 2, "a short read at the end of the file");
+        assert_eq!(past[..2], [0, 0]);
+        assert_eq!(std::fs::read(dir.path().join("config")).unwrap()[4..6], [0x06, 0x04]);
+        os.close(fd).unwrap();
+    }
+
+    #[test]
+    fn an_eventfd_count_reads_back_and_resets() {
+        let os = HostOs::new();
+        let fd = os.eventfd(3).unwrap();
+        assert_eq!(os.read_eventfd(fd).unwrap(), 3);
+        assert!(!os.poll_in(fd, std::time::Duration::from_micros(10)).unwrap());
+        os.close(fd).unwrap();
     }
 
     #[test]

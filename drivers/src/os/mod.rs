@@ -8,7 +8,7 @@ pub mod recording;
 pub use host::HostOs;
 
 use crate::Result;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// An open file of the OS behind the boundary. Only meaningful to the `Os` that returned it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -42,6 +42,14 @@ bitflags::bitflags! {
         const ANONYMOUS = 1 << 3;
         /// Do not commit swap for it: large address-space reservations.
         const NORESERVE = 1 << 4;
+        /// Fault every page in now (DMA memory must have its pages before the bus addresses
+        /// are looked up).
+        const POPULATE = 1 << 5;
+        /// Keep the pages resident (DMA memory: a page the kernel swaps out or migrates would
+        /// leave the device writing to someone else's memory).
+        const LOCKED = 1 << 6;
+        /// Back it with huge pages of the default size (physically contiguous DMA memory).
+        const HUGETLB = 1 << 7;
     }
 }
 
@@ -74,6 +82,44 @@ pub trait Os: Send + Sync {
         Err(crate::Error::Unsupported("poll(2) is not available through this OS".into()))
     }
 
+    /// Write `data` to an existing file in one write(2): a sysfs attribute such as a PCI
+    /// device's `enable`, `resource0_resize` or a driver's `unbind`.
+    fn write_file(&self, path: &Path, data: &str) -> Result<()> {
+        let _ = data;
+        Err(unsupported("writing files", path))
+    }
+
+    /// The target of a symbolic link (a sysfs device's `driver` or `iommu_group`).
+    fn read_link(&self, path: &Path) -> Result<PathBuf> {
+        Err(unsupported("reading links", path))
+    }
+
+    /// pread(2): read up to `buf.len()` bytes at `offset` of an open file (PCI config space, a
+    /// VFIO region, /proc/self/pagemap). Returns how many were read; fewer at the end of the file.
+    fn pread(&self, fd: Fd, buf: &mut [u8], offset: u64) -> Result<usize> {
+        let _ = (fd, buf, offset);
+        Err(crate::Error::Unsupported("pread(2) is not available through this OS".into()))
+    }
+
+    /// pwrite(2): write `data` at `offset` of an open file. Returns how many bytes were written.
+    fn pwrite(&self, fd: Fd, data: &[u8], offset: u64) -> Result<usize> {
+        let _ = (fd, data, offset);
+        Err(crate::Error::Unsupported("pwrite(2) is not available through this OS".into()))
+    }
+
+    /// Read (and so reset) an eventfd's count; call it after [`Os::poll_in`] said it is ready.
+    fn read_eventfd(&self, fd: Fd) -> Result<u64> {
+        let _ = fd;
+        Err(crate::Error::Unsupported("reading an eventfd is not available through this OS".into()))
+    }
+
+    /// An ioctl whose non-negative result is a new file descriptor (VFIO_GROUP_GET_DEVICE_FD):
+    /// the new file is this OS's to track and close, named `what` in errors.
+    fn ioctl_new_fd(&self, fd: Fd, request: u32, arg: &mut [u8], what: &Path) -> Result<Fd> {
+        let _ = (fd, request, arg);
+        Err(unsupported("ioctls that open files", what))
+    }
+
     /// Ring a doorbell: store `value` into the doorbell register at `addr`, in a doorbell window
     /// this OS mapped. On hardware the store itself wakes the engine; an emulated device also
     /// wakes the engine thread behind the doorbell here, as it cannot see a plain store.
@@ -85,6 +131,10 @@ pub trait Os: Send + Sync {
         // SAFETY: the caller's contract.
         unsafe { value.store(addr) }
     }
+}
+
+fn unsupported(what: &str, path: &Path) -> crate::Error {
+    crate::Error::Unsupported(format!("{}: {what} is not available through this OS", path.display()))
 }
 
 /// What a doorbell write stores: doorbell registers are 32-bit (NVIDIA's work-submit token)
