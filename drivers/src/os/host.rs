@@ -261,6 +261,15 @@ impl Os for HostOs {
         Ok(u64::from_ne_bytes(count))
     }
 
+    fn ioctl_int(&self, fd: Fd, request: u32, value: u64) -> Result<i32> {
+        // SAFETY: the request takes an integer, not a pointer: the kernel dereferences nothing.
+        let ret = unsafe { libc::ioctl(fd.0, request as libc::c_ulong, value as libc::c_ulong) };
+        if ret < 0 {
+            return Err(Error::Ioctl { path: self.path_of(fd), request, name: None, source: last_error() });
+        }
+        Ok(ret)
+    }
+
     fn ioctl_new_fd(&self, fd: Fd, request: u32, arg: &mut [u8], what: &Path) -> Result<Fd> {
         let new = self.ioctl(fd, request, arg)?;
         self.open_files.lock().unwrap_or_else(|e| e.into_inner()).insert(new, what.to_path_buf());

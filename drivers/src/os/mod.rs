@@ -113,6 +113,15 @@ pub trait Os: Send + Sync {
         Err(crate::Error::Unsupported("reading an eventfd is not available through this OS".into()))
     }
 
+    /// An ioctl whose argument is a plain integer rather than a pointer (VFIO_SET_IOMMU,
+    /// VFIO_CHECK_EXTENSION). Returns the ioctl's non-negative result.
+    fn ioctl_int(&self, fd: Fd, request: u32, value: u64) -> Result<i32> {
+        let _ = (fd, value);
+        Err(crate::Error::Unsupported(format!(
+            "ioctl {request:#010x} with an integer argument is not available through this OS"
+        )))
+    }
+
     /// An ioctl whose non-negative result is a new file descriptor (VFIO_GROUP_GET_DEVICE_FD):
     /// the new file is this OS's to track and close, named `what` in errors.
     fn ioctl_new_fd(&self, fd: Fd, request: u32, arg: &mut [u8], what: &Path) -> Result<Fd> {

@@ -8,6 +8,17 @@
 //! fail: across a USB or network link the device can go away in the middle of a boot, and that
 //! becomes an error naming the link, not a panic or a hang.
 
+mod bar_map;
+mod open;
+pub mod pagemap;
+pub mod scan;
+pub mod sysfs;
+pub mod vfio;
+mod vfio_abi;
+
+pub(crate) use open::explain;
+pub use open::{open_host, open_host_with};
+
 use crate::Result;
 use std::fmt::Debug;
 use std::time::Duration;
