@@ -36,7 +36,14 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
         }
         DeviceSpec::Nv { index } => Ok(Device::Nv(NvDevice::open(os, *index, &label, NvIsa::Sass)?)),
         DeviceSpec::EmuNv { arch, index } => Ok(Device::Nv(open_emulated_nv(arch, *index)?)),
-        DeviceSpec::Am { .. } => unsupported("the userspace PCI driver (AM)"),
+        DeviceSpec::Am { bdf } => {
+            // Opening first, so that what stands in the way (no such device, amdgpu still bound,
+            // no privileges, no IOMMU group) reaches the user before anything else.
+            let pci = baregpu_drivers::pci::open_host(os, bdf)?;
+            let bar = |i| pci.bar(i).map_or("none".into(), |b| baregpu_drivers::pci::scan::human(b.size));
+            let opened = format!("{:?} (BAR0 {}, BAR5 {})", pci, bar(0), bar(5));
+            unsupported(&format!("{opened} opened; the AM boot on it"))
+        }
         DeviceSpec::Usb { .. } => unsupported("the USB bridge transport"),
         DeviceSpec::Remote { .. } => unsupported("the remote transport"),
     }

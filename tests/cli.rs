@@ -90,6 +90,82 @@ fn devices_json_lists_real_and_emulated_devices() {
     assert!(table.contains("default device: amd:0"), "{table}");
 }
 
+/// A fake sysfs PCI function of an AMD GPU (Navi31) under `root`, optionally bound to `driver`.
+fn fake_amd_pci(root: &Path, bdf: &str, driver: Option<&str>) {
+    let dir = format!("sys/bus/pci/devices/{bdf}");
+    write(root, &format!("{dir}/vendor"), "0x1002\n");
+    write(root, &format!("{dir}/device"), "0x744c\n");
+    write(root, &format!("{dir}/class"), "0x030000\n");
+    write(root, &format!("{dir}/config"), &"\0".repeat(256));
+    write(root, &format!("{dir}/resource0_resize"), "000000000000ff00\n");
+    let line = |start: u64, size: u64, flags: u64| format!("{start:#018x} {:#018x} {flags:#018x}\n", start + size - 1);
+    let zero = format!("{0:#018x} {0:#018x} {0:#018x}\n", 0);
+    let resource = [
+        line(0x38_0000_0000, 256 << 20, 0x14_220c),
+        zero.clone(),
+        line(0x38_1000_0000, 2 << 20, 0x14_220c),
+        zero.clone(),
+        zero.clone(),
+        line(0xfcc0_0000, 1 << 20, 0x4_0200),
+    ]
+    .concat();
+    write(root, &format!("{dir}/resource"), &resource);
+    if let Some(d) = driver {
+        std::fs::create_dir_all(root.join(format!("sys/bus/pci/drivers/{d}"))).unwrap();
+        std::os::unix::fs::symlink(format!("../../../bus/pci/drivers/{d}"), root.join(format!("{dir}/driver")))
+            .unwrap();
+    }
+}
+
+#[test]
+fn devices_lists_amd_pci_gpus_with_what_it_takes_to_open_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    fake_amd_pci(r, "0000:03:00.0", Some("amdgpu"));
+    fake_amd_pci(r, "0000:83:00.0", None);
+    let out = baregpu(&["devices"], Some(r));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(table.lines().nth(1).unwrap().starts_with("emu:gfx1100"), "the emulated devices come first: {table}");
+    assert!(table.contains("AMD PCI GPUs for the userspace driver (am:BDF):"), "{table}");
+    assert!(
+        table.contains(
+            "  am:0000:03:00.0  744c  driver amdgpu  BAR0 256 MiB (resizable to 32 GiB), BAR2 2 MiB, BAR5 1 MiB: bound to \
+             amdgpu; unbind it first: echo 0000:03:00.0 | sudo tee /sys/bus/pci/drivers/amdgpu/unbind"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("  am:0000:83:00.0  744c  no driver  BAR0 256 MiB"), "{table}");
+    assert!(table.contains("default device: emu:gfx1100"), "a PCI GPU is not the default: {table}");
+
+    let out = baregpu(&["devices", "--json"], Some(r));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let pci = v["pci"].as_array().unwrap();
+    assert_eq!(pci.len(), 2);
+    assert_eq!(
+        (pci[0]["spec"].as_str(), pci[0]["driver"].as_str(), &pci[0]["openable"]),
+        (Some("am:0000:03:00.0"), Some("amdgpu"), &serde_json::json!(false))
+    );
+    assert_eq!(pci[1]["driver"], serde_json::Value::Null);
+    assert_eq!(pci[1]["bars"][0]["size"], 256u64 << 20);
+    assert_eq!(pci[1]["bar0_resizable_max"], 32u64 << 30);
+    assert!(v["devices"].as_array().unwrap().iter().any(|d| d["spec"] == "emu:gfx1100"));
+}
+
+#[test]
+fn am_on_a_missing_pci_device_is_one_clear_error() {
+    for args in [&["demo", "--device", "am:ffff:99:00.0"][..], &["bench", "launch", "--device", "am:ffff:99:00.0"]] {
+        let out = baregpu(args, None);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("ffff:99:00.0: no such PCI device (nothing at /sys/bus/pci/devices/ffff:99:00.0)"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn bad_input_is_one_error_line_and_a_nonzero_exit() {
     let out = baregpu(&["demo", "--device", "cuda:0"], None);

@@ -1,7 +1,9 @@
 //! `baregpu devices [--json]`.
 
 use super::out;
-use baregpu::registry::{self, DeviceEntry};
+use baregpu::registry::{self, DeviceEntry, Listing};
+use baregpu_drivers::os::Os;
+use baregpu_drivers::pci::scan::{self, human, PciGpu};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -11,9 +13,15 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> baregpu::Result<()> {
-    let listing = registry::list(&super::host_os())?;
+    let os = super::host_os();
+    let listing = registry::list(&os)?;
+    // A PCI bus that cannot be read is a line in the output, not the end of the listing.
+    let (pci, pci_error) = match scan::amd_gpus(&os) {
+        Ok(gpus) => (gpus.iter().map(|g| PciEntry::new(&os, g)).collect(), None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
     if args.json {
-        return out::json(&listing);
+        return out::json(&Json { listing: &listing, pci, pci_error });
     }
     let rows: Vec<[String; 6]> = listing.devices.iter().map(row).collect();
     let header = ["SPEC", "ARCH", "CUS", "MEMORY", "STATUS", "NAME"].map(String::from);
@@ -29,6 +37,22 @@ pub fn run(args: Args) -> baregpu::Result<()> {
     }
     for d in listing.devices.iter().filter(|d| !d.note.is_empty()) {
         out::line(format_args!("  {}: {}", d.spec, d.note))?;
+    }
+    if !pci.is_empty() || pci_error.is_some() {
+        out::line("AMD PCI GPUs for the userspace driver (am:BDF):")?;
+    }
+    for p in &pci {
+        out::line(format_args!(
+            "  {}  {:04x}  {}  {}: {}",
+            p.spec,
+            p.device_id,
+            p.driver_label(),
+            p.bar_summary(),
+            p.status
+        ))?;
+    }
+    if let Some(e) = &pci_error {
+        out::line(format_args!("  unreadable: {e}"))?;
     }
     out::line(format_args!("default device: {}", listing.default_spec()))
 }
@@ -51,5 +75,89 @@ fn human_bytes(b: u64) -> String {
         format!("{:.1} GiB", b as f64 / GIB)
     } else {
         format!("{:.1} MiB", b as f64 / MIB)
+    }
+}
+
+/// `devices --json`: the registry's listing and the AMD PCI GPUs `am:` can open.
+#[derive(serde::Serialize)]
+struct Json<'a> {
+    #[serde(flatten)]
+    listing: &'a Listing,
+    pci: Vec<PciEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pci_error: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+struct PciBar {
+    index: u8,
+    size: u64,
+    bus_addr: u64,
+    prefetchable: bool,
+}
+
+/// One AMD PCI GPU and what it takes to open it as `am:BDF`.
+#[derive(serde::Serialize)]
+struct PciEntry {
+    spec: String,
+    bdf: String,
+    device_id: u16,
+    class: u32,
+    driver: Option<String>,
+    bars: Vec<PciBar>,
+    bar0_resizable_max: Option<u64>,
+    iommu_group: Option<u32>,
+    /// Whether `am:BDF` can open it now (no driver in the way, the privileges it needs).
+    openable: bool,
+    status: String,
+}
+
+impl PciEntry {
+    fn new(os: &dyn Os, g: &PciGpu) -> PciEntry {
+        let (openable, status) = match g.blocker() {
+            Some(b) => (false, b),
+            None if g.is_vfio() => match g.iommu_group {
+                Some(n) => (true, format!("opens through VFIO (IOMMU group {n})")),
+                None => (false, "bound to vfio-pci but in no IOMMU group".into()),
+            },
+            None if scan::can_open_resources(os, &g.bdf) => (true, "opens through sysfs".into()),
+            None => (false, scan::PRIVILEGES.into()),
+        };
+        let bars = (0..6u8)
+            .filter_map(|i| {
+                g.bars[i as usize].map(|b| PciBar {
+                    index: i,
+                    size: b.size,
+                    bus_addr: b.bus_addr,
+                    prefetchable: b.prefetchable,
+                })
+            })
+            .collect();
+        PciEntry {
+            spec: format!("am:{}", g.bdf),
+            bdf: g.bdf.clone(),
+            device_id: g.device_id,
+            class: g.class,
+            driver: g.driver.clone(),
+            bars,
+            bar0_resizable_max: g.bar0_resizable_max,
+            iommu_group: g.iommu_group,
+            openable,
+            status,
+        }
+    }
+
+    fn driver_label(&self) -> String {
+        self.driver.as_ref().map_or("no driver".into(), |d| format!("driver {d}"))
+    }
+
+    fn bar_summary(&self) -> String {
+        let resizable = |b: &PciBar| match (b.index, self.bar0_resizable_max) {
+            (0, Some(max)) => format!(" (resizable to {})", human(max)),
+            _ => String::new(),
+        };
+        let parts: Vec<String> =
+            self.bars.iter().map(|b| format!("BAR{} {}{}", b.index, human(b.size), resizable(b))).collect();
+        parts.join(", ")
     }
 }
