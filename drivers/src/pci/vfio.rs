@@ -400,10 +400,98 @@ impl PciDevice for VfioPci {
 }
 
 #[cfg(test)]
+#[path = "vfio_fake.rs"]
+mod fake;
+
+#[cfg(test)]
 mod tests {
+    use super::fake::{region_offset, FakeVfio};
     use super::*;
     use crate::os::HostOs;
     use crate::pci::scan::tests::FakeFn;
+
+    /// A GPU bound to vfio-pci in IOMMU group 17, with a device file whose regions lie where
+    /// [`FakeVfio`] says.
+    fn vfio_tree(r: &Path) -> FakeFn {
+        let f = FakeFn::amd_gpu(r, "0000:03:00.0", 0x40_0000);
+        f.bind("vfio-pci");
+        std::os::unix::fs::symlink("../../../../kernel/iommu_groups/17", f.dir().join("iommu_group")).unwrap();
+        std::fs::create_dir_all(r.join("dev/vfio")).unwrap();
+        std::fs::write(r.join("dev/vfio/vfio"), "").unwrap();
+        std::fs::write(r.join("dev/vfio/17"), "").unwrap();
+        let dev = std::fs::File::create(r.join("vfio-device")).unwrap();
+        dev.set_len(region_offset(VFIO_PCI_CONFIG_REGION_INDEX) + 4096).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&dev, &0x744c_1002u32.to_le_bytes(), region_offset(7)).unwrap();
+        f
+    }
+
+    #[test]
+    fn opens_maps_bars_and_config_and_routes_msi_and_dma_through_the_container() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        vfio_tree(r);
+        let os = Arc::new(FakeVfio::new(r, vec![(0, 0x40_0000), (2, 0x20_0000), (5, 0x10_0000)]));
+        let dev = VfioPci::open(os.clone(), "0000:03:00.0").unwrap();
+        let seen = os.seen.lock().unwrap().clone();
+        assert!(seen.container_set && seen.msi_eventfd.is_some(), "{seen:?}");
+        assert_eq!(seen.iommu_model, Some(VFIO_TYPE1v2_IOMMU));
+        assert!(!dev.is_noiommu());
+        // Config space is the config region; bus mastering was turned on there.
+        let mut id = [0u8; 4];
+        dev.config_read(0, &mut id).unwrap();
+        assert_eq!(u32::from_le_bytes(id), 0x744c_1002);
+        let mut cmd = [0u8; 2];
+        dev.config_read(super::super::sysfs::PCI_COMMAND, &mut cmd).unwrap();
+        assert_eq!(u16::from_le_bytes(cmd), 0x6);
+        // BARs: sizes from VFIO, bus addresses from sysfs; accesses land in the regions.
+        assert_eq!(dev.bar(5).map(|b| (b.size, b.bus_addr)), Some((0x10_0000, 0xfcc0_0000)));
+        assert_eq!(dev.bar(1), None);
+        dev.write32(5, 0x40, 0x1234_5678).unwrap();
+        assert!(dev.read32(5, 0x10_0000).is_err());
+        // DMA memory is mapped at IOVAs from IOVA_BASE up, and unmapped when dropped.
+        let dma = dev.alloc_dma(0x2000, false).unwrap();
+        assert_eq!(dma.bus_pages(), [IOVA_BASE, IOVA_BASE + 0x1000]);
+        let dma2 = dev.alloc_dma(0x1000, false).unwrap();
+        assert_eq!(dma2.bus_pages(), [IOVA_BASE + 0x2000]);
+        let vaddr = dma.cpu_ptr().unwrap() as u64;
+        assert_eq!(os.seen.lock().unwrap().maps[0], (vaddr, IOVA_BASE, 0x2000));
+        drop((dma, dma2));
+        assert_eq!(os.seen.lock().unwrap().unmaps, [(IOVA_BASE, 0x2000), (IOVA_BASE + 0x2000, 0x1000)]);
+        // MSI: nothing pending times out; a signalled eventfd is one interrupt, then quiet again.
+        assert!(!dev.wait_interrupt(Duration::from_millis(1)).unwrap());
+        signal(seen.msi_eventfd.unwrap());
+        assert!(dev.wait_interrupt(Duration::from_secs(5)).unwrap());
+        assert!(!dev.wait_interrupt(Duration::from_millis(1)).unwrap());
+        drop(dev);
+        let file = std::fs::read(r.join("vfio-device")).unwrap();
+        assert_eq!(file[region_offset(5) as usize + 0x40..][..4], 0x1234_5678u32.to_le_bytes());
+    }
+
+    #[test]
+    fn no_iommu_mode_uses_the_no_iommu_model_and_maps_no_dma() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        vfio_tree(r);
+        std::fs::write(r.join("dev/vfio/noiommu-17"), "").unwrap();
+        let os = Arc::new(FakeVfio::new(r, vec![(0, 0x40_0000), (5, 0x10_0000)]));
+        let dev = VfioPci::open(os.clone(), "0000:03:00.0").unwrap();
+        assert!(dev.is_noiommu());
+        assert_eq!(os.seen.lock().unwrap().iommu_model, Some(VFIO_NOIOMMU_IOMMU));
+        // Bus addresses are physical, from pagemap (absent from this fake tree: the error names it).
+        let e = dev.alloc_dma(0x1000, false).unwrap_err().to_string();
+        assert!(e.contains("/proc/self/pagemap"), "{e}");
+        assert_eq!(os.seen.lock().unwrap().maps, []);
+    }
+
+    /// What the device does to raise MSI: add one to the eventfd's count.
+    fn signal(eventfd: i32) {
+        use std::io::Write;
+        use std::os::fd::FromRawFd;
+        // SAFETY: the eventfd is open (the device holds it) for the whole call, and ManuallyDrop
+        // keeps this File from closing it.
+        let mut f = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(eventfd) });
+        f.write_all(&1u64.to_ne_bytes()).unwrap();
+    }
 
     fn group_err(root: &Path) -> String {
         group_file(&HostOs::with_root(root), "0000:03:00.0").unwrap_err().to_string()
