@@ -261,6 +261,28 @@ impl Os for HostOs {
         Ok(u64::from_ne_bytes(count))
     }
 
+    fn try_lock(&self, path: &Path) -> Result<Option<Fd>> {
+        let c_path = CString::new(self.resolve(path).as_os_str().as_bytes())
+            .map_err(|_| Error::malformed(path, "path contains a NUL byte"))?;
+        // SAFETY: c_path is a valid NUL-terminated string for the duration of the call.
+        let fd = unsafe { libc::open(c_path.as_ptr(), libc::O_RDWR | libc::O_CREAT | libc::O_CLOEXEC, 0o600) };
+        if fd < 0 {
+            return Err(Error::io(path, last_error()));
+        }
+        // SAFETY: fd was just opened above.
+        if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } < 0 {
+            let e = last_error();
+            // SAFETY: fd is ours and still open.
+            unsafe { libc::close(fd) };
+            return match e.raw_os_error() {
+                Some(libc::EWOULDBLOCK) => Ok(None),
+                _ => Err(Error::sys(format!("flock {}", path.display()), e)),
+            };
+        }
+        self.open_files.lock().unwrap_or_else(|e| e.into_inner()).insert(fd, path.to_path_buf());
+        Ok(Some(Fd(fd)))
+    }
+
     fn ioctl_int(&self, fd: Fd, request: u32, value: u64) -> Result<i32> {
         // SAFETY: the request takes an integer, not a pointer: the kernel dereferences nothing.
         let ret = unsafe { libc::ioctl(fd.0, request as libc::c_ulong, value as libc::c_ulong) };
@@ -407,6 +429,18 @@ mod tests {
         assert_eq!(past[..2], [0, 0]);
         assert_eq!(std::fs::read(dir.path().join("config")).unwrap()[4..6], [0x06, 0x04]);
         os.close(fd).unwrap();
+    }
+
+    #[test]
+    fn a_lock_is_exclusive_until_its_holder_closes() {
+        let dir = tempfile::tempdir().unwrap();
+        let os = HostOs::with_root(dir.path());
+        let held = os.try_lock(Path::new("/dev.lock")).unwrap().expect("free at first");
+        assert_eq!(os.try_lock(Path::new("/dev.lock")).unwrap(), None, "a second open file is refused");
+        os.close(held).unwrap();
+        let again = os.try_lock(Path::new("/dev.lock")).unwrap().expect("free after close");
+        os.close(again).unwrap();
+        assert!(os.try_lock(Path::new("/missing-dir/x.lock")).unwrap_err().is_not_found());
     }
 
     #[test]

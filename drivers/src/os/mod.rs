@@ -113,6 +113,13 @@ pub trait Os: Send + Sync {
         Err(crate::Error::Unsupported("reading an eventfd is not available through this OS".into()))
     }
 
+    /// Take an exclusive advisory lock (flock) on `path`, creating the file if needed, without
+    /// waiting: `Ok(Some(fd))` holds it until the fd is closed, `Ok(None)` when another open file
+    /// holds it (another process driving the same device).
+    fn try_lock(&self, path: &Path) -> Result<Option<Fd>> {
+        Err(unsupported("locking files", path))
+    }
+
     /// An ioctl whose argument is a plain integer rather than a pointer (VFIO_SET_IOMMU,
     /// VFIO_CHECK_EXTENSION). Returns the ioctl's non-negative result.
     fn ioctl_int(&self, fd: Fd, request: u32, value: u64) -> Result<i32> {

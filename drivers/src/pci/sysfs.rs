@@ -36,6 +36,31 @@ pub struct SysfsPci {
     bars: [Option<BarInfo>; 6],
     maps: [Option<BarMapping>; 6],
     resize: Option<Bar0Resize>,
+    /// The lock that keeps a second driver (another process, or a second open here) off the
+    /// device; `None` where no lock file could be made.
+    lock: Option<Fd>,
+}
+
+/// The lock file of a device: one driver at a time (VFIO's group file is exclusive by itself).
+pub fn lock_path(bdf: &str) -> std::path::PathBuf {
+    Path::new("/tmp").join(format!("baregpu-am-{bdf}.lock"))
+}
+
+/// Take the device's lock: an error when another driver holds it; a warning (and no lock) when
+/// no lock file can be made.
+fn lock(os: &dyn Os, bdf: &str) -> Result<Option<Fd>> {
+    let path = lock_path(bdf);
+    match os.try_lock(&path) {
+        Ok(Some(fd)) => Ok(Some(fd)),
+        Ok(None) => Err(Error::Unsupported(format!(
+            "{bdf}: in use by another baregpu process (it holds {}); wait for it to finish",
+            path.display()
+        ))),
+        Err(e) => {
+            log::warn!("{bdf}: no device lock ({e}); nothing keeps a second driver off the device");
+            Ok(None)
+        }
+    }
 }
 
 impl std::fmt::Debug for SysfsPci {
@@ -53,6 +78,23 @@ impl SysfsPci {
             return Err(Error::Unsupported(format!("`{bdf}` is not a PCI address like 0000:03:00.0")));
         }
         let dir = device_dir(bdf);
+        let lock = lock(&*os, bdf)?;
+        match Self::open_locked(os.clone(), bdf, &dir) {
+            Ok(mut dev) => {
+                dev.lock = lock;
+                Ok(dev)
+            }
+            Err(e) => {
+                if let Some(fd) = lock {
+                    let _ = os.close(fd);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The open proper, under the lock the caller holds.
+    fn open_locked(os: Arc<dyn Os>, bdf: &str, dir: &Path) -> Result<Self> {
         let resource = dir.join("resource");
         let bar0 = parse_resources(&os.read_to_string(&resource)?, &resource)?[0].map_or(0, |b| b.size);
         let resize = resize_bar0(&*os, bdf, bar0)?;
@@ -60,10 +102,10 @@ impl SysfsPci {
         let bars = parse_resources(&os.read_to_string(&resource)?, &resource)?;
         let config = os.open(&dir.join("config"), OpenFlags::READ | OpenFlags::WRITE | OpenFlags::CLOEXEC);
         let config = config.map_err(|e| super::explain(bdf, e))?;
-        let mut dev = SysfsPci { os, bdf: bdf.to_string(), config, bars, maps: Default::default(), resize };
+        let mut dev = SysfsPci { os, bdf: bdf.to_string(), config, bars, maps: Default::default(), resize, lock: None };
         for (i, bar) in bars.iter().enumerate() {
             if let Some(bar) = bar {
-                dev.maps[i] = Some(dev.map_bar(&dir, i as u8, bar)?);
+                dev.maps[i] = Some(dev.map_bar(dir, i as u8, bar)?);
             }
         }
         dev.set_command(PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER, true)?;
@@ -194,8 +236,12 @@ impl Drop for SysfsPci {
     fn drop(&mut self) {
         // The maps unmap themselves; bus mastering stays as the driver left it (a later run
         // detects the state the last one left).
-        if let Err(e) = self.os.close(self.config) {
-            log::warn!("{}: {e}", self.bdf);
+        // Unmapped before the lock goes: the next driver must find no mapping of ours.
+        self.maps = Default::default();
+        for fd in [Some(self.config), self.lock].into_iter().flatten() {
+            if let Err(e) = self.os.close(fd) {
+                log::warn!("{}: {e}", self.bdf);
+            }
         }
     }
 }
@@ -321,6 +367,18 @@ mod tests {
         assert_eq!(regs[0x3390 * 4..][..4], 0xa000_0008u32.to_le_bytes());
         assert_eq!(&std::fs::read(f.dir().join("resource0")).unwrap()[0x3f_fff0..][..9], b"discovery");
         assert_eq!(std::fs::read(f.dir().join("config")).unwrap()[4], PCI_COMMAND_MEMORY as u8);
+    }
+
+    #[test]
+    fn a_second_open_of_one_device_is_refused_until_the_first_is_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        FakeFn::amd_gpu(dir.path(), "0000:03:00.0", 0x40_0000);
+        std::fs::create_dir(dir.path().join("tmp")).unwrap();
+        let first = open(dir.path(), "0000:03:00.0").unwrap();
+        let e = open(dir.path(), "0000:03:00.0").unwrap_err().to_string();
+        assert_eq!(e, "0000:03:00.0: in use by another baregpu process (it holds /tmp/baregpu-am-0000:03:00.0.lock); wait for it to finish");
+        drop(first);
+        open(dir.path(), "0000:03:00.0").unwrap();
     }
 
     #[test]
