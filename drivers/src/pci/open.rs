@@ -30,6 +30,7 @@ pub fn open_host_with(os: Arc<dyn Os>, bdf: &str, want_vfio: bool) -> Result<Arc
         }
         return Ok(Arc::new(VfioPci::open(os, bdf)?));
     }
+    check_no_dma_translation(&*os, &gpu)?;
     if !scan::can_open_resources(&*os, bdf) {
         return Err(Error::Unsupported(format!("{bdf}: no access to {}: {PRIVILEGES}", device_dir(bdf).display())));
     }
@@ -54,6 +55,25 @@ fn identify(os: &dyn Os, bdf: &str) -> Result<scan::PciGpu> {
             "{bdf}: not an AMD GPU (vendor {:#06x}, class {:#08x})",
             hex_attr(os, &dir.join("vendor"))?,
             hex_attr(os, &dir.join("class"))?
+        ))),
+    }
+}
+
+/// sysfs mode gives the device physical addresses: an IOMMU that translates the function's DMA
+/// would fault every one of them. Its group's `type` says (identity = passthrough).
+fn check_no_dma_translation(os: &dyn Os, gpu: &scan::PciGpu) -> Result<()> {
+    let Some(group) = gpu.iommu_group else { return Ok(()) };
+    let Ok(kind) =
+        os.read_to_string(&std::path::Path::new("/sys/kernel/iommu_groups").join(group.to_string()).join("type"))
+    else {
+        return Ok(());
+    };
+    match kind.trim() {
+        "identity" => Ok(()),
+        other => Err(Error::Unsupported(format!(
+            "{}: the IOMMU translates its DMA (IOMMU group {group}, type {other}), so the physical addresses sysfs mode \
+             uses would fault: boot with iommu=pt, or bind it to vfio-pci so that DMA is mapped through the IOMMU",
+            gpu.bdf
         ))),
     }
 }
@@ -115,6 +135,22 @@ mod tests {
         FakeFn::amd_gpu(r, "0000:84:00.0", 0x40_0000);
         let e = open_host_with(Arc::new(HostOs::with_root(r)), "0000:84:00.0", true).unwrap_err().to_string();
         assert!(e.contains("BAREGPU_VFIO=1 but the function is not bound to vfio-pci"), "{e}");
+    }
+
+    #[test]
+    fn sysfs_mode_is_refused_where_the_iommu_translates_dma() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let f = FakeFn::amd_gpu(r, "0000:03:00.0", 0x40_0000);
+        let group = r.join("sys/kernel/iommu_groups/17");
+        std::fs::create_dir_all(&group).unwrap();
+        std::os::unix::fs::symlink("../../../../kernel/iommu_groups/17", f.dir().join("iommu_group")).unwrap();
+        std::fs::write(group.join("type"), "DMA-FQ\n").unwrap();
+        let e = err(r, "0000:03:00.0");
+        assert!(e.starts_with("0000:03:00.0: the IOMMU translates its DMA (IOMMU group 17, type DMA-FQ)"), "{e}");
+        assert!(e.contains("iommu=pt") && e.contains("vfio-pci"), "{e}");
+        std::fs::write(group.join("type"), "identity\n").unwrap();
+        open(r, "0000:03:00.0").unwrap();
     }
 
     /// The host OS, but every open of `config` or `resourceN` is refused as for a user without
