@@ -147,6 +147,8 @@ say "driver now: $(driver_of || echo none)"
     say "resource:"; cat "$SYSDEV/resource" 2>&1
     say "resource0_resize: $(cat "$SYSDEV/resource0_resize" 2>&1)"
     say "enable: $(cat "$SYSDEV/enable" 2>&1)"
+    # sysfs mode needs DMA untranslated (type identity); VFIO maps it through the IOMMU.
+    say "iommu group: $(readlink "$SYSDEV/iommu_group" 2>&1) type $(cat "$SYSDEV/iommu_group/type" 2>&1)"
     lspci -vvv -s "$BDF" 2>&1
 } >"$LOGDIR/sysfs.log"
 
