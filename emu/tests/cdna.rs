@@ -18,12 +18,16 @@ mod common;
 mod corpus;
 #[path = "cdna/cvt.rs"]
 mod cvt;
+#[path = "cdna/cvt_fp8.rs"]
+mod cvt_fp8;
 #[path = "cdna/ds.rs"]
 mod ds;
 #[path = "cdna/gfx9_asm.rs"]
 mod gfx9_asm;
 #[path = "cdna/lanes.rs"]
 mod lanes;
+#[path = "cdna/minifloat.rs"]
+mod minifloat;
 #[path = "cdna/sdwa.rs"]
 mod sdwa;
 #[path = "cdna/xcc.rs"]

@@ -63,6 +63,10 @@ pub(super) fn lower_ds(m: &str, i: &Instruction, gfx9: bool) -> Result<Op, Strin
             off1 = o1 * mul;
             DsOp::Store2 { bytes }
         }
+        "read_b64_tr_b4" => DsOp::LoadTr { bytes: 8, bits: 4 },
+        "read_b64_tr_b8" => DsOp::LoadTr { bytes: 8, bits: 8 },
+        "read_b64_tr_b16" => DsOp::LoadTr { bytes: 8, bits: 16 },
+        "read_b96_tr_b6" => DsOp::LoadTr { bytes: 12, bits: 6 },
         "nop" => DsOp::Nop,
         "bpermute_b32" => DsOp::Bpermute,
         "permute_b32" => DsOp::Permute,

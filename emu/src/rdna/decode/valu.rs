@@ -37,6 +37,9 @@ pub(super) fn lower_valu(
     if b == "v_nop" || b == "v_pipeflush" {
         return Ok(Op::Nop);
     }
+    if let Some(op) = gfx9::is_gfx9(arch).then(|| super::cvt8::lower(arch, m, i, lit)).flatten() {
+        return op;
+    }
     if let Some(op) = b.strip_prefix("v_s_") {
         // gfx12 scalar transcendentals: VOP3 with an SGPR in the vdst field and scalar sources.
         let vector = format!("v_{op}");

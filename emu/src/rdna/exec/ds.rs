@@ -23,6 +23,15 @@ impl<const W: usize> Wave<W> {
                 return Ok(());
             }
             DsOp::Swizzle => return Err(DispatchFault::Illegal { pc, what: "ds_swizzle_b32: not supported".into() }),
+            DsOp::LoadTr { bytes, bits } => {
+                let mut raw = vec![[0u8; 12]; W];
+                for l in (0..W).filter(|l| exec >> l & 1 != 0) {
+                    let o = at(self.v[m.addr as usize][l] as u64 + m.off0 as u64, bytes as u64, false)?;
+                    raw[l][..bytes as usize].copy_from_slice(&lds[o..o + bytes as usize]);
+                }
+                self.ds_transpose(m.vdst as usize, &raw, bytes, bits, exec);
+                return Ok(());
+            }
             _ => {}
         }
         for l in 0..W {

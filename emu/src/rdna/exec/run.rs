@@ -44,6 +44,7 @@ impl<const W: usize> Wave<W> {
                 }
                 Op::GprIdxOff => self.gpr_idx = false,
                 Op::Mfma(x) => self.mfma(x).map_err(ill)?,
+                Op::Cvt8(c) => self.cvt8(c),
                 Op::Sdwa(s) => self.sdwa(s, &mut io).map_err(ill)?,
                 Op::PermlaneSwap { vdst, src, half, fi, bound_ctrl } => {
                     self.permlane_swap(*vdst, *src, *half, *fi, *bound_ctrl)
