@@ -20,8 +20,12 @@ mod corpus;
 mod cvt;
 #[path = "cdna/cvt_fp8.rs"]
 mod cvt_fp8;
+#[path = "cdna/cvt_scale.rs"]
+mod cvt_scale;
 #[path = "cdna/ds.rs"]
 mod ds;
+#[path = "cdna/ds_tr.rs"]
+mod ds_tr;
 #[path = "cdna/gfx9_asm.rs"]
 mod gfx9_asm;
 #[path = "cdna/lanes.rs"]

@@ -1,6 +1,6 @@
 //! The narrow-format conversions ([`Cvt8`]): each active lane reads its packed elements,
 //! scales them, converts and packs them into the destination (decode/cvt8.rs says where
-//! everything lives; docs/cdna-mfma.md gives the model and its sources).
+//! everything lives; docs/cdna-narrow-formats.md gives the model and its sources).
 //!
 //! The arithmetic: every element's value is exact in f64, and so is its product with the
 //! scale, so each result is rounded once. The scale is the f32's exponent field read as an

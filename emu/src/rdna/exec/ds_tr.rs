@@ -6,7 +6,7 @@
 //! r of every lane), tr_b8 two interleaved 8 × 8 ones (even and odd lanes), tr_b16 gives
 //! lane 4a + b element b of lanes a, a + 4, a + 8, a + 12.
 //!
-//! Sources (docs/cdna-mfma.md, "Transposing LDS reads"): Triton's lowering of dot operands
+//! Sources (docs/cdna-narrow-formats.md, "Transposing LDS reads"): Triton's lowering of dot operands
 //! to `ds_read_tr` on gfx950 (chooseDsReadB64TrLayout, its LinearLayoutConversions test
 //! mfma16_dot_op_lhs_trans: lane bits 0–1 step M by 4, bits 2–3 step K; 16 lanes share the
 //! shuffle), Modular's ds_read_tr8_b64 ("two interleaved 8x8 byte transposes" per 16-lane
