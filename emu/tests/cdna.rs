@@ -18,6 +18,8 @@ mod common;
 mod corpus;
 #[path = "cdna/cvt.rs"]
 mod cvt;
+#[path = "cdna/cvt_clang.rs"]
+mod cvt_clang;
 #[path = "cdna/cvt_fp8.rs"]
 mod cvt_fp8;
 #[path = "cdna/cvt_scale.rs"]
