@@ -30,6 +30,8 @@ mod ds;
 mod ds_tr;
 #[path = "cdna/gfx9_asm.rs"]
 mod gfx9_asm;
+#[path = "cdna/gfx9_misc.rs"]
+mod gfx9_misc;
 #[path = "cdna/lanes.rs"]
 mod lanes;
 #[path = "cdna/minifloat.rs"]

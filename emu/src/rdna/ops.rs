@@ -708,6 +708,10 @@ pub enum DsOp {
     Load2 {
         bytes: u8,
     },
+    /// `ds_read_addtid_b32` / `ds_write_addtid_b32`: a dword at OFFSET + M0[15:0] + lane × 4
+    /// (no address VGPR).
+    LoadTid,
+    StoreTid,
     /// gfx950 `ds_read_b64_tr_b{4,8,16}` / `ds_read_b96_tr_b6`: `bytes` per lane of
     /// `bits`-wide elements, transposed across each 16 lanes (exec/ds_tr.rs).
     LoadTr {
@@ -805,6 +809,11 @@ pub enum Op {
         buffer: bool,
     },
     Valu(Valu),
+    /// gfx9 `s_memtime` (`real`: `s_memrealtime`): a 64-bit counter into an SGPR pair.
+    Clock {
+        dst: u8,
+        real: bool,
+    },
     /// gfx12 `v_s_*`: a VALU operation on uniform scalar sources whose one result goes to an
     /// SGPR (`dst`).
     ScalarValu(Valu),

@@ -71,6 +71,11 @@ pub(super) fn lower_valu(
         v.imm = (i.f("neg") | i.f("abs") << 3 | i.f("omod") << 6) as u8;
         (v.neg, v.abs, v.omod) = (0, 0, 0);
     }
+    if matches!(b, "v_mad_legacy_u16" | "v_mad_legacy_i16") && v.opsel & 8 == 0 {
+        // CDNA ISA guides: OPSEL[3] = 0 writes the low half and zeroes the high one; 1 writes
+        // the high half and keeps the low one. The 16-bit result written as a dword does that.
+        v.dty = Ty::B32;
+    }
     if v.op == VOp::Cmp && enc != "VOPC" {
         // VOP3 compares: vdst is the SGPR destination.
         v.dst = i.f("vdst") as u16;

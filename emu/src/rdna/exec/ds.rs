@@ -38,8 +38,12 @@ impl<const W: usize> Wave<W> {
             if exec >> l & 1 == 0 {
                 continue;
             }
-            let base = self.v[m.addr as usize][l] as u64;
-            match m.op {
+            let (base, op) = match m.op {
+                DsOp::LoadTid => (self.addtid(l), DsOp::Load { bytes: 4, sign: false, d16: 0 }),
+                DsOp::StoreTid => (self.addtid(l), DsOp::Store { bytes: 4, d16hi: false }),
+                op => (self.v[m.addr as usize][l] as u64, op),
+            };
+            match op {
                 DsOp::Load { bytes, sign, d16 } => {
                     let o = at(base + m.off0 as u64, bytes as u64, false)?;
                     // SAFETY: bounds checked by `at`.
@@ -94,6 +98,11 @@ impl<const W: usize> Wave<W> {
             }
         }
         Ok(())
+    }
+
+    /// The LDS address of lane `l` of an `*_addtid_*` access (before the offset).
+    fn addtid(&self, l: usize) -> u64 {
+        (self.s[M0_REG] & 0xffff) as u64 + 4 * l as u64
     }
 
     /// ds_bpermute_b32 / ds_permute_b32: lanes read (or write) the lane their address names.

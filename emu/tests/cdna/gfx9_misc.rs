@@ -1,0 +1,61 @@
+//! gfx9 operations clang emits outside the big families, on the CDNA wave interpreter: the
+//! clocks (`s_memtime` for `__builtin_readcyclecounter`, `s_memrealtime`), the legacy 16-bit
+//! multiply-add (`v_mad_legacy_u16/i16`, clang's `short` a * b + c) and the LDS accesses
+//! addressed by lane id (`ds_{read,write}_addtid_b32`).
+
+use crate::asm::run;
+
+#[test]
+fn s_memtime_counts_instructions_and_s_memrealtime_advances() {
+    let src = "s_memtime s[4:5]\ns_waitcnt lgkmcnt(0)\ns_nop 0\ns_nop 0\ns_memtime s[6:7]\n\
+               s_memrealtime s[8:9]\ns_waitcnt lgkmcnt(0)\ns_memrealtime s[10:11]\ns_waitcnt lgkmcnt(0)\n\
+               v_mov_b32 v2, 0\n";
+    let mut src = src.to_string();
+    for k in 0..8 {
+        src += &format!("v_mov_b32 v1, s{}\nglobal_store_dword v2, v1, s[0:1] offset:{}\n", 4 + k, 4 * k);
+    }
+    src += "s_endpgm\n";
+    for arch in ["gfx942", "gfx950"] {
+        let mut buf = vec![0u32; 8];
+        run(arch, &src, &mut buf, 0);
+        let t = |k: usize| buf[2 * k] as u64 | (buf[2 * k + 1] as u64) << 32;
+        // The shader clock counts this wave's instructions: the waitcnt, two nops and itself.
+        assert_eq!(t(1) - t(0), 4, "{arch}: {buf:x?}");
+        assert!(t(0) > 0 && t(3) >= t(2), "{arch}: {buf:x?}");
+    }
+}
+
+#[test]
+fn v_mad_legacy_16_writes_the_low_half_and_zeroes_the_high() {
+    // CDNA ISA guides: OPSEL[3] = 0 writes the low half, the high half zero.
+    let mut buf: Vec<u32> =
+        (0..64u32).flat_map(|l| [l * 3 + 1 | 0xabcd_0000, 0x1_0000 + l * 2917, 0xfff0 + l]).collect();
+    buf.resize(64 * 5, 0);
+    let src = "v_mul_u32_u24 v9, 12, v0\nglobal_load_dwordx3 v[10:12], v9, s[0:1]\ns_waitcnt vmcnt(0)\n\
+               v_mov_b32 v4, -1\nv_mov_b32 v5, -1\n\
+               v_mad_legacy_u16 v4, v10, v11, v12\nv_mad_legacy_i16 v5, v10, v11, v12\n\
+               v_lshlrev_b32 v9, 3, v0\nglobal_store_dwordx2 v9, v[4:5], s[0:1] offset:768\ns_endpgm\n";
+    let orig = buf.clone();
+    run("gfx942", src, &mut buf, 0);
+    for l in 0..64 {
+        let (a, b, c) = (orig[3 * l] & 0xffff, orig[3 * l + 1] & 0xffff, orig[3 * l + 2] & 0xffff);
+        let want = (a * b + c) & 0xffff;
+        assert_eq!([buf[192 + 2 * l], buf[193 + 2 * l]], [want, want], "lane {l}");
+    }
+}
+
+#[test]
+fn ds_addtid_accesses_use_m0_and_the_lane_id() {
+    let src = "s_mov_b32 m0, 0x10040\nv_mul_u32_u24 v1, 7, v0\nds_write_addtid_b32 v1 offset:8\n\
+               s_waitcnt lgkmcnt(0)\nv_lshlrev_b32 v2, 2, v0\nds_read_b32 v4, v2 offset:0x48\n\
+               s_mov_b32 m0, 0x44\nds_read_addtid_b32 v5 offset:4\ns_waitcnt lgkmcnt(0)\n\
+               v_lshlrev_b32 v9, 3, v0\nglobal_store_dwordx2 v9, v[4:5], s[0:1]\ns_endpgm\n";
+    for arch in ["gfx942", "gfx950"] {
+        let mut buf = vec![0u32; 128];
+        run(arch, src, &mut buf, 1024);
+        for l in 0..64u32 {
+            let w = [buf[2 * l as usize], buf[2 * l as usize + 1]];
+            assert_eq!(w, [7 * l, 7 * l], "{arch} lane {l}: LDS 0x48 + 4l holds 7l, read both ways");
+        }
+    }
+}
