@@ -29,7 +29,7 @@ fn s_memtime_counts_instructions_and_s_memrealtime_advances() {
 fn v_mad_legacy_16_writes_the_low_half_and_zeroes_the_high() {
     // CDNA ISA guides: OPSEL[3] = 0 writes the low half, the high half zero.
     let mut buf: Vec<u32> =
-        (0..64u32).flat_map(|l| [l * 3 + 1 | 0xabcd_0000, 0x1_0000 + l * 2917, 0xfff0 + l]).collect();
+        (0..64u32).flat_map(|l| [(l * 3 + 1) | 0xabcd_0000, 0x1_0000 + l * 2917, 0xfff0 + l]).collect();
     buf.resize(64 * 5, 0);
     let src = "v_mul_u32_u24 v9, 12, v0\nglobal_load_dwordx3 v[10:12], v9, s[0:1]\ns_waitcnt vmcnt(0)\n\
                v_mov_b32 v4, -1\nv_mov_b32 v5, -1\n\
