@@ -24,6 +24,8 @@ mod cvt_clang;
 mod cvt_fp8;
 #[path = "cdna/cvt_scale.rs"]
 mod cvt_scale;
+#[path = "cdna/dot.rs"]
+mod dot;
 #[path = "cdna/ds.rs"]
 mod ds;
 #[path = "cdna/ds_tr.rs"]

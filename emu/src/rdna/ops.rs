@@ -473,6 +473,14 @@ ops!(VOp {
     PkMadU16,
     PkMadI16,
     Dot2F32F16,
+    Dot2F32Bf16,
+    // gfx9 integer dot products (exec/cdna4.rs)
+    Dot2I32I16,
+    Dot2U32U16,
+    Dot4I32I8,
+    Dot4U32U8,
+    Dot8I32I4,
+    Dot8U32U4,
     // gfx9 (CDNA)
     LshlAddU64,
     Bitop3,

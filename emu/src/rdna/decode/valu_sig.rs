@@ -16,6 +16,16 @@ fn valu_sig_cdna4(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         // bf16's sign is bit 15, as f16's: the f16 source modifiers apply unchanged.
         "v_cvt_f32_bf16" => (V::CvtF32Bf16, [F16; 3], F32),
         "v_prng_b32" => (V::Prng, [B32; 3], B32),
+        // Dot products; the `c` forms accumulate into VDST (decode/valu.rs). bf16's sign is
+        // bit 15, as f16's: the f16 source modifiers apply unchanged.
+        "v_dot2c_f32_f16" => (V::Dot2F32F16, [F16, F16, F32], F32),
+        "v_dot2_f32_bf16" | "v_dot2c_f32_bf16" => (V::Dot2F32Bf16, [F16, F16, F32], F32),
+        "v_dot2_i32_i16" | "v_dot2c_i32_i16" => (V::Dot2I32I16, [B32; 3], B32),
+        "v_dot2_u32_u16" => (V::Dot2U32U16, [B32; 3], B32),
+        "v_dot4_i32_i8" | "v_dot4c_i32_i8" => (V::Dot4I32I8, [B32; 3], B32),
+        "v_dot4_u32_u8" => (V::Dot4U32U8, [B32; 3], B32),
+        "v_dot8_i32_i4" | "v_dot8c_i32_i4" => (V::Dot8I32I4, [B32; 3], B32),
+        "v_dot8_u32_u4" => (V::Dot8U32U4, [B32; 3], B32),
         "v_mad_u32_u16" => (V::MadU32U16, [B16, B16, B32], B32),
         "v_mad_i32_i16" => (V::MadI32I16, [B16, B16, B32], B32),
         _ => return None,
@@ -358,8 +368,8 @@ pub(super) fn arity(op: VOp) -> u8 {
         | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32 | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32
         | DivFmasF32 | DivScaleF32 | Med3F32 | Min3F32 | Max3F32 | FmaF16 | DivFixupF16 | Med3F16 | Min3F16
         | Max3F16 | FmaMixF32 | FmaMixLoF16 | FmaMixHiF16 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64
-        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 | LshlAddU64 | Bitop3 | MadU32U16
-        | MadI32I16 => 3,
+        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 | Dot2F32Bf16 | Dot2I32I16
+        | Dot2U32U16 | Dot4I32I8 | Dot4U32U8 | Dot8I32I4 | Dot8U32U4 | LshlAddU64 | Bitop3 | MadU32U16 | MadI32I16 => 3,
         _ => 2,
     }
 }

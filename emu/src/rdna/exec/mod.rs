@@ -33,6 +33,7 @@ use super::ops::*;
 use super::Segment;
 use crate::amd::dispatch::{DispatchFault, GpuMemory};
 use arith::*;
+pub use cdna4::int_dot;
 use cmp::*;
 use lanes::{Arm, Lanes};
 pub use packed::packed;
