@@ -59,3 +59,43 @@ fn ds_addtid_accesses_use_m0_and_the_lane_id() {
         }
     }
 }
+
+/// Σ |a[k] − b[k]| over `bits`-wide elements, skipping b[k] = 0 when `masked`.
+fn sad(a: u32, b: u32, bits: u32, masked: bool) -> u32 {
+    let el = |w: u32, k: u32| (w as u64 >> (k * bits) & ((1 << bits) - 1)) as i64;
+    (0..32 / bits).filter(|&k| !masked || el(b, k) != 0).map(|k| (el(a, k) - el(b, k)).unsigned_abs() as u32).sum()
+}
+
+#[test]
+fn sad_msad_and_lerp_work_per_byte() {
+    // `__builtin_amdgcn_{sad_u8,sad_hi_u8,sad_u16,msad_u8,lerp}` (ISA guides: V_SAD_U8 …).
+    let mut buf = vec![0u32; 64 * 3 + 64 * 5];
+    let mut seed = 0x1357_9bdfu32;
+    for (k, w) in buf[..192].iter_mut().enumerate() {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        // Some zero bytes in S1 for MSAD.
+        *w = if k % 3 == 1 { seed & 0xff00_ffff } else { seed };
+    }
+    let src = "v_mul_u32_u24 v9, 12, v0\nglobal_load_dwordx3 v[10:12], v9, s[0:1]\ns_waitcnt vmcnt(0)\n\
+               v_sad_u8 v16, v10, v11, v12\nv_sad_hi_u8 v17, v10, v11, v12\nv_sad_u16 v18, v10, v11, v12\n\
+               v_msad_u8 v19, v10, v11, v12\nv_lerp_u8 v20, v10, v11, v12\n\
+               v_mul_u32_u24 v9, 20, v0\nglobal_store_dwordx4 v9, v[16:19], s[0:1] offset:768\n\
+               global_store_dword v9, v20, s[0:1] offset:784\ns_endpgm\n";
+    let orig = buf.clone();
+    run("gfx942", src, &mut buf, 0);
+    for l in 0..64 {
+        let (a, b, c) = (orig[3 * l], orig[3 * l + 1], orig[3 * l + 2]);
+        let lerp = (0..4).fold(0, |d, k| {
+            let e = |w: u32| w >> (8 * k) & 0xff;
+            d | (e(a) + e(b) + (e(c) & 1)) >> 1 << (8 * k)
+        });
+        let want = [
+            sad(a, b, 8, false).wrapping_add(c),
+            (sad(a, b, 8, false) << 16).wrapping_add(c),
+            sad(a, b, 16, false).wrapping_add(c),
+            sad(a, b, 8, true).wrapping_add(c),
+            lerp,
+        ];
+        assert_eq!(buf[192 + 5 * l..197 + 5 * l], want, "lane {l}");
+    }
+}

@@ -98,6 +98,11 @@ fn valu_sig_int(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_cls_i32" | "v_ffbh_i32" => (V::Cls, b3, B32),
         "v_cndmask_b32" => (V::Cndmask, [F32, F32, Mask], B32),
         "v_sad_u32" => (V::SadU32, b3, B32),
+        "v_sad_u8" => (V::SadU8, b3, B32),
+        "v_sad_hi_u8" => (V::SadHiU8, b3, B32),
+        "v_sad_u16" => (V::SadU16, b3, B32),
+        "v_msad_u8" => (V::MsadU8, b3, B32),
+        "v_lerp_u8" => (V::LerpU8, b3, B32),
         "v_mov_b16" => (V::MovB16, [B16; 3], B16),
         "v_cndmask_b16" => (V::CndmaskB16, [F16, F16, Mask], B16),
         "v_add_nc_u16" | "v_add_u16" => (V::AddU16, [B16; 3], B16),
@@ -364,12 +369,13 @@ pub(super) fn arity(op: VOp) -> u8 {
         | FrexpExpF64 | CvtF64I32 | CvtF64U32 | CvtI32F64 | CvtU32F64 | CvtF64F32 | CvtF32F64 | ReadFirstLane
         | Bcnt16 | CvtF32Bf16 | Prng => 1,
         Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xor3 | Xad | BfeU | BfeI | Bfi | Alignbit | Alignbyte
-        | Perm | MadU24 | MadI24 | Min3I | Max3I | Med3I | Min3U | Max3U | Med3U | Cndmask | SadU32 | CndmaskB16
-        | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32 | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32
-        | DivFmasF32 | DivScaleF32 | Med3F32 | Min3F32 | Max3F32 | FmaF16 | DivFixupF16 | Med3F16 | Min3F16
-        | Max3F16 | FmaMixF32 | FmaMixLoF16 | FmaMixHiF16 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64
-        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 | Dot2F32Bf16 | Dot2I32I16
-        | Dot2U32U16 | Dot4I32I8 | Dot4U32U8 | Dot8I32I4 | Dot8U32U4 | LshlAddU64 | Bitop3 | MadU32U16 | MadI32I16 => 3,
+        | Perm | MadU24 | MadI24 | Min3I | Max3I | Med3I | Min3U | Max3U | Med3U | Cndmask | SadU32 | SadU8
+        | SadHiU8 | SadU16 | MsadU8 | LerpU8 | CndmaskB16 | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32
+        | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32 | DivFmasF32 | DivScaleF32 | Med3F32 | Min3F32 | Max3F32
+        | FmaF16 | DivFixupF16 | Med3F16 | Min3F16 | Max3F16 | FmaMixF32 | FmaMixLoF16 | FmaMixHiF16 | FmaF64
+        | DivScaleF64 | DivFmasF64 | DivFixupF64 | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16
+        | Dot2F32F16 | Dot2F32Bf16 | Dot2I32I16 | Dot2U32U16 | Dot4I32I8 | Dot4U32U8 | Dot8I32I4 | Dot8U32U4
+        | LshlAddU64 | Bitop3 | MadU32U16 | MadI32I16 => 3,
         _ => 2,
     }
 }
