@@ -117,3 +117,22 @@ fn v_cvt_sr_fp8_f32_rounds_by_the_random_bits_into_the_selected_byte() {
         }
     }
 }
+
+#[test]
+fn v_cvt_sr_f16_bf16_f32_round_by_the_random_bits_into_the_selected_half() {
+    // gfx950 `__builtin_amdgcn_cvt_sr_{f16,bf16}_f32(old, x, rand, hi)`: op_sel:[0,0,1] writes
+    // the high half. 5/16 of a step above 1.5, with the random top bits spread over 64 lanes.
+    for (op, lo, step, d) in
+        [("v_cvt_sr_f16_f32", 0x3e00u32, 2f32.powi(-10), 13), ("v_cvt_sr_bf16_f32", 0x3fc0, 2f32.powi(-7), 16)]
+    {
+        let x = 1.5 + step * 5.0 / 16.0;
+        let input: Vec<u32> = (0..64).flat_map(|l| [x.to_bits(), rand(l, d)]).collect();
+        let body = format!("{op} v64, v16, v17 op_sel:[0,0,1]\n");
+        let out = per_lane("gfx950", 2, &input, 1, &[0x1234_5678; 64], &body);
+        let ups = out.iter().filter(|&&w| w >> 16 == lo + 1).count();
+        assert!(out.iter().all(|&w| w >> 16 == lo || w >> 16 == lo + 1), "{op}: {out:x?}");
+        assert!(out.iter().all(|&w| w & 0xffff == 0x5678), "{op}: the low half is kept");
+        assert_eq!(out[0] >> 16, lo, "{op}: random 0 truncates");
+        assert_eq!(ups, 20, "{op}: 5/16 of the lanes round up");
+    }
+}

@@ -41,12 +41,15 @@ pub(super) fn lower(arch: Arch, m: &str, i: &Instruction, lit: Option<u32>) -> O
     let (to, from) = rest.split_once('_')?;
     let fnuz = arch == Arch::Gfx942;
     let (to, from) = (fmt(to, fnuz)?, fmt(from, fnuz)?);
-    // Exactly one side is narrow; the plain forms are the FP8/BF8 ones.
+    // gfx950's stochastic f32 → f16/bf16 (`v_cvt_sr_{f16,bf16}_f32`) round as the narrow ones.
+    let sr16 = sr && !scaled && n == 1 && from == Fmt::F32 && matches!(to, Fmt::F16 | Fmt::Bf16);
+    // Otherwise exactly one side is narrow; the plain forms are the FP8/BF8 ones.
     let narrow = |f: Fmt| f.bits() < 16;
-    if narrow(to) == narrow(from) || (!scaled && (to.bits() < 8 || from.bits() < 8 || n > 2)) {
+    let wide16 = |f: Fmt| matches!(f, Fmt::F16 | Fmt::Bf16);
+    if !sr16 && narrow(to) == narrow(from) {
         return None;
     }
-    if !scaled && (to == Fmt::F16 || from == Fmt::F16 || to == Fmt::Bf16 || from == Fmt::Bf16) {
+    if !sr16 && !scaled && (to.bits() < 8 || from.bits() < 8 || n > 2 || wide16(to) || wide16(from)) {
         return None;
     }
     Some(build(m, i, lit, Shape { to, from, n, pk16, sr, scaled }))

@@ -109,7 +109,7 @@ impl<const W: usize> Wave<W> {
                 if c.neg >> k & 1 != 0 {
                     x = -x;
                 }
-                let bits = if wout < 16 {
+                let bits = if wout < 16 || rand.is_some() {
                     let y = x / factor;
                     let round = match &rand {
                         Some(r) => Round::Stochastic { rand: r[l] as u32, ulp: ulp(c.from, x.abs()) / factor },

@@ -97,9 +97,11 @@ pub enum Round {
 }
 
 impl Fmt {
-    /// (exponent bits, mantissa bits, bias) of the formats narrower than 16 bits.
+    /// (exponent bits, mantissa bits, bias) of the formats [`Self::encode`] writes.
     fn shape(self) -> Option<(u32, u32, i32)> {
         Some(match self {
+            Fmt::F16 => (5, 10, 15),
+            Fmt::Bf16 => (8, 7, 127),
             Fmt::Fp8 => (4, 3, 7),
             Fmt::Bf8 => (5, 2, 15),
             Fmt::Fp8Fnuz => (4, 3, 8),
@@ -117,11 +119,14 @@ impl Fmt {
         match self {
             Fmt::Fp8 => 0x7e,
             Fmt::Bf8 => 0x7b,
+            Fmt::F16 => 0x7bff,
+            Fmt::Bf16 => 0x7f7f,
             _ => (1 << (self.bits() - 1)) - 1,
         }
     }
 
-    /// `x` in this narrow format (FP8/BF8 either flavour, FP6, BF6, FP4). Past the largest
+    /// `x` in this narrow format (FP8/BF8 either flavour, FP6, BF6, FP4; f16 and bf16 for
+    /// gfx950's stochastic `v_cvt_sr_{f16,bf16}_f32`, IEEE-like as E5M2). Past the largest
     /// finite value (after rounding) E4M3 gives NaN, E5M2 infinity, FNUZ its NaN 0x80 (the
     /// non-saturating conversions of OCP 8-bit FP spec v1.0 §5 and of ROCm's FNUZ casts);
     /// FP6/FP4 have neither and saturate (OCP MX v1.0 §5.3.3 leaves it to the
@@ -135,6 +140,10 @@ impl Fmt {
             Fmt::Fp8 => sign | 0x7f,
             Fmt::Bf8 if x.is_nan() => sign | 0x7e,
             Fmt::Bf8 => sign | 0x7c,
+            Fmt::F16 if x.is_nan() => sign | 0x7e00,
+            Fmt::F16 => sign | 0x7c00,
+            Fmt::Bf16 if x.is_nan() => sign | 0x7fc0,
+            Fmt::Bf16 => sign | 0x7f80,
             Fmt::Fp8Fnuz | Fmt::Bf8Fnuz => 0x80,
             _ => sign | self.max_bits(),
         };
