@@ -18,12 +18,26 @@ mod common;
 mod corpus;
 #[path = "cdna/cvt.rs"]
 mod cvt;
+#[path = "cdna/cvt_clang.rs"]
+mod cvt_clang;
+#[path = "cdna/cvt_fp8.rs"]
+mod cvt_fp8;
+#[path = "cdna/cvt_scale.rs"]
+mod cvt_scale;
+#[path = "cdna/dot.rs"]
+mod dot;
 #[path = "cdna/ds.rs"]
 mod ds;
+#[path = "cdna/ds_tr.rs"]
+mod ds_tr;
 #[path = "cdna/gfx9_asm.rs"]
 mod gfx9_asm;
+#[path = "cdna/gfx9_misc.rs"]
+mod gfx9_misc;
 #[path = "cdna/lanes.rs"]
 mod lanes;
+#[path = "cdna/minifloat.rs"]
+mod minifloat;
 #[path = "cdna/sdwa.rs"]
 mod sdwa;
 #[path = "cdna/xcc.rs"]

@@ -296,6 +296,11 @@ ops!(VOp {
     Cls,
     Cndmask,
     SadU32,
+    SadU8,
+    SadHiU8,
+    SadU16,
+    MsadU8,
+    LerpU8,
     MovB16,
     CndmaskB16,
     AddU16,
@@ -473,6 +478,14 @@ ops!(VOp {
     PkMadU16,
     PkMadI16,
     Dot2F32F16,
+    Dot2F32Bf16,
+    // gfx9 integer dot products (exec/cdna4.rs)
+    Dot2I32I16,
+    Dot2U32U16,
+    Dot4I32I8,
+    Dot4U32U8,
+    Dot8I32I4,
+    Dot8U32U4,
     // gfx9 (CDNA)
     LshlAddU64,
     Bitop3,
@@ -708,6 +721,16 @@ pub enum DsOp {
     Load2 {
         bytes: u8,
     },
+    /// `ds_read_addtid_b32` / `ds_write_addtid_b32`: a dword at OFFSET + M0[15:0] + lane × 4
+    /// (no address VGPR).
+    LoadTid,
+    StoreTid,
+    /// gfx950 `ds_read_b64_tr_b{4,8,16}` / `ds_read_b96_tr_b6`: `bytes` per lane of
+    /// `bits`-wide elements, transposed across each 16 lanes (exec/ds_tr.rs).
+    LoadTr {
+        bytes: u8,
+        bits: u8,
+    },
     Store2 {
         bytes: u8,
     },
@@ -732,6 +755,33 @@ pub struct Ds {
     pub data1: u16,
     pub off0: u32,
     pub off1: u32,
+}
+
+/// A conversion between f32/f16/bf16 and the narrow formats (gfx942 FP8/BF8 FNUZ; gfx950
+/// OCP FP8/BF8 and the `v_cvt_scalef32_*` with FP6/BF6/FP4): `n` elements read packed from
+/// the element sources, each scaled, converted and packed into the destination, whose other
+/// bits are kept (decode/cvt8.rs gives the sources).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cvt8 {
+    pub from: super::mfma::Fmt,
+    pub to: super::mfma::Fmt,
+    pub n: u8,
+    /// The element sources (1 or 2, as src0 and src1), each `regs` dwords; the elements lie
+    /// packed in their concatenation from bit `src_bit` on.
+    pub srcs: u8,
+    pub regs: u8,
+    pub src_bit: u8,
+    pub src: [Vs; 2],
+    /// Stochastic rounding's random dword (`v_cvt_sr_*`): else round to nearest even.
+    pub rand: Option<Vs>,
+    /// The scale (`v_cvt_scalef32_*`): its f32 exponent field as an E8M0 factor.
+    pub scale: Option<Vs>,
+    pub dst: u16,
+    pub dst_regs: u8,
+    pub dst_bit: u8,
+    /// f32 element sources: source modifiers (bit k: source k).
+    pub neg: u8,
+    pub abs: u8,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -772,6 +822,11 @@ pub enum Op {
         buffer: bool,
     },
     Valu(Valu),
+    /// gfx9 `s_memtime` (`real`: `s_memrealtime`): a 64-bit counter into an SGPR pair.
+    Clock {
+        dst: u8,
+        real: bool,
+    },
     /// gfx12 `v_s_*`: a VALU operation on uniform scalar sources whose one result goes to an
     /// SGPR (`dst`).
     ScalarValu(Valu),
@@ -799,6 +854,8 @@ pub enum Op {
     },
     /// gfx9 SDWA forms of VOP1, VOP2 and VOPC.
     Sdwa(Box<Sdwa>),
+    /// Narrow-format conversions (boxed: the other operations stay small).
+    Cvt8(Box<Cvt8>),
     /// gfx9 `v_mfma_*` (boxed: the other operations stay small).
     Mfma(Box<super::mfma::Mfma>),
     Mem(VMem),

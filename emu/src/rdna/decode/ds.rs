@@ -63,6 +63,14 @@ pub(super) fn lower_ds(m: &str, i: &Instruction, gfx9: bool) -> Result<Op, Strin
             off1 = o1 * mul;
             DsOp::Store2 { bytes }
         }
+        // RDNA3 and CDNA3 ISA guides, DS_LOAD_ADDTID_B32 / DS_STORE_ADDTID_B32:
+        // MEM[{OFFSET1, OFFSET0} + M0[15:0] + laneID × 4].
+        "read_addtid_b32" | "load_addtid_b32" => DsOp::LoadTid,
+        "write_addtid_b32" | "store_addtid_b32" => DsOp::StoreTid,
+        "read_b64_tr_b4" => DsOp::LoadTr { bytes: 8, bits: 4 },
+        "read_b64_tr_b8" => DsOp::LoadTr { bytes: 8, bits: 8 },
+        "read_b64_tr_b16" => DsOp::LoadTr { bytes: 8, bits: 16 },
+        "read_b96_tr_b6" => DsOp::LoadTr { bytes: 12, bits: 6 },
         "nop" => DsOp::Nop,
         "bpermute_b32" => DsOp::Bpermute,
         "permute_b32" => DsOp::Permute,

@@ -2,6 +2,7 @@
 
 mod buffer;
 mod cdna4;
+mod cvt8;
 mod ds;
 mod operands;
 mod salu;

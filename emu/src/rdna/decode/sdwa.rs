@@ -26,6 +26,7 @@ fn lower_sdwa(arch: Arch, m: &str, enc: &str, i: &Instruction) -> Result<Op, Str
     plain.set_field("src0", src0);
     let mut v = match lower_valu(arch, m, enc, enc, &plain, None)? {
         Op::Valu(v) => v,
+        Op::Cvt8(c) => return cvt8_sdwa(m, *c, i),
         _ => return Err(format!("{m} (SDWA): not supported")),
     };
     if enc != "VOP1" && i.f("s1") != 0 {
@@ -60,6 +61,24 @@ fn lower_sdwa(arch: Arch, m: &str, enc: &str, i: &Instruction) -> Result<Op, Str
         dst_sel,
         dst_unused,
     })))
+}
+
+/// `v_cvt_f32_fp8_sdwa` and kin (gfx942/gfx950): SRC0_SEL picks the byte (or word) the
+/// elements start at, as LLVM selects `llvm.amdgcn.cvt.f32.fp8`'s byte (llvm.amdgcn.cvt.fp8.ll);
+/// a whole-dword result with no other modifier is all these forms have.
+fn cvt8_sdwa(m: &str, mut c: Cvt8, i: &Instruction) -> Result<Op, String> {
+    let plain = i.f("dst_sel") == 6 && i.f("clamp") == 0 && i.f("omod") == 0;
+    let mods = i.f("src0_sext") | i.f("src0_neg") | i.f("src0_abs");
+    if !plain || mods != 0 {
+        return Err(format!("{m}: SDWA with a destination select or source modifiers is not supported"));
+    }
+    c.src_bit = match i.f("src0_sel") {
+        s @ 0..=3 => 8 * s as u8,
+        4 | 6 => 0,
+        5 => 16,
+        s => return Err(format!("{m}: SDWA select {s} is reserved")),
+    };
+    Ok(Op::Cvt8(Box::new(c)))
 }
 
 /// An SGPR number of the gfx9 encoding in the pre-decoded numbering (M0 and NULL swapped).

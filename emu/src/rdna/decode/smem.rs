@@ -26,6 +26,8 @@ pub(super) fn lower_smem(m: &str, i: &Instruction, lit: Option<u32>, gfx9: bool,
         "s_buffer_load_i8" => (SMEM_I8, true),
         "s_buffer_load_u16" => (SMEM_U16, true),
         "s_buffer_load_i16" => (SMEM_I16, true),
+        // The shader clock and the constant 100 MHz "real time" clock (exec/run.rs).
+        "s_memtime" | "s_memrealtime" => return Ok(Op::Clock { dst: i.f("sdata") as u8, real: m == "s_memrealtime" }),
         m if m.starts_with("s_dcache") || m.starts_with("s_gl1_inv") || m.starts_with("s_prefetch") => {
             return Ok(Op::Nop)
         }

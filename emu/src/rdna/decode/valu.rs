@@ -37,6 +37,9 @@ pub(super) fn lower_valu(
     if b == "v_nop" || b == "v_pipeflush" {
         return Ok(Op::Nop);
     }
+    if let Some(op) = gfx9::is_gfx9(arch).then(|| super::cvt8::lower(arch, m, i, lit)).flatten() {
+        return op;
+    }
     if let Some(op) = b.strip_prefix("v_s_") {
         // gfx12 scalar transcendentals: VOP3 with an SGPR in the vdst field and scalar sources.
         let vector = format!("v_{op}");
@@ -67,6 +70,11 @@ pub(super) fn lower_valu(
         // gfx950: the truth table sits in the NEG (bits 2:0), ABS (5:3) and OMOD (7:6) fields.
         v.imm = (i.f("neg") | i.f("abs") << 3 | i.f("omod") << 6) as u8;
         (v.neg, v.abs, v.omod) = (0, 0, 0);
+    }
+    if matches!(b, "v_mad_legacy_u16" | "v_mad_legacy_i16") && v.opsel & 8 == 0 {
+        // CDNA ISA guides: OPSEL[3] = 0 writes the low half and zeroes the high one; 1 writes
+        // the high half and keeps the low one. The 16-bit result written as a dword does that.
+        v.dty = Ty::B32;
     }
     if v.op == VOp::Cmp && enc != "VOPC" {
         // VOP3 compares: vdst is the SGPR destination.
@@ -143,7 +151,7 @@ fn lower_vop12c(
         v.dpp = Dpp::D8 { sel: i.f("lane_sel"), fi: s0 == 234 };
     }
     implicit_operands(v, b, lit)?;
-    if v.nsrc == 3 && matches!(v.op, VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32) {
+    if v.nsrc == 3 && (matches!(v.op, VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32) || dot_c(b)) {
         // fine
     } else if v.nsrc == 3
         && !matches!(v.op, VOp::Cndmask | VOp::CndmaskB16 | VOp::AddCoCi | VOp::SubCoCi | VOp::SubrevCoCi)
@@ -179,6 +187,7 @@ fn implicit_operands(v: &mut Valu, b: &str, lit: Option<u32>) -> Result<(), Stri
         (VOp::FmaF32 | VOp::FmaF16, _) if b.ends_with("ak_f32") || b.ends_with("ak_f16") => {
             v.src[2] = Vs::S(Ss::K(lit.ok_or("literal missing")? as u64 & mask_of(v.tys[2])));
         }
+        (_, b) if dot_c(b) => dot_c_operands(v),
         (VOp::ReadFirstLane, _) => {}
         _ => {}
     }
@@ -221,7 +230,8 @@ fn lower_vop3(
         v.opsel = i.f("opsel") as u8;
         v.opsel_hi = (i.f("opsel_hi") | i.f("opsel_hi2") << 2) as u8;
         v.abs = i.f("neg_hi") as u8; // fma_mix: neg_hi is abs
-        if !matches!(v.op, VOp::FmaMixF32 | VOp::FmaMixLoF16 | VOp::FmaMixHiF16) && !crate::rdna::exec::packed(v.op) {
+        let mix = matches!(v.op, VOp::FmaMixF32 | VOp::FmaMixLoF16 | VOp::FmaMixHiF16);
+        if !mix && !crate::rdna::exec::packed(v.op) && !crate::rdna::exec::int_dot(v.op) {
             return Err(format!("{m}: not supported"));
         }
     }
@@ -241,5 +251,20 @@ fn lower_vop3(
     if b.starts_with("v_fmac") || b.starts_with("v_mac") {
         v.src[2] = Vs::V(v.dst);
     }
+    if dot_c(b) {
+        dot_c_operands(v);
+    }
     Ok(())
+}
+
+/// gfx9's `v_dot*c_*`: the dot product accumulating into VDST.
+fn dot_c(b: &str) -> bool {
+    ["v_dot2c_", "v_dot4c_", "v_dot8c_"].iter().any(|p| b.starts_with(p))
+}
+
+/// The accumulator is VDST; the 16-bit float forms take each source's two halves in order
+/// (the VOP3P default OPSEL_HI, which these encodings lack).
+fn dot_c_operands(v: &mut Valu) {
+    v.src[2] = Vs::V(v.dst);
+    v.opsel_hi = 0b111;
 }

@@ -16,6 +16,16 @@ fn valu_sig_cdna4(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         // bf16's sign is bit 15, as f16's: the f16 source modifiers apply unchanged.
         "v_cvt_f32_bf16" => (V::CvtF32Bf16, [F16; 3], F32),
         "v_prng_b32" => (V::Prng, [B32; 3], B32),
+        // Dot products; the `c` forms accumulate into VDST (decode/valu.rs). bf16's sign is
+        // bit 15, as f16's: the f16 source modifiers apply unchanged.
+        "v_dot2c_f32_f16" => (V::Dot2F32F16, [F16, F16, F32], F32),
+        "v_dot2_f32_bf16" | "v_dot2c_f32_bf16" => (V::Dot2F32Bf16, [F16, F16, F32], F32),
+        "v_dot2_i32_i16" | "v_dot2c_i32_i16" => (V::Dot2I32I16, [B32; 3], B32),
+        "v_dot2_u32_u16" => (V::Dot2U32U16, [B32; 3], B32),
+        "v_dot4_i32_i8" | "v_dot4c_i32_i8" => (V::Dot4I32I8, [B32; 3], B32),
+        "v_dot4_u32_u8" => (V::Dot4U32U8, [B32; 3], B32),
+        "v_dot8_i32_i4" | "v_dot8c_i32_i4" => (V::Dot8I32I4, [B32; 3], B32),
+        "v_dot8_u32_u4" => (V::Dot8U32U4, [B32; 3], B32),
         "v_mad_u32_u16" => (V::MadU32U16, [B16, B16, B32], B32),
         "v_mad_i32_i16" => (V::MadI32I16, [B16, B16, B32], B32),
         _ => return None,
@@ -88,6 +98,11 @@ fn valu_sig_int(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_cls_i32" | "v_ffbh_i32" => (V::Cls, b3, B32),
         "v_cndmask_b32" => (V::Cndmask, [F32, F32, Mask], B32),
         "v_sad_u32" => (V::SadU32, b3, B32),
+        "v_sad_u8" => (V::SadU8, b3, B32),
+        "v_sad_hi_u8" => (V::SadHiU8, b3, B32),
+        "v_sad_u16" => (V::SadU16, b3, B32),
+        "v_msad_u8" => (V::MsadU8, b3, B32),
+        "v_lerp_u8" => (V::LerpU8, b3, B32),
         "v_mov_b16" => (V::MovB16, [B16; 3], B16),
         "v_cndmask_b16" => (V::CndmaskB16, [F16, F16, Mask], B16),
         "v_add_nc_u16" | "v_add_u16" => (V::AddU16, [B16; 3], B16),
@@ -107,6 +122,9 @@ fn valu_sig_int(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_max_i16" => (V::MaxI16, [B16; 3], B16),
         "v_min_i16" => (V::MinI16, [B16; 3], B16),
         "v_mad_u16" => (V::MadU16, [B16; 3], B16),
+        // The low 16 bits of the sum are the same signed or unsigned; the legacy forms zero
+        // the high half unless OPSEL[3] writes it (decode/valu.rs).
+        "v_mad_legacy_u16" | "v_mad_legacy_i16" => (V::MadU16, [B16; 3], B16),
         "v_pack_b32_f16" => (V::PackB32F16, h3, B32),
         "v_cvt_pk_i16_i32" => (V::CvtPkI16I32, b3, B32),
         "v_cvt_pk_u16_u32" => (V::CvtPkU16U32, b3, B32),
@@ -351,12 +369,13 @@ pub(super) fn arity(op: VOp) -> u8 {
         | FrexpExpF64 | CvtF64I32 | CvtF64U32 | CvtI32F64 | CvtU32F64 | CvtF64F32 | CvtF32F64 | ReadFirstLane
         | Bcnt16 | CvtF32Bf16 | Prng => 1,
         Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xor3 | Xad | BfeU | BfeI | Bfi | Alignbit | Alignbyte
-        | Perm | MadU24 | MadI24 | Min3I | Max3I | Med3I | Min3U | Max3U | Med3U | Cndmask | SadU32 | CndmaskB16
-        | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32 | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32
-        | DivFmasF32 | DivScaleF32 | Med3F32 | Min3F32 | Max3F32 | FmaF16 | DivFixupF16 | Med3F16 | Min3F16
-        | Max3F16 | FmaMixF32 | FmaMixLoF16 | FmaMixHiF16 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64
-        | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16 | Dot2F32F16 | LshlAddU64 | Bitop3 | MadU32U16
-        | MadI32I16 => 3,
+        | Perm | MadU24 | MadI24 | Min3I | Max3I | Med3I | Min3U | Max3U | Med3U | Cndmask | SadU32 | SadU8
+        | SadHiU8 | SadU16 | MsadU8 | LerpU8 | CndmaskB16 | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32
+        | MadI64I32 | FmaF32 | FmaLegacyF32 | DivFixupF32 | DivFmasF32 | DivScaleF32 | Med3F32 | Min3F32 | Max3F32
+        | FmaF16 | DivFixupF16 | Med3F16 | Min3F16 | Max3F16 | FmaMixF32 | FmaMixLoF16 | FmaMixHiF16 | FmaF64
+        | DivScaleF64 | DivFmasF64 | DivFixupF64 | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16
+        | Dot2F32F16 | Dot2F32Bf16 | Dot2I32I16 | Dot2U32U16 | Dot4I32I8 | Dot4U32U8 | Dot8I32I4 | Dot8U32U4
+        | LshlAddU64 | Bitop3 | MadU32U16 | MadI32I16 => 3,
         _ => 2,
     }
 }

@@ -28,6 +28,33 @@ pub fn pk_add16(bf16: bool, a: u32, b: u32) -> u32 {
     half(a & 0xffff, b & 0xffff) | half(a >> 16, b >> 16) << 16
 }
 
+/// The integer dot products (VOP3P and the VOP2 `c` forms).
+pub fn int_dot(op: VOp) -> bool {
+    use VOp::*;
+    matches!(op, Dot2I32I16 | Dot2U32U16 | Dot4I32I8 | Dot4U32U8 | Dot8I32I4 | Dot8U32U4)
+}
+
+/// `S2 + Σ S0[k] × S1[k]` over the `n` elements of `bits` each (Vega/CDNA3 ISA guides,
+/// V_DOT*): summed exactly; CLAMP saturates to the 32-bit range, else it wraps.
+fn idot(x: u64, y: u64, z: u64, bits: u32, signed: bool, clamp: bool) -> u64 {
+    let el = |w: u64, k: u32| -> i64 {
+        let e = (w >> (k * bits)) & ((1 << bits) - 1);
+        if signed && e >> (bits - 1) != 0 {
+            e as i64 - (1 << bits)
+        } else {
+            e as i64
+        }
+    };
+    let acc = if signed { z as u32 as i32 as i64 } else { z as u32 as i64 };
+    let sum = (0..32 / bits).fold(acc, |s, k| s + el(x, k) * el(y, k));
+    let r = match (clamp, signed) {
+        (true, true) => sum.clamp(i32::MIN as i64, i32::MAX as i64),
+        (true, false) => sum.clamp(0, u32::MAX as i64),
+        _ => sum,
+    };
+    r as u32 as u64
+}
+
 impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub(super) fn valu_cdna4(&self, v: &Valu, io: &mut Lanes<W>) -> Result<Arm, String> {
@@ -37,6 +64,12 @@ impl<const W: usize> Wave<W> {
             CvtPkBf16F32 => map!(io, |x, y, z| (f32_to_bf16_rne(x as u32) | f32_to_bf16_rne(y as u32) << 16) as u64),
             CvtF32Bf16 => map!(io, |x, y, z| (x & 0xffff) << 16),
             // A Galois LFSR step: shift left, fold the carried-out bit back as 0xc5.
+            Dot2I32I16 => map!(io, |x, y, z| idot(x, y, z, 16, true, v.clamp)),
+            Dot2U32U16 => map!(io, |x, y, z| idot(x, y, z, 16, false, v.clamp)),
+            Dot4I32I8 => map!(io, |x, y, z| idot(x, y, z, 8, true, v.clamp)),
+            Dot4U32U8 => map!(io, |x, y, z| idot(x, y, z, 8, false, v.clamp)),
+            Dot8I32I4 => map!(io, |x, y, z| idot(x, y, z, 4, true, v.clamp)),
+            Dot8U32U4 => map!(io, |x, y, z| idot(x, y, z, 4, false, v.clamp)),
             Prng => map!(io, |x, y, z| ((x as u32) << 1 ^ if x >> 31 & 1 != 0 { 0xc5 } else { 0 }) as u64),
             // gfx9: S0.u16 * S1.u16 + S2.u32 (signed: the halves sign-extended), modulo 2^32.
             MadU32U16 => map!(io, |x, y, z| (x as u32).wrapping_mul(y as u32).wrapping_add(z as u32) as u64),

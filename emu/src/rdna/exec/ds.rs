@@ -23,14 +23,27 @@ impl<const W: usize> Wave<W> {
                 return Ok(());
             }
             DsOp::Swizzle => return Err(DispatchFault::Illegal { pc, what: "ds_swizzle_b32: not supported".into() }),
+            DsOp::LoadTr { bytes, bits } => {
+                let mut raw = vec![[0u8; 12]; W];
+                for l in (0..W).filter(|l| exec >> l & 1 != 0) {
+                    let o = at(self.v[m.addr as usize][l] as u64 + m.off0 as u64, bytes as u64, false)?;
+                    raw[l][..bytes as usize].copy_from_slice(&lds[o..o + bytes as usize]);
+                }
+                self.ds_transpose(m.vdst as usize, &raw, bytes, bits, exec);
+                return Ok(());
+            }
             _ => {}
         }
         for l in 0..W {
             if exec >> l & 1 == 0 {
                 continue;
             }
-            let base = self.v[m.addr as usize][l] as u64;
-            match m.op {
+            let (base, op) = match m.op {
+                DsOp::LoadTid => (self.addtid(l), DsOp::Load { bytes: 4, sign: false, d16: 0 }),
+                DsOp::StoreTid => (self.addtid(l), DsOp::Store { bytes: 4, d16hi: false }),
+                op => (self.v[m.addr as usize][l] as u64, op),
+            };
+            match op {
                 DsOp::Load { bytes, sign, d16 } => {
                     let o = at(base + m.off0 as u64, bytes as u64, false)?;
                     // SAFETY: bounds checked by `at`.
@@ -85,6 +98,11 @@ impl<const W: usize> Wave<W> {
             }
         }
         Ok(())
+    }
+
+    /// The LDS address of lane `l` of an `*_addtid_*` access (before the offset).
+    fn addtid(&self, l: usize) -> u64 {
+        (self.s[M0_REG] & 0xffff) as u64 + 4 * l as u64
     }
 
     /// ds_bpermute_b32 / ds_permute_b32: lanes read (or write) the lane their address names.

@@ -27,6 +27,7 @@ pub fn packed(op: VOp) -> bool {
             | PkMadU16
             | PkMadI16
             | Dot2F32F16
+            | Dot2F32Bf16
     )
 }
 
@@ -81,12 +82,17 @@ impl<const W: usize> Wave<W> {
             }
         }
         let r = &mut io.r;
-        if v.op == VOp::Dot2F32F16 {
+        if matches!(v.op, VOp::Dot2F32F16 | VOp::Dot2F32Bf16) {
             let c = self.vsrc(v.src[2], Ty::F32, false);
+            let h = |x: u32| -> f64 {
+                if v.op == VOp::Dot2F32Bf16 {
+                    f32::from_bits(x << 16) as f64
+                } else {
+                    hf(x as u64) as f64
+                }
+            };
             for l in 0..W {
-                let p = (hf(lo[0][l] as u64) as f64) * (hf(lo[1][l] as u64) as f64)
-                    + (hf(hi[0][l] as u64) as f64) * (hf(hi[1][l] as u64) as f64)
-                    + f(c[l]) as f64;
+                let p = h(lo[0][l]) * h(lo[1][l]) + h(hi[0][l]) * h(hi[1][l]) + f(c[l]) as f64;
                 r[l] = fb(p as f32);
             }
         } else {

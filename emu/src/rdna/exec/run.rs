@@ -44,6 +44,11 @@ impl<const W: usize> Wave<W> {
                 }
                 Op::GprIdxOff => self.gpr_idx = false,
                 Op::Mfma(x) => self.mfma(x).map_err(ill)?,
+                // The shader clock counts this wave's instructions: monotonic and reproducible.
+                Op::Clock { dst, real } => {
+                    self.ws64(*dst as usize, if *real { real_time() } else { self.count + count })
+                }
+                Op::Cvt8(c) => self.cvt8(c),
                 Op::Sdwa(s) => self.sdwa(s, &mut io).map_err(ill)?,
                 Op::PermlaneSwap { vdst, src, half, fi, bound_ctrl } => {
                     self.permlane_swap(*vdst, *src, *half, *fi, *bound_ctrl)
@@ -259,4 +264,11 @@ impl<const W: usize> Wave<W> {
             }
         }
     }
+}
+
+/// The "real time" clock of `s_memrealtime`: 100 MHz ticks of the host's monotonic clock since
+/// the first read (the rate KFD reports for gfx9's REFCLK; the origin is arbitrary).
+fn real_time() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    (START.get_or_init(std::time::Instant::now).elapsed().as_nanos() / 10) as u64
 }

@@ -87,6 +87,15 @@ impl<const W: usize> Wave<W> {
             Cls => map!(io, |x, y, z| cls32(x as u32 as i32) as u64),
             Cndmask | CndmaskB16 => map!(io, |x, y, z, l| if z >> l & 1 != 0 { y } else { x }),
             SadU32 => map!(io, |x, y, z| ((x as u32).abs_diff(y as u32)).wrapping_add(z as u32) as u64),
+            SadU8 => map!(io, |x, y, z| sad(x, y, 8, false).wrapping_add(z as u32) as u64),
+            SadHiU8 => map!(io, |x, y, z| (sad(x, y, 8, false) << 16).wrapping_add(z as u32) as u64),
+            SadU16 => map!(io, |x, y, z| sad(x, y, 16, false).wrapping_add(z as u32) as u64),
+            MsadU8 => map!(io, |x, y, z| sad(x, y, 8, true).wrapping_add(z as u32) as u64),
+            // Per byte: the average of S0's and S1's, rounded up when S2's byte is odd.
+            LerpU8 => map!(io, |x, y, z| (0..4).fold(0u32, |d, k| {
+                let b = |w: u64| (w >> (8 * k)) as u32 & 0xff;
+                d | ((b(x) + b(y) + (b(z) & 1)) >> 1) << (8 * k)
+            }) as u64),
             _ => return Ok(Arm::Next),
         }
         Ok(Arm::Lanes)
@@ -162,4 +171,15 @@ impl<const W: usize> Wave<W> {
         }
         Ok(Arm::Lanes)
     }
+}
+
+/// Σ |S0[k] − S1[k]| over the bytes (or words) of two dwords; `masked` (V_MSAD_U8) skips the
+/// elements where S1's is 0 (RDNA3/CDNA3 ISA guides, V_SAD_U8, V_SAD_U16, V_MSAD_U8).
+fn sad(x: u64, y: u64, bits: u32, masked: bool) -> u32 {
+    let m = (1u64 << bits) - 1;
+    (0..32 / bits)
+        .map(|k| ((x >> (k * bits) & m) as u32, (y >> (k * bits) & m) as u32))
+        .filter(|&(_, b)| !masked || b != 0)
+        .map(|(a, b)| a.abs_diff(b))
+        .sum()
 }
