@@ -1,5 +1,6 @@
 //! The AMD backend of the runtime core, over a driver interface: KFD, or the userspace PCI driver.
 
+pub mod am;
 mod backend;
 mod device;
 mod encode;
