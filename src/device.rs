@@ -3,13 +3,14 @@
 //! what this opens as a `Box<dyn Gpu>`.
 
 use crate::{Error, Result};
+use baregpu_drivers::amd::topology;
 use baregpu_drivers::os::{HostOs, Os};
 use baregpu_emu::amd::dispatch::WaveEngine;
 use baregpu_emu::amd::machine;
 use baregpu_emu::catalog::{self, Vendor};
 use baregpu_emu::nv::EmuRm;
 use baregpu_emu::rdna::Interpreter;
-use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::amd::{AmdDevice, AmdIface, KfdIface};
 use baregpu_runtime::nv::{NvDevice, NvIsa};
 use baregpu_runtime::spec::MAX_EMULATED;
 use baregpu_runtime::DeviceSpec;
@@ -125,6 +126,23 @@ pub fn open_group(spec: &DeviceSpec, count: usize) -> Result<Vec<Device>> {
         }
         _ => (0..count).map(|i| open(&at(i))).collect(),
     }
+}
+
+/// The driver interface beneath an AMD device, opened on its own (the interface's contract
+/// tests, bring-up tools): KFD for `amd:N` (host OS) and `emu:ARCH[:N]` (an emulated KFD).
+pub fn open_amd_iface(spec: &DeviceSpec) -> Result<Box<dyn AmdIface>> {
+    let label = spec.to_string();
+    let (os, index): (Arc<dyn Os>, usize) = match spec {
+        DeviceSpec::Amd { index } => (Arc::new(HostOs::new()), *index),
+        DeviceSpec::Emu { arch, index } => {
+            check_emulated_index(&label, *index)?;
+            (machine(&vec![arch.as_str(); index + 1], Arc::new(Interpreter::new(arch)))?, *index)
+        }
+        _ => return Err(Error::Usage(format!("{label}: not an AMD device with a driver interface"))),
+    };
+    let gpu = topology::discover(&*os)?.into_iter().nth(index);
+    let gpu = gpu.ok_or_else(|| Error::Usage(format!("{label}: no AMD GPU {index}")))?;
+    Ok(Box::new(KfdIface::open(os, gpu, &label)?))
 }
 
 pub fn open(spec: &DeviceSpec) -> Result<Device> {

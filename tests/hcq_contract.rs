@@ -1,6 +1,7 @@
 //! The hardware-queue contract, run on the default test device (emu:gfx1100) and unchanged on a
 //! real GPU with `BAREGPU_DEVICE=amd` (or any AMD spec): signal, wait, cross-queue wait then
 //! signal, timestamps, exec, copies (split and unaligned), timeline wrap, memory barrier, kernarg ring reuse under pressure, and recovery after a fault.
+//! The driver interface beneath the AMD backend has its own contract in `iface`.
 
 use baregpu::device::{self, Device};
 use baregpu_runtime::amd::AmdDevice;
@@ -9,9 +10,17 @@ use baregpu_runtime::DeviceSpec;
 use std::path::PathBuf;
 use std::time::Duration;
 
-fn open() -> AmdDevice {
+#[path = "hcq_contract/iface.rs"]
+mod iface;
+
+/// The device the contract runs on: `BAREGPU_DEVICE`, else emu:gfx1100.
+fn spec() -> DeviceSpec {
     let spec = std::env::var("BAREGPU_DEVICE").unwrap_or_else(|_| "emu:gfx1100".into());
-    let spec: DeviceSpec = spec.parse().unwrap_or_else(|e| panic!("BAREGPU_DEVICE: {e}"));
+    spec.parse().unwrap_or_else(|e| panic!("BAREGPU_DEVICE: {e}"))
+}
+
+fn open() -> AmdDevice {
+    let spec = spec();
     match device::open(&spec).unwrap_or_else(|e| panic!("{spec}: {e}")) {
         Device::Amd(d) => d,
         Device::Nv(d) => panic!("{}: the AMD contract needs an AMD device (NVIDIA: tests/nv_runtime.rs)", d.label),

@@ -6,6 +6,8 @@ use std::fmt;
 
 /// Emulated AMD architectures.
 pub const EMU_AMD_ARCHS: &[&str] = &["gfx1100", "gfx1201", "gfx942", "gfx950"];
+/// Architectures of the emulated PCI GPU the AM driver boots (`am:emu:ARCH`).
+pub const EMU_AM_ARCHS: &[&str] = &["gfx1100", "gfx942"];
 /// Emulated NVIDIA architectures.
 pub const EMU_NV_ARCHS: &[&str] = &["sm_90", "sm_89", "sm_120"];
 
@@ -14,7 +16,7 @@ pub const EMU_NV_ARCHS: &[&str] = &["sm_90", "sm_89", "sm_120"];
 pub const MAX_EMULATED: usize = 16;
 
 const GRAMMAR: &str =
-    "expected amd[:N], nv[:N], emu:ARCH[:N], emu-nv:sm_XX[:N], am:BDF, usb:PATH or remote:HOST:PORT/SPEC";
+    "expected amd[:N], nv[:N], emu:ARCH[:N], emu-nv:sm_XX[:N], am:BDF, am:emu:ARCH, usb:PATH or remote:HOST:PORT/SPEC";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DeviceSpec {
@@ -26,7 +28,8 @@ pub enum DeviceSpec {
     Emu { arch: String, index: usize },
     /// Emulated NVIDIA GPU behind an emulated RM.
     EmuNv { arch: String, index: usize },
-    /// The userspace PCI driver on the device at this PCI address (`DDDD:BB:DD.F`).
+    /// The userspace PCI driver on the device at this PCI address (`DDDD:BB:DD.F`), or on the
+    /// emulated PCI GPU where `bdf` is `emu:ARCH`.
     Am { bdf: String },
     /// A GPU behind a USB bridge.
     Usb { path: String },
@@ -82,6 +85,12 @@ impl DeviceSpec {
             }
             "am" => {
                 let bdf = rest.ok_or_else(|| bad("am needs a PCI address".into()))?;
+                if let Some(arch) = bdf.strip_prefix("emu:") {
+                    if !EMU_AM_ARCHS.contains(&arch) {
+                        return Err(bad(format!("no emulated PCI `{arch}`; am:emu has {}", EMU_AM_ARCHS.join(", "))));
+                    }
+                    return Ok(DeviceSpec::Am { bdf: bdf.to_string() });
+                }
                 Ok(DeviceSpec::Am {
                     bdf: normalize_bdf(bdf).ok_or_else(|| bad(format!("`{bdf}` is not a PCI address")))?,
                 })
@@ -130,6 +139,16 @@ impl fmt::Display for DeviceSpec {
     }
 }
 
+impl DeviceSpec {
+    /// The architecture of an `am:emu:ARCH` spec (the emulated PCI GPU).
+    pub fn am_emulated_arch(&self) -> Option<&str> {
+        match self {
+            DeviceSpec::Am { bdf } => bdf.strip_prefix("emu:"),
+            _ => None,
+        }
+    }
+}
+
 impl std::str::FromStr for DeviceSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
@@ -156,6 +175,9 @@ mod tests {
         assert_eq!(p("emu-nv:sm_90"), DeviceSpec::EmuNv { arch: "sm_90".into(), index: 0 });
         assert_eq!(p("am:03:00.0"), DeviceSpec::Am { bdf: "0000:03:00.0".into() });
         assert_eq!(p("am:0000:C1:00.1"), DeviceSpec::Am { bdf: "0000:c1:00.1".into() });
+        assert_eq!(p("am:emu:gfx1100"), DeviceSpec::Am { bdf: "emu:gfx1100".into() });
+        assert_eq!(p("am:emu:gfx942").am_emulated_arch(), Some("gfx942"));
+        assert_eq!(p("am:03:00.0").am_emulated_arch(), None);
         assert_eq!(p("usb:/dev/bus/usb/002/003"), DeviceSpec::Usb { path: "/dev/bus/usb/002/003".into() });
         assert_eq!(
             p("remote:gpu-box:6667/emu:gfx1201"),
@@ -170,8 +192,16 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for s in ["amd:0", "nv:3", "emu:gfx942", "emu:gfx1100:1", "emu-nv:sm_89", "am:0000:03:00.0", "remote:h:1/amd:1"]
-        {
+        for s in [
+            "amd:0",
+            "nv:3",
+            "emu:gfx942",
+            "emu:gfx1100:1",
+            "emu-nv:sm_89",
+            "am:0000:03:00.0",
+            "am:emu:gfx1100",
+            "remote:h:1/amd:1",
+        ] {
             assert_eq!(p(s).to_string(), s);
         }
     }
@@ -187,6 +217,9 @@ mod tests {
             ("emu-nv:sm_70", "no emulated `sm_70`"),
             ("am:zz:00.0", "not a PCI address"),
             ("am:03:20.0", "not a PCI address"),
+            ("am:emu:gfx1201", "no emulated PCI `gfx1201`; am:emu has gfx1100, gfx942"),
+            ("am:emu:", "no emulated PCI ``"),
+            ("am:emu:gfx1100:1", "no emulated PCI `gfx1100:1`"),
             ("remote:host/amd", "HOST:PORT"),
             ("remote:h:99999/amd", "not a port"),
             ("remote:h:1/bogus", "expected amd"),

@@ -1,9 +1,10 @@
-//! [`Backend`] for AMD: memory through KFD, kernargs and dispatch registers, PM4/SDMA rings,
-//! KFD events (with fault and hardware-exception decoding) between signal polls, and recovery by
-//! rebuilding the queues.
+//! [`Backend`] for AMD: memory through the driver interface, kernargs and dispatch registers,
+//! PM4/SDMA rings, the interface's sleep (with its fault and engine-reset reports) between
+//! signal polls, and recovery by rebuilding the queues.
 
 use super::device::{Amd, Buffer, Program, COMPUTE_RING, SDMA_RING, TIMESTAMP_HZ};
 use super::encode::{AmdCompute, AmdCopy};
+use super::iface::{MemKind, QueueKind};
 use super::launch;
 use super::ring::{HwRing, RingError};
 use crate::core::{memory_copy_into, ArgsBlock, Backend, Mem, Queue, SubmitError};
@@ -11,8 +12,8 @@ use crate::program::{kernargs, ArgValue, CodeObject, Launch};
 use crate::signal::{Signal, Width};
 use crate::trace::Trace;
 use crate::{Error, Result};
-use baregpu_drivers::amd::kfd::{MemKind, QueueKind};
 use baregpu_drivers::amd::pm4::Dispatch;
+use baregpu_drivers::va_window::Placement;
 use std::time::Duration;
 
 /// Bytes of the kernarg ring.
@@ -35,29 +36,30 @@ impl Backend for Amd {
     const DRAIN_ON_CLOSE: bool = false;
 
     fn alloc(&self, size: u64, mem: Mem) -> Result<Buffer> {
-        let mem = match mem {
-            Mem::Device => self.dev.alloc(size, MemKind::Vram { cpu_visible: true })?,
-            Mem::Host => self.dev.alloc(size, MemKind::Host)?,
-            Mem::Signals | Mem::Args => self.dev.alloc_internal(size, MemKind::Uncached)?,
+        let (kind, placement) = match mem {
+            Mem::Device => (MemKind::Vram { cpu_visible: true }, Placement::User),
+            Mem::Host => (MemKind::Host, Placement::User),
+            Mem::Signals | Mem::Args => (MemKind::Uncached, Placement::Internal),
         };
-        Ok(Buffer { mem })
+        Ok(Buffer { mem: self.iface.alloc(size, kind, placement)? })
     }
 
     fn free(&self, b: Buffer) -> Result<()> {
-        Ok(self.dev.free(b.mem)?)
+        self.iface.free(b.mem)
     }
 
     fn map_for_peer(&self, b: &Buffer, peer: &Amd) -> std::result::Result<(), String> {
-        self.dev.map_for_peer(&b.mem, &peer.dev).map_err(|e| e.to_string())
+        self.iface.map_for_peer(&b.mem, &*peer.iface)
     }
 
     /// Its image, relocated for where it lands, in device memory.
     fn load(&self, label: &str, code: CodeObject) -> Result<Program> {
-        let arch = &self.dev.gpu.arch;
+        let arch = &self.iface.info().arch;
         if &code.arch != arch {
             return Err(Error::Program(format!("the code object is for {}, but {label} is {arch}", code.arch)));
         }
-        let mem = self.dev.alloc_internal(code.image.len() as u64, MemKind::Vram { cpu_visible: true })?;
+        let mem =
+            self.iface.alloc(code.image.len() as u64, MemKind::Vram { cpu_visible: true }, Placement::Internal)?;
         let image = Buffer { mem };
         let bytes = code.relocated(image.va());
         memory_copy_into(label, &image, 0, &bytes)?;
@@ -117,7 +119,7 @@ impl Backend for Amd {
         let (queue, dispatch_id) = {
             let mut r = self.rings();
             r.dispatches += 1;
-            (r.compute.as_ref().map_or(0, |c| c.queue.pointers.va), r.dispatches)
+            (r.compute.as_ref().map_or(0, |c| c.queue.queue_va), r.dispatches)
         };
         let ptrs = launch::Pointers { kernargs: args_va, dispatch_packet: packet_va, queue, dispatch_id };
         let user_data = launch::user_sgprs(k, &ptrs)?;
@@ -196,35 +198,37 @@ impl Backend for Amd {
         }
     }
 
-    /// Sleep on the KFD events; a memory fault or hardware exception ends the wait.
+    /// Sleep through the interface; a memory fault or engine reset it reports ends the wait.
     fn sleep(&self, d: Duration) -> std::result::Result<(), String> {
-        let ms = d.as_millis().clamp(1, 200) as u32;
-        let out = self.dev.kfd().wait_events(&self.events, ms).map_err(|e| format!("waiting on KFD events: {e}"))?;
-        match (out.memory_fault, out.hw_exception) {
-            (Some(f), _) => Err(f.to_string()),
-            // The reset says only that the engine stopped; the queue's exception says why.
-            (_, Some(h)) => {
-                let queue = self.rings().compute.as_ref().map(|r| r.queue.id);
-                match queue.and_then(|q| self.dev.queue_exception(q)) {
-                    Some(why) => Err(format!("{why}; the engine was reset")),
-                    None => Err(h.to_string()),
-                }
-            }
-            _ => Ok(()),
+        let stopped = match self.iface.sleep(d) {
+            Ok(()) => return Ok(()),
+            Err(s) => s,
+        };
+        if !stopped.engine_reset {
+            return Err(stopped.why);
+        }
+        // The reset says only that the engine stopped; the queue's exception says why.
+        let queue = self.rings().compute.as_ref().map(|r| r.queue.id);
+        match queue.and_then(|q| self.iface.queue_exception(q)) {
+            Some(why) => Err(format!("{why}; the engine was reset")),
+            None => Err(stopped.why),
         }
     }
 
     fn recover(&self) -> Result<bool> {
         let mut r = self.rings();
         for ring in [r.compute.take(), r.copy.take()].into_iter().flatten() {
-            if let Err(e) = self.dev.destroy_queue(ring.queue) {
+            if let Err(e) = self.iface.destroy_queue(ring.queue) {
                 log::warn!("{}: destroying a faulted queue: {e}", self.label);
             }
         }
+        if !self.iface.recover()? {
+            return Ok(false);
+        }
         // A reset may have stopped an XCC inside a barrier: start the counters over.
         super::device::reset_barrier(&self.xccs);
-        r.compute = Some(HwRing::new(self.dev.create_queue(QueueKind::Compute, COMPUTE_RING)?));
-        r.copy = self.dev.create_queue(QueueKind::Sdma, SDMA_RING).ok().map(HwRing::new);
+        r.compute = Some(HwRing::new(self.iface.create_queue(QueueKind::Compute, COMPUTE_RING)?));
+        r.copy = self.iface.create_queue(QueueKind::Sdma, SDMA_RING).ok().map(HwRing::new);
         Ok(true)
     }
 
@@ -239,23 +243,20 @@ impl Backend for Amd {
         }
     }
 
-    /// Give back the queues, events and scratch, so that an emulated KFD (or a long-lived
-    /// process sharing /dev/kfd) sees a clean state; the kernel would also reclaim them when
-    /// the file closes.
+    /// Give back the queues, the interface's own resources (KFD: events) and scratch, so that
+    /// an emulated device (or a long-lived process sharing /dev/kfd) sees a clean state.
     fn close(&mut self) {
         let r = self.rings.get_mut().unwrap_or_else(|e| e.into_inner());
         for ring in [r.compute.take(), r.copy.take()].into_iter().flatten() {
-            if let Err(e) = self.dev.destroy_queue(ring.queue) {
+            if let Err(e) = self.iface.destroy_queue(ring.queue) {
                 log::warn!("{}: destroying a queue: {e}", self.label);
             }
         }
-        for e in self.events {
-            let _ = self.dev.destroy_event(e);
-        }
+        self.iface.close();
         let scratch: Vec<_> =
             r.scratch.take().into_iter().chain(r.retired_scratch.drain(..)).chain(self.xcc_barrier.take()).collect();
         for m in scratch {
-            if let Err(e) = self.dev.free(m) {
+            if let Err(e) = self.iface.free(m) {
                 log::warn!("{}: freeing scratch: {e}", self.label);
             }
         }
@@ -294,8 +295,9 @@ impl Amd {
         // TMPRING_SIZE describes one XCC's waves; each XCC gets a region of its own.
         let per_wave = (per_lane as u64 * 64).div_ceil(256) * 256;
         let xccs = self.xccs.count as u64;
-        let cus = self.dev.gpu.compute_units as u64 / xccs;
-        let slots = self.dev.props.get("max_slots_scratch_cu").unwrap_or(32).max(1);
+        let info = self.iface.info();
+        let cus = info.compute_units as u64 / xccs;
+        let slots = info.scratch_slots_per_cu;
         let waves = (cus * slots).min(0xfff).min(waves).max(1);
         let per_xcc = per_wave * waves;
         let need = per_xcc * xccs;
@@ -312,7 +314,7 @@ impl Amd {
             rings.retired_scratch.push(m);
         }
         drop(rings);
-        let mem = self.dev.alloc_internal(need, MemKind::Vram { cpu_visible: false }).map_err(|e| {
+        let mem = self.iface.alloc(need, MemKind::Vram { cpu_visible: false }, Placement::Internal).map_err(|e| {
             crate::core::dev_err(
                 &self.label,
                 format!("scratch of {per_lane} bytes per work-item for {waves} waves: {e}"),

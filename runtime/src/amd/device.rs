@@ -1,24 +1,25 @@
-//! An AMD GPU driven through KFD: the vendor half of [`crate::core::Device`] — the KFD device,
-//! its PM4 compute and SDMA copy rings, the events a host sleeps on, the HDP flush and scratch.
-//! The same code drives a real GPU (host OS) and the emulated one (the emulated KFD behind the
-//! same OS boundary).
+//! An AMD GPU: the vendor half of [`crate::core::Device`] over the driver interface beneath it
+//! ([`AmdIface`]: KFD, or the userspace PCI driver) — its PM4 compute and SDMA copy rings, the
+//! HDP flush, scratch and the XCC barrier. The same code drives a real GPU and the emulated ones.
 
-use super::encode::{Wake, Xccs};
-use super::hdp::{self, HdpFlush};
+use super::encode::Xccs;
+use super::hdp::HdpFlush;
+use super::iface::{AmdIface, MemKind, Memory, QueueKind, Wake};
+use super::kfd::KfdIface;
 use super::ring::HwRing;
 use crate::core::{self, DeviceBuffer};
 use crate::program::CodeObject;
 use crate::Result;
-use baregpu_drivers::amd::kfd::{EventKind, Kfd, KfdDevice, KfdEvent, KfdMemory, MemKind, QueueKind};
+use baregpu_drivers::amd::kfd::KfdDevice;
 use baregpu_drivers::amd::pm4::Pm4Generation;
 use baregpu_drivers::amd::sdma::SdmaGeneration;
 use baregpu_drivers::amd::topology;
 use baregpu_drivers::os::Os;
+use baregpu_drivers::va_window::Placement;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub(crate) const COMPUTE_RING: u64 = 1 << 18;
 pub(crate) const SDMA_RING: u64 = 1 << 18;
-const EVENT_PAGE: u64 = 0x8000;
 /// GPU timestamps count at 100 MHz.
 pub const TIMESTAMP_HZ: u64 = 100_000_000;
 
@@ -28,7 +29,7 @@ pub type AmdDevice = core::Device<Amd>;
 /// Device memory with a GPU virtual address (equal to its CPU address where it is CPU-mapped).
 #[derive(Debug)]
 pub struct Buffer {
-    pub(crate) mem: KfdMemory,
+    pub(crate) mem: Memory,
 }
 
 impl DeviceBuffer for Buffer {
@@ -73,29 +74,27 @@ pub(crate) struct Rings {
     /// Always present but during recovery and close.
     pub(crate) compute: Option<HwRing>,
     pub(crate) copy: Option<HwRing>,
-    pub(crate) scratch: Option<KfdMemory>,
+    pub(crate) scratch: Option<Memory>,
     /// Scratch buffers a larger one replaced: compiled graphs encode the scratch address, so a
     /// replaced buffer stays mapped until the device closes rather than being freed under them.
-    pub(crate) retired_scratch: Vec<KfdMemory>,
+    pub(crate) retired_scratch: Vec<Memory>,
     pub(crate) dispatches: u64,
 }
 
-/// The AMD backend: encodes PM4 and SDMA, submits to KFD rings, sleeps on KFD events.
+/// The AMD backend: encodes PM4 and SDMA, submits to the interface's rings, sleeps through it.
 pub struct Amd {
-    pub(crate) dev: KfdDevice,
+    pub(crate) iface: Box<dyn AmdIface>,
     /// The device's label (`emu:gfx1100`), for errors raised below the core.
     pub(crate) label: String,
     pub(crate) pm4: &'static Pm4Generation,
     pub(crate) sdma: &'static SdmaGeneration,
     pub(crate) hdp: Option<HdpFlush>,
     pub(crate) lds_limit: u32,
-    pub(crate) wake: Wake,
+    pub(crate) wake: Option<Wake>,
     /// The XCCs that execute the compute ring, and their barrier counters.
     pub(crate) xccs: Xccs,
     /// The memory of the barrier counters (multi-XCC devices).
-    pub(crate) xcc_barrier: Option<KfdMemory>,
-    /// Queue event, memory fault, hardware exception.
-    pub(crate) events: [KfdEvent; 3],
+    pub(crate) xcc_barrier: Option<Memory>,
     pub(crate) rings: Mutex<Rings>,
 }
 
@@ -104,8 +103,14 @@ impl Amd {
         self.rings.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn kfd_device(&self) -> &KfdDevice {
-        &self.dev
+    /// The driver interface beneath the backend.
+    pub fn iface(&self) -> &dyn AmdIface {
+        &*self.iface
+    }
+
+    /// The KFD device, where the backend runs over KFD.
+    pub fn kfd_device(&self) -> Option<&KfdDevice> {
+        self.iface.as_any().downcast_ref::<KfdIface>().map(KfdIface::device)
     }
 }
 
@@ -122,53 +127,59 @@ pub(crate) fn reset_barrier(x: &Xccs) {
     }
 }
 
+/// The PM4 and SDMA generations of `arch`, or why the runtime cannot drive it.
+fn generations(label: &str, arch: &str) -> Result<(&'static Pm4Generation, &'static SdmaGeneration)> {
+    let err = |m: String| core::dev_err(label, m);
+    let pm4 = Pm4Generation::for_arch(arch).ok_or_else(|| err(format!("{arch} is not supported")))?;
+    let sdma = SdmaGeneration::for_arch(arch).ok_or_else(|| err(format!("{arch} has no SDMA support")))?;
+    Ok((pm4, sdma))
+}
+
 impl core::Device<Amd> {
     /// Open AMD GPU `index` of the KFD behind `os`; `label` names it in errors (`amd:0`, `emu:gfx1100`).
     pub fn open(os: Arc<dyn Os>, index: usize, label: &str) -> Result<AmdDevice> {
-        let err = |m: String| core::dev_err(label, m);
         let gpus = topology::discover(&*os)?;
-        let gpu = gpus.into_iter().nth(index).ok_or_else(|| err(format!("no AMD GPU {index}")))?;
-        let arch = gpu.arch.clone();
-        let pm4 = Pm4Generation::for_arch(&arch).ok_or_else(|| err(format!("{arch} is not supported")))?;
-        let sdma = SdmaGeneration::for_arch(&arch).ok_or_else(|| err(format!("{arch} has no SDMA support")))?;
-        let hdp = hdp::discover(&*os, gpu.render_minor);
-        let kfd = Kfd::open(os)?;
-        let dev = KfdDevice::open(kfd, gpu)?.named(label);
-        let lds_limit = dev.props.get("lds_size_in_kb").unwrap_or(64) as u32 * 1024;
+        let gpu = gpus.into_iter().nth(index).ok_or_else(|| core::dev_err(label, format!("no AMD GPU {index}")))?;
+        // Before KFD is opened: an architecture the runtime cannot drive is the error to give.
+        generations(label, &gpu.arch)?;
+        Self::open_on(Box::new(KfdIface::open(os, gpu, label)?), label)
+    }
 
-        // In the process's one event page, shared by the devices of one KFD.
-        let (queue_event, mailbox) = dev.create_mailbox_event(EVENT_PAGE)?;
-        // Auto-reset: a fault is reported to one wait, not to every wait after recovery.
-        let fault_event = dev.create_event(EventKind::MemoryFault, true, None)?;
-        let hw_event = dev.create_event(EventKind::HwException, true, None)?;
-        let xcc_barrier = match dev.gpu.num_xcc {
+    /// The device over an opened driver interface: its XCC barrier and its compute and SDMA
+    /// queues (a device without an SDMA queue copies through the CPU).
+    pub fn open_on(iface: Box<dyn AmdIface>, label: &str) -> Result<AmdDevice> {
+        let err = |m: String| core::dev_err(label, m);
+        let info = iface.info().clone();
+        let (pm4, sdma) = generations(label, &info.arch)?;
+        let xcc_barrier = match info.xccs {
             1 => None,
-            n if n.is_power_of_two() => Some(dev.alloc_internal(0x1000, MemKind::Vram { cpu_visible: true })?),
+            n if n.is_power_of_two() => {
+                Some(iface.alloc(0x1000, MemKind::Vram { cpu_visible: true }, Placement::Internal)?)
+            }
             n => return Err(err(format!("{n} XCCs: only partitions of 1, 2, 4 or 8 XCCs are supported"))),
         };
-        let xccs = Xccs { count: dev.gpu.num_xcc, barrier: xcc_barrier.as_ref().map_or(0, |m| m.va) };
+        let xccs = Xccs { count: info.xccs, barrier: xcc_barrier.as_ref().map_or(0, |m| m.va) };
         reset_barrier(&xccs);
-        let compute = HwRing::new(dev.create_queue(QueueKind::Compute, COMPUTE_RING)?);
-        let copy = match dev.create_queue(QueueKind::Sdma, SDMA_RING) {
+        let compute = HwRing::new(iface.create_queue(QueueKind::Compute, COMPUTE_RING)?);
+        let copy = match iface.create_queue(QueueKind::Sdma, SDMA_RING) {
             Ok(q) => Some(HwRing::new(q)),
             Err(e) => {
                 log::warn!("{label}: no SDMA queue ({e}); copies go through the CPU");
                 None
             }
         };
-        let wake = Wake { mailbox, event: queue_event.id };
-        log::info!("{label}: {arch} open (hdp flush {hdp:?})");
+        let hdp = iface.hdp();
+        log::info!("{label}: {} open through {} (hdp flush {hdp:?})", info.arch, iface.kind());
         let amd = Amd {
-            dev,
             label: label.to_string(),
             pm4,
             sdma,
             hdp,
-            lds_limit,
-            wake,
+            lds_limit: info.lds_bytes,
+            wake: iface.wake(),
             xccs,
             xcc_barrier,
-            events: [queue_event, fault_event, hw_event],
+            iface,
             rings: Mutex::new(Rings {
                 compute: Some(compute),
                 copy,
@@ -177,14 +188,15 @@ impl core::Device<Amd> {
                 dispatches: 0,
             }),
         };
-        core::Device::new(amd, label, &arch)
+        core::Device::new(amd, label, &info.arch)
     }
 
-    pub fn kfd_device(&self) -> &KfdDevice {
-        &self.backend().dev
+    /// The KFD device, where the device runs over KFD.
+    pub fn kfd_device(&self) -> Option<&KfdDevice> {
+        self.backend().kfd_device()
     }
 
     pub(crate) fn alloc_kind(&self, size: u64, kind: MemKind) -> Result<Buffer> {
-        Ok(Buffer { mem: self.backend().dev.alloc(size, kind)? })
+        Ok(Buffer { mem: self.backend().iface.alloc(size, kind, Placement::User)? })
     }
 }

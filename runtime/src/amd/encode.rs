@@ -1,26 +1,21 @@
 //! The AMD encoders of the runtime core: PM4 for the compute queue and SDMA for the copy queue.
 //! Signals are 32-bit (RELEASE_MEM send_32_bit_low, SDMA FENCE, WAIT_REG_MEM mask 0xffffffff);
 //! a signal with `interrupt` also writes the device's queue-event mailbox and interrupts, so
-//! KFD wakes a host sleeping on the event.
+//! KFD wakes a host sleeping on the event (where the interface has no [`Wake`], host waits
+//! only poll and no interrupt is encoded).
 
 use super::hdp::HdpFlush;
+use super::iface::Wake;
 use crate::core::{ComputeEncoder, CopyEncoder, Encoder, Patch, PatchWidth};
 use crate::Result;
 use baregpu_drivers::amd::pm4::{Compare, Pm4, Pm4Generation, ReleaseData};
 use baregpu_drivers::amd::sdma::{Sdma, SdmaGeneration};
 
-/// Where the host's wake-up goes: the queue event's mailbox slot and its id.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Wake {
-    pub mailbox: u64,
-    pub event: u32,
-}
-
 /// PM4 commands for the compute queue.
 pub struct AmdCompute {
     pub q: Pm4,
     hdp: Option<HdpFlush>,
-    wake: Wake,
+    wake: Option<Wake>,
 }
 
 /// How many XCCs execute the compute ring, and where their barrier counters are.
@@ -31,7 +26,12 @@ pub(crate) struct Xccs {
 }
 
 impl AmdCompute {
-    pub(crate) fn new(gen: &'static Pm4Generation, hdp: Option<HdpFlush>, wake: Wake, xccs: Xccs) -> AmdCompute {
+    pub(crate) fn new(
+        gen: &'static Pm4Generation,
+        hdp: Option<HdpFlush>,
+        wake: Option<Wake>,
+        xccs: Xccs,
+    ) -> AmdCompute {
         AmdCompute { q: Pm4::for_xccs(gen, xccs.count, xccs.barrier), hdp, wake }
     }
 
@@ -42,8 +42,9 @@ impl AmdCompute {
 
     /// Wake a host sleeping on the device's queue event (once, whatever the XCC count).
     fn interrupt(&mut self) {
-        let ev = self.wake.event;
-        self.q.once(|q| q.release_mem(self.wake.mailbox, ReleaseData::U32(ev), false, Some(ev)));
+        if let Some(w) = self.wake {
+            self.q.once(|q| q.release_mem(w.mailbox, ReleaseData::U32(w.event), false, Some(w.event)));
+        }
     }
 }
 
@@ -93,11 +94,11 @@ impl ComputeEncoder for AmdCompute {
 /// SDMA commands for the copy queue.
 pub struct AmdCopy {
     pub q: Sdma,
-    wake: Wake,
+    wake: Option<Wake>,
 }
 
 impl AmdCopy {
-    pub(crate) fn new(gen: &'static SdmaGeneration, wake: Wake) -> AmdCopy {
+    pub(crate) fn new(gen: &'static SdmaGeneration, wake: Option<Wake>) -> AmdCopy {
         AmdCopy { q: Sdma::new(gen), wake }
     }
 
@@ -115,9 +116,9 @@ impl Encoder for AmdCopy {
     /// A FENCE of 32 bits after earlier commands, and a TRAP to wake the host.
     fn signal(&mut self, addr: u64, value: u64, interrupt: bool) -> Patch {
         let at = self.q.fence(addr, value as u32);
-        if interrupt {
-            self.q.fence(self.wake.mailbox, self.wake.event);
-            self.q.trap(self.wake.event);
+        if let (true, Some(w)) = (interrupt, self.wake) {
+            self.q.fence(w.mailbox, w.event);
+            self.q.trap(w.event);
         }
         Patch::new(at, PatchWidth::Bits32)
     }

@@ -34,16 +34,29 @@ pub fn discover(os: &dyn Os, render_minor: u32) -> Option<HdpFlush> {
     for block in ["NBIO", "NBIF"] {
         let dir = Path::new(&die).join(block).join("0");
         let Some(v) = version(os, &dir) else { continue };
-        let (req, done): (Reg, Reg) = match v {
-            (4, 3, _) => (nbio_4_3_0::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ, nbio_4_3_0::regBIF_BX_PF0_GPU_HDP_FLUSH_DONE),
-            (6, 3, _) => (nbif_6_3_1::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ, nbif_6_3_1::regBIF_BX_PF0_GPU_HDP_FLUSH_DONE),
-            (7, 9, _) => (nbio_7_9_0::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ, nbio_7_9_0::regBIF_BX_PF0_GPU_HDP_FLUSH_DONE),
-            _ => continue,
-        };
-        let b = bases(os, &dir)?;
-        return Some(HdpFlush { req: req.addr(&b)?, done: done.addr(&b)? });
+        if registers(v).is_none() {
+            continue;
+        }
+        return for_block(v, &bases(os, &dir)?);
     }
     None
+}
+
+/// The flush pair of an NBIO/NBIF block of `version` whose segment bases are `bases` (from
+/// sysfs, or from the IP discovery table the AM driver reads); `None` for an unknown version.
+pub fn for_block(version: (u32, u32, u32), bases: &[u32]) -> Option<HdpFlush> {
+    let (req, done) = registers(version)?;
+    Some(HdpFlush { req: req.addr(bases)?, done: done.addr(bases)? })
+}
+
+/// BIF_BX_PF0_GPU_HDP_FLUSH_REQ and _DONE of each NBIO/NBIF version the runtime knows.
+fn registers(version: (u32, u32, u32)) -> Option<(Reg, Reg)> {
+    Some(match version {
+        (4, 3, _) => (nbio_4_3_0::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ, nbio_4_3_0::regBIF_BX_PF0_GPU_HDP_FLUSH_DONE),
+        (6, 3, _) => (nbif_6_3_1::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ, nbif_6_3_1::regBIF_BX_PF0_GPU_HDP_FLUSH_DONE),
+        (7, 9, _) => (nbio_7_9_0::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ, nbio_7_9_0::regBIF_BX_PF0_GPU_HDP_FLUSH_DONE),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -64,5 +77,20 @@ mod tests {
         assert_eq!(h.req, [0, 0x14, 0xd20, 0x10400][req.base_idx as usize] + req.offset);
         assert_eq!(h.done, h.req + 1);
         assert_eq!(discover(&os, 129), None);
+    }
+
+    #[test]
+    fn a_block_from_a_discovery_table_gives_the_same_pair() {
+        let bases = [0, 0x14, 0xd20, 0x10400];
+        for (v, req) in [
+            ((4, 3, 0), nbio_4_3_0::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ),
+            ((6, 3, 1), nbif_6_3_1::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ),
+            ((7, 9, 0), nbio_7_9_0::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ),
+        ] {
+            let h = for_block(v, &bases).unwrap_or_else(|| panic!("{v:?}"));
+            assert_eq!(h.req, bases[req.base_idx as usize] + req.offset, "{v:?}");
+        }
+        assert_eq!(for_block((2, 1, 0), &bases), None);
+        assert_eq!(for_block((4, 3, 0), &[]), None, "a base the block lacks");
     }
 }

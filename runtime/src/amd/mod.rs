@@ -1,9 +1,12 @@
-//! The AMD backend of the runtime core, over the KFD driver.
+//! The AMD backend of the runtime core, over a driver interface: KFD, or the userspace PCI driver.
 
+pub mod am;
 mod backend;
 mod device;
 mod encode;
 pub mod hdp;
+pub mod iface;
+pub mod kfd;
 pub mod launch;
 mod ring;
 mod staging;
@@ -13,6 +16,8 @@ pub use crate::trace;
 pub use crate::core::Submitted;
 pub use device::{Amd, AmdDevice, Buffer, Program, TIMESTAMP_HZ};
 pub use encode::{AmdCompute, AmdCopy};
+pub use iface::AmdIface;
+pub use kfd::KfdIface;
 pub use staging::STAGING_BYTES;
 
 /// The queue builders on an AMD device.

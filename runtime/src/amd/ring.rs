@@ -1,14 +1,14 @@
-//! Writing commands into a KFD hardware queue's ring and ringing its doorbell. PM4 rings count
+//! Writing commands into a hardware queue's ring and ringing its doorbell. PM4 rings count
 //! in dwords and packets may wrap; SDMA rings count in bytes and a packet may not straddle the
 //! end, so the tail is filled with NOPs (zero dwords). Space is checked against the read pointer
 //! the engine writes back: never overwrite what it has not consumed.
 
-use baregpu_drivers::amd::kfd::{KfdQueue, QueueKind};
+use super::iface::{HwQueue, QueueKind};
 use std::sync::atomic::{fence, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub struct HwRing {
-    pub queue: KfdQueue,
+    pub queue: HwQueue,
     /// Monotonic write position, in the queue's units (PM4: dwords, SDMA: bytes).
     put: u64,
     ring_dwords: u64,
@@ -24,8 +24,8 @@ pub enum RingError {
 }
 
 impl HwRing {
-    pub fn new(queue: KfdQueue) -> Self {
-        // The engine wraps at the size CREATE_QUEUE was given, not the page-rounded allocation.
+    pub fn new(queue: HwQueue) -> Self {
+        // The engine wraps at the size the queue was created with, not the page-rounded allocation.
         let ring_dwords = queue.ring_bytes / 4;
         HwRing { queue, put: 0, ring_dwords }
     }
@@ -38,7 +38,8 @@ impl HwRing {
     }
 
     fn read_ptr(&self, at: u64) -> u64 {
-        // SAFETY: the pointer page is mapped for the queue's life; the engine writes it.
+        // SAFETY: a read pointer stays mapped for the queue's life (the interface's contract);
+        // the engine writes it.
         unsafe { AtomicU64::from_ptr(at as *mut u64) }.load(Ordering::Acquire)
     }
 
@@ -48,7 +49,7 @@ impl HwRing {
     fn in_flight(&self) -> u64 {
         let put = self.put / self.unit();
         let behind = |at: u64| put.wrapping_sub(self.read_ptr(at) / self.unit()) & (self.ring_dwords - 1);
-        self.queue.read_ptrs().map(behind).max().unwrap_or(0)
+        self.queue.read_ptrs.iter().copied().map(behind).max().unwrap_or(0)
     }
 
     /// Wait until `need` dwords are free (one is always kept free so that full and empty differ).
@@ -73,7 +74,7 @@ impl HwRing {
     }
 
     fn store(&self, index: u64, word: u32) {
-        let at = self.queue.ring.va + (index & (self.ring_dwords - 1)) * 4;
+        let at = self.queue.ring_va + (index & (self.ring_dwords - 1)) * 4;
         // SAFETY: `at` is inside the ring allocation, which stays mapped while the queue lives;
         // the engine only reads what lies between its read pointer and our write pointer.
         unsafe { std::ptr::write_volatile(at as *mut u32, word) };
@@ -93,7 +94,7 @@ impl HwRing {
     ) -> Result<(), RingError> {
         if self.queue.kind == QueueKind::Compute && self.queue.xccs() > 1 {
             let at = self.put / self.unit() + head.len() as u64;
-            let wrapped = super::xcc_ib::wrap(words, self.queue.ring.va, self.ring_dwords, at);
+            let wrapped = super::xcc_ib::wrap(words, self.queue.ring_va, self.ring_dwords, at);
             return self.place(&[head, &wrapped].concat(), packets, timeout);
         }
         self.place(&[head, words].concat(), packets, timeout)
@@ -130,12 +131,10 @@ impl HwRing {
         // The ring contents must be visible before the write pointer, and the write pointer
         // before the doorbell.
         fence(Ordering::Release);
-        // SAFETY: write_ptr and doorbell are mapped for the queue's life (pointer page, doorbell window).
-        unsafe {
-            AtomicU64::from_ptr(self.queue.write_ptr as *mut u64).store(self.put, Ordering::Release);
-            fence(Ordering::SeqCst);
-            self.queue.ring_doorbell(self.put);
-        }
+        // SAFETY: the write pointer stays mapped for the queue's life (the interface's contract).
+        unsafe { AtomicU64::from_ptr(self.queue.write_ptr as *mut u64) }.store(self.put, Ordering::Release);
+        fence(Ordering::SeqCst);
+        self.queue.ring_doorbell(self.put);
         Ok(())
     }
 }

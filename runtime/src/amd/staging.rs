@@ -12,7 +12,7 @@ impl AmdDevice {
     ///
     /// [`copy_out`]: AmdDevice::copy_out
     pub fn alloc_vram(&self, size: u64) -> Result<Buffer> {
-        self.alloc_kind(size, baregpu_drivers::amd::kfd::MemKind::Vram { cpu_visible: false })
+        self.alloc_kind(size, super::iface::MemKind::Vram { cpu_visible: false })
     }
 
     /// Copy host bytes into any buffer, ordered after earlier work on the device.
