@@ -223,6 +223,10 @@ def rewrites(text, bs):
         # The numeric format is found by trying them all; only the one with the golden bytes is kept.
         for n in range(128):
             yield "same_bytes_format_numeric", text.replace(fm.group(0), f"format:{n}")
+    if fm and "BUF_DATA_FORMAT_" in fm.group(0):
+        # gfx9: a default part written out (llvm-mc prints neither BUF_DATA_FORMAT_8 nor UNORM).
+        yield "format_default_part_written", re.sub(r"BUF_NUM_FORMAT_[A-Z0-9_]+", "BUF_NUM_FORMAT_UNORM", text)
+        yield "format_default_part_written", re.sub(r"BUF_DATA_FORMAT_[A-Z0-9_]+", "BUF_DATA_FORMAT_8", text)
     hw = re.search(r"hwreg\(([^,()]+), 0, 32\)", text)
     if hw:
         yield "hwreg_short_form", text.replace(hw.group(0), f"hwreg({hw.group(1)})")

@@ -9,6 +9,7 @@
 mod decoded;
 mod expr;
 pub mod lexer;
+mod matrix;
 mod modifier;
 pub mod operand;
 pub mod parser;

@@ -403,6 +403,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     i.set_field("soffset", code.0);
                     continue;
                 }
+                super::matrix::check(i, o.name, code.0, r.map(|r| r.file)).map_err(|e| (t.col, e))?;
                 set_src(i, field, code.0, code.1, t)?;
             }
             OperandKind::Imm | OperandKind::Simm16 | OperandKind::Label | OperandKind::Offset => {

@@ -217,7 +217,11 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
         (Val::Int(n), Val::Call("swizzle", args)) | (Val::Call("swizzle", args), Val::Int(n)) => {
             crate::names::swizzle::parse(arch, &format!("swizzle({args})")).is_some_and(|v| i64::from(v) == *n)
         }
-        (Val::Names(x), Val::Names(y)) => x == y,
+        // MTBUF formats by value: a default part may be written or left out
+        // (`[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_UNORM]` is `[BUF_DATA_FORMAT_8_8_8_8]`).
+        (Val::Names(x), Val::Names(y)) => {
+            x == y || format_value(arch, x).is_some_and(|v| format_value(arch, y) == Some(v))
+        }
         // MTBUF `format:N` against its name(s).
         (Val::Int(n), Val::Names(f)) | (Val::Names(f), Val::Int(n)) => format_value(arch, f) == Some(*n),
         (Val::Other(x), Val::Other(y)) => no_space(x) == no_space(y),
@@ -233,8 +237,15 @@ fn format_value(arch: Arch, f: &[&str]) -> Option<i64> {
         [u] if buf_fmt::ufmt(arch, u).is_some() => buf_fmt::ufmt(arch, u).map(i64::from),
         [u] if *u == "BUF_FMT_INVALID" => Some(0),
         _ => {
-            let d = f.iter().find_map(|x| buf_fmt::dfmt(x)).unwrap_or(1);
-            let n = f.iter().find_map(|x| buf_fmt::nfmt(x)).unwrap_or(0);
+            // Any other name makes it no format at all (the list is then compared as text).
+            let (mut d, mut n) = (buf_fmt::DEFAULT_DFMT, buf_fmt::DEFAULT_NFMT);
+            for x in f {
+                match (buf_fmt::dfmt(x), buf_fmt::nfmt(x)) {
+                    (Some(k), _) => d = k,
+                    (_, Some(k)) => n = k,
+                    _ => return None,
+                }
+            }
             Some(i64::from(d | n << 4))
         }
     }
