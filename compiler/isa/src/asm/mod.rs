@@ -8,6 +8,7 @@
 
 mod decoded;
 mod expr;
+mod image;
 pub mod lexer;
 mod matrix;
 mod modifier;

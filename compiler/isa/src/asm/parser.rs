@@ -171,6 +171,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     if fname == "EXP" {
         return exp(i, line);
     }
+    if crate::disasm::image::is_image(fname) {
+        return super::image::fill(i, line);
+    }
     let mut toks: Vec<Tok> = line.operands.clone();
     let mut mods: Vec<Tok> = line.mods.clone();
     // Returning atomics print a destination the table does not list.

@@ -260,10 +260,10 @@ fn is_default(arch: Arch, m: &Modifier) -> bool {
     let zero_list = |v: &[i64]| v.iter().all(|&x| x == 0);
     match (m.name, &m.val) {
         // `nosc0`, `noglc`...: a cache-policy bit written as off.
-        (n, None) => n.strip_prefix("no").is_some_and(|f| CPOL.contains(&f)),
+        (n, None) => n.strip_prefix("no").is_some_and(|f| CPOL.contains(&f) || IMAGE_FLAGS.contains(&f)),
         (
             "offset" | "offset0" | "offset1" | "wait_exp" | "wait_vdst" | "wait_va_vdst" | "wait_vm_vsrc" | "cbsz"
-            | "abid" | "blgp" | "byte_sel" | "index_key" | "fi" | "clamp",
+            | "abid" | "blgp" | "byte_sel" | "index_key" | "fi" | "clamp" | "dmask",
             Some(Val::Int(0)),
         ) => true,
         ("mul" | "div", Some(Val::Int(1))) => true,
@@ -283,6 +283,9 @@ fn is_default(arch: Arch, m: &Modifier) -> bool {
 }
 
 const CPOL: [&str; 7] = ["glc", "slc", "dlc", "sc0", "sc1", "nt", "scc"];
+
+/// Image flags (`noa16` is `a16` left out).
+const IMAGE_FLAGS: [&str; 8] = ["unorm", "r128", "a16", "d16", "lwe", "nv", "tfe", "glc"];
 
 /// The same modifiers: one written on one side only must be at its default; those on both sides
 /// must have the same value and, except cache-policy flags and gfx12 th/scope (which llvm-mc
@@ -321,6 +324,10 @@ fn same_mod(arch: Arch, a: &Modifier, b: &Modifier) -> bool {
             }
             // `glc` is `glc:1`.
             (None, Some(Val::Int(1))) | (Some(Val::Int(1)), None) => true,
+            // Image dimensions, full (`SQ_RSRC_IMG_2D`) or short (`2D`).
+            (Some(Val::Name(x)), Some(Val::Name(y))) if a.name == "dim" => {
+                crate::disasm::image::dim(x).is_some_and(|d| crate::disasm::image::dim(y) == Some(d))
+            }
             (Some(x), Some(y)) => same_val(arch, false, x, y),
             _ => false,
         }
