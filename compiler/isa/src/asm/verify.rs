@@ -199,7 +199,22 @@ fn same_reg(x: &Reg, y: &Reg) -> bool {
     x.file == y.file && x.first == y.first && x.count == y.count && hi(x) == hi(y)
 }
 
+/// A bracketed list of registers (an image address list `[v4, v[5:6]]`), else `None`.
+fn reg_list(v: &Val) -> Option<Vec<Reg>> {
+    match v {
+        Val::Names(parts) => parts.iter().map(|p| super::operand::parse_reg(p)).collect(),
+        Val::Other(s) => {
+            let inner = s.strip_prefix('[')?.strip_suffix(']')?;
+            inner.split(',').map(|p| super::operand::parse_reg(p.trim())).collect()
+        }
+        _ => None,
+    }
+}
+
 fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
+    if let (Some(x), Some(y)) = (reg_list(a), reg_list(b)) {
+        return x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| same_reg(p, q));
+    }
     match (a, b) {
         (Val::Reg(x), Val::Reg(y)) => same_reg(x, y),
         (Val::Name(x), Val::Name(y)) => {
