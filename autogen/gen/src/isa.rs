@@ -380,6 +380,7 @@ fn build_arch(arch: &'static str) -> Result<ArchOut, String> {
             .collect();
     }
 
+    golden_cands.extend(image::nsa_golden(&fmts, &ops, &image_counts));
     let mut image_addrs = Vec::new();
     for (o, c) in ops.iter_mut().zip(&image_counts) {
         if let Some(c) = c {

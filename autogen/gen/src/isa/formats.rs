@@ -176,7 +176,7 @@ fn sdwa_fields(b: u32, vopc: bool) -> Vec<FieldDef> {
 }
 
 /// A modifier format (DPP16/DPP8/SDWA) of `base`, selected by the source field at `src`.
-fn modifier(base: &Fmt, name: &'static str, src: (u32, u32), value: u32, extra: Vec<FieldDef>) -> Fmt {
+pub(super) fn modifier(base: &Fmt, name: &'static str, src: (u32, u32), value: u32, extra: Vec<FieldDef>) -> Fmt {
     let mut fields = base.fields.clone();
     fields.extend(extra);
     Fmt {

@@ -4,12 +4,28 @@
 //! against llvm-mc like every other format; the register counts are read from llvm-mc per opcode,
 //! dim/a16 and dmask/d16 (`counts`) and emitted as a table of their own.
 
-use super::formats::{f, fmt, Family, Fmt, Role};
+use super::formats::{f, fmt, modifier, Family, Fmt, Role};
 use super::{llvm, set, OpInfo, OperandOut};
 
 /// Whether a format is an image format.
 pub fn is_image(name: &str) -> bool {
     matches!(name, "MIMG" | "VIMAGE" | "VSAMPLE")
+}
+
+/// Golden candidates of gfx11's non-sequential address form: each MIMG opcode with the first
+/// dim whose address count is 2 to 5, the addresses spread over the extra dword.
+pub fn nsa_golden(fmts: &[Fmt], ops: &[OpInfo], counts: &[Option<Counts>]) -> Vec<(u128, usize)> {
+    let mut out = Vec::new();
+    for (o, c) in ops.iter().zip(counts) {
+        let (Some(c), "MIMG") = (c, fmts[o.fmt].name) else { continue };
+        let Some(dim) = (0..8).find(|&k| (2..=5).contains(&c.addrs[k])) else { continue };
+        let mut w = set(set(o.word, 0, 0, 1), 2, 4, dim as u64);
+        for k in 1..u32::from(c.addrs[dim]) {
+            w = set(w, 56 + 8 * k, 63 + 8 * k, 24 + 2 * u64::from(k));
+        }
+        out.push((w, 12));
+    }
+    out
 }
 
 /// The image formats of a family (none on gfx9: gfx942/gfx950 have no image instructions).
@@ -37,7 +53,13 @@ pub fn formats(fam: Family) -> Vec<Fmt> {
             // BVH instructions decode only with all four channels and a 128-bit resource.
             let t = vec![("vaddr", 24u64), ("vdata", 8), ("srsrc", 4), ("dmask", 1)];
             let bvh = vec![("vaddr", 24u64), ("vdata", 8), ("srsrc", 4), ("dmask", 0xF), ("r128", 1)];
-            vec![fmt("MIMG", 64, (0xFC00_0000, 0xF000_0000), Some((18, 25)), fields, vec![t, bvh], false)]
+            let mimg = fmt("MIMG", 64, (0xFC00_0000, 0xF000_0000), Some((18, 25)), fields, vec![t, bvh], false);
+            // The non-sequential address form: bit 0 set, one more dword with four more addresses.
+            let nsa = (1..5).map(|k| {
+                f(["vaddr1", "vaddr2", "vaddr3", "vaddr4"][k - 1], 56 + 8 * k as u32, 63 + 8 * k as u32, Role::Vgpr)
+            });
+            let nsa = modifier(&mimg, "MIMG_NSA", (0, 0), 1, nsa.collect());
+            vec![mimg, nsa]
         }
         Family::Gfx12 => {
             let common = || {

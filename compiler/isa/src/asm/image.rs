@@ -61,6 +61,9 @@ fn addresses(i: &mut Instruction, t: &Tok) -> Result<(), PErr> {
     let Some(inner) = inner else {
         let r = vreg(i, t)?;
         count_check(t, "address", r.count, want)?;
+        if fname == "MIMG_NSA" {
+            return err(t, "the non-sequential (NSA) form takes an address list");
+        }
         if fname != "MIMG" && r.count > 1 {
             return err(t, "the addresses are a list here: [vA, vB, ...]");
         }
@@ -68,7 +71,7 @@ fn addresses(i: &mut Instruction, t: &Tok) -> Result<(), PErr> {
         return Ok(());
     };
     if fname == "MIMG" {
-        return err(t, "non-sequential address lists (NSA) are not supported on this architecture yet");
+        return err(t, "an address list is the non-sequential (NSA) form");
     }
     let fields = addr_fields(fname);
     let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
@@ -108,7 +111,7 @@ fn scalar(i: &mut Instruction, t: &Tok, field: &str, count: u32) -> Result<(), P
     if r.file == 't' && r.first + r.count > 16 {
         return err(t, format!("register {} is beyond the trap registers", t.text));
     }
-    let v = if i.format().name == "MIMG" {
+    let v = if i.format().name.starts_with("MIMG") {
         if n % 4 != 0 {
             return err(t, "the resource must start at a multiple of 4");
         }

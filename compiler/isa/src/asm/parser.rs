@@ -21,6 +21,8 @@ pub enum Ext {
     Dpp16,
     Dpp8,
     Sdwa,
+    /// gfx11 MIMG with a non-sequential address list.
+    Nsa,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -46,6 +48,7 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
         let want = match ext {
             Ext::Dpp16 => "_DPP16",
             Ext::Dpp8 => "_DPP8",
+            Ext::Nsa => "_NSA",
             _ => "_SDWA",
         };
         fmt = *t.mods[fmt as usize].iter().find(|&&m| t.format(m).name.ends_with(want))?;

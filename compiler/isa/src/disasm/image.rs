@@ -28,7 +28,7 @@ pub fn dim(name: &str) -> Option<u32> {
 
 /// Whether a format is an image format.
 pub fn is_image(format: &str) -> bool {
-    matches!(format, "MIMG" | "VIMAGE" | "VSAMPLE")
+    matches!(format, "MIMG" | "MIMG_NSA" | "VIMAGE" | "VSAMPLE")
 }
 
 /// The register counts of an image instruction's opcode.
@@ -66,6 +66,7 @@ pub fn addr_fields(format: &str) -> &'static [&'static str] {
     match format {
         "VIMAGE" => &["vaddr0", "vaddr1", "vaddr2", "vaddr3", "vaddr4"],
         "VSAMPLE" => &["vaddr0", "vaddr1", "vaddr2", "vaddr3"],
+        "MIMG_NSA" => &["vaddr", "vaddr1", "vaddr2", "vaddr3", "vaddr4"],
         _ => &["vaddr"],
     }
 }
@@ -100,11 +101,15 @@ pub fn text(i: &Instruction) -> String {
     let fname = i.format().name;
     let mut s = i.mnemonic().to_string();
     s.push(' ');
+    if fname == "MIMG_NSA" && i.operands().iter().any(|o| o.name == "ssamp") {
+        // llvm-mc 22 prints gfx11's non-sequential sampling forms with a second space.
+        s.push(' ');
+    }
     s.push_str(&reg_range("v", i.f("vdata"), data_regs(i)));
     s.push_str(", ");
     s.push_str(&addr_text(i, fname));
     for o in i.operands().iter().filter(|o| matches!(o.name, "srsrc" | "rsrc" | "ssamp" | "samp")) {
-        let v = if fname == "MIMG" { i.f(o.name) * 4 } else { i.f(o.name) };
+        let v = if fname.starts_with("MIMG") { i.f(o.name) * 4 } else { i.f(o.name) };
         s.push_str(", ");
         s.push_str(&sreg_text(i.arch, v as u16, u32::from(o.dwords.max(1))).unwrap_or_else(|| v.to_string()));
     }
