@@ -228,6 +228,11 @@ def rewrites(text, bs):
         # gfx9: a default part written out (llvm-mc prints neither BUF_DATA_FORMAT_8 nor UNORM).
         yield "format_default_part_written", re.sub(r"BUF_NUM_FORMAT_[A-Z0-9_]+", "BUF_NUM_FORMAT_UNORM", text)
         yield "format_default_part_written", re.sub(r"BUF_DATA_FORMAT_[A-Z0-9_]+", "BUF_DATA_FORMAT_8", text)
+    va = re.match(r"(image_\w+\s+[^,]+,\s*)v\[(\d+):(\d+)\]", text)
+    if va and 5 <= int(va.group(3)) - int(va.group(2)) + 1 <= 7 and int(va.group(2)) + 7 <= 255:
+        # gfx11 takes an 8-register sequential address range for 5 to 7 addresses.
+        a = int(va.group(2))
+        yield "image_addr_range_oversized", text[: va.start(2) - 2] + f"v[{a}:{a + 7}]" + text[va.end(3) + 1 :]
     if "dim:SQ_RSRC_IMG_" in text:
         # Image dimensions in their short form (`dim:2D`).
         yield "image_dim_short", text.replace("dim:SQ_RSRC_IMG_", "dim:")

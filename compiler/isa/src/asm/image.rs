@@ -7,7 +7,7 @@ use super::lexer::{Line, Tok};
 use super::modifier::modifier;
 use super::operand::{check_alignment, parse_int, parse_reg, Reg};
 use super::parser::{err, Ext, PErr};
-use crate::disasm::image::{addr_fields, addr_regs, bvh_shape, data_regs, dim, BVH_DMASK};
+use crate::disasm::image::{addr_fields, addr_range_ok, addr_regs, bvh_shape, data_regs, dim, BVH_DMASK};
 use crate::inst::Instruction;
 
 /// The single-bit image flags set by name (the cache-policy ones go through `modifier`).
@@ -60,7 +60,9 @@ fn addresses(i: &mut Instruction, t: &Tok) -> Result<(), PErr> {
     let inner = t.text.strip_prefix('[').and_then(|x| x.strip_suffix(']'));
     let Some(inner) = inner else {
         let r = vreg(i, t)?;
-        count_check(t, "address", r.count, want)?;
+        if !addr_range_ok(fname, r.count, want) {
+            count_check(t, "address", r.count, want)?;
+        }
         if fname == "MIMG_NSA" {
             return err(t, "the non-sequential (NSA) form takes an address list");
         }

@@ -122,6 +122,12 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
             }
             continue;
         }
+        // gfx11's oversized sequential image address range (as llvm-mc takes it).
+        if let (Val::Reg(x), Val::Reg(y), Some("vaddr")) = (&a.val, &b.val, kinds.get(k).map(|o| o.name)) {
+            if x.file == y.file && x.first == y.first && crate::disasm::image::addr_range_ok(fname, x.count, y.count) {
+                continue;
+            }
+        }
         if !same_operand(arch, fname, kind, a, b) {
             return false;
         }

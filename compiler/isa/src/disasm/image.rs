@@ -61,6 +61,13 @@ pub fn addr_regs(i: &Instruction) -> u32 {
     counts(i).map_or(1, |c| u32::from(c.addrs[k]).max(1))
 }
 
+/// Whether an address range of `have` registers is taken where the instruction reads `want`:
+/// llvm-mc takes gfx11's sequential (non-NSA) range at the next register-tuple size, 8
+/// registers for 5 to 7 addresses and 16 for more than 12.
+pub fn addr_range_ok(format: &str, have: u32, want: u32) -> bool {
+    have == want || format == "MIMG" && (have == 8 && (5..=7).contains(&want) || have == 16 && want > 12)
+}
+
 /// The address fields of a gfx12 image format, in operand order.
 pub fn addr_fields(format: &str) -> &'static [&'static str] {
     match format {
