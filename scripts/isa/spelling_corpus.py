@@ -46,7 +46,7 @@ DEFAULTS = ["offset:0", "op_sel:[0,0]", "op_sel:[0,0,0]", "op_sel:[0,0,0,0]", "n
             "wait_va_vdst:0", "wait_vm_vsrc:0", "index_key:0", "byte_sel:0", "cbsz:0", "abid:0", "blgp:0",
             "scope:SCOPE_CU", "th:TH_LOAD_RT", "th:TH_STORE_RT", "th:TH_ATOMIC_RT", "clamp:0",
             "dst_sel:DWORD", "dst_unused:UNUSED_PAD", "src0_sel:DWORD", "src1_sel:DWORD", "op_sel_hi:[1,1]",
-            "op_sel_hi:[1,1,1]", "op_sel_hi:[0,0,0]", "format:1", "row_mask:15", "bank_mask:15"]
+            "op_sel_hi:[1,1,1]", "op_sel_hi:[0,0,0]", "format:1", "row_mask:15", "bank_mask:15", "noa16", "nod16", "nor128"]
 OMIT = ("row_mask:0xf", "bank_mask:0xf", "dst_sel:DWORD", "dst_unused:UNUSED_PAD", "src0_sel:DWORD",
         "src1_sel:DWORD", "offset:0", "bound_ctrl:1", "fi:0", "wait_exp:0", "quad_perm:[0,1,2,3]")
 
@@ -150,6 +150,7 @@ DEFAULT_SCOPE = [
      lambda i: i.mnem.startswith(("v_interp", "lds_", "ds_param", "ds_direct"))),
     (("cbsz", "abid", "blgp"), lambda i: "mfma" in i.mnem),
     (("index_key",), lambda i: "swmmac" in i.mnem),
+    (("noa16", "nod16", "nor128"), lambda i: i.mnem.startswith("image_")),
     (("scope", "th"), lambda i: i.mnem.startswith(("buffer_", "global_", "flat_", "scratch_", "s_load", "s_buffer", "image_", "tbuffer_"))),
 ]
 
@@ -223,6 +224,18 @@ def rewrites(text, bs):
         # The numeric format is found by trying them all; only the one with the golden bytes is kept.
         for n in range(128):
             yield "same_bytes_format_numeric", text.replace(fm.group(0), f"format:{n}")
+    if fm and "BUF_DATA_FORMAT_" in fm.group(0):
+        # gfx9: a default part written out (llvm-mc prints neither BUF_DATA_FORMAT_8 nor UNORM).
+        yield "format_default_part_written", re.sub(r"BUF_NUM_FORMAT_[A-Z0-9_]+", "BUF_NUM_FORMAT_UNORM", text)
+        yield "format_default_part_written", re.sub(r"BUF_DATA_FORMAT_[A-Z0-9_]+", "BUF_DATA_FORMAT_8", text)
+    va = re.match(r"(image_\w+\s+[^,]+,\s*)v\[(\d+):(\d+)\]", text)
+    if va and 5 <= int(va.group(3)) - int(va.group(2)) + 1 <= 7 and int(va.group(2)) + 7 <= 255:
+        # gfx11 takes an 8-register sequential address range for 5 to 7 addresses.
+        a = int(va.group(2))
+        yield "image_addr_range_oversized", text[: va.start(2) - 2] + f"v[{a}:{a + 7}]" + text[va.end(3) + 1 :]
+    if "dim:SQ_RSRC_IMG_" in text:
+        # Image dimensions in their short form (`dim:2D`).
+        yield "image_dim_short", text.replace("dim:SQ_RSRC_IMG_", "dim:")
     hw = re.search(r"hwreg\(([^,()]+), 0, 32\)", text)
     if hw:
         yield "hwreg_short_form", text.replace(hw.group(0), f"hwreg({hw.group(1)})")

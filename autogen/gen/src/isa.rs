@@ -17,6 +17,7 @@
 pub mod alias;
 pub mod ctors;
 mod formats;
+mod image;
 mod llvm;
 
 use crate::inputs::{Input, Inputs};
@@ -96,6 +97,8 @@ struct ArchOut {
     field_effect: BTreeMap<(String, String), bool>,
     unmapped: usize,
     round_trip_same_bytes: usize,
+    /// Image opcodes' register counts (image.rs `counts`).
+    image_addrs: Vec<(String, image::Counts)>,
 }
 
 fn set(word: u128, lo: u32, hi: u32, value: u64) -> u128 {
@@ -231,6 +234,7 @@ fn build_arch(arch: &'static str) -> Result<ArchOut, String> {
         );
     }
     let mut ops: Vec<OpInfo> = found.into_values().collect();
+    let image_counts = image::counts(arch, &fmts, &ops)?;
 
     // 2. Probe fields.
     struct Probe {
@@ -376,6 +380,14 @@ fn build_arch(arch: &'static str) -> Result<ArchOut, String> {
             .collect();
     }
 
+    golden_cands.extend(image::nsa_golden(&fmts, &ops, &image_counts));
+    let mut image_addrs = Vec::new();
+    for (o, c) in ops.iter_mut().zip(&image_counts) {
+        if let Some(c) = c {
+            o.operands = image::operands(&fmts[o.fmt], o, c);
+            image_addrs.push((o.mnemonic.clone(), *c));
+        }
+    }
     // DPP / SDWA support and golden candidates.
     let mut mods: Vec<(usize, &'static str, u128, usize)> = Vec::new();
     for (oi, o) in ops.iter().enumerate() {
@@ -478,7 +490,16 @@ fn build_arch(arch: &'static str) -> Result<ArchOut, String> {
             golden.push(line);
         }
     }
-    Ok(ArchOut { arch, formats: fmts, opcodes: ops, golden, field_effect, unmapped, round_trip_same_bytes: same })
+    Ok(ArchOut {
+        arch,
+        formats: fmts,
+        opcodes: ops,
+        golden,
+        field_effect,
+        unmapped,
+        round_trip_same_bytes: same,
+        image_addrs,
+    })
 }
 
 /// `OpInfo::no_mods` bit `k`: source `k` takes no neg/abs modifiers (llvm-mc ignores the
@@ -721,7 +742,7 @@ fn emit_rust(o: &ArchOut) -> Result<String, String> {
     let mut s = banner("isa", &[&LLVM_INPUT]);
     let _ = writeln!(s, "//! Instruction table for {}: formats and opcodes enumerated with llvm-mc.", o.arch);
     s.push_str("#![allow(clippy::all, clippy::pedantic, clippy::unreadable_literal)]\n\n");
-    s.push_str("use super::OperandKind::*;\nuse super::{o, op, Arch, Field, Format, FormatRole, Opcode};\n\n");
+    s.push_str("use super::OperandKind::*;\nuse super::{o, op, Arch, Field, Format, FormatRole, Image, Opcode};\n\n");
     let _ = writeln!(s, "/// Every format of {}.", o.arch);
     s.push_str("pub static FORMATS: &[Format] = &[\n");
     for (i, f) in o.formats.iter().enumerate() {
@@ -784,8 +805,27 @@ fn emit_rust(o: &ArchOut) -> Result<String, String> {
         );
     }
     s.push_str("];\n\n");
+    let _ = writeln!(s, "/// Image opcodes' register counts (see `Image`).");
+    s.push_str("pub static IMAGES: &[Image] = &[\n");
+    for (m, c) in &o.image_addrs {
+        let a: Vec<String> = c.addrs.iter().map(|x| x.to_string()).collect();
+        let d: Vec<String> = c.data.iter().map(|x| x.to_string()).collect();
+        let h: Vec<String> = c.shape.iter().map(|x| x.to_string()).collect();
+        let _ = writeln!(
+            s,
+            "Image {{ mnemonic: \"{m}\", addrs: [{}], data: [{}], shape: [{}] }},",
+            a.join(", "),
+            d.join(", "),
+            h.join(", ")
+        );
+    }
+    s.push_str("];\n\n");
     let _ = writeln!(s, "/// The {} table.", o.arch);
-    let _ = writeln!(s, "pub static ARCH: Arch = Arch {{ name: \"{}\", formats: FORMATS, opcodes: OPCODES }};", o.arch);
+    let _ = writeln!(
+        s,
+        "pub static ARCH: Arch = Arch {{ name: \"{}\", formats: FORMATS, opcodes: OPCODES, images: IMAGES }};",
+        o.arch
+    );
     rustfmt(&s)
 }
 

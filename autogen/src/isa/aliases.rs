@@ -356,7 +356,7 @@ pub static GFX1100: &[(&str, &str)] = &[
     ("v_trunc_f16_t16", "v_trunc_f16"),
 ];
 
-/// 390 aliases of gfx1201.
+/// 398 aliases of gfx1201.
 pub static GFX1201: &[(&str, &str)] = &[
     ("buffer_atomic_add", "buffer_atomic_add_u32"),
     ("buffer_atomic_add_x2", "buffer_atomic_add_u64"),
@@ -578,6 +578,14 @@ pub static GFX1201: &[(&str, &str)] = &[
     ("global_store_dwordx4", "global_store_b128"),
     ("global_store_short", "global_store_b16"),
     ("global_store_short_d16_hi", "global_store_d16_hi_b16"),
+    ("image_atomic_add", "image_atomic_add_uint"),
+    ("image_atomic_dec", "image_atomic_dec_uint"),
+    ("image_atomic_inc", "image_atomic_inc_uint"),
+    ("image_atomic_smax", "image_atomic_max_int"),
+    ("image_atomic_smin", "image_atomic_min_int"),
+    ("image_atomic_sub", "image_atomic_sub_uint"),
+    ("image_atomic_umax", "image_atomic_max_uint"),
+    ("image_atomic_umin", "image_atomic_min_uint"),
     ("lds_direct_load", "ds_direct_load"),
     ("lds_param_load", "ds_param_load"),
     ("s_add_i32", "s_add_co_i32"),

@@ -5,7 +5,7 @@
 #![allow(clippy::all, clippy::pedantic, clippy::unreadable_literal)]
 
 use super::OperandKind::*;
-use super::{o, op, Arch, Field, Format, FormatRole, Opcode};
+use super::{o, op, Arch, Field, Format, FormatRole, Image, Opcode};
 
 /// Every format of gfx942.
 pub static FORMATS: &[Format] = &[
@@ -4459,5 +4459,8 @@ pub static OPCODES: &[Opcode] = &[
     ),
 ];
 
+/// Image opcodes' register counts (see `Image`).
+pub static IMAGES: &[Image] = &[];
+
 /// The gfx942 table.
-pub static ARCH: Arch = Arch { name: "gfx942", formats: FORMATS, opcodes: OPCODES };
+pub static ARCH: Arch = Arch { name: "gfx942", formats: FORMATS, opcodes: OPCODES, images: IMAGES };

@@ -5,7 +5,7 @@
 #![allow(clippy::all, clippy::pedantic, clippy::unreadable_literal)]
 
 use super::OperandKind::*;
-use super::{o, op, Arch, Field, Format, FormatRole, Opcode};
+use super::{o, op, Arch, Field, Format, FormatRole, Image, Opcode};
 
 /// Every format of gfx950.
 pub static FORMATS: &[Format] = &[
@@ -5168,5 +5168,8 @@ pub static OPCODES: &[Opcode] = &[
     ),
 ];
 
+/// Image opcodes' register counts (see `Image`).
+pub static IMAGES: &[Image] = &[];
+
 /// The gfx950 table.
-pub static ARCH: Arch = Arch { name: "gfx950", formats: FORMATS, opcodes: OPCODES };
+pub static ARCH: Arch = Arch { name: "gfx950", formats: FORMATS, opcodes: OPCODES, images: IMAGES };

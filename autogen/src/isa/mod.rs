@@ -149,12 +149,28 @@ pub const FLAG_DPP8: u8 = 4;
 /// llvm-mc decodes it with an SDWA dword.
 pub const FLAG_SDWA: u8 = 8;
 
+/// The register counts of an image opcode as llvm-mc 22 prints them (they follow its modifiers,
+/// not the opcode alone); 0 where llvm-mc decodes no instruction.
+#[derive(Clone, Copy, Debug)]
+pub struct Image {
+    pub mnemonic: &'static str,
+    /// Address registers, index `a16 * 8 + dim`.
+    pub addrs: [u8; 16],
+    /// Data registers, index `tfe * 32 + d16 * 16 + dmask`.
+    pub data: [u8; 64],
+    /// Registers of each address field (index `a16 * 5 + field`) of the forms llvm-mc prints
+    /// without `dim`, `dmask` and `r128` (BVH); all 0 for the others.
+    pub shape: [u8; 10],
+}
+
 /// One architecture's table.
 #[derive(Clone, Copy, Debug)]
 pub struct Arch {
     pub name: &'static str,
     pub formats: &'static [Format],
     pub opcodes: &'static [Opcode],
+    /// Image opcodes (MIMG, VIMAGE, VSAMPLE) and their register counts.
+    pub images: &'static [Image],
 }
 
 impl Arch {

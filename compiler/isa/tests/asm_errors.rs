@@ -45,3 +45,30 @@ fn a_label_defined_twice_is_reported_with_the_other_errors() {
     let e = assemble(baregpu_isa::Arch::Gfx1201, src).unwrap_err();
     assert_eq!(positions(&e), vec![(3, 1), (4, 1)], "{e}");
 }
+
+/// Matrix sources llvm-mc 22 refuses (gfx942/gfx950): SGPRs, special registers and literals in
+/// A, B and C, anything but a VGPR as SMFMAC's index or a scaled MFMA's scale; each refused at the
+/// operand with a message that names it. An inline constant as C is taken.
+#[test]
+fn matrix_sources_llvm_mc_refuses_are_refused() {
+    use baregpu_isa::Arch::{Gfx942, Gfx950};
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 9] = [
+        (Gfx942, "v_mfma_f32_4x4x1f32 a[0:3], v0, v1, s[0:3]", 37, "C matrix"),
+        (Gfx950, "v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], s[0:15]", 48, "C matrix"),
+        (Gfx950, "v_mfma_f32_16x16x32_bf16 v[0:3], v[0:3], v[0:3], s[0:3]", 50, "C matrix"),
+        (Gfx942, "v_mfma_f32_4x4x1f32 a[0:3], v0, v1, 0x12345", 37, "C matrix"),
+        (Gfx942, "v_mfma_f32_4x4x1f32 a[0:3], v0, v1, vcc", 37, "C matrix"),
+        (Gfx942, "v_mfma_f32_4x4x1f32 a[0:3], s0, v1, a[0:3]", 29, "A matrix"),
+        (Gfx942, "v_mfma_f32_4x4x1f32 a[0:3], v0, 2, a[0:3]", 33, "B matrix"),
+        (Gfx942, "v_smfmac_f32_16x16x32_f16 v[0:3], v[0:1], v[2:5], s0", 51, "sparsity index"),
+        (Gfx950, "v_mfma_scale_f32_16x16x128_f8f6f4 v[8:11], v[24:31], v[40:47], v[56:59], s20, v21", 74, "scale"),
+    ];
+    for (arch, line, col, what) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
+        assert!(e.to_string().contains(what), "{line}: {e}");
+    }
+    // llvm-mc's bytes for an inline constant as C.
+    let ok = assemble(Gfx942, "v_mfma_f32_4x4x1f32 a[0:3], v0, v1, 1.0").unwrap();
+    assert_eq!(ok, [0x00, 0x80, 0xc2, 0xd3, 0x00, 0x03, 0xca, 0x03]);
+}

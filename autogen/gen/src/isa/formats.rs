@@ -86,12 +86,12 @@ pub fn family(arch: &str) -> Family {
     }
 }
 
-fn f(name: &'static str, lo: u32, hi: u32, role: Role) -> FieldDef {
+pub(super) fn f(name: &'static str, lo: u32, hi: u32, role: Role) -> FieldDef {
     FieldDef { name, lo, hi, role }
 }
 
 #[allow(clippy::too_many_arguments)]
-fn fmt(
+pub(super) fn fmt(
     name: &'static str,
     bits: u32,
     enc: (u32, u32),
@@ -176,7 +176,7 @@ fn sdwa_fields(b: u32, vopc: bool) -> Vec<FieldDef> {
 }
 
 /// A modifier format (DPP16/DPP8/SDWA) of `base`, selected by the source field at `src`.
-fn modifier(base: &Fmt, name: &'static str, src: (u32, u32), value: u32, extra: Vec<FieldDef>) -> Fmt {
+pub(super) fn modifier(base: &Fmt, name: &'static str, src: (u32, u32), value: u32, extra: Vec<FieldDef>) -> Fmt {
     let mut fields = base.fields.clone();
     fields.extend(extra);
     Fmt {
@@ -809,6 +809,7 @@ pub fn formats(arch: &str) -> Vec<Fmt> {
             v.push(fmt("VBUFFER", 96, (0xFF80_0000, 0xC400_0000), Some((14, 21)), fields(), vec![t], false));
         }
     }
+    v.extend(super::image::formats(fam));
     for f in &mut v {
         f.optional = match f.name {
             "DS" => vec!["addr", "data0", "data1", "vdst"],

@@ -8,7 +8,9 @@
 
 mod decoded;
 mod expr;
+mod image;
 pub mod lexer;
+mod matrix;
 mod modifier;
 pub mod operand;
 pub mod parser;
@@ -42,6 +44,10 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
         }
     };
     add(m, Ext::None, &mut out);
+    if m.starts_with("image_") {
+        // gfx11: the same opcodes with a non-sequential address list.
+        add(m, Ext::Nsa, &mut out);
+    }
     if out.is_empty() {
         forced_encoding(t, arch, m, &mut out);
     }

@@ -21,6 +21,8 @@ pub enum Ext {
     Dpp16,
     Dpp8,
     Sdwa,
+    /// gfx11 MIMG with a non-sequential address list.
+    Nsa,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -46,6 +48,7 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
         let want = match ext {
             Ext::Dpp16 => "_DPP16",
             Ext::Dpp8 => "_DPP8",
+            Ext::Nsa => "_NSA",
             _ => "_SDWA",
         };
         fmt = *t.mods[fmt as usize].iter().find(|&&m| t.format(m).name.ends_with(want))?;
@@ -170,6 +173,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     }
     if fname == "EXP" {
         return exp(i, line);
+    }
+    if crate::disasm::image::is_image(fname) {
+        return super::image::fill(i, line);
     }
     let mut toks: Vec<Tok> = line.operands.clone();
     let mut mods: Vec<Tok> = line.mods.clone();
@@ -403,6 +409,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     i.set_field("soffset", code.0);
                     continue;
                 }
+                super::matrix::check(i, o.name, code.0, r.map(|r| r.file)).map_err(|e| (t.col, e))?;
                 set_src(i, field, code.0, code.1, t)?;
             }
             OperandKind::Imm | OperandKind::Simm16 | OperandKind::Label | OperandKind::Offset => {

@@ -122,6 +122,12 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
             }
             continue;
         }
+        // gfx11's oversized sequential image address range (as llvm-mc takes it).
+        if let (Val::Reg(x), Val::Reg(y), Some("vaddr")) = (&a.val, &b.val, kinds.get(k).map(|o| o.name)) {
+            if x.file == y.file && x.first == y.first && crate::disasm::image::addr_range_ok(fname, x.count, y.count) {
+                continue;
+            }
+        }
         if !same_operand(arch, fname, kind, a, b) {
             return false;
         }
@@ -199,7 +205,22 @@ fn same_reg(x: &Reg, y: &Reg) -> bool {
     x.file == y.file && x.first == y.first && x.count == y.count && hi(x) == hi(y)
 }
 
+/// A bracketed list of registers (an image address list `[v4, v[5:6]]`), else `None`.
+fn reg_list(v: &Val) -> Option<Vec<Reg>> {
+    match v {
+        Val::Names(parts) => parts.iter().map(|p| super::operand::parse_reg(p)).collect(),
+        Val::Other(s) => {
+            let inner = s.strip_prefix('[')?.strip_suffix(']')?;
+            inner.split(',').map(|p| super::operand::parse_reg(p.trim())).collect()
+        }
+        _ => None,
+    }
+}
+
 fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
+    if let (Some(x), Some(y)) = (reg_list(a), reg_list(b)) {
+        return x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| same_reg(p, q));
+    }
     match (a, b) {
         (Val::Reg(x), Val::Reg(y)) => same_reg(x, y),
         (Val::Name(x), Val::Name(y)) => {
@@ -217,7 +238,11 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
         (Val::Int(n), Val::Call("swizzle", args)) | (Val::Call("swizzle", args), Val::Int(n)) => {
             crate::names::swizzle::parse(arch, &format!("swizzle({args})")).is_some_and(|v| i64::from(v) == *n)
         }
-        (Val::Names(x), Val::Names(y)) => x == y,
+        // MTBUF formats by value: a default part may be written or left out
+        // (`[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_UNORM]` is `[BUF_DATA_FORMAT_8_8_8_8]`).
+        (Val::Names(x), Val::Names(y)) => {
+            x == y || format_value(arch, x).is_some_and(|v| format_value(arch, y) == Some(v))
+        }
         // MTBUF `format:N` against its name(s).
         (Val::Int(n), Val::Names(f)) | (Val::Names(f), Val::Int(n)) => format_value(arch, f) == Some(*n),
         (Val::Other(x), Val::Other(y)) => no_space(x) == no_space(y),
@@ -233,8 +258,15 @@ fn format_value(arch: Arch, f: &[&str]) -> Option<i64> {
         [u] if buf_fmt::ufmt(arch, u).is_some() => buf_fmt::ufmt(arch, u).map(i64::from),
         [u] if *u == "BUF_FMT_INVALID" => Some(0),
         _ => {
-            let d = f.iter().find_map(|x| buf_fmt::dfmt(x)).unwrap_or(1);
-            let n = f.iter().find_map(|x| buf_fmt::nfmt(x)).unwrap_or(0);
+            // Any other name makes it no format at all (the list is then compared as text).
+            let (mut d, mut n) = (buf_fmt::DEFAULT_DFMT, buf_fmt::DEFAULT_NFMT);
+            for x in f {
+                match (buf_fmt::dfmt(x), buf_fmt::nfmt(x)) {
+                    (Some(k), _) => d = k,
+                    (_, Some(k)) => n = k,
+                    _ => return None,
+                }
+            }
             Some(i64::from(d | n << 4))
         }
     }
@@ -249,10 +281,10 @@ fn is_default(arch: Arch, m: &Modifier) -> bool {
     let zero_list = |v: &[i64]| v.iter().all(|&x| x == 0);
     match (m.name, &m.val) {
         // `nosc0`, `noglc`...: a cache-policy bit written as off.
-        (n, None) => n.strip_prefix("no").is_some_and(|f| CPOL.contains(&f)),
+        (n, None) => n.strip_prefix("no").is_some_and(|f| CPOL.contains(&f) || IMAGE_FLAGS.contains(&f)),
         (
             "offset" | "offset0" | "offset1" | "wait_exp" | "wait_vdst" | "wait_va_vdst" | "wait_vm_vsrc" | "cbsz"
-            | "abid" | "blgp" | "byte_sel" | "index_key" | "fi" | "clamp",
+            | "abid" | "blgp" | "byte_sel" | "index_key" | "fi" | "clamp" | "dmask",
             Some(Val::Int(0)),
         ) => true,
         ("mul" | "div", Some(Val::Int(1))) => true,
@@ -272,6 +304,9 @@ fn is_default(arch: Arch, m: &Modifier) -> bool {
 }
 
 const CPOL: [&str; 7] = ["glc", "slc", "dlc", "sc0", "sc1", "nt", "scc"];
+
+/// Image flags (`noa16` is `a16` left out).
+const IMAGE_FLAGS: [&str; 8] = ["unorm", "r128", "a16", "d16", "lwe", "nv", "tfe", "glc"];
 
 /// The same modifiers: one written on one side only must be at its default; those on both sides
 /// must have the same value and, except cache-policy flags and gfx12 th/scope (which llvm-mc
@@ -310,6 +345,10 @@ fn same_mod(arch: Arch, a: &Modifier, b: &Modifier) -> bool {
             }
             // `glc` is `glc:1`.
             (None, Some(Val::Int(1))) | (Some(Val::Int(1)), None) => true,
+            // Image dimensions, full (`SQ_RSRC_IMG_2D`) or short (`2D`).
+            (Some(Val::Name(x)), Some(Val::Name(y))) if a.name == "dim" => {
+                crate::disasm::image::dim(x).is_some_and(|d| crate::disasm::image::dim(y) == Some(d))
+            }
             (Some(x), Some(y)) => same_val(arch, false, x, y),
             _ => false,
         }

@@ -1,5 +1,6 @@
 //! Typed instruction -> llvm-mc 22 text.
 
+pub mod image;
 pub mod mem;
 mod salu;
 pub(crate) mod valu;
@@ -23,6 +24,7 @@ pub fn disassemble(i: &Instruction) -> String {
         "SMEM" | "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "MUBUF" | "MTBUF" | "VBUFFER" | "LDSDIR" | "EXP" => {
             mem::text(i)
         }
+        "MIMG" | "VIMAGE" | "VSAMPLE" => image::text(i),
         _ => valu::text(i),
     }
 }

@@ -1,0 +1,160 @@
+//! Image formats (gfx11 MIMG, gfx12 VIMAGE and VSAMPLE) as llvm-mc 22 prints them: data,
+//! address(es), resource and sampler, then `dmask`, `dim` and the flags. Register counts follow
+//! the modifiers; the tables hold them per opcode as llvm-mc prints them (`images`).
+
+use baregpu_autogen::isa::Image;
+
+use crate::inst::Instruction;
+use crate::names::cpol as cp;
+use crate::operand::{reg_range, sreg_text};
+
+/// `dim` values by code.
+pub const DIMS: [&str; 8] = [
+    "SQ_RSRC_IMG_1D",
+    "SQ_RSRC_IMG_2D",
+    "SQ_RSRC_IMG_3D",
+    "SQ_RSRC_IMG_CUBE",
+    "SQ_RSRC_IMG_1D_ARRAY",
+    "SQ_RSRC_IMG_2D_ARRAY",
+    "SQ_RSRC_IMG_2D_MSAA",
+    "SQ_RSRC_IMG_2D_MSAA_ARRAY",
+];
+
+/// The code of a `dim:` value: the full name or its short form (`2D_ARRAY`).
+pub fn dim(name: &str) -> Option<u32> {
+    let short = name.strip_prefix("SQ_RSRC_IMG_").unwrap_or(name);
+    DIMS.iter().position(|d| d.strip_prefix("SQ_RSRC_IMG_") == Some(short)).map(|k| k as u32)
+}
+
+/// Whether a format is an image format.
+pub fn is_image(format: &str) -> bool {
+    matches!(format, "MIMG" | "MIMG_NSA" | "VIMAGE" | "VSAMPLE")
+}
+
+/// The register counts of an image instruction's opcode.
+pub fn counts(i: &Instruction) -> Option<&'static Image> {
+    let m = i.mnemonic();
+    i.tables().table.images.iter().find(|x| x.mnemonic == m)
+}
+
+/// Data registers, as llvm-mc prints them for the dmask, d16 and tfe.
+pub fn data_regs(i: &Instruction) -> u32 {
+    let k = (i.f("tfe") * 32 + i.f("d16") * 16 + i.f("dmask")) as usize;
+    counts(i).map_or(1, |c| u32::from(c.data[k]).max(1))
+}
+
+/// The registers of each address field of a BVH form (printed without `dim`), else `None`.
+pub fn bvh_shape(i: &Instruction) -> Option<&'static [u8]> {
+    let c = counts(i)?;
+    let a = i.f("a16") as usize * 5;
+    let shape = &c.shape[a..a + 5];
+    let n = shape.iter().position(|&x| x == 0).unwrap_or(5);
+    (c.shape[0] != 0).then_some(&shape[..n])
+}
+
+/// llvm-mc writes these into the BVH forms, which print neither.
+pub const BVH_DMASK: u32 = 0xf;
+
+/// Address registers for the dim and a16.
+pub fn addr_regs(i: &Instruction) -> u32 {
+    let k = (i.f("a16") * 8 + i.f("dim")) as usize;
+    counts(i).map_or(1, |c| u32::from(c.addrs[k]).max(1))
+}
+
+/// Whether an address range of `have` registers is taken where the instruction reads `want`:
+/// llvm-mc takes gfx11's sequential (non-NSA) range at the next register-tuple size, 8
+/// registers for 5 to 7 addresses and 16 for more than 12.
+pub fn addr_range_ok(format: &str, have: u32, want: u32) -> bool {
+    have == want || format == "MIMG" && (have == 8 && (5..=7).contains(&want) || have == 16 && want > 12)
+}
+
+/// The address fields of a gfx12 image format, in operand order.
+pub fn addr_fields(format: &str) -> &'static [&'static str] {
+    match format {
+        "VIMAGE" => &["vaddr0", "vaddr1", "vaddr2", "vaddr3", "vaddr4"],
+        "VSAMPLE" => &["vaddr0", "vaddr1", "vaddr2", "vaddr3"],
+        "MIMG_NSA" => &["vaddr", "vaddr1", "vaddr2", "vaddr3", "vaddr4"],
+        _ => &["vaddr"],
+    }
+}
+
+/// gfx12's address list: one register per field, the last field taking the rest as a range
+/// (BVH forms: each field its fixed count).
+fn addr_text(i: &Instruction, fname: &str) -> String {
+    if let Some(shape) = bvh_shape(i) {
+        let fields = addr_fields(fname);
+        let parts: Vec<String> = shape.iter().zip(fields).map(|(&n, f)| reg_range("v", i.f(f), u32::from(n))).collect();
+        return format!("[{}]", parts.join(", "));
+    }
+    let n = addr_regs(i);
+    if fname == "MIMG" {
+        return reg_range("v", i.f("vaddr"), n);
+    }
+    let fields = addr_fields(fname);
+    if n == 1 {
+        return reg_range("v", i.f(fields[0]), 1);
+    }
+    let used = (n as usize).min(fields.len());
+    let parts: Vec<String> = (0..used)
+        .map(|k| {
+            let count = if k + 1 == used { n - (used as u32 - 1) } else { 1 };
+            reg_range("v", i.f(fields[k]), count)
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+pub fn text(i: &Instruction) -> String {
+    let fname = i.format().name;
+    let mut s = i.mnemonic().to_string();
+    s.push(' ');
+    if fname == "MIMG_NSA" && i.operands().iter().any(|o| o.name == "ssamp") {
+        // llvm-mc 22 prints gfx11's non-sequential sampling forms with a second space.
+        s.push(' ');
+    }
+    s.push_str(&reg_range("v", i.f("vdata"), data_regs(i)));
+    s.push_str(", ");
+    s.push_str(&addr_text(i, fname));
+    for o in i.operands().iter().filter(|o| matches!(o.name, "srsrc" | "rsrc" | "ssamp" | "samp")) {
+        let v = if fname.starts_with("MIMG") { i.f(o.name) * 4 } else { i.f(o.name) };
+        s.push_str(", ");
+        s.push_str(&sreg_text(i.arch, v as u16, u32::from(o.dwords.max(1))).unwrap_or_else(|| v.to_string()));
+    }
+    let bvh = bvh_shape(i).is_some();
+    let dmask = i.f("dmask");
+    if dmask != 0 && !bvh {
+        s.push_str(&format!(" dmask:0x{dmask:x}"));
+    }
+    if !bvh {
+        s.push_str(" dim:");
+        s.push_str(DIMS[i.f("dim") as usize & 7]);
+    }
+    let flag = |s: &mut String, n: &str| {
+        if i.field(n).unwrap_or(0) != 0 {
+            s.push(' ');
+            s.push_str(n);
+        }
+    };
+    flag(&mut s, "unorm");
+    for n in cp::flags(i.arch) {
+        flag(&mut s, n);
+    }
+    if let Some(st) = i.field("scope_th") {
+        let (th, scope) = (st >> 2, st & 3);
+        if th != 0 {
+            match cp::th_name(cp::Access::of(i.mnemonic()), th, scope) {
+                Some(n) => s.push_str(&format!(" th:{n}")),
+                None => s.push_str(&format!(" th:0x{th:x}")),
+            }
+        }
+        if scope != 0 {
+            s.push_str(&format!(" scope:{}", cp::scope_name(scope).unwrap_or("?")));
+        }
+    }
+    for n in ["nv", "r128", "a16", "tfe", "lwe", "d16"] {
+        if !(bvh && n == "r128") {
+            flag(&mut s, n);
+        }
+    }
+    s
+}
