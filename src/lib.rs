@@ -7,6 +7,7 @@ pub mod bench_graph;
 pub mod bench_launch;
 pub mod demo;
 mod demo_graph;
+pub mod demo_transformer;
 pub mod device;
 pub mod error;
 pub mod gemm;
