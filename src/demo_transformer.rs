@@ -130,7 +130,9 @@ fn runs(
             ))?;
         } else {
             if done.compiled || realizer.compilations() != before {
-                return Err(Error::Usage("transformer block: the second run compiled again instead of replaying".into()));
+                return Err(Error::Usage(
+                    "transformer block: the second run compiled again instead of replaying".into(),
+                ));
             }
             replays += 1;
             progress("transformer block: new tokens, the same graph replayed (nothing compiled)")?;

@@ -34,9 +34,21 @@ impl Block {
     /// The shape of each of [`INPUTS`].
     pub fn input_shapes(&self) -> Vec<Vec<usize>> {
         let (s, d, f) = (self.seq, self.d_model, self.d_ff);
-        vec![vec![s, d], vec![d], vec![d], vec![d, d], vec![d, d], vec![d, d], vec![d, d], vec![d], vec![d], vec![
-            d, f,
-        ], vec![f], vec![f, d], vec![d]]
+        vec![
+            vec![s, d],
+            vec![d],
+            vec![d],
+            vec![d, d],
+            vec![d, d],
+            vec![d, d],
+            vec![d, d],
+            vec![d],
+            vec![d],
+            vec![d, f],
+            vec![f],
+            vec![f, d],
+            vec![d],
+        ]
     }
 
     /// The output's shape: `[seq, d_model]`.
