@@ -4,6 +4,7 @@
 pub mod bench_compile;
 pub mod bench_emu;
 pub mod bench_graph;
+pub mod bench_instructions;
 pub mod bench_launch;
 pub mod demo;
 mod demo_graph;

@@ -298,7 +298,7 @@ fn bad_graphs_fail_when_built() {
 }
 
 /// `bench compile --json`: one object with the median and an entry per kernel of the fixed set,
-/// every figure positive.
+/// every figure positive, and the executed-instruction comparison with clang -O2.
 #[test]
 fn bench_compile_reports_time_per_kernel() {
     for arch in ["gfx1100", "gfx950"] {
@@ -315,6 +315,17 @@ fn bench_compile_reports_time_per_kernel() {
         // elementwise 1, row norm 1, column max 1, softmax 3, matmul 1.
         assert_eq!(ks.len(), 7, "{v}");
         assert!(ks.iter().all(|k| k["compile_ms"].as_f64().unwrap() > 0.0 && k["code_bytes"].as_u64().unwrap() > 0));
+        // Executed wave instructions, ours against clang -O2's, per graph of the fixed set; the
+        // elementwise chain and the plain reductions give the same results on both sides.
+        let counts = v["instructions"].as_array().unwrap();
+        let names: Vec<&str> = counts.iter().map(|c| c["graph"].as_str().unwrap()).collect();
+        assert_eq!(names, ["elementwise", "row_norm", "column_max", "softmax", "matmul"], "{v}");
+        for c in counts {
+            assert!(c["ours"].as_u64().unwrap() > 0 && c["clang"].as_u64().unwrap() > 0, "{c}");
+        }
+        assert!(counts[..3].iter().all(|c| c["results_agree"] == true), "{v}");
+        let g = v["instructions_vs_clang"].as_f64().unwrap();
+        assert!(g > 0.0 && g.is_finite(), "{v}");
     }
 }
 
