@@ -426,7 +426,7 @@ fn layernorm_matches_the_host_on_odd_shapes_and_size_one() {
         let (got, kernels) = run(&out, &[&xv]);
         // The mean, the variance (the centering fused into its prologue), the normalization.
         assert_eq!(kernels, 3, "{shape:?}");
-        check(&got, &host_layernorm(&xv, *shape.last().unwrap(), 1e-5), 2e-3);
+        check(&got, &host_layernorm(&xv, *shape.last().unwrap(), 1e-5), 1e-4);
     }
     let scalar = Tensor::input(0, &[], DType::F32);
     assert!(scalar.layernorm(1e-5).unwrap_err().to_string().starts_with("shape mismatch: layernorm of a scalar"));
