@@ -1,7 +1,8 @@
 //! `baregpu bench compile`: how long the graph compiler's code generator takes per kernel, on a
 //! fixed set of graphs (an elementwise chain, reductions, softmax, a matmul): each kernel of
 //! their schedules is lowered to machine code and written as a code object several times; the
-//! median counts. Not yet here: the executed-instruction comparison against clang -O2.
+//! median counts. Then the wave instructions our kernels execute against clang -O2's for the
+//! same computations ([`crate::bench_instructions`]).
 
 use crate::{Error, Result};
 use baregpu_compiler::graph::lower_amd::code_object;
@@ -29,6 +30,11 @@ pub struct CompileReport {
     /// Median over the kernels of their median compile time.
     pub compile_ms_per_kernel: f64,
     pub kernels: Vec<KernelCompile>,
+    /// Geometric mean over the graphs of our executed wave instructions over clang -O2's, of
+    /// the graphs whose results agree (`None`: none, or no clang fixture for the target).
+    pub instructions_vs_clang: Option<f64>,
+    /// Per graph: the executed wave instructions of both.
+    pub instructions: Vec<crate::bench_instructions::InstructionCount>,
 }
 
 /// The fixed set of graphs, by name.
@@ -61,8 +67,9 @@ fn median(v: &mut [f64]) -> f64 {
 pub fn run(arch: Arch) -> Result<CompileReport> {
     let usage = |e: GraphError| Error::Usage(e.to_string());
     let mut kernels = Vec::new();
-    for (name, g) in graphs().map_err(usage)? {
-        for k in schedule(&g).map_err(usage)?.kernels {
+    let graphs = graphs().map_err(usage)?;
+    for (name, g) in &graphs {
+        for k in schedule(g).map_err(usage)?.kernels {
             let bytes = baregpu_compiler::graph::lower_amd::lower(arch, &k.ir).map_err(usage)?.code.len();
             let mut times = Vec::with_capacity(REPEATS);
             for _ in 0..REPEATS {
@@ -78,5 +85,13 @@ pub fn run(arch: Arch) -> Result<CompileReport> {
         }
     }
     let mut all: Vec<f64> = kernels.iter().map(|k| k.compile_ms).collect();
-    Ok(CompileReport { arch: arch.name().to_string(), compile_ms_per_kernel: median(&mut all), kernels })
+    let instructions = crate::bench_instructions::run(arch, &graphs)?.unwrap_or_default();
+    let instructions_vs_clang = crate::bench_instructions::geomean(&instructions);
+    Ok(CompileReport {
+        arch: arch.name().to_string(),
+        compile_ms_per_kernel: median(&mut all),
+        kernels,
+        instructions_vs_clang,
+        instructions,
+    })
 }

@@ -7,6 +7,9 @@
 //! on the compute queue, and the results are copied back to host memory: as ONE graph by default
 //! ([`Mode::Graph`], see [`crate::demo_graph`]), or launch by launch and copy by copy
 //! ([`Mode::Eager`]) for comparison. Both do the same work and give the same bytes.
+//!
+//! Then, in either mode, a small transformer block runs through the graph compiler as one HCQ2
+//! graph and again on new inputs as a replay ([`crate::demo_transformer`]).
 
 use crate::gpu::{Buffer, DemoKernels, Gpu, Program};
 use crate::{Error, Result};
@@ -56,6 +59,8 @@ pub struct DemoReport {
     /// With [`Mode::Graph`].
     pub graph: Option<GraphRun>,
     pub runs: Vec<KernelRun>,
+    /// The transformer block through the graph compiler ([`crate::demo_transformer`]).
+    pub transformer: Option<crate::demo_transformer::TransformerRun>,
 }
 
 /// The largest matrix size: every element is checked on the host, which costs size^3.
@@ -109,7 +114,9 @@ pub fn run(dev: &dyn Gpu, size: u32, mode: Mode, progress: &mut dyn FnMut(&str) 
             unloaded?;
         }
     }
-    report
+    let mut report = report?;
+    report.transformer = Some(crate::demo_transformer::run(dev, crate::demo_transformer::DEMO_BLOCK, progress)?);
+    Ok(report)
 }
 
 /// FNV-1a, 64 bits, as hex: a fingerprint of a result's bytes.
@@ -287,6 +294,7 @@ fn checked(
         mode,
         graph: timings.graph,
         runs: vec![matmul_run, vadd_run],
+        transformer: None,
     })
 }
 

@@ -4,9 +4,11 @@
 pub mod bench_compile;
 pub mod bench_emu;
 pub mod bench_graph;
+pub mod bench_instructions;
 pub mod bench_launch;
 pub mod demo;
 mod demo_graph;
+pub mod demo_transformer;
 pub mod device;
 pub mod error;
 pub mod gemm;

@@ -203,6 +203,16 @@ fn demo_runs_and_verifies_on_the_emulated_gpu() {
         assert_eq!(r["ok"], true, "{r}");
         assert!(r["gpu_us"].as_f64().unwrap() > 0.0, "{r}");
     }
+    // Then the transformer block through the graph compiler: one graph of its 14 kernels,
+    // compiled once, replayed on new tokens, both runs within the tolerance of the f64 reference.
+    let t = &v["transformer"];
+    assert_eq!((t["seq"].as_u64(), t["d_model"].as_u64(), t["d_ff"].as_u64()), (Some(16), Some(32), Some(64)), "{t}");
+    assert_eq!(
+        (t["kernels"].as_u64(), t["compiled"].as_u64(), t["replays"].as_u64()),
+        (Some(14), Some(14), Some(1)),
+        "{t}"
+    );
+    assert!(t["ok"] == true && t["max_error"].as_f64().unwrap() <= 1e-3, "{t}");
     let bad = baregpu(&["demo", "--size", "30"], Some(dir.path()));
     assert!(!bad.status.success());
     assert!(text(&bad.stderr).contains("not a multiple of 16"), "{}", text(&bad.stderr));
@@ -256,6 +266,7 @@ fn demo_checksums(sysroot: &Path, dev: &str, extra: &[&str], graph_env: Option<&
     let sums: Vec<String> = v["runs"].as_array().unwrap().iter().map(|r| r["checksum"].to_string()).collect();
     assert_eq!(sums.len(), 2, "{v}");
     assert!(v["runs"].as_array().unwrap().iter().all(|r| r["ok"] == true), "{v}");
+    assert_eq!(v["transformer"]["ok"], true, "{dev}: {v}");
     (v["mode"].as_str().unwrap().to_string(), sums)
 }
 

@@ -381,3 +381,29 @@ kernel void uniform_math(global float *o, global half *h, float x, half y) {
         assert!((got - want).abs() <= want.abs() * 1e-3, "f16 [{i}]: {got} want {want}");
     }
 }
+
+#[path = "cdna/asm.rs"]
+mod asm;
+
+/// VOPD's FMAs read their third operand as an f32: `v_dual_fmac_f32` accumulates into its
+/// destination, `v_dual_fmaak_f32` adds its literal (both read it as a lane mask once, so fmac
+/// gave `a*b` alone: clang -O2's matmul loops lost all but their last product).
+#[test]
+fn vopd_fmas_accumulate() {
+    for arch in ["gfx1100", "gfx1201"] {
+        let src = "v_mov_b32 v5, 1.0\n\
+                   v_mov_b32 v7, 2.0\n\
+                   v_mov_b32 v1, 0x40400000\n\
+                   v_mov_b32 v8, 0\n\
+                   v_dual_fmac_f32 v5, v7, v1 :: v_dual_mov_b32 v6, v8\n\
+                   v_dual_fmac_f32 v5, v7, v1 :: v_dual_mov_b32 v6, v8\n\
+                   v_dual_fmaak_f32 v10, v7, v1, 0x40800000 :: v_dual_mov_b32 v13, v8\n\
+                   v_mov_b32 v2, 0\n\
+                   global_store_b32 v2, v5, s[0:1]\n\
+                   global_store_b32 v2, v10, s[0:1] offset:4\n\
+                   s_endpgm\n";
+        let mut buf = [0u32; 2];
+        asm::run(arch, src, &mut buf, 0);
+        assert_eq!(buf.map(f32::from_bits), [13.0, 10.0], "{arch}");
+    }
+}

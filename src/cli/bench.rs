@@ -79,7 +79,21 @@ fn compile(a: CompileArgs, json: bool) -> Result<()> {
             r.arch, k.kernel, k.compile_ms, k.code_bytes
         ))?;
     }
-    out::line(format_args!("{} compile_ms_per_kernel (median): {:.3}", r.arch, r.compile_ms_per_kernel))
+    out::line(format_args!("{} compile_ms_per_kernel (median): {:.3}", r.arch, r.compile_ms_per_kernel))?;
+    for c in &r.instructions {
+        let note = match c.results_agree {
+            true => String::new(),
+            false => format!(" (results differ by {:.1e}: not counted)", c.max_difference),
+        };
+        out::line(format_args!(
+            "{} {:28}: {:8} wave instructions, clang -O2 {:8}: {:.2}x{note}",
+            r.arch, c.graph, c.ours, c.clang, c.ratio
+        ))?;
+    }
+    match r.instructions_vs_clang {
+        Some(g) => out::line(format_args!("{} instructions_vs_clang (geometric mean): {g:.3}", r.arch)),
+        None => out::line(format_args!("{} instructions_vs_clang: no clang -O2 build for this target", r.arch)),
+    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -1,6 +1,7 @@
 //! `baregpu demo`: the README's main job — a matmul and a vector add (AMD: built with our own ISA
 //! builder; NVIDIA: clang-built PTX), run through the HCQ runtime on the default device as one
-//! graph (or launch by launch with --eager or BAREGPU_GRAPH=0), checked against the host.
+//! graph (or launch by launch with --eager or BAREGPU_GRAPH=0), checked against the host; then a
+//! transformer block through the graph compiler, as one graph and a replay.
 
 use super::out;
 use baregpu::demo::Mode;
@@ -74,8 +75,22 @@ pub fn run(args: Args) -> baregpu::Result<()> {
             ))?,
             None => out::line("ran eagerly: launch by launch and copy by copy (--eager or BAREGPU_GRAPH=0)")?,
         }
+        if let Some(t) = &report.transformer {
+            out::line(format_args!(
+                "transformer block (seq {}, d_model {}, d_ff {}): {} kernels as one graph, compiled once \
+                 ({:.1} ms), {} replay on new inputs, max error {:.2e} vs the f64 host reference: {}",
+                t.seq,
+                t.d_model,
+                t.d_ff,
+                t.kernels,
+                t.compile_ms,
+                t.replays,
+                t.max_error,
+                if t.ok { "verified" } else { "WRONG" }
+            ))?;
+        }
     }
-    if report.runs.iter().all(|r| r.ok) {
+    if report.runs.iter().all(|r| r.ok) && report.transformer.as_ref().is_none_or(|t| t.ok) {
         Ok(())
     } else {
         Err(Error::Usage(format!("{}: results differ from the host reference", report.device)))

@@ -12,6 +12,7 @@ pub mod lower_ptx;
 pub mod ops;
 pub mod schedule;
 pub mod tensor;
+pub mod transformer;
 pub mod view;
 
 pub use dtype::DType;

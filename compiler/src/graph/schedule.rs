@@ -109,20 +109,49 @@ pub fn schedule(out: &Tensor) -> Result<Schedule, GraphError> {
         }
     }
     // Grow the realized set until every kernel builds; each round adds a node, so this ends.
-    'grow: loop {
-        let mut kernels = Vec::new();
-        for t in order.iter().filter(|t| realized.contains(&t.node().id)) {
-            match Gen::build(t, &realized, kernels.len()) {
-                Ok(k) => kernels.push((t.clone(), k)),
-                Err(Build::Realize(id)) => {
-                    realized.insert(id);
-                    continue 'grow;
-                }
-                Err(Build::Fail(e)) => return Err(e),
+    let mut beside = Vec::new();
+    loop {
+        match build_all(&order, &realized) {
+            Ok(_) => break,
+            Err(Build::Realize(id)) => {
+                realized.insert(id);
             }
+            Err(Build::Beside(id)) => {
+                realized.insert(id);
+                beside.push(id);
+            }
+            Err(Build::Fail(e)) => return Err(e),
         }
-        return Ok(plan(out, kernels));
     }
+    // Which of two reductions met in one kernel got realized depends on the order they were
+    // met; the other may have been realized later anyway. Give back each such node that now
+    // builds inlined into exactly one kernel (so no reduction is computed twice).
+    for id in beside {
+        realized.remove(&id);
+        let fused_once =
+            matches!(build_all(&order, &realized), Ok(ks) if ks.iter().filter(|k| k.2 == Some(id)).count() == 1);
+        if !fused_once {
+            realized.insert(id);
+        }
+    }
+    let kernels = build_all(&order, &realized).map_err(|e| match e {
+        Build::Fail(e) => e,
+        _ => unreachable!("the realized set just built"),
+    })?;
+    Ok(plan(out, kernels.into_iter().map(|(t, k, _)| (t, k)).collect()))
+}
+
+/// A kernel: its realized node, its IR and sources, and the reduction node fused into it.
+type Built = (Tensor, (Kernel, Vec<Source>), Option<u64>);
+
+/// The kernel of every realized node in `order`, or why one does not build.
+fn build_all(order: &[Tensor], realized: &HashSet<u64>) -> Result<Vec<Built>, Build> {
+    let mut kernels = Vec::new();
+    for t in order.iter().filter(|t| realized.contains(&t.node().id)) {
+        let (k, fused) = Gen::build(t, realized, kernels.len())?;
+        kernels.push((t.clone(), k, fused));
+    }
+    Ok(kernels)
 }
 
 /// Buffers for the kernels' outputs and parameters; intermediates share pool entries.
@@ -203,9 +232,11 @@ fn assign_pool(kernels: &[ScheduledKernel], buffers: &mut [BufferInfo]) -> Vec<u
     pool
 }
 
-/// Why a kernel did not build: a node to realize first, or an error in the graph.
+/// Why a kernel did not build: a node to realize first (`Beside`: a reduction met in a kernel
+/// that has one already), or an error in the graph.
 enum Build {
     Realize(u64),
+    Beside(u64),
     Fail(GraphError),
 }
 
@@ -232,15 +263,23 @@ struct Gen<'a> {
     /// The buffers read, by node: parameter i is `sources[i]`.
     sources: Vec<Source>,
     reduce: Option<(Reduce, Val)>,
+    /// The reduction node fused into this kernel.
+    reduce_node: Option<u64>,
 }
 
 impl<'a> Gen<'a> {
-    fn build(root: &'a Tensor, realized: &'a HashSet<u64>, n: usize) -> Result<(Kernel, Vec<Source>), Build> {
+    #[allow(clippy::type_complexity)]
+    fn build(
+        root: &'a Tensor,
+        realized: &'a HashSet<u64>,
+        n: usize,
+    ) -> Result<((Kernel, Vec<Source>), Option<u64>), Build> {
         let dtype = root.dtype();
         if !matches!(dtype, DType::F32 | DType::I32) {
             return Err(Build::Fail(GraphError::Unsupported(format!("a {dtype} result (codegen has f32 and i32)"))));
         }
-        let mut g = Gen { root, realized, b: KernelBuilder::new(), sources: Vec::new(), reduce: None };
+        let mut g =
+            Gen { root, realized, b: KernelBuilder::new(), sources: Vec::new(), reduce: None, reduce_node: None };
         let val = g.expr(root, &[], &Space::Out)?;
         let out = g.b.push(Inst::OutIdx);
         let buf = g.sources.len();
@@ -253,7 +292,7 @@ impl<'a> Gen<'a> {
         };
         let name = format!("k{n}_{}", if reduce.is_some() { "reduce" } else { "elementwise" });
         let k = g.b.finish(name, params, root.numel() as u32, reduce, body);
-        Ok((k, g.sources))
+        Ok(((k, g.sources), g.reduce_node))
     }
 
     /// The value of `t` seen through the movement ops `stack` (outermost first) in `space`.
@@ -299,13 +338,17 @@ impl<'a> Gen<'a> {
             }
             Op::Reduce(op, src, axes) => {
                 let only_reshapes = stack.iter().all(|(m, _)| matches!(m, MovementOp::Reshape(_)));
-                if !matches!(space, Space::Out) || self.reduce.is_some() || !only_reshapes {
+                if !matches!(space, Space::Out) || !only_reshapes {
                     return Err(Build::Realize(node.id));
+                }
+                if self.reduce.is_some() {
+                    return Err(Build::Beside(node.id));
                 }
                 let body = Space::Body { out: node.shape.clone(), input: src.shape().to_vec(), axes: axes.clone() };
                 let len = axes.iter().map(|&a| src.shape()[a]).product::<usize>() as u32;
                 let r = self.expr(src, &[], &body)?;
                 self.reduce = Some((Reduce { op: *op, dtype: node.dtype, len }, r));
+                self.reduce_node = Some(node.id);
                 self.b.push(Inst::Acc)
             }
         })

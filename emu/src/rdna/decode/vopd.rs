@@ -52,6 +52,10 @@ pub fn lower_vopd(w0: u32, w1: u32, lit: Option<u32>) -> Result<Op, String> {
         v.src[0] = vsrc(s0, ty, lit)?;
         v.src[1] = Vs::V(s1 as u16);
         v.nsrc = if vop == VOp::Mov { 1 } else { 2 };
+        // The FMAs' third source is an f32 (the blank's third type is the cndmask's lane mask).
+        if matches!(op, 0..=2) {
+            v.tys[2] = ty;
+        }
         match op {
             0 => {
                 v.src[2] = Vs::V(d as u16);
