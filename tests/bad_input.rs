@@ -210,6 +210,13 @@ const TABLE: &[Row] = &[
     row("any", 1, r"a gfx1100 code object, but --arch says gfx1201", "disasm --arch gfx1201 {fx}/hsaco/basic-gfx1100.hsaco"),
     row("any", 1, r"trunc\.hsaco: ", "disasm {d}/trunc.hsaco"),
     row("any", 1, r"true: not an AMDGPU code object", "disasm {d}/true"),
+    // am: the userspace PCI driver's device specs
+    row("any", 1, r"^baregpu: error: 0000:99:00\.0: no such PCI device \(nothing at /sys/bus/pci/devices/0000:99:00\.0\)", "demo --device am:0000:99:00.0"),
+    row("any", 1, r"ffff:99:00\.0: no such PCI device .*baregpu devices. lists the AMD GPUs here", "bench launch --device am:ffff:99:00.0"),
+    row("any", 2, r"no emulated PCI .gfx1201.; am:emu has gfx1100, gfx942", "demo --device am:emu:gfx1201"),
+    // asm: operands llvm-mc refuses
+    row("any", 1, r":1:37: .*C matrix must be VGPRs, AGPRs or an inline constant", "asm --arch gfx942 -o - {d}/mfma-sgpr-c.s"),
+    row("any", 1, r"missing dim operand", "asm --arch gfx1100 -o - {d}/image-nodim.s"),
 ];
 
 const DEVICES: &[&str] = &["emu:gfx1100", "emu:gfx1201", "emu-nv:sm_90"];
@@ -251,6 +258,8 @@ fn files(d: &Path) {
     w("bin.ptx", &(0..=255u8).collect::<Vec<_>>());
     w("bad.ptx", b".version 7.0\n.target sm_90\n.address_size 64\n.visible .entry k(\n  bogus\n");
     w("bad.s", b"s_bogus v0\n");
+    w("mfma-sgpr-c.s", b"v_mfma_f32_4x4x1f32 a[0:3], v0, v1, s[0:3]\n");
+    w("image-nodim.s", b"image_load v0, v4, s[8:15] dmask:0x1\n");
     w("empty.bin", b"");
     w("text.bin", b"hello\n");
     let entry = ".visible .entry ok(.param .u64 .ptr .global .align 8 p)\n{\n\tret;\n}\n";
