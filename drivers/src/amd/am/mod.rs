@@ -4,3 +4,4 @@
 
 pub mod mmio;
 pub mod pagetable;
+pub mod psp_abi;
