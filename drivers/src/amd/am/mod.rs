@@ -5,3 +5,4 @@
 pub mod mmio;
 pub mod mqd;
 pub mod pagetable;
+pub mod psp_abi;

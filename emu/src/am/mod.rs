@@ -1,0 +1,14 @@
+//! The emulated PCI GPU (`am:emu:gfx1100`, `am:emu:gfx942`): what the AM driver reaches
+//! through `drivers::pci::PciDevice` instead of a real card.
+
+mod bases;
+mod chip;
+mod config;
+mod device;
+mod dma;
+mod hostmem;
+mod regs;
+
+pub use chip::{Chip, CHIPS, GFX1100, GFX942};
+pub use device::EmuPciGpu;
+pub use dma::DMA_BUS_BASE;
