@@ -2,6 +2,7 @@
 //! the PSP and SMU, GMC page tables, the IH ring, and the compute and SDMA queues programmed
 //! into the hardware's registers. Everything goes through [`crate::pci::PciDevice`].
 
+pub mod ih;
 pub mod mmio;
 pub mod mqd;
 pub mod pagetable;
