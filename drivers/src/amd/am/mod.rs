@@ -7,3 +7,4 @@ pub mod mmio;
 pub mod mqd;
 pub mod pagetable;
 pub mod psp_abi;
+pub mod vram;
