@@ -257,20 +257,8 @@ pub fn require(mmio: &Mmio, hub: Hub) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::amd::am::chip::{ChipTables, GFX11, GFX942};
-    use crate::amd::am::testing::FakePci;
-    use std::sync::Arc;
-
-    /// Test bases: every IP's segments at distinct, far-apart dword addresses.
-    pub(crate) fn bound(chip: ChipTables, default_read: u32) -> (Arc<FakePci>, Mmio) {
-        let pci = Arc::new(FakePci::new(default_read));
-        let mut mmio = Mmio::new(pci.clone(), None).unwrap();
-        let bases = |ip: Ip, inst: u8| {
-            (inst == 0).then(|| (0..6).map(|s| 0x1000 + (ip as u32) * 0x8000 + s * 0x1000).collect())
-        };
-        chip.bind(&mut mmio, &bases).unwrap();
-        (pci, mmio)
-    }
+    use crate::amd::am::chip::{GFX11, GFX942};
+    use crate::amd::am::testing::bound;
 
     #[test]
     fn every_hub_of_both_generations_programs_and_flushes() {

@@ -10,6 +10,7 @@ pub mod mqd;
 pub mod pagetable;
 pub mod psp;
 pub mod psp_abi;
+pub mod smu;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod vram;

@@ -4,10 +4,12 @@
 //! check that every register and field name a sequence uses exists in each generation's tables
 //! and that values land where they should.
 
+use crate::amd::am::chip::ChipTables;
+use crate::amd::am::mmio::{Ip, Mmio};
 use crate::pci::{BarInfo, DmaMemory, PciDevice, AMD_BAR_DOORBELL, AMD_BAR_MMIO, AMD_BAR_VRAM};
 use crate::{Error, Result};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 #[derive(Debug, Default)]
@@ -98,4 +100,14 @@ impl PciDevice for FakePci {
     fn wait_interrupt(&self, _: Duration) -> Result<bool> {
         Ok(false)
     }
+}
+
+/// Test bases: every IP's segments at distinct, far-apart dword addresses.
+pub fn bound(chip: ChipTables, default_read: u32) -> (Arc<FakePci>, Mmio) {
+    let pci = Arc::new(FakePci::new(default_read));
+    let mut mmio = Mmio::new(pci.clone(), None).unwrap();
+    let bases =
+        |ip: Ip, inst: u8| (inst == 0).then(|| (0..6).map(|s| 0x1000 + (ip as u32) * 0x8000 + s * 0x1000).collect());
+    chip.bind(&mut mmio, &bases).unwrap();
+    (pci, mmio)
 }
