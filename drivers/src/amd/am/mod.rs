@@ -1,3 +1,6 @@
 //! AM: the userspace PCI driver for AMD GPUs, with no amdgpu.ko — IP discovery, firmware,
 //! the PSP and SMU, GMC page tables, the IH ring, and the compute and SDMA queues programmed
 //! into the hardware's registers. Everything goes through [`crate::pci::PciDevice`].
+
+pub mod discovery;
+pub mod raw;

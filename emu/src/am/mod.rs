@@ -1,0 +1,5 @@
+//! The emulated PCI GPU behind [`baregpu_drivers::pci::PciDevice`] (`am:emu:ARCH`): the chip's
+//! IP layout, its discovery table, and the firmware it accepts.
+
+pub mod layout;
+pub mod tables;

@@ -1,0 +1,5 @@
+//! The emulated PCI GPU (`am:emu:ARCH`) and the AM driver against it. One module per area, each
+//! owned by the helper who wrote it.
+
+#[path = "am/tables.rs"]
+mod tables;
