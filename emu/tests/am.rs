@@ -1,7 +1,8 @@
-//! The emulated PCI GPU (`am:emu:*`) and the AM driver against it. One test binary; each
-//! module is one concern.
+//! The emulated PCI GPU (`am:emu:ARCH`) and the AM driver against it. One test binary; each
+//! module is one concern, owned by the helper who wrote it.
 
 mod am {
     pub mod common;
     mod device;
+    mod tables;
 }

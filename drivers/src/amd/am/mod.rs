@@ -3,6 +3,7 @@
 //! into the hardware's registers. Everything goes through [`crate::pci::PciDevice`].
 
 pub mod chip;
+pub mod discovery;
 pub mod gmc;
 pub mod ih;
 pub mod mmio;
@@ -10,6 +11,7 @@ pub mod mqd;
 pub mod pagetable;
 pub mod psp;
 pub mod psp_abi;
+pub mod raw;
 pub mod smu;
 #[cfg(test)]
 pub(crate) mod testing;
