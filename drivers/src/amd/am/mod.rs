@@ -15,4 +15,5 @@ pub mod raw;
 pub mod smu;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod vm;
 pub mod vram;
