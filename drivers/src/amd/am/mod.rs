@@ -4,6 +4,7 @@
 
 pub mod chip;
 pub mod discovery;
+pub mod gfx;
 pub mod gmc;
 pub mod ih;
 pub mod mmio;

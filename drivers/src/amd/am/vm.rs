@@ -78,7 +78,7 @@ impl PageTable {
             let level = (1..LEVELS)
                 .find(|&l| {
                     let span = entry_span(l);
-                    rel % span == 0 && cur_pa % span == 0 && contiguous.min(size - off) >= span
+                    rel.is_multiple_of(span) && cur_pa.is_multiple_of(span) && contiguous.min(size - off) >= span
                 })
                 .unwrap_or(LEVELS - 1);
             let span = entry_span(level);
