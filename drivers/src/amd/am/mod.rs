@@ -13,6 +13,7 @@ pub mod pagetable;
 pub mod psp;
 pub mod psp_abi;
 pub mod raw;
+pub mod sdma;
 pub mod smu;
 #[cfg(test)]
 pub(crate) mod testing;
