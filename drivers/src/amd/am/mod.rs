@@ -3,4 +3,5 @@
 //! into the hardware's registers. Everything goes through [`crate::pci::PciDevice`].
 
 pub mod discovery;
+pub mod firmware;
 pub mod raw;
