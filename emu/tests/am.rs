@@ -4,5 +4,6 @@
 mod am {
     pub mod common;
     mod device;
+    mod firmware_standin;
     mod tables;
 }

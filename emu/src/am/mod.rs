@@ -7,6 +7,7 @@ mod chip;
 mod config;
 mod device;
 mod dma;
+pub mod firmware_standin;
 mod hostmem;
 pub mod layout;
 mod regs;
