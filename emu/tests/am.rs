@@ -4,4 +4,5 @@
 mod am {
     pub mod common;
     mod device;
+    mod psp;
 }

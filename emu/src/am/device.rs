@@ -4,14 +4,15 @@
 //! Bad driver behaviour (a register written out of order, an access past a BAR) is an error
 //! the driver sees (an `Err`, a PSP response status, an IH entry), never a panic.
 
-use super::bases::{at, Bases};
+use super::bases::Bases;
 use super::chip::Chip;
 use super::config::{BarSlot, ConfigSpace};
 use super::dma::DmaMap;
 use super::hostmem::HostMem;
-use super::regs::{Act, RegFile};
+use super::psp::Psp;
+use super::regs::RegFile;
+use super::smu::Smu;
 use crate::amd::dispatch::WaveEngine;
-use baregpu_autogen::amd::regs::nbio_4_3_0 as nbio;
 use baregpu_drivers::pci::{BarInfo, DmaMemory, PciDevice, AMD_BAR_DOORBELL, AMD_BAR_MMIO, AMD_BAR_VRAM};
 use baregpu_drivers::{Error, Result};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -22,13 +23,12 @@ const VRAM_BAR_BUS: u64 = 0x38_0000_0000;
 const DOORBELL_BAR_BUS: u64 = 0x38_4000_0000;
 const MMIO_BAR_BUS: u64 = 0xfc00_0000;
 
-/// MM_INDEX bit 31: the index is a VRAM address, not a register.
-const MM_INDEX_VRAM: u32 = 1 << 31;
-
 /// Everything behind the registers, under one lock.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct State {
     pub regs: RegFile,
+    pub psp: Psp,
+    pub smu: Smu,
 }
 
 /// One emulated AMD GPU on a PCI bus.
@@ -74,8 +74,8 @@ impl EmuPciGpu {
             slot(AMD_BAR_MMIO, chip.mmio_bar, MMIO_BAR_BUS, false, false),
         ];
         let config = ConfigSpace::new(chip.device_id, chip.revision, chip.class, bars);
-        let mut st = State { regs: RegFile::default() };
-        wire(&mut st, &chip, &bases);
+        let mut st = State::default();
+        super::mmio::wire(&mut st, &chip, &bases);
         Ok(Arc::new_cyclic(|me| EmuPciGpu {
             me: me.clone(),
             name: format!("emu:{}", chip.arch),
@@ -129,6 +129,11 @@ impl EmuPciGpu {
         Ok(())
     }
 
+    /// The segment bases the registers are keyed by (what the discovery table publishes).
+    pub fn bases(&self) -> &Bases {
+        &self.bases
+    }
+
     /// The VRAM size in bytes.
     pub fn vram_size(&self) -> u64 {
         self.chip.vram
@@ -138,90 +143,6 @@ impl EmuPciGpu {
     pub fn reg(&self, addr: u32) -> u32 {
         self.reg_read(addr)
     }
-
-    fn reg_read(&self, addr: u32) -> u32 {
-        let mut st = self.lock();
-        self.read_locked(&mut st, addr)
-    }
-
-    fn read_locked(&self, st: &mut State, addr: u32) -> u32 {
-        match st.regs.act_at(addr) {
-            None | Some(Act::MmIndex) | Some(Act::MmIndexHi) => st.regs.get(addr),
-            Some(Act::MemSize) => (self.chip.vram >> 20) as u32,
-            Some(Act::HdpFlushDone { req }) => st.regs.get(req),
-            Some(Act::MmData) => self.mm_data(st, None),
-            Some(Act::Mailbox(_)) => st.regs.get(addr),
-        }
-    }
-
-    fn reg_write(&self, addr: u32, v: u32) {
-        let mut st = self.lock();
-        self.write_locked(&mut st, addr, v)
-    }
-
-    fn write_locked(&self, st: &mut State, addr: u32, v: u32) {
-        match st.regs.act_at(addr) {
-            Some(Act::MemSize) => {
-                log::debug!("{}: write {v:#x} to the read-only RCC_CONFIG_MEMSIZE ignored", self.name)
-            }
-            Some(Act::MmData) => {
-                self.mm_data(st, Some(v));
-            }
-            _ => st.regs.set(addr, v),
-        }
-    }
-
-    /// MM_DATA: the dword MM_INDEX/MM_INDEX_HI select (VRAM with bit 31 of the index, else the
-    /// register at byte address MM_INDEX); `Some(v)` writes it.
-    fn mm_data(&self, st: &mut State, write: Option<u32>) -> u32 {
-        let index_reg = at(nbio::regBIF_BX_PF0_MM_INDEX, &self.bases.nbio);
-        let hi_reg = at(nbio::regBIF_BX_PF0_MM_INDEX_HI, &self.bases.nbio);
-        let index = st.regs.get(index_reg);
-        if index & MM_INDEX_VRAM != 0 {
-            let addr = (st.regs.get(hi_reg) as u64) << 31 | (index & !MM_INDEX_VRAM) as u64;
-            match write {
-                Some(v) => {
-                    if !self.vram.write_u32(addr, v) {
-                        log::debug!("{}: MM_DATA write at VRAM {addr:#x} is past VRAM: dropped", self.name);
-                    }
-                    v
-                }
-                None => self.vram.read_u32(addr).unwrap_or(u32::MAX),
-            }
-        } else {
-            let reg = index / 4;
-            if st.regs.act_at(reg) == Some(Act::MmData) {
-                return 0; // no recursion through the window itself
-            }
-            match write {
-                Some(v) => {
-                    self.write_locked(st, reg, v);
-                    v
-                }
-                None => self.read_locked(st, reg),
-            }
-        }
-    }
-}
-
-/// Register the acting registers of every block.
-fn wire(st: &mut State, chip: &Chip, b: &Bases) {
-    let _ = chip;
-    let r = &mut st.regs;
-    r.act(at(nbio::regRCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, &b.nbio), Act::MemSize);
-    r.act(at(nbio::regBIF_BX_PF0_MM_INDEX, &b.nbio), Act::MmIndex);
-    r.act(at(nbio::regBIF_BX_PF0_MM_INDEX_HI, &b.nbio), Act::MmIndexHi);
-    r.act(at(nbio::regBIF_BX_PF0_MM_DATA, &b.nbio), Act::MmData);
-    for (done, req) in [
-        (nbio::regBIF_BX_PF0_GPU_HDP_FLUSH_DONE, nbio::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ),
-        (nbio::regBIF_BX_PF1_GPU_HDP_FLUSH_DONE, nbio::regBIF_BX_PF1_GPU_HDP_FLUSH_REQ),
-    ] {
-        r.act(at(done, &b.nbio), Act::HdpFlushDone { req: at(req, &b.nbio) });
-    }
-    // Where the driver's HDP flush write goes (amdgpu remaps it into the MMIO page it maps
-    // for user space): a plain register near the top of the BAR.
-    let remap = (chip.mmio_bar - 0x1000) as u32;
-    r.set(at(nbio::regBIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL, &b.nbio), remap);
 }
 
 impl PciDevice for EmuPciGpu {

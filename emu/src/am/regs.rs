@@ -26,17 +26,35 @@ pub enum Act {
     MmIndexHi,
     MmData,
     Mailbox(Mailbox),
+    /// RSMU_INDEX / RSMU_DATA: any register by byte address (those past the BAR too).
+    RsmuIndex,
+    RsmuData,
 }
 
 #[derive(Debug, Default)]
 pub struct RegFile {
     vals: HashMap<u32, u32>,
     acts: HashMap<u32, Act>,
+    mailboxes: HashMap<Mailbox, u32>,
 }
 
 impl RegFile {
     pub fn act(&mut self, addr: u32, act: Act) {
+        if let Act::Mailbox(m) = act {
+            self.mailboxes.insert(m, addr);
+        }
         self.acts.insert(addr, act);
+    }
+
+    /// A mailbox register's value.
+    pub fn mailbox(&self, m: Mailbox) -> u32 {
+        self.mailboxes.get(&m).map_or(0, |&a| self.get(a))
+    }
+
+    pub fn set_mailbox(&mut self, m: Mailbox, v: u32) {
+        if let Some(&a) = self.mailboxes.get(&m) {
+            self.set(a, v);
+        }
     }
 
     pub fn act_at(&self, addr: u32) -> Option<Act> {
