@@ -1,5 +1,8 @@
-//! The emulated PCI GPU (`am:emu:*`) and the AM driver against it. One test binary; each
-//! module is one concern.
+//! The emulated PCI GPU (`am:emu:ARCH`) and the AM driver against it. One module per area, each
+//! owned by the helper who wrote it.
+
+#[path = "am/tables.rs"]
+mod tables;
 
 mod am {
     pub mod common;

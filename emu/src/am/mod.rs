@@ -1,5 +1,6 @@
-//! The emulated PCI GPU (`am:emu:gfx1100`, `am:emu:gfx942`): what the AM driver reaches
-//! through `drivers::pci::PciDevice` instead of a real card.
+//! The emulated PCI GPU behind [`baregpu_drivers::pci::PciDevice`] (`am:emu:ARCH`): the chip's
+//! IP layout, its discovery table, the firmware it accepts, and the blocks behind its
+//! registers (PSP, SMU, GMC, IH, command processors).
 
 pub mod bases;
 mod chip;
@@ -8,10 +9,12 @@ mod device;
 mod dma;
 mod firmware_check;
 mod hostmem;
+pub mod layout;
 mod mmio;
 pub mod psp;
 mod regs;
 pub mod smu;
+pub mod tables;
 
 pub use chip::{Chip, CHIPS, GFX1100, GFX942};
 pub use device::EmuPciGpu;

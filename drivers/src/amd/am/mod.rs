@@ -2,6 +2,8 @@
 //! the PSP and SMU, GMC page tables, the IH ring, and the compute and SDMA queues programmed
 //! into the hardware's registers. Everything goes through [`crate::pci::PciDevice`].
 
+pub mod discovery;
 pub mod mmio;
 pub mod pagetable;
 pub mod psp_abi;
+pub mod raw;
