@@ -9,9 +9,11 @@ use super::chip::Chip;
 use super::config::{BarSlot, ConfigSpace};
 use super::dma::DmaMap;
 use super::hostmem::HostMem;
+use super::layout::Layout;
 use super::psp::Psp;
 use super::regs::RegFile;
 use super::smu::Smu;
+use super::tables::discovery_table;
 use crate::amd::dispatch::WaveEngine;
 use baregpu_drivers::pci::{BarInfo, DmaMemory, PciDevice, AMD_BAR_DOORBELL, AMD_BAR_MMIO, AMD_BAR_VRAM};
 use baregpu_drivers::{Error, Result};
@@ -36,6 +38,7 @@ pub struct EmuPciGpu {
     pub(crate) me: Weak<EmuPciGpu>,
     name: String,
     pub(crate) chip: Chip,
+    pub(crate) layout: Layout,
     pub(crate) bases: Bases,
     pub(crate) vram: Arc<HostMem>,
     doorbells: HostMem,
@@ -60,26 +63,33 @@ impl EmuPciGpu {
     pub fn new(arch: &str, engine: Arc<dyn WaveEngine>) -> Result<Arc<EmuPciGpu>> {
         let chip = Chip::for_arch(arch)
             .ok_or_else(|| Error::Unsupported(format!("no emulated PCI GPU of arch {arch} (gfx1100, gfx942)")))?;
-        let vram = Arc::new(HostMem::new(chip.vram)?);
+        let layout = Layout::for_arch(arch)
+            .ok_or_else(|| Error::Unsupported(format!("no emulated PCI GPU layout of arch {arch}")))?;
+        let vram = Arc::new(HostMem::new(layout.vram_size)?);
+        // The discovery table at VRAM top - 64 KiB, where the VBIOS leaves it.
+        if !vram.write(layout.discovery_offset(), &discovery_table(&layout)) {
+            return Err(Error::Unsupported(format!("{arch}: the discovery table does not fit in VRAM")));
+        }
         let doorbells = HostMem::new(chip.doorbell_bar)?;
-        let bases = Bases::for_chip(&chip);
+        let bases = Bases::of(&layout);
         let slot = |index, size, bus_addr, prefetchable, is_64| BarSlot {
             index,
             info: BarInfo { size, bus_addr, prefetchable },
             is_64,
         };
         let bars = vec![
-            slot(AMD_BAR_VRAM, chip.vram, VRAM_BAR_BUS, true, true),
+            slot(AMD_BAR_VRAM, layout.vram_size, VRAM_BAR_BUS, true, true),
             slot(AMD_BAR_DOORBELL, chip.doorbell_bar, DOORBELL_BAR_BUS, true, true),
             slot(AMD_BAR_MMIO, chip.mmio_bar, MMIO_BAR_BUS, false, false),
         ];
-        let config = ConfigSpace::new(chip.device_id, chip.revision, chip.class, bars);
+        let config = ConfigSpace::new(layout.device_id, chip.revision, chip.class, bars);
         let mut st = State::default();
-        super::mmio::wire(&mut st, &chip, &bases);
+        super::mmio::wire(&mut st, &chip, &layout, &bases);
         Ok(Arc::new_cyclic(|me| EmuPciGpu {
             me: me.clone(),
             name: format!("emu:{}", chip.arch),
             chip,
+            layout,
             bases,
             vram,
             doorbells,
@@ -96,7 +106,7 @@ impl EmuPciGpu {
 
     fn slot(&self, bar: u8) -> Option<BarSlot> {
         let size = match bar {
-            AMD_BAR_VRAM => self.chip.vram,
+            AMD_BAR_VRAM => self.layout.vram_size,
             AMD_BAR_DOORBELL => self.chip.doorbell_bar,
             AMD_BAR_MMIO => self.chip.mmio_bar,
             _ => return None,
@@ -136,7 +146,7 @@ impl EmuPciGpu {
 
     /// The VRAM size in bytes.
     pub fn vram_size(&self) -> u64 {
-        self.chip.vram
+        self.layout.vram_size
     }
 
     /// A register's value as the driver would read it (tests).

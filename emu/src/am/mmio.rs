@@ -5,6 +5,7 @@
 use super::bases::{at, Bases};
 use super::chip::Chip;
 use super::device::{EmuPciGpu, State};
+use super::layout::Layout;
 use super::psp::{McBus, PspRegs};
 use super::regs::{Act, Mailbox, RegFile};
 use baregpu_autogen::amd::regs::{gc_11_0_0 as gc, mmhub_3_0_0 as mmhub, mp_13_0_0 as mp, nbio_4_3_0 as nbio};
@@ -72,7 +73,7 @@ impl EmuPciGpu {
 
     fn read_locked(&self, st: &mut State, addr: u32) -> u32 {
         match st.regs.act_at(addr) {
-            Some(Act::MemSize) => (self.chip.vram >> 20) as u32,
+            Some(Act::MemSize) => (self.layout.vram_size >> 20) as u32,
             Some(Act::HdpFlushDone { req }) => st.regs.get(req),
             Some(Act::MmData) => self.indirect(st, false, None),
             Some(Act::RsmuData) => self.indirect(st, true, None),
@@ -154,7 +155,7 @@ impl EmuPciGpu {
 }
 
 /// Register the acting registers of every block, and the power-on values that say something.
-pub(crate) fn wire(st: &mut State, chip: &Chip, b: &Bases) {
+pub(crate) fn wire(st: &mut State, chip: &Chip, layout: &Layout, b: &Bases) {
     let r = &mut st.regs;
     r.act(at(nbio::regRCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, &b.nbio), Act::MemSize);
     r.act(at(nbio::regBIF_BX_PF0_MM_INDEX, &b.nbio), Act::MmIndex);
@@ -183,7 +184,7 @@ pub(crate) fn wire(st: &mut State, chip: &Chip, b: &Bases) {
     // The SMU firmware runs with interrupts enabled (what "SMU alive" reads).
     r.set(at(mp::regMP1_FIRMWARE_FLAGS, &b.mp1), mp::MP1_FIRMWARE_FLAGS::INTERRUPTS_ENABLED.mask);
     // VRAM at its MC location, in both hubs.
-    let top = FB_LOCATION + (chip.vram >> 24) as u32 - 1;
+    let top = FB_LOCATION + (layout.vram_size >> 24) as u32 - 1;
     r.set(at(mmhub::regMMMC_VM_FB_LOCATION_BASE, &b.mmhub), FB_LOCATION);
     r.set(at(mmhub::regMMMC_VM_FB_LOCATION_TOP, &b.mmhub), top);
     r.set(at(gc::regGCMC_VM_FB_LOCATION_BASE, &b.gc), FB_LOCATION);

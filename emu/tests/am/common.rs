@@ -15,7 +15,7 @@ use baregpu_drivers::pci::{PciDevice, AMD_BAR_MMIO};
 /// Raw register access at the emulator's bases (what the driver does after IP discovery).
 pub struct Regs<'a> {
     pub g: &'a EmuPciGpu,
-    pub bases: [u32; 6],
+    pub bases: Vec<u32>,
 }
 
 impl Regs<'_> {
@@ -33,6 +33,6 @@ impl Regs<'_> {
 /// The MC address of VRAM offset 0 (MMMC_VM_FB_LOCATION_BASE, 16 MiB units).
 pub fn fb_base(g: &EmuPciGpu) -> u64 {
     use baregpu_autogen::amd::regs::mmhub_3_0_0 as mmhub;
-    let r = Regs { g, bases: g.bases().mmhub };
+    let r = Regs { g, bases: g.bases().mmhub.clone() };
     ((r.read(mmhub::regMMMC_VM_FB_LOCATION_BASE) & 0xff_ffff) as u64) << 24
 }

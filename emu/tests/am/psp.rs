@@ -25,7 +25,7 @@ struct Psp<'a> {
 
 impl<'a> Psp<'a> {
     fn new(g: &'a EmuPciGpu) -> Psp<'a> {
-        Psp { r: Regs { g, bases: g.bases().mp0 }, fb: fb_base(g), wptr: 0, fence: 0 }
+        Psp { r: Regs { g, bases: g.bases().mp0.clone() }, fb: fb_base(g), wptr: 0, fence: 0 }
     }
 
     fn bootload(&self, cmd: u32) -> u32 {
@@ -119,7 +119,7 @@ fn km_ring_commands_are_answered_in_order_with_fences_and_statuses() {
     // An empty (all-zero) payload is malformed; a real one loads.
     assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, p.fb + 0x40_0000, 0x1000, GFX_FW_TYPE_RLC_G).0, status::BAD_FIRMWARE);
     assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, fw, 256, GFX_FW_TYPE_RLC_G).0, 0);
-    let gc = Regs { g: &g, bases: g.bases().gc };
+    let gc = Regs { g: &g, bases: g.bases().gc.clone() };
     use baregpu_autogen::amd::regs::gc_11_0_0 as gc11;
     let complete = gc11::RLC_RLCS_BOOTLOAD_STATUS::BOOTLOAD_COMPLETE.mask;
     assert_eq!(gc.read(gc11::regRLC_RLCS_BOOTLOAD_STATUS) & complete, 0);
@@ -142,7 +142,7 @@ fn km_ring_commands_are_answered_in_order_with_fences_and_statuses() {
 #[test]
 fn smu_mailbox_answers_each_message_after_the_response_is_cleared() {
     let g = gpu("gfx1100");
-    let r = Regs { g: &g, bases: g.bases().mp1 };
+    let r = Regs { g: &g, bases: g.bases().mp1.clone() };
     assert_eq!(r.read(mp::regMP1_SMN_C2PMSG_90), 1, "idle mailbox");
     r.write(mp::regMP1_SMN_C2PMSG_90, 0);
     r.write(mp::regMP1_SMN_C2PMSG_82, 0x1234);
