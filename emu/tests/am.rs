@@ -8,4 +8,5 @@ mod am {
     pub mod common;
     mod device;
     mod psp;
+    mod queue;
 }

@@ -5,10 +5,14 @@
 pub mod bases;
 mod chip;
 mod config;
+mod cphost;
 mod device;
 mod dma;
 mod firmware_check;
+mod gmc;
 mod hostmem;
+mod hqd;
+mod ih;
 pub mod layout;
 mod mmio;
 pub mod psp;
