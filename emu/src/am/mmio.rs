@@ -27,26 +27,39 @@ impl PspRegs for PspMail<'_> {
     }
 }
 
-/// Memory as the PSP and IH reach it: MC addresses.
+/// Memory as the PSP and IH reach it: MC addresses — VRAM at the FB location, anything else
+/// through context 0's translation (the GART).
 pub(crate) struct Mc<'a> {
     pub gpu: &'a EmuPciGpu,
     pub fb_base: u64,
+    pub gart: std::sync::Arc<crate::gpu_memory::GpuMemory>,
 }
 
 impl Mc<'_> {
-    /// The host address of `[mc, mc + len)`.
-    pub fn host(&self, mc: u64, len: u64) -> Option<usize> {
-        let off = mc.checked_sub(self.fb_base)?;
-        self.gpu.vram.at(off, len)
+    fn gart(&self, mc: u64, len: usize) -> Option<*mut u8> {
+        self.gart.translate(mc, len as u64)
     }
 }
 
 impl McBus for Mc<'_> {
     fn read(&self, mc: u64, buf: &mut [u8]) -> bool {
-        mc.checked_sub(self.fb_base).is_some_and(|off| self.gpu.vram.read(off, buf))
+        if mc.checked_sub(self.fb_base).is_some_and(|off| self.gpu.vram.read(off, buf)) {
+            return true;
+        }
+        let Some(p) = self.gart(mc, buf.len()) else { return false };
+        // SAFETY: translated, so the whole range lies inside memory the emulator keeps mapped
+        // (VRAM or a DMA buffer, retired ones included); a raw copy, no reference.
+        unsafe { std::ptr::copy(p, buf.as_mut_ptr(), buf.len()) };
+        true
     }
     fn write(&self, mc: u64, data: &[u8]) -> bool {
-        mc.checked_sub(self.fb_base).is_some_and(|off| self.gpu.vram.write(off, data))
+        if mc.checked_sub(self.fb_base).is_some_and(|off| self.gpu.vram.write(off, data)) {
+            return true;
+        }
+        let Some(p) = self.gart(mc, data.len()) else { return false };
+        // SAFETY: as read.
+        unsafe { std::ptr::copy(data.as_ptr(), p, data.len()) };
+        true
     }
 }
 
@@ -88,7 +101,7 @@ impl EmuPciGpu {
     }
 
     pub(crate) fn mc(&self, st: &State) -> Mc<'_> {
-        Mc { gpu: self, fb_base: self.fb_base(st) }
+        Mc { gpu: self, fb_base: self.fb_base(st), gart: st.gmc_mem.clone() }
     }
 
     fn read_locked(&self, st: &mut State, addr: u32) -> u32 {
