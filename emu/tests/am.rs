@@ -1,12 +1,10 @@
-//! The emulated PCI GPU (`am:emu:ARCH`) and the AM driver against it. One module per area, each
-//! owned by the helper who wrote it.
-
-#[path = "am/tables.rs"]
-mod tables;
+//! The emulated PCI GPU (`am:emu:ARCH`) and the AM driver against it. One test binary; each
+//! module is one concern, owned by the helper who wrote it.
 
 mod am {
     pub mod common;
     mod device;
     mod psp;
     mod queue;
+    mod tables;
 }
