@@ -5,5 +5,7 @@ mod am {
     pub mod common;
     mod device;
     mod firmware_standin;
+    mod psp;
+    mod queue;
     mod tables;
 }

@@ -4,16 +4,25 @@
 //! Bad driver behaviour (a register written out of order, an access past a BAR) is an error
 //! the driver sees (an `Err`, a PSP response status, an IH entry), never a panic.
 
-use super::bases::{at, Bases};
+use super::bases::Bases;
 use super::chip::Chip;
 use super::config::{BarSlot, ConfigSpace};
 use super::dma::DmaMap;
 use super::hostmem::HostMem;
-use super::regs::{Act, RegFile};
+use super::hqd::HqdQueue;
+use super::layout::Layout;
+use super::psp::Psp;
+use super::regs::RegFile;
+use super::smu::Smu;
+use super::tables::discovery_table;
 use crate::amd::dispatch::WaveEngine;
-use baregpu_autogen::amd::regs::nbio_4_3_0 as nbio;
+use crate::gpu_memory::GpuMemory;
+use crate::memory_wait::Writes;
+use baregpu_drivers::amd::am::pagetable::PtGeneration;
 use baregpu_drivers::pci::{BarInfo, DmaMemory, PciDevice, AMD_BAR_DOORBELL, AMD_BAR_MMIO, AMD_BAR_VRAM};
 use baregpu_drivers::{Error, Result};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
@@ -22,13 +31,21 @@ const VRAM_BAR_BUS: u64 = 0x38_0000_0000;
 const DOORBELL_BAR_BUS: u64 = 0x38_4000_0000;
 const MMIO_BAR_BUS: u64 = 0xfc00_0000;
 
-/// MM_INDEX bit 31: the index is a VRAM address, not a register.
-const MM_INDEX_VRAM: u32 = 1 << 31;
-
 /// Everything behind the registers, under one lock.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct State {
     pub regs: RegFile,
+    pub psp: Psp,
+    pub smu: Smu,
+    /// The MMU's translation since the last TLB invalidation.
+    pub gmc_mem: Arc<GpuMemory>,
+    /// The banked HQD registers: (GRBM_GFX_CNTL selection, address) → value.
+    pub hqd_regs: HashMap<(u32, u32), u32>,
+    /// Running compute queues by GRBM_GFX_CNTL selection.
+    pub hqds: HashMap<u32, HqdQueue>,
+    /// Queues to stop once the lock is released (their threads take it).
+    pub retired: Vec<HqdQueue>,
+    pub next_queue_id: u32,
 }
 
 /// One emulated AMD GPU on a PCI bus.
@@ -36,6 +53,7 @@ pub struct EmuPciGpu {
     pub(crate) me: Weak<EmuPciGpu>,
     name: String,
     pub(crate) chip: Chip,
+    pub(crate) layout: Layout,
     pub(crate) bases: Bases,
     pub(crate) vram: Arc<HostMem>,
     doorbells: HostMem,
@@ -43,6 +61,10 @@ pub struct EmuPciGpu {
     config: Mutex<ConfigSpace>,
     pub(crate) st: Mutex<State>,
     pub(crate) engine: Arc<dyn WaveEngine>,
+    /// Engine writes of this GPU (what ends memory waits).
+    pub(crate) writes: Arc<Writes>,
+    /// Bumped at every TLB invalidation (the command processors' views then refresh).
+    pub(crate) epoch: AtomicU64,
 }
 
 impl std::fmt::Debug for EmuPciGpu {
@@ -60,26 +82,33 @@ impl EmuPciGpu {
     pub fn new(arch: &str, engine: Arc<dyn WaveEngine>) -> Result<Arc<EmuPciGpu>> {
         let chip = Chip::for_arch(arch)
             .ok_or_else(|| Error::Unsupported(format!("no emulated PCI GPU of arch {arch} (gfx1100, gfx942)")))?;
-        let vram = Arc::new(HostMem::new(chip.vram)?);
+        let layout = Layout::for_arch(arch)
+            .ok_or_else(|| Error::Unsupported(format!("no emulated PCI GPU layout of arch {arch}")))?;
+        let vram = Arc::new(HostMem::new(layout.vram_size)?);
+        // The discovery table at VRAM top - 64 KiB, where the VBIOS leaves it.
+        if !vram.write(layout.discovery_offset(), &discovery_table(&layout)) {
+            return Err(Error::Unsupported(format!("{arch}: the discovery table does not fit in VRAM")));
+        }
         let doorbells = HostMem::new(chip.doorbell_bar)?;
-        let bases = Bases::for_chip(&chip);
+        let bases = Bases::of(&layout);
         let slot = |index, size, bus_addr, prefetchable, is_64| BarSlot {
             index,
             info: BarInfo { size, bus_addr, prefetchable },
             is_64,
         };
         let bars = vec![
-            slot(AMD_BAR_VRAM, chip.vram, VRAM_BAR_BUS, true, true),
+            slot(AMD_BAR_VRAM, layout.vram_size, VRAM_BAR_BUS, true, true),
             slot(AMD_BAR_DOORBELL, chip.doorbell_bar, DOORBELL_BAR_BUS, true, true),
             slot(AMD_BAR_MMIO, chip.mmio_bar, MMIO_BAR_BUS, false, false),
         ];
-        let config = ConfigSpace::new(chip.device_id, chip.revision, chip.class, bars);
-        let mut st = State { regs: RegFile::default() };
-        wire(&mut st, &chip, &bases);
+        let config = ConfigSpace::new(layout.device_id, chip.revision, chip.class, bars);
+        let mut st = State::default();
+        super::mmio::wire(&mut st, &chip, &layout, &bases);
         Ok(Arc::new_cyclic(|me| EmuPciGpu {
             me: me.clone(),
             name: format!("emu:{}", chip.arch),
             chip,
+            layout,
             bases,
             vram,
             doorbells,
@@ -87,6 +116,8 @@ impl EmuPciGpu {
             config: Mutex::new(config),
             st: Mutex::new(st),
             engine,
+            writes: Arc::default(),
+            epoch: AtomicU64::new(0),
         }))
     }
 
@@ -96,7 +127,7 @@ impl EmuPciGpu {
 
     fn slot(&self, bar: u8) -> Option<BarSlot> {
         let size = match bar {
-            AMD_BAR_VRAM => self.chip.vram,
+            AMD_BAR_VRAM => self.layout.vram_size,
             AMD_BAR_DOORBELL => self.chip.doorbell_bar,
             AMD_BAR_MMIO => self.chip.mmio_bar,
             _ => return None,
@@ -129,99 +160,29 @@ impl EmuPciGpu {
         Ok(())
     }
 
+    /// The segment bases the registers are keyed by (what the discovery table publishes).
+    pub fn bases(&self) -> &Bases {
+        &self.bases
+    }
+
+    /// The page-table format of this chip's GC.
+    pub(crate) fn pt_generation(&self) -> PtGeneration {
+        if self.chip.arch.starts_with("gfx9") {
+            PtGeneration::Gfx9
+        } else {
+            PtGeneration::Gfx11
+        }
+    }
+
     /// The VRAM size in bytes.
     pub fn vram_size(&self) -> u64 {
-        self.chip.vram
+        self.layout.vram_size
     }
 
     /// A register's value as the driver would read it (tests).
     pub fn reg(&self, addr: u32) -> u32 {
         self.reg_read(addr)
     }
-
-    fn reg_read(&self, addr: u32) -> u32 {
-        let mut st = self.lock();
-        self.read_locked(&mut st, addr)
-    }
-
-    fn read_locked(&self, st: &mut State, addr: u32) -> u32 {
-        match st.regs.act_at(addr) {
-            None | Some(Act::MmIndex) | Some(Act::MmIndexHi) => st.regs.get(addr),
-            Some(Act::MemSize) => (self.chip.vram >> 20) as u32,
-            Some(Act::HdpFlushDone { req }) => st.regs.get(req),
-            Some(Act::MmData) => self.mm_data(st, None),
-            Some(Act::Mailbox(_)) => st.regs.get(addr),
-        }
-    }
-
-    fn reg_write(&self, addr: u32, v: u32) {
-        let mut st = self.lock();
-        self.write_locked(&mut st, addr, v)
-    }
-
-    fn write_locked(&self, st: &mut State, addr: u32, v: u32) {
-        match st.regs.act_at(addr) {
-            Some(Act::MemSize) => {
-                log::debug!("{}: write {v:#x} to the read-only RCC_CONFIG_MEMSIZE ignored", self.name)
-            }
-            Some(Act::MmData) => {
-                self.mm_data(st, Some(v));
-            }
-            _ => st.regs.set(addr, v),
-        }
-    }
-
-    /// MM_DATA: the dword MM_INDEX/MM_INDEX_HI select (VRAM with bit 31 of the index, else the
-    /// register at byte address MM_INDEX); `Some(v)` writes it.
-    fn mm_data(&self, st: &mut State, write: Option<u32>) -> u32 {
-        let index_reg = at(nbio::regBIF_BX_PF0_MM_INDEX, &self.bases.nbio);
-        let hi_reg = at(nbio::regBIF_BX_PF0_MM_INDEX_HI, &self.bases.nbio);
-        let index = st.regs.get(index_reg);
-        if index & MM_INDEX_VRAM != 0 {
-            let addr = (st.regs.get(hi_reg) as u64) << 31 | (index & !MM_INDEX_VRAM) as u64;
-            match write {
-                Some(v) => {
-                    if !self.vram.write_u32(addr, v) {
-                        log::debug!("{}: MM_DATA write at VRAM {addr:#x} is past VRAM: dropped", self.name);
-                    }
-                    v
-                }
-                None => self.vram.read_u32(addr).unwrap_or(u32::MAX),
-            }
-        } else {
-            let reg = index / 4;
-            if st.regs.act_at(reg) == Some(Act::MmData) {
-                return 0; // no recursion through the window itself
-            }
-            match write {
-                Some(v) => {
-                    self.write_locked(st, reg, v);
-                    v
-                }
-                None => self.read_locked(st, reg),
-            }
-        }
-    }
-}
-
-/// Register the acting registers of every block.
-fn wire(st: &mut State, chip: &Chip, b: &Bases) {
-    let _ = chip;
-    let r = &mut st.regs;
-    r.act(at(nbio::regRCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, &b.nbio), Act::MemSize);
-    r.act(at(nbio::regBIF_BX_PF0_MM_INDEX, &b.nbio), Act::MmIndex);
-    r.act(at(nbio::regBIF_BX_PF0_MM_INDEX_HI, &b.nbio), Act::MmIndexHi);
-    r.act(at(nbio::regBIF_BX_PF0_MM_DATA, &b.nbio), Act::MmData);
-    for (done, req) in [
-        (nbio::regBIF_BX_PF0_GPU_HDP_FLUSH_DONE, nbio::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ),
-        (nbio::regBIF_BX_PF1_GPU_HDP_FLUSH_DONE, nbio::regBIF_BX_PF1_GPU_HDP_FLUSH_REQ),
-    ] {
-        r.act(at(done, &b.nbio), Act::HdpFlushDone { req: at(req, &b.nbio) });
-    }
-    // Where the driver's HDP flush write goes (amdgpu remaps it into the MMIO page it maps
-    // for user space): a plain register near the top of the BAR.
-    let remap = (chip.mmio_bar - 0x1000) as u32;
-    r.set(at(nbio::regBIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL, &b.nbio), remap);
 }
 
 impl PciDevice for EmuPciGpu {
@@ -362,6 +323,9 @@ impl PciDevice for EmuPciGpu {
 impl EmuPciGpu {
     /// A doorbell write at byte `offset` of BAR2: wake the queue it belongs to.
     fn doorbell_written(&self, offset: u64) {
-        let _ = offset;
+        let st = self.lock();
+        for q in st.hqds.values().filter(|q| q.doorbell == offset) {
+            q.running.ctl.bell.ring();
+        }
     }
 }

@@ -26,17 +26,48 @@ pub enum Act {
     MmIndexHi,
     MmData,
     Mailbox(Mailbox),
+    /// RSMU_INDEX / RSMU_DATA: any register by byte address (those past the BAR too).
+    RsmuIndex,
+    RsmuData,
+    /// INVALIDATE_ENGn_REQ of the GC hub (`gc`) or MMHUB: walk the tables, then ACK at `ack`.
+    InvalidateReq {
+        ack: u32,
+        gc: bool,
+    },
+    /// INVALIDATE_ENGn_SEM: reads 1 (acquired) — one driver, no contention.
+    InvalidateSem,
+    /// The HQD registers banked by GRBM_GFX_CNTL; `active` for CP_HQD_ACTIVE.
+    Hqd {
+        active: bool,
+    },
+    /// IH_RB_CNTL (WPTR_OVERFLOW_CLEAR).
+    IhCntl,
 }
 
 #[derive(Debug, Default)]
 pub struct RegFile {
     vals: HashMap<u32, u32>,
     acts: HashMap<u32, Act>,
+    mailboxes: HashMap<Mailbox, u32>,
 }
 
 impl RegFile {
     pub fn act(&mut self, addr: u32, act: Act) {
+        if let Act::Mailbox(m) = act {
+            self.mailboxes.insert(m, addr);
+        }
         self.acts.insert(addr, act);
+    }
+
+    /// A mailbox register's value.
+    pub fn mailbox(&self, m: Mailbox) -> u32 {
+        self.mailboxes.get(&m).map_or(0, |&a| self.get(a))
+    }
+
+    pub fn set_mailbox(&mut self, m: Mailbox, v: u32) {
+        if let Some(&a) = self.mailboxes.get(&m) {
+            self.set(a, v);
+        }
     }
 
     pub fn act_at(&self, addr: u32) -> Option<Act> {

@@ -62,7 +62,7 @@ fn an_access_past_a_bar_is_an_error() {
 fn vram_through_bar0_and_the_mm_index_window_agree() {
     let g = gpu("gfx1100");
     g.copy_to_bar(AMD_BAR_VRAM, 0x10_0000, &0xdead_beefu32.to_le_bytes()).unwrap();
-    let nbio = baregpu_autogen::amd::ip_base::navi10::NBIO_BASE[0];
+    let nbio = g.bases().nbio.clone();
     use baregpu_autogen::amd::regs::nbio_4_3_0 as n;
     let addr = |r: baregpu_autogen::amd::regs::Reg| r.addr(&nbio).unwrap() as u64 * 4;
     // RCC_CONFIG_MEMSIZE: MiB of VRAM (dword 0xDE3, what tinygrad reads).
@@ -90,4 +90,25 @@ fn dma_memory_has_distinct_page_aligned_bus_addresses() {
     assert_eq!(r, [1, 2, 3]);
     assert!(a.write(3 * DMA_PAGE - 1, &[0, 0]).is_err());
     assert!(g.alloc_dma(100, false).is_err(), "not a page multiple");
+}
+
+#[test]
+fn the_discovery_table_sits_at_vram_top_minus_64k_and_parses() {
+    use baregpu_drivers::amd::am::discovery::{hw_id, Discovery, DISCOVERY_TMR_OFFSET};
+    for arch in ["gfx1100", "gfx942"] {
+        let g = gpu(arch);
+        // What the driver does: VRAM size from RCC_CONFIG_MEMSIZE, the table below its top.
+        use baregpu_autogen::amd::regs::{nbio_4_3_0, nbio_7_9_0};
+        let memsize = if arch == "gfx1100" {
+            nbio_4_3_0::regRCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE
+        } else {
+            nbio_7_9_0::regRCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE
+        };
+        let vram = (g.read32(AMD_BAR_MMIO, memsize.addr(&g.bases().nbio).unwrap() as u64 * 4).unwrap() as u64) << 20;
+        assert_eq!(vram, g.vram_size(), "{arch}");
+        let mut bin = vec![0u8; 10 << 10];
+        g.copy_from_bar(AMD_BAR_VRAM, vram - DISCOVERY_TMR_OFFSET, &mut bin).unwrap();
+        let d = Discovery::parse(&bin).unwrap();
+        assert_eq!(d.base(hw_id::GC, 0, 0), Some(g.bases().gc[0]), "{arch}");
+    }
 }
