@@ -101,3 +101,26 @@ fn a_driver_made_compute_queue_runs_and_a_fault_reaches_the_ih_ring() {
         assert!(e.to_string().contains("regCP_HQD_ACTIVE"), "{e}");
     }
 }
+
+/// Firmware that is not what its name says is one error naming the file, not a panic, and
+/// the device is left as it was (the next open with good firmware boots).
+#[test]
+fn malformed_firmware_is_an_error_naming_the_file() {
+    struct Truncated(StandinSource);
+    impl FirmwareSource for Truncated {
+        fn load(&self, name: &str) -> baregpu_drivers::Result<Vec<u8>> {
+            let mut b = self.0.load(name)?;
+            if name.contains("sos") {
+                b.truncate(40);
+            }
+            Ok(b)
+        }
+        fn describe(&self) -> String {
+            "truncated SOS".into()
+        }
+    }
+    let g = gpu("gfx1100");
+    let e = AmDevice::open(g.clone(), &Truncated(standins("gfx1100"))).unwrap_err().to_string();
+    assert!(e.contains("psp_13_0_0_sos.bin"), "{e}");
+    open(g, &standins("gfx1100")).close().unwrap();
+}
