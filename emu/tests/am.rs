@@ -5,3 +5,9 @@
 mod firmware_standin;
 #[path = "am/tables.rs"]
 mod tables;
+
+mod am {
+    pub mod common;
+    mod device;
+    mod psp;
+}
