@@ -2,6 +2,7 @@
 //! module is one concern, owned by the helper who wrote it.
 
 mod am {
+    mod boot_smoke;
     pub mod common;
     mod device;
     mod psp;
