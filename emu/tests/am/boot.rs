@@ -126,7 +126,7 @@ fn malformed_firmware_is_an_error_naming_the_file() {
 }
 
 /// The driver's SDMA0 queue (ring in VRAM, pointers in system memory): a fence written when its
-/// doorbell rings with the byte write pointer; after close the ring is disabled.
+/// doorbell rings with the byte write pointer; close (which disables the ring) succeeds.
 #[test]
 fn a_driver_made_sdma_queue_writes_a_fence() {
     use baregpu_drivers::amd::sdma::{Sdma, SdmaGeneration};
