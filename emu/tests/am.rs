@@ -1,13 +1,12 @@
-//! The emulated PCI GPU (`am:emu:ARCH`) and the AM driver against it. One module per area, each
-//! owned by the helper who wrote it.
-
-#[path = "am/firmware_standin.rs"]
-mod firmware_standin;
-#[path = "am/tables.rs"]
-mod tables;
+//! The emulated PCI GPU (`am:emu:ARCH`) and the AM driver against it. One test binary; each
+//! module is one concern, owned by the helper who wrote it.
 
 mod am {
+    mod boot;
     pub mod common;
     mod device;
+    mod firmware_standin;
     mod psp;
+    mod queue;
+    mod tables;
 }

@@ -11,7 +11,6 @@ pub const CONFIG_SIZE: usize = 0x1000;
 const COMMAND: usize = 0x04;
 /// Command register bits the function implements: I/O, memory decode, bus master.
 const COMMAND_WRITABLE: u16 = 0x0007;
-pub const COMMAND_BUS_MASTER: u16 = 0x0004;
 const BAR0: usize = 0x10;
 
 /// One BAR as the header describes it: where it sits in the BAR registers and what it is.
@@ -73,14 +72,6 @@ impl ConfigSpace {
         if b.is_64 {
             self.put32(off + 4, (v >> 32) as u32);
         }
-    }
-
-    pub fn command(&self) -> u16 {
-        u16::from_le_bytes([self.bytes[COMMAND], self.bytes[COMMAND + 1]])
-    }
-
-    pub fn bus_master(&self) -> bool {
-        self.command() & COMMAND_BUS_MASTER != 0
     }
 
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> bool {

@@ -9,14 +9,20 @@ use super::chip::Chip;
 use super::config::{BarSlot, ConfigSpace};
 use super::dma::DmaMap;
 use super::hostmem::HostMem;
+use super::hqd::HqdQueue;
 use super::layout::Layout;
 use super::psp::Psp;
 use super::regs::RegFile;
 use super::smu::Smu;
 use super::tables::discovery_table;
 use crate::amd::dispatch::WaveEngine;
+use crate::gpu_memory::GpuMemory;
+use crate::memory_wait::Writes;
+use baregpu_drivers::amd::am::pagetable::PtGeneration;
 use baregpu_drivers::pci::{BarInfo, DmaMemory, PciDevice, AMD_BAR_DOORBELL, AMD_BAR_MMIO, AMD_BAR_VRAM};
 use baregpu_drivers::{Error, Result};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
@@ -31,6 +37,15 @@ pub(crate) struct State {
     pub regs: RegFile,
     pub psp: Psp,
     pub smu: Smu,
+    /// The MMU's translation since the last TLB invalidation.
+    pub gmc_mem: Arc<GpuMemory>,
+    /// The banked HQD registers: (GRBM_GFX_CNTL selection, address) → value.
+    pub hqd_regs: HashMap<(u32, u32), u32>,
+    /// Running compute queues by GRBM_GFX_CNTL selection.
+    pub hqds: HashMap<u32, HqdQueue>,
+    /// Queues to stop once the lock is released (their threads take it).
+    pub retired: Vec<HqdQueue>,
+    pub next_queue_id: u32,
 }
 
 /// One emulated AMD GPU on a PCI bus.
@@ -46,6 +61,10 @@ pub struct EmuPciGpu {
     config: Mutex<ConfigSpace>,
     pub(crate) st: Mutex<State>,
     pub(crate) engine: Arc<dyn WaveEngine>,
+    /// Engine writes of this GPU (what ends memory waits).
+    pub(crate) writes: Arc<Writes>,
+    /// Bumped at every TLB invalidation (the command processors' views then refresh).
+    pub(crate) epoch: AtomicU64,
 }
 
 impl std::fmt::Debug for EmuPciGpu {
@@ -97,6 +116,8 @@ impl EmuPciGpu {
             config: Mutex::new(config),
             st: Mutex::new(st),
             engine,
+            writes: Arc::default(),
+            epoch: AtomicU64::new(0),
         }))
     }
 
@@ -142,6 +163,15 @@ impl EmuPciGpu {
     /// The segment bases the registers are keyed by (what the discovery table publishes).
     pub fn bases(&self) -> &Bases {
         &self.bases
+    }
+
+    /// The page-table format of this chip's GC.
+    pub(crate) fn pt_generation(&self) -> PtGeneration {
+        if self.chip.arch.starts_with("gfx9") {
+            PtGeneration::Gfx9
+        } else {
+            PtGeneration::Gfx11
+        }
     }
 
     /// The VRAM size in bytes.
@@ -293,6 +323,9 @@ impl PciDevice for EmuPciGpu {
 impl EmuPciGpu {
     /// A doorbell write at byte `offset` of BAR2: wake the queue it belongs to.
     fn doorbell_written(&self, offset: u64) {
-        let _ = offset;
+        let st = self.lock();
+        for q in st.hqds.values().filter(|q| q.doorbell == offset) {
+            q.running.ctl.bell.ring();
+        }
     }
 }

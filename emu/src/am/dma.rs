@@ -63,13 +63,6 @@ impl DmaMap {
         (off.checked_add(len)? <= e.len).then(|| e.mem.addr() + off as usize)
     }
 
-    /// The live allocation holding `bus`: (its bus address, length, host address).
-    pub fn region(&self, bus: u64) -> Option<(u64, u64, usize)> {
-        let g = self.lock();
-        let (&start, e) = g.live.range(..=bus).next_back()?;
-        (bus - start < e.len).then(|| (start, e.len, e.mem.addr()))
-    }
-
     fn free(&self, bus: u64) {
         let mut g = self.lock();
         if let Some(e) = g.live.remove(&bus) {

@@ -27,26 +27,39 @@ impl PspRegs for PspMail<'_> {
     }
 }
 
-/// Memory as the PSP and IH reach it: MC addresses.
+/// Memory as the PSP and IH reach it: MC addresses — VRAM at the FB location, anything else
+/// through context 0's translation (the GART).
 pub(crate) struct Mc<'a> {
     pub gpu: &'a EmuPciGpu,
     pub fb_base: u64,
+    pub gart: std::sync::Arc<crate::gpu_memory::GpuMemory>,
 }
 
 impl Mc<'_> {
-    /// The host address of `[mc, mc + len)`.
-    pub fn host(&self, mc: u64, len: u64) -> Option<usize> {
-        let off = mc.checked_sub(self.fb_base)?;
-        self.gpu.vram.at(off, len)
+    fn gart(&self, mc: u64, len: usize) -> Option<*mut u8> {
+        self.gart.translate(mc, len as u64)
     }
 }
 
 impl McBus for Mc<'_> {
     fn read(&self, mc: u64, buf: &mut [u8]) -> bool {
-        mc.checked_sub(self.fb_base).is_some_and(|off| self.gpu.vram.read(off, buf))
+        if mc.checked_sub(self.fb_base).is_some_and(|off| self.gpu.vram.read(off, buf)) {
+            return true;
+        }
+        let Some(p) = self.gart(mc, buf.len()) else { return false };
+        // SAFETY: translated, so the whole range lies inside memory the emulator keeps mapped
+        // (VRAM or a DMA buffer, retired ones included); a raw copy, no reference.
+        unsafe { std::ptr::copy(p, buf.as_mut_ptr(), buf.len()) };
+        true
     }
     fn write(&self, mc: u64, data: &[u8]) -> bool {
-        mc.checked_sub(self.fb_base).is_some_and(|off| self.gpu.vram.write(off, data))
+        if mc.checked_sub(self.fb_base).is_some_and(|off| self.gpu.vram.write(off, data)) {
+            return true;
+        }
+        let Some(p) = self.gart(mc, data.len()) else { return false };
+        // SAFETY: as read.
+        unsafe { std::ptr::copy(data.as_ptr(), p, data.len()) };
+        true
     }
 }
 
@@ -58,7 +71,27 @@ impl EmuPciGpu {
 
     pub(crate) fn reg_write(&self, addr: u32, v: u32) {
         let mut st = self.lock();
-        self.write_locked(&mut st, addr, v)
+        self.write_locked(&mut st, addr, v);
+        // Queue threads take the lock to report; stop them without it.
+        let retired = std::mem::take(&mut st.retired);
+        drop(st);
+        for q in retired {
+            q.running.stop();
+        }
+    }
+
+    /// Rebuild the MMU's translation from context 0 of the GC hub.
+    fn invalidate(&self, st: &mut State) {
+        let b = &self.bases.gc;
+        let r64 = |lo, hi| (st.regs.get(at(hi, b)) as u64) << 32 | st.regs.get(at(lo, b)) as u64;
+        let base = r64(gc::regGCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32, gc::regGCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32);
+        let start =
+            r64(gc::regGCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32, gc::regGCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32);
+        let end = r64(gc::regGCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32, gc::regGCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32);
+        let ctx = super::gmc::Context0 { base, start: start << 12, end: (end << 12) | 0xfff };
+        let layout = self.pt_generation().layout();
+        st.gmc_mem = std::sync::Arc::new(super::gmc::translate(&ctx, &layout, &self.vram, &self.dma));
+        self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     /// The MC address of VRAM offset 0.
@@ -68,7 +101,7 @@ impl EmuPciGpu {
     }
 
     pub(crate) fn mc(&self, st: &State) -> Mc<'_> {
-        Mc { gpu: self, fb_base: self.fb_base(st) }
+        Mc { gpu: self, fb_base: self.fb_base(st), gart: st.gmc_mem.clone() }
     }
 
     fn read_locked(&self, st: &mut State, addr: u32) -> u32 {
@@ -77,6 +110,11 @@ impl EmuPciGpu {
             Some(Act::HdpFlushDone { req }) => st.regs.get(req),
             Some(Act::MmData) => self.indirect(st, false, None),
             Some(Act::RsmuData) => self.indirect(st, true, None),
+            Some(Act::InvalidateSem) => 1,
+            Some(Act::Hqd { .. }) => {
+                let sel = super::hqd::selected(st, &self.bases.gc);
+                st.hqd_regs.get(&(sel, addr)).copied().unwrap_or(0)
+            }
             _ => st.regs.get(addr),
         }
     }
@@ -113,6 +151,30 @@ impl EmuPciGpu {
                     [super::smu::ARG, super::smu::RESP].iter().map(|&k| (k, regs.mailbox(Mailbox::Smu(k)))).collect();
                 let get = |k: u32| snapshot.iter().find(|(n, _)| *n == k).map_or(0, |p| p.1);
                 smu.written(n, v, &get, &mut |k, val| regs.set_mailbox(Mailbox::Smu(k), val));
+            }
+            Some(Act::InvalidateReq { ack, gc }) => {
+                st.regs.set(addr, v);
+                if gc {
+                    self.invalidate(st);
+                }
+                // Every VMID the request names is acknowledged.
+                st.regs.set(ack, v & 0xffff);
+            }
+            Some(Act::Hqd { active }) => {
+                let sel = super::hqd::selected(st, &self.bases.gc);
+                st.hqd_regs.insert((sel, addr), v);
+                if active {
+                    if let Some(q) = st.hqds.remove(&sel) {
+                        st.retired.push(q);
+                    }
+                    if v & 1 != 0 {
+                        self.hqd_active(st, sel);
+                    }
+                }
+            }
+            Some(Act::IhCntl) => {
+                st.regs.set(addr, v);
+                self.ih_cntl_written(st, v);
             }
             _ => st.regs.set(addr, v),
         }
@@ -189,9 +251,38 @@ pub(crate) fn wire(st: &mut State, chip: &Chip, layout: &Layout, b: &Bases) {
     r.set(at(mmhub::regMMMC_VM_FB_LOCATION_TOP, &b.mmhub), top);
     r.set(at(gc::regGCMC_VM_FB_LOCATION_BASE, &b.gc), FB_LOCATION);
     r.set(at(gc::regGCMC_VM_FB_LOCATION_TOP, &b.gc), top);
+    wire_vm(r, b);
     // The CP is busy until the RLC has loaded its firmware.
     r.set(at(gc::regCP_STAT, &b.gc), 0x8000_0000);
-    let State { regs, psp, smu } = st;
+    let State { regs, psp, smu, .. } = st;
     psp.reset(&mut PspMail(regs));
     smu.reset(&mut |k, v| regs.set_mailbox(Mailbox::Smu(k), v));
+}
+
+/// The TLB invalidation engines of both hubs, the HQD bank and the IH ring control.
+fn wire_vm(r: &mut RegFile, b: &Bases) {
+    for reg in gc::REGS.iter().chain(mmhub::REGS) {
+        let gc_hub = reg.name.starts_with("GCVM_");
+        let bases = if gc_hub { &b.gc } else { &b.mmhub };
+        let Some(rest) =
+            reg.name.strip_prefix("GCVM_INVALIDATE_ENG").or_else(|| reg.name.strip_prefix("MMVM_INVALIDATE_ENG"))
+        else {
+            continue;
+        };
+        if let Some(n) = rest.strip_suffix("_REQ") {
+            let ack_name = format!("{}VM_INVALIDATE_ENG{n}_ACK", if gc_hub { "GC" } else { "MM" });
+            let table = if gc_hub { gc::REGS } else { mmhub::REGS };
+            if let Some(ack) = table.iter().find(|a| a.name == ack_name) {
+                r.act(at(*reg, bases), Act::InvalidateReq { ack: at(*ack, bases), gc: gc_hub });
+            }
+        } else if rest.ends_with("_SEM") {
+            r.act(at(*reg, bases), Act::InvalidateSem);
+        }
+    }
+    let (first, last) = (at(gc::regCP_MQD_BASE_ADDR, &b.gc), at(gc::regCP_HQD_PQ_WPTR_HI, &b.gc));
+    let active = at(gc::regCP_HQD_ACTIVE, &b.gc);
+    for a in first..=last {
+        r.act(a, Act::Hqd { active: a == active });
+    }
+    r.act(at(baregpu_autogen::amd::regs::osssys_6_0_0::regIH_RB_CNTL, &b.osssys), Act::IhCntl);
 }

@@ -5,11 +5,15 @@
 pub mod bases;
 mod chip;
 mod config;
+mod cphost;
 mod device;
 mod dma;
 mod firmware_check;
 pub mod firmware_standin;
+mod gmc;
 mod hostmem;
+mod hqd;
+mod ih;
 pub mod layout;
 mod mmio;
 pub mod psp;

@@ -29,6 +29,19 @@ pub enum Act {
     /// RSMU_INDEX / RSMU_DATA: any register by byte address (those past the BAR too).
     RsmuIndex,
     RsmuData,
+    /// INVALIDATE_ENGn_REQ of the GC hub (`gc`) or MMHUB: walk the tables, then ACK at `ack`.
+    InvalidateReq {
+        ack: u32,
+        gc: bool,
+    },
+    /// INVALIDATE_ENGn_SEM: reads 1 (acquired) — one driver, no contention.
+    InvalidateSem,
+    /// The HQD registers banked by GRBM_GFX_CNTL; `active` for CP_HQD_ACTIVE.
+    Hqd {
+        active: bool,
+    },
+    /// IH_RB_CNTL (WPTR_OVERFLOW_CLEAR).
+    IhCntl,
 }
 
 #[derive(Debug, Default)]

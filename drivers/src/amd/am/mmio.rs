@@ -161,6 +161,12 @@ impl Mmio {
         Ok(RegAt { reg, addr })
     }
 
+    /// The register of `ip` instance `inst` at absolute dword `addr`, if its table has one.
+    pub fn reg_by_addr(&self, ip: Ip, inst: u8, addr: u32) -> Option<RegAt> {
+        let b = self.blocks.get(&(ip, inst))?;
+        b.regs.iter().find(|r| r.addr(&b.bases) == Some(addr)).map(|reg| RegAt { reg, addr })
+    }
+
     /// Reads the dword at absolute MMIO dword address `addr`.
     pub fn read_dw(&self, addr: u32) -> Result<u32> {
         let byte = u64::from(addr) * 4;

@@ -38,7 +38,7 @@ pub struct PspBuffers {
 /// An sOS component for the bootloader: its `PSP_BL_*` command and its bytes.
 #[derive(Debug, Clone)]
 pub struct BlComponent {
-    pub name: &'static str,
+    pub name: String,
     pub bl_cmd: u32,
     pub data: Vec<u8>,
 }
