@@ -2,9 +2,11 @@
 //! module is one concern, owned by the helper who wrote it.
 
 mod am {
+    mod boot;
     mod boot_smoke;
     pub mod common;
     mod device;
+    mod firmware_standin;
     mod psp;
     mod queue;
     mod tables;

@@ -9,6 +9,7 @@ mod cphost;
 mod device;
 mod dma;
 mod firmware_check;
+pub mod firmware_standin;
 mod gmc;
 mod hostmem;
 mod hqd;

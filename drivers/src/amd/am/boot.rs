@@ -8,6 +8,7 @@
 
 use super::chip::ChipTables;
 use super::discovery::{Discovery, IpVersion, DISCOVERY_TMR_OFFSET, DISCOVERY_TMR_SIZE};
+use super::firmware::{ChipFirmware, ChipVersions, FirmwareSource};
 use super::gmc::{self, Hub, VmSetup};
 use super::ih::IhRing;
 use super::mmio::{Ip, Mmio};
@@ -40,7 +41,8 @@ pub struct IpFirmware {
     pub data: Vec<u8>,
 }
 
-/// The firmware a boot needs, in the order the PSP takes it.
+/// The firmware a boot needs, in the order the PSP takes it: the bootloader's components,
+/// the TOC, the LOAD_IP_FW payloads (the SMU's first; gfx9's REG_LIST last).
 #[derive(Debug, Clone, Default)]
 pub struct BootFirmware {
     /// sOS components in bootloader order (KDB, SPL, SYS_DRV, SOC_DRV, INTF_DRV, DBG_DRV,
@@ -54,10 +56,22 @@ pub struct BootFirmware {
     pub mec_ucode_start: u64,
 }
 
-/// Where the firmware comes from (H2's firmware module implements it over /lib/firmware).
-pub trait FirmwareSource {
-    /// The blobs for a chip, given the IP versions discovery found.
-    fn boot_firmware(&self, d: &Discovery) -> Result<BootFirmware>;
+impl BootFirmware {
+    /// Every file the chip needs, read from `src` and parsed by the firmware module
+    /// ([`ChipFirmware::load`]), in the PSP's order.
+    pub fn load(d: &Discovery, src: &dyn FirmwareSource) -> Result<BootFirmware> {
+        let fw = ChipFirmware::load(ChipVersions::from_discovery(d)?, src)?;
+        let sos = fw
+            .bootloader
+            .iter()
+            .map(|s| BlComponent { name: format!("{:?}", s.kind), bl_cmd: s.cmd, data: s.data.clone() })
+            .collect();
+        let ip = fw
+            .load_ip_fw_order()
+            .map(|p| IpFirmware { name: format!("{} {}", p.file, p.part), fw_type: p.fw_type.0, data: p.data.clone() })
+            .collect();
+        Ok(BootFirmware { sos, toc: fw.toc.clone(), ip, mec_ucode_start: fw.mec_ucode_start_addr.unwrap_or(0) })
+    }
 }
 
 /// The IP versions the boot keys on.
@@ -183,7 +197,7 @@ impl BootPlan<'_> {
         let ih = IhRing::init(m, self.io.mc(self.bufs.ih_ring), IH_RING_BYTES, self.io.mc(self.bufs.ih_wptr))?;
         let mut mec_start = 0;
         if !self.partial {
-            let blobs = fw.boot_firmware(d)?;
+            let blobs = BootFirmware::load(d, fw)?;
             mec_start = blobs.mec_ucode_start;
             self.psp(&blobs)?;
             let msgs = smu::SmuMessages::for_mp1(

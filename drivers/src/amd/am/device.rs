@@ -1,9 +1,10 @@
 //! [`AmDevice`]: a booted AMD GPU driven through [`PciDevice`] — memory mapped into context 0's
 //! VA window, PM4 compute and SDMA queues, doorbells, the IH ring, and a clean close.
 
-use super::boot::{self, BootBuffers, BootPlan, FirmwareSource, VA_END, VA_START};
+use super::boot::{self, BootBuffers, BootPlan, VA_END, VA_START};
 use super::chip::ChipTables;
 use super::discovery::Discovery;
+use super::firmware::FirmwareSource;
 use super::gfx::{self, ComputeQueueDesc, DOORBELL_MEC_RING0};
 use super::gmc::{self, Hub};
 use super::ih::{IhEntry, IhEvent, IhRing};

@@ -17,13 +17,15 @@
 //!   SQ errors); [`AmDevice::vm_fault`]: the GC hub's fault status.
 //! - [`AmDevice::close`]: dequeue, disable, mark the session closed.
 //!
-//! Firmware comes through [`FirmwareSource`] (the blobs in PSP order, [`BootFirmware`]).
+//! Firmware files come through [`FirmwareSource`] ([`DirSource::system`]: /lib/firmware/amdgpu),
+//! parsed by [`firmware`] and loaded in the PSP's order ([`BootFirmware::load`]).
 //! `BAREGPU_TRACE=FILE` appends every register write of the boot, decoded by field.
 
 pub mod boot;
 pub mod chip;
 pub mod device;
 pub mod discovery;
+pub mod firmware;
 pub mod gfx;
 pub mod gmc;
 pub mod ih;
@@ -40,5 +42,6 @@ pub(crate) mod testing;
 pub mod vm;
 pub mod vram;
 
-pub use boot::{BootFirmware, FirmwareSource, IpFirmware};
+pub use boot::{BootFirmware, IpFirmware};
 pub use device::{AmDevice, GpuAlloc, Placement, QueueHandle, QueueKind};
+pub use firmware::{DirSource, FirmwareSource};

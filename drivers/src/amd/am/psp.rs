@@ -38,7 +38,7 @@ pub struct PspBuffers {
 /// An sOS component for the bootloader: its `PSP_BL_*` command and its bytes.
 #[derive(Debug, Clone)]
 pub struct BlComponent {
-    pub name: &'static str,
+    pub name: String,
     pub bl_cmd: u32,
     pub data: Vec<u8>,
 }
@@ -96,8 +96,10 @@ impl<'a> Psp<'a> {
         while self.mmio.read(c81)? == 0 {
             if start.elapsed() > PSP_TIMEOUT {
                 return Err(Error::Protocol(format!(
-                    "{}: timed out waiting for the PSP secure OS to start: regMP0_SMN_C2PMSG_81 stays 0",
-                    self.mmio.pci().name()
+                    "{}: timed out waiting for the PSP secure OS to start: regMP0_SMN_C2PMSG_81 stays 0 \
+                     (bootloader status regMP0_SMN_C2PMSG_35 = {:#x})",
+                    self.mmio.pci().name(),
+                    self.mmio.read(c35)?
                 )));
             }
             std::thread::sleep(Duration::from_micros(100));
