@@ -3,7 +3,6 @@
 
 mod am {
     mod boot;
-    mod boot_smoke;
     pub mod common;
     mod device;
     mod firmware_standin;
