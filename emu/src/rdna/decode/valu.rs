@@ -21,6 +21,7 @@ pub(in crate::rdna) fn blank(op: VOp, tys: [Ty; 3], dty: Ty) -> Valu {
         cmpx: false,
         dpp: Dpp::None,
         imm: 0,
+        zero_hi: false,
     }
 }
 
@@ -71,11 +72,9 @@ pub(super) fn lower_valu(
         v.imm = (i.f("neg") | i.f("abs") << 3 | i.f("omod") << 6) as u8;
         (v.neg, v.abs, v.omod) = (0, 0, 0);
     }
-    if matches!(b, "v_mad_legacy_u16" | "v_mad_legacy_i16") && v.opsel & 8 == 0 {
-        // CDNA ISA guides: OPSEL[3] = 0 writes the low half and zeroes the high one; 1 writes
-        // the high half and keeps the low one. The 16-bit result written as a dword does that.
-        v.dty = Ty::B32;
-    }
+    // Decided here, once: whether the 16-bit result clears the destination's high half.
+    // OPSEL[3] (a write to the high half) keeps the low half whatever the operation.
+    v.zero_hi = gfx9::is_gfx9(arch) && v.dty.is16() && v.opsel & 8 == 0 && gfx9::zeroes_high16(b);
     if v.op == VOp::Cmp && enc != "VOPC" {
         // VOP3 compares: vdst is the SGPR destination.
         v.dst = i.f("vdst") as u16;
