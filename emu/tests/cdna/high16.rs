@@ -1,7 +1,8 @@
 //! What a 16-bit VALU result does to the high half of its 32-bit destination: on gfx9
 //! (gfx942, gfx950) most 16-bit operations zero it, the OPSEL-capable and accumulating ones
 //! keep it (LLVM's `GCNSubtarget::zeroesHigh16BitsOfDest`), SDWA follows DST_UNUSED; on RDNA
-//! (gfx1100) every 16-bit operation keeps it.
+//! (gfx1100) every 16-bit operation keeps it. Also: gfx9's 32-bit encodings have no true16
+//! halves, so their VGPR fields' bit 7 is v128 and up.
 
 use crate::asm::run;
 
@@ -62,5 +63,19 @@ fn rdna_16bit_ops_keep_the_high_half() {
     let got = results("gfx1100", &ops, "global_store_b32");
     for (k, op) in ops.iter().enumerate() {
         assert_eq!(got[k], want[k], "gfx1100: {op}: {:#x} want {:#x}", got[k], want[k]);
+    }
+}
+
+#[test]
+fn gfx9_16bit_ops_of_the_32bit_encodings_address_vgprs_above_127() {
+    // gfx9 has no true16 halves: VGPR field bit 7 is v128 and up, not a high half.
+    let src = "s_mov_b64 exec, 1\nv_mov_b32 v1, 0x3c00\nv_mov_b32 v130, 0x4000\nv_mov_b32 v131, 0x5555\n\
+               v_mov_b32 v3, 0x7777\nv_add_f16 v131, v1, v130\nv_mul_f16 v132, v130, v130\n\
+               v_mov_b32 v9, 0\nglobal_store_dword v9, v131, s[0:1]\nglobal_store_dword v9, v3, s[0:1] offset:4\n\
+               global_store_dword v9, v132, s[0:1] offset:8\ns_endpgm\n";
+    for arch in ["gfx942", "gfx950"] {
+        let mut buf = vec![0u32; 3];
+        run(arch, src, &mut buf, 0);
+        assert_eq!(buf, [0x4200, 0x7777, 0x4400], "{arch}: 1 + 2, v3 untouched, 2 * 2");
     }
 }
