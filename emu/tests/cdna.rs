@@ -34,6 +34,8 @@ mod ds_tr;
 mod gfx9_asm;
 #[path = "cdna/gfx9_misc.rs"]
 mod gfx9_misc;
+#[path = "cdna/high16.rs"]
+mod high16;
 #[path = "cdna/lanes.rs"]
 mod lanes;
 #[path = "cdna/minifloat.rs"]

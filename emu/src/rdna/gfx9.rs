@@ -21,6 +21,59 @@ pub fn is_gfx9(arch: Arch) -> bool {
     matches!(arch, Arch::Gfx942 | Arch::Gfx950)
 }
 
+/// Whether a gfx9 16-bit VALU operation (mnemonic without `_e32`/`_e64`) writing the low half
+/// of its destination zeroes the high half: the pre-gfx9 behaviour most 16-bit operations
+/// kept. Those gfx9 gave OPSEL (`v_mad_u16`, `v_fma_f16`, `v_div_fixup_f16`, med3/min3/max3,
+/// the mix forms) and the accumulating forms (`v_fmac_f16`, `v_mac_f16`, the MADAK/MADMK and
+/// FMAAK/FMAMK forms) keep it; SDWA follows its own DST_UNUSED. The list is LLVM's
+/// `GCNSubtarget::zeroesHigh16BitsOfDest` (GCNSubtarget.cpp) for generations <= GFX9, where
+/// the `_legacy` mnemonics are the pre-gfx9 V_MAD_F16/U16/I16, V_FMA_F16, V_DIV_FIXUP_F16.
+pub fn zeroes_high16(m: &str) -> bool {
+    matches!(
+        m,
+        "v_cvt_f16_f32"
+            | "v_cvt_f16_u16"
+            | "v_cvt_f16_i16"
+            | "v_rcp_f16"
+            | "v_rsq_f16"
+            | "v_sqrt_f16"
+            | "v_log_f16"
+            | "v_exp_f16"
+            | "v_sin_f16"
+            | "v_cos_f16"
+            | "v_floor_f16"
+            | "v_ceil_f16"
+            | "v_trunc_f16"
+            | "v_rndne_f16"
+            | "v_fract_f16"
+            | "v_frexp_mant_f16"
+            | "v_frexp_exp_i16_f16"
+            | "v_ldexp_f16"
+            | "v_lshlrev_b16"
+            | "v_lshrrev_b16"
+            | "v_ashrrev_i16"
+            | "v_add_u16"
+            | "v_sub_u16"
+            | "v_subrev_u16"
+            | "v_mul_lo_u16"
+            | "v_add_f16"
+            | "v_sub_f16"
+            | "v_subrev_f16"
+            | "v_mul_f16"
+            | "v_max_f16"
+            | "v_min_f16"
+            | "v_max_u16"
+            | "v_min_u16"
+            | "v_max_i16"
+            | "v_min_i16"
+            | "v_mad_legacy_f16"
+            | "v_mad_legacy_u16"
+            | "v_mad_legacy_i16"
+            | "v_fma_legacy_f16"
+            | "v_div_fixup_legacy_f16"
+    )
+}
+
 /// The first VGPR of the AGPRs in the unified file: COMPUTE_PGM_RSRC3.ACCUM_OFFSET.
 pub fn accum_offset(rsrc3: u32) -> usize {
     ((rsrc3 & 0x3f) as usize + 1) * 4

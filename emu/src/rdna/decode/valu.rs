@@ -21,6 +21,7 @@ pub(in crate::rdna) fn blank(op: VOp, tys: [Ty; 3], dty: Ty) -> Valu {
         cmpx: false,
         dpp: Dpp::None,
         imm: 0,
+        zero_hi: false,
     }
 }
 
@@ -62,7 +63,7 @@ pub(super) fn lower_valu(
         v
     };
     match enc {
-        "VOP1" | "VOP2" | "VOPC" => lower_vop12c(&mut v, m, b, enc, layout, i, lit)?,
+        "VOP1" | "VOP2" | "VOPC" => lower_vop12c(&mut v, arch, m, enc, layout, i, lit)?,
         "VOP3" | "VOP3P" => lower_vop3(&mut v, m, b, enc, layout, i, lit)?,
         _ => return Err(unsupported()),
     }
@@ -71,11 +72,9 @@ pub(super) fn lower_valu(
         v.imm = (i.f("neg") | i.f("abs") << 3 | i.f("omod") << 6) as u8;
         (v.neg, v.abs, v.omod) = (0, 0, 0);
     }
-    if matches!(b, "v_mad_legacy_u16" | "v_mad_legacy_i16") && v.opsel & 8 == 0 {
-        // CDNA ISA guides: OPSEL[3] = 0 writes the low half and zeroes the high one; 1 writes
-        // the high half and keeps the low one. The 16-bit result written as a dword does that.
-        v.dty = Ty::B32;
-    }
+    // Decided here, once: whether the 16-bit result clears the destination's high half.
+    // OPSEL[3] (a write to the high half) keeps the low half whatever the operation.
+    v.zero_hi = gfx9::is_gfx9(arch) && v.dty.is16() && v.opsel & 8 == 0 && gfx9::zeroes_high16(b);
     if v.op == VOp::Cmp && enc != "VOPC" {
         // VOP3 compares: vdst is the SGPR destination.
         v.dst = i.f("vdst") as u16;
@@ -88,9 +87,10 @@ pub(super) fn lower_valu(
     Ok(Op::Valu(v))
 }
 
-/// 16-bit operands of the 32-bit encodings: VGPR bit 7 selects the high half.
-fn t16(field: u32, ty: Ty) -> (u32, bool) {
-    if ty.is16() {
+/// 16-bit operands of the 32-bit encodings: VGPR bit 7 selects the high half (RDNA's true16);
+/// gfx9 has no halves there, bit 7 is v128 and up.
+fn t16(field: u32, ty: Ty, gfx9: bool) -> (u32, bool) {
+    if ty.is16() && !gfx9 {
         (field & !0x80, field & 0x80 != 0)
     } else {
         (field, false)
@@ -100,16 +100,18 @@ fn t16(field: u32, ty: Ty) -> (u32, bool) {
 /// The operands of VOP1, VOP2 and VOPC (with their DPP forms).
 fn lower_vop12c(
     v: &mut Valu,
+    arch: Arch,
     m: &str,
-    b: &str,
     enc: &str,
     layout: &str,
     i: &Instruction,
     lit: Option<u32>,
 ) -> Result<(), String> {
+    let b = base(m);
+    let gfx9 = gfx9::is_gfx9(arch);
     let s0 = i.f("src0");
     let (s0, h0) = if s0 >= 256 {
-        let (r, h) = t16(s0 - 256, v.tys[0]);
+        let (r, h) = t16(s0 - 256, v.tys[0], gfx9);
         (r + 256, h)
     } else {
         (s0, false)
@@ -119,20 +121,20 @@ fn lower_vop12c(
     }
     v.opsel |= h0 as u8;
     if enc != "VOP1" {
-        let (r, h) = t16(i.f("vsrc1"), v.tys[1]);
+        let (r, h) = t16(i.f("vsrc1"), v.tys[1], gfx9);
         v.src[1] = Vs::V(r as u16);
         v.opsel |= (h as u8) << 1;
     }
     if enc == "VOPC" {
         v.dst = VCC as u16;
     } else {
-        let (r, h) = t16(i.f("vdst"), v.dty);
+        let (r, h) = t16(i.f("vdst"), v.dty, gfx9);
         v.dst = r as u16;
         v.opsel |= (h as u8) << 3;
     }
     // DPP: the source register is in the modifier dword.
     if layout.ends_with("_DPP16") {
-        let (r, h) = t16(i.f("dpp_src0"), v.tys[0]);
+        let (r, h) = t16(i.f("dpp_src0"), v.tys[0], gfx9);
         v.src[0] = Vs::V(r as u16);
         v.opsel = (v.opsel & !1) | h as u8;
         v.neg |= i.f("src0_neg") as u8 | (i.f("src1_neg") as u8) << 1;
@@ -145,7 +147,7 @@ fn lower_vop12c(
             fi: i.f("fi") != 0,
         };
     } else if layout.ends_with("_DPP8") {
-        let (r, h) = t16(i.f("dpp_src0"), v.tys[0]);
+        let (r, h) = t16(i.f("dpp_src0"), v.tys[0], gfx9);
         v.src[0] = Vs::V(r as u16);
         v.opsel = (v.opsel & !1) | h as u8;
         v.dpp = Dpp::D8 { sel: i.f("lane_sel"), fi: s0 == 234 };

@@ -123,7 +123,7 @@ fn valu_sig_int(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_min_i16" => (V::MinI16, [B16; 3], B16),
         "v_mad_u16" => (V::MadU16, [B16; 3], B16),
         // The low 16 bits of the sum are the same signed or unsigned; the legacy forms zero
-        // the high half unless OPSEL[3] writes it (decode/valu.rs).
+        // the high half unless OPSEL[3] writes it (gfx9::zeroes_high16).
         "v_mad_legacy_u16" | "v_mad_legacy_i16" => (V::MadU16, [B16; 3], B16),
         "v_pack_b32_f16" => (V::PackB32F16, h3, B32),
         "v_cvt_pk_i16_i32" => (V::CvtPkI16I32, b3, B32),

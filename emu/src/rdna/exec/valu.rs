@@ -146,7 +146,11 @@ impl<const W: usize> Wave<W> {
                 }
             }
             Ty::B16 | Ty::F16 => {
-                let (sh, keep) = if v.opsel & 8 != 0 { (16, 0xffffu32) } else { (0, 0xffff_0000) };
+                let (sh, keep) = match (v.opsel & 8 != 0, v.zero_hi) {
+                    (true, _) => (16, 0xffffu32),
+                    (false, true) => (0, 0),
+                    (false, false) => (0, 0xffff_0000),
+                };
                 let d = &mut self.v[dst];
                 for l in 0..W {
                     if wm >> l & 1 != 0 {

@@ -163,6 +163,9 @@ pub struct Valu {
     pub dpp: Dpp,
     /// An 8-bit immediate of the operation: v_bitop3's truth table.
     pub imm: u8,
+    /// A 16-bit result written to the low half zeroes the high half (most gfx9 16-bit
+    /// operations, [`super::gfx9::zeroes_high16`]); otherwise the high half is kept.
+    pub zero_hi: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
