@@ -23,8 +23,18 @@ fn refused_encodings_are_illegal_faults_with_the_reason() {
     refused("gfx942", "v_mfma_f64_4x4x4_4b_f64 v[34:35], v[2:3], v[10:11], v[34:35] cbsz:1 abid:1", 2, "cbsz/abid");
     // The FP8 16x16x128 SMFMAC's indices fill the index VGPR: ABID 1 names no set.
     refused("gfx950", "v_smfmac_f32_16x16x128_fp8_fp8 v[34:37], v[2:5], v[10:17], v20 abid:1", 4, "no index set");
-    // C from SGPRs (llvm-mc refuses it; our assembler takes it).
-    refused("gfx942", "v_mfma_f32_16x16x4_f32 v[34:37], v2, v10, s[0:3]", 4, "C from an SGPR");
+}
+
+/// C from SGPRs: llvm-mc and our assembler refuse it, so the word is made from the VGPR form
+/// with SRC2 (bits 18..27 of the second dword) set to s0; the interpreter still refuses it.
+#[test]
+fn c_from_sgprs_is_refused() {
+    let sgpr_c = |w: &mut [u32]| w[1] &= !(0x1ff << 18);
+    let inst = "v_mfma_f32_16x16x4_f32 v[34:37], v2, v10, v[0:3]";
+    match try_run_patched("gfx942", inst, &mut Lanes::new(), false, 4, &sgpr_c) {
+        Err(e) => assert!(e.contains("Illegal") && e.contains("C from an SGPR"), "{e}"),
+        Ok(()) => panic!("an SGPR C ran"),
+    }
 }
 
 /// C as an inline constant is that value for every element, in the result's type (f64: the

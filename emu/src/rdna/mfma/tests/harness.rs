@@ -70,6 +70,19 @@ pub fn run(arch: &'static str, inst: &str, lanes: &mut Lanes, agpr: bool, d_regs
 
 /// As [`run`]; returns the error text of the assembler or of the dispatch's fault.
 pub fn try_run(arch: &'static str, inst: &str, lanes: &mut Lanes, agpr: bool, d_regs: usize) -> Result<(), String> {
+    try_run_patched(arch, inst, lanes, agpr, d_regs, &|_| {})
+}
+
+/// [`try_run`] with `patch` applied to the words of `inst` and after: for encodings our
+/// assembler refuses (as llvm-mc does) that a crafted code object can still hold.
+pub fn try_run_patched(
+    arch: &'static str,
+    inst: &str,
+    lanes: &mut Lanes,
+    agpr: bool,
+    d_regs: usize,
+    patch: &dyn Fn(&mut [u32]),
+) -> Result<(), String> {
     let mut s = String::from("v_lshlrev_b32 v1, 8, v0\n");
     for q in 0..LANE / 4 {
         s += &format!("global_load_dwordx4 {}, v1, s[0:1] offset:{}\n", vregs(4 * q, 4), 16 * q);
@@ -78,6 +91,7 @@ pub fn try_run(arch: &'static str, inst: &str, lanes: &mut Lanes, agpr: bool, d_
     for r in 0..d_regs * agpr as usize {
         s += &format!("v_accvgpr_write_b32 a{r}, v{}\n", 2 + CD + r);
     }
+    let at = baregpu_isa::assemble(Arch::from_name(arch).unwrap(), &s).map_err(|e| e.to_string())?.len() / 4;
     s += inst;
     s += "\n";
     for r in 0..d_regs * agpr as usize {
@@ -89,6 +103,7 @@ pub fn try_run(arch: &'static str, inst: &str, lanes: &mut Lanes, agpr: bool, d_
     s += "s_endpgm\n";
     let code = baregpu_isa::assemble(Arch::from_name(arch).unwrap(), &s).map_err(|e| e.to_string())?;
     let mut words: Vec<u32> = code.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    patch(&mut words[at..]);
     words.resize(words.len() + 64, 0);
     let buf = &mut lanes.0;
     let (va, bva) = (words.as_ptr() as u64, buf.as_mut_ptr() as u64);
