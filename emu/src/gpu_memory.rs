@@ -34,6 +34,13 @@ impl GpuMemory {
         self.sorted.insert(at, r);
     }
 
+    /// The mapping holding `va`.
+    pub fn region_containing(&self, va: u64) -> Option<Region> {
+        let i = self.sorted.partition_point(|r| r.va <= va).checked_sub(1)?;
+        let r = self.sorted[i];
+        (va - r.va < r.len).then_some(r)
+    }
+
     /// The emulator's address of `[va, va + len)`, when the whole range lies inside one mapping.
     #[inline]
     pub fn translate(&self, va: u64, len: u64) -> Option<*mut u8> {

@@ -2,6 +2,7 @@
 //! command processors and wave interpreters behind it; today the crate holds the catalogue of
 //! the boards it models.
 
+pub mod am;
 pub mod amd;
 pub mod catalog;
 pub mod clock;

@@ -57,6 +57,31 @@ const SDMA_4_4_2_OFF: Input =
 const SDMA_4_4_2_SH: Input =
     reg_input!("sdma/sdma_4_4_2_sh_mask.h", "4b5f41ff64639a5554ce380a40e7a872bab2a67505d8fca442d11ec09f153803");
 
+const MMHUB_3_0_0_OFF: Input =
+    reg_input!("mmhub/mmhub_3_0_0_offset.h", "b0ddff6c2f9f36ce4708d5a6ad3e66c4b8ce565cb68a141323f4556ce6f5315c");
+const MMHUB_3_0_0_SH: Input =
+    reg_input!("mmhub/mmhub_3_0_0_sh_mask.h", "698478e5ecacad56385ccb1206ded5496f5983d28ce2f637e94fd84e757760c2");
+const MMHUB_1_8_0_OFF: Input =
+    reg_input!("mmhub/mmhub_1_8_0_offset.h", "0bdedfa154fbcc4302051314e9c2feb36cc8c05201f6e5643a3951ee406bc503");
+const MMHUB_1_8_0_SH: Input =
+    reg_input!("mmhub/mmhub_1_8_0_sh_mask.h", "0163a0413e0d0044586c59a8006b5af1d42fbf6904678732ce5aff8abd06fa8e");
+const MP_13_0_0_OFF: Input =
+    reg_input!("mp/mp_13_0_0_offset.h", "4a13a703b649d4f323928c00e57de91571f4aea087c60c93d90353054a513d51");
+const MP_13_0_0_SH: Input =
+    reg_input!("mp/mp_13_0_0_sh_mask.h", "2d14c396ade643b421dd1d8918bc5eaf46f01a61bf502c92d0c003398f5c7d7e");
+const MP_13_0_6_OFF: Input =
+    reg_input!("mp/mp_13_0_6_offset.h", "675f2a13b15d420a7b06a30f6efbbfb89f46c50381c6b70076f15ae01ce95663");
+const MP_13_0_6_SH: Input =
+    reg_input!("mp/mp_13_0_6_sh_mask.h", "db65b5b30445b40bdd56bdc16cfc4ef308dbd5420ad44f2531350c87f46ecca8");
+const HDP_6_0_0_OFF: Input =
+    reg_input!("hdp/hdp_6_0_0_offset.h", "806a2c1cc80813d22b9ec25da9af8ca9d4a7eb7c0fc5ec0f62d1ea25ae256c72");
+const HDP_6_0_0_SH: Input =
+    reg_input!("hdp/hdp_6_0_0_sh_mask.h", "c54f8f680b68941ee74445dbb438c2958ba97629e3be7d630219cac6b9067fd6");
+const HDP_4_4_2_OFF: Input =
+    reg_input!("hdp/hdp_4_4_2_offset.h", "30fd681586b3b09e10683c72c9a6334d384791cc64c92945555da0afe76dfbbf");
+const HDP_4_4_2_SH: Input =
+    reg_input!("hdp/hdp_4_4_2_sh_mask.h", "2ae5a0f2f430c03b695500e3437e46378e96c27eec4ef9c516b692ad1bf6c763");
+
 /// GC registers a compute driver, KFD emulator and AM-style PCI driver use.
 const GC_INCLUDE: &[&str] = &[
     "COMPUTE_*",
@@ -204,6 +229,19 @@ const SDMA_INCLUDE: &[&str] = &["SDMA_*"];
 const SDMA_EXCLUDE: &[&str] =
     &["*PERFCOUNTER*", "*PERFMON*", "*_PERF_*", "SDMA_RLC*", "*_EDC_*", "SDMA_UE_*", "SDMA_CE_*"];
 
+/// MMHUB: the multimedia hub's VM (context0 page tables, L2, invalidation engines, apertures,
+/// fault status) — `MMVM_`/`MMMC_VM_` on MMHUB 3.x, `VM_`/`MC_VM_` on MMHUB 1.8.
+const MMHUB_INCLUDE: &[&str] =
+    &["MMVM_*", "MMMC_VM_*", "MMUTCL2_*", "MMVML2_*", "VM_*", "MC_VM_*", "UTCL2_*", "VML2_*"];
+const MMHUB_EXCLUDE: &[&str] = &["*PERFCOUNTER*", "*PERFMON*", "*_PERF_*", "*_EDC_*", "*_DSM_*"];
+
+/// MP0 (PSP: bootloader and KM ring mailboxes) and MP1 (SMU message mailbox, firmware flags).
+const MP_INCLUDE: &[&str] = &["MP0_SMN_C2PMSG_*", "MP1_SMN_C2PMSG_*", "MP1_FIRMWARE_FLAGS"];
+
+/// HDP: the host data path (read-cache invalidate, memory coherency flush, controls).
+const HDP_INCLUDE: &[&str] = &["HDP_*"];
+const HDP_EXCLUDE: &[&str] = &["*PERFCOUNTER*", "*PERFMON*", "*_EDC_*", "HDP_XDP_D2H_RSVD_*"];
+
 struct Block {
     module: &'static str,
     title: &'static str,
@@ -293,6 +331,54 @@ const BLOCKS: &[Block] = &[
         sh_mask: &SDMA_4_4_2_SH,
         include: SDMA_INCLUDE,
         exclude: SDMA_EXCLUDE,
+    },
+    Block {
+        module: "mmhub_3_0_0",
+        title: "MMHUB 3.0.0 (gfx1100): multimedia hub VM (page tables, L2, invalidation, faults)",
+        offset: &MMHUB_3_0_0_OFF,
+        sh_mask: &MMHUB_3_0_0_SH,
+        include: MMHUB_INCLUDE,
+        exclude: MMHUB_EXCLUDE,
+    },
+    Block {
+        module: "mmhub_1_8_0",
+        title: "MMHUB 1.8.0 (MI300 gfx942): multimedia hub VM (page tables, L2, invalidation, faults)",
+        offset: &MMHUB_1_8_0_OFF,
+        sh_mask: &MMHUB_1_8_0_SH,
+        include: MMHUB_INCLUDE,
+        exclude: MMHUB_EXCLUDE,
+    },
+    Block {
+        module: "mp_13_0_0",
+        title: "MP 13.0.0 (gfx1100): PSP (MP0) and SMU (MP1) mailboxes",
+        offset: &MP_13_0_0_OFF,
+        sh_mask: &MP_13_0_0_SH,
+        include: MP_INCLUDE,
+        exclude: &[],
+    },
+    Block {
+        module: "mp_13_0_6",
+        title: "MP 13.0.6 (MI300 gfx942): PSP (MP0) and SMU (MP1) mailboxes",
+        offset: &MP_13_0_6_OFF,
+        sh_mask: &MP_13_0_6_SH,
+        include: MP_INCLUDE,
+        exclude: &[],
+    },
+    Block {
+        module: "hdp_6_0_0",
+        title: "HDP 6.0.0 (gfx1100): host data path",
+        offset: &HDP_6_0_0_OFF,
+        sh_mask: &HDP_6_0_0_SH,
+        include: HDP_INCLUDE,
+        exclude: HDP_EXCLUDE,
+    },
+    Block {
+        module: "hdp_4_4_2",
+        title: "HDP 4.4.2 (MI300 gfx942): host data path",
+        offset: &HDP_4_4_2_OFF,
+        sh_mask: &HDP_4_4_2_SH,
+        include: HDP_INCLUDE,
+        exclude: HDP_EXCLUDE,
     },
 ];
 
@@ -467,6 +553,12 @@ pub mod gc_11_0_0;
 pub mod gc_12_0_0;
 pub mod gc_9_4_3;
 pub mod gc_9_5_0;
+pub mod hdp_4_4_2;
+pub mod hdp_6_0_0;
+pub mod mmhub_1_8_0;
+pub mod mmhub_3_0_0;
+pub mod mp_13_0_0;
+pub mod mp_13_0_6;
 pub mod nbif_6_3_1;
 pub mod nbio_4_3_0;
 pub mod nbio_7_9_0;

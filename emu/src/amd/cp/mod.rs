@@ -15,11 +15,11 @@ pub use baregpu_drivers::amd::decode;
 mod mem;
 mod pm4;
 mod poll;
-mod queue;
+pub(crate) mod queue;
 mod regs;
 mod sdma;
 
-use super::dispatch::{DispatchFault, WaveEngine};
+use super::dispatch::{DispatchFault, GpuMemory, WaveEngine};
 use super::{EmuKfd, EmuQueue, HwExceptionReport, MemoryFaultReport, QueueKind, QueueObserver};
 use baregpu_autogen::amd::kfd as abi;
 use baregpu_drivers::Result;
@@ -56,11 +56,45 @@ pub(crate) enum Stop {
     Dispatch(DispatchFault),
 }
 
+/// What a command processor runs against: the memory one GPU maps, its interrupts, and where
+/// a stopped queue is reported. The emulated KFD and the emulated PCI GPU each provide it, so
+/// both run this one CP.
+pub(crate) trait CpHost: Send + Sync {
+    /// Changes whenever the GPU's mappings change (a view then rebuilds its snapshot).
+    fn memory_epoch(&self) -> u64;
+    /// Every mapping of GPU `gpu_id` now.
+    fn memory(&self, gpu_id: u32) -> GpuMemory;
+    /// The first unmapped byte at or after `va` (the address a fault names).
+    fn fault_va(&self, gpu_id: u32, va: u64) -> u64;
+    /// An end-of-pipe or trap interrupt with its context id.
+    fn interrupt(&self, gpu_id: u32, context_id: Option<u32>);
+    /// The queue stopped executing, and why.
+    fn stopped(&self, q: &EmuQueue, label: &str, why: Stop);
+}
+
+impl CpHost for EmuKfd {
+    fn memory_epoch(&self) -> u64 {
+        EmuKfd::memory_epoch(self)
+    }
+    fn memory(&self, gpu_id: u32) -> GpuMemory {
+        GpuMemory::snapshot(self, gpu_id)
+    }
+    fn fault_va(&self, gpu_id: u32, va: u64) -> u64 {
+        self.mapped_allocation(gpu_id, va).map_or(va, |a| a.end())
+    }
+    fn interrupt(&self, gpu_id: u32, context_id: Option<u32>) {
+        self.signal_interrupt(gpu_id, context_id);
+    }
+    fn stopped(&self, q: &EmuQueue, label: &str, why: Stop) {
+        report(self, q, label, why)
+    }
+}
+
 /// Control of one queue's thread.
 pub(crate) struct Ctl {
     /// Shared with running dispatches (their cancellation flag).
     stop: Arc<AtomicBool>,
-    kfd: Weak<EmuKfd>,
+    host: Weak<dyn CpHost>,
     /// The queue's doorbell.
     pub bell: crate::doorbell::Bell,
     /// The machine's engine writes (which end memory waits), shared by every queue.
@@ -74,7 +108,7 @@ pub(crate) struct Ctl {
 impl Ctl {
     /// Whether to stop: the queue is being destroyed, or nobody but us holds the machine.
     pub fn should_stop(&self, holding: bool) -> bool {
-        self.stop.load(Ordering::Acquire) || self.kfd.strong_count() <= holding as usize
+        self.stop.load(Ordering::Acquire) || self.host.strong_count() <= holding as usize
     }
 }
 
@@ -125,7 +159,7 @@ impl std::fmt::Display for What {
 
 /// What an executor works with while running a batch.
 pub(crate) struct Cx<'a> {
-    pub kfd: &'a EmuKfd,
+    pub host: &'a dyn CpHost,
     pub q: &'a EmuQueue,
     pub ctl: &'a Ctl,
     pub mem: &'a mut mem::GpuView,
@@ -147,9 +181,47 @@ pub(crate) trait Executor: Send {
 /// Indirect buffers may nest this deep (ring → IB → IB ...).
 pub(crate) const MAX_IB_DEPTH: u32 = 4;
 
-struct Running {
-    ctl: Arc<Ctl>,
+/// The thread of one queue's command processor.
+pub(crate) struct Running {
+    pub(crate) ctl: Arc<Ctl>,
     thread: JoinHandle<()>,
+}
+
+impl Running {
+    /// Start executing `q` against `host`: PM4 on a compute queue, SDMA on a copy queue.
+    pub(crate) fn start(
+        host: Weak<dyn CpHost>,
+        q: EmuQueue,
+        engine: Arc<dyn WaveEngine>,
+        arch: &'static str,
+        xcc: queue::Xcc,
+        writes: Arc<Writes>,
+        label: String,
+    ) -> std::io::Result<Running> {
+        let ctl = Arc::new(Ctl {
+            stop: Arc::new(AtomicBool::new(false)),
+            host,
+            bell: crate::doorbell::Bell::default(),
+            writes,
+            waits: WaitCounters::default(),
+            eop_writes: Default::default(),
+        });
+        let c = ctl.clone();
+        let thread = crate::engine_thread::spawn(format!("emu-cp-q{}", q.queue_id), move || {
+            queue::run(c, q, engine, arch, xcc, label)
+        })?;
+        Ok(Running { ctl, thread })
+    }
+
+    /// Stop the thread and wait for it (it stops using the queue's memory before this returns).
+    pub(crate) fn stop(self) {
+        self.ctl.stop.store(true, Ordering::Release);
+        self.ctl.bell.ring();
+        self.thread.thread().unpark();
+        if self.thread.thread().id() != std::thread::current().id() && self.thread.join().is_err() {
+            log::error!("emulated GPU: the thread of a queue panicked");
+        }
+    }
 }
 
 /// The command processors of every GPU of one emulated KFD: the [`QueueObserver`] that starts
@@ -207,14 +279,6 @@ impl QueueObserver for CommandProcessors {
             return;
         }
         let Some(gpu) = kfd.gpu(q.gpu_id) else { return };
-        let ctl = Arc::new(Ctl {
-            stop: Arc::new(AtomicBool::new(false)),
-            kfd: self.kfd.clone(),
-            bell: crate::doorbell::Bell::default(),
-            writes: self.writes.clone(),
-            waits: WaitCounters::default(),
-            eop_writes: Default::default(),
-        });
         let label = format!(
             "emulated {} (gpu {}) {} queue {}",
             gpu.spec.arch,
@@ -225,13 +289,10 @@ impl QueueObserver for CommandProcessors {
         // On a partition of several XCCs a PM4 queue is executed by the CP of its target XCC.
         let xccs = gpu.spec.num_xcc.max(1);
         let xcc = queue::Xcc { index: if xccs > 1 { q.pm4_target_xcc } else { 0 }, count: xccs };
-        let (c, queue, engine, arch) = (ctl.clone(), q.clone(), self.engine.clone(), gpu.spec.arch);
-        let spawned = crate::engine_thread::spawn(format!("emu-cp-q{}", q.queue_id), move || {
-            queue::run(c, queue, engine, arch, xcc, label)
-        });
-        match spawned {
-            Ok(thread) => {
-                self.running.lock().unwrap_or_else(|e| e.into_inner()).insert(q.queue_id, Running { ctl, thread });
+        let host: Weak<dyn CpHost> = self.kfd.clone();
+        match Running::start(host, q.clone(), self.engine.clone(), gpu.spec.arch, xcc, self.writes.clone(), label) {
+            Ok(r) => {
+                self.running.lock().unwrap_or_else(|e| e.into_inner()).insert(q.queue_id, r);
             }
             Err(e) => log::error!("emulated GPU {}: no thread for queue {}: {e}", q.gpu_id, q.queue_id),
         }
@@ -245,12 +306,7 @@ impl QueueObserver for CommandProcessors {
 
     fn queue_destroyed(&self, _kfd: &EmuKfd, q: &EmuQueue) {
         let Some(r) = self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(&q.queue_id) else { return };
-        r.ctl.stop.store(true, Ordering::Release);
-        r.ctl.bell.ring();
-        r.thread.thread().unpark();
-        if r.thread.thread().id() != std::thread::current().id() && r.thread.join().is_err() {
-            log::error!("emulated GPU {}: the thread of queue {} panicked", q.gpu_id, q.queue_id);
-        }
+        r.stop();
     }
 }
 

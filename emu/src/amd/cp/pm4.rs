@@ -75,7 +75,7 @@ impl Pm4Exec {
         what: &dyn std::fmt::Display,
     ) -> Result<(), Stop> {
         match op {
-            TC_OP_ATOMIC_ADD_RTN_32 => cx.mem.add_u32(cx.kfd, addr, src as u32, what).map(|_| ()),
+            TC_OP_ATOMIC_ADD_RTN_32 => cx.mem.add_u32(cx.host, addr, src as u32, what).map(|_| ()),
             op => Err(Stop::Bad(format!("{what}: atomic operation {op:#x} is not supported"))),
         }
     }
@@ -90,13 +90,13 @@ impl Pm4Exec {
         }
         match r.data_sel {
             0 => {}
-            1 => cx.mem.write_u32(cx.kfd, r.addr, r.data as u32, what)?,
-            2 => cx.mem.write_u64(cx.kfd, r.addr, r.data, what)?,
-            3 | 4 => cx.mem.write_u64(cx.kfd, r.addr, gpu_clock(), what)?,
+            1 => cx.mem.write_u32(cx.host, r.addr, r.data as u32, what)?,
+            2 => cx.mem.write_u64(cx.host, r.addr, r.data, what)?,
+            3 | 4 => cx.mem.write_u64(cx.host, r.addr, gpu_clock(), what)?,
             s => return Err(Stop::Bad(format!("{what}: DATA_SEL {s} is not supported"))),
         }
         if matches!(r.int_sel, 1..=3) {
-            cx.kfd.signal_interrupt(cx.q.gpu_id, Some(r.ctxid));
+            cx.host.interrupt(cx.q.gpu_id, Some(r.ctxid));
         }
         Ok(())
     }
@@ -108,7 +108,7 @@ impl Pm4Exec {
         let mut backoff = Backoff::new(cx.ctl);
         match (w.mem_space, w.operation) {
             (1, 0) => loop {
-                let v = cx.mem.read_u32(cx.kfd, w.addr, what)?;
+                let v = cx.mem.read_u32(cx.host, w.addr, what)?;
                 if compare(w.function, v & w.mask, w.reference) {
                     return Ok(());
                 }
@@ -147,9 +147,9 @@ impl Pm4Exec {
             }
             1 | 2 => {
                 if c.count_64 {
-                    cx.mem.read_u64(cx.kfd, c.src, what)?
+                    cx.mem.read_u64(cx.host, c.src, what)?
                 } else {
-                    cx.mem.read_u32(cx.kfd, c.src, what)? as u64
+                    cx.mem.read_u32(cx.host, c.src, what)? as u64
                 }
             }
             5 => c.src,
@@ -166,9 +166,9 @@ impl Pm4Exec {
             }
             1 | 2 | 5 => {
                 if c.count_64 {
-                    cx.mem.write_u64(cx.kfd, c.dst, v, what)?
+                    cx.mem.write_u64(cx.host, c.dst, v, what)?
                 } else {
-                    cx.mem.write_u32(cx.kfd, c.dst, v as u32, what)?
+                    cx.mem.write_u32(cx.host, c.dst, v as u32, what)?
                 }
             }
             s => return Err(Stop::Bad(format!("{what}: DST_SEL {s} is not supported"))),
@@ -195,7 +195,7 @@ impl Pm4Exec {
                 match self.regs.dispatch_state(self.arch, grid, initiator, self.xccs) {
                     Some(mut d) => {
                         d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone()).with_budget(self.budget);
-                        let mem = cx.mem.fresh(cx.kfd);
+                        let mem = cx.mem.fresh(cx.host);
                         let r = self.engine.dispatch(&d, mem);
                         // Whatever the waves wrote (before a fault too) is visible to memory waits.
                         cx.mem.wrote();
@@ -218,7 +218,7 @@ impl Pm4Exec {
                 if depth >= MAX_IB_DEPTH {
                     return Err(Stop::Bad(format!("{what}: indirect buffers nested deeper than {MAX_IB_DEPTH}")));
                 }
-                let words = cx.mem.read_words(cx.kfd, va, dwords, what)?;
+                let words = cx.mem.read_words(cx.host, va, dwords, what)?;
                 self.run(cx, &words, Loc::Ib { va }, depth + 1, &mut |_| {})?;
             }
             Pm4Packet::CopyData(c) => self.copy_data(cx, &c, what)?,

@@ -5,7 +5,7 @@
 use super::mem::GpuView;
 use super::pm4::Pm4Exec;
 use super::sdma::SdmaExec;
-use super::{report, Ctl, Cx, Executor, Loc, Stop};
+use super::{Ctl, Cx, Executor, Loc, Stop};
 use crate::amd::dispatch::WaveEngine;
 use crate::amd::{memory, EmuQueue};
 use crate::doorbell::Idle;
@@ -59,7 +59,7 @@ pub(crate) fn run(
             continue;
         }
         idle.reset();
-        let Some(kfd) = ctl.kfd.upgrade() else { return };
+        let Some(host) = ctl.host.upgrade() else { return };
         let write = wptr / unit;
         if wptr % unit != 0 || write < read || write - read > ring_dwords {
             let why = format!(
@@ -68,7 +68,7 @@ pub(crate) fn run(
                 ring_dwords * unit,
                 if unit == 1 { "dwords" } else { "bytes" }
             );
-            return report(&kfd, &q, &label, Stop::Bad(why));
+            return host.stopped(&q, &label, Stop::Bad(why));
         }
         let words: Vec<u32> = (read..write)
             // SAFETY: inside the ring, which lives as long as the queue; volatile reads of what
@@ -77,17 +77,17 @@ pub(crate) fn run(
             .collect();
         let view = match &mut view {
             Some(v) => {
-                v.refresh(&kfd);
+                v.refresh(&*host);
                 v
             }
-            None => view.insert(GpuView::new(&kfd, q.gpu_id, ctl.writes.clone())),
+            None => view.insert(GpuView::new(&*host, q.gpu_id, ctl.writes.clone())),
         };
-        let mut cx = Cx { kfd: &kfd, q: &q, ctl: &ctl, mem: view };
+        let mut cx = Cx { host: &*host, q: &q, ctl: &ctl, mem: view };
         let first = read;
         let r = exec.run(&mut cx, &words, Loc::Ring { first, ring_dwords }, 0, &mut |n| publish(first + n as u64));
         match r {
             Ok(()) => read = write,
-            Err(why) => return report(&kfd, &q, &label, why),
+            Err(why) => return host.stopped(&q, &label, why),
         }
     }
 }

@@ -24,28 +24,28 @@ impl SdmaExec {
         what: &dyn std::fmt::Display,
         depth: u32,
     ) -> Result<(), Stop> {
-        let kfd = cx.kfd;
+        let host = cx.host;
         match p {
             SdmaPacket::Nop { .. } | SdmaPacket::Skip => {}
-            SdmaPacket::CopyLinear { bytes, src, dst } => cx.mem.copy(kfd, dst, src, bytes, what)?,
+            SdmaPacket::CopyLinear { bytes, src, dst } => cx.mem.copy(host, dst, src, bytes, what)?,
             SdmaPacket::Write { dst, data } => {
                 // Check the whole destination first: a faulting write changes nothing.
-                cx.mem.host(kfd, dst, data.len() as u64 * 4, true, what)?;
+                cx.mem.host(host, dst, data.len() as u64 * 4, true, what)?;
                 for (i, &w) in data.iter().enumerate() {
-                    cx.mem.write_u32(kfd, dst + i as u64 * 4, w, what)?;
+                    cx.mem.write_u32(host, dst + i as u64 * 4, w, what)?;
                 }
             }
             SdmaPacket::Indirect { va, dwords, .. } => {
                 if depth >= MAX_IB_DEPTH {
                     return Err(Stop::Bad(format!("{what}: indirect buffers nested deeper than {MAX_IB_DEPTH}")));
                 }
-                let words = cx.mem.read_words(kfd, va, dwords, what)?;
+                let words = cx.mem.read_words(host, va, dwords, what)?;
                 self.run(cx, &words, Loc::Ib { va }, depth + 1, &mut |_| {})?;
             }
             // The hardware writes 32 bits.
-            SdmaPacket::Fence { va, value } => cx.mem.write_u32(kfd, va, value, what)?,
+            SdmaPacket::Fence { va, value } => cx.mem.write_u32(host, va, value, what)?,
             SdmaPacket::Trap { context } => {
-                kfd.signal_interrupt(cx.q.gpu_id, Some(context));
+                host.interrupt(cx.q.gpu_id, Some(context));
             }
             SdmaPacket::PollRegmem { mem, hdp_flush, func, addr, reference, mask, .. } => {
                 if func == 7 {
@@ -59,7 +59,7 @@ impl SdmaExec {
                 }
                 let mut backoff = Backoff::new(cx.ctl);
                 loop {
-                    let v = cx.mem.read_u32(kfd, addr, what)?;
+                    let v = cx.mem.read_u32(host, addr, what)?;
                     if compare(func, v & mask, reference) {
                         break;
                     }
@@ -68,7 +68,7 @@ impl SdmaExec {
             }
             SdmaPacket::Timestamp { sub_op, va } => {
                 if sub_op != 0 {
-                    cx.mem.write_u64(kfd, va, gpu_clock(), what)?;
+                    cx.mem.write_u64(host, va, gpu_clock(), what)?;
                 }
             }
         }

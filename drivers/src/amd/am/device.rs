@@ -1,0 +1,331 @@
+//! [`AmDevice`]: a booted AMD GPU driven through [`PciDevice`] — memory mapped into context 0's
+//! VA window, PM4 compute and SDMA queues, doorbells, the IH ring, and a clean close.
+
+use super::boot::{self, BootBuffers, BootPlan, VA_END, VA_START};
+use super::chip::ChipTables;
+use super::discovery::Discovery;
+use super::firmware::FirmwareSource;
+use super::gfx::{self, ComputeQueueDesc, DOORBELL_MEC_RING0};
+use super::gmc::{self, Hub};
+use super::ih::{IhEntry, IhEvent, IhRing};
+use super::mmio::{trace_from_env, Ip, Mmio};
+use super::pagetable::{PtGeneration, PteFlags};
+use super::sdma::{self, SdmaQueueDesc, DOORBELL_SDMA0};
+use super::vm::{PageTable, VramTables};
+use super::vram::{RangeAllocator, Vram, VramIo};
+use crate::pci::{DmaMemory, PciDevice, AMD_BAR_DOORBELL, AMD_BAR_VRAM, DMA_PAGE};
+use crate::{Error, Result};
+use std::sync::Arc;
+
+/// Where an allocation lives.
+#[derive(Debug)]
+pub enum Placement {
+    /// VRAM at this offset (the CPU reaches it through BAR0 at the same offset).
+    Vram { pa: u64 },
+    /// Pinned system memory.
+    System { dma: Box<dyn DmaMemory> },
+}
+
+/// Memory mapped into the GPU's VA space.
+#[derive(Debug)]
+pub struct GpuAlloc {
+    /// The GPU virtual address (context 0).
+    pub va: u64,
+    pub size: u64,
+    pub place: Placement,
+    /// The CPU's address of the memory when it is mapped in this process (system memory, or
+    /// VRAM when BAR0 is mapped whole); `None` otherwise (copy through the `PciDevice`).
+    pub cpu: Option<usize>,
+}
+
+/// A queue programmed into the hardware.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueHandle {
+    /// The 64-bit doorbell slot in BAR2 ([`AmDevice::ring_doorbell`]).
+    pub doorbell: u32,
+    pub kind: QueueKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueKind {
+    Compute { queue: u32 },
+    Sdma,
+}
+
+pub struct AmDevice {
+    pci: Arc<dyn PciDevice>,
+    mmio: Mmio,
+    chip: ChipTables,
+    pub discovery: Discovery,
+    vram: Vram,
+    va: RangeAllocator,
+    fb_base: u64,
+    pt: PageTable,
+    ih: IhRing,
+    bufs: BootBuffers,
+    queues: Vec<(QueueHandle, Vec<u64>)>,
+    /// Whether this session booted only partly (the previous one's firmware reused).
+    pub partial_boot: bool,
+    error_state: bool,
+}
+
+impl std::fmt::Debug for AmDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AmDevice").field("device", &self.pci.name()).field("gc_major", &self.chip.gc_major).finish()
+    }
+}
+
+impl AmDevice {
+    /// Discovers and boots the device (partly, when the previous session closed it cleanly).
+    pub fn open(pci: Arc<dyn PciDevice>, fw: &dyn FirmwareSource) -> Result<AmDevice> {
+        let (discovery, vram_size) = boot::discover(pci.as_ref())?;
+        let versions = boot::versions(&discovery)?;
+        let chip = boot::chip_tables(&versions)?;
+        let mut mmio = Mmio::new(pci.clone(), trace_from_env())?;
+        boot::bind(&mut mmio, &chip, &discovery)?;
+        let mut vram = boot::vram_for(vram_size, chip.gc_major)?;
+        let bufs = BootBuffers::alloc(&mut vram)?;
+        let fb_base = Hub::mm(chip.gc_major, 0).fb_base(&mmio)?;
+        let partial = boot::can_partial_boot(&mmio, chip.gc_major)?;
+        let ih = {
+            let io = VramIo { pci: pci.as_ref(), fb_base };
+            let mut plan = BootPlan { mmio: &mmio, io, chip, versions, bufs, vram: &mut vram, partial };
+            plan.run(fw, &discovery)?
+        };
+        let layout = chip.pt_generation().layout();
+        let pt = PageTable { layout, root: bufs.root, va_start: VA_START, va_end: VA_END };
+        Ok(AmDevice {
+            pci,
+            mmio,
+            chip,
+            discovery,
+            vram,
+            va: RangeAllocator::new("GPU VA window", VA_START, VA_END + 1),
+            fb_base,
+            pt,
+            ih,
+            bufs,
+            queues: Vec::new(),
+            partial_boot: partial,
+            error_state: false,
+        })
+    }
+
+    pub fn pci(&self) -> &Arc<dyn PciDevice> {
+        &self.pci
+    }
+
+    pub fn gc_major(&self) -> u8 {
+        self.chip.gc_major
+    }
+
+    pub fn pt_generation(&self) -> PtGeneration {
+        self.chip.pt_generation()
+    }
+
+    fn io(&self) -> VramIo<'_> {
+        VramIo { pci: self.pci.as_ref(), fb_base: self.fb_base }
+    }
+
+    /// `size` bytes (rounded up to 4 KiB) in VRAM or pinned system memory, mapped into the VA
+    /// window; system memory is mapped snooped and uncached (what the host polls).
+    pub fn alloc(&mut self, size: u64, vram: bool) -> Result<GpuAlloc> {
+        let size = size.max(1).next_multiple_of(DMA_PAGE);
+        let align = if size >= 2 << 20 { 2 << 20 } else { DMA_PAGE };
+        let va = self.va.alloc(size, align)?;
+        let r = self.map_new(va, size, align, vram);
+        if r.is_err() {
+            self.va.free(va)?;
+        }
+        r
+    }
+
+    fn map_new(&mut self, va: u64, size: u64, align: u64, vram: bool) -> Result<GpuAlloc> {
+        let (place, cpu) = if vram {
+            let pa = self.vram.heap.alloc(size, align)?;
+            let cpu = self.pci.bar_ptr(AMD_BAR_VRAM).map(|p| p as usize + pa as usize);
+            (Placement::Vram { pa }, cpu)
+        } else {
+            let dma = self.pci.alloc_dma(size, false)?;
+            let cpu = dma.cpu_ptr().map(|p| p as usize);
+            (Placement::System { dma }, cpu)
+        };
+        let io = VramIo { pci: self.pci.as_ref(), fb_base: self.fb_base };
+        let mut tables = VramTables { io, alloc: &mut self.vram.heap };
+        let mapped = match &place {
+            Placement::Vram { pa } => self.pt.map(&mut tables, va, size, *pa, PteFlags::VRAM, None),
+            Placement::System { dma } => {
+                self.pt.map(&mut tables, va, size, 0, PteFlags::SYSTEM_UC, Some(dma.bus_pages()))
+            }
+        };
+        if let Err(e) = mapped {
+            if let Placement::Vram { pa } = place {
+                self.vram.heap.free(pa)?;
+            }
+            return Err(e);
+        }
+        self.flush_tlb()?;
+        Ok(GpuAlloc { va, size, place, cpu })
+    }
+
+    /// Unmaps and frees an allocation (the GPU must no longer use it).
+    pub fn free(&mut self, a: GpuAlloc) -> Result<()> {
+        let io = VramIo { pci: self.pci.as_ref(), fb_base: self.fb_base };
+        let mut tables = VramTables { io, alloc: &mut self.vram.heap };
+        self.pt.unmap(&mut tables, a.va, a.size)?;
+        self.flush_tlb()?;
+        self.va.free(a.va)?;
+        if let Placement::Vram { pa } = a.place {
+            self.vram.heap.free(pa)?;
+        }
+        Ok(())
+    }
+
+    /// Writes bytes into an allocation through the PCI device (VRAM via BAR0, system memory
+    /// via its DMA mapping).
+    pub fn write(&self, a: &GpuAlloc, offset: u64, data: &[u8]) -> Result<()> {
+        match &a.place {
+            Placement::Vram { pa } => {
+                self.io().write(pa + offset, data)?;
+                gmc::hdp_flush(&self.mmio)
+            }
+            Placement::System { dma } => dma.write(offset, data),
+        }
+    }
+
+    pub fn read(&self, a: &GpuAlloc, offset: u64, buf: &mut [u8]) -> Result<()> {
+        match &a.place {
+            Placement::Vram { pa } => self.io().read(pa + offset, buf),
+            Placement::System { dma } => dma.read(offset, buf),
+        }
+    }
+
+    /// HDP flush: CPU writes through BAR0 become visible to the GPU.
+    pub fn hdp_flush(&self) -> Result<()> {
+        gmc::hdp_flush(&self.mmio)
+    }
+
+    fn flush_tlb(&self) -> Result<()> {
+        gmc::hdp_flush(&self.mmio)?;
+        for xcc in boot::instances(&self.mmio, Ip::Gc) {
+            gmc::flush_tlb(&self.mmio, Hub::gc(self.chip.gc_major, xcc))?;
+        }
+        for inst in boot::instances(&self.mmio, Ip::Mmhub) {
+            gmc::flush_tlb(&self.mmio, Hub::mm(self.chip.gc_major, inst))?;
+        }
+        Ok(())
+    }
+
+    /// A PM4 compute queue on ME 1 pipe 0 `queue` (0 for PM4, as tinygrad): `ring` of
+    /// `ring_bytes` (a power of two), the read pointer written back to `rptr_va` and the write
+    /// pointer polled at `wptr_va`. The MQD and EOP buffer are allocated here.
+    pub fn create_compute_queue(
+        &mut self,
+        queue: u32,
+        ring_va: u64,
+        ring_bytes: u64,
+        rptr_va: u64,
+        wptr_va: u64,
+    ) -> Result<QueueHandle> {
+        if !ring_bytes.is_power_of_two() || ring_bytes < 256 {
+            return Err(Error::Protocol(format!("compute ring of {ring_bytes:#x} bytes: not a power of two ≥ 256")));
+        }
+        let mqd_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
+        let eop_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
+        let doorbell = DOORBELL_MEC_RING0 + queue;
+        let q = ComputeQueueDesc {
+            queue,
+            ring: ring_va,
+            ring_bytes,
+            rptr_addr: rptr_va,
+            wptr_addr: wptr_va,
+            eop: self.fb_base + eop_pa,
+            eop_bytes: 0x1000,
+            mqd_addr: self.fb_base + mqd_pa,
+            doorbell,
+        };
+        let mqd = gfx::build_mqd(&self.mmio, 0, self.chip.gc_major, &q)?;
+        self.io().zero(eop_pa, 0x1000)?;
+        self.io().write(mqd_pa, &mqd.to_bytes())?;
+        gmc::hdp_flush(&self.mmio)?;
+        gfx::map_queue(&self.mmio, 0, &mqd, &q)?;
+        gmc::hdp_flush(&self.mmio)?;
+        let h = QueueHandle { doorbell, kind: QueueKind::Compute { queue } };
+        self.queues.push((h, vec![mqd_pa, eop_pa]));
+        Ok(h)
+    }
+
+    /// The SDMA0 queue 0 ring (gfx11).
+    pub fn create_sdma_queue(
+        &mut self,
+        ring_va: u64,
+        ring_bytes: u64,
+        rptr_va: u64,
+        wptr_va: u64,
+    ) -> Result<QueueHandle> {
+        if !ring_bytes.is_power_of_two() || ring_bytes < 256 {
+            return Err(Error::Protocol(format!("SDMA ring of {ring_bytes:#x} bytes: not a power of two ≥ 256")));
+        }
+        let q = SdmaQueueDesc {
+            ring: ring_va,
+            ring_bytes,
+            rptr_addr: rptr_va,
+            wptr_addr: wptr_va,
+            doorbell: DOORBELL_SDMA0,
+        };
+        sdma::map_queue(&self.mmio, self.chip.gc_major, &q)?;
+        let h = QueueHandle { doorbell: DOORBELL_SDMA0, kind: QueueKind::Sdma };
+        self.queues.push((h, Vec::new()));
+        Ok(h)
+    }
+
+    /// Rings a queue's doorbell with its new write pointer (after the ring contents and the
+    /// write-pointer memory are written and fenced).
+    pub fn ring_doorbell(&self, q: QueueHandle, wptr: u64) -> Result<()> {
+        self.pci.write64(AMD_BAR_DOORBELL, u64::from(q.doorbell) * 8, wptr)
+    }
+
+    /// New IH entries, decoded; an error event puts the device in the error state that
+    /// [`AmDevice::close`] records (the next open then boots fully).
+    pub fn poll_interrupts(&mut self) -> Result<Vec<(IhEntry, IhEvent)>> {
+        let io = VramIo { pci: self.pci.as_ref(), fb_base: self.fb_base };
+        let ring = self.bufs.ih_ring;
+        let entries = self.ih.drain(&self.mmio, |off| {
+            let mut b = [0u8; 32];
+            io.read(ring + off, &mut b)?;
+            Ok(std::array::from_fn(|i| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().expect("4 bytes"))))
+        })?;
+        let g = self.pt_generation();
+        let out: Vec<_> = entries.into_iter().map(|e| (e, e.event(g))).collect();
+        if out.iter().any(|(_, ev)| ev.is_error()) {
+            self.error_state = true;
+        }
+        Ok(out)
+    }
+
+    /// The GC hub's recorded VM fault, if any (cleared).
+    pub fn vm_fault(&self) -> Result<Option<gmc::FaultStatus>> {
+        gmc::fault_status(&self.mmio, Hub::gc(self.chip.gc_major, 0), true)
+    }
+
+    /// Dequeues every queue, disables SDMA and the IH, and marks the session closed
+    /// (`SCRATCH_REG6` = 0 when clean, so the next open may boot partly).
+    pub fn close(mut self) -> Result<()> {
+        let mut first_err = None;
+        for (h, _) in std::mem::take(&mut self.queues) {
+            let r = match h.kind {
+                QueueKind::Compute { queue } => gfx::unmap_queue(&self.mmio, 0, queue),
+                QueueKind::Sdma => sdma::unmap_queue(&self.mmio, self.chip.gc_major),
+            };
+            if let Err(e) = r {
+                first_err.get_or_insert(e);
+            }
+        }
+        if let Err(e) = IhRing::disable(&self.mmio) {
+            first_err.get_or_insert(e);
+        }
+        let dirty = self.error_state || first_err.is_some();
+        self.mmio.write(self.mmio.reg(Ip::Gc, 0, "SCRATCH_REG6")?, u32::from(dirty))?;
+        first_err.map_or(Ok(()), Err)
+    }
+}
