@@ -3,6 +3,7 @@
 
 mod am {
     mod boot;
+    mod boot_smoke;
     pub mod common;
     mod device;
     mod firmware_standin;

@@ -29,6 +29,9 @@ impl std::fmt::Debug for HqdQueue {
     }
 }
 
+/// The key of SDMA0's queue 0 among the running queues (above every GRBM_GFX_CNTL selection).
+const SDMA_KEY: u32 = 0x1_0000;
+
 /// The bank GRBM_GFX_CNTL selects (ME, pipe, queue).
 pub(crate) fn selected(st: &State, gc_bases: &[u32]) -> u32 {
     let v = st.regs.get(at(gc::regGRBM_GFX_CNTL, gc_bases));
@@ -60,6 +63,42 @@ impl EmuPciGpu {
             gc::CP_HQD_PQ_DOORBELL_CONTROL::DOORBELL_OFFSET.get(self.bank(st, sel, gc::regCP_HQD_PQ_DOORBELL_CONTROL))
                 as u64
                 * 4;
+        self.start_queue(st, sel, QueueKind::Compute, ring_va, ring_dwords * 4, (rptr_va, wptr_va), bell);
+    }
+
+    /// SDMA0_QUEUE0_RB_CNTL written: RB_ENABLE starts the ring the queue registers describe
+    /// (pointers in bytes) on the same SDMA engine the emulated KFD runs; clearing it stops it.
+    pub(crate) fn sdma_rb_cntl(&self, st: &mut State, v: u32) {
+        let key = SDMA_KEY;
+        if let Some(q) = st.hqds.remove(&key) {
+            st.retired.push(q);
+        }
+        if v & gc::SDMA0_QUEUE0_RB_CNTL::RB_ENABLE.mask == 0 {
+            return;
+        }
+        let b = &self.bases.gc;
+        let r = |reg| st.regs.get(at(reg, b)) as u64;
+        let ring_va = r(gc::regSDMA0_QUEUE0_RB_BASE) << 8 | r(gc::regSDMA0_QUEUE0_RB_BASE_HI) << 40;
+        let ring_bytes = 4u64 << gc::SDMA0_QUEUE0_RB_CNTL::RB_SIZE.get(v);
+        let rptr_va = r(gc::regSDMA0_QUEUE0_RB_RPTR_ADDR_HI) << 32 | r(gc::regSDMA0_QUEUE0_RB_RPTR_ADDR_LO);
+        let wptr_va = r(gc::regSDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI) << 32 | r(gc::regSDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO);
+        let bell =
+            gc::SDMA0_QUEUE0_DOORBELL_OFFSET::OFFSET.get(r(gc::regSDMA0_QUEUE0_DOORBELL_OFFSET) as u32) as u64 * 4;
+        self.start_queue(st, key, QueueKind::Sdma, ring_va, ring_bytes, (rptr_va, wptr_va), bell);
+    }
+
+    /// Start a queue thread for `kind` under `key` once its ring and pointers translate.
+    #[allow(clippy::too_many_arguments)]
+    fn start_queue(
+        &self,
+        st: &mut State,
+        key: u32,
+        kind: QueueKind,
+        ring_va: u64,
+        ring_bytes: u64,
+        (rptr_va, wptr_va): (u64, u64),
+        bell: u64,
+    ) {
         let mem = st.gmc_mem.clone();
         let mut host = |va: u64, len: u64| match mem.translate(va, len) {
             Some(p) => Some(p as usize),
@@ -68,9 +107,9 @@ impl EmuPciGpu {
                 None
             }
         };
-        let (Some(ring), Some(rptr), Some(wptr)) = (host(ring_va, ring_dwords * 4), host(rptr_va, 8), host(wptr_va, 8))
+        let (Some(ring), Some(rptr), Some(wptr)) = (host(ring_va, ring_bytes), host(rptr_va, 8), host(wptr_va, 8))
         else {
-            log::debug!("{}: HQD {sel:#x} not started: its ring or pointers are not mapped", self.name());
+            log::debug!("{}: queue {key:#x} not started: its ring or pointers are not mapped", self.name());
             return;
         };
         st.next_queue_id += 1;
@@ -78,9 +117,9 @@ impl EmuPciGpu {
         let q = EmuQueue {
             queue_id,
             gpu_id: 0,
-            kind: QueueKind::Compute,
+            kind,
             ring_va,
-            ring_size: ring_dwords * 4,
+            ring_size: ring_bytes,
             ring_host: ring,
             read_ptr_va: rptr_va,
             read_ptr_host: rptr,
@@ -102,13 +141,13 @@ impl EmuPciGpu {
             buffers: Vec::new(),
         };
         let me: Weak<dyn CpHost> = self.me.clone();
-        let label = format!("{} HQD me/pipe/queue {sel:#x}", self.name());
+        let label = format!("{} {} queue {key:#x}", self.name(), if kind.is_sdma() { "SDMA" } else { "compute" });
         let xcc = Xcc { index: 0, count: 1 };
         match Running::start(me, q, self.engine.clone(), self.chip.arch, xcc, self.writes.clone(), label) {
             Ok(running) => {
-                st.hqds.insert(sel, HqdQueue { running, doorbell: bell, queue_id });
+                st.hqds.insert(key, HqdQueue { running, doorbell: bell, queue_id });
             }
-            Err(e) => log::error!("{}: no thread for HQD {sel:#x}: {e}", self.name()),
+            Err(e) => log::error!("{}: no thread for queue {key:#x}: {e}", self.name()),
         }
     }
 

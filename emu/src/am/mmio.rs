@@ -176,6 +176,10 @@ impl EmuPciGpu {
                 st.regs.set(addr, v);
                 self.ih_cntl_written(st, v);
             }
+            Some(Act::SdmaRbCntl) => {
+                st.regs.set(addr, v);
+                self.sdma_rb_cntl(st, v);
+            }
             _ => st.regs.set(addr, v),
         }
     }
@@ -285,4 +289,5 @@ fn wire_vm(r: &mut RegFile, b: &Bases) {
         r.act(a, Act::Hqd { active: a == active });
     }
     r.act(at(baregpu_autogen::amd::regs::osssys_6_0_0::regIH_RB_CNTL, &b.osssys), Act::IhCntl);
+    r.act(at(gc::regSDMA0_QUEUE0_RB_CNTL, &b.gc), Act::SdmaRbCntl);
 }

@@ -42,6 +42,8 @@ pub enum Act {
     },
     /// IH_RB_CNTL (WPTR_OVERFLOW_CLEAR).
     IhCntl,
+    /// SDMA0_QUEUE0_RB_CNTL (RB_ENABLE starts the ring).
+    SdmaRbCntl,
 }
 
 #[derive(Debug, Default)]

@@ -181,3 +181,33 @@ fn tables_changed_without_an_invalidation_are_not_seen_until_one() {
     assert_eq!(m.g.read32(AMD_BAR_VRAM, SIGNAL_PA).unwrap(), 7);
     let _ = l;
 }
+
+#[test]
+fn an_sdma_ring_started_from_its_registers_writes_a_fence() {
+    use baregpu_drivers::amd::sdma::{Sdma, SdmaGeneration};
+    let m = machine();
+    let r = &m.gc;
+    r.write(gc::regSDMA0_QUEUE0_RB_BASE, (RING_VA >> 8) as u32);
+    r.write(gc::regSDMA0_QUEUE0_RB_RPTR_ADDR_LO, PTRS_VA as u32);
+    r.write(gc::regSDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO, (PTRS_VA + 8) as u32);
+    r.write(gc::regSDMA0_QUEUE0_DOORBELL_OFFSET, (0x100 * 2) << 2);
+    r.write(gc::regSDMA0_QUEUE0_RB_CNTL, 1 | (10 << 1)); // enabled, 1024 dwords
+    let mut q = Sdma::new(SdmaGeneration::for_arch("gfx1100").unwrap());
+    q.fence(SIGNAL_VA, 0xfe11ce);
+    let words = q.words().to_vec();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    m.g.copy_to_bar(AMD_BAR_VRAM, RING_PA, &bytes).unwrap();
+    // SDMA pointers count bytes.
+    m.ptrs.write(8, &(bytes.len() as u64).to_le_bytes()).unwrap();
+    m.g.write64(AMD_BAR_DOORBELL, 0x100 * 8, bytes.len() as u64).unwrap();
+    wait_for("the fence", || m.g.read32(AMD_BAR_VRAM, SIGNAL_PA).unwrap() == 0xfe11ce);
+    // Disabling the ring stops it: more work is not executed.
+    r.write(gc::regSDMA0_QUEUE0_RB_CNTL, 10 << 1);
+    let mut q = Sdma::new(SdmaGeneration::for_arch("gfx1100").unwrap());
+    q.fence(SIGNAL_VA, 2);
+    let more: Vec<u8> = q.words().iter().flat_map(|w| w.to_le_bytes()).collect();
+    m.g.copy_to_bar(AMD_BAR_VRAM, RING_PA + bytes.len() as u64, &more).unwrap();
+    m.ptrs.write(8, &((bytes.len() + more.len()) as u64).to_le_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(m.g.read32(AMD_BAR_VRAM, SIGNAL_PA).unwrap(), 0xfe11ce);
+}
