@@ -164,7 +164,7 @@ impl AmdIface for AmIface {
     }
 
     fn map_for_peer(&self, _mem: &Memory, _peer: &dyn AmdIface) -> std::result::Result<(), String> {
-        Err("AM maps no memory for a second GPU yet".into())
+        Err("AM does not map memory for a second GPU yet".into())
     }
 
     /// The ring and its pointer page in system memory (amd_queue_t-shaped: read pointer at
