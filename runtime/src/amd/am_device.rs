@@ -208,3 +208,15 @@ impl Drop for AmDeviceDriver {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gc_versions_name_their_llvm_targets_and_unknown_ones_none() {
+        assert_eq!(arch_of(IpVersion::new(11, 0, 0)), Some("gfx1100"));
+        assert_eq!(arch_of(IpVersion::new(9, 4, 3)), Some("gfx942"));
+        assert_eq!(arch_of(IpVersion::new(10, 3, 0)), None);
+    }
+}
