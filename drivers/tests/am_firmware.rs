@@ -231,3 +231,31 @@ fn truncated_and_corrupted_real_files_never_panic() {
         }
     }
 }
+
+/// The installed gfx1100 files are the Debian release we know by SHA-256; a pinned source
+/// refuses a changed copy and names the file.
+#[test]
+fn real_files_are_known_by_sha256_and_a_pinned_source_refuses_a_changed_one() {
+    use baregpu_drivers::amd::am::firmware::known::{identify, DEBIAN_20230210};
+    if !all_present(&GFX1100_FILES) {
+        return;
+    }
+    let fw = ChipFirmware::load(GFX1100, &DirSource::system().pinned()).unwrap();
+    for f in &fw.files {
+        assert_eq!(f.known_release, Some(DEBIAN_20230210), "{}", f.name);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for name in GFX1100_FILES {
+        let mut b = real(name).unwrap();
+        if name == "gc_11_0_0_rlc.bin" {
+            let last = b.len() - 1;
+            b[last] ^= 1;
+            assert!(identify(name, &b).is_none());
+        }
+        std::fs::write(dir.path().join(name), b).unwrap();
+    }
+    let e = ChipFirmware::load(GFX1100, &DirSource::new(dir.path()).pinned()).unwrap_err().to_string();
+    assert!(e.contains("gc_11_0_0_rlc.bin") && e.contains("sha256"), "{e}");
+    let unpinned = ChipFirmware::load(GFX1100, &DirSource::new(dir.path())).unwrap();
+    assert_eq!(unpinned.files.last().unwrap().known_release, None);
+}

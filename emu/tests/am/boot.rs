@@ -121,3 +121,28 @@ fn malformed_firmware_is_an_error_naming_the_file() {
     assert!(e.contains("psp_13_0_0_sos.bin"), "{e}");
     open(g, &standins("gfx1100")).close().unwrap();
 }
+
+/// The driver's SDMA0 queue (ring in VRAM, pointers in system memory): a fence written when its
+/// doorbell rings with the byte write pointer; close (which disables the ring) succeeds.
+#[test]
+fn a_driver_made_sdma_queue_writes_a_fence() {
+    use baregpu_drivers::amd::sdma::{Sdma, SdmaGeneration};
+    let mut dev = open(gpu("gfx1100"), &standins("gfx1100"));
+    let ring = dev.alloc(0x1000, true).unwrap();
+    let ptrs = dev.alloc(0x1000, false).unwrap();
+    let signal = dev.alloc(0x1000, true).unwrap();
+    let q = dev.create_sdma_queue(ring.va, 0x1000, ptrs.va, ptrs.va + 8).unwrap();
+    let mut p = Sdma::new(SdmaGeneration::for_arch("gfx1100").unwrap());
+    p.fence(signal.va, 0xfe11ce);
+    let bytes: Vec<u8> = p.words().iter().flat_map(|w| w.to_le_bytes()).collect();
+    dev.write(&ring, 0, &bytes).unwrap();
+    // SDMA pointers count bytes.
+    dev.write(&ptrs, 8, &(bytes.len() as u64).to_le_bytes()).unwrap();
+    dev.ring_doorbell(q, bytes.len() as u64).unwrap();
+    wait_for("the fence", || {
+        let mut b = [0u8; 4];
+        dev.read(&signal, 0, &mut b).unwrap();
+        u32::from_le_bytes(b) == 0xfe11ce
+    });
+    dev.close().unwrap();
+}

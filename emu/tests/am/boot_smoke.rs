@@ -2,7 +2,7 @@
 //! firmware, then a compute queue whose RELEASE_MEM lands.
 
 use super::common::gpu;
-use baregpu_drivers::amd::am::boot::{BootFirmware, FirmwareSource, IpFirmware};
+use baregpu_drivers::amd::am::boot::{BootFirmware, IpFirmware};
 use baregpu_drivers::amd::am::discovery::Discovery;
 use baregpu_drivers::amd::am::psp::BlComponent;
 use baregpu_drivers::amd::am::psp_abi::*;
@@ -12,13 +12,13 @@ use std::sync::Arc;
 
 struct Synthetic;
 
-impl FirmwareSource for Synthetic {
+impl Synthetic {
     fn boot_firmware(&self, _d: &Discovery) -> baregpu_drivers::Result<BootFirmware> {
         let blob = |n: u8| vec![n; 4096];
         Ok(BootFirmware {
             sos: vec![
-                BlComponent { name: "SYS_DRV", bl_cmd: PSP_BL_LOAD_SYSDRV, data: blob(1) },
-                BlComponent { name: "SOS", bl_cmd: PSP_BL_LOAD_SOSDRV, data: blob(2) },
+                BlComponent { name: "SYS_DRV".into(), bl_cmd: PSP_BL_LOAD_SYSDRV, data: blob(1) },
+                BlComponent { name: "SOS".into(), bl_cmd: PSP_BL_LOAD_SOSDRV, data: blob(2) },
             ],
             toc: Some(blob(3)),
             ip: vec![
@@ -34,7 +34,8 @@ impl FirmwareSource for Synthetic {
 fn the_am_boot_opens_the_emulated_gpu() {
     let g = gpu("gfx1100");
     let pci: Arc<dyn PciDevice> = g.clone();
-    let mut dev = AmDevice::open(pci, &Synthetic).unwrap_or_else(|e| panic!("boot failed: {e}"));
+    let mut dev =
+        AmDevice::open_with(pci, &mut |d| Synthetic.boot_firmware(d)).unwrap_or_else(|e| panic!("boot failed: {e}"));
     // A PM4 queue in system memory (ring, pointers) writing a signal in VRAM.
     let ring = dev.alloc(0x1000, false).unwrap();
     let ptrs = dev.alloc(0x1000, false).unwrap();

@@ -111,3 +111,18 @@ fn real_files_win_over_stand_ins() {
     }
     assert!(src.load("gc_12_0_0_mec.bin").is_err());
 }
+
+/// Truncated stand-ins are errors naming the file, never panics.
+#[test]
+fn truncated_stand_ins_are_errors() {
+    for arch in Layout::ARCHS {
+        let v = chip_versions(&Layout::for_arch(arch).unwrap());
+        for name in v.blob_names() {
+            let blob = standin_blob(&v, &name).unwrap();
+            for cut in (0..blob.len()).step_by(7) {
+                let e = check_file(&name, &blob[..cut]).expect_err(&format!("{name} cut at {cut}"));
+                assert!(e.to_string().contains(&name), "{e}");
+            }
+        }
+    }
+}

@@ -177,3 +177,13 @@ fn inconsistent_tables_are_malformed_errors_not_panics() {
         let _ = Discovery::parse(&bin[..i]);
     }
 }
+
+#[test]
+fn a_harvest_table_round_trips() {
+    let mut layout = Layout::for_arch("gfx942").unwrap();
+    layout.harvest = vec![(hw_id::GC, 7), (hw_id::SDMA0, 15)];
+    let d = Discovery::parse(&discovery_table(&layout)).unwrap();
+    assert!(d.is_harvested(hw_id::GC, 7) && d.is_harvested(hw_id::SDMA0, 15));
+    assert!(!d.is_harvested(hw_id::GC, 0));
+    assert_eq!(d.harvest.len(), 2);
+}

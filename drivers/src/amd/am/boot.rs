@@ -184,8 +184,8 @@ impl BootPlan<'_> {
         }
     }
 
-    /// Runs the boot; returns the IH ring.
-    pub fn run(&mut self, fw: &dyn FirmwareSource, d: &Discovery) -> Result<IhRing> {
+    /// Runs the boot; `blobs` is asked for the firmware only when the boot is full.
+    pub fn run(&mut self, blobs: &mut dyn FnMut() -> Result<BootFirmware>) -> Result<IhRing> {
         let m = self.mmio;
         let major = self.chip.gc_major;
         m.trace_note(if self.partial { "AM partial boot" } else { "AM full boot" });
@@ -202,7 +202,7 @@ impl BootPlan<'_> {
         let ih = IhRing::init(m, self.io.mc(self.bufs.ih_ring), IH_RING_BYTES, self.io.mc(self.bufs.ih_wptr))?;
         let mut mec_start = 0;
         if !self.partial {
-            let blobs = BootFirmware::load(d, fw)?;
+            let blobs = blobs()?;
             mec_start = blobs.mec_ucode_start;
             self.psp(&blobs)?;
             let msgs = smu::SmuMessages::for_mp1(

@@ -1,7 +1,7 @@
 //! [`AmDevice`]: a booted AMD GPU driven through [`PciDevice`] — memory mapped into context 0's
 //! VA window, PM4 compute and SDMA queues, doorbells, the IH ring, and a clean close.
 
-use super::boot::{self, BootBuffers, BootPlan, CONTEXT0_END, CONTEXT0_START, VA_END, VA_START};
+use super::boot::{self, BootBuffers, BootFirmware, BootPlan, CONTEXT0_END, CONTEXT0_START, VA_END, VA_START};
 use super::chip::ChipTables;
 use super::discovery::Discovery;
 use super::firmware::FirmwareSource;
@@ -78,6 +78,15 @@ impl std::fmt::Debug for AmDevice {
 impl AmDevice {
     /// Discovers and boots the device (partly, when the previous session closed it cleanly).
     pub fn open(pci: Arc<dyn PciDevice>, fw: &dyn FirmwareSource) -> Result<AmDevice> {
+        AmDevice::open_with(pci, &mut |d| BootFirmware::load(d, fw))
+    }
+
+    /// [`AmDevice::open`] with the firmware already cut into PSP payloads by `blobs` (tests
+    /// with synthetic images; asked only when the boot is full).
+    pub fn open_with(
+        pci: Arc<dyn PciDevice>,
+        blobs: &mut dyn FnMut(&Discovery) -> Result<BootFirmware>,
+    ) -> Result<AmDevice> {
         let (discovery, vram_size) = boot::discover(pci.as_ref())?;
         let versions = boot::versions(&discovery)?;
         let chip = boot::chip_tables(&versions)?;
@@ -90,7 +99,7 @@ impl AmDevice {
         let ih = {
             let io = VramIo { pci: pci.as_ref(), fb_base };
             let mut plan = BootPlan { mmio: &mmio, io, chip, versions, bufs, vram: &mut vram, partial };
-            plan.run(fw, &discovery)?
+            plan.run(&mut || blobs(&discovery))?
         };
         let layout = chip.pt_generation().layout();
         let pt = PageTable { layout, root: bufs.root, va_start: CONTEXT0_START, va_end: CONTEXT0_END };

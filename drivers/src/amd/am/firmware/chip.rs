@@ -115,6 +115,9 @@ pub struct FileInfo {
     pub header_version: (u16, u16),
     pub ucode_version: u32,
     pub size: usize,
+    pub sha256: String,
+    /// The release of a file we know by its SHA-256 (`known::KNOWN`).
+    pub known_release: Option<&'static str>,
 }
 
 /// Everything the boot loads, parsed and cut.
@@ -162,6 +165,8 @@ impl File {
             header_version: b.version(),
             ucode_version: b.common.ucode_version,
             size: self.bytes.len(),
+            sha256: super::known::sha256_hex(&self.bytes),
+            known_release: super::known::identify(&self.name, &self.bytes).map(|k| k.release),
         }
     }
 }

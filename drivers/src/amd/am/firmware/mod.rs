@@ -3,13 +3,16 @@
 //! payload becomes, and where files come from. Every offset and size a header gives is checked
 //! against the file before use: a malformed file is one `Malformed` error naming the file and
 //! the field, never a panic or an out-of-bounds read. Layouts: `amdgpu_ucode.h`, `psp_gfx_if.h`
-//! (linux-source-6.12 6.12.117), each struct with compile-time size and offset checks.
+//! (linux-source-6.12 6.12.117), each struct with compile-time size and offset checks. Files we
+//! know are identified by SHA-256 ([`known`]); a pinned [`DirSource`] refuses a known name with
+//! other content.
 
 pub mod chip;
 pub mod fw_type;
 pub mod gfx;
 pub mod header;
 pub mod imu;
+pub mod known;
 pub mod psp;
 pub mod rlc;
 pub mod sdma;

@@ -133,20 +133,21 @@ impl SosKind {
         })
     }
 
-    /// The bootloader command that loads it (`enum psp_bootloader_cmd`, `amdgpu_psp.h`); `None`
+    /// The bootloader command that loads it (`enum psp_bootloader_cmd`, in `psp_abi`); `None`
     /// for the TOC and RL, which go through the KM ring once the SOS runs.
     pub fn bootloader_cmd(self) -> Option<u32> {
+        use crate::amd::am::psp_abi::*;
         use SosKind::*;
         Some(match self {
-            SysDrv => 0x1_0000,
-            Sos => 0x2_0000,
-            Kdb => 0x8_0000,
-            SocDrv => 0xB_0000,
-            DbgDrv => 0xC_0000,
-            IntfDrv => 0xD_0000,
-            RasDrv => 0xE_0000,
-            IpKeyMgrDrv => 0xF_0000,
-            Spl => 0x1000_0000,
+            SysDrv => PSP_BL_LOAD_SYSDRV,
+            Sos => PSP_BL_LOAD_SOSDRV,
+            Kdb => PSP_BL_LOAD_KEY_DATABASE,
+            SocDrv => PSP_BL_LOAD_SOCDRV,
+            DbgDrv => PSP_BL_LOAD_DBGDRV,
+            IntfDrv => PSP_BL_LOAD_INTFDRV,
+            RasDrv => PSP_BL_LOAD_RASDRV,
+            IpKeyMgrDrv => PSP_BL_LOAD_IPKEYMGRDRV,
+            Spl => PSP_BL_LOAD_TOS_SPL_TABLE,
             Toc | Rl => return None,
         })
     }

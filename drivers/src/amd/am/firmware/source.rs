@@ -23,11 +23,18 @@ pub trait FirmwareSource: Send + Sync {
 #[derive(Debug, Clone)]
 pub struct DirSource {
     pub dir: PathBuf,
+    /// Refuse a file whose name [`super::known`] lists but whose SHA-256 differs.
+    pub pinned: bool,
 }
 
 impl DirSource {
     pub fn new(dir: impl Into<PathBuf>) -> DirSource {
-        DirSource { dir: dir.into() }
+        DirSource { dir: dir.into(), pinned: false }
+    }
+
+    /// The same directory, refusing known names with unknown content.
+    pub fn pinned(self) -> DirSource {
+        DirSource { pinned: true, ..self }
     }
 
     /// `/lib/firmware/amdgpu`.
@@ -43,7 +50,12 @@ impl FirmwareSource for DirSource {
         }
         let path = self.dir.join(name);
         match std::fs::read(&path) {
-            Ok(bytes) => Ok(bytes),
+            Ok(bytes) => {
+                if self.pinned {
+                    super::known::verify(name, &bytes)?;
+                }
+                Ok(bytes)
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 for ext in ["zst", "xz"] {
                     let packed = self.dir.join(format!("{name}.{ext}"));
