@@ -4,7 +4,6 @@
 mod am {
     mod at_cpu;
     mod boot;
-    mod boot_smoke;
     pub mod common;
     mod device;
     mod firmware_standin;

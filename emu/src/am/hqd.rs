@@ -99,6 +99,10 @@ impl EmuPciGpu {
         (rptr_va, wptr_va): (u64, u64),
         bell: u64,
     ) {
+        if ring_bytes < 64 {
+            log::debug!("{}: queue {key:#x} not started: a ring of {ring_bytes} bytes", self.name());
+            return;
+        }
         let mem = st.gmc_mem.clone();
         let mut host = |va: u64, len: u64| match mem.translate(va, len) {
             Some(p) => Some(p as usize),

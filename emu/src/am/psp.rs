@@ -31,6 +31,9 @@ pub mod status {
 
 /// TMR bytes LOAD_TOC asks for (below tinygrad's 0x1300000 cap; 1 MiB aligned).
 pub const TMR_SIZE: u32 = 0x100_0000;
+/// The largest firmware payload the emulated PSP takes (a size past it is a bad buffer, not an
+/// allocation of whatever the driver wrote).
+pub const MAX_FIRMWARE_BYTES: u32 = 64 << 20;
 /// The value C2PMSG_81 holds once the sOS runs (its "version").
 pub const SOS_VERSION: u32 = 0x0030_0e00;
 
@@ -223,7 +226,7 @@ impl Psp {
                 }
             }
             GFX_CMD_ID_LOAD_IP_FW => {
-                if !reachable(buf.size) {
+                if buf.size > MAX_FIRMWARE_BYTES || !reachable(buf.size) {
                     return (status::BAD_BUFFER, 0);
                 }
                 let mut blob = vec![0u8; buf.size as usize];

@@ -118,6 +118,7 @@ fn km_ring_commands_are_answered_in_order_with_fences_and_statuses() {
     assert_eq!(p.submit(GFX_CMD_ID_AUTOLOAD_RLC, 0, 0, 0).0, status::OUT_OF_ORDER, "no RLC firmware yet");
     // An empty (all-zero) payload is malformed; a real one loads.
     assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, p.fb + 0x40_0000, 0x1000, GFX_FW_TYPE_RLC_G).0, status::BAD_FIRMWARE);
+    assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, fw, u32::MAX, GFX_FW_TYPE_RLC_G).0, status::BAD_BUFFER, "4 GiB");
     assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, fw, 256, GFX_FW_TYPE_RLC_G).0, 0);
     let gc = Regs { g: &g, bases: g.bases().gc.clone() };
     use baregpu_autogen::amd::regs::gc_11_0_0 as gc11;
