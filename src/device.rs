@@ -3,13 +3,19 @@
 //! what this opens as a `Box<dyn Gpu>`.
 
 use crate::{Error, Result};
+use baregpu_drivers::amd::am::AmDevice;
 use baregpu_drivers::amd::topology;
 use baregpu_drivers::os::{HostOs, Os};
+use baregpu_emu::am::firmware_standin::StandinSource;
+use baregpu_emu::am::layout::Layout;
+use baregpu_emu::am::EmuPciGpu;
 use baregpu_emu::amd::dispatch::WaveEngine;
 use baregpu_emu::amd::machine;
 use baregpu_emu::catalog::{self, Vendor};
 use baregpu_emu::nv::EmuRm;
 use baregpu_emu::rdna::Interpreter;
+use baregpu_runtime::amd::am::AmIface;
+use baregpu_runtime::amd::am_device::AmDeviceDriver;
 use baregpu_runtime::amd::{AmdDevice, AmdIface, KfdIface};
 use baregpu_runtime::nv::{NvDevice, NvIsa};
 use baregpu_runtime::spec::MAX_EMULATED;
@@ -37,6 +43,10 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
         }
         DeviceSpec::Nv { index } => Ok(Device::Nv(NvDevice::open(os, *index, &label, NvIsa::Sass)?)),
         DeviceSpec::EmuNv { arch, index } => Ok(Device::Nv(open_emulated_nv(arch, *index)?)),
+        DeviceSpec::Am { .. } if spec.am_emulated_arch().is_some() => {
+            let arch = spec.am_emulated_arch().unwrap_or_default();
+            Ok(Device::Amd(open_am_emulated(arch, Arc::new(Interpreter::new(arch)))?))
+        }
         DeviceSpec::Am { bdf } => {
             // Opening first, so that what stands in the way (no such device, amdgpu still bound,
             // no privileges, no IOMMU group) reaches the user before anything else.
@@ -68,6 +78,23 @@ pub fn open_emulated(arch: &str, index: usize, engine: Arc<dyn WaveEngine>) -> R
     let kfd: Arc<dyn Os> = machine(&archs, engine.clone())?;
     // Workgroups the interpreter retires count as progress while a wait sleeps on one long dispatch.
     Ok(AmdDevice::open(kfd, index, &label)?.with_progress(Arc::new(move || engine.workgroups_retired())))
+}
+
+/// The emulated PCI GPU (`am:emu:ARCH`), booted by the AM driver (firmware from
+/// /lib/firmware/amdgpu where present, stand-ins for the rest) with command processors that run
+/// dispatches on `engine`.
+pub fn open_am_emulated(arch: &str, engine: Arc<dyn WaveEngine>) -> Result<AmdDevice> {
+    let label = DeviceSpec::Am { bdf: format!("emu:{arch}") }.to_string();
+    let iface = am_emulated_iface(arch, engine.clone())?;
+    Ok(AmdDevice::open_on(iface, &label)?.with_progress(Arc::new(move || engine.workgroups_retired())))
+}
+
+fn am_emulated_iface(arch: &str, engine: Arc<dyn WaveEngine>) -> Result<Box<dyn AmdIface>> {
+    let layout = Layout::for_arch(arch)
+        .ok_or_else(|| Error::Usage(format!("am:emu:{arch}: no emulated PCI GPU of that architecture")))?;
+    let gpu = EmuPciGpu::new(arch, engine)?;
+    let dev = AmDevice::open(gpu, &StandinSource::for_layout(&layout))?;
+    Ok(Box::new(AmIface::new(Arc::new(AmDeviceDriver::new(dev)?))))
 }
 
 /// An emulated NVIDIA GPU (`emu-nv:ARCH:INDEX`): the emulated RM and UVM with GPFIFO channels
@@ -129,7 +156,8 @@ pub fn open_group(spec: &DeviceSpec, count: usize) -> Result<Vec<Device>> {
 }
 
 /// The driver interface beneath an AMD device, opened on its own (the interface's contract
-/// tests, bring-up tools): KFD for `amd:N` (host OS) and `emu:ARCH[:N]` (an emulated KFD).
+/// tests, bring-up tools): KFD for `amd:N` (host OS) and `emu:ARCH[:N]` (an emulated KFD), AM
+/// for `am:emu:ARCH` (the emulated PCI GPU).
 pub fn open_amd_iface(spec: &DeviceSpec) -> Result<Box<dyn AmdIface>> {
     let label = spec.to_string();
     let (os, index): (Arc<dyn Os>, usize) = match spec {
@@ -137,6 +165,10 @@ pub fn open_amd_iface(spec: &DeviceSpec) -> Result<Box<dyn AmdIface>> {
         DeviceSpec::Emu { arch, index } => {
             check_emulated_index(&label, *index)?;
             (machine(&vec![arch.as_str(); index + 1], Arc::new(Interpreter::new(arch)))?, *index)
+        }
+        DeviceSpec::Am { .. } if spec.am_emulated_arch().is_some() => {
+            let arch = spec.am_emulated_arch().unwrap_or_default();
+            return am_emulated_iface(arch, Arc::new(Interpreter::new(arch)));
         }
         _ => return Err(Error::Usage(format!("{label}: not an AMD device with a driver interface"))),
     };

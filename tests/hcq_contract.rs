@@ -13,8 +13,17 @@ use std::time::Duration;
 #[path = "hcq_contract/iface.rs"]
 mod iface;
 
+thread_local! {
+    /// The device a test thread runs the contract on instead (see
+    /// [`the_contract_holds_on_the_am_driver_over_the_emulated_pci_gpu`]).
+    static SPEC: std::cell::RefCell<Option<DeviceSpec>> = const { std::cell::RefCell::new(None) };
+}
+
 /// The device the contract runs on: `BAREGPU_DEVICE`, else emu:gfx1100.
 fn spec() -> DeviceSpec {
+    if let Some(s) = SPEC.with(|s| s.borrow().clone()) {
+        return s;
+    }
     let spec = std::env::var("BAREGPU_DEVICE").unwrap_or_else(|_| "emu:gfx1100".into());
     spec.parse().unwrap_or_else(|e| panic!("BAREGPU_DEVICE: {e}"))
 }
@@ -296,7 +305,8 @@ fn a_hung_kernel_times_out_and_the_device_keeps_working() {
 fn a_long_dispatch_that_retires_workgroups_is_not_a_hang() {
     use baregpu_compiler::codeobj::{write_code_object, Kernel};
     use baregpu_isa::Arch;
-    if std::env::var("BAREGPU_DEVICE").is_ok_and(|s| !s.starts_with("emu")) {
+    let emulated = matches!(spec(), DeviceSpec::Emu { .. }) || spec().am_emulated_arch().is_some();
+    if !emulated {
         return;
     }
     let mut dev = open();
@@ -344,4 +354,44 @@ fn copies_through_staging_reach_memory_the_cpu_cannot_map() {
     assert!(dev.copy_in(&vram, vram.size() - 1, &[1, 2]).is_err(), "copy past the end accepted");
     dev.free(vram).unwrap();
     dev.unload(prog).unwrap();
+}
+
+/// The whole contract again on `am:emu:gfx1100`: the emulated PCI GPU booted by the AM driver,
+/// under the same runtime (issue 16). Skipped where `BAREGPU_DEVICE` names the run's device.
+#[test]
+fn the_contract_holds_on_the_am_driver_over_the_emulated_pci_gpu() {
+    if std::env::var("BAREGPU_DEVICE").is_ok() {
+        return;
+    }
+    SPEC.with(|s| *s.borrow_mut() = Some("am:emu:gfx1100".parse().unwrap()));
+    let tests: [(&str, fn()); 18] = [
+        ("signal", signal),
+        ("wait_blocks_until_the_host_signals", wait_blocks_until_the_host_signals),
+        ("cross_queue_wait_then_signal", cross_queue_wait_then_signal),
+        ("timestamps_are_monotonic", timestamps_are_monotonic),
+        ("exec_vector_add", exec_vector_add),
+        ("copies_of_unaligned_sizes_and_offsets", copies_of_unaligned_sizes_and_offsets),
+        ("timeline_wraps_before_the_gpus_32_bit_compare", timeline_wraps_before_the_gpus_32_bit_compare),
+        ("memory_barrier_makes_host_writes_visible", memory_barrier_makes_host_writes_visible),
+        ("kernarg_ring_is_reused_under_pressure", kernarg_ring_is_reused_under_pressure),
+        ("a_fault_is_reported_and_the_device_keeps_working", a_fault_is_reported_and_the_device_keeps_working),
+        ("a_hung_kernel_times_out_and_the_device_keeps_working", a_hung_kernel_times_out_and_the_device_keeps_working),
+        (
+            "a_long_dispatch_that_retires_workgroups_is_not_a_hang",
+            a_long_dispatch_that_retires_workgroups_is_not_a_hang,
+        ),
+        (
+            "copies_through_staging_reach_memory_the_cpu_cannot_map",
+            copies_through_staging_reach_memory_the_cpu_cannot_map,
+        ),
+        ("iface::memory_of_every_kind", iface::memory_of_every_kind_has_one_address_for_cpu_and_gpu),
+        ("iface::queues_run", iface::queues_run_what_is_pushed_and_report_their_read_pointers),
+        ("iface::sleep_returns", iface::sleep_returns_and_reports_a_fault_then_recovery_rebuilds_the_queue),
+        ("iface::foreign_memory", iface::foreign_memory_and_queues_are_refused_and_memory_works_after_close),
+        ("iface::the_backend_gives_back", iface::the_backend_gives_back_all_it_took_through_the_interface),
+    ];
+    for (name, t) in tests {
+        log::info!("am:emu:gfx1100: {name}");
+        t();
+    }
 }

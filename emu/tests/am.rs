@@ -2,6 +2,7 @@
 //! module is one concern, owned by the helper who wrote it.
 
 mod am {
+    mod at_cpu;
     mod boot;
     pub mod common;
     mod device;

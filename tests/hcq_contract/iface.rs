@@ -102,7 +102,7 @@ fn fence_words(info: &GpuInfo, addr: u64, value: u32) -> Vec<u32> {
 }
 
 #[test]
-fn memory_of_every_kind_has_one_address_for_cpu_and_gpu() {
+pub(super) fn memory_of_every_kind_has_one_address_for_cpu_and_gpu() {
     let i = iface();
     let kinds = [
         (MemKind::Vram { cpu_visible: true }, Placement::User),
@@ -135,7 +135,7 @@ fn memory_of_every_kind_has_one_address_for_cpu_and_gpu() {
 }
 
 #[test]
-fn queues_run_what_is_pushed_and_report_their_read_pointers() {
+pub(super) fn queues_run_what_is_pushed_and_report_their_read_pointers() {
     let i = iface();
     let sig = i.alloc(PAGE, MemKind::Uncached, Placement::Internal).unwrap();
     let info = i.info().clone();
@@ -168,7 +168,7 @@ fn queues_run_what_is_pushed_and_report_their_read_pointers() {
 }
 
 #[test]
-fn sleep_returns_and_reports_a_fault_then_recovery_rebuilds_the_queue() {
+pub(super) fn sleep_returns_and_reports_a_fault_then_recovery_rebuilds_the_queue() {
     let i = iface();
     let t = Instant::now();
     i.sleep(Duration::from_millis(5)).unwrap();
@@ -201,7 +201,7 @@ fn sleep_returns_and_reports_a_fault_then_recovery_rebuilds_the_queue() {
 }
 
 #[test]
-fn foreign_memory_and_queues_are_refused_and_memory_works_after_close() {
+pub(super) fn foreign_memory_and_queues_are_refused_and_memory_works_after_close() {
     let mut i = iface();
     let err = i.free(Memory::new(0x10_0000, PAGE, MemKind::Host, true, "not a driver record")).unwrap_err();
     assert!(err.to_string().contains("another device interface"), "{err}");
@@ -221,7 +221,7 @@ fn foreign_memory_and_queues_are_refused_and_memory_works_after_close() {
 /// The backend's bookkeeping: opened over a counting interface, a device that launches, faults,
 /// recovers and closes gives back every allocation and queue, and closes the interface once.
 #[test]
-fn the_backend_gives_back_all_it_took_through_the_interface() {
+pub(super) fn the_backend_gives_back_all_it_took_through_the_interface() {
     let counts = Arc::new(Counts::default());
     {
         let spec = super::spec();

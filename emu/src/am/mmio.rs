@@ -160,6 +160,16 @@ impl EmuPciGpu {
                 // Every VMID the request names is acknowledged.
                 st.regs.set(ack, v & 0xffff);
             }
+            Some(Act::Hqd { .. }) if addr == at(gc::regCP_HQD_DEQUEUE_REQUEST, &self.bases.gc) && v != 0 => {
+                // A dequeue request: the queue stops at once (nothing to drain or save: no
+                // CWSR on AM), CP_HQD_ACTIVE reads 0 and the request is done.
+                let sel = super::hqd::selected(st, &self.bases.gc);
+                if let Some(q) = st.hqds.remove(&sel) {
+                    st.retired.push(q);
+                }
+                st.hqd_regs.insert((sel, at(gc::regCP_HQD_ACTIVE, &self.bases.gc)), 0);
+                st.hqd_regs.insert((sel, addr), 0);
+            }
             Some(Act::Hqd { active }) => {
                 let sel = super::hqd::selected(st, &self.bases.gc);
                 st.hqd_regs.insert((sel, addr), v);

@@ -7,15 +7,13 @@
 //! an SQ error becomes the runtime's fault. There is no CWSR area on AM.
 //!
 //! The driver is reached through [`AmDriver`], what the runtime needs of
-//! `baregpu_drivers::amd::am::AmDevice`: its adapter lives beside the device's opening.
-//! Against AmDevice as of amboot f1cecd3..8f1a6d9 the adapter still needs from it:
-//! - mapping at a chosen VA: the runtime's one-address rule wants GPU VA = the CPU address
-//!   (`DmaMemory::cpu_ptr`, or BAR0's mapping + offset), so context 0 must span the process's
-//!   user addresses, not only 0x7f00_0000_0000..; memory with no CPU mapping takes its VA from a
-//!   reservation (`drivers::va_window`) so it never collides with a CPU mapping;
-//! - destroying one queue (dequeue its HQD, or stop its SDMA ring) for recovery, not only `close`;
-//! - on gfx942, the compute queue mapped on every XCC's HQD (one read pointer each);
-//! - the NBIO block's version and segment bases from discovery, for [`super::hdp::for_block`].
+//! `baregpu_drivers::amd::am::AmDevice`; [`super::am_device`] implements it over AmDevice,
+//! mapping every allocation at its CPU address (`AmDevice::alloc_at_cpu`) so the one-address
+//! rule holds. Still missing:
+//! - on gfx942, the compute queue mapped on every XCC's HQD (one read pointer each), and the
+//!   emulated gfx942's PSP boot;
+//! - the HDP flush pair from the discovery table's NBIO bases ([`super::hdp::for_block`]) once
+//!   the emulated command processor answers it at those bases.
 
 use super::hdp::HdpFlush;
 use super::iface::{AmdIface, GpuInfo, HwQueue, MemKind, Memory, QueueBacking, QueueKind, Stopped, Wake};
@@ -164,7 +162,7 @@ impl AmdIface for AmIface {
     }
 
     fn map_for_peer(&self, _mem: &Memory, _peer: &dyn AmdIface) -> std::result::Result<(), String> {
-        Err("AM maps no memory for a second GPU yet".into())
+        Err("AM does not map memory for a second GPU yet".into())
     }
 
     /// The ring and its pointer page in system memory (amd_queue_t-shaped: read pointer at

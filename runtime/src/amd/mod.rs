@@ -1,6 +1,7 @@
 //! The AMD backend of the runtime core, over a driver interface: KFD, or the userspace PCI driver.
 
 pub mod am;
+pub mod am_device;
 mod backend;
 mod device;
 mod encode;

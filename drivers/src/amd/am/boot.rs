@@ -31,6 +31,11 @@ pub const SMU_TABLE_BYTES: u64 = 16 << 10;
 /// Context 0's VA window: what [`super::AmDevice::alloc`] hands out.
 pub const VA_START: u64 = 0x7f00_0000_0000;
 pub const VA_END: u64 = 0x7fff_ffff_ffff;
+/// What context 0's page table covers: the user half of a 48-bit address space, so that
+/// memory the CPU maps can also be mapped at its CPU address
+/// ([`super::AmDevice::alloc_at_cpu`]); the VA window above is a part of it.
+pub const CONTEXT0_START: u64 = 0;
+pub const CONTEXT0_END: u64 = VA_END;
 
 /// One firmware blob the PSP loads with LOAD_IP_FW.
 #[derive(Debug, Clone)]
@@ -172,8 +177,8 @@ impl BootPlan<'_> {
     pub fn vm_setup(&self) -> VmSetup {
         VmSetup {
             root: self.bufs.root,
-            va_start: VA_START,
-            va_end: VA_END,
+            va_start: CONTEXT0_START,
+            va_end: CONTEXT0_END,
             scratch: self.bufs.scratch,
             dummy: self.bufs.dummy,
         }

@@ -1,7 +1,7 @@
 //! [`AmDevice`]: a booted AMD GPU driven through [`PciDevice`] — memory mapped into context 0's
 //! VA window, PM4 compute and SDMA queues, doorbells, the IH ring, and a clean close.
 
-use super::boot::{self, BootBuffers, BootFirmware, BootPlan, VA_END, VA_START};
+use super::boot::{self, BootBuffers, BootFirmware, BootPlan, CONTEXT0_END, CONTEXT0_START, VA_END, VA_START};
 use super::chip::ChipTables;
 use super::discovery::Discovery;
 use super::firmware::FirmwareSource;
@@ -102,7 +102,7 @@ impl AmDevice {
             plan.run(&mut || blobs(&discovery))?
         };
         let layout = chip.pt_generation().layout();
-        let pt = PageTable { layout, root: bufs.root, va_start: VA_START, va_end: VA_END };
+        let pt = PageTable { layout, root: bufs.root, va_start: CONTEXT0_START, va_end: CONTEXT0_END };
         Ok(AmDevice {
             pci,
             mmio,
@@ -149,8 +149,63 @@ impl AmDevice {
         r
     }
 
+    /// `size` bytes (rounded up to 4 KiB) mapped for the GPU at the address the CPU maps them
+    /// at (system memory: its DMA mapping; VRAM: its offset in BAR0's mapping), so that one
+    /// address names the memory on both sides. An error where the memory has no CPU mapping,
+    /// or where that address falls in the FB aperture (the MC routes those to VRAM directly).
+    pub fn alloc_at_cpu(&mut self, size: u64, vram: bool) -> Result<GpuAlloc> {
+        let size = size.max(1).next_multiple_of(DMA_PAGE);
+        let align = if size >= 2 << 20 { 2 << 20 } else { DMA_PAGE };
+        let (place, cpu) = self.backing(size, align, vram)?;
+        let mapped = match cpu {
+            None => Err(Error::Unsupported(format!(
+                "{}: {size:#x} bytes of {} with no CPU mapping cannot be mapped at a CPU address",
+                self.pci.name(),
+                if vram { "VRAM (BAR0 not mapped whole)" } else { "system memory" }
+            ))),
+            Some(va) => self.check_cpu_va(va as u64, size).and_then(|_| self.map_at(va as u64, size, &place)),
+        };
+        match (mapped, cpu) {
+            // Mapped: a failed invalidation leaves the memory mapped (and so not given back).
+            (Ok(()), Some(va)) => {
+                self.flush_tlb()?;
+                Ok(GpuAlloc { va: va as u64, size, place, cpu })
+            }
+            (r, _) => {
+                self.release(place)?;
+                Err(r.err().unwrap_or_else(|| Error::Protocol("mapped without a CPU address".into())))
+            }
+        }
+    }
+
+    /// A CPU address range the GPU can use as a VA: inside context 0, outside the FB aperture.
+    fn check_cpu_va(&self, va: u64, size: u64) -> Result<()> {
+        let hub = Hub::mm(self.chip.gc_major, 0);
+        let (fb_lo, fb_hi) = (hub.fb_base(&self.mmio)?, hub.fb_top(&self.mmio)?);
+        let end = va + size - 1;
+        if end > CONTEXT0_END || (va <= fb_hi && end >= fb_lo) {
+            return Err(Error::Unsupported(format!(
+                "{}: CPU address range [{va:#x}, {end:#x}] cannot be a GPU VA (context 0 ends at \
+                 {CONTEXT0_END:#x}; the FB aperture is [{fb_lo:#x}, {fb_hi:#x}])",
+                self.pci.name()
+            )));
+        }
+        Ok(())
+    }
+
     fn map_new(&mut self, va: u64, size: u64, align: u64, vram: bool) -> Result<GpuAlloc> {
-        let (place, cpu) = if vram {
+        let (place, cpu) = self.backing(size, align, vram)?;
+        if let Err(e) = self.map_at(va, size, &place) {
+            self.release(place)?;
+            return Err(e);
+        }
+        self.flush_tlb()?;
+        Ok(GpuAlloc { va, size, place, cpu })
+    }
+
+    /// VRAM from the heap or pinned system memory, and its CPU address where it has one.
+    fn backing(&mut self, size: u64, align: u64, vram: bool) -> Result<(Placement, Option<usize>)> {
+        Ok(if vram {
             let pa = self.vram.heap.alloc(size, align)?;
             let cpu = self.pci.bar_ptr(AMD_BAR_VRAM).map(|p| p as usize + pa as usize);
             (Placement::Vram { pa }, cpu)
@@ -158,23 +213,27 @@ impl AmDevice {
             let dma = self.pci.alloc_dma(size, false)?;
             let cpu = dma.cpu_ptr().map(|p| p as usize);
             (Placement::System { dma }, cpu)
-        };
+        })
+    }
+
+    /// Gives back what [`AmDevice::backing`] took (system memory goes when dropped).
+    fn release(&mut self, place: Placement) -> Result<()> {
+        if let Placement::Vram { pa } = place {
+            self.vram.heap.free(pa)?;
+        }
+        Ok(())
+    }
+
+    /// Maps `place` at `va` in context 0 (the caller invalidates the TLBs).
+    fn map_at(&mut self, va: u64, size: u64, place: &Placement) -> Result<()> {
         let io = VramIo { pci: self.pci.as_ref(), fb_base: self.fb_base };
         let mut tables = VramTables { io, alloc: &mut self.vram.heap };
-        let mapped = match &place {
+        match place {
             Placement::Vram { pa } => self.pt.map(&mut tables, va, size, *pa, PteFlags::VRAM, None),
             Placement::System { dma } => {
                 self.pt.map(&mut tables, va, size, 0, PteFlags::SYSTEM_UC, Some(dma.bus_pages()))
             }
-        };
-        if let Err(e) = mapped {
-            if let Placement::Vram { pa } = place {
-                self.vram.heap.free(pa)?;
-            }
-            return Err(e);
         }
-        self.flush_tlb()?;
-        Ok(GpuAlloc { va, size, place, cpu })
     }
 
     /// Unmaps and frees an allocation (the GPU must no longer use it).
@@ -183,11 +242,12 @@ impl AmDevice {
         let mut tables = VramTables { io, alloc: &mut self.vram.heap };
         self.pt.unmap(&mut tables, a.va, a.size)?;
         self.flush_tlb()?;
-        self.va.free(a.va)?;
-        if let Placement::Vram { pa } = a.place {
-            self.vram.heap.free(pa)?;
+        // Only the window's allocations hold a VA of it ([`AmDevice::alloc_at_cpu`]'s do not;
+        // the page table never maps two allocations at one VA).
+        if self.va.is_allocated(a.va) {
+            self.va.free(a.va)?;
         }
-        Ok(())
+        self.release(a.place)
     }
 
     /// Writes bytes into an allocation through the PCI device (VRAM via BAR0, system memory
@@ -286,6 +346,23 @@ impl AmDevice {
         let h = QueueHandle { doorbell: DOORBELL_SDMA0, kind: QueueKind::Sdma };
         self.queues.push((h, Vec::new()));
         Ok(h)
+    }
+
+    /// Dequeues one queue (the compute HQD, or the SDMA ring disabled) and frees its MQD and
+    /// EOP buffer. A queue that does not dequeue keeps them (the engine may still read them).
+    pub fn destroy_queue(&mut self, q: QueueHandle) -> Result<()> {
+        let i = self.queues.iter().position(|(h, _)| *h == q).ok_or_else(|| {
+            Error::Protocol(format!("{}: destroy of {q:?}, which is not a live queue", self.pci.name()))
+        })?;
+        match q.kind {
+            QueueKind::Compute { queue } => gfx::unmap_queue(&self.mmio, 0, queue)?,
+            QueueKind::Sdma => sdma::unmap_queue(&self.mmio, self.chip.gc_major)?,
+        }
+        let (_, mem) = self.queues.remove(i);
+        for pa in mem {
+            self.vram.heap.free(pa)?;
+        }
+        Ok(())
     }
 
     /// Rings a queue's doorbell with its new write pointer (after the ring contents and the

@@ -92,6 +92,11 @@ impl RangeAllocator {
         Ok(())
     }
 
+    /// Whether `start` is an allocation of this allocator.
+    pub fn is_allocated(&self, start: u64) -> bool {
+        self.used.contains_key(&start)
+    }
+
     pub fn free_bytes(&self) -> u64 {
         self.free.iter().map(|(s, e)| e - s).sum()
     }

@@ -1,0 +1,222 @@
+//! [`AmDriver`] over the AM driver's booted [`AmDevice`]: every allocation is mapped for the
+//! GPU at its CPU address ([`AmDevice::alloc_at_cpu`]), so the runtime's one-address rule
+//! holds; compute queues take the lowest free HQD of ME 1 pipe 0, the SDMA queue is SDMA0's
+//! queue 0; faults come from draining the IH ring. One lock serializes the device.
+
+use super::am::{AmDriver, AmFault, DriverAlloc, Where};
+use super::hdp::HdpFlush;
+use super::iface::{GpuInfo, QueueKind};
+use crate::Result;
+use baregpu_drivers::amd::am::discovery::{hw_id, IpVersion};
+use baregpu_drivers::amd::am::ih::IhEvent;
+use baregpu_drivers::amd::am::{self as am, AmDevice, GpuAlloc, QueueHandle};
+use baregpu_drivers::pci::AMD_BAR_VRAM;
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+/// Scratch wave slots per CU where the discovery table does not say (the KFD's default too).
+const SCRATCH_SLOTS_PER_CU: u64 = 32;
+
+/// The LLVM target of a GC version the runtime drives.
+pub fn arch_of(gc: IpVersion) -> Option<&'static str> {
+    Some(match (gc.major, gc.minor, gc.revision) {
+        (11, 0, 0) => "gfx1100",
+        (11, 0, 1) => "gfx1101",
+        (11, 0, 2) => "gfx1102",
+        (9, 4, 3) => "gfx942",
+        _ => return None,
+    })
+}
+
+struct State {
+    /// `None` only while the driver is dropped.
+    dev: Option<AmDevice>,
+    allocs: HashMap<u64, GpuAlloc>,
+    queues: HashMap<u32, QueueHandle>,
+    next_token: u64,
+    next_queue: u32,
+}
+
+/// A booted AM device as the runtime's [`AmDriver`].
+pub struct AmDeviceDriver {
+    st: Mutex<State>,
+    info: GpuInfo,
+    large_bar: bool,
+}
+
+fn err(m: String) -> crate::Error {
+    crate::Error::Driver(baregpu_drivers::Error::Protocol(m))
+}
+
+impl AmDeviceDriver {
+    pub fn new(dev: AmDevice) -> Result<AmDeviceDriver> {
+        let d = &dev.discovery;
+        let gc = d.version(hw_id::GC).ok_or_else(|| err("AM: the discovery table has no GC block".into()))?;
+        let arch = arch_of(gc).ok_or_else(|| err(format!("AM: GC {gc} is not an architecture the runtime drives")))?;
+        let xccs = d.instances(hw_id::GC).len().max(1) as u32;
+        let (cus, lds) =
+            d.gc_info.map_or((0, 64), |g| (g.num_se() * g.num_sh_per_se() * g.num_cu_per_sh(), g.lds_size()));
+        let info = GpuInfo {
+            arch: arch.into(),
+            xccs,
+            compute_units: cus.max(1) * if gc.major == 9 { xccs } else { 1 },
+            lds_bytes: lds.max(1) * 1024,
+            scratch_slots_per_cu: SCRATCH_SLOTS_PER_CU,
+        };
+        let large_bar = dev.pci().bar_ptr(AMD_BAR_VRAM).is_some();
+        let st = State { dev: Some(dev), allocs: HashMap::new(), queues: HashMap::new(), next_token: 1, next_queue: 1 };
+        Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl State {
+    fn dev(&mut self) -> Result<&mut AmDevice> {
+        self.dev.as_mut().ok_or_else(|| err("AM: the device is closed".into()))
+    }
+}
+
+impl AmDriver for AmDeviceDriver {
+    fn info(&self) -> GpuInfo {
+        self.info.clone()
+    }
+
+    fn large_bar(&self) -> bool {
+        self.large_bar
+    }
+
+    fn alloc(&self, size: u64, place: Where) -> Result<DriverAlloc> {
+        let mut st = self.lock();
+        let a = st.dev()?.alloc_at_cpu(size, matches!(place, Where::Vram { .. }))?;
+        let token = st.next_token;
+        st.next_token += 1;
+        // VRAM the runtime wants no CPU access to keeps its BAR address as its VA (reserved by
+        // BAR0's mapping, so no CPU mapping collides with it) but is not CPU-mapped to the runtime.
+        let cpu_mapped = a.cpu.is_some() && place != (Where::Vram { contiguous: false });
+        let d = DriverAlloc { va: a.va, size: a.size, cpu_mapped, token };
+        st.allocs.insert(token, a);
+        Ok(d)
+    }
+
+    fn free(&self, token: u64) -> Result<()> {
+        let mut st = self.lock();
+        let a = st.allocs.remove(&token).ok_or_else(|| err(format!("AM: free of allocation {token}, not live")))?;
+        Ok(st.dev()?.free(a)?)
+    }
+
+    fn create_queue(&self, kind: QueueKind, ring_va: u64, ring_bytes: u64, rptr_va: u64, wptr_va: u64) -> Result<u32> {
+        let mut st = self.lock();
+        let busy: Vec<u32> = st
+            .queues
+            .values()
+            .filter_map(|h| match h.kind {
+                am::QueueKind::Compute { queue } => Some(queue),
+                am::QueueKind::Sdma => None,
+            })
+            .collect();
+        let h = match kind {
+            QueueKind::Compute => {
+                let queue =
+                    (0..8).find(|q| !busy.contains(q)).ok_or_else(|| err("AM: all 8 HQDs are in use".into()))?;
+                st.dev()?.create_compute_queue(queue, ring_va, ring_bytes, rptr_va, wptr_va)?
+            }
+            QueueKind::Sdma => {
+                if st.queues.values().any(|h| h.kind == am::QueueKind::Sdma) {
+                    return Err(err("AM: SDMA0's one queue is in use".into()));
+                }
+                st.dev()?.create_sdma_queue(ring_va, ring_bytes, rptr_va, wptr_va)?
+            }
+        };
+        let id = st.next_queue;
+        st.next_queue += 1;
+        st.queues.insert(id, h);
+        Ok(id)
+    }
+
+    fn destroy_queue(&self, handle: u32) -> Result<()> {
+        let mut st = self.lock();
+        let h = *st.queues.get(&handle).ok_or_else(|| err(format!("AM: destroy of queue {handle}, not live")))?;
+        st.dev()?.destroy_queue(h)?;
+        st.queues.remove(&handle);
+        Ok(())
+    }
+
+    fn ring_doorbell(&self, handle: u32, wptr: u64) {
+        let st = self.lock();
+        let (Some(dev), Some(h)) = (st.dev.as_ref(), st.queues.get(&handle)) else { return };
+        if let Err(e) = dev.ring_doorbell(*h, wptr) {
+            log::warn!("AM: ringing queue {handle}'s doorbell: {e}");
+        }
+    }
+
+    fn poll_faults(&self) -> Result<Option<AmFault>> {
+        let mut st = self.lock();
+        let Some(dev) = st.dev.as_mut() else { return Ok(None) };
+        let events = dev.poll_interrupts()?;
+        Ok(events.into_iter().find_map(|(_, ev)| match ev {
+            IhEvent::VmFault { va, write, .. } => Some(AmFault::Memory { va, write }),
+            ev if ev.is_error() => Some(AmFault::Engine(format!("the IH ring reported {ev:?}"))),
+            _ => None,
+        }))
+    }
+
+    /// None yet: the emulated command processor knows the flush pair only at segment base 0
+    /// (the emulated KFD's), not at the AM discovery table's NBIO bases, so a WAIT_REG_MEM on
+    /// them would hang; [`super::hdp::for_block`] gives the pair once it does.
+    fn hdp(&self) -> Option<HdpFlush> {
+        None
+    }
+
+    /// The queues are gone (the runtime destroyed them): drain what the IH ring still holds
+    /// and clear the GC hub's fault status. Context 0 redirects faulting accesses to the dummy
+    /// page (the *_ENABLE_DEFAULT bits) rather than stalling, so nothing else needs a reset.
+    fn reset(&self) -> Result<bool> {
+        let mut st = self.lock();
+        let dev = st.dev()?;
+        dev.poll_interrupts()?;
+        dev.vm_fault()?;
+        Ok(true)
+    }
+
+    /// Dequeues what is left; the device itself is closed (IH off, the session marked clean
+    /// or not) when the driver is dropped, so memory keeps working until then.
+    fn close(&self) {
+        let mut st = self.lock();
+        let live: Vec<QueueHandle> = st.queues.drain().map(|(_, h)| h).collect();
+        if let Some(dev) = st.dev.as_mut() {
+            for h in live {
+                if let Err(e) = dev.destroy_queue(h) {
+                    log::warn!("AM: close: {e}");
+                }
+            }
+        }
+    }
+}
+
+impl Drop for AmDeviceDriver {
+    fn drop(&mut self) {
+        let mut st = self.lock();
+        // The allocations' VRAM and tables go with the device; system memory as it drops.
+        st.allocs.clear();
+        if let Some(dev) = st.dev.take() {
+            if let Err(e) = dev.close() {
+                log::warn!("AM: close: {e}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gc_versions_name_their_llvm_targets_and_unknown_ones_none() {
+        assert_eq!(arch_of(IpVersion::new(11, 0, 0)), Some("gfx1100"));
+        assert_eq!(arch_of(IpVersion::new(9, 4, 3)), Some("gfx942"));
+        assert_eq!(arch_of(IpVersion::new(10, 3, 0)), None);
+    }
+}
