@@ -132,7 +132,27 @@ pub fn list(os: &dyn Os) -> Result<Listing> {
             note: m.not_ready.unwrap_or("").into(),
         });
     }
+    for arch in baregpu_emu::am::layout::Layout::ARCHS {
+        listing.devices.extend(am_emulated(arch));
+    }
     Ok(listing)
+}
+
+/// The emulated PCI GPU of `arch` behind the AM driver (`am:emu:ARCH`).
+fn am_emulated(arch: &str) -> Option<DeviceEntry> {
+    let layout = baregpu_emu::am::layout::Layout::for_arch(arch)?;
+    let model = catalog::model(Vendor::Amd, arch)?;
+    Some(DeviceEntry {
+        spec: DeviceSpec::Am { bdf: format!("emu:{arch}") }.to_string(),
+        vendor: "amd",
+        kind: "emulated",
+        arch: arch.into(),
+        name: format!("{} (emulated PCI, AM driver)", model.board),
+        compute_units: Some(model.compute_units),
+        memory_bytes: Some(layout.vram_size),
+        ready: layout.not_ready.is_none(),
+        note: layout.not_ready.unwrap_or("").into(),
+    })
 }
 
 /// A real device whose discovery failed: not ready, with the reason as its note.

@@ -61,6 +61,8 @@ pub struct Layout {
     /// Fused-off instances (hw_id, instance) for the harvest table.
     pub harvest: Vec<(u16, u8)>,
     pub gc_info: GcTable,
+    /// Why `am:emu:ARCH` cannot run work yet, when it cannot (what `devices` says).
+    pub not_ready: Option<&'static str>,
 }
 
 const MIB: u64 = 1 << 20;
@@ -161,6 +163,7 @@ fn gfx1100(spec: &GpuSpec) -> Layout {
         ips,
         harvest: Vec::new(),
         gc_info: GcTable::V1_0(gc),
+        not_ready: None,
     }
 }
 
@@ -225,5 +228,8 @@ fn gfx942(spec: &GpuSpec) -> Layout {
         ips,
         harvest: Vec::new(),
         gc_info: GcTable::V2_1(gc),
+        not_ready: Some(
+            "the AM boot does not finish yet: the emulated PCI gfx942's registers are wired with gfx1100's tables",
+        ),
     }
 }
