@@ -3,6 +3,7 @@
 //! what this opens as a `Box<dyn Gpu>`.
 
 use crate::{Error, Result};
+use baregpu_drivers::amd::am::firmware::source::DirSource;
 use baregpu_drivers::amd::am::AmDevice;
 use baregpu_drivers::amd::topology;
 use baregpu_drivers::os::{HostOs, Os};
@@ -51,9 +52,10 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             // Opening first, so that what stands in the way (no such device, amdgpu still bound,
             // no privileges, no IOMMU group) reaches the user before anything else.
             let pci = baregpu_drivers::pci::open_host(os, bdf)?;
-            let bar = |i| pci.bar(i).map_or("none".into(), |b| baregpu_drivers::pci::scan::human(b.size));
-            let opened = format!("{:?} (BAR0 {}, BAR5 {})", pci, bar(0), bar(5));
-            unsupported(&format!("{opened} opened; the AM boot on it"))
+            // The boot on a real card is untested (no card has been available): see scripts/hw/am.sh.
+            let dev = AmDevice::open(pci, &DirSource::system())?;
+            let iface: Box<dyn AmdIface> = Box::new(AmIface::new(Arc::new(AmDeviceDriver::new(dev)?)));
+            Ok(Device::Amd(AmdDevice::open_on(iface, &label)?))
         }
         DeviceSpec::Usb { .. } => unsupported("the USB bridge transport"),
         DeviceSpec::Remote { .. } => unsupported("the remote transport"),
