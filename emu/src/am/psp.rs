@@ -5,6 +5,7 @@
 //! A command the driver sends out of order or malformed gets a non-zero `resp.status` (and a
 //! bad ring or bootloader command a non-zero low half of C2PMSG_64/35), never a panic.
 
+use baregpu_drivers::amd::am::firmware::GfxFwType;
 use baregpu_drivers::amd::am::psp_abi::*;
 
 /// C2PMSG numbers the PSP acts on.
@@ -240,7 +241,7 @@ impl Psp {
                 (0, 0)
             }
             GFX_CMD_ID_AUTOLOAD_RLC => {
-                if self.tmr.is_none() || !self.firmware.contains(&GFX_FW_TYPE_RLC_G) {
+                if self.tmr.is_none() || !self.firmware.contains(&GfxFwType::RLC_G.0) {
                     return (status::OUT_OF_ORDER, 0);
                 }
                 self.rlc_autoloaded = true;

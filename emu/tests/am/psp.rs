@@ -4,6 +4,7 @@
 
 use super::common::{fb_base, gpu, Regs};
 use baregpu_autogen::amd::regs::mp_13_0_0 as mp;
+use baregpu_drivers::amd::am::firmware::GfxFwType;
 use baregpu_drivers::amd::am::psp_abi::*;
 use baregpu_drivers::pci::{PciDevice, AMD_BAR_VRAM};
 use baregpu_emu::am::psp::{status, TMR_SIZE};
@@ -117,9 +118,9 @@ fn km_ring_commands_are_answered_in_order_with_fences_and_statuses() {
     assert_eq!(p.submit(GFX_CMD_ID_SETUP_TMR, p.fb + 0x100_0000, TMR_SIZE, 0), (0, 0));
     assert_eq!(p.submit(GFX_CMD_ID_AUTOLOAD_RLC, 0, 0, 0).0, status::OUT_OF_ORDER, "no RLC firmware yet");
     // An empty (all-zero) payload is malformed; a real one loads.
-    assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, p.fb + 0x40_0000, 0x1000, GFX_FW_TYPE_RLC_G).0, status::BAD_FIRMWARE);
-    assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, fw, u32::MAX, GFX_FW_TYPE_RLC_G).0, status::BAD_BUFFER, "4 GiB");
-    assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, fw, 256, GFX_FW_TYPE_RLC_G).0, 0);
+    assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, p.fb + 0x40_0000, 0x1000, GfxFwType::RLC_G.0).0, status::BAD_FIRMWARE);
+    assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, fw, u32::MAX, GfxFwType::RLC_G.0).0, status::BAD_BUFFER, "4 GiB");
+    assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, fw, 256, GfxFwType::RLC_G.0).0, 0);
     let gc = Regs { g: &g, bases: g.bases().gc.clone() };
     use baregpu_autogen::amd::regs::gc_11_0_0 as gc11;
     let complete = gc11::RLC_RLCS_BOOTLOAD_STATUS::BOOTLOAD_COMPLETE.mask;

@@ -8,7 +8,7 @@
 
 use super::chip::ChipTables;
 use super::discovery::{Discovery, IpVersion, DISCOVERY_TMR_OFFSET, DISCOVERY_TMR_SIZE};
-use super::firmware::{ChipFirmware, ChipVersions, FirmwareSource};
+use super::firmware::{ChipFirmware, ChipVersions, FirmwareSource, GfxFwType};
 use super::gmc::{self, Hub, VmSetup};
 use super::ih::IhRing;
 use super::mmio::{Ip, Mmio};
@@ -244,7 +244,7 @@ impl BootPlan<'_> {
         };
         let mut ip = blobs.ip.iter().peekable();
         // The SMU's firmware goes first (amdgpu_psp.c loads it before the TMR is set up).
-        if let Some(f) = ip.next_if(|f| f.fw_type == GFX_FW_TYPE_SMU) {
+        if let Some(f) = ip.next_if(|f| f.fw_type == GfxFwType::SMU.0) {
             psp.load_ip_fw(&f.name, f.fw_type, &f.data)?;
         }
         if tmr_size > 0 {
@@ -260,9 +260,6 @@ impl BootPlan<'_> {
         Ok(())
     }
 }
-
-/// `GFX_FW_TYPE_SMU` (psp_gfx_if.h).
-pub const GFX_FW_TYPE_SMU: u32 = 18;
 
 /// The instances of `ip` bound in `mmio` (0, 1, … until one is missing).
 pub fn instances(mmio: &Mmio, ip: Ip) -> Vec<u8> {

@@ -33,9 +33,6 @@ pub const GFX_CMD_ID_SRIOV_SPATIAL_PART: u32 = 0x27;
 /// `PSP_GFX_CMD_BUF_VERSION`.
 pub const PSP_GFX_CMD_BUF_VERSION: u32 = 1;
 
-/// `enum psp_gfx_fw_type` values the emulated PSP checks for.
-pub const GFX_FW_TYPE_RLC_G: u32 = 8;
-
 /// `struct psp_gfx_rb_frame`: one 64-byte entry of the KM ring.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
