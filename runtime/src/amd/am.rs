@@ -84,10 +84,11 @@ pub trait AmDriver: Send + Sync + 'static {
     fn maps_memory(&self) -> bool {
         true
     }
-    /// Whether the GPU can DMA into host memory; where not (a USB bridge), every allocation
-    /// goes to VRAM.
-    fn host_dma(&self) -> bool {
-        true
+    /// `None` where the GPU DMAs into any host memory; else the bytes of the small pool it can
+    /// (a USB bridge's SRAM, `PciDevice::dma_pool`): every allocation then goes to VRAM but
+    /// staging buffers, which come from the pool.
+    fn dma_pool(&self) -> Option<u64> {
+        None
     }
     /// What link errors name: the PCI device.
     fn name(&self) -> String {
@@ -130,7 +131,8 @@ pub struct AmIface {
     drv: Arc<dyn AmDriver>,
     info: GpuInfo,
     large_bar: bool,
-    host_dma: bool,
+    /// See [`AmDriver::dma_pool`].
+    dma_pool: Option<u64>,
     /// How the host reaches the memory: its address, or the driver's calls over a link.
     port: Port,
     /// The current backoff of the polling sleep (reset when a wait starts afresh).
@@ -183,7 +185,7 @@ impl AmIface {
         AmIface {
             info: drv.info(),
             large_bar: drv.large_bar(),
-            host_dma: drv.host_dma(),
+            dma_pool: drv.dma_pool(),
             port,
             drv,
             backoff: Mutex::new(Duration::from_micros(50)),
@@ -202,7 +204,7 @@ impl AmIface {
 
     /// Rings and their pointer pages: system memory, or VRAM where the GPU cannot DMA into it.
     fn queue_memory(&self, ring_bytes: u64) -> Result<(DriverAlloc, DriverAlloc)> {
-        let at = place(MemKind::Uncached, self.large_bar, self.host_dma);
+        let at = place(MemKind::Uncached, self.large_bar, self.dma_pool.is_none());
         let ring = self.drv.alloc(ring_bytes, at)?;
         let pointers = match self.drv.alloc(0x1000, at) {
             Ok(p) => p,
@@ -232,11 +234,16 @@ impl AmdIface for AmIface {
         &self.info
     }
 
-    fn alloc(&self, size: u64, kind: MemKind, _placement: Placement) -> Result<Memory> {
+    fn alloc(&self, size: u64, kind: MemKind, placement: Placement) -> Result<Memory> {
         if size == 0 {
             return Err(crate::Error::Driver(baregpu_drivers::Error::Protocol("AM: a zero-byte allocation".into())));
         }
-        let a = self.drv.alloc(size, place(kind, self.large_bar, self.host_dma))?;
+        let at = match (kind, placement) {
+            // Staging for copies where the GPU reaches host memory only in a small pool.
+            (MemKind::Host, Placement::Internal) if self.dma_pool.is_some() => Where::System,
+            _ => place(kind, self.large_bar, self.dma_pool.is_none()),
+        };
+        let a = self.drv.alloc(size, at)?;
         Ok(Memory::new(a.va, a.size, kind, a.cpu_mapped, a))
     }
 
@@ -283,6 +290,10 @@ impl AmdIface for AmIface {
 
     fn port(&self) -> Port {
         self.port.clone()
+    }
+
+    fn dma_pool(&self) -> Option<u64> {
+        self.dma_pool
     }
 
     /// No events: host waits poll.
