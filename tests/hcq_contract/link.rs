@@ -147,3 +147,24 @@ fn the_demo_runs_over_both_links() {
         assert!(t.ok && t.replays > 0, "{over:?}: {t:?}");
     }
 }
+
+/// A link that goes down during the AM driver's boot or the runtime's open: an error naming
+/// the link, never a panic or a hang.
+#[test]
+fn a_link_that_fails_while_opening_is_an_error_naming_it() {
+    let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").unwrap());
+    let gpu = || EmuPciGpu::new("gfx1100", Arc::new(Interpreter::new("gfx1100"))).unwrap();
+    let link = Restricted::vram_only(gpu(), POOL);
+    let dev = device::open_am_over(link.clone(), &fw, "test").unwrap();
+    let calls = link.calls();
+    drop(dev);
+    for after in [0, calls / 10, calls / 2, calls * 9 / 10] {
+        let link = Restricted::vram_only(gpu(), POOL);
+        link.fail_after(after);
+        let t = Instant::now();
+        let e = device::open_am_over(link.clone(), &fw, "test").err();
+        let e = e.unwrap_or_else(|| panic!("opened though the link failed after {after} of {calls} calls"));
+        assert!(e.to_string().contains("over a test link"), "failing after {after} calls: {e}");
+        assert!(t.elapsed() < Duration::from_secs(10), "failing after {after} calls took {:?}", t.elapsed());
+    }
+}
