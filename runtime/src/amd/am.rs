@@ -1,15 +1,18 @@
 //! [`AmdIface`] over the userspace PCI driver (AM): no kernel driver, so no events. Memory is
 //! placed as the hardware wants it (amd.md §7.6): rings, signals and read/write pointers in
 //! system memory, code and device buffers in VRAM through the BAR (physically contiguous, so
-//! one BAR window maps it), all of it in system memory where the BAR does not cover VRAM.
-//! Queues are programmed into the HQD/SDMA registers by the driver, doorbells are BAR2 writes,
+//! one BAR window maps it), all of it in system memory where the BAR does not cover VRAM, and
+//! all of it in VRAM where the GPU cannot DMA into host memory (a USB bridge: only copy staging
+//! comes from its small DMA pool). Queues are programmed into the HQD/SDMA registers by the driver, doorbells are BAR2 writes,
 //! and a host's sleep polls: a short sleep with backoff, then the IH ring, where a VM fault or
 //! an SQ error becomes the runtime's fault. There is no CWSR area on AM.
 //!
 //! The driver is reached through [`AmDriver`], what the runtime needs of
 //! `baregpu_drivers::amd::am::AmDevice`; [`super::am_device`] implements it over AmDevice,
 //! mapping every allocation at its CPU address (`AmDevice::alloc_at_cpu`) so the one-address
-//! rule holds. Still missing:
+//! rule holds; over a link (nothing CPU-mapped), the interface's port is a
+//! [`crate::port::Link`] through the driver's calls, and its first failure ends every sleep.
+//! Still missing:
 //! - on gfx942, the compute queue mapped on every XCC's HQD (one read pointer each), and the
 //!   emulated gfx942's PSP boot;
 //! - the HDP flush pair from the discovery table's NBIO bases ([`super::hdp::for_block`]) once
