@@ -101,7 +101,9 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
         i.set_field("row_mask", 0xf);
         i.set_field("bank_mask", 0xf);
     }
-    if ext == Ext::Sdwa {
+    // An SDWA instruction without operands (`v_nop_sdwa`) keeps its selectors 0, as llvm-mc
+    // writes it.
+    if ext == Ext::Sdwa && !opc.operands.is_empty() {
         let vop1 = i.format().name.starts_with("VOP1");
         for n in ["dst_sel", "src0_sel", "src1_sel"] {
             if vop1 && n == "src1_sel" {

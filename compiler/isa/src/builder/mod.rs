@@ -35,7 +35,9 @@
 //! ```
 
 mod cands;
+pub mod dpp;
 mod encode;
+pub mod export;
 pub mod label;
 mod mods;
 pub mod operand;
@@ -44,13 +46,20 @@ pub mod reg;
 pub mod resources;
 pub mod speed;
 pub mod symbolic;
+pub mod vopd;
 
 pub use baregpu_autogen::isa::ctors::Ctors;
 pub use cands::ctor_id;
+pub use dpp::{
+    bank_mask, bound_ctrl, dpp16_form, dpp8, dst_sel, dst_unused, fi, quad_perm, row_half_mirror, row_mask, row_mirror,
+    row_newbcast, row_ror, row_share, row_shl, row_shr, row_xmask, sdwa_form, sext, src0_sel, src1_sel, DppCtrl,
+    DstUnused, SdwaSel,
+};
+pub use export::{ExpTarget, Export};
 pub use label::{branch_offset, Label};
 pub use operand::{
-    abid, abs, attr, blgp, cbsz, clamp, expcnt, field, flag, lgkmcnt, lit, neg, off, offset, op_sel, op_sel_hi, vmcnt,
-    Attr, Flag, Mod, Omod, Operand, Waitcnt,
+    abid, abs, attr, blgp, cbsz, clamp, expcnt, fabs, field, flag, fneg, lgkmcnt, lit, neg, off, offset, op_sel,
+    op_sel_hi, vmcnt, Attr, Flag, Mod, Omod, Operand, Waitcnt,
 };
 pub use reg::{
     a, a_range, exec, exec_hi, exec_lo, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_hi, vcc_lo, Half, Reg,
@@ -58,16 +67,18 @@ pub use reg::{
 };
 pub use resources::{ResourceTracker, ResourceUsage};
 pub use symbolic::{hwreg, hwreg_bits, sendmsg, sendmsg_op, Hwreg, Sendmsg, Sym};
+pub use vopd::DualHalf;
 
 use std::collections::{HashMap, HashSet};
 
 use baregpu_autogen::isa::ctors::NAMES;
 
+use crate::asm::parser::Ext;
 use crate::disasm::disassemble;
 use crate::error::{IsaError, Result};
 use crate::inst::Instruction;
 use crate::Arch;
-use cands::CtorTable;
+use cands::{Cand, CtorTable};
 use encode::{describe, Fail, Fill};
 use label::{FnvBuild, LabelDef};
 
@@ -312,9 +323,9 @@ impl Builder {
     /// when none does. The common path: no message is made.
     #[inline]
     fn emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
-        let cands = CtorTable::get(self.arch).cands.get(id as usize)?;
+        let cands = self.cands(id, mods);
         let lds = !mods.is_empty() && mods.contains(&Mod::Flag(Flag::Lds));
-        for c in cands.iter() {
+        for c in cands {
             let mut f = Fill::new(c, self.arch, lds);
             f.quiet = true;
             if f.operands(ops).is_ok() && f.mods(mods).is_ok() && f.finish().is_ok() {
@@ -333,10 +344,22 @@ impl Builder {
     #[cold]
     #[inline(never)]
     fn why_not(&self, id: u16, ops: &[Operand], mods: &[Mod]) -> IsaError {
-        let cands = CtorTable::get(self.arch).cands.get(id as usize).map(|c| &c[..]).unwrap_or(&[]);
+        let cands = self.cands(id, mods);
         let name = NAMES.get(id as usize).copied().unwrap_or("?");
         if cands.is_empty() {
-            return self.err(format!("{name} is not an instruction of {}", self.arch.name()));
+            if name.starts_with("v_dual_") {
+                return self.err(format!("{name} is half of a VOPD pair: emit it with Builder::dual"));
+            }
+            if matches!(name, "exp" | "export") {
+                return self.err(format!("{name}: emit exports with Builder::export_to"));
+            }
+            let form = match dpp::ext_of(mods) {
+                Ext::Dpp16 => " in a DPP16 form",
+                Ext::Dpp8 => " in a DPP8 form",
+                Ext::Sdwa => " in an SDWA form",
+                _ => "",
+            };
+            return self.err(format!("{name} is not an instruction of {}{form}", self.arch.name()));
         }
         if let Some(l) = ops.iter().find_map(|o| match o {
             Operand::Label(l) if l.0 as usize >= self.labels.len() => Some(l),
@@ -366,6 +389,22 @@ impl Builder {
             None => format!("{name}: {}", e.msg),
         };
         self.err(msg)
+    }
+
+    /// The candidates of constructor `id` in the form the modifiers select (see [`dpp`]).
+    #[inline]
+    fn cands(&self, id: u16, mods: &[Mod]) -> &'static [Cand] {
+        let ext = if mods.is_empty() { Ext::None } else { dpp::ext_of(mods) };
+        let get = |ext| CtorTable::get(self.arch, ext).cands.get(id as usize).map_or(&[][..], |c| &c[..]);
+        let c = get(ext);
+        // gfx950 v_permlane*_swap take `fi` and `bound_ctrl` without being DPP.
+        if c.is_empty()
+            && ext == Ext::Dpp16
+            && mods.iter().all(|m| !matches!(m, Mod::Dpp(_) | Mod::DppForm | Mod::RowMask(_) | Mod::BankMask(_)))
+        {
+            return get(Ext::None);
+        }
+        c
     }
 
     fn push(&mut self, inst: &Instruction, target: Option<Label>, suffix_chosen: bool) {
