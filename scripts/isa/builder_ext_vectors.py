@@ -2,7 +2,7 @@
 """Builder test vectors for DPP16, DPP8, SDWA, VOPD and exports: lines taken from LLVM's public MC
 tests (llvm/llvm-project, llvm/test/MC/AMDGPU: gfx11_asm_vop1_dpp16.s, gfx11_asm_vop2_dpp16.s,
 gfx11_asm_vop3_dpp16.s, gfx11_asm_vop1_dpp8.s, gfx11_asm_vopd.s, gfx12_asm_vopd.s, exp-gfx11.s,
-vop_dpp.s, vop_sdwa.s), held OUTSIDE the repository as DIR/<arch>.s, one instruction a line.
+vop_dpp.s, vop_sdwa.s, and the gfx90a/gfx940 feature tests' row_newbcast lines), held OUTSIDE the repository as DIR/<arch>.s, one instruction a line.
 Each line llvm-mc 22 accepts is written with its bytes to tests/isa/builder_ext/<arch>.txt as
 `text ; [0x..,..]`; compiler/isa/tests/builder_ext.rs builds each from typed operands and compares.
 

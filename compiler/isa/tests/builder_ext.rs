@@ -53,8 +53,12 @@ fn reg(w: &str) -> Option<Reg> {
 }
 
 fn operand(w: &str) -> Result<Operand, String> {
-    if let Some(inner) = w.strip_prefix('|').and_then(|x| x.strip_suffix('|')) {
+    let call = |f: &str| w.strip_prefix(f).and_then(|x| x.strip_prefix('(')).and_then(|x| x.strip_suffix(')'));
+    if let Some(inner) = w.strip_prefix('|').and_then(|x| x.strip_suffix('|')).or(call("abs")) {
         return Ok(fabs(operand(inner)?));
+    }
+    if let Some(inner) = call("sext") {
+        return Ok(sext(operand(inner)?));
     }
     if let Some(rest) = w.strip_prefix('-').filter(|r| !r.starts_with(|c: char| c.is_ascii_digit())) {
         return Ok(fneg(operand(rest)?));
@@ -164,8 +168,10 @@ fn words(s: &str) -> Vec<&str> {
     out
 }
 
+/// `name:value` (a colon before any bracket: `v[2:3]` is a register) or a bare modifier.
 fn is_modifier(w: &str) -> bool {
-    w.contains(':') || matches!(w, "row_mirror" | "row_half_mirror" | "clamp")
+    let colon = w.find(':').is_some_and(|c| w.find('[').is_none_or(|b| c < b));
+    colon || matches!(w, "row_mirror" | "row_half_mirror" | "clamp")
 }
 
 /// The constructor for a mnemonic: encoding suffixes become the form (an explicit `_e64` keeps
@@ -185,10 +191,8 @@ fn call(arch: Arch, text: &str) -> Result<Call, String> {
     for suffix in ["_dpp", "_sdwa"] {
         if let Some(b) = base.strip_suffix(suffix) {
             base = b;
-            // The suffix alone selects the form, with its defaults.
-            if mods.is_empty() {
-                mods.push(if suffix == "_dpp" { dpp16_form() } else { sdwa_form() });
-            }
+            // The suffix selects the form (with its defaults where no modifier says more).
+            mods.push(if suffix == "_dpp" { dpp16_form() } else { sdwa_form() });
         }
     }
     let plain = base.strip_suffix("_e64").or(base.strip_suffix("_e32")).unwrap_or(base);
@@ -292,4 +296,50 @@ fn gfx1201_dpp_vopd_export_match_llvm_mc() {
 #[test]
 fn gfx942_dpp_sdwa_match_llvm_mc() {
     assert!(check(Arch::Gfx942) >= 40);
+}
+
+/// What each form cannot hold is an error naming it, and nothing is emitted.
+#[test]
+fn bad_forms_are_errors() {
+    let err = |arch: Arch, f: &dyn Fn(&mut Builder) -> baregpu_isa::Result<usize>| {
+        let mut b = Builder::new(arch);
+        let e = f(&mut b).expect_err("must fail").to_string();
+        assert!(b.is_empty(), "{e}: emitted anyway");
+        e
+    };
+    // row_newbcast is gfx9's; row_share is gfx10+'s.
+    let e = err(Arch::Gfx1100, &|b| b.try_op_mods("v_mov_b32", &[v(0).into(), v(1).into()], &[row_newbcast(1)]));
+    assert!(e.contains("row_newbcast:1 is not a DPP control of gfx1100"), "{e}");
+    let e = err(Arch::Gfx942, &|b| b.try_op_mods("v_mov_b32", &[v(0).into(), v(1).into()], &[row_share(1)]));
+    assert!(e.contains("row_share:1"), "{e}");
+    // A DPP source is a VGPR; DPP takes no literal.
+    let e = err(Arch::Gfx1100, &|b| b.try_op_mods("v_mov_b32", &[v(0).into(), s(1).into()], &[row_shl(1)]));
+    assert!(e.contains("operand 2 (s1)"), "{e}");
+    let e = err(Arch::Gfx1100, &|b| {
+        b.try_op_mods("v_add_f32", &[v(0).into(), v(1).into(), Operand::Int(1234)], &[row_shl(1)])
+    });
+    assert!(e.contains("1234"), "{e}");
+    // dpp8 lanes are 0..=7; SDWA exists on gfx9 only; sext needs SDWA.
+    let e = err(Arch::Gfx1100, &|b| b.try_op_mods("v_mov_b32", &[v(0).into(), v(1).into()], &[dpp8([8; 8])]));
+    assert!(e.contains("dpp8 lane 0 is 8"), "{e}");
+    let e =
+        err(Arch::Gfx1100, &|b| b.try_op_mods("v_mov_b32", &[v(0).into(), v(1).into()], &[dst_sel(SdwaSel::Word1)]));
+    assert!(e.contains("SDWA form"), "{e}");
+    let e = err(Arch::Gfx942, &|b| b.try_op("v_mov_b32", &[v(0).into(), sext(v(1))]));
+    assert!(e.contains("sext"), "{e}");
+    // VOPD destinations: one even, one odd.
+    let e = err(Arch::Gfx1100, &|b| {
+        let (mut x, mut y) = (DualHalf::default(), DualHalf::default());
+        x.v_dual_mov_b32(v(0), v(1));
+        y.v_dual_mov_b32(v(2), v(3));
+        b.try_dual(&x, &y)
+    });
+    assert!(e.contains("one even and one odd"), "{e}");
+    // A VOPD half alone, an export through the generic path, an export on gfx942.
+    let e = err(Arch::Gfx1100, &|b| b.try_op("v_dual_mov_b32", &[v(0).into(), v(1).into()]));
+    assert!(e.contains("Builder::dual"), "{e}");
+    let e = err(Arch::Gfx942, &|b| b.try_export(Export::new(ExpTarget::Mrt(0)).src(0, v(1))));
+    assert!(e.contains("no exports"), "{e}");
+    let e = err(Arch::Gfx1100, &|b| b.try_export(Export::new(ExpTarget::Pos(5))));
+    assert!(e.contains("pos5 is not an export target"), "{e}");
 }

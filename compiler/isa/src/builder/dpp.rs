@@ -2,7 +2,8 @@
 //!
 //! A DPP16 control (`row_shl(1)`, `quad_perm([3, 2, 1, 0])`...), `row_mask`, `bank_mask`,
 //! `bound_ctrl` or `fi` selects the instruction's DPP16 form; `dpp8([..])` its DPP8 form; an SDWA
-//! selector (`dst_sel`, `src0_sel`, `src1_sel`, `dst_unused`, `sext`) its SDWA form (gfx9). The
+//! selector (`dst_sel`, `src0_sel`, `src1_sel`, `dst_unused`) its SDWA form (gfx9), whose sources
+//! may be `sext(x)` ([`super::operand::sext`]). The
 //! control values come from `names::dpp`, the table the assembler and disassembler use.
 
 use super::operand::Mod;
@@ -163,10 +164,6 @@ pub fn src1_sel(s: SdwaSel) -> Mod {
 pub fn dst_unused(u: DstUnused) -> Mod {
     Mod::DstUnused(u)
 }
-/// `sext(x)` of SDWA source `k` (0 or 1): the selected bits are sign-extended.
-pub fn sext(k: u8) -> Mod {
-    Mod::Sext(k)
-}
 
 /// The DPP16 form with its default controls (`quad_perm:[0,1,2,3]`, masks 0xf), as llvm-mc's
 /// `_dpp` suffix without controls selects it.
@@ -187,9 +184,7 @@ pub(crate) fn ext_of(mods: &[Mod]) -> Ext {
             Mod::Dpp(_) | Mod::DppForm | Mod::RowMask(_) | Mod::BankMask(_) | Mod::BoundCtrl => ext = Ext::Dpp16,
             // `fi` alone is DPP16; with `dpp8` the DPP8 form (returned above when seen).
             Mod::Fi if ext == Ext::None => ext = Ext::Dpp16,
-            Mod::SdwaForm | Mod::DstSel(_) | Mod::Src0Sel(_) | Mod::Src1Sel(_) | Mod::DstUnused(_) | Mod::Sext(_) => {
-                return Ext::Sdwa
-            }
+            Mod::SdwaForm | Mod::DstSel(_) | Mod::Src0Sel(_) | Mod::Src1Sel(_) | Mod::DstUnused(_) => return Ext::Sdwa,
             _ => {}
         }
     }

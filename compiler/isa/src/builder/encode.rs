@@ -291,9 +291,17 @@ impl<'a> Fill<'a> {
 
     #[inline(never)]
     fn operand_general(&mut self, k: usize, x: &Operand, s: &Slot) -> Result<(), Fail> {
-        if let Operand::Modified { x, neg, abs } = x {
+        if let Operand::Modified { x, neg, abs, sext } = x {
             if *neg || *abs {
                 self.source_mods(k, s.op.name, *neg, *abs)?;
+            }
+            if *sext {
+                let field = match src_index(s.op.name) {
+                    Some(0) if self.c.ext == Ext::Sdwa => "src0_sext",
+                    Some(1) if self.c.ext == Ext::Sdwa => "src1_sext",
+                    _ => return fail(Some(k), "sext(x) needs an SDWA source (give an SDWA selector)"),
+                };
+                self.put_named(Some(k), field, 1, "sext")?;
             }
             return self.operand_general(k, x, s);
         }
@@ -774,9 +782,10 @@ impl fmt::Display for Describe<'_> {
             Operand::Hwreg(_) => f.write_str("a hwreg operand"),
             Operand::Attr(a) => write!(f, "attr{}", a.index),
             Operand::Sendmsg(_) => f.write_str("a sendmsg operand"),
-            Operand::Modified { x, neg, abs } => {
+            Operand::Modified { x, neg, abs, sext } => {
                 let (n, a) = (if *neg { "-" } else { "" }, if *abs { "|" } else { "" });
-                write!(f, "{n}{a}{}{a}", describe(x))
+                let (s0, s1) = if *sext { ("sext(", ")") } else { ("", "") };
+                write!(f, "{s0}{n}{a}{}{a}{s1}", describe(x))
             }
         }
     }

@@ -52,14 +52,14 @@ pub use baregpu_autogen::isa::ctors::Ctors;
 pub use cands::ctor_id;
 pub use dpp::{
     bank_mask, bound_ctrl, dpp16_form, dpp8, dst_sel, dst_unused, fi, quad_perm, row_half_mirror, row_mask, row_mirror,
-    row_newbcast, row_ror, row_share, row_shl, row_shr, row_xmask, sdwa_form, sext, src0_sel, src1_sel, DppCtrl,
-    DstUnused, SdwaSel,
+    row_newbcast, row_ror, row_share, row_shl, row_shr, row_xmask, sdwa_form, src0_sel, src1_sel, DppCtrl, DstUnused,
+    SdwaSel,
 };
 pub use export::{ExpTarget, Export};
 pub use label::{branch_offset, Label};
 pub use operand::{
     abid, abs, attr, blgp, cbsz, clamp, expcnt, fabs, field, flag, fneg, lgkmcnt, lit, neg, off, offset, op_sel,
-    op_sel_hi, vmcnt, Attr, Flag, Mod, Omod, Operand, Waitcnt,
+    op_sel_hi, sext, vmcnt, Attr, Flag, Mod, Omod, Operand, Waitcnt,
 };
 pub use reg::{
     a, a_range, exec, exec_hi, exec_lo, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_hi, vcc_lo, Half, Reg,

@@ -98,11 +98,6 @@ impl Fill<'_> {
             Mod::Src0Sel(s) => self.put_named(None, "src0_sel", *s as u32, "src0_sel"),
             Mod::Src1Sel(s) => self.put_named(None, "src1_sel", *s as u32, "src1_sel"),
             Mod::DstUnused(u) => self.put_named(None, "dst_unused", *u as u32, "dst_unused"),
-            Mod::Sext(k) => match k {
-                0 => self.put_named(None, "src0_sext", 1, "sext"),
-                1 => self.put_named(None, "src1_sext", 1, "sext"),
-                _ => self.failf(None, format_args!("sext of source {k}: SDWA has sources 0 and 1")),
-            },
         }
     }
 

@@ -38,10 +38,10 @@ pub enum Operand {
     Hwreg(Hwreg),
     /// `sendmsg(..)` (boxed: larger than the other operands, and rare).
     Sendmsg(Box<Sendmsg>),
-    /// A constant with the source modifier bits `-x` / `|x|` set in the encoding (llvm-mc's
-    /// `-|0.5|`), as [`fneg`] and [`fabs`] make it; [`neg`] and [`abs`] of a constant give a new
-    /// constant instead.
-    Modified { x: Box<Operand>, neg: bool, abs: bool },
+    /// A source with modifier bits the other variants do not carry: `-x` / `|x|` set in the
+    /// encoding of a constant (llvm-mc's `-|0.5|`), as [`fneg`] and [`fabs`] make it ([`neg`]
+    /// and [`abs`] of a constant give a new constant instead); SDWA's `sext(x)` ([`sext`]).
+    Modified { x: Box<Operand>, neg: bool, abs: bool, sext: bool },
 }
 
 // Every constructor call builds an array of operands: keep them small.
@@ -79,8 +79,8 @@ impl Operand {
 pub fn fneg(x: impl Into<Operand>) -> Operand {
     match x.into() {
         r @ (Operand::Reg { .. } | Operand::Special { .. }) => r.negated(),
-        Operand::Modified { x, neg, abs } => Operand::Modified { x, neg: !neg, abs },
-        other => Operand::Modified { x: Box::new(other), neg: true, abs: false },
+        Operand::Modified { x, neg, abs, sext } => Operand::Modified { x, neg: !neg, abs, sext },
+        other => Operand::Modified { x: Box::new(other), neg: true, abs: false, sext: false },
     }
 }
 
@@ -88,8 +88,16 @@ pub fn fneg(x: impl Into<Operand>) -> Operand {
 pub fn fabs(x: impl Into<Operand>) -> Operand {
     match x.into() {
         r @ (Operand::Reg { .. } | Operand::Special { .. }) => r.absolute(),
-        Operand::Modified { x, neg, .. } => Operand::Modified { x, neg, abs: true },
-        other => Operand::Modified { x: Box::new(other), neg: false, abs: true },
+        Operand::Modified { x, neg, sext, .. } => Operand::Modified { x, neg, abs: true, sext },
+        other => Operand::Modified { x: Box::new(other), neg: false, abs: true, sext: false },
+    }
+}
+
+/// `sext(x)`: an SDWA source whose selected bits are sign-extended.
+pub fn sext(x: impl Into<Operand>) -> Operand {
+    match x.into() {
+        Operand::Modified { x, neg, abs, .. } => Operand::Modified { x, neg, abs, sext: true },
+        other => Operand::Modified { x: Box::new(other), neg: false, abs: false, sext: true },
     }
 }
 
@@ -259,8 +267,6 @@ pub enum Mod {
     Src0Sel(SdwaSel),
     Src1Sel(SdwaSel),
     DstUnused(DstUnused),
-    /// `sext(x)` of SDWA source k.
-    Sext(u8),
     /// The DPP16 or SDWA form with its defaults ([`super::dpp::dpp16_form`],
     /// [`super::dpp::sdwa_form`]).
     DppForm,
