@@ -87,6 +87,12 @@ pub(crate) struct CtorTable {
     pub cands: Vec<Box<[Cand]>>,
 }
 
+impl std::fmt::Debug for CtorTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CtorTable({} constructors)", self.cands.len())
+    }
+}
+
 /// The forms a table is built for, by index: plain, DPP16, DPP8, SDWA.
 const EXTS: [Ext; 4] = [Ext::None, Ext::Dpp16, Ext::Dpp8, Ext::Sdwa];
 

@@ -95,24 +95,23 @@ pub struct Emitted {
     pub suffix_chosen: bool,
 }
 
-/// What the builder keeps of an emitted instruction besides its words (kept small: a code
-/// generator emits millions).
+/// What the builder keeps of an emitted instruction besides its words: 12 bytes, since a code
+/// generator emits millions (the rare VOPD Y opcode and branch target are kept aside).
 #[derive(Debug, Clone, Copy)]
 struct Item {
     /// Index of its first word in `Builder::code`.
     word: u32,
     op: u32,
-    /// VOPD: the Y opcode, or `u32::MAX`.
-    op_y: u32,
-    /// The branch target's label index, or `u32::MAX`.
-    target: u32,
     fmt: u16,
     ndwords: u8,
-    literal: bool,
-    suffix_chosen: bool,
+    /// `LITERAL`, `SUFFIX_CHOSEN`.
+    flags: u8,
 }
 
-const NONE: u32 = u32::MAX;
+/// [`Item::flags`]: a literal dword follows the instruction's words.
+const LITERAL: u8 = 1;
+/// [`Item::flags`]: the constructor's name left out the `_e32`/`_e64` suffix chosen.
+const SUFFIX_CHOSEN: u8 = 2;
 
 /// The instruction builder of one kernel.
 #[derive(Debug, Clone)]
@@ -121,8 +120,12 @@ pub struct Builder {
     /// Every instruction's words (literals included), in order: the code before branch fixups.
     code: Vec<u32>,
     items: Vec<Item>,
-    /// The items that branch to a label.
-    branches: Vec<u32>,
+    /// (item, label) of the items that branch to a label, in item order.
+    branches: Vec<(u32, u32)>,
+    /// (item, Y opcode) of the VOPD items, in item order.
+    vopd_y: Vec<(u32, u32)>,
+    /// The plain encodings' candidates of this architecture (the common case), looked up once.
+    plain: &'static CtorTable,
     labels: Vec<LabelDef>,
     /// The labels' names, kept unique.
     label_names: HashSet<String, FnvBuild>,
@@ -164,6 +167,8 @@ impl Builder {
             code: Vec::new(),
             items: Vec::new(),
             branches: Vec::new(),
+            vopd_y: Vec::new(),
+            plain: CtorTable::get(arch, Ext::None),
             labels: Vec::new(),
             label_names: HashSet::default(),
             label_next: HashMap::default(),
@@ -203,17 +208,18 @@ impl Builder {
         let w = it.word as usize;
         let mut words = [0; 4];
         words[..it.ndwords as usize].copy_from_slice(&self.code[w..w + it.ndwords as usize]);
+        let aside = |v: &[(u32, u32)]| v.binary_search_by_key(&(n as u32), |e| e.0).ok().map(|k| v[k].1);
         let inst = Instruction {
             words,
             op: it.op,
-            op_y: (it.op_y != NONE).then_some(it.op_y),
-            literal: it.literal.then(|| self.code[w + it.ndwords as usize]),
+            op_y: aside(&self.vopd_y),
+            literal: (it.flags & LITERAL != 0).then(|| self.code[w + it.ndwords as usize]),
             fmt: it.fmt,
             ndwords: it.ndwords,
             arch: self.arch,
         };
-        let target = (it.target != NONE).then_some(Label(it.target));
-        Emitted { at: w * 4, inst, target, suffix_chosen: it.suffix_chosen }
+        let target = aside(&self.branches).map(Label);
+        Emitted { at: w * 4, inst, target, suffix_chosen: it.flags & SUFFIX_CHOSEN != 0 }
     }
 
     /// Registers used so far (plus the reservations).
@@ -395,7 +401,10 @@ impl Builder {
     #[inline]
     fn cands(&self, id: u16, mods: &[Mod]) -> &'static [Cand] {
         let ext = if mods.is_empty() { Ext::None } else { dpp::ext_of(mods) };
-        let get = |ext| CtorTable::get(self.arch, ext).cands.get(id as usize).map_or(&[][..], |c| &c[..]);
+        let get = |ext| {
+            let t = if ext == Ext::None { self.plain } else { CtorTable::get(self.arch, ext) };
+            t.cands.get(id as usize).map_or(&[][..], |c| &c[..])
+        };
         let c = get(ext);
         // gfx950 v_permlane*_swap take `fi` and `bound_ctrl` without being DPP.
         if c.is_empty()
@@ -419,19 +428,15 @@ impl Builder {
         if let Some(l) = inst.literal {
             self.code.push(l);
         }
-        if target.is_some() {
-            self.branches.push(self.items.len() as u32);
+        let n = self.items.len() as u32;
+        if let Some(l) = target {
+            self.branches.push((n, l.0));
         }
-        self.items.push(Item {
-            word,
-            op: inst.op,
-            op_y: inst.op_y.unwrap_or(NONE),
-            target: target.map_or(NONE, |l| l.0),
-            fmt: inst.fmt,
-            ndwords: inst.ndwords,
-            literal: inst.literal.is_some(),
-            suffix_chosen,
-        });
+        if let Some(y) = inst.op_y {
+            self.vopd_y.push((n, y));
+        }
+        let flags = if inst.literal.is_some() { LITERAL } else { 0 } | if suffix_chosen { SUFFIX_CHOSEN } else { 0 };
+        self.items.push(Item { word, op: inst.op, fmt: inst.fmt, ndwords: inst.ndwords, flags });
         self.size += inst.size();
     }
 
@@ -484,14 +489,16 @@ impl Builder {
         if let Some(e) = &self.first_error {
             return Err(e.clone());
         }
-        let mut code = self.code.clone();
-        for &n in &self.branches {
-            let inst = self.resolved(n as usize)?;
-            let w = self.items[n as usize].word as usize;
-            code[w..w + inst.ndwords as usize].copy_from_slice(&inst.words[..inst.ndwords as usize]);
-        }
+        // The bytes are written once; the branches are patched in them.
         let mut out = Vec::with_capacity(self.size);
-        out.extend(code.iter().flat_map(|w| w.to_le_bytes()));
+        out.extend(self.code.iter().flat_map(|w| w.to_le_bytes()));
+        for &(n, _) in &self.branches {
+            let inst = self.resolved(n as usize)?;
+            let at = self.items[n as usize].word as usize * 4;
+            for (k, w) in inst.words[..inst.ndwords as usize].iter().enumerate() {
+                out[at + 4 * k..at + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
+            }
+        }
         Ok(out)
     }
 
