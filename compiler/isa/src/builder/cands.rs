@@ -100,8 +100,7 @@ impl CtorTable {
     /// The candidates of the plain encodings (`Ext::None`) or of one DPP/SDWA form, built on
     /// first use.
     pub fn get(arch: Arch, ext: Ext) -> &'static CtorTable {
-        const N: OnceLock<CtorTable> = OnceLock::new();
-        static T: [[OnceLock<CtorTable>; 4]; 4] = [[N; 4], [N; 4], [N; 4], [N; 4]];
+        static T: [[OnceLock<CtorTable>; 4]; 4] = [const { [const { OnceLock::new() }; 4] }; 4];
         let e = EXTS.iter().position(|&x| x == ext).unwrap_or(0);
         T[arch as usize][e].get_or_init(|| CtorTable::build(arch, EXTS[e]))
     }
