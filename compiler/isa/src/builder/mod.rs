@@ -12,6 +12,9 @@
 //! first, then `_e64`, then the plain VOP3/VOP3P opcode, and the first encoding that can hold the
 //! operands and modifiers wins (an SGPR in `src1`, `clamp`, `-x`/`|x|` or a non-VCC carry force
 //! `_e64`); an integer or float immediate is an inline constant when it is one, else a literal.
+//! DPP16, DPP8 and SDWA forms are chosen by their modifiers ([`dpp`]: `row_shl(1)`,
+//! `dpp8([..])`, `dst_sel(SdwaSel::Word1)`...); VOPD pairs are built with [`Builder::dual`] and
+//! exports with [`Builder::export_to`] ([`export`]).
 //! Branches to [`Label`]s are encoded with offset 0 and patched by [`Builder::finish`]
 //! (range-checked). [`Builder::listing`] prints the code with the disassembler, for people and
 //! for llvm-mc (the tests assemble it and compare the bytes).
