@@ -343,3 +343,8 @@ fn bad_forms_are_errors() {
     let e = err(Arch::Gfx1100, &|b| b.try_export(Export::new(ExpTarget::Pos(5))));
     assert!(e.contains("pos5 is not an export target"), "{e}");
 }
+
+#[test]
+fn gfx950_dpp_sdwa_match_llvm_mc() {
+    assert!(check(Arch::Gfx950) >= 40);
+}
