@@ -93,9 +93,11 @@ impl Instruction {
 pub fn find_field(f: &'static Format, name: &str) -> Option<&'static Field> {
     let n = name.as_bytes();
     let (Some(&first), Some(&last)) = (n.first(), n.last()) else { return None };
+    // The bytes compared in line: a call to memcmp for names this short costs more than the
+    // comparison.
     f.fields.iter().find(|x| {
         let b = x.name.as_bytes();
-        b.len() == n.len() && b[0] == first && b[b.len() - 1] == last && b == n
+        b.len() == n.len() && b[0] == first && b[b.len() - 1] == last && b.iter().zip(n).all(|(p, q)| p == q)
     })
 }
 

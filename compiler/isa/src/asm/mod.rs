@@ -164,9 +164,11 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
     };
     // An alias or deprecated name (alias.rs) is assembled, and read back, as its llvm-mc name.
     let canonical;
-    let m = match candidates(arch, m).is_empty().then(|| crate::alias::resolve(arch, m)).flatten() {
+    let mut cands = candidates(arch, m);
+    let m = match cands.is_empty().then(|| crate::alias::resolve(arch, m)).flatten() {
         Some(c) => {
             canonical = c;
+            cands = candidates(arch, &canonical);
             canonical.as_str()
         }
         None => m,
@@ -174,7 +176,6 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
     if l.rest.text.contains("::") {
         return vopd::assemble(arch, l, m, text, line);
     }
-    let cands = candidates(arch, m);
     if cands.is_empty() {
         return Err(IsaError::asm(
             line,

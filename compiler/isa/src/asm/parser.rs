@@ -2,6 +2,8 @@
 
 use baregpu_autogen::isa::{OperandKind, FLAG_LITERAL};
 
+use std::borrow::Cow;
+
 use super::lexer::{Line, Tok};
 use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
@@ -101,7 +103,9 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
         i.set_field("row_mask", 0xf);
         i.set_field("bank_mask", 0xf);
     }
-    if ext == Ext::Sdwa {
+    // An SDWA instruction without operands (`v_nop_sdwa`) keeps its selectors 0, as llvm-mc
+    // writes it.
+    if ext == Ext::Sdwa && !opc.operands.is_empty() {
         let vop1 = i.format().name.starts_with("VOP1");
         for n in ["dst_sel", "src0_sel", "src1_sel"] {
             if vop1 && n == "src1_sel" {
@@ -177,14 +181,16 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     if crate::disasm::image::is_image(fname) {
         return super::image::fill(i, line);
     }
-    let mut toks: Vec<Tok> = line.operands.clone();
-    let mut mods: Vec<Tok> = line.mods.clone();
+    // Borrowed: copied only where operands move (a returning atomic's destination, operands
+    // that are modifiers); this runs for every candidate of every line.
+    let mut toks: Cow<[Tok]> = Cow::Borrowed(&line.operands);
+    let mut mods: Cow<[Tok]> = Cow::Borrowed(&line.mods);
     // Returning atomics print a destination the table does not list.
     let atomic_ret = m.contains("_atomic_")
         && !ops.iter().any(|o| o.name == "vdst" || o.name == "vdata" && fname.contains("BUF"))
         && toks.len() == ops.len() + 1;
     if atomic_ret {
-        let t = toks.remove(0);
+        let t = toks.to_mut().remove(0);
         let r = parse_reg(t.text).ok_or_else(|| (t.col, format!("expected a register, found '{}'", t.text)))?;
         check_alignment(arch, &r).map_err(|e| (t.col, e))?;
         i.set_field("vdst", r.first);
@@ -206,8 +212,8 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     };
     if toks.len() > ops.len() {
         // Extra operands are modifiers that came before a comma-less tail (e.g. `off`).
-        let extra = toks.split_off(ops.len());
-        mods.splice(0..0, extra);
+        let extra = toks.to_mut().split_off(ops.len());
+        mods.to_mut().splice(0..0, extra);
     }
     if toks.len() < ops.len() {
         let at = toks.last().map(|t| t.col + t.text.len()).unwrap_or(line.rest.col);
@@ -486,7 +492,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     if opsel_bits != 0 {
         i.set_field("opsel", i.f("opsel") | opsel_bits);
     }
-    for t in &mods {
+    for t in mods.iter() {
         modifier(i, t, ext)?;
     }
     let _ = max_sgpr;

@@ -32,23 +32,7 @@ pub(super) fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
     let Some(t) = words.first() else { return err(&line.rest, "export needs a target") };
     let target = t.text;
     let bad = || (t.col, format!("bad export target '{target}'"));
-    let num = |n: &str| n.parse::<u32>().map_err(|_| bad());
-    let tv = match target {
-        "mrtz" => 8,
-        "null" => 9,
-        "prim" => 20,
-        _ => {
-            if let Some(n) = target.strip_prefix("mrt") {
-                num(n)?
-            } else if let Some(n) = target.strip_prefix("pos") {
-                12 + num(n)?
-            } else if let Some(n) = target.strip_prefix("param") {
-                32 + num(n)?
-            } else {
-                return err(t, format!("unknown export target '{target}'"));
-            }
-        }
-    };
+    let tv = names::exp::value(target).ok_or_else(|| (t.col, format!("unknown export target '{target}'")))?;
     if !i.set_field("target", tv) {
         return Err(bad());
     }

@@ -21,7 +21,7 @@ pub(crate) enum Shape {
     /// SOP1, SOP2, SOPK, SOPC, SOPP: a literal may follow.
     Salu,
     Smem,
-    /// VOP1, VOP2, VOPC: no source modifiers; a literal in src0 only.
+    /// VOP1, VOP2, VOPC and the VOPD halves: no source modifiers; one literal.
     E32,
     /// VOP3, VOP3SD: source modifiers; a literal on gfx10+.
     Vop3,
@@ -41,7 +41,7 @@ impl Shape {
         match format {
             "SOP1" | "SOP2" | "SOPK" | "SOPC" | "SOPP" => Shape::Salu,
             "SMEM" => Shape::Smem,
-            "VOP1" | "VOP2" | "VOPC" => Shape::E32,
+            "VOP1" | "VOP2" | "VOPC" | "VOPD" | "VOPD_Y" => Shape::E32,
             "VOP3" | "VOP3SD" => Shape::Vop3,
             "VOP3P" => Shape::Vop3p,
             "MFMA" | "WMMA" | "VOP3PX2" => Shape::Matrix,
@@ -78,6 +78,8 @@ pub(crate) struct Cand {
     pub format: &'static str,
     /// A gfx950 `_f8f6f4` matrix op: its A and B sizes depend on the formats chosen.
     pub f8f6f4: bool,
+    /// The DPP16, DPP8 or SDWA form, or `Ext::None`.
+    pub ext: Ext,
 }
 
 /// Every constructor's candidates of one architecture, by constructor id.
@@ -85,23 +87,46 @@ pub(crate) struct CtorTable {
     pub cands: Vec<Box<[Cand]>>,
 }
 
+impl std::fmt::Debug for CtorTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CtorTable({} constructors)", self.cands.len())
+    }
+}
+
+/// The forms a table is built for, by index: plain, DPP16, DPP8, SDWA.
+const EXTS: [Ext; 4] = [Ext::None, Ext::Dpp16, Ext::Dpp8, Ext::Sdwa];
+
 impl CtorTable {
-    pub fn get(arch: Arch) -> &'static CtorTable {
-        static T: [OnceLock<CtorTable>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
-        T[arch as usize].get_or_init(|| CtorTable::build(arch))
+    /// The candidates of the plain encodings (`Ext::None`) or of one DPP/SDWA form, built on
+    /// first use.
+    pub fn get(arch: Arch, ext: Ext) -> &'static CtorTable {
+        static T: [[OnceLock<CtorTable>; 4]; 4] = [const { [const { OnceLock::new() }; 4] }; 4];
+        let e = EXTS.iter().position(|&x| x == ext).unwrap_or(0);
+        T[arch as usize][e].get_or_init(|| CtorTable::build(arch, EXTS[e]))
     }
 
-    fn build(arch: Arch) -> CtorTable {
+    fn build(arch: Arch, ext: Ext) -> CtorTable {
         let t = Tables::get(arch);
         let cands = NAMES
             .iter()
             .map(|&name| {
+                // A name that is an alias here (`v_ffbh_u32` for `v_clz_i32_u32` on gfx11)
+                // takes the candidates of the name it stands for.
+                let name = match t.by_mnemonic.contains_key(name) {
+                    true => name.to_string(),
+                    false => crate::alias::resolve(arch, name).unwrap_or_else(|| name.to_string()),
+                };
                 let mut v = Vec::new();
                 for (m, suffixed) in
-                    [(format!("{name}_e32"), true), (format!("{name}_e64"), true), (name.into(), false)]
+                    [(format!("{name}_e32"), true), (format!("{name}_e64"), true), (name.clone(), false)]
                 {
                     for &op in t.by_mnemonic.get(m.as_str()).map(|v| &v[..]).unwrap_or(&[]) {
-                        if let Some(c) = cand(arch, op, suffixed) {
+                        // VOPD halves are made in pairs by `Builder::dual` only, exports by
+                        // `Builder::export_to`.
+                        if t.op(op).format.starts_with("VOPD") || t.op(op).format == "EXP" {
+                            continue;
+                        }
+                        if let Some(c) = cand(arch, op, suffixed, ext) {
                             v.push(c);
                         }
                     }
@@ -113,12 +138,15 @@ impl CtorTable {
     }
 }
 
-fn cand(arch: Arch, op: u32, suffixed: bool) -> Option<Cand> {
+/// The candidate of opcode `op` in form `ext`; `None` where the opcode has no such form.
+pub(crate) fn cand(arch: Arch, op: u32, suffixed: bool, ext: Ext) -> Option<Cand> {
     let t = Tables::get(arch);
-    let init = start(arch, op, Ext::None)?;
+    let init = start(arch, op, ext)?;
     let operands: &'static [TableOperand] = &t.operands[op as usize];
     let m = t.op(op).mnemonic;
-    let shape = Shape::of(init.format().name);
+    let f = init.format();
+    // A DPP or SDWA form treats its operands as the encoding it extends.
+    let shape = Shape::of(if ext == Ext::None { f.name } else { f.parent.unwrap_or(f.name) });
     // Its `vdst` field holds a scalar register (VOP3 compares, v_readlane, v_readfirstlane).
     let scalar_vdst = m.starts_with("v_cmp") && shape == Shape::Vop3
         || m.starts_with("v_readlane")
@@ -127,7 +155,7 @@ fn cand(arch: Arch, op: u32, suffixed: bool) -> Option<Cand> {
     let slots: Box<[Slot]> = operands
         .iter()
         .enumerate()
-        .map(|(k, &o)| plan::slot(&init, shape, o, scalar_vdst, t16 >> k & 1 != 0))
+        .map(|(k, &o)| plan::slot(&init, shape, ext, o, scalar_vdst, t16 >> k & 1 != 0))
         .collect();
     let lds_dma = init.format().name == "MUBUF" && lds_dma(arch, m);
     let lds_slots = lds_dma.then(|| slots.iter().copied().filter(|s| s.op.name != "vdata").collect());
@@ -135,7 +163,7 @@ fn cand(arch: Arch, op: u32, suffixed: bool) -> Option<Cand> {
     let extra = Extra::of(&init, shape);
     let index = |name: &str| slots.iter().position(|s| s.op.name == name).map(|k| k as u8);
     let cd_pair = extra.acc_cd.and_then(|_| Some((index("vdst")?, index("src2")?)));
-    Some(Cand { init, shape, slots, lds_slots, cd_pair, extra, t16, suffixed, format, f8f6f4 })
+    Some(Cand { init, shape, slots, lds_slots, cd_pair, extra, t16, suffixed, format, f8f6f4, ext })
 }
 
 /// The gfx9 buffer loads that take `lds` (LDS DMA), as llvm-mc 22 accepts them: gfx950 adds the

@@ -12,6 +12,7 @@ use super::label::Label;
 use super::operand::{inline_f32_code, inline_f64_code, inline_int_code, Operand};
 use super::plan::{Act, Put, Slot};
 use super::reg::{Half, Reg, RegFile, Special};
+use crate::asm::parser::Ext;
 use crate::inst::{set, Instruction};
 use crate::operand::{is_gfx9, src_index};
 use crate::tables::takes_mods;
@@ -169,11 +170,12 @@ impl<'a> Fill<'a> {
     }
 
     fn literal(&mut self, k: usize, v: u32) -> Result<(), Fail> {
-        let ok = match self.c.shape {
-            Shape::Salu | Shape::E32 => true,
-            Shape::Vop3 | Shape::Vop3p => !is_gfx9(self.arch),
-            _ => false,
-        };
+        let ok = self.c.ext == Ext::None
+            && match self.c.shape {
+                Shape::Salu | Shape::E32 => true,
+                Shape::Vop3 | Shape::Vop3p => !is_gfx9(self.arch),
+                _ => false,
+            };
         if !ok {
             return self
                 .failf(Some(k), format_args!("the {} encoding takes no literal (0x{v:x})", self.i.format().name));
@@ -289,6 +291,20 @@ impl<'a> Fill<'a> {
 
     #[inline(never)]
     fn operand_general(&mut self, k: usize, x: &Operand, s: &Slot) -> Result<(), Fail> {
+        if let Operand::Modified { x, neg, abs, sext } = x {
+            if *neg || *abs {
+                self.source_mods(k, s.op.name, *neg, *abs)?;
+            }
+            if *sext {
+                let field = match src_index(s.op.name) {
+                    Some(0) if self.c.ext == Ext::Sdwa => "src0_sext",
+                    Some(1) if self.c.ext == Ext::Sdwa => "src1_sext",
+                    _ => return fail(Some(k), "sext(x) needs an SDWA source (give an SDWA selector)"),
+                };
+                self.put_named(Some(k), field, 1, "sext")?;
+            }
+            return self.operand_general(k, x, s);
+        }
         match x {
             Operand::Reg { reg, .. } => self.note(reg.file, (reg.first + reg.count).max(0)),
             Operand::Special { reg, .. } if reg.is_vcc() => self.vcc = true,
@@ -314,6 +330,8 @@ impl<'a> Fill<'a> {
                 _ => self.failf(Some(k), format_args!("{} where off is required", describe(x))),
             },
             (Act::SmemOffset, _) => self.smem_offset(k, x),
+            (Act::VopdDstY, Some(p)) => self.vopd_dst_y(k, x, p),
+            (&Act::SdwaSrc { second }, Some(p)) => self.sdwa_source(k, x, s, p, if second { "s1" } else { "s0" }),
             (Act::Attr, _) => match x {
                 Operand::Attr(a) if a.chan > 3 => fail(Some(k), "the channel is not x, y, z or w"),
                 // The field has 6 bits; llvm-mc takes attr0..attr32 (the attributes there are).
@@ -335,6 +353,17 @@ impl<'a> Fill<'a> {
         };
         let m = self.i.mnemonic();
         let what = if neg { "-x" } else { "|x|" };
+        if self.c.ext != Ext::None && self.c.shape == Shape::E32 && takes_mods(self.i.opcode(), si) {
+            // DPP16 and SDWA forms of VOP1/VOP2/VOPC: a neg and an abs bit per source.
+            let (nf, af) = (["src0_neg", "src1_neg"][si.min(1)], ["src0_abs", "src1_abs"][si.min(1)]);
+            if neg {
+                self.put_named(Some(k), nf, 1, "-x")?;
+            }
+            if abs {
+                self.put_named(Some(k), af, 1, "|x|")?;
+            }
+            return Ok(());
+        }
         if !matches!(self.c.shape, Shape::Vop3 | Shape::Vop3p) || !takes_mods(self.i.opcode(), si) {
             return self.failf(Some(k), format_args!("{what} needs a VOP3 encoding whose source {si} takes modifiers"));
         }
@@ -549,6 +578,49 @@ impl<'a> Fill<'a> {
         self.put(k, p, v)
     }
 
+    /// An SDWA source (gfx9): a VGPR by number; a scalar register or an inline constant by its
+    /// code, with the source's `s` bit set. SDWA takes no literal.
+    fn sdwa_source(&mut self, k: usize, x: &Operand, s: &Slot, p: &Put, sbit: &str) -> Result<(), Fail> {
+        let dwords = s.op.dwords.max(1);
+        let code = match x {
+            Operand::Reg { reg, .. } if reg.file == RegFile::Vgpr => {
+                self.vreg(k, reg, dwords)?;
+                return self.put(k, p, reg.first as u32);
+            }
+            Operand::Reg { .. } | Operand::Special { .. } => {
+                let c = self.scalar(k, x, dwords)?;
+                self.bus_read(k, c)?;
+                c
+            }
+            Operand::Int(v) => match inline_int_code(*v) {
+                Some(c) => c,
+                None => return self.failf(Some(k), format_args!("SDWA takes no literal ({v})")),
+            },
+            Operand::F32(f) => match inline_f32_code(*f) {
+                Some(c) => c,
+                None => return self.failf(Some(k), format_args!("SDWA takes no literal ({f})")),
+            },
+            other => return self.failf(Some(k), format_args!("{} where an SDWA source is required", describe(other))),
+        };
+        self.put_named(Some(k), sbit, 1, "a scalar SDWA source")?;
+        self.put(k, p, code)
+    }
+
+    /// The VOPD Y destination: one VGPR of the other parity than the X destination (already
+    /// filled), stored halved.
+    fn vopd_dst_y(&mut self, k: usize, x: &Operand, p: &Put) -> Result<(), Fail> {
+        let reg = match x {
+            Operand::Reg { reg, .. } if reg.file == RegFile::Vgpr && reg.half.is_none() => reg,
+            _ => return self.failf(Some(k), format_args!("{} where a VGPR is required", describe(x))),
+        };
+        self.vreg(k, reg, 1)?;
+        let n = reg.first as u32;
+        if n & 1 == self.i.f("vdstx") & 1 {
+            return self.failf(Some(k), format_args!("{reg}: VOPD destinations must be one even and one odd VGPR"));
+        }
+        self.put(k, p, n >> 1)
+    }
+
     /// A 64-bit operand's literal: 32 bits, the high half of the f64 (as the hardware reads it);
     /// a value whose low half is not zero does not fit.
     fn f64_literal(&mut self, k: usize, x: f64) -> Result<u32, Fail> {
@@ -710,6 +782,11 @@ impl fmt::Display for Describe<'_> {
             Operand::Hwreg(_) => f.write_str("a hwreg operand"),
             Operand::Attr(a) => write!(f, "attr{}", a.index),
             Operand::Sendmsg(_) => f.write_str("a sendmsg operand"),
+            Operand::Modified { x, neg, abs, sext } => {
+                let (n, a) = (if *neg { "-" } else { "" }, if *abs { "|" } else { "" });
+                let (s0, s1) = if *sext { ("sext(", ")") } else { ("", "") };
+                write!(f, "{s0}{n}{a}{}{a}{s1}", describe(x))
+            }
         }
     }
 }

@@ -12,6 +12,9 @@
 //! first, then `_e64`, then the plain VOP3/VOP3P opcode, and the first encoding that can hold the
 //! operands and modifiers wins (an SGPR in `src1`, `clamp`, `-x`/`|x|` or a non-VCC carry force
 //! `_e64`); an integer or float immediate is an inline constant when it is one, else a literal.
+//! DPP16, DPP8 and SDWA forms are chosen by their modifiers ([`dpp`]: `row_shl(1)`,
+//! `dpp8([..])`, `dst_sel(SdwaSel::Word1)`...); VOPD pairs are built with [`Builder::dual`] and
+//! exports with [`Builder::export_to`] ([`export`]).
 //! Branches to [`Label`]s are encoded with offset 0 and patched by [`Builder::finish`]
 //! (range-checked). [`Builder::listing`] prints the code with the disassembler, for people and
 //! for llvm-mc (the tests assemble it and compare the bytes).
@@ -35,7 +38,9 @@
 //! ```
 
 mod cands;
+pub mod dpp;
 mod encode;
+pub mod export;
 pub mod label;
 mod mods;
 pub mod operand;
@@ -44,13 +49,20 @@ pub mod reg;
 pub mod resources;
 pub mod speed;
 pub mod symbolic;
+pub mod vopd;
 
 pub use baregpu_autogen::isa::ctors::Ctors;
 pub use cands::ctor_id;
+pub use dpp::{
+    bank_mask, bound_ctrl, dpp16_form, dpp8, dst_sel, dst_unused, fi, quad_perm, row_half_mirror, row_mask, row_mirror,
+    row_newbcast, row_ror, row_share, row_shl, row_shr, row_xmask, sdwa_form, src0_sel, src1_sel, DppCtrl, DstUnused,
+    SdwaSel,
+};
+pub use export::{ExpTarget, Export};
 pub use label::{branch_offset, Label};
 pub use operand::{
-    abid, abs, attr, blgp, cbsz, clamp, expcnt, field, flag, lgkmcnt, lit, neg, off, offset, op_sel, op_sel_hi, vmcnt,
-    Attr, Flag, Mod, Omod, Operand, Waitcnt,
+    abid, abs, attr, blgp, cbsz, clamp, expcnt, fabs, field, flag, fneg, lgkmcnt, lit, neg, off, offset, op_sel,
+    op_sel_hi, sext, vmcnt, Attr, Flag, Mod, Omod, Operand, Waitcnt,
 };
 pub use reg::{
     a, a_range, exec, exec_hi, exec_lo, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_hi, vcc_lo, Half, Reg,
@@ -58,16 +70,18 @@ pub use reg::{
 };
 pub use resources::{ResourceTracker, ResourceUsage};
 pub use symbolic::{hwreg, hwreg_bits, sendmsg, sendmsg_op, Hwreg, Sendmsg, Sym};
+pub use vopd::DualHalf;
 
 use std::collections::{HashMap, HashSet};
 
 use baregpu_autogen::isa::ctors::NAMES;
 
+use crate::asm::parser::Ext;
 use crate::disasm::disassemble;
 use crate::error::{IsaError, Result};
 use crate::inst::Instruction;
 use crate::Arch;
-use cands::CtorTable;
+use cands::{Cand, CtorTable};
 use encode::{describe, Fail, Fill};
 use label::{FnvBuild, LabelDef};
 
@@ -84,24 +98,23 @@ pub struct Emitted {
     pub suffix_chosen: bool,
 }
 
-/// What the builder keeps of an emitted instruction besides its words (kept small: a code
-/// generator emits millions).
+/// What the builder keeps of an emitted instruction besides its words: 12 bytes, since a code
+/// generator emits millions (the rare VOPD Y opcode and branch target are kept aside).
 #[derive(Debug, Clone, Copy)]
 struct Item {
     /// Index of its first word in `Builder::code`.
     word: u32,
     op: u32,
-    /// VOPD: the Y opcode, or `u32::MAX`.
-    op_y: u32,
-    /// The branch target's label index, or `u32::MAX`.
-    target: u32,
     fmt: u16,
     ndwords: u8,
-    literal: bool,
-    suffix_chosen: bool,
+    /// `LITERAL`, `SUFFIX_CHOSEN`.
+    flags: u8,
 }
 
-const NONE: u32 = u32::MAX;
+/// [`Item::flags`]: a literal dword follows the instruction's words.
+const LITERAL: u8 = 1;
+/// [`Item::flags`]: the constructor's name left out the `_e32`/`_e64` suffix chosen.
+const SUFFIX_CHOSEN: u8 = 2;
 
 /// The instruction builder of one kernel.
 #[derive(Debug, Clone)]
@@ -110,8 +123,12 @@ pub struct Builder {
     /// Every instruction's words (literals included), in order: the code before branch fixups.
     code: Vec<u32>,
     items: Vec<Item>,
-    /// The items that branch to a label.
-    branches: Vec<u32>,
+    /// (item, label) of the items that branch to a label, in item order.
+    branches: Vec<(u32, u32)>,
+    /// (item, Y opcode) of the VOPD items, in item order.
+    vopd_y: Vec<(u32, u32)>,
+    /// The plain encodings' candidates of this architecture (the common case), looked up once.
+    plain: &'static CtorTable,
     labels: Vec<LabelDef>,
     /// The labels' names, kept unique.
     label_names: HashSet<String, FnvBuild>,
@@ -153,6 +170,8 @@ impl Builder {
             code: Vec::new(),
             items: Vec::new(),
             branches: Vec::new(),
+            vopd_y: Vec::new(),
+            plain: CtorTable::get(arch, Ext::None),
             labels: Vec::new(),
             label_names: HashSet::default(),
             label_next: HashMap::default(),
@@ -192,17 +211,18 @@ impl Builder {
         let w = it.word as usize;
         let mut words = [0; 4];
         words[..it.ndwords as usize].copy_from_slice(&self.code[w..w + it.ndwords as usize]);
+        let aside = |v: &[(u32, u32)]| v.binary_search_by_key(&(n as u32), |e| e.0).ok().map(|k| v[k].1);
         let inst = Instruction {
             words,
             op: it.op,
-            op_y: (it.op_y != NONE).then_some(it.op_y),
-            literal: it.literal.then(|| self.code[w + it.ndwords as usize]),
+            op_y: aside(&self.vopd_y),
+            literal: (it.flags & LITERAL != 0).then(|| self.code[w + it.ndwords as usize]),
             fmt: it.fmt,
             ndwords: it.ndwords,
             arch: self.arch,
         };
-        let target = (it.target != NONE).then_some(Label(it.target));
-        Emitted { at: w * 4, inst, target, suffix_chosen: it.suffix_chosen }
+        let target = aside(&self.branches).map(Label);
+        Emitted { at: w * 4, inst, target, suffix_chosen: it.flags & SUFFIX_CHOSEN != 0 }
     }
 
     /// Registers used so far (plus the reservations).
@@ -312,9 +332,9 @@ impl Builder {
     /// when none does. The common path: no message is made.
     #[inline]
     fn emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
-        let cands = CtorTable::get(self.arch).cands.get(id as usize)?;
+        let cands = self.cands(id, mods);
         let lds = !mods.is_empty() && mods.contains(&Mod::Flag(Flag::Lds));
-        for c in cands.iter() {
+        for c in cands {
             let mut f = Fill::new(c, self.arch, lds);
             f.quiet = true;
             if f.operands(ops).is_ok() && f.mods(mods).is_ok() && f.finish().is_ok() {
@@ -333,10 +353,22 @@ impl Builder {
     #[cold]
     #[inline(never)]
     fn why_not(&self, id: u16, ops: &[Operand], mods: &[Mod]) -> IsaError {
-        let cands = CtorTable::get(self.arch).cands.get(id as usize).map(|c| &c[..]).unwrap_or(&[]);
+        let cands = self.cands(id, mods);
         let name = NAMES.get(id as usize).copied().unwrap_or("?");
         if cands.is_empty() {
-            return self.err(format!("{name} is not an instruction of {}", self.arch.name()));
+            if name.starts_with("v_dual_") {
+                return self.err(format!("{name} is half of a VOPD pair: emit it with Builder::dual"));
+            }
+            if matches!(name, "exp" | "export") {
+                return self.err(format!("{name}: emit exports with Builder::export_to"));
+            }
+            let form = match dpp::ext_of(mods) {
+                Ext::Dpp16 => " in a DPP16 form",
+                Ext::Dpp8 => " in a DPP8 form",
+                Ext::Sdwa => " in an SDWA form",
+                _ => "",
+            };
+            return self.err(format!("{name} is not an instruction of {}{form}", self.arch.name()));
         }
         if let Some(l) = ops.iter().find_map(|o| match o {
             Operand::Label(l) if l.0 as usize >= self.labels.len() => Some(l),
@@ -368,6 +400,25 @@ impl Builder {
         self.err(msg)
     }
 
+    /// The candidates of constructor `id` in the form the modifiers select (see [`dpp`]).
+    #[inline]
+    fn cands(&self, id: u16, mods: &[Mod]) -> &'static [Cand] {
+        let ext = if mods.is_empty() { Ext::None } else { dpp::ext_of(mods) };
+        let get = |ext| {
+            let t = if ext == Ext::None { self.plain } else { CtorTable::get(self.arch, ext) };
+            t.cands.get(id as usize).map_or(&[][..], |c| &c[..])
+        };
+        let c = get(ext);
+        // gfx950 v_permlane*_swap take `fi` and `bound_ctrl` without being DPP.
+        if c.is_empty()
+            && ext == Ext::Dpp16
+            && mods.iter().all(|m| !matches!(m, Mod::Dpp(_) | Mod::DppForm | Mod::RowMask(_) | Mod::BankMask(_)))
+        {
+            return get(Ext::None);
+        }
+        c
+    }
+
     fn push(&mut self, inst: &Instruction, target: Option<Label>, suffix_chosen: bool) {
         let word = self.code.len() as u32;
         // Fixed-size copies (a variable one is a call to memcpy).
@@ -380,19 +431,15 @@ impl Builder {
         if let Some(l) = inst.literal {
             self.code.push(l);
         }
-        if target.is_some() {
-            self.branches.push(self.items.len() as u32);
+        let n = self.items.len() as u32;
+        if let Some(l) = target {
+            self.branches.push((n, l.0));
         }
-        self.items.push(Item {
-            word,
-            op: inst.op,
-            op_y: inst.op_y.unwrap_or(NONE),
-            target: target.map_or(NONE, |l| l.0),
-            fmt: inst.fmt,
-            ndwords: inst.ndwords,
-            literal: inst.literal.is_some(),
-            suffix_chosen,
-        });
+        if let Some(y) = inst.op_y {
+            self.vopd_y.push((n, y));
+        }
+        let flags = if inst.literal.is_some() { LITERAL } else { 0 } | if suffix_chosen { SUFFIX_CHOSEN } else { 0 };
+        self.items.push(Item { word, op: inst.op, fmt: inst.fmt, ndwords: inst.ndwords, flags });
         self.size += inst.size();
     }
 
@@ -445,14 +492,16 @@ impl Builder {
         if let Some(e) = &self.first_error {
             return Err(e.clone());
         }
-        let mut code = self.code.clone();
-        for &n in &self.branches {
-            let inst = self.resolved(n as usize)?;
-            let w = self.items[n as usize].word as usize;
-            code[w..w + inst.ndwords as usize].copy_from_slice(&inst.words[..inst.ndwords as usize]);
-        }
+        // The bytes are written once; the branches are patched in them.
         let mut out = Vec::with_capacity(self.size);
-        out.extend(code.iter().flat_map(|w| w.to_le_bytes()));
+        out.extend(self.code.iter().flat_map(|w| w.to_le_bytes()));
+        for &(n, _) in &self.branches {
+            let inst = self.resolved(n as usize)?;
+            let at = self.items[n as usize].word as usize * 4;
+            for (k, w) in inst.words[..inst.ndwords as usize].iter().enumerate() {
+                out[at + 4 * k..at + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
+            }
+        }
         Ok(out)
     }
 

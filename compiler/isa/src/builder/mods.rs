@@ -1,11 +1,17 @@
 //! Instruction modifiers into fields, as llvm-mc encodes them.
 
 use super::cands::Shape;
+use super::dpp::dpp8_lanes;
 use super::encode::{fail, Fail, Fill};
 use super::operand::{Mod, Omod};
+use crate::asm::parser::Ext;
 use crate::disasm::has_dst;
 use crate::operand::is_gfx9;
+use crate::tables::Tables;
 use crate::Arch;
+
+/// The src0 code of DPP8 with fetch-inactive (`fi:1`).
+const DPP8_FI: u32 = 0xea;
 
 /// `[a, b, c]` of 0/1 as bits (entry 0 is bit 0) and the count.
 fn list_bits(what: &str, bits: &[u8]) -> Result<(u32, usize), Fail> {
@@ -72,7 +78,52 @@ impl Fill<'_> {
             Mod::Field(name, v) => self.put_named(None, name, *v, name),
             Mod::Blgp(v) => self.put_named(None, "blgp", *v as u32, "blgp"),
             Mod::Flag(f) => self.put_extra(None, self.c.extra.flags[*f as usize], f.field(), 1, f.field()),
+            Mod::Dpp(c) => {
+                let v = c.value(self.arch).map_err(|e| Fail::new(None, e))?;
+                self.put_named(None, "dpp_ctrl", v, "a DPP16 control")
+            }
+            Mod::Dpp8(lanes) => {
+                let v = dpp8_lanes(lanes).map_err(|e| Fail::new(None, e))?;
+                self.put_named(None, "lane_sel", v, "dpp8")
+            }
+            // They select the form (`dpp::ext_of`) and write nothing.
+            Mod::DppForm | Mod::SdwaForm => Ok(()),
+            Mod::RowMask(n) => self.put_named(None, "row_mask", u32::from(*n), "row_mask"),
+            Mod::BankMask(n) => self.put_named(None, "bank_mask", u32::from(*n), "bank_mask"),
+            Mod::BoundCtrl | Mod::Fi if self.c.ext == Ext::None => self.swap_bits(m),
+            Mod::BoundCtrl => self.put_named(None, "bound_ctrl", 1, "bound_ctrl"),
+            Mod::Fi if self.c.ext == Ext::Dpp8 => self.dpp8_fi(),
+            Mod::Fi => self.put_named(None, "fi", 1, "fi"),
+            Mod::DstSel(s) => self.put_named(None, "dst_sel", *s as u32, "dst_sel"),
+            Mod::Src0Sel(s) => self.put_named(None, "src0_sel", *s as u32, "src0_sel"),
+            Mod::Src1Sel(s) => self.put_named(None, "src1_sel", *s as u32, "src1_sel"),
+            Mod::DstUnused(u) => self.put_named(None, "dst_unused", *u as u32, "dst_unused"),
         }
+    }
+
+    /// gfx950 `v_permlane*_swap` (VOP3, no DPP form): `fi` and `bound_ctrl` are op_sel bits 0
+    /// and 1, as llvm-mc encodes them.
+    fn swap_bits(&mut self, m: &Mod) -> Result<(), Fail> {
+        if !self.i.mnemonic().contains("_swap") {
+            return fail(None, "fi and bound_ctrl need a DPP form of the instruction");
+        }
+        let bit = if *m == Mod::Fi { 1 } else { 2 };
+        let v = self.i.f("opsel") | bit;
+        self.put_named(None, "opsel", v, "fi/bound_ctrl")
+    }
+
+    /// DPP8 with `fi:1` is its own encoding: src0 holds 0xea instead of 0xe9.
+    fn dpp8_fi(&mut self) -> Result<(), Fail> {
+        let t = Tables::get(self.arch);
+        let name = self.i.format().name;
+        let layout = t.layout[self.i.op as usize] as usize;
+        let alt = t.mods[layout].iter().copied().find(|&m| {
+            let f = t.format(m);
+            f.name == name && f.select.iter().any(|s| s.2 == DPP8_FI)
+        });
+        let Some(fmt) = alt else { return fail(None, "fi: no DPP8 fetch-inactive encoding") };
+        self.i.fmt = fmt;
+        self.put_named(None, "src0", DPP8_FI, "fi")
     }
 
     fn op_sel(&mut self, b: &[u8]) -> Result<(), Fail> {

@@ -4,6 +4,7 @@
 //! `Operand::Int(65)` as a 32-bit literal, `1.0f32` as the inline float 1.0 and `3.14f32` as the
 //! literal of its bits (the encoder's choice for the value, as llvm-mc's).
 
+use super::dpp::{DppCtrl, DstUnused, SdwaSel};
 use super::label::Label;
 use super::reg::{Reg, Special};
 use super::symbolic::{Hwreg, Sendmsg};
@@ -37,6 +38,10 @@ pub enum Operand {
     Hwreg(Hwreg),
     /// `sendmsg(..)` (boxed: larger than the other operands, and rare).
     Sendmsg(Box<Sendmsg>),
+    /// A source with modifier bits the other variants do not carry: `-x` / `|x|` set in the
+    /// encoding of a constant (llvm-mc's `-|0.5|`), as [`fneg`] and [`fabs`] make it ([`neg`]
+    /// and [`abs`] of a constant give a new constant instead); SDWA's `sext(x)` ([`sext`]).
+    Modified { x: Box<Operand>, neg: bool, abs: bool, sext: bool },
 }
 
 // Every constructor call builds an array of operands: keep them small.
@@ -66,6 +71,33 @@ impl Operand {
             Operand::Int(i) => Operand::Int(i.abs()),
             other => other,
         }
+    }
+}
+
+/// The `-x` source modifier bit, also on a constant (`fneg(0.5)` is 0.5 with the neg bit, where
+/// `neg(0.5)` is the constant -0.5).
+pub fn fneg(x: impl Into<Operand>) -> Operand {
+    match x.into() {
+        r @ (Operand::Reg { .. } | Operand::Special { .. }) => r.negated(),
+        Operand::Modified { x, neg, abs, sext } => Operand::Modified { x, neg: !neg, abs, sext },
+        other => Operand::Modified { x: Box::new(other), neg: true, abs: false, sext: false },
+    }
+}
+
+/// The `|x|` source modifier bit, also on a constant (see [`fneg`]).
+pub fn fabs(x: impl Into<Operand>) -> Operand {
+    match x.into() {
+        r @ (Operand::Reg { .. } | Operand::Special { .. }) => r.absolute(),
+        Operand::Modified { x, neg, sext, .. } => Operand::Modified { x, neg, abs: true, sext },
+        other => Operand::Modified { x: Box::new(other), neg: false, abs: true, sext: false },
+    }
+}
+
+/// `sext(x)`: an SDWA source whose selected bits are sign-extended.
+pub fn sext(x: impl Into<Operand>) -> Operand {
+    match x.into() {
+        Operand::Modified { x, neg, abs, .. } => Operand::Modified { x, neg, abs, sext: true },
+        other => Operand::Modified { x: Box::new(other), neg: false, abs: false, sext: true },
     }
 }
 
@@ -219,6 +251,26 @@ pub enum Mod {
     Field(&'static str, u32),
     /// `blgp:N` (MFMA: B lane group pattern; `_f8f6f4`: the B format, as [`Mod::Cbsz`]).
     Blgp(u8),
+    /// A DPP16 lane control ([`super::dpp`]): the instruction takes its DPP16 form.
+    Dpp(DppCtrl),
+    /// `dpp8:[..]`: the DPP8 form.
+    Dpp8([u8; 8]),
+    /// `row_mask:N`, `bank_mask:N` (DPP16).
+    RowMask(u8),
+    BankMask(u8),
+    /// `bound_ctrl` (DPP16).
+    BoundCtrl,
+    /// `fi:1` (DPP16, DPP8).
+    Fi,
+    /// SDWA selectors (gfx9): the instruction takes its SDWA form.
+    DstSel(SdwaSel),
+    Src0Sel(SdwaSel),
+    Src1Sel(SdwaSel),
+    DstUnused(DstUnused),
+    /// The DPP16 or SDWA form with its defaults ([`super::dpp::dpp16_form`],
+    /// [`super::dpp::sdwa_form`]).
+    DppForm,
+    SdwaForm,
 }
 
 /// The one-bit modifiers, each named after the field it sets.

@@ -7,6 +7,7 @@ use baregpu_autogen::isa::{Field, Operand as TableOperand, OperandKind as K, FLA
 
 use super::cands::Shape;
 use super::reg::{Reg, RegFile};
+use crate::asm::parser::Ext;
 use crate::inst::{set, Instruction};
 use crate::Arch;
 
@@ -82,6 +83,12 @@ pub(crate) enum Act {
     NoField,
     /// An LDS parameter (`attr0.x`).
     Attr,
+    /// An SDWA source (gfx9): a VGPR's number, or a scalar register or inline constant's code
+    /// with the source's `s` bit (`s0`, or `s1` for the second source) set.
+    SdwaSrc { second: bool },
+    /// The VOPD Y destination: a VGPR whose parity differs from the X destination's; the field
+    /// holds its number halved.
+    VopdDstY,
 }
 
 /// An operand of a candidate, its field and what to do with it.
@@ -183,13 +190,28 @@ fn fast(arch: Arch, act: Act, o: &TableOperand, shape: Shape, t16: bool) -> Opti
     Some(Fast { file, count, last_first: size - count, align, base, shift, bus })
 }
 
-/// The plan of one operand of `init`'s encoding.
-pub(crate) fn slot(init: &Instruction, shape: Shape, o: TableOperand, scalar_vdst: bool, t16: bool) -> Slot {
-    let mut s = slot_act(init, shape, o, scalar_vdst);
+/// The plan of one operand of `init`'s encoding (`ext`: its DPP16, DPP8 or SDWA form).
+pub(crate) fn slot(init: &Instruction, shape: Shape, ext: Ext, o: TableOperand, scalar_vdst: bool, t16: bool) -> Slot {
+    let mut s = match ext_slot(init, ext, o) {
+        Some(s) => s,
+        None => slot_act(init, shape, o, scalar_vdst),
+    };
     if s.put.is_some() {
         s.fast = fast(init.arch, s.act, &o, shape, t16);
     }
     s
+}
+
+/// The operands a DPP or SDWA form moves: DPP's src0 (a VGPR, in `dpp_src0`); SDWA's sources
+/// (`sdwa_src0`, `vsrc1`, each with its scalar bit).
+fn ext_slot(init: &Instruction, ext: Ext, o: TableOperand) -> Option<Slot> {
+    let (field, act) = match (ext, o.name) {
+        (Ext::Dpp16 | Ext::Dpp8, "src0") => ("dpp_src0", Act::Vreg { nine: false, agpr: false, off_ok: false }),
+        (Ext::Sdwa, "src0") => ("sdwa_src0", Act::SdwaSrc { second: false }),
+        (Ext::Sdwa, "vsrc1") => ("vsrc1", Act::SdwaSrc { second: true }),
+        _ => return None,
+    };
+    Some(Slot { op: o, put: put(init, field), act, fast: None })
 }
 
 fn slot_act(init: &Instruction, shape: Shape, o: TableOperand, scalar_vdst: bool) -> Slot {
@@ -220,6 +242,7 @@ fn slot_act(init: &Instruction, shape: Shape, o: TableOperand, scalar_vdst: bool
             off_ok: matches!(o.name, "saddr" | "soffset"),
         },
         K::Vgpr | K::Agpr if scalar_vdst && o.name == "vdst" => Act::Sgpr { shift: 0, off_ok: false },
+        K::Vgpr if o.name == "vdsty" => Act::VopdDstY,
         K::Vgpr | K::Agpr => Act::Vreg {
             nine,
             agpr: o.kind == K::Agpr,

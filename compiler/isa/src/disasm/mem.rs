@@ -326,17 +326,7 @@ fn ldsdir(i: &Instruction) -> String {
 
 fn exp(i: &Instruction) -> String {
     let t = i.f("target");
-    let tn = match t {
-        0..=7 => format!("mrt{t}"),
-        8 => "mrtz".into(),
-        9 => "null".into(),
-        12..=16 => format!("pos{}", t - 12),
-        20 => "prim".into(),
-        21 => "dual_src_blend0".into(),
-        22 => "dual_src_blend1".into(),
-        32..=63 => format!("param{}", t - 32),
-        _ => format!("invalid_target_{t}"),
-    };
+    let tn = crate::names::exp::name(t).unwrap_or_else(|| format!("invalid_target_{t}"));
     let en = i.f("en");
     let srcs: Vec<String> = (0..4)
         .map(|k| if en >> k & 1 != 0 { format!("v{}", i.f(&format!("vsrc{k}"))) } else { "off".into() })

@@ -1,6 +1,6 @@
 //! One table of symbolic names, shared by the assembler (name -> value) and the disassembler
 //! (value -> name), per architecture: hardware registers, messages, special registers, swizzle and
-//! DPP controls, cache policies, buffer formats, and the fields of the wait counters.
+//! DPP controls, export targets, cache policies, buffer formats, and the fields of the wait counters.
 //!
 //! Each concept's module offers lookups in both directions (`name(arch, value)` and
 //! `value(arch, name)`-style functions) and, for the composite operands (`hwreg(...)`,
@@ -10,6 +10,7 @@
 pub mod buf_fmt;
 pub mod cpol;
 pub mod dpp;
+pub mod exp;
 pub mod hwreg;
 pub mod sendmsg;
 pub mod sreg;
