@@ -42,6 +42,8 @@ mod lanes;
 mod minifloat;
 #[path = "cdna/sdwa.rs"]
 mod sdwa;
+#[path = "cdna/valu16.rs"]
+mod valu16;
 #[path = "cdna/xcc.rs"]
 mod xcc;
 use common::wave::*;

@@ -153,7 +153,9 @@ fn lower_vop12c(
         v.dpp = Dpp::D8 { sel: i.f("lane_sel"), fi: s0 == 234 };
     }
     implicit_operands(v, b, lit)?;
-    if v.nsrc == 3 && (matches!(v.op, VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32) || dot_c(b)) {
+    if v.nsrc == 3
+        && (matches!(v.op, VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32 | VOp::MadF16) || dot_c(b))
+    {
         // fine
     } else if v.nsrc == 3
         && !matches!(v.op, VOp::Cndmask | VOp::CndmaskB16 | VOp::AddCoCi | VOp::SubCoCi | VOp::SubrevCoCi)
@@ -172,7 +174,7 @@ fn implicit_operands(v: &mut Valu, b: &str, lit: Option<u32>) -> Result<(), Stri
             v.sdst = VCC;
         }
         (VOp::AddCo | VOp::SubCo | VOp::SubrevCo, _) => v.sdst = VCC,
-        (VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32, _)
+        (VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32 | VOp::MadF16, _)
             if b.starts_with("v_fmac") || b.starts_with("v_mac") =>
         {
             v.src[2] = Vs::V(v.dst);
@@ -180,13 +182,13 @@ fn implicit_operands(v: &mut Valu, b: &str, lit: Option<u32>) -> Result<(), Stri
                 v.opsel |= (v.opsel >> 3 & 1) << 2;
             }
         }
-        (VOp::FmaF32 | VOp::FmaF16, _) if b.ends_with("mk_f32") || b.ends_with("mk_f16") => {
+        (VOp::FmaF32 | VOp::FmaF16 | VOp::MadF16, _) if b.ends_with("mk_f32") || b.ends_with("mk_f16") => {
             // d = s0 * K + s1
             v.src[2] = v.src[1];
             v.src[1] = Vs::S(Ss::K(lit.ok_or("literal missing")? as u64 & mask_of(v.tys[1])));
             v.opsel = (v.opsel & !0b110) | ((v.opsel & 2) << 1);
         }
-        (VOp::FmaF32 | VOp::FmaF16, _) if b.ends_with("ak_f32") || b.ends_with("ak_f16") => {
+        (VOp::FmaF32 | VOp::FmaF16 | VOp::MadF16, _) if b.ends_with("ak_f32") || b.ends_with("ak_f16") => {
             v.src[2] = Vs::S(Ss::K(lit.ok_or("literal missing")? as u64 & mask_of(v.tys[2])));
         }
         (_, b) if dot_c(b) => dot_c_operands(v),

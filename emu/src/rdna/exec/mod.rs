@@ -21,6 +21,7 @@ mod salu;
 mod sdwa;
 mod valu;
 mod valu_float;
+mod valu_gfx9;
 mod valu_int;
 mod vmem;
 

@@ -81,6 +81,9 @@ impl<const W: usize> Wave<W> {
             arm = self.valu_cdna4(v, io)?;
         }
         if let Arm::Next = arm {
+            arm = self.valu_gfx9(v, io)?;
+        }
+        if let Arm::Next = arm {
             arm = self.valu_lanes(v, exec, io)?;
         }
         match arm {
