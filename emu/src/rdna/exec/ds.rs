@@ -22,6 +22,21 @@ impl<const W: usize> Wave<W> {
                 self.ds_permute(m, exec);
                 return Ok(());
             }
+            DsOp::Append { consume } => {
+                if exec == 0 {
+                    return Ok(());
+                }
+                let o = at(self.s[M0_REG] as u64 + m.off0 as u64, 4, true)?;
+                // SAFETY: bounds checked by `at`.
+                let p = unsafe { lds.as_mut_ptr().add(o) };
+                let n = exec.count_ones() as u64;
+                let old = atomic_rmw(p, false, false, |x| if consume { x.wrapping_sub(n) } else { x.wrapping_add(n) });
+                let d = &mut self.v[m.vdst as usize];
+                for l in (0..W).filter(|l| exec >> l & 1 != 0) {
+                    d[l] = old as u32;
+                }
+                return Ok(());
+            }
             DsOp::Swizzle => return Err(DispatchFault::Illegal { pc, what: "ds_swizzle_b32: not supported".into() }),
             DsOp::LoadTr { bytes, bits } => {
                 let mut raw = vec![[0u8; 12]; W];

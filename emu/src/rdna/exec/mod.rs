@@ -19,6 +19,7 @@ mod packed;
 mod run;
 mod salu;
 mod sdwa;
+mod smem;
 mod valu;
 mod valu_float;
 mod valu_gfx9;
@@ -39,7 +40,7 @@ use cmp::*;
 use lanes::{Arm, Lanes};
 pub use packed::packed;
 use valu::Out;
-use vmem::atomic_new;
+use vmem::{atomic_new, atomic_rmw};
 
 /// Enough SGPRs past 127 that wide loads and pairs never index out of bounds.
 pub const NSGPR: usize = 144;

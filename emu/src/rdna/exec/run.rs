@@ -74,6 +74,7 @@ impl<const W: usize> Wave<W> {
                 Op::Smem { dst, n, base, off, soff, buffer } => {
                     self.smem(ctx, *dst, *n, *base, *off, *soff, *buffer, pc)?
                 }
+                Op::SmemWrite(w) => self.smem_write(ctx, w, pc)?,
                 Op::Vopd(pair) => {
                     let exec = self.exec();
                     let ox = self.compute(&pair[0], exec, &mut io).map_err(ill)?;
@@ -210,14 +211,7 @@ impl<const W: usize> Wave<W> {
         buffer: bool,
         pc: u64,
     ) -> Result<(), DispatchFault> {
-        let soff = self.sval(soff, Ty::B32) as u32 as u64;
-        let base_addr = if buffer {
-            let b = base as usize;
-            self.s[b] as u64 | (((self.s[b + 1] & 0xffff) as u64) << 32)
-        } else {
-            self.s64(base)
-        };
-        let addr = base_addr.wrapping_add(off as u64).wrapping_add(soff);
+        let addr = self.smem_addr(base, off, soff, buffer);
         if n > 16 {
             // Sub-dword loads (gfx12): one SGPR, extended.
             let (len, signed) = match n {

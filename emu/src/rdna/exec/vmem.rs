@@ -291,44 +291,52 @@ impl<const W: usize> Wave<W> {
         } else {
             self.v[data + 1][l] as u64
         };
-        let f = |old: u64| -> u64 { atomic_new(op, old, src, cmp, wide) };
-        if wide {
-            if shared && (p as usize).is_multiple_of(8) {
-                // SAFETY: aligned, inside an allocation; other threads only access it atomically
-                // or through plain accesses the GPU memory model leaves unordered.
-                let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
-                let mut old = a.load(Ordering::Relaxed);
-                loop {
-                    match a.compare_exchange_weak(old, f(old), Ordering::SeqCst, Ordering::Relaxed) {
-                        Ok(_) => return old,
-                        Err(x) => old = x,
-                    }
+        atomic_rmw(p, wide, shared, |old| atomic_new(op, old, src, cmp, wide))
+    }
+}
+
+/// Replaces the 4 (`wide`: 8) bytes at `p` with `f(old)`; returns `old`. `shared`: memory
+/// other workgroups may touch, so the update is atomic where `p` is aligned.
+///
+/// `p` must point at 4 (8) bytes inside an allocation or the LDS (every caller checks bounds
+/// first, through `translate` or the LDS length).
+pub(super) fn atomic_rmw(p: *mut u8, wide: bool, shared: bool, f: impl Fn(u64) -> u64) -> u64 {
+    if wide {
+        if shared && (p as usize).is_multiple_of(8) {
+            // SAFETY: aligned, inside an allocation; other threads only access it atomically
+            // or through plain accesses the GPU memory model leaves unordered.
+            let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
+            let mut old = a.load(Ordering::Relaxed);
+            loop {
+                match a.compare_exchange_weak(old, f(old), Ordering::SeqCst, Ordering::Relaxed) {
+                    Ok(_) => return old,
+                    Err(x) => old = x,
                 }
             }
-            // SAFETY: `p` points at 8 bytes inside the allocation or the LDS.
-            unsafe {
-                let old = (p as *const u64).read_unaligned();
-                (p as *mut u64).write_unaligned(f(old));
-                old
-            }
-        } else {
-            if shared && (p as usize).is_multiple_of(4) {
-                // SAFETY: as above, 4-byte aligned.
-                let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
-                let mut old = a.load(Ordering::Relaxed);
-                loop {
-                    match a.compare_exchange_weak(old, f(old as u64) as u32, Ordering::SeqCst, Ordering::Relaxed) {
-                        Ok(_) => return old as u64,
-                        Err(x) => old = x,
-                    }
+        }
+        // SAFETY: `p` points at 8 bytes inside the allocation or the LDS.
+        unsafe {
+            let old = (p as *const u64).read_unaligned();
+            (p as *mut u64).write_unaligned(f(old));
+            old
+        }
+    } else {
+        if shared && (p as usize).is_multiple_of(4) {
+            // SAFETY: as above, 4-byte aligned.
+            let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
+            let mut old = a.load(Ordering::Relaxed);
+            loop {
+                match a.compare_exchange_weak(old, f(old as u64) as u32, Ordering::SeqCst, Ordering::Relaxed) {
+                    Ok(_) => return old as u64,
+                    Err(x) => old = x,
                 }
             }
-            // SAFETY: `p` points at 4 bytes inside the allocation or the LDS.
-            unsafe {
-                let old = (p as *const u32).read_unaligned();
-                (p as *mut u32).write_unaligned(f(old as u64) as u32);
-                old as u64
-            }
+        }
+        // SAFETY: `p` points at 4 bytes inside the allocation or the LDS.
+        unsafe {
+            let old = (p as *const u32).read_unaligned();
+            (p as *mut u32).write_unaligned(f(old as u64) as u32);
+            old as u64
         }
     }
 }

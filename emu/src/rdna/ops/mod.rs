@@ -313,10 +313,42 @@ pub enum DsOp {
         ret: bool,
     },
     Nop,
+    /// `ds_append` / `ds_consume` (`consume`): the LDS dword at M0 + OFFSET grows (shrinks) by
+    /// the number of active lanes; every active lane gets the value before.
+    Append {
+        consume: bool,
+    },
     /// ds_bpermute_b32 / ds_permute_b32 / ds_swizzle_b32
     Bpermute,
     Permute,
     Swizzle,
+}
+
+/// gfx9 scalar writes to memory: `s_store_*` / `s_buffer_store_*` (`n` SGPRs from `data`) and
+/// `s_atomic_*` / `s_buffer_atomic_*` (the data and compare SGPRs from `data`, as VMEM atomics
+/// read them from VGPRs). The address is formed as for [`Op::Smem`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmemWrite {
+    pub kind: SmemWriteKind,
+    pub data: u8,
+    pub base: u8,
+    pub off: i64,
+    pub soff: Ss,
+    /// `base` is a buffer resource (V#): its 48-bit base address.
+    pub buffer: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmemWriteKind {
+    Store {
+        n: u8,
+    },
+    /// `ret` (GLC): the value before the operation goes to `data`.
+    Atomic {
+        op: AtomicOp,
+        wide: bool,
+        ret: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -394,6 +426,8 @@ pub enum Op {
         soff: Ss,
         buffer: bool,
     },
+    /// gfx9 scalar stores and atomics (boxed: the other operations stay small).
+    SmemWrite(Box<SmemWrite>),
     Valu(Valu),
     /// gfx9 `s_memtime` (`real`: `s_memrealtime`): a 64-bit counter into an SGPR pair.
     Clock {
