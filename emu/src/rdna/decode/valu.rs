@@ -22,6 +22,7 @@ pub(in crate::rdna) fn blank(op: VOp, tys: [Ty; 3], dty: Ty) -> Valu {
         dpp: Dpp::None,
         imm: 0,
         zero_hi: false,
+        fast: false,
     }
 }
 
@@ -83,7 +84,7 @@ pub(super) fn lower_valu(
     if v.cmpx && !gfx9::is_gfx9(arch) {
         v.dst = 126;
     }
-    let _ = arch;
+    v.fast = crate::rdna::exec::fast(&v);
     Ok(Op::Valu(v))
 }
 

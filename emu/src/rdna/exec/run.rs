@@ -36,6 +36,7 @@ impl<const W: usize> Wave<W> {
                     let w = self.gpr_indexed(v).map_err(ill)?;
                     self.valu(&w, &mut io).map_err(ill)?
                 }
+                Op::Valu(v) if v.fast && self.valu_fast(v) => {}
                 Op::Valu(v) => self.valu(v, &mut io).map_err(ill)?,
                 Op::GprIdxOn { src, mode } => {
                     let idx = self.sval(*src, Ty::B32) as u32 & 0xff;

@@ -174,10 +174,18 @@ impl<const W: usize> Wave<W> {
             return false;
         }
         let (mut lo, mut hi) = (u64::MAX, 0u64);
-        for l in 0..W {
-            let on = exec >> l & 1 != 0;
-            lo = if on { lo.min(va[l]) } else { lo };
-            hi = if on { hi.max(va[l]) } else { hi };
+        if exec == Self::lane_mask() {
+            // Every lane: no mask to test per lane.
+            for &a in va.iter() {
+                lo = lo.min(a);
+                hi = hi.max(a);
+            }
+        } else {
+            for l in 0..W {
+                let on = exec >> l & 1 != 0;
+                lo = if on { lo.min(va[l]) } else { lo };
+                hi = if on { hi.max(va[l]) } else { hi };
+            }
         }
         let Some(base) = hi.checked_add(bytes).and_then(|end| ctx.mem.translate(lo, end - lo)) else {
             return false;

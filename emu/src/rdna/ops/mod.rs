@@ -166,6 +166,8 @@ pub struct Valu {
     /// A 16-bit result written to the low half zeroes the high half (most gfx9 16-bit
     /// operations, [`super::gfx9::zeroes_high16`]); otherwise the high half is kept.
     pub zero_hi: bool,
+    /// The wave loop's fast path runs it (exec/fast.rs decides, once).
+    pub fast: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
