@@ -147,3 +147,26 @@ fn packing_conversions_round_to_nearest_even_and_saturate() {
         }
     }
 }
+
+#[test]
+fn v_swap_b32_and_v_pk_fmac_f16() {
+    let r = words(64 * 3, 0x7777_1111);
+    let input: Vec<u32> = r.iter().map(|&w| f16_of(w) as u32 | (f16_of(w.rotate_left(16)) as u32) << 16).collect();
+    let out = vec![0u32; 64 * 3];
+    // v_swap_b32 in the even lanes only (EXEC 0x5555…); v_pk_fmac_f16 accumulates into v66.
+    let body = "v_mov_b32 v64, v16\nv_mov_b32 v65, v17\ns_mov_b32 exec_lo, 0x55555555\ns_mov_b32 exec_hi, 0x55555555\n\
+                v_swap_b32 v64, v65\ns_mov_b64 exec, -1\nv_mov_b32 v66, v18\nv_pk_fmac_f16 v66, v16, v17";
+    for arch in ARCHS {
+        let got = per_lane(arch, 3, &input, 3, &out, body);
+        for l in 0..64 {
+            let w = &input[3 * l..3 * l + 3];
+            let swapped = if l % 2 == 0 { [w[1], w[0]] } else { [w[0], w[1]] };
+            // Fused: the product is exact in f64 and these magnitudes keep the sum exact too.
+            let fma = |k: u32| {
+                let h = |x: u32| f16::from_bits((x >> k) as u16).to_f64();
+                f16::from_f64(h(w[0]) * h(w[1]) + h(w[2])).to_bits() as u32
+            };
+            assert_eq!(got[3 * l..3 * l + 3], [swapped[0], swapped[1], fma(0) | fma(16) << 16], "{arch} lane {l}");
+        }
+    }
+}

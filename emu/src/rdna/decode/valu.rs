@@ -68,6 +68,15 @@ pub(super) fn lower_valu(
         "VOP3" | "VOP3P" => lower_vop3(&mut v, m, b, enc, layout, i, lit)?,
         _ => return Err(unsupported()),
     }
+    if b == "v_pk_fmac_f16" {
+        // gfx9: D = S0 × S1 + D on both halves, in order (the VOP2 form has no OPSEL; the
+        // VOP3 form's ABS bits would be read as NEG_HI, which it does not have).
+        if v.abs != 0 || v.opsel != 0 {
+            return Err(format!("{m}: abs and op_sel not supported"));
+        }
+        v.src[2] = Vs::V(v.dst);
+        v.opsel_hi = 0b111;
+    }
     if v.op == VOp::Bitop3 {
         // gfx950: the truth table sits in the NEG (bits 2:0), ABS (5:3) and OMOD (7:6) fields.
         v.imm = (i.f("neg") | i.f("abs") << 3 | i.f("omod") << 6) as u8;
@@ -155,7 +164,8 @@ fn lower_vop12c(
     }
     implicit_operands(v, b, lit)?;
     if v.nsrc == 3
-        && (matches!(v.op, VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32 | VOp::MadF16) || dot_c(b))
+        && (matches!(v.op, VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32 | VOp::MadF16 | VOp::PkFmaF16)
+            || dot_c(b))
     {
         // fine
     } else if v.nsrc == 3

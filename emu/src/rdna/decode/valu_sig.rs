@@ -319,7 +319,7 @@ fn valu_sig_f16_f64(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_cvt_f32_f64" => (V::CvtF32F64, d3, F32),
         "v_pk_add_f16" => (V::PkAddF16, h3, B32),
         "v_pk_mul_f16" => (V::PkMulF16, h3, B32),
-        "v_pk_fma_f16" => (V::PkFmaF16, h3, B32),
+        "v_pk_fma_f16" | "v_pk_fmac_f16" => (V::PkFmaF16, h3, B32),
         "v_pk_max_f16" | "v_pk_max_num_f16" => (V::PkMaxF16, h3, B32),
         "v_pk_min_f16" | "v_pk_min_num_f16" => (V::PkMinF16, h3, B32),
         "v_pk_add_u16" => (V::PkAddU16, [B16; 3], B32),

@@ -10,6 +10,10 @@ use super::*;
 pub fn fast(v: &Valu) -> bool {
     use VOp::*;
     let plain = v.dpp == Dpp::None && v.neg | v.abs | v.opsel == 0 && !v.clamp && v.omod == 0 && !v.cmpx;
+    if v.op == LshlAddU64 {
+        // 64-bit address arithmetic (gfx942+ pointer increments): its own loop.
+        return plain && v.tys == [Ty::B64, Ty::B32, Ty::B64] && v.dty == Ty::B64;
+    }
     let wide32 = |t: &Ty| matches!(t, Ty::B32 | Ty::F32);
     let srcs = &v.tys[..v.nsrc as usize];
     let sources_32 = match v.op {
@@ -95,6 +99,10 @@ impl<const W: usize> Wave<W> {
     /// (nothing done) for any other operation.
     pub(super) fn valu_fast(&mut self, v: &Valu) -> bool {
         use VOp::*;
+        if v.op == LshlAddU64 {
+            self.lshl_add_u64(v);
+            return true;
+        }
         let (mut a, mut b, mut c, mut r) = ([0u32; W], [0u32; W], [0u32; W], [0u32; W]);
         self.src32(v.src[0], &mut a);
         if v.nsrc > 1 {
@@ -161,5 +169,38 @@ impl<const W: usize> Wave<W> {
             }
         }
         true
+    }
+
+    /// A 64-bit source's lanes, as low and high dwords.
+    #[inline(always)]
+    fn src64(&self, s: Vs, lo: &mut [u32; W], hi: &mut [u32; W]) {
+        match s {
+            Vs::V(r) => {
+                *lo = self.v[r as usize];
+                *hi = self.v[r as usize + 1];
+            }
+            Vs::S(ss) => {
+                let x = self.sval(ss, Ty::B64);
+                (*lo, *hi) = ([x as u32; W], [(x >> 32) as u32; W]);
+            }
+        }
+    }
+
+    /// `v_lshl_add_u64`: D = (S0 << S1[2:0]) + S2, in 64 bits (as the general path's arm).
+    fn lshl_add_u64(&mut self, v: &Valu) {
+        let (mut a0, mut a1, mut c0, mut c1, mut sh) = ([0u32; W], [0u32; W], [0u32; W], [0u32; W], [0u32; W]);
+        self.src64(v.src[0], &mut a0, &mut a1);
+        self.src32(v.src[1], &mut sh);
+        self.src64(v.src[2], &mut c0, &mut c1);
+        let exec = self.exec();
+        let d = v.dst as usize;
+        for l in 0..W {
+            let a = a0[l] as u64 | (a1[l] as u64) << 32;
+            let r = (a << (sh[l] & 7)).wrapping_add(c0[l] as u64 | (c1[l] as u64) << 32);
+            if exec >> l & 1 != 0 {
+                self.v[d][l] = r as u32;
+                self.v[d + 1][l] = (r >> 32) as u32;
+            }
+        }
     }
 }

@@ -50,6 +50,7 @@ impl<const W: usize> Wave<W> {
                     self.ws64(*dst as usize, if *real { real_time() } else { self.count + count })
                 }
                 Op::Cvt8(c) => self.cvt8(c),
+                Op::VSwap { a, b } => self.vswap(*a as usize, *b as usize),
                 Op::Sdwa(s) => self.sdwa(s, &mut io).map_err(ill)?,
                 Op::PermlaneSwap { vdst, src, half, fi, bound_ctrl } => {
                     self.permlane_swap(*vdst, *src, *half, *fi, *bound_ctrl)

@@ -194,6 +194,16 @@ impl<const W: usize> Wave<W> {
         // `base`, and each active lane's access is `bytes` long at `va[l]` within it.
         let at = |l: usize| unsafe { base.add((va[l] - lo) as usize) };
         match m.op {
+            MemOp::Load { bytes: 4 | 8 | 12 | 16, .. } if exec == Self::lane_mask() => {
+                // Every lane: a straight loop, no mask to walk.
+                for k in 0..bytes as usize / 4 {
+                    let d = &mut self.v[m.vdst as usize + k];
+                    for l in 0..W {
+                        // SAFETY: dword k of lane l's access, inside the allocation (above).
+                        d[l] = unsafe { (at(l).add(4 * k) as *const u32).read_unaligned() };
+                    }
+                }
+            }
             MemOp::Load { bytes: 4 | 8 | 12 | 16, .. } => {
                 for k in 0..bytes as usize / 4 {
                     let d = &mut self.v[m.vdst as usize + k];

@@ -461,6 +461,11 @@ pub enum Op {
         fi: bool,
         bound_ctrl: bool,
     },
+    /// gfx9 `v_swap_b32`: VGPRs `a` and `b` trade values in the active lanes.
+    VSwap {
+        a: u16,
+        b: u16,
+    },
     /// gfx9 SDWA forms of VOP1, VOP2 and VOPC.
     Sdwa(Box<Sdwa>),
     /// Narrow-format conversions (boxed: the other operations stay small).
