@@ -10,14 +10,16 @@ use super::*;
 pub fn fast(v: &Valu) -> bool {
     use VOp::*;
     let plain = v.dpp == Dpp::None && v.neg | v.abs | v.opsel == 0 && !v.clamp && v.omod == 0 && !v.cmpx;
-    if v.op == LshlAddU64 {
-        // 64-bit address arithmetic (gfx942+ pointer increments): its own loop.
-        return plain && v.tys == [Ty::B64, Ty::B32, Ty::B64] && v.dty == Ty::B64;
+    match v.op {
+        // 64-bit address arithmetic (pointer increments): loops of their own.
+        LshlAddU64 => return plain && v.tys == [Ty::B64, Ty::B32, Ty::B64] && v.dty == Ty::B64,
+        LshlRev64 => return plain && v.tys == [Ty::B32, Ty::B64, Ty::B32] && v.dty == Ty::B64,
+        _ => {}
     }
     let wide32 = |t: &Ty| matches!(t, Ty::B32 | Ty::F32);
     let srcs = &v.tys[..v.nsrc as usize];
     let sources_32 = match v.op {
-        Cndmask => wide32(&srcs[0]) && wide32(&srcs[1]),
+        Cndmask | AddCoCi | SubCoCi => wide32(&srcs[0]) && wide32(&srcs[1]),
         _ => srcs.iter().all(wide32),
     };
     plain
@@ -50,6 +52,10 @@ pub fn fast(v: &Valu) -> bool {
                 | BfeU
                 | Mov
                 | Cndmask
+                | AddCo
+                | SubCo
+                | AddCoCi
+                | SubCoCi
                 | AddF32
                 | SubF32
                 | SubrevF32
@@ -99,9 +105,16 @@ impl<const W: usize> Wave<W> {
     /// (nothing done) for any other operation.
     pub(super) fn valu_fast(&mut self, v: &Valu) -> bool {
         use VOp::*;
-        if v.op == LshlAddU64 {
-            self.lshl_add_u64(v);
-            return true;
+        match v.op {
+            LshlAddU64 | LshlRev64 => {
+                self.shift64(v);
+                return true;
+            }
+            AddCo | SubCo | AddCoCi | SubCoCi => {
+                self.carry32(v);
+                return true;
+            }
+            _ => {}
         }
         let (mut a, mut b, mut c, mut r) = ([0u32; W], [0u32; W], [0u32; W], [0u32; W]);
         self.src32(v.src[0], &mut a);
@@ -186,21 +199,64 @@ impl<const W: usize> Wave<W> {
         }
     }
 
-    /// `v_lshl_add_u64`: D = (S0 << S1[2:0]) + S2, in 64 bits (as the general path's arm).
-    fn lshl_add_u64(&mut self, v: &Valu) {
+    /// `v_lshl_add_u64`: D = (S0 << S1[2:0]) + S2, and `v_lshlrev_b64`: D = S1 << S0[5:0], in
+    /// 64 bits (as the general path's arms).
+    fn shift64(&mut self, v: &Valu) {
         let (mut a0, mut a1, mut c0, mut c1, mut sh) = ([0u32; W], [0u32; W], [0u32; W], [0u32; W], [0u32; W]);
-        self.src64(v.src[0], &mut a0, &mut a1);
-        self.src32(v.src[1], &mut sh);
-        self.src64(v.src[2], &mut c0, &mut c1);
+        let add = v.op == VOp::LshlAddU64;
+        if add {
+            self.src64(v.src[0], &mut a0, &mut a1);
+            self.src32(v.src[1], &mut sh);
+            self.src64(v.src[2], &mut c0, &mut c1);
+        } else {
+            self.src32(v.src[0], &mut sh);
+            self.src64(v.src[1], &mut a0, &mut a1);
+        }
         let exec = self.exec();
         let d = v.dst as usize;
         for l in 0..W {
             let a = a0[l] as u64 | (a1[l] as u64) << 32;
-            let r = (a << (sh[l] & 7)).wrapping_add(c0[l] as u64 | (c1[l] as u64) << 32);
+            let r = if add {
+                (a << (sh[l] & 7)).wrapping_add(c0[l] as u64 | (c1[l] as u64) << 32)
+            } else {
+                a << (sh[l] & 63)
+            };
             if exec >> l & 1 != 0 {
                 self.v[d][l] = r as u32;
                 self.v[d + 1][l] = (r >> 32) as u32;
             }
         }
+    }
+
+    /// `v_add_co_u32`, `v_sub_co_u32` and their carry-in forms: the 32-bit result, and the
+    /// carry (borrow) of the active lanes into `sdst` (as the general path's arms and commit).
+    fn carry32(&mut self, v: &Valu) {
+        use VOp::*;
+        let (mut a, mut b) = ([0u32; W], [0u32; W]);
+        self.src32(v.src[0], &mut a);
+        self.src32(v.src[1], &mut b);
+        let cin = match v.op {
+            AddCoCi | SubCoCi => self.sval(valu::src_s(v.src[2]), Ty::Mask),
+            _ => 0,
+        };
+        let (mut r, mut carry) = ([0u32; W], 0u64);
+        let sub = matches!(v.op, SubCo | SubCoCi);
+        for l in 0..W {
+            let (x, y, ci) = (a[l] as u64, b[l] as u64, cin >> l & 1);
+            let (s, c) = if sub {
+                (x.wrapping_sub(y).wrapping_sub(ci), y + ci > x)
+            } else {
+                let s = x + y + ci;
+                (s, s >> 32 != 0)
+            };
+            r[l] = s as u32;
+            carry |= (c as u64) << l;
+        }
+        let exec = self.exec();
+        let d = &mut self.v[v.dst as usize];
+        for l in 0..W {
+            d[l] = if exec >> l & 1 != 0 { r[l] } else { d[l] };
+        }
+        self.wmask(v.sdst as usize, carry & exec);
     }
 }
