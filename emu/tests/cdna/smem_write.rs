@@ -77,3 +77,64 @@ fn ds_append_and_consume_count_active_lanes_at_m0() {
         }
     }
 }
+
+#[test]
+fn lds_rsub_mskor_wrap_and_float_cmpst() {
+    let mut input = vec![0u32; 64 * 10];
+    let mut seed = 0x0dd_ba11u32;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        seed
+    };
+    for l in 0..64 {
+        let w = &mut input[10 * l..10 * l + 10];
+        for x in w.iter_mut() {
+            *x = next();
+        }
+        // Half the lanes wrap (MEM >= DATA), half add DATA2.
+        if l % 2 == 0 {
+            w[1] = w[0] >> 3;
+        } else {
+            w[0] >>= 3;
+            w[1] = w[0] + 1 + (w[1] >> 29);
+        }
+        // cmpst_f32: +0 vs −0 (equal floats), same value, different values, NaN vs the same NaN.
+        (w[3], w[4]) = match l % 4 {
+            0 => (0, 0x8000_0000),
+            1 => (w[3] & 0x3fff_ffff, w[3] & 0x3fff_ffff),
+            2 => (0x3f80_0000, 0x4000_0000),
+            _ => (0x7fc0_0001, 0x7fc0_0001),
+        };
+    }
+    let body = "v_lshlrev_b32 v3, 5, v0\nds_write_b32 v3, v16\nds_write_b32 v3, v16 offset:4\n\
+                ds_write_b32 v3, v16 offset:8\nds_write_b32 v3, v19 offset:12\nds_write_b64 v3, v[22:23] offset:16\n\
+                s_waitcnt lgkmcnt(0)\nds_rsub_u32 v3, v17\nds_mskor_b32 v3, v17, v18 offset:4\n\
+                ds_wrap_rtn_b32 v64, v3, v17, v18 offset:8\nds_cmpst_rtn_f32 v65, v3, v20, v21 offset:12\n\
+                ds_rsub_rtn_u64 v[66:67], v3, v[24:25] offset:16\ns_waitcnt lgkmcnt(0)\n\
+                ds_read_b32 v68, v3\nds_read_b32 v69, v3 offset:4\nds_read_b32 v70, v3 offset:8\n\
+                ds_read_b32 v71, v3 offset:12\nds_read_b64 v[72:73], v3 offset:16\ns_waitcnt lgkmcnt(0)";
+    for arch in ARCHS {
+        let got = crate::minifloat::per_lane_lds(arch, 64 * 32, 10, &input, 10, &[0; 640], body);
+        for l in 0..64 {
+            let w = &input[10 * l..10 * l + 10];
+            let (a, b, c) = (w[0], w[1], w[2]);
+            let wrap = if a >= b { a - b } else { a.wrapping_add(c) };
+            let eq = f32::from_bits(w[3]) == f32::from_bits(w[4]);
+            let (m, d) = (w[6] as u64 | (w[7] as u64) << 32, w[8] as u64 | (w[9] as u64) << 32);
+            let rsub64 = d.wrapping_sub(m);
+            let want = [
+                a,
+                w[3],
+                m as u32,
+                (m >> 32) as u32,
+                b.wrapping_sub(a),
+                (a & !b) | c,
+                wrap,
+                if eq { w[5] } else { w[3] },
+                rsub64 as u32,
+                (rsub64 >> 32) as u32,
+            ];
+            assert_eq!(got[10 * l..10 * l + 10], want, "{arch} lane {l}: {w:x?}");
+        }
+    }
+}

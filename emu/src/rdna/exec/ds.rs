@@ -93,10 +93,11 @@ impl<const W: usize> Wave<W> {
                 DsOp::Atomic { op, wide, ret } => {
                     let n = if wide { 8 } else { 4 };
                     let o = at(base + m.off0 as u64, n, true)?;
-                    let old = if op == AtomicOp::Cmpswap {
+                    let two = matches!(op, AtomicOp::Cmpswap | AtomicOp::CmpswapF | AtomicOp::Mskor | AtomicOp::Wrap);
+                    let old = if two {
                         // SAFETY: bounds checked by `at`.
                         let p = unsafe { lds.as_mut_ptr().add(o) };
-                        self.ds_cmpswap_lane(p, l, m, wide)
+                        self.ds_atomic2_lane(p, l, m, op, wide)
                     } else {
                         // SAFETY: bounds checked by `at`.
                         let p = unsafe { lds.as_mut_ptr().add(o) };
@@ -143,9 +144,10 @@ impl<const W: usize> Wave<W> {
         self.v[m.vdst as usize] = r;
     }
 
-    /// ds_cmpst* on one lane; returns the old value. The compare value is data0 and the new
-    /// value data1; they are staged as (new, cmp), the order `atomic_new` takes them in.
-    fn ds_cmpswap_lane(&self, p: *mut u8, l: usize, m: &Ds, wide: bool) -> u64 {
+    /// An LDS atomic with two data operands (ds_cmpst*, ds_mskor*, ds_wrap*) on one lane;
+    /// returns the old value. DATA (data0) is the compare (mask) value and DATA2 (data1) the
+    /// new one; they are staged as (src, cmp), the order `atomic_new` takes them in.
+    fn ds_atomic2_lane(&self, p: *mut u8, l: usize, m: &Ds, op: AtomicOp, wide: bool) -> u64 {
         let w = if wide { 2 } else { 1 };
         let (d0, d1) = (m.data0 as usize, m.data1 as usize);
         let mut tmp = [0u32; 4];
@@ -159,11 +161,11 @@ impl<const W: usize> Wave<W> {
         unsafe {
             if wide {
                 let old = (p as *const u64).read_unaligned();
-                (p as *mut u64).write_unaligned(atomic_new(AtomicOp::Cmpswap, old, src, cmp, true));
+                (p as *mut u64).write_unaligned(atomic_new(op, old, src, cmp, true));
                 old
             } else {
                 let old = (p as *const u32).read_unaligned() as u64;
-                (p as *mut u32).write_unaligned(atomic_new(AtomicOp::Cmpswap, old, src, cmp, false) as u32);
+                (p as *mut u32).write_unaligned(atomic_new(op, old, src, cmp, false) as u32);
                 old
             }
         }

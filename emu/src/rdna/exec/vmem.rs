@@ -423,5 +423,23 @@ pub(super) fn atomic_new(op: AtomicOp, old: u64, src: u64, cmp: u64, wide: bool)
         }
         SubClamp => o.saturating_sub(s),
         PkAddF16 | PkAddBf16 => super::cdna4::pk_add16(op == PkAddBf16, o as u32, s as u32) as u64,
+        Rsub => s.wrapping_sub(o),
+        Mskor => (o & !cmp) | s,
+        Wrap => {
+            let c = cmp & m;
+            if o >= c {
+                o - c
+            } else {
+                o.wrapping_add(s)
+            }
+        }
+        CmpswapF => {
+            let eq = if wide { d(o) == d(cmp) } else { f(o) == f(cmp & m) };
+            if eq {
+                s
+            } else {
+                o
+            }
+        }
     }) & m
 }

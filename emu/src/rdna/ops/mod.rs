@@ -222,6 +222,13 @@ pub enum AtomicOp {
     /// gfx9: two f16 (bf16) adds on the halves of a dword.
     PkAddF16,
     PkAddBf16,
+    /// gfx9 LDS forms (CDNA3 ISA guide, DS opcodes), with DATA as `cmp` and DATA2 as `src`:
+    /// `ds_rsub` (DATA − MEM), `ds_mskor` ((MEM & ~DATA) | DATA2), `ds_wrap` (MEM ≥ DATA ?
+    /// MEM − DATA : MEM + DATA2), `ds_cmpst_f32/f64` (a compare-and-store by float equality).
+    Rsub,
+    Mskor,
+    Wrap,
+    CmpswapF,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
