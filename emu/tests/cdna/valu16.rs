@@ -170,3 +170,45 @@ fn v_swap_b32_and_v_pk_fmac_f16() {
         }
     }
 }
+
+/// IEEE 754-2019 minimum (maximum) of f16 values: NaN if any is NaN, −0 below +0.
+fn minmax16(v: [u16; 3], max: bool) -> u16 {
+    let x = v.map(|h| f16::from_bits(h).to_f64());
+    if x.iter().any(|a| a.is_nan()) {
+        return 0x7e00;
+    }
+    // Order by value, then −0 before +0.
+    let key = |k: usize| (x[k], !f16::from_bits(v[k]).is_sign_negative());
+    let best = (0..3).reduce(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        let b_wins = if max { kb > ka } else { kb < ka };
+        if b_wins {
+            b
+        } else {
+            a
+        }
+    });
+    v[best.unwrap()]
+}
+
+#[test]
+fn gfx950_packed_minimum3_maximum3_bitop3_b16_and_cvt_off_f32_i4() {
+    let r = words(64 * 3, 0x4242_9999);
+    let mut input: Vec<u32> = r.iter().map(|&w| f16_of(w) as u32 | (f16_of(w.rotate_left(16)) as u32) << 16).collect();
+    // Some NaNs and signed zeros.
+    (input[0], input[1], input[2]) = (0x8000_7e00, 0x0000_3c00, 0x8000_4000);
+    (input[3], input[4], input[5]) = (0x0000_8000, 0x8000_0000, 0x3c00_3c00);
+    let out = vec![0xdead_beefu32; 64 * 4];
+    let body = "v_pk_minimum3_f16 v64, v16, v17, v18\nv_pk_maximum3_f16 v65, v16, v17, v18\n\
+                v_bitop3_b16 v66, v16, v17, v18 bitop3:0xe8\nv_cvt_off_f32_i4 v67, v16";
+    let got = per_lane("gfx950", 3, &input, 4, &out, body);
+    for l in 0..64 {
+        let w = &input[3 * l..3 * l + 3];
+        let half = |k: u32| [w[0], w[1], w[2]].map(|x| (x >> k) as u16);
+        let pk = |max| minmax16(half(0), max) as u32 | (minmax16(half(16), max) as u32) << 16;
+        let maj = (w[0] & w[1]) | (w[0] & w[2]) | (w[1] & w[2]);
+        let off = ((w[0] & 0xf) as i32 - if w[0] & 8 != 0 { 16 } else { 0 }) as f32 / 16.0;
+        let want = [pk(false), pk(true), 0xdead_0000 | (maj & 0xffff), off.to_bits()];
+        assert_eq!(got[4 * l..4 * l + 4], want, "lane {l}: {w:x?}");
+    }
+}

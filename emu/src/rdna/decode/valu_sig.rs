@@ -48,6 +48,10 @@ fn valu_sig_gfx9(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_cos_f16" => (V::CosF16, h3, F16),
         "v_minimum3_f32" => (V::Minimum3F32, f3, F32),
         "v_maximum3_f32" => (V::Maximum3F32, f3, F32),
+        "v_pk_minimum3_f16" => (V::PkMinimum3F16, h3, B32),
+        "v_pk_maximum3_f16" => (V::PkMaximum3F16, h3, B32),
+        "v_bitop3_b16" => (V::Bitop3, w3, B16),
+        "v_cvt_off_f32_i4" => (V::CvtOffF32I4, b3, F32),
         _ => return None,
     })
 }
@@ -412,7 +416,7 @@ pub(super) fn arity(op: VOp) -> u8 {
         | RcpF64 | RsqF64 | SqrtF64 | FloorF64 | CeilF64 | TruncF64 | RndneF64 | FractF64 | FrexpMantF64
         | FrexpExpF64 | CvtF64I32 | CvtF64U32 | CvtI32F64 | CvtU32F64 | CvtF64F32 | CvtF32F64 | ReadFirstLane
         | Bcnt16 | CvtF32Bf16 | Prng | CvtNormI16F16 | CvtNormU16F16 | SatPkU8I16 | FrexpMantF16 | FrexpExpF16
-        | SinF16 | CosF16 => 1,
+        | SinF16 | CosF16 | CvtOffF32I4 => 1,
         Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xor3 | Xad | BfeU | BfeI | Bfi | Alignbit | Alignbyte
         | Perm | MadU24 | MadI24 | Min3I | Max3I | Med3I | Min3U | Max3U | Med3U | Cndmask | SadU32 | SadU8
         | SadHiU8 | SadU16 | MsadU8 | LerpU8 | CndmaskB16 | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32
@@ -421,7 +425,7 @@ pub(super) fn arity(op: VOp) -> u8 {
         | DivScaleF64 | DivFmasF64 | DivFixupF64 | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16
         | Dot2F32F16 | Dot2F32Bf16 | Dot2I32I16 | Dot2U32U16 | Dot4I32I8 | Dot4U32U8 | Dot8I32I4 | Dot8U32U4
         | LshlAddU64 | Bitop3 | MadU32U16 | MadI32I16 | MadF16 | MadI16 | Min3U16 | Max3U16 | Med3U16 | Min3I16
-        | Max3I16 | Med3I16 | CvtPkU8F32 | Minimum3F32 | Maximum3F32 => 3,
+        | Max3I16 | Med3I16 | CvtPkU8F32 | Minimum3F32 | Maximum3F32 | PkMinimum3F16 | PkMaximum3F16 => 3,
         _ => 2,
     }
 }

@@ -84,6 +84,8 @@ impl<const W: usize> Wave<W> {
             FrexpExpF16 => map!(io, |x, y, z| frexp64(hf(x) as f64).1 as u32 as u64 & 0xffff),
             SinF16 => map!(io, |x, y, z| hb((hf(x) as f64 * std::f64::consts::TAU).sin() as f32)),
             CosF16 => map!(io, |x, y, z| hb((hf(x) as f64 * std::f64::consts::TAU).cos() as f32)),
+            // The low nibble as a signed 4-bit integer over 16 (interpolation offsets).
+            CvtOffF32I4 => map!(io, |x, y, z| fb(((x as u32) << 28) as i32 as f32 / (16.0 * (1u64 << 28) as f32))),
             Minimum3F32 => map!(io, |x, y, z| minmax3(x, y, z, false)),
             Maximum3F32 => map!(io, |x, y, z| minmax3(x, y, z, true)),
             _ => return Ok(Arm::Next),

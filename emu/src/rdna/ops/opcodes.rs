@@ -456,6 +456,9 @@ ops!(VOp {
     CosF16,
     Minimum3F32,
     Maximum3F32,
+    PkMinimum3F16,
+    PkMaximum3F16,
+    CvtOffF32I4,
     // compares: Cmp(ty, cond) encoded separately
     Cmp,
 });
