@@ -77,6 +77,7 @@ impl<const W: usize> Wave<W> {
                     self.smem(ctx, *dst, *n, *base, *off, *soff, *buffer, pc)?
                 }
                 Op::SmemWrite(w) => self.smem_write(ctx, w, pc)?,
+                Op::SMovRel { dst, src, wide, rel_dst } => self.smovrel(*dst, *src, *wide, *rel_dst).map_err(ill)?,
                 Op::Vopd(pair) => {
                     let exec = self.exec();
                     let ox = self.compute(&pair[0], exec, &mut io).map_err(ill)?;

@@ -435,6 +435,14 @@ pub enum Op {
         soff: Ss,
         buffer: bool,
     },
+    /// `s_movrels_*` / `s_movreld_*`: a scalar move (`wide`: of a pair) whose source register
+    /// (`rel_dst`: destination register) M0 offsets at run time.
+    SMovRel {
+        dst: u8,
+        src: Ss,
+        wide: bool,
+        rel_dst: bool,
+    },
     /// gfx9 scalar stores and atomics (boxed: the other operations stay small).
     SmemWrite(Box<SmemWrite>),
     Valu(Valu),
