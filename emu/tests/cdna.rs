@@ -42,6 +42,10 @@ mod lanes;
 mod minifloat;
 #[path = "cdna/sdwa.rs"]
 mod sdwa;
+#[path = "cdna/smem_write.rs"]
+mod smem_write;
+#[path = "cdna/valu16.rs"]
+mod valu16;
 #[path = "cdna/xcc.rs"]
 mod xcc;
 use common::wave::*;

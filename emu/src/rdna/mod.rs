@@ -368,12 +368,22 @@ impl Interpreter {
         }
         let (bx, by) = (d.block[0] as usize, d.block[1] as usize);
         let mut exec = 0u64;
+        // The work-item ids counted up lane by lane (no divisions per lane).
+        let t0 = w * W;
+        let (mut x, mut y, mut z) = (t0 % bx, (t0 / bx) % by, t0 / (bx * by));
         for (l, v0) in wave.v[0].iter_mut().enumerate() {
-            let t = w * W + l;
-            if t < threads {
+            if t0 + l < threads {
                 exec |= 1 << l;
-                let (x, y, z) = (t % bx, (t / bx) % by, t / (bx * by));
                 *v0 = (x as u32) | ((y as u32) << 10) | ((z as u32) << 20);
+            }
+            x += 1;
+            if x == bx {
+                x = 0;
+                y += 1;
+                if y == by {
+                    y = 0;
+                    z += 1;
+                }
             }
         }
         wave.s[126] = exec as u32;

@@ -99,3 +99,23 @@ fn sad_msad_and_lerp_work_per_byte() {
         assert_eq!(buf[192 + 5 * l..197 + 5 * l], want, "lane {l}");
     }
 }
+
+#[test]
+fn s_movrels_and_s_movreld_index_sgprs_by_m0() {
+    let mut src = String::from(
+        "s_mov_b32 s10, 10\ns_mov_b32 s11, 11\ns_mov_b32 s12, 12\ns_mov_b32 s13, 13\ns_mov_b32 s14, 14\n\
+         s_mov_b32 s15, 15\ns_mov_b32 m0, 3\ns_movrels_b32 s4, s10\ns_movreld_b32 s20, 0x1234\n\
+         s_mov_b32 m0, 2\ns_movrels_b64 s[6:7], s[12:13]\ns_mov_b64 s[8:9], -2\ns_movreld_b64 s[26:27], s[8:9]\n\
+         v_mov_b32 v2, 0\n",
+    );
+    for (k, s) in ["s4", "s23", "s6", "s7", "s28", "s29", "s20", "s26"].iter().enumerate() {
+        src += &format!("v_mov_b32 v1, {s}\nglobal_store_dword v2, v1, s[0:1] offset:{}\n", 4 * k);
+    }
+    src += "s_endpgm\n";
+    for arch in ["gfx942", "gfx950"] {
+        let mut buf = vec![0u32; 8];
+        run(arch, &src, &mut buf, 0);
+        // s4 = s[10 + 3]; s[20 + 3] = 0x1234; s[6:7] = s[14:15]; s[28:29] = -2; s20, s26 untouched (0).
+        assert_eq!(buf, [13, 0x1234, 14, 15, u32::MAX - 1, u32::MAX, 0, 0], "{arch}");
+    }
+}

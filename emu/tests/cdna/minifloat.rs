@@ -127,6 +127,19 @@ impl F {
 /// v16.., its `k_out` output dwords in v64.. (first loaded from `out[l*k_out..]`, so what a
 /// conversion keeps is visible); returns the output dwords after the body.
 pub fn per_lane(arch: &'static str, k_in: usize, input: &[u32], k_out: usize, out: &[u32], body: &str) -> Vec<u32> {
+    per_lane_lds(arch, 0, k_in, input, k_out, out, body)
+}
+
+/// As [`per_lane`], with `lds` bytes of LDS.
+pub fn per_lane_lds(
+    arch: &'static str,
+    lds: u32,
+    k_in: usize,
+    input: &[u32],
+    k_out: usize,
+    out: &[u32],
+    body: &str,
+) -> Vec<u32> {
     assert!(k_in <= 32 && k_out <= 32);
     let mut buf = input.to_vec();
     buf.resize(64 * k_in, 0);
@@ -151,7 +164,7 @@ pub fn per_lane(arch: &'static str, k_in: usize, input: &[u32], k_out: usize, ou
         src += &format!("global_store_dword v2, v{}, s[0:1] offset:{}\n", 64 + j, 4 * j);
     }
     src += "s_endpgm\n";
-    run(arch, &src, &mut buf, 0);
+    run(arch, &src, &mut buf, lds);
     buf[64 * k_in..].to_vec()
 }
 

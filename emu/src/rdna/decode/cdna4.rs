@@ -1,4 +1,6 @@
-//! gfx950 (CDNA4) operations with a lowering of their own: the lane swaps.
+//! gfx9 operations with a lowering of their own: gfx950's (CDNA4) lane swaps, and the
+//! register swap `v_swap_b32` (CDNA3 ISA guide: "swap operands", D and S0 trade values in the
+//! active lanes).
 //!
 //! Source: LLVM's llvm.amdgcn.permlane{16,32}.swap ("swaps the odd rows of the first operand
 //! with the even rows of the second operand (one row is 16 lanes)"; permlane32: the upper 32
@@ -8,6 +10,13 @@
 use super::*;
 
 pub(super) fn lower(m: &str, i: &Instruction) -> Option<Result<Op, String>> {
+    if m == "v_swap_b32" {
+        let src = i.f("src0");
+        if src < 256 {
+            return Some(Err(format!("{m}: the source must be a VGPR")));
+        }
+        return Some(Ok(Op::VSwap { a: i.f("vdst") as u16, b: (src - 256) as u16 }));
+    }
     let half = match base(m) {
         "v_permlane16_swap_b32" => false,
         "v_permlane32_swap_b32" => true,

@@ -72,6 +72,8 @@ pub(super) fn lower_ds(m: &str, i: &Instruction, gfx9: bool) -> Result<Op, Strin
         "read_b64_tr_b16" => DsOp::LoadTr { bytes: 8, bits: 16 },
         "read_b96_tr_b6" => DsOp::LoadTr { bytes: 12, bits: 6 },
         "nop" => DsOp::Nop,
+        "append" => DsOp::Append { consume: false },
+        "consume" => DsOp::Append { consume: true },
         "bpermute_b32" => DsOp::Bpermute,
         "permute_b32" => DsOp::Permute,
         "swizzle_b32" => DsOp::Swizzle,

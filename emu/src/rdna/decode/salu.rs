@@ -14,6 +14,9 @@ pub(super) fn lower_salu(
     if let Some(op) = salu_flow(m, i, next, resolve) {
         return Ok(op);
     }
+    if let Some(rest) = m.strip_prefix("s_movrel") {
+        return lower_movrel(m, rest, i, lit);
+    }
     // (op, a width, b width)
     let (op, a64, b64) = salu_sig_arith(m)
         .or_else(|| salu_sig_misc(m))
@@ -330,4 +333,21 @@ pub(super) fn lower_sopp(m: &str, i: &Instruction, next: u64, resolve: &dyn Fn(u
         }
         _ => return Err(format!("{m}: not supported")),
     })
+}
+
+/// `s_movrels_b32/b64` (SDST = SGPR[SSRC0 + M0]) and `s_movreld_b32/b64` (SGPR[SDST + M0] =
+/// SSRC0): scalar moves whose source (destination) register M0 offsets at run time.
+fn lower_movrel(m: &str, rest: &str, i: &Instruction, lit: Option<u32>) -> Result<Op, String> {
+    let (rel_dst, wide) = match rest {
+        "s_b32" => (false, false),
+        "s_b64" => (false, true),
+        "d_b32" => (true, false),
+        "d_b64" => (true, true),
+        _ => return Err(format!("{m}: not supported")),
+    };
+    let src = ssrc(i.f("ssrc0"), if wide { Ty::B64 } else { Ty::B32 }, lit)?;
+    if !rel_dst && !matches!(src, Ss::R(_)) {
+        return Err(format!("{m}: the source must be an SGPR"));
+    }
+    Ok(Op::SMovRel { dst: i.f("sdst") as u8, src, wide, rel_dst })
 }

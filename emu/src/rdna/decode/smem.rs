@@ -31,6 +31,7 @@ pub(super) fn lower_smem(m: &str, i: &Instruction, lit: Option<u32>, gfx9: bool,
         m if m.starts_with("s_dcache") || m.starts_with("s_gl1_inv") || m.starts_with("s_prefetch") => {
             return Ok(Op::Nop)
         }
+        _ if gfx9 => return lower_smem_write(m, i),
         _ => return Err(format!("{m}: not supported")),
     };
     let bits = if gfx12 { 24 } else { 21 };
@@ -41,4 +42,30 @@ pub(super) fn lower_smem(m: &str, i: &Instruction, lit: Option<u32>, gfx9: bool,
         (sext(i.f("offset"), bits), if soff == NULL as u32 { Ss::K(0) } else { ssrc(soff, Ty::B32, lit)? })
     };
     Ok(Op::Smem { dst: i.f("sdata") as u8, n, base: (i.f("sbase") * 2) as u8, off, soff, buffer })
+}
+
+/// gfx9 `s_store_*`, `s_buffer_store_*`, `s_atomic_*`, `s_buffer_atomic_*`.
+fn lower_smem_write(m: &str, i: &Instruction) -> Result<Op, String> {
+    let unsupported = || format!("{m}: not supported");
+    let (buffer, rest) = match m.strip_prefix("s_buffer_") {
+        Some(r) => (true, r),
+        None => (false, m.strip_prefix("s_").ok_or_else(unsupported)?),
+    };
+    let kind = if let Some(w) = rest.strip_prefix("store_dword") {
+        let n = match w {
+            "" => 1,
+            "x2" => 2,
+            "x4" => 4,
+            _ => return Err(unsupported()),
+        };
+        SmemWriteKind::Store { n }
+    } else if let Some(a) = rest.strip_prefix("atomic_") {
+        let (op, wide) = atomic_op(a).ok_or_else(unsupported)?;
+        SmemWriteKind::Atomic { op, wide, ret: i.f("glc") != 0 }
+    } else {
+        return Err(unsupported());
+    };
+    let (off, soff) = gfx9::smem_offsets(i)?;
+    let (data, base) = (i.f("sdata") as u8, (i.f("sbase") * 2) as u8);
+    Ok(Op::SmemWrite(Box::new(SmemWrite { kind, data, base, off, soff, buffer })))
 }

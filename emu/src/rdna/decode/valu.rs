@@ -22,6 +22,7 @@ pub(in crate::rdna) fn blank(op: VOp, tys: [Ty; 3], dty: Ty) -> Valu {
         dpp: Dpp::None,
         imm: 0,
         zero_hi: false,
+        fast: false,
     }
 }
 
@@ -67,6 +68,15 @@ pub(super) fn lower_valu(
         "VOP3" | "VOP3P" => lower_vop3(&mut v, m, b, enc, layout, i, lit)?,
         _ => return Err(unsupported()),
     }
+    if b == "v_pk_fmac_f16" {
+        // gfx9: D = S0 × S1 + D on both halves, in order (the VOP2 form has no OPSEL; the
+        // VOP3 form's ABS bits would be read as NEG_HI, which it does not have).
+        if v.abs != 0 || v.opsel != 0 {
+            return Err(format!("{m}: abs and op_sel not supported"));
+        }
+        v.src[2] = Vs::V(v.dst);
+        v.opsel_hi = 0b111;
+    }
     if v.op == VOp::Bitop3 {
         // gfx950: the truth table sits in the NEG (bits 2:0), ABS (5:3) and OMOD (7:6) fields.
         v.imm = (i.f("neg") | i.f("abs") << 3 | i.f("omod") << 6) as u8;
@@ -83,7 +93,7 @@ pub(super) fn lower_valu(
     if v.cmpx && !gfx9::is_gfx9(arch) {
         v.dst = 126;
     }
-    let _ = arch;
+    v.fast = crate::rdna::exec::fast(&v);
     Ok(Op::Valu(v))
 }
 
@@ -153,7 +163,10 @@ fn lower_vop12c(
         v.dpp = Dpp::D8 { sel: i.f("lane_sel"), fi: s0 == 234 };
     }
     implicit_operands(v, b, lit)?;
-    if v.nsrc == 3 && (matches!(v.op, VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32) || dot_c(b)) {
+    if v.nsrc == 3
+        && (matches!(v.op, VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32 | VOp::MadF16 | VOp::PkFmaF16)
+            || dot_c(b))
+    {
         // fine
     } else if v.nsrc == 3
         && !matches!(v.op, VOp::Cndmask | VOp::CndmaskB16 | VOp::AddCoCi | VOp::SubCoCi | VOp::SubrevCoCi)
@@ -172,7 +185,7 @@ fn implicit_operands(v: &mut Valu, b: &str, lit: Option<u32>) -> Result<(), Stri
             v.sdst = VCC;
         }
         (VOp::AddCo | VOp::SubCo | VOp::SubrevCo, _) => v.sdst = VCC,
-        (VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32, _)
+        (VOp::FmaF32 | VOp::FmaF16 | VOp::FmaF64 | VOp::FmaLegacyF32 | VOp::MadF16, _)
             if b.starts_with("v_fmac") || b.starts_with("v_mac") =>
         {
             v.src[2] = Vs::V(v.dst);
@@ -180,13 +193,13 @@ fn implicit_operands(v: &mut Valu, b: &str, lit: Option<u32>) -> Result<(), Stri
                 v.opsel |= (v.opsel >> 3 & 1) << 2;
             }
         }
-        (VOp::FmaF32 | VOp::FmaF16, _) if b.ends_with("mk_f32") || b.ends_with("mk_f16") => {
+        (VOp::FmaF32 | VOp::FmaF16 | VOp::MadF16, _) if b.ends_with("mk_f32") || b.ends_with("mk_f16") => {
             // d = s0 * K + s1
             v.src[2] = v.src[1];
             v.src[1] = Vs::S(Ss::K(lit.ok_or("literal missing")? as u64 & mask_of(v.tys[1])));
             v.opsel = (v.opsel & !0b110) | ((v.opsel & 2) << 1);
         }
-        (VOp::FmaF32 | VOp::FmaF16, _) if b.ends_with("ak_f32") || b.ends_with("ak_f16") => {
+        (VOp::FmaF32 | VOp::FmaF16 | VOp::MadF16, _) if b.ends_with("ak_f32") || b.ends_with("ak_f16") => {
             v.src[2] = Vs::S(Ss::K(lit.ok_or("literal missing")? as u64 & mask_of(v.tys[2])));
         }
         (_, b) if dot_c(b) => dot_c_operands(v),

@@ -4,7 +4,56 @@ use super::*;
 
 /// What a VALU mnemonic means: operation, source types, destination type.
 pub(super) fn valu_sig(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
-    valu_sig_int(m).or_else(|| valu_sig_f32(m)).or_else(|| valu_sig_f16_f64(m)).or_else(|| valu_sig_cdna4(m))
+    valu_sig_int(m)
+        .or_else(|| valu_sig_f32(m))
+        .or_else(|| valu_sig_f16_f64(m))
+        .or_else(|| valu_sig_cdna4(m))
+        .or_else(|| valu_sig_gfx9(m))
+}
+
+/// gfx9's 16-bit operations, signed integer forms and packing conversions (exec/valu_gfx9.rs).
+fn valu_sig_gfx9(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
+    use Ty::*;
+    use VOp as V;
+    let (b3, h3, w3, f3) = ([B32; 3], [F16; 3], [B16; 3], [F32; 3]);
+    Some(match m {
+        // The MAD forms are not fused (the product rounds first); `legacy`: the pre-gfx9
+        // opcodes, which zero the high half (gfx9::zeroes_high16).
+        "v_mad_f16" | "v_mac_f16" | "v_madak_f16" | "v_madmk_f16" | "v_mad_legacy_f16" => (V::MadF16, h3, F16),
+        "v_fma_legacy_f16" => (V::FmaF16, h3, F16),
+        "v_div_fixup_legacy_f16" => (V::DivFixupF16, h3, F16),
+        "v_mad_i16" | "v_mad_legacy_i16" => (V::MadI16, w3, B16),
+        "v_add_i16" => (V::AddI16, w3, B16),
+        "v_sub_i16" => (V::SubI16, w3, B16),
+        "v_subrev_u16" => (V::SubrevU16, w3, B16),
+        "v_add_i32" => (V::AddI32, b3, B32),
+        "v_sub_i32" => (V::SubI32, b3, B32),
+        "v_min3_u16" => (V::Min3U16, w3, B16),
+        "v_max3_u16" => (V::Max3U16, w3, B16),
+        "v_med3_u16" => (V::Med3U16, w3, B16),
+        "v_min3_i16" => (V::Min3I16, w3, B16),
+        "v_max3_i16" => (V::Max3I16, w3, B16),
+        "v_med3_i16" => (V::Med3I16, w3, B16),
+        "v_cvt_pk_u8_f32" => (V::CvtPkU8F32, [F32, B32, B32], B32),
+        "v_cvt_pknorm_i16_f32" => (V::CvtPknormI16F32, f3, B32),
+        "v_cvt_pknorm_u16_f32" => (V::CvtPknormU16F32, f3, B32),
+        "v_cvt_pknorm_i16_f16" => (V::CvtPknormI16F16, h3, B32),
+        "v_cvt_pknorm_u16_f16" => (V::CvtPknormU16F16, h3, B32),
+        "v_cvt_norm_i16_f16" => (V::CvtNormI16F16, h3, B16),
+        "v_cvt_norm_u16_f16" => (V::CvtNormU16F16, h3, B16),
+        "v_sat_pk_u8_i16" => (V::SatPkU8I16, b3, B16),
+        "v_frexp_mant_f16" => (V::FrexpMantF16, h3, F16),
+        "v_frexp_exp_i16_f16" => (V::FrexpExpF16, h3, B16),
+        "v_sin_f16" => (V::SinF16, h3, F16),
+        "v_cos_f16" => (V::CosF16, h3, F16),
+        "v_minimum3_f32" => (V::Minimum3F32, f3, F32),
+        "v_maximum3_f32" => (V::Maximum3F32, f3, F32),
+        "v_pk_minimum3_f16" => (V::PkMinimum3F16, h3, B32),
+        "v_pk_maximum3_f16" => (V::PkMaximum3F16, h3, B32),
+        "v_bitop3_b16" => (V::Bitop3, w3, B16),
+        "v_cvt_off_f32_i4" => (V::CvtOffF32I4, b3, F32),
+        _ => return None,
+    })
 }
 
 /// gfx950's conversions.
@@ -122,9 +171,8 @@ fn valu_sig_int(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_max_i16" => (V::MaxI16, [B16; 3], B16),
         "v_min_i16" => (V::MinI16, [B16; 3], B16),
         "v_mad_u16" => (V::MadU16, [B16; 3], B16),
-        // The low 16 bits of the sum are the same signed or unsigned; the legacy forms zero
-        // the high half unless OPSEL[3] writes it (gfx9::zeroes_high16).
-        "v_mad_legacy_u16" | "v_mad_legacy_i16" => (V::MadU16, [B16; 3], B16),
+        // The legacy form zeroes the high half unless OPSEL[3] writes it (gfx9::zeroes_high16).
+        "v_mad_legacy_u16" => (V::MadU16, [B16; 3], B16),
         "v_pack_b32_f16" => (V::PackB32F16, h3, B32),
         "v_cvt_pk_i16_i32" => (V::CvtPkI16I32, b3, B32),
         "v_cvt_pk_u16_u32" => (V::CvtPkU16U32, b3, B32),
@@ -275,7 +323,7 @@ fn valu_sig_f16_f64(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_cvt_f32_f64" => (V::CvtF32F64, d3, F32),
         "v_pk_add_f16" => (V::PkAddF16, h3, B32),
         "v_pk_mul_f16" => (V::PkMulF16, h3, B32),
-        "v_pk_fma_f16" => (V::PkFmaF16, h3, B32),
+        "v_pk_fma_f16" | "v_pk_fmac_f16" => (V::PkFmaF16, h3, B32),
         "v_pk_max_f16" | "v_pk_max_num_f16" => (V::PkMaxF16, h3, B32),
         "v_pk_min_f16" | "v_pk_min_num_f16" => (V::PkMinF16, h3, B32),
         "v_pk_add_u16" => (V::PkAddU16, [B16; 3], B32),
@@ -367,7 +415,8 @@ pub(super) fn arity(op: VOp) -> u8 {
         | RndneF16 | FractF16 | CvtF16I16 | CvtF16U16 | CvtI16F16 | CvtU16F16 | CvtI32I16F16 | CvtU32U16F16
         | RcpF64 | RsqF64 | SqrtF64 | FloorF64 | CeilF64 | TruncF64 | RndneF64 | FractF64 | FrexpMantF64
         | FrexpExpF64 | CvtF64I32 | CvtF64U32 | CvtI32F64 | CvtU32F64 | CvtF64F32 | CvtF32F64 | ReadFirstLane
-        | Bcnt16 | CvtF32Bf16 | Prng => 1,
+        | Bcnt16 | CvtF32Bf16 | Prng | CvtNormI16F16 | CvtNormU16F16 | SatPkU8I16 | FrexpMantF16 | FrexpExpF16
+        | SinF16 | CosF16 | CvtOffF32I4 => 1,
         Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xor3 | Xad | BfeU | BfeI | Bfi | Alignbit | Alignbyte
         | Perm | MadU24 | MadI24 | Min3I | Max3I | Med3I | Min3U | Max3U | Med3U | Cndmask | SadU32 | SadU8
         | SadHiU8 | SadU16 | MsadU8 | LerpU8 | CndmaskB16 | MadU16 | AddCoCi | SubCoCi | SubrevCoCi | MadU64U32
@@ -375,7 +424,8 @@ pub(super) fn arity(op: VOp) -> u8 {
         | FmaF16 | DivFixupF16 | Med3F16 | Min3F16 | Max3F16 | FmaMixF32 | FmaMixLoF16 | FmaMixHiF16 | FmaF64
         | DivScaleF64 | DivFmasF64 | DivFixupF64 | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16
         | Dot2F32F16 | Dot2F32Bf16 | Dot2I32I16 | Dot2U32U16 | Dot4I32I8 | Dot4U32U8 | Dot8I32I4 | Dot8U32U4
-        | LshlAddU64 | Bitop3 | MadU32U16 | MadI32I16 => 3,
+        | LshlAddU64 | Bitop3 | MadU32U16 | MadI32I16 | MadF16 | MadI16 | Min3U16 | Max3U16 | Med3U16 | Min3I16
+        | Max3I16 | Med3I16 | CvtPkU8F32 | Minimum3F32 | Maximum3F32 | PkMinimum3F16 | PkMaximum3F16 => 3,
         _ => 2,
     }
 }

@@ -99,6 +99,10 @@ pub(super) fn atomic_op(a: &str) -> Option<(AtomicOp, bool)> {
         "sub_clamp_u32" => A::SubClamp,
         "pk_add_f16" => A::PkAddF16,
         "pk_add_bf16" => A::PkAddBf16,
+        "rsub_u32" | "rsub_u64" => A::Rsub,
+        "mskor_b32" | "mskor_b64" => A::Mskor,
+        "wrap_b32" => A::Wrap,
+        "cmpst_f32" | "cmpst_f64" => A::CmpswapF,
         _ => return None,
     };
     Some((op, wide))

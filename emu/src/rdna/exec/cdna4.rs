@@ -83,6 +83,16 @@ impl<const W: usize> Wave<W> {
 }
 
 impl<const W: usize> Wave<W> {
+    /// `v_swap_b32`: VGPRs `a` and `b` trade values in the active lanes.
+    pub(super) fn vswap(&mut self, a: usize, b: usize) {
+        let exec = self.exec();
+        let (x, y) = (self.v[a], self.v[b]);
+        for l in (0..W).filter(|l| exec >> l & 1 != 0) {
+            self.v[a][l] = y[l];
+            self.v[b][l] = x[l];
+        }
+    }
+
     /// Swaps VDST's odd 16-lane rows with SRC's even ones (`half`: VDST's upper 32 lanes with
     /// SRC's lower 32). A lane is written when it is active; it reads its partner when the
     /// partner is active or `fi` is set, else it takes 0 (`bound_ctrl`) or keeps its value.

@@ -22,6 +22,21 @@ impl<const W: usize> Wave<W> {
                 self.ds_permute(m, exec);
                 return Ok(());
             }
+            DsOp::Append { consume } => {
+                if exec == 0 {
+                    return Ok(());
+                }
+                let o = at(self.s[M0_REG] as u64 + m.off0 as u64, 4, true)?;
+                // SAFETY: bounds checked by `at`.
+                let p = unsafe { lds.as_mut_ptr().add(o) };
+                let n = exec.count_ones() as u64;
+                let old = atomic_rmw(p, false, false, |x| if consume { x.wrapping_sub(n) } else { x.wrapping_add(n) });
+                let d = &mut self.v[m.vdst as usize];
+                for l in (0..W).filter(|l| exec >> l & 1 != 0) {
+                    d[l] = old as u32;
+                }
+                return Ok(());
+            }
             DsOp::Swizzle => return Err(DispatchFault::Illegal { pc, what: "ds_swizzle_b32: not supported".into() }),
             DsOp::LoadTr { bytes, bits } => {
                 let mut raw = vec![[0u8; 12]; W];
@@ -78,10 +93,11 @@ impl<const W: usize> Wave<W> {
                 DsOp::Atomic { op, wide, ret } => {
                     let n = if wide { 8 } else { 4 };
                     let o = at(base + m.off0 as u64, n, true)?;
-                    let old = if op == AtomicOp::Cmpswap {
+                    let two = matches!(op, AtomicOp::Cmpswap | AtomicOp::CmpswapF | AtomicOp::Mskor | AtomicOp::Wrap);
+                    let old = if two {
                         // SAFETY: bounds checked by `at`.
                         let p = unsafe { lds.as_mut_ptr().add(o) };
-                        self.ds_cmpswap_lane(p, l, m, wide)
+                        self.ds_atomic2_lane(p, l, m, op, wide)
                     } else {
                         // SAFETY: bounds checked by `at`.
                         let p = unsafe { lds.as_mut_ptr().add(o) };
@@ -128,9 +144,10 @@ impl<const W: usize> Wave<W> {
         self.v[m.vdst as usize] = r;
     }
 
-    /// ds_cmpst* on one lane; returns the old value. The compare value is data0 and the new
-    /// value data1; they are staged as (new, cmp), the order `atomic_new` takes them in.
-    fn ds_cmpswap_lane(&self, p: *mut u8, l: usize, m: &Ds, wide: bool) -> u64 {
+    /// An LDS atomic with two data operands (ds_cmpst*, ds_mskor*, ds_wrap*) on one lane;
+    /// returns the old value. DATA (data0) is the compare (mask) value and DATA2 (data1) the
+    /// new one; they are staged as (src, cmp), the order `atomic_new` takes them in.
+    fn ds_atomic2_lane(&self, p: *mut u8, l: usize, m: &Ds, op: AtomicOp, wide: bool) -> u64 {
         let w = if wide { 2 } else { 1 };
         let (d0, d1) = (m.data0 as usize, m.data1 as usize);
         let mut tmp = [0u32; 4];
@@ -144,11 +161,11 @@ impl<const W: usize> Wave<W> {
         unsafe {
             if wide {
                 let old = (p as *const u64).read_unaligned();
-                (p as *mut u64).write_unaligned(atomic_new(AtomicOp::Cmpswap, old, src, cmp, true));
+                (p as *mut u64).write_unaligned(atomic_new(op, old, src, cmp, true));
                 old
             } else {
                 let old = (p as *const u32).read_unaligned() as u64;
-                (p as *mut u32).write_unaligned(atomic_new(AtomicOp::Cmpswap, old, src, cmp, false) as u32);
+                (p as *mut u32).write_unaligned(atomic_new(op, old, src, cmp, false) as u32);
                 old
             }
         }

@@ -15,12 +15,15 @@ mod cvt8;
 mod dpp;
 mod ds;
 mod ds_tr;
+mod fast;
 mod packed;
 mod run;
 mod salu;
 mod sdwa;
+mod smem;
 mod valu;
 mod valu_float;
+mod valu_gfx9;
 mod valu_int;
 mod vmem;
 
@@ -35,10 +38,11 @@ use crate::amd::dispatch::{DispatchFault, GpuMemory};
 use arith::*;
 pub use cdna4::int_dot;
 use cmp::*;
+pub use fast::fast;
 use lanes::{Arm, Lanes};
 pub use packed::packed;
 use valu::Out;
-use vmem::atomic_new;
+use vmem::{atomic_new, atomic_rmw};
 
 /// Enough SGPRs past 127 that wide loads and pairs never index out of bounds.
 pub const NSGPR: usize = 144;

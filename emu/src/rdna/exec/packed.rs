@@ -26,6 +26,8 @@ pub fn packed(op: VOp) -> bool {
             | PkMinU16
             | PkMadU16
             | PkMadI16
+            | PkMinimum3F16
+            | PkMaximum3F16
             | Dot2F32F16
             | Dot2F32Bf16
     )
@@ -53,6 +55,17 @@ pub(super) fn pk_half(op: VOp, x: u32, y: u32, z: u32, clamp: bool) -> u32 {
         PkMinU16 => (x & 0xffff).min(y & 0xffff),
         PkMadU16 => x.wrapping_mul(y).wrapping_add(z),
         PkMadI16 => sx.wrapping_mul(sy).wrapping_add(sz) as u32,
+        // gfx950: IEEE 754-2019 minimum/maximum of three: a NaN anywhere gives the quiet NaN,
+        // −0 < +0 (fmin/fmax order the zeros).
+        PkMinimum3F16 | PkMaximum3F16 => {
+            let v = [hf(x as u64), hf(y as u64), hf(z as u64)];
+            if v.iter().any(|a| a.is_nan()) {
+                0x7e00
+            } else {
+                let pick = |a: f32, b: f32| if op == PkMaximum3F16 { fmax(a, b) } else { fmin(a, b) };
+                fh(pick(pick(v[0], v[1]), v[2]))
+            }
+        }
         _ => 0,
     };
     r & 0xffff

@@ -36,6 +36,7 @@ impl<const W: usize> Wave<W> {
                     let w = self.gpr_indexed(v).map_err(ill)?;
                     self.valu(&w, &mut io).map_err(ill)?
                 }
+                Op::Valu(v) if v.fast && self.valu_fast(v) => {}
                 Op::Valu(v) => self.valu(v, &mut io).map_err(ill)?,
                 Op::GprIdxOn { src, mode } => {
                     let idx = self.sval(*src, Ty::B32) as u32 & 0xff;
@@ -49,6 +50,7 @@ impl<const W: usize> Wave<W> {
                     self.ws64(*dst as usize, if *real { real_time() } else { self.count + count })
                 }
                 Op::Cvt8(c) => self.cvt8(c),
+                Op::VSwap { a, b } => self.vswap(*a as usize, *b as usize),
                 Op::Sdwa(s) => self.sdwa(s, &mut io).map_err(ill)?,
                 Op::PermlaneSwap { vdst, src, half, fi, bound_ctrl } => {
                     self.permlane_swap(*vdst, *src, *half, *fi, *bound_ctrl)
@@ -74,6 +76,8 @@ impl<const W: usize> Wave<W> {
                 Op::Smem { dst, n, base, off, soff, buffer } => {
                     self.smem(ctx, *dst, *n, *base, *off, *soff, *buffer, pc)?
                 }
+                Op::SmemWrite(w) => self.smem_write(ctx, w, pc)?,
+                Op::SMovRel { dst, src, wide, rel_dst } => self.smovrel(*dst, *src, *wide, *rel_dst).map_err(ill)?,
                 Op::Vopd(pair) => {
                     let exec = self.exec();
                     let ox = self.compute(&pair[0], exec, &mut io).map_err(ill)?;
@@ -210,14 +214,7 @@ impl<const W: usize> Wave<W> {
         buffer: bool,
         pc: u64,
     ) -> Result<(), DispatchFault> {
-        let soff = self.sval(soff, Ty::B32) as u32 as u64;
-        let base_addr = if buffer {
-            let b = base as usize;
-            self.s[b] as u64 | (((self.s[b + 1] & 0xffff) as u64) << 32)
-        } else {
-            self.s64(base)
-        };
-        let addr = base_addr.wrapping_add(off as u64).wrapping_add(soff);
+        let addr = self.smem_addr(base, off, soff, buffer);
         if n > 16 {
             // Sub-dword loads (gfx12): one SGPR, extended.
             let (len, signed) = match n {

@@ -27,6 +27,28 @@ enum SStep {
 }
 
 impl<const W: usize> Wave<W> {
+    /// `s_movrels_*` / `s_movreld_*`: M0 offsets the source (`rel_dst`: destination) SGPR; the
+    /// offset register must lie in the SGPRs below VCC.
+    pub(super) fn smovrel(&mut self, dst: u8, src: Ss, wide: bool, rel_dst: bool) -> Result<(), String> {
+        let (m0, n) = (self.s[M0_REG] as usize, if wide { 2 } else { 1 });
+        let inside = |r: usize| r.checked_add(m0).filter(|&x| x + n <= VCC);
+        let ty = if wide { Ty::B64 } else { Ty::B32 };
+        let (d, x) = if rel_dst {
+            let d = inside(dst as usize).ok_or_else(|| format!("s_movreld: s{dst} + M0 {m0} is outside the SGPRs"))?;
+            (d, self.sval(src, ty))
+        } else {
+            let Ss::R(r) = src else { return Err("s_movrels: the source must be an SGPR".into()) };
+            let s = inside(r as usize).ok_or_else(|| format!("s_movrels: s{r} + M0 {m0} is outside the SGPRs"))?;
+            (dst as usize, self.sval(Ss::R(s as u8), ty))
+        };
+        if wide {
+            self.ws64(d, x);
+        } else {
+            self.ws(d, x as u32);
+        }
+        Ok(())
+    }
+
     pub(super) fn salu(&mut self, op: SOp, dst: u8, a: Ss, b: Ss, wide: bool) -> Result<(), String> {
         let (wide_a, wide_b) = wide_operands(op);
         let wide_a = wide || wide_a;

@@ -61,7 +61,7 @@ impl<const W: usize> Wave<W> {
     /// [`Self::compute`] on sources already read into `io` (SDWA selects them first).
     pub(super) fn compute_read(&self, v: &Valu, exec: u64, io: &mut Lanes<W>) -> Result<Out, String> {
         let wmask = if v.dpp != Dpp::None { self.dpp(v.dpp, &mut io.a, exec) } else { exec };
-        io.r = [0; W];
+        // No clearing of `io.r`: every family's arm writes all its lanes.
         io.mask = 0;
         // Each family's match passes on the operations it does not hold.
         let mut arm = self.valu_int32(v, io)?;
@@ -79,6 +79,9 @@ impl<const W: usize> Wave<W> {
         }
         if let Arm::Next = arm {
             arm = self.valu_cdna4(v, io)?;
+        }
+        if let Arm::Next = arm {
+            arm = self.valu_gfx9(v, io)?;
         }
         if let Arm::Next = arm {
             arm = self.valu_lanes(v, exec, io)?;

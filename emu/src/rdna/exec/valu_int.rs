@@ -105,8 +105,15 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub(super) fn valu_int_wide(&self, v: &Valu, io: &mut Lanes<W>) -> Result<Arm, String> {
         use VOp::*;
+        let sat = v.clamp;
         #[allow(unused_variables)]
         match v.op {
+            // Integer clamp: saturation (unsigned or signed as the operation is).
+            MadU16 if sat => map!(io, |x, y, z| (x * y + z).min(0xffff)),
+            AddU16 if sat => map!(io, |x, y, z| (x + y).min(0xffff)),
+            SubU16 if sat => map!(io, |x, y, z| x.saturating_sub(y)),
+            AddI16 if sat => map!(io, |x, y, z| (sx16(x) + sx16(y)).clamp(-32768, 32767) as u32 as u64 & 0xffff),
+            SubI16 if sat => map!(io, |x, y, z| (sx16(x) - sx16(y)).clamp(-32768, 32767) as u32 as u64 & 0xffff),
             AddU16 => map!(io, |x, y, z| (x + y) & 0xffff),
             SubU16 => map!(io, |x, y, z| x.wrapping_sub(y) & 0xffff),
             AddI16 => map!(io, |x, y, z| (x + y) & 0xffff),

@@ -174,10 +174,18 @@ impl<const W: usize> Wave<W> {
             return false;
         }
         let (mut lo, mut hi) = (u64::MAX, 0u64);
-        for l in 0..W {
-            let on = exec >> l & 1 != 0;
-            lo = if on { lo.min(va[l]) } else { lo };
-            hi = if on { hi.max(va[l]) } else { hi };
+        if exec == Self::lane_mask() {
+            // Every lane: no mask to test per lane.
+            for &a in va.iter() {
+                lo = lo.min(a);
+                hi = hi.max(a);
+            }
+        } else {
+            for l in 0..W {
+                let on = exec >> l & 1 != 0;
+                lo = if on { lo.min(va[l]) } else { lo };
+                hi = if on { hi.max(va[l]) } else { hi };
+            }
         }
         let Some(base) = hi.checked_add(bytes).and_then(|end| ctx.mem.translate(lo, end - lo)) else {
             return false;
@@ -186,6 +194,16 @@ impl<const W: usize> Wave<W> {
         // `base`, and each active lane's access is `bytes` long at `va[l]` within it.
         let at = |l: usize| unsafe { base.add((va[l] - lo) as usize) };
         match m.op {
+            MemOp::Load { bytes: 4 | 8 | 12 | 16, .. } if exec == Self::lane_mask() => {
+                // Every lane: a straight loop, no mask to walk.
+                for k in 0..bytes as usize / 4 {
+                    let d = &mut self.v[m.vdst as usize + k];
+                    for l in 0..W {
+                        // SAFETY: dword k of lane l's access, inside the allocation (above).
+                        d[l] = unsafe { (at(l).add(4 * k) as *const u32).read_unaligned() };
+                    }
+                }
+            }
             MemOp::Load { bytes: 4 | 8 | 12 | 16, .. } => {
                 for k in 0..bytes as usize / 4 {
                     let d = &mut self.v[m.vdst as usize + k];
@@ -291,44 +309,52 @@ impl<const W: usize> Wave<W> {
         } else {
             self.v[data + 1][l] as u64
         };
-        let f = |old: u64| -> u64 { atomic_new(op, old, src, cmp, wide) };
-        if wide {
-            if shared && (p as usize).is_multiple_of(8) {
-                // SAFETY: aligned, inside an allocation; other threads only access it atomically
-                // or through plain accesses the GPU memory model leaves unordered.
-                let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
-                let mut old = a.load(Ordering::Relaxed);
-                loop {
-                    match a.compare_exchange_weak(old, f(old), Ordering::SeqCst, Ordering::Relaxed) {
-                        Ok(_) => return old,
-                        Err(x) => old = x,
-                    }
+        atomic_rmw(p, wide, shared, |old| atomic_new(op, old, src, cmp, wide))
+    }
+}
+
+/// Replaces the 4 (`wide`: 8) bytes at `p` with `f(old)`; returns `old`. `shared`: memory
+/// other workgroups may touch, so the update is atomic where `p` is aligned.
+///
+/// `p` must point at 4 (8) bytes inside an allocation or the LDS (every caller checks bounds
+/// first, through `translate` or the LDS length).
+pub(super) fn atomic_rmw(p: *mut u8, wide: bool, shared: bool, f: impl Fn(u64) -> u64) -> u64 {
+    if wide {
+        if shared && (p as usize).is_multiple_of(8) {
+            // SAFETY: aligned, inside an allocation; other threads only access it atomically
+            // or through plain accesses the GPU memory model leaves unordered.
+            let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
+            let mut old = a.load(Ordering::Relaxed);
+            loop {
+                match a.compare_exchange_weak(old, f(old), Ordering::SeqCst, Ordering::Relaxed) {
+                    Ok(_) => return old,
+                    Err(x) => old = x,
                 }
             }
-            // SAFETY: `p` points at 8 bytes inside the allocation or the LDS.
-            unsafe {
-                let old = (p as *const u64).read_unaligned();
-                (p as *mut u64).write_unaligned(f(old));
-                old
-            }
-        } else {
-            if shared && (p as usize).is_multiple_of(4) {
-                // SAFETY: as above, 4-byte aligned.
-                let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
-                let mut old = a.load(Ordering::Relaxed);
-                loop {
-                    match a.compare_exchange_weak(old, f(old as u64) as u32, Ordering::SeqCst, Ordering::Relaxed) {
-                        Ok(_) => return old as u64,
-                        Err(x) => old = x,
-                    }
+        }
+        // SAFETY: `p` points at 8 bytes inside the allocation or the LDS.
+        unsafe {
+            let old = (p as *const u64).read_unaligned();
+            (p as *mut u64).write_unaligned(f(old));
+            old
+        }
+    } else {
+        if shared && (p as usize).is_multiple_of(4) {
+            // SAFETY: as above, 4-byte aligned.
+            let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
+            let mut old = a.load(Ordering::Relaxed);
+            loop {
+                match a.compare_exchange_weak(old, f(old as u64) as u32, Ordering::SeqCst, Ordering::Relaxed) {
+                    Ok(_) => return old as u64,
+                    Err(x) => old = x,
                 }
             }
-            // SAFETY: `p` points at 4 bytes inside the allocation or the LDS.
-            unsafe {
-                let old = (p as *const u32).read_unaligned();
-                (p as *mut u32).write_unaligned(f(old as u64) as u32);
-                old as u64
-            }
+        }
+        // SAFETY: `p` points at 4 bytes inside the allocation or the LDS.
+        unsafe {
+            let old = (p as *const u32).read_unaligned();
+            (p as *mut u32).write_unaligned(f(old as u64) as u32);
+            old as u64
         }
     }
 }
@@ -397,5 +423,23 @@ pub(super) fn atomic_new(op: AtomicOp, old: u64, src: u64, cmp: u64, wide: bool)
         }
         SubClamp => o.saturating_sub(s),
         PkAddF16 | PkAddBf16 => super::cdna4::pk_add16(op == PkAddBf16, o as u32, s as u32) as u64,
+        Rsub => s.wrapping_sub(o),
+        Mskor => (o & !cmp) | s,
+        Wrap => {
+            let c = cmp & m;
+            if o >= c {
+                o - c
+            } else {
+                o.wrapping_add(s)
+            }
+        }
+        CmpswapF => {
+            let eq = if wide { d(o) == d(cmp) } else { f(o) == f(cmp & m) };
+            if eq {
+                s
+            } else {
+                o
+            }
+        }
     }) & m
 }

@@ -166,6 +166,8 @@ pub struct Valu {
     /// A 16-bit result written to the low half zeroes the high half (most gfx9 16-bit
     /// operations, [`super::gfx9::zeroes_high16`]); otherwise the high half is kept.
     pub zero_hi: bool,
+    /// The wave loop's fast path runs it (exec/fast.rs decides, once).
+    pub fast: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,6 +222,13 @@ pub enum AtomicOp {
     /// gfx9: two f16 (bf16) adds on the halves of a dword.
     PkAddF16,
     PkAddBf16,
+    /// gfx9 LDS forms (CDNA3 ISA guide, DS opcodes), with DATA as `cmp` and DATA2 as `src`:
+    /// `ds_rsub` (DATA − MEM), `ds_mskor` ((MEM & ~DATA) | DATA2), `ds_wrap` (MEM ≥ DATA ?
+    /// MEM − DATA : MEM + DATA2), `ds_cmpst_f32/f64` (a compare-and-store by float equality).
+    Rsub,
+    Mskor,
+    Wrap,
+    CmpswapF,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -313,10 +322,42 @@ pub enum DsOp {
         ret: bool,
     },
     Nop,
+    /// `ds_append` / `ds_consume` (`consume`): the LDS dword at M0 + OFFSET grows (shrinks) by
+    /// the number of active lanes; every active lane gets the value before.
+    Append {
+        consume: bool,
+    },
     /// ds_bpermute_b32 / ds_permute_b32 / ds_swizzle_b32
     Bpermute,
     Permute,
     Swizzle,
+}
+
+/// gfx9 scalar writes to memory: `s_store_*` / `s_buffer_store_*` (`n` SGPRs from `data`) and
+/// `s_atomic_*` / `s_buffer_atomic_*` (the data and compare SGPRs from `data`, as VMEM atomics
+/// read them from VGPRs). The address is formed as for [`Op::Smem`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmemWrite {
+    pub kind: SmemWriteKind,
+    pub data: u8,
+    pub base: u8,
+    pub off: i64,
+    pub soff: Ss,
+    /// `base` is a buffer resource (V#): its 48-bit base address.
+    pub buffer: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmemWriteKind {
+    Store {
+        n: u8,
+    },
+    /// `ret` (GLC): the value before the operation goes to `data`.
+    Atomic {
+        op: AtomicOp,
+        wide: bool,
+        ret: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -394,6 +435,16 @@ pub enum Op {
         soff: Ss,
         buffer: bool,
     },
+    /// `s_movrels_*` / `s_movreld_*`: a scalar move (`wide`: of a pair) whose source register
+    /// (`rel_dst`: destination register) M0 offsets at run time.
+    SMovRel {
+        dst: u8,
+        src: Ss,
+        wide: bool,
+        rel_dst: bool,
+    },
+    /// gfx9 scalar stores and atomics (boxed: the other operations stay small).
+    SmemWrite(Box<SmemWrite>),
     Valu(Valu),
     /// gfx9 `s_memtime` (`real`: `s_memrealtime`): a 64-bit counter into an SGPR pair.
     Clock {
@@ -424,6 +475,11 @@ pub enum Op {
         half: bool,
         fi: bool,
         bound_ctrl: bool,
+    },
+    /// gfx9 `v_swap_b32`: VGPRs `a` and `b` trade values in the active lanes.
+    VSwap {
+        a: u16,
+        b: u16,
     },
     /// gfx9 SDWA forms of VOP1, VOP2 and VOPC.
     Sdwa(Box<Sdwa>),
