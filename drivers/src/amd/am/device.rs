@@ -287,7 +287,8 @@ impl AmDevice {
 
     /// A PM4 compute queue on ME 1 pipe 0 `queue` (0 for PM4, as tinygrad): `ring` of
     /// `ring_bytes` (a power of two), the read pointer written back to `rptr_va` and the write
-    /// pointer polled at `wptr_va`. The MQD and EOP buffer are allocated here.
+    /// pointer polled at `wptr_va`, mapped on every XCC (XCC `x` reports its read pointer at
+    /// `rptr_va + 8x`). The MQDs and EOP buffers are allocated here.
     pub fn create_compute_queue(
         &mut self,
         queue: u32,
@@ -299,28 +300,34 @@ impl AmDevice {
         if !ring_bytes.is_power_of_two() || ring_bytes < 256 {
             return Err(Error::Protocol(format!("compute ring of {ring_bytes:#x} bytes: not a power of two ≥ 256")));
         }
-        let mqd_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
-        let eop_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
+        // Every XCC's CP runs the ring (dispatches are split across them), each from its own
+        // MQD and reporting its read pointer 8 bytes after the previous XCC's, as KFD does.
+        let mut mem = Vec::new();
         let doorbell = DOORBELL_MEC_RING0 + queue;
-        let q = ComputeQueueDesc {
-            queue,
-            ring: ring_va,
-            ring_bytes,
-            rptr_addr: rptr_va,
-            wptr_addr: wptr_va,
-            eop: self.fb_base + eop_pa,
-            eop_bytes: 0x1000,
-            mqd_addr: self.fb_base + mqd_pa,
-            doorbell,
-        };
-        let mqd = gfx::build_mqd(&self.mmio, 0, self.chip.gc_major, &q)?;
-        self.io().zero(eop_pa, 0x1000)?;
-        self.io().write(mqd_pa, &mqd.to_bytes())?;
-        gmc::hdp_flush(&self.mmio)?;
-        gfx::map_queue(&self.mmio, 0, &mqd, &q)?;
+        for xcc in boot::instances(&self.mmio, Ip::Gc) {
+            let mqd_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
+            let eop_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
+            mem.extend([mqd_pa, eop_pa]);
+            let q = ComputeQueueDesc {
+                queue,
+                ring: ring_va,
+                ring_bytes,
+                rptr_addr: rptr_va + 8 * u64::from(xcc),
+                wptr_addr: wptr_va,
+                eop: self.fb_base + eop_pa,
+                eop_bytes: 0x1000,
+                mqd_addr: self.fb_base + mqd_pa,
+                doorbell,
+            };
+            let mqd = gfx::build_mqd(&self.mmio, xcc, self.chip.gc_major, &q)?;
+            self.io().zero(eop_pa, 0x1000)?;
+            self.io().write(mqd_pa, &mqd.to_bytes())?;
+            gmc::hdp_flush(&self.mmio)?;
+            gfx::map_queue(&self.mmio, xcc, &mqd, &q)?;
+        }
         gmc::hdp_flush(&self.mmio)?;
         let h = QueueHandle { doorbell, kind: QueueKind::Compute { queue } };
-        self.queues.push((h, vec![mqd_pa, eop_pa]));
+        self.queues.push((h, mem));
         Ok(h)
     }
 
@@ -342,7 +349,7 @@ impl AmDevice {
             wptr_addr: wptr_va,
             doorbell: DOORBELL_SDMA0,
         };
-        sdma::map_queue(&self.mmio, self.chip.gc_major, &q)?;
+        sdma::map_queue(&self.mmio, &self.chip, &q)?;
         let h = QueueHandle { doorbell: DOORBELL_SDMA0, kind: QueueKind::Sdma };
         self.queues.push((h, Vec::new()));
         Ok(h)
@@ -355,8 +362,8 @@ impl AmDevice {
             Error::Protocol(format!("{}: destroy of {q:?}, which is not a live queue", self.pci.name()))
         })?;
         match q.kind {
-            QueueKind::Compute { queue } => gfx::unmap_queue(&self.mmio, 0, queue)?,
-            QueueKind::Sdma => sdma::unmap_queue(&self.mmio, self.chip.gc_major)?,
+            QueueKind::Compute { queue } => gfx::unmap_queue_all(&self.mmio, queue)?,
+            QueueKind::Sdma => sdma::unmap_queue(&self.mmio, &self.chip)?,
         }
         let (_, mem) = self.queues.remove(i);
         for pa in mem {
@@ -400,8 +407,8 @@ impl AmDevice {
         let mut first_err = None;
         for (h, _) in std::mem::take(&mut self.queues) {
             let r = match h.kind {
-                QueueKind::Compute { queue } => gfx::unmap_queue(&self.mmio, 0, queue),
-                QueueKind::Sdma => sdma::unmap_queue(&self.mmio, self.chip.gc_major),
+                QueueKind::Compute { queue } => gfx::unmap_queue_all(&self.mmio, queue),
+                QueueKind::Sdma => sdma::unmap_queue(&self.mmio, &self.chip),
             };
             if let Err(e) = r {
                 first_err.get_or_insert(e);

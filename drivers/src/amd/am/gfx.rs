@@ -4,14 +4,19 @@
 //! `wait_for_rlc_autoload_complete`, `config_mec_cache_rs64`, `init_compute_vmid`,
 //! `compute_mqd_init`, `kiq_init_register`; amd.md §7.4/§7.5).
 
+use super::chip::ChipTables;
 use super::mmio::{Ip, Mmio, RegAt};
-use super::mqd::{order_base_2, Mqd, MqdLayout};
-use crate::Result;
+use super::mqd::{order_base_2, Mqd};
+use crate::{Error, Result};
 use std::time::Duration;
 
 const RLC_TIMEOUT: Duration = Duration::from_secs(5);
 /// `AMDGPU_NAVI10_DOORBELL_MEC_RING0`: the 64-bit doorbell slot of the first compute ring.
 pub const DOORBELL_MEC_RING0: u32 = 3;
+
+fn chip(gc_major: u8) -> Result<ChipTables> {
+    ChipTables::for_major(gc_major).ok_or_else(|| Error::Unsupported(format!("GC {gc_major}.x: no AM chip tables")))
+}
 
 fn gc(mmio: &Mmio, xcc: u8, name: &str) -> Result<RegAt> {
     mmio.reg(Ip::Gc, xcc, name)
@@ -27,7 +32,7 @@ pub fn select(mmio: &Mmio, xcc: u8, me: u32, pipe: u32, queue: u32, vmid: u32) -
 
 /// Waits for the RLC to finish loading GC's firmware after AUTOLOAD_RLC (gfx11).
 pub fn wait_rlc_autoload(mmio: &Mmio, gc_major: u8) -> Result<()> {
-    if gc_major == 9 {
+    if !ChipTables::for_major(gc_major).is_some_and(|c| c.rlc_autoload) {
         return Ok(());
     }
     let st = gc(mmio, 0, "RLC_RLCS_BOOTLOAD_STATUS")?;
@@ -40,7 +45,7 @@ pub fn wait_rlc_autoload(mmio: &Mmio, gc_major: u8) -> Result<()> {
 /// firmware header), on gfx9 by clearing the halt bits.
 pub fn start_mec(mmio: &Mmio, xcc: u8, gc_major: u8, mec_ucode_start: u64) -> Result<()> {
     mmio.trace_note(&format!("GFX: start MEC on XCC {xcc}"));
-    if gc_major == 9 {
+    if !chip(gc_major)?.mec_rs64 {
         return mmio.write(gc(mmio, xcc, "CP_MEC_CNTL")?, 0);
     }
     let cntl = gc(mmio, xcc, "CP_MEC_RS64_CNTL")?;
@@ -59,12 +64,8 @@ pub fn init_compute(mmio: &Mmio, xcc: u8, gc_major: u8) -> Result<()> {
     mmio.trace_note(&format!("GFX: SH_MEM for VMIDs 0-15 on XCC {xcc}"));
     let config = gc(mmio, xcc, "SH_MEM_CONFIG")?;
     let bases = gc(mmio, xcc, "SH_MEM_BASES")?;
-    // ADDRESS_MODE 64, ALIGNMENT_MODE unaligned (3); gfx10+ INITIAL_INST_PREFETCH 3.
-    let cfg: &[(&str, u32)] = if gc_major == 9 {
-        &[("ADDRESS_MODE", 0), ("ALIGNMENT_MODE", 3), ("RETRY_DISABLE", 1)]
-    } else {
-        &[("ADDRESS_MODE", 0), ("ALIGNMENT_MODE", 3), ("INITIAL_INST_PREFETCH", 3)]
-    };
+    // ADDRESS_MODE 64, ALIGNMENT_MODE unaligned (3), and what the generation adds.
+    let cfg = chip(gc_major)?.sh_mem_config;
     for vmid in 0..16 {
         select(mmio, xcc, 0, 0, 0, vmid)?;
         mmio.write_fields(config, cfg)?;
@@ -96,8 +97,7 @@ pub struct ComputeQueueDesc {
 /// The MQD of a PM4 compute queue (`gfx_v11_0_compute_mqd_init` with tinygrad's priorities).
 pub fn build_mqd(mmio: &Mmio, xcc: u8, gc_major: u8, q: &ComputeQueueDesc) -> Result<Mqd> {
     let r = |n| gc(mmio, xcc, n);
-    let layout = if gc_major == 9 { MqdLayout::V9 } else { MqdLayout::V11 };
-    let mut m = Mqd::new(layout, *r("CP_MQD_BASE_ADDR")?.reg);
+    let mut m = Mqd::new(chip(gc_major)?.mqd, *r("CP_MQD_BASE_ADDR")?.reg);
     m.all_cus();
     m.set_raw(r("CP_MQD_BASE_ADDR")?, q.mqd_addr as u32 & !3)?;
     m.set_raw(r("CP_MQD_BASE_ADDR_HI")?, (q.mqd_addr >> 32) as u32)?;
@@ -165,6 +165,17 @@ pub fn unmap_queue(mmio: &Mmio, xcc: u8, queue: u32) -> Result<()> {
     };
     select(mmio, xcc, 0, 0, 0, 0)?;
     res
+}
+
+/// Dequeues HQD `queue` of ME 1 pipe 0 on every XCC (a queue the driver mapped on all).
+pub fn unmap_queue_all(mmio: &Mmio, queue: u32) -> Result<()> {
+    let mut first_err = None;
+    for xcc in (0..=u8::MAX).take_while(|&i| mmio.has(Ip::Gc, i)) {
+        if let Err(e) = unmap_queue(mmio, xcc, queue) {
+            first_err.get_or_insert(e);
+        }
+    }
+    first_err.map_or(Ok(()), Err)
 }
 
 /// The named register at absolute dword `addr` in GC instance `xcc`, for readable traces.
