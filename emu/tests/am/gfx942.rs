@@ -27,3 +27,90 @@ fn gfx942_boots_fully_then_partly_after_a_clean_close() {
     assert!(dev.partial_boot, "the second open reuses the running firmware");
     dev.close().unwrap();
 }
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !done() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(20), "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+fn read_u64(dev: &AmDevice, a: &baregpu_drivers::amd::am::GpuAlloc, off: u64) -> u64 {
+    let mut b = [0u8; 8];
+    dev.read(a, off, &mut b).unwrap();
+    u64::from_le_bytes(b)
+}
+
+/// Each XCC's GC hub and each AID's MMHUB 1.8 got context 0 at its own aperture (the
+/// discovery table's bases), with the FB location the driver read from MMHUB 0.
+#[test]
+fn every_xcc_and_every_mmhub_gets_context_0_at_its_own_aperture() {
+    use baregpu_autogen::amd::regs::{gc_9_4_3 as gc, mmhub_1_8_0 as mm};
+    use baregpu_drivers::amd::am::discovery::hw_id;
+    use baregpu_drivers::pci::{PciDevice, AMD_BAR_MMIO};
+    let g = gpu("gfx942");
+    let layout = Layout::for_arch("gfx942").unwrap();
+    let dev = open(g.clone());
+    let read = |hw, inst, r: baregpu_autogen::amd::regs::Reg| {
+        let addr = layout.reg_addr(hw, inst, &r).expect("register in the block's segments");
+        g.read32(AMD_BAR_MMIO, u64::from(addr) * 4).unwrap()
+    };
+    let root = read(hw_id::GC, 0, gc::regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32);
+    assert_eq!(root & 1, 1, "context 0's table is valid");
+    for xcc in 0..8 {
+        assert_eq!(read(hw_id::GC, xcc, gc::regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32), root, "XCC {xcc}");
+        let cntl = read(hw_id::GC, xcc, gc::regVM_CONTEXT0_CNTL);
+        assert_eq!(gc::VM_CONTEXT0_CNTL::ENABLE_CONTEXT.get(cntl), 1, "XCC {xcc}");
+        assert_eq!(read(hw_id::GC, xcc, gc::regCP_MEC_CNTL), 0, "XCC {xcc}'s MEC un-halted");
+    }
+    for aid in 0..4 {
+        assert_eq!(read(hw_id::MMHUB, aid, mm::regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32), root, "MMHUB {aid}");
+        assert_ne!(read(hw_id::MMHUB, aid, mm::regMC_VM_FB_LOCATION_BASE), 0, "MMHUB {aid}");
+    }
+    dev.close().unwrap();
+}
+
+/// A PM4 ring the driver maps on all 8 XCCs: every XCC's CP runs it and reports its own read
+/// pointer (8 bytes apart); the signal a RELEASE_MEM writes arrives; close dequeues all eight.
+#[test]
+fn a_compute_ring_runs_on_every_xcc_with_a_read_pointer_each() {
+    use baregpu_drivers::amd::pm4::{Pm4, Pm4Generation, ReleaseData};
+    let mut dev = open(gpu("gfx942"));
+    let ring = dev.alloc(0x1000, true).unwrap();
+    let ptrs = dev.alloc(0x1000, false).unwrap();
+    let signal = dev.alloc(0x1000, true).unwrap();
+    let (wptr, rptr) = (0u64, 0x100u64);
+    let q = dev.create_compute_queue(0, ring.va, 0x1000, ptrs.va + rptr, ptrs.va + wptr).unwrap();
+    let mut p = Pm4::new(Pm4Generation::for_arch("gfx942").unwrap());
+    p.release_mem(signal.va, ReleaseData::U32(0x942), false, None);
+    let words = p.into_words();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    dev.write(&ring, 0, &bytes).unwrap();
+    dev.write(&ptrs, wptr, &(words.len() as u64).to_le_bytes()).unwrap();
+    dev.ring_doorbell(q, words.len() as u64).unwrap();
+    wait_for("every XCC's read pointer", || (0..8).all(|x| read_u64(&dev, &ptrs, rptr + 8 * x) == words.len() as u64));
+    assert_eq!(read_u64(&dev, &signal, 0) as u32, 0x942);
+    assert_eq!(read_u64(&dev, &ptrs, rptr + 8 * 8), 0, "no ninth XCC");
+    dev.close().unwrap();
+}
+
+/// SDMA 4.4 (its own IP, `SDMA_GFX_*` of engine 0): the driver's ring writes a fence.
+#[test]
+fn an_sdma_4_4_ring_writes_a_fence() {
+    use baregpu_drivers::amd::sdma::{Sdma, SdmaGeneration};
+    let mut dev = open(gpu("gfx942"));
+    let ring = dev.alloc(0x1000, true).unwrap();
+    let ptrs = dev.alloc(0x1000, false).unwrap();
+    let signal = dev.alloc(0x1000, true).unwrap();
+    let q = dev.create_sdma_queue(ring.va, 0x1000, ptrs.va, ptrs.va + 8).unwrap();
+    let mut p = Sdma::new(SdmaGeneration::for_arch("gfx942").unwrap());
+    p.fence(signal.va, 0x5d4a);
+    let bytes: Vec<u8> = p.words().iter().flat_map(|w| w.to_le_bytes()).collect();
+    dev.write(&ring, 0, &bytes).unwrap();
+    dev.write(&ptrs, 8, &(bytes.len() as u64).to_le_bytes()).unwrap();
+    dev.ring_doorbell(q, bytes.len() as u64).unwrap();
+    wait_for("the fence", || read_u64(&dev, &signal, 0) as u32 == 0x5d4a);
+    assert_eq!(read_u64(&dev, &ptrs, 0), bytes.len() as u64, "the read pointer reports in bytes");
+    dev.close().unwrap();
+}
