@@ -52,6 +52,12 @@ impl EmuPciGpu {
     /// CP_HQD_ACTIVE set to 1 in bank `sel` of XCC `xcc` (the previous queue of the bank
     /// already retired).
     pub(crate) fn hqd_active(&self, st: &mut State, xcc: u8, sel: u32) {
+        let (mec, halts) = self.map.chip.mec_halt;
+        let cntl = st.regs.get(self.map.at(Ip::Gc, xcc, mec));
+        if halts.iter().any(|f| cntl & self.map.field(Ip::Gc, mec, f).mask != 0) {
+            log::debug!("{}: XCC {xcc} HQD {sel:#x} not started: the MEC is halted ({mec} {cntl:#x})", self.name());
+            return;
+        }
         let field = |reg, f| self.map.field(Ip::Gc, reg, f);
         let ring_va = self.bank64(st, xcc, sel, "CP_HQD_PQ_BASE") << 8;
         let size = field("CP_HQD_PQ_CONTROL", "QUEUE_SIZE").get(self.bank(st, xcc, sel, "CP_HQD_PQ_CONTROL"));

@@ -273,6 +273,12 @@ pub(crate) fn wire(st: &mut State, chip: &Chip, layout: &Layout, m: &RegMap) {
         }
     }
     wire_vm(r, m);
+    // Every XCC's MEC is halted until the driver starts it.
+    let (mec, halts) = m.chip.mec_halt;
+    let halted = halts.iter().fold(0, |acc, f| acc | m.field(Ip::Gc, mec, f).mask);
+    for xcc in 0..m.instances(Ip::Gc) {
+        r.set(m.at(Ip::Gc, xcc, mec), halted);
+    }
     // The CPs are busy until the RLC has loaded their firmware (where it does: gfx11).
     if m.chip.rlc_autoload {
         for xcc in 0..m.instances(Ip::Gc) {

@@ -63,6 +63,8 @@ pub struct Psp {
     pub firmware: Vec<u32>,
     /// AUTOLOAD_RLC succeeded: the RLC booted the graphics firmware.
     pub rlc_autoloaded: bool,
+    /// The compute partitions SRIOV_SPATIAL_PART asked for.
+    pub partitions: Option<u32>,
     /// Every response status, in order (tests and diagnostics).
     pub statuses: Vec<(u32, u32)>,
 }
@@ -247,7 +249,15 @@ impl Psp {
                 self.rlc_autoloaded = true;
                 (0, 0)
             }
-            GFX_CMD_ID_BOOT_CFG | GFX_CMD_ID_SRIOV_SPATIAL_PART | GFX_CMD_ID_DESTROY_TMR => (0, 0),
+            GFX_CMD_ID_SRIOV_SPATIAL_PART => {
+                // One to eight partitions of the XCCs (SPX … CPX on an 8-XCC part).
+                if !(1..=8).contains(&buf.addr_lo) {
+                    return (status::BAD_BUFFER, 0);
+                }
+                self.partitions = Some(buf.addr_lo);
+                (0, 0)
+            }
+            GFX_CMD_ID_BOOT_CFG | GFX_CMD_ID_DESTROY_TMR => (0, 0),
             _ => (status::UNKNOWN_COMMAND, 0),
         }
     }

@@ -114,3 +114,34 @@ fn an_sdma_4_4_ring_writes_a_fence() {
     assert_eq!(read_u64(&dev, &ptrs, 0), bytes.len() as u64, "the read pointer reports in bytes");
     dev.close().unwrap();
 }
+
+/// Each XCC's MEC starts its HQDs only while it runs: halting XCC 5's MEC after the boot leaves
+/// that XCC's read pointer where it was while the other seven run the ring.
+#[test]
+fn an_xcc_whose_mec_is_halted_runs_nothing() {
+    use baregpu_autogen::amd::regs::gc_9_4_3 as gc;
+    use baregpu_drivers::amd::am::discovery::hw_id;
+    use baregpu_drivers::amd::pm4::{Pm4, Pm4Generation, ReleaseData};
+    use baregpu_drivers::pci::{PciDevice, AMD_BAR_MMIO};
+    let g = gpu("gfx942");
+    let layout = Layout::for_arch("gfx942").unwrap();
+    let mut dev = open(g.clone());
+    let mec5 = layout.reg_addr(hw_id::GC, 5, &gc::regCP_MEC_CNTL).unwrap();
+    g.write32(AMD_BAR_MMIO, u64::from(mec5) * 4, gc::CP_MEC_CNTL::MEC_ME1_HALT.mask).unwrap();
+    let ring = dev.alloc(0x1000, true).unwrap();
+    let ptrs = dev.alloc(0x1000, false).unwrap();
+    let signal = dev.alloc(0x1000, true).unwrap();
+    let q = dev.create_compute_queue(0, ring.va, 0x1000, ptrs.va + 0x100, ptrs.va).unwrap();
+    let mut p = Pm4::new(Pm4Generation::for_arch("gfx942").unwrap());
+    p.release_mem(signal.va, ReleaseData::U32(7), false, None);
+    let words = p.into_words();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    dev.write(&ring, 0, &bytes).unwrap();
+    dev.write(&ptrs, 0, &(words.len() as u64).to_le_bytes()).unwrap();
+    dev.ring_doorbell(q, words.len() as u64).unwrap();
+    let others = [0u64, 1, 2, 3, 4, 6, 7];
+    wait_for("the running XCCs", || others.iter().all(|x| read_u64(&dev, &ptrs, 0x100 + 8 * x) == words.len() as u64));
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_eq!(read_u64(&dev, &ptrs, 0x100 + 8 * 5), 0, "XCC 5 is halted");
+    dev.close().unwrap();
+}

@@ -255,6 +255,10 @@ impl BootPlan<'_> {
         if self.chip.rlc_autoload {
             psp.autoload_rlc()?;
         }
+        // Several XCCs run as one partition (amd.md §7.4, the end of the GFX init).
+        if instances(self.mmio, Ip::Gc).len() > 1 {
+            psp.spatial_partition(1)?;
+        }
         Ok(())
     }
 }

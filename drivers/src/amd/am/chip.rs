@@ -29,6 +29,9 @@ pub struct ChipTables {
     /// The MEC runs RS64 firmware started at its program counter (gfx11), rather than the
     /// F32 MEC un-halted through `CP_MEC_CNTL` (gfx9).
     pub mec_rs64: bool,
+    /// The MEC's control register and its halt fields (set at power-on; the MEC runs no queue
+    /// until the driver clears them on that XCC).
+    pub mec_halt: (&'static str, &'static [&'static str]),
 }
 
 /// A VM hub's register prefixes: `GCVM_`/`GCMC_VM_` (gfx11 GC), `MMVM_`/`MMMC_VM_` (MMHUB 3),
@@ -96,6 +99,7 @@ pub const GFX11: ChipTables = ChipTables {
     sh_mem_config: &[("ADDRESS_MODE", 0), ("ALIGNMENT_MODE", 3), ("INITIAL_INST_PREFETCH", 3)],
     rlc_autoload: true,
     mec_rs64: true,
+    mec_halt: ("CP_MEC_RS64_CNTL", &["MEC_HALT"]),
 };
 
 /// GC 9.4.3 (gfx942, MI300).
@@ -131,6 +135,7 @@ pub const GFX942: ChipTables = ChipTables {
     sh_mem_config: &[("ADDRESS_MODE", 0), ("ALIGNMENT_MODE", 3), ("RETRY_DISABLE", 1), ("F8_MODE", 1)],
     rlc_autoload: false,
     mec_rs64: false,
+    mec_halt: ("CP_MEC_CNTL", &["MEC_ME1_HALT", "MEC_ME2_HALT"]),
 };
 
 impl ChipTables {

@@ -45,8 +45,12 @@ pub fn wait_rlc_autoload(mmio: &Mmio, gc_major: u8) -> Result<()> {
 /// firmware header), on gfx9 by clearing the halt bits.
 pub fn start_mec(mmio: &Mmio, xcc: u8, gc_major: u8, mec_ucode_start: u64) -> Result<()> {
     mmio.trace_note(&format!("GFX: start MEC on XCC {xcc}"));
-    if !chip(gc_major)?.mec_rs64 {
-        return mmio.write(gc(mmio, xcc, "CP_MEC_CNTL")?, 0);
+    let chip = chip(gc_major)?;
+    if !chip.mec_rs64 {
+        // gfx9: both MEs un-halted, no pipe held in reset (`gfx_v9_4_3_xcc_cp_compute_enable`).
+        let (reg, halts) = chip.mec_halt;
+        let fields: Vec<(&str, u32)> = halts.iter().map(|&f| (f, 0)).collect();
+        return mmio.write_fields(gc(mmio, xcc, reg)?, &fields);
     }
     let cntl = gc(mmio, xcc, "CP_MEC_RS64_CNTL")?;
     select(mmio, xcc, 1, 0, 0, 0)?;
