@@ -5,7 +5,8 @@
 //! mapped on every XCC is split across them as on KFD), 0 stops it. Its ring, read-pointer
 //! report and write-pointer poll addresses are GPU VAs translated by the MMU; one the table does
 //! not map is a fault in the IH ring (with its VA) and the queue does not start. The queue's
-//! doorbell (CP_HQD_PQ_DOORBELL_CONTROL.DOORBELL_OFFSET, dwords into BAR2) wakes it.
+//! doorbell (CP_HQD_PQ_DOORBELL_CONTROL.DOORBELL_OFFSET, dwords into BAR2) wakes it; one outside
+//! its XCC's CP_MEC_DOORBELL_RANGE, or a halted MEC, and the queue does not start.
 
 use super::device::{EmuPciGpu, State};
 use crate::amd::cp::queue::Xcc;
@@ -58,7 +59,7 @@ impl EmuPciGpu {
             log::debug!("{}: XCC {xcc} HQD {sel:#x} not started: the MEC is halted ({mec} {cntl:#x})", self.name());
             return;
         }
-        let field = |reg, f| self.map.field(Ip::Gc, reg, f);
+        let field = |reg: &str, f: &str| self.map.field(Ip::Gc, reg, f);
         let ring_va = self.bank64(st, xcc, sel, "CP_HQD_PQ_BASE") << 8;
         let size = field("CP_HQD_PQ_CONTROL", "QUEUE_SIZE").get(self.bank(st, xcc, sel, "CP_HQD_PQ_CONTROL"));
         let ring_dwords = 2u64 << size;
@@ -71,6 +72,19 @@ impl EmuPciGpu {
             "CP_HQD_PQ_DOORBELL_CONTROL",
         )) as u64
             * 4;
+        // The XCC's MEC answers only the doorbells of its range: a queue outside it never hears
+        // its doorbell, so it does not start.
+        let range = |n: &str| {
+            let reg = format!("CP_MEC_DOORBELL_RANGE_{n}");
+            u64::from(st.regs.get(self.map.at(Ip::Gc, xcc, &reg)) & field(&reg, &format!("DOORBELL_RANGE_{n}")).mask)
+        };
+        if !(range("LOWER")..=range("UPPER")).contains(&bell) {
+            log::debug!(
+                "{}: XCC {xcc} HQD {sel:#x} not started: doorbell {bell:#x} is outside its MEC's range",
+                self.name()
+            );
+            return;
+        }
         let x = Xcc { index: u32::from(xcc), count: u32::from(self.map.instances(Ip::Gc).max(1)) };
         self.start_queue(st, sel, QueueKind::Compute, ring_va, ring_dwords * 4, (rptr_va, wptr_va), bell, x);
     }

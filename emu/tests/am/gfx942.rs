@@ -42,6 +42,21 @@ fn read_u64(dev: &AmDevice, a: &baregpu_drivers::amd::am::GpuAlloc, off: u64) ->
     u64::from_le_bytes(b)
 }
 
+/// XCC `xcc`'s HQD (ME 1, pipe 0, queue 0) doorbell byte offset and its MEC's doorbell range.
+fn hqd_doorbell(g: &baregpu_emu::am::EmuPciGpu, xcc: u8) -> (u64, u64, u64) {
+    use baregpu_autogen::amd::regs::{gc_9_4_3 as gc, Reg};
+    use baregpu_drivers::amd::am::discovery::hw_id;
+    use baregpu_drivers::pci::{PciDevice, AMD_BAR_MMIO};
+    let layout = Layout::for_arch("gfx942").unwrap();
+    let at = |r: Reg| u64::from(layout.reg_addr(hw_id::GC, xcc, &r).unwrap()) * 4;
+    g.write32(AMD_BAR_MMIO, at(gc::regGRBM_GFX_CNTL), gc::GRBM_GFX_CNTL::MEID.val(1)).unwrap();
+    let db = g.read32(AMD_BAR_MMIO, at(gc::regCP_HQD_PQ_DOORBELL_CONTROL)).unwrap();
+    g.write32(AMD_BAR_MMIO, at(gc::regGRBM_GFX_CNTL), 0).unwrap();
+    let r = |reg| u64::from(g.read32(AMD_BAR_MMIO, at(reg)).unwrap());
+    let offset = u64::from(gc::CP_HQD_PQ_DOORBELL_CONTROL::DOORBELL_OFFSET.get(db)) * 4;
+    (offset, r(gc::regCP_MEC_DOORBELL_RANGE_LOWER), r(gc::regCP_MEC_DOORBELL_RANGE_UPPER))
+}
+
 /// Each XCC's GC hub and each AID's MMHUB 1.8 got context 0 at its own aperture (the
 /// discovery table's bases), with the FB location the driver read from MMHUB 0.
 #[test]
@@ -76,12 +91,19 @@ fn every_xcc_and_every_mmhub_gets_context_0_at_its_own_aperture() {
 #[test]
 fn a_compute_ring_runs_on_every_xcc_with_a_read_pointer_each() {
     use baregpu_drivers::amd::pm4::{Pm4, Pm4Generation, ReleaseData};
-    let mut dev = open(gpu("gfx942"));
+    let g = gpu("gfx942");
+    let mut dev = open(g.clone());
     let ring = dev.alloc(0x1000, true).unwrap();
     let ptrs = dev.alloc(0x1000, false).unwrap();
     let signal = dev.alloc(0x1000, true).unwrap();
     let (wptr, rptr) = (0u64, 0x100u64);
     let q = dev.create_compute_queue(0, ring.va, 0x1000, ptrs.va + rptr, ptrs.va + wptr).unwrap();
+    // Each XCC's HQD has its own doorbell, inside the range that XCC's MEC answers.
+    for xcc in 0..8u8 {
+        let (db, lower, upper) = hqd_doorbell(&g, xcc);
+        assert_eq!(db, (u64::from(xcc) * 0x20 + 3) * 8, "XCC {xcc}");
+        assert!((lower..=upper).contains(&db), "XCC {xcc}: {db:#x} outside [{lower:#x}, {upper:#x}]");
+    }
     let mut p = Pm4::new(Pm4Generation::for_arch("gfx942").unwrap());
     p.release_mem(signal.va, ReleaseData::U32(0x942), false, None);
     let words = p.into_words();

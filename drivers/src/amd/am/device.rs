@@ -5,7 +5,7 @@ use super::boot::{self, BootBuffers, BootFirmware, BootPlan, CONTEXT0_END, CONTE
 use super::chip::ChipTables;
 use super::discovery::Discovery;
 use super::firmware::FirmwareSource;
-use super::gfx::{self, ComputeQueueDesc, DOORBELL_MEC_RING0};
+use super::gfx::{self, ComputeQueueDesc};
 use super::gmc::{self, Hub};
 use super::ih::{IhEntry, IhEvent, IhRing};
 use super::mmio::{trace_from_env, Ip, Mmio};
@@ -41,7 +41,8 @@ pub struct GpuAlloc {
 /// A queue programmed into the hardware.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueueHandle {
-    /// The 64-bit doorbell slot in BAR2 ([`AmDevice::ring_doorbell`]).
+    /// The 64-bit doorbell slot in BAR2 ([`AmDevice::ring_doorbell`]); a compute ring's on
+    /// XCC 0 (it has one on every XCC: [`gfx::mec_doorbell`]).
     pub doorbell: u32,
     pub kind: QueueKind,
 }
@@ -303,8 +304,9 @@ impl AmDevice {
         // Every XCC's CP runs the ring (dispatches are split across them), each from its own
         // MQD and reporting its read pointer 8 bytes after the previous XCC's, as KFD does.
         let mut mem = Vec::new();
-        let doorbell = DOORBELL_MEC_RING0 + queue;
+        let doorbell = gfx::mec_doorbell(0, queue);
         for xcc in boot::instances(&self.mmio, Ip::Gc) {
+            let doorbell = gfx::mec_doorbell(xcc, queue);
             let mqd_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
             let eop_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
             mem.extend([mqd_pa, eop_pa]);
@@ -375,7 +377,14 @@ impl AmDevice {
     /// Rings a queue's doorbell with its new write pointer (after the ring contents and the
     /// write-pointer memory are written and fenced).
     pub fn ring_doorbell(&self, q: QueueHandle, wptr: u64) -> Result<()> {
-        self.pci.write64(AMD_BAR_DOORBELL, u64::from(q.doorbell) * 8, wptr)
+        let QueueKind::Compute { queue } = q.kind else {
+            return self.pci.write64(AMD_BAR_DOORBELL, u64::from(q.doorbell) * 8, wptr);
+        };
+        // A compute ring has an HQD, and a doorbell, on every XCC.
+        for xcc in boot::instances(&self.mmio, Ip::Gc) {
+            self.pci.write64(AMD_BAR_DOORBELL, u64::from(gfx::mec_doorbell(xcc, queue)) * 8, wptr)?;
+        }
+        Ok(())
     }
 
     /// New IH entries, decoded; an error event puts the device in the error state that

@@ -13,6 +13,15 @@ use std::time::Duration;
 const RLC_TIMEOUT: Duration = Duration::from_secs(5);
 /// `AMDGPU_NAVI10_DOORBELL_MEC_RING0`: the 64-bit doorbell slot of the first compute ring.
 pub const DOORBELL_MEC_RING0: u32 = 3;
+/// 64-bit doorbell slots each XCC's MEC answers: XCC `x` owns slots `[x * 0x20, x * 0x20 +
+/// 0x1f]` (`CP_MEC_DOORBELL_RANGE_*` = 0x100 bytes per XCC, as tinygrad and the kernel's
+/// `xcc_doorbell_range` give them), so a ring on several XCCs has one doorbell per XCC.
+pub const XCC_DOORBELL_SLOTS: u32 = 0x20;
+
+/// The doorbell slot of compute ring `queue`'s HQD on XCC `xcc`.
+pub fn mec_doorbell(xcc: u8, queue: u32) -> u32 {
+    u32::from(xcc) * XCC_DOORBELL_SLOTS + DOORBELL_MEC_RING0 + queue
+}
 
 fn chip(gc_major: u8) -> Result<ChipTables> {
     ChipTables::for_major(gc_major).ok_or_else(|| Error::Unsupported(format!("GC {gc_major}.x: no AM chip tables")))
@@ -76,9 +85,10 @@ pub fn init_compute(mmio: &Mmio, xcc: u8, gc_major: u8) -> Result<()> {
         mmio.write_fields(bases, &[("SHARED_BASE", 1), ("PRIVATE_BASE", 2)])?;
     }
     select(mmio, xcc, 0, 0, 0, 0)?;
-    // Doorbell byte offsets the MEC answers: slots 0..0x1f (dwords 0..0x3e).
-    mmio.write(gc(mmio, xcc, "CP_MEC_DOORBELL_RANGE_LOWER")?, 0)?;
-    mmio.write(gc(mmio, xcc, "CP_MEC_DOORBELL_RANGE_UPPER")?, 0xf8)?;
+    // Doorbell byte offsets the XCC's MEC answers: its 0x20 slots.
+    let lower = u32::from(xcc) * XCC_DOORBELL_SLOTS * 8;
+    mmio.write(gc(mmio, xcc, "CP_MEC_DOORBELL_RANGE_LOWER")?, lower)?;
+    mmio.write(gc(mmio, xcc, "CP_MEC_DOORBELL_RANGE_UPPER")?, lower + (XCC_DOORBELL_SLOTS - 1) * 8)?;
     Ok(())
 }
 
