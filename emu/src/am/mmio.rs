@@ -286,7 +286,7 @@ pub(crate) fn wire(st: &mut State, chip: &Chip, layout: &Layout, m: &RegMap) {
         }
     }
     let State { regs, psp, smu, .. } = st;
-    psp.reset(&mut PspMail(regs));
+    psp.reset(&mut PspMail(regs), m.chip.rlc_autoload);
     smu.reset(&mut |k, v| regs.set_mailbox(Mailbox::Smu(k), v));
 }
 

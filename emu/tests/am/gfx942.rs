@@ -167,3 +167,26 @@ fn an_xcc_whose_mec_is_halted_runs_nothing() {
     assert_eq!(read_u64(&dev, &ptrs, 0x100 + 8 * 5), 0, "XCC 5 is halted");
     dev.close().unwrap();
 }
+
+/// PSP 13.0.6 takes GC's firmware block by block, the RLC's register list last: a register
+/// list before the RLC and MEC firmware is refused (and the boot fails naming it); the device
+/// boots afterwards with the firmware in order.
+#[test]
+fn the_psp_refuses_the_register_list_before_the_rlc_and_mec_firmware() {
+    use baregpu_drivers::amd::am::firmware::GfxFwType;
+    use baregpu_drivers::amd::am::BootFirmware;
+    use baregpu_emu::am::psp::status;
+    let g = gpu("gfx942");
+    let fw = StandinSource::only(&Layout::for_arch("gfx942").unwrap());
+    let e = AmDevice::open_with(g.clone(), &mut |d| {
+        let mut b = BootFirmware::load(d, &fw)?;
+        let i = b.ip.iter().position(|f| f.fw_type == GfxFwType::REG_LIST.0).expect("a register list");
+        let rl = b.ip.remove(i);
+        b.ip.insert(0, rl);
+        Ok(b)
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("register list") && e.contains(&format!("{:#x}", status::OUT_OF_ORDER)), "{e}");
+    open(g).close().unwrap();
+}
