@@ -78,6 +78,7 @@ fn every_xcc_and_every_mmhub_gets_context_0_at_its_own_aperture() {
         let cntl = read(hw_id::GC, xcc, gc::regVM_CONTEXT0_CNTL);
         assert_eq!(gc::VM_CONTEXT0_CNTL::ENABLE_CONTEXT.get(cntl), 1, "XCC {xcc}");
         assert_eq!(read(hw_id::GC, xcc, gc::regCP_MEC_CNTL), 0, "XCC {xcc}'s MEC un-halted");
+        assert_eq!(read(hw_id::GC, xcc, gc::regGB_ADDR_CONFIG), 0x2a11_4042, "XCC {xcc}");
     }
     for aid in 0..4 {
         assert_eq!(read(hw_id::MMHUB, aid, mm::regVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32), root, "MMHUB {aid}");

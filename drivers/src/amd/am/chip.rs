@@ -32,6 +32,18 @@ pub struct ChipTables {
     /// The MEC's control register and its halt fields (set at power-on; the MEC runs no queue
     /// until the driver clears them on that XCC).
     pub mec_halt: (&'static str, &'static [&'static str]),
+    /// Writes to every XCC's GC before its compute setup (amd.md §7.4's GFX init):
+    /// (register, `Some(value)` written whole, or `None` and the fields updated).
+    pub xcc_setup: &'static [XccSetup],
+}
+
+/// One write of [`ChipTables::xcc_setup`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XccSetup {
+    /// The register written whole.
+    Write(&'static str, u32),
+    /// The named fields of the register updated (read-modify-write).
+    Update(&'static str, &'static [(&'static str, u32)]),
 }
 
 /// A VM hub's register prefixes: `GCVM_`/`GCMC_VM_` (gfx11 GC), `MMVM_`/`MMMC_VM_` (MMHUB 3),
@@ -100,6 +112,7 @@ pub const GFX11: ChipTables = ChipTables {
     rlc_autoload: true,
     mec_rs64: true,
     mec_halt: ("CP_MEC_RS64_CNTL", &["MEC_HALT"]),
+    xcc_setup: &[XccSetup::Update("GRBM_CNTL", &[("READ_TIMEOUT", 0xff)])],
 };
 
 /// GC 9.4.3 (gfx942, MI300).
@@ -136,6 +149,12 @@ pub const GFX942: ChipTables = ChipTables {
     rlc_autoload: false,
     mec_rs64: false,
     mec_halt: ("CP_MEC_CNTL", &["MEC_ME1_HALT", "MEC_ME2_HALT"]),
+    // MI300's address configuration and the UTCL1 spare bit tinygrad sets per XCC.
+    xcc_setup: &[
+        XccSetup::Write("GB_ADDR_CONFIG", 0x2a11_4042),
+        XccSetup::Update("TCP_UTCL1_CNTL2", &[("SPARE", 1)]),
+        XccSetup::Update("GRBM_CNTL", &[("READ_TIMEOUT", 0xff)]),
+    ],
 };
 
 impl ChipTables {

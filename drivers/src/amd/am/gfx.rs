@@ -4,7 +4,7 @@
 //! `wait_for_rlc_autoload_complete`, `config_mec_cache_rs64`, `init_compute_vmid`,
 //! `compute_mqd_init`, `kiq_init_register`; amd.md §7.4/§7.5).
 
-use super::chip::ChipTables;
+use super::chip::{ChipTables, XccSetup};
 use super::mmio::{Ip, Mmio, RegAt};
 use super::mqd::{order_base_2, Mqd};
 use crate::{Error, Result};
@@ -72,8 +72,17 @@ pub fn start_mec(mmio: &Mmio, xcc: u8, gc_major: u8, mec_ucode_start: u64) -> Re
     Ok(())
 }
 
-/// The shader memory apertures of every VMID (`init_compute_vmid`), and the MEC doorbell range.
+/// The chip's per-XCC setup writes, the shader memory apertures of every VMID
+/// (`init_compute_vmid`), and the MEC doorbell range.
 pub fn init_compute(mmio: &Mmio, xcc: u8, gc_major: u8) -> Result<()> {
+    for w in chip(gc_major)?.xcc_setup {
+        match *w {
+            XccSetup::Write(reg, v) => mmio.write(gc(mmio, xcc, reg)?, v)?,
+            XccSetup::Update(reg, fields) => {
+                mmio.update(gc(mmio, xcc, reg)?, fields)?;
+            }
+        }
+    }
     mmio.trace_note(&format!("GFX: SH_MEM for VMIDs 0-15 on XCC {xcc}"));
     let config = gc(mmio, xcc, "SH_MEM_CONFIG")?;
     let bases = gc(mmio, xcc, "SH_MEM_BASES")?;
