@@ -301,15 +301,40 @@ impl AmDevice {
         if !ring_bytes.is_power_of_two() || ring_bytes < 256 {
             return Err(Error::Protocol(format!("compute ring of {ring_bytes:#x} bytes: not a power of two ≥ 256")));
         }
-        // Every XCC's CP runs the ring (dispatches are split across them), each from its own
-        // MQD and reporting its read pointer 8 bytes after the previous XCC's, as KFD does.
         let mut mem = Vec::new();
+        if let Err(e) = self.map_on_every_xcc(queue, ring_va, ring_bytes, rptr_va, wptr_va, &mut mem) {
+            // What was mapped is dequeued and its memory given back (best effort: the error
+            // that matters is the first).
+            let _ = gfx::unmap_queue_all(&self.mmio, queue);
+            for pa in mem {
+                let _ = self.vram.heap.free(pa);
+            }
+            return Err(e);
+        }
         let doorbell = gfx::mec_doorbell(0, queue);
+        let h = QueueHandle { doorbell, kind: QueueKind::Compute { queue } };
+        self.queues.push((h, mem));
+        Ok(h)
+    }
+
+    /// Maps compute ring `queue` on every XCC's HQD: every XCC's CP runs the ring (dispatches
+    /// are split across them), each from its own MQD, with its own doorbell and reporting its
+    /// read pointer 8 bytes after the previous XCC's, as KFD's queues do. `mem` collects the
+    /// VRAM taken (MQDs, EOP buffers), also when an error stops it.
+    fn map_on_every_xcc(
+        &mut self,
+        queue: u32,
+        ring_va: u64,
+        ring_bytes: u64,
+        rptr_va: u64,
+        wptr_va: u64,
+        mem: &mut Vec<u64>,
+    ) -> Result<()> {
         for xcc in boot::instances(&self.mmio, Ip::Gc) {
-            let doorbell = gfx::mec_doorbell(xcc, queue);
             let mqd_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
+            mem.push(mqd_pa);
             let eop_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
-            mem.extend([mqd_pa, eop_pa]);
+            mem.push(eop_pa);
             let q = ComputeQueueDesc {
                 queue,
                 ring: ring_va,
@@ -319,7 +344,7 @@ impl AmDevice {
                 eop: self.fb_base + eop_pa,
                 eop_bytes: 0x1000,
                 mqd_addr: self.fb_base + mqd_pa,
-                doorbell,
+                doorbell: gfx::mec_doorbell(xcc, queue),
             };
             let mqd = gfx::build_mqd(&self.mmio, xcc, self.chip.gc_major, &q)?;
             self.io().zero(eop_pa, 0x1000)?;
@@ -327,13 +352,10 @@ impl AmDevice {
             gmc::hdp_flush(&self.mmio)?;
             gfx::map_queue(&self.mmio, xcc, &mqd, &q)?;
         }
-        gmc::hdp_flush(&self.mmio)?;
-        let h = QueueHandle { doorbell, kind: QueueKind::Compute { queue } };
-        self.queues.push((h, mem));
-        Ok(h)
+        gmc::hdp_flush(&self.mmio)
     }
 
-    /// The SDMA0 queue 0 ring (gfx11).
+    /// The first SDMA engine's first ring (SDMA 6 on gfx11, SDMA 4.4 on gfx942).
     pub fn create_sdma_queue(
         &mut self,
         ring_va: u64,
