@@ -379,10 +379,21 @@ fn copies_through_staging_reach_memory_the_cpu_cannot_map() {
 /// under the same runtime (issue 16). Skipped where `BAREGPU_DEVICE` names the run's device.
 #[test]
 fn the_contract_holds_on_the_am_driver_over_the_emulated_pci_gpu() {
+    the_contract_on_the_am_driver("gfx1100");
+}
+
+/// The same on `am:emu:gfx942`: GC 9.4.3 on 8 XCCs, each compute ring mapped on every XCC's HQD
+/// and dispatches split across them, SDMA 4.4, MMHUB 1.8, PSP 13.0.6.
+#[test]
+fn the_contract_holds_on_the_am_driver_over_the_emulated_pci_gfx942() {
+    the_contract_on_the_am_driver("gfx942");
+}
+
+fn the_contract_on_the_am_driver(arch: &str) {
     if std::env::var("BAREGPU_DEVICE").is_ok() {
         return;
     }
-    SPEC.with(|s| *s.borrow_mut() = Some("am:emu:gfx1100".parse().unwrap()));
+    SPEC.with(|s| *s.borrow_mut() = Some(format!("am:emu:{arch}").parse().unwrap()));
     run_contract();
 }
 

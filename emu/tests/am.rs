@@ -7,6 +7,7 @@ mod am {
     pub mod common;
     mod device;
     mod firmware_standin;
+    mod gfx942;
     mod psp;
     mod queue;
     mod tables;

@@ -1,10 +1,10 @@
-//! The segment bases of the IP blocks the emulated GPU's registers are keyed by: an
-//! absolute dword address is `base[reg.base_idx] + reg.offset` (see
+//! The segment bases of instance 0 of the IP blocks (what tests address raw registers by: an
+//! absolute dword address is `base[reg.base_idx] + reg.offset`, see
 //! `baregpu_autogen::amd::regs`). They come from the chip's [`Layout`], the same bases its
-//! discovery table publishes.
+//! discovery table publishes; the emulator itself resolves registers per instance through
+//! the `regmap` module.
 
 use super::layout::Layout;
-use baregpu_autogen::amd::regs::Reg;
 use baregpu_drivers::amd::am::discovery::hw_id;
 
 /// Segment bases of instance 0 of the blocks the emulator answers for.
@@ -34,10 +34,4 @@ impl Bases {
             sdma0: b(hw_id::SDMA0),
         }
     }
-}
-
-/// The absolute dword address of `reg` in the block with segment bases `bases` (a segment the
-/// block does not have is base 0).
-pub fn at(reg: Reg, bases: &[u32]) -> u32 {
-    bases.get(reg.base_idx as usize).copied().unwrap_or(0) + reg.offset
 }

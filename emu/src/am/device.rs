@@ -12,6 +12,7 @@ use super::hostmem::HostMem;
 use super::hqd::HqdQueue;
 use super::layout::Layout;
 use super::psp::Psp;
+use super::regmap::RegMap;
 use super::regs::RegFile;
 use super::smu::Smu;
 use super::tables::discovery_table;
@@ -55,6 +56,8 @@ pub struct EmuPciGpu {
     pub(crate) chip: Chip,
     pub(crate) layout: Layout,
     pub(crate) bases: Bases,
+    /// The chip's registers by name (the drivers' tables at the layout's bases).
+    pub(crate) map: RegMap,
     pub(crate) vram: Arc<HostMem>,
     doorbells: HostMem,
     pub(crate) dma: Arc<DmaMap>,
@@ -91,6 +94,8 @@ impl EmuPciGpu {
         }
         let doorbells = HostMem::new(chip.doorbell_bar)?;
         let bases = Bases::of(&layout);
+        let map = RegMap::new(&layout)
+            .ok_or_else(|| Error::Unsupported(format!("{arch}: the drivers have no register tables for its GC")))?;
         let slot = |index, size, bus_addr, prefetchable, is_64| BarSlot {
             index,
             info: BarInfo { size, bus_addr, prefetchable },
@@ -103,13 +108,14 @@ impl EmuPciGpu {
         ];
         let config = ConfigSpace::new(layout.device_id, chip.revision, chip.class, bars);
         let mut st = State::default();
-        super::mmio::wire(&mut st, &chip, &layout, &bases);
+        super::mmio::wire(&mut st, &chip, &layout, &map);
         Ok(Arc::new_cyclic(|me| EmuPciGpu {
             me: me.clone(),
             name: format!("emu:{}", chip.arch),
             chip,
             layout,
             bases,
+            map,
             vram,
             doorbells,
             dma: Arc::default(),
@@ -167,11 +173,7 @@ impl EmuPciGpu {
 
     /// The page-table format of this chip's GC.
     pub(crate) fn pt_generation(&self) -> PtGeneration {
-        if self.chip.arch.starts_with("gfx9") {
-            PtGeneration::Gfx9
-        } else {
-            PtGeneration::Gfx11
-        }
+        self.map.chip.pt_generation()
     }
 
     /// The VRAM size in bytes.

@@ -228,8 +228,6 @@ fn gfx942(spec: &GpuSpec) -> Layout {
         ips,
         harvest: Vec::new(),
         gc_info: GcTable::V2_1(gc),
-        not_ready: Some(
-            "the AM boot does not finish yet: the emulated PCI gfx942's registers are wired with gfx1100's tables",
-        ),
+        not_ready: None,
     }
 }

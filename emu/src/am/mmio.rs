@@ -1,14 +1,14 @@
 //! BAR5: register reads and writes dispatched to the blocks that act on them (by absolute
-//! dword address, from the generated tables at the emulator's IP bases); every other register
-//! reads back what was written.
+//! dword address, from the drivers' tables of the chip at its IP bases: [`RegMap`]); every
+//! other register reads back what was written.
 
-use super::bases::{at, Bases};
 use super::chip::Chip;
 use super::device::{EmuPciGpu, State};
 use super::layout::Layout;
 use super::psp::{McBus, PspRegs};
+use super::regmap::RegMap;
 use super::regs::{Act, Mailbox, RegFile};
-use baregpu_autogen::amd::regs::{gc_11_0_0 as gc, mmhub_3_0_0 as mmhub, mp_13_0_0 as mp, nbio_4_3_0 as nbio};
+use baregpu_drivers::amd::am::mmio::Ip;
 
 /// MM_INDEX bit 31: the index is a VRAM address, not a register.
 const MM_INDEX_VRAM: u32 = 1 << 31;
@@ -80,23 +80,25 @@ impl EmuPciGpu {
         }
     }
 
-    /// Rebuild the MMU's translation from context 0 of the GC hub.
-    fn invalidate(&self, st: &mut State) {
-        let b = &self.bases.gc;
-        let r64 = |lo, hi| (st.regs.get(at(hi, b)) as u64) << 32 | st.regs.get(at(lo, b)) as u64;
-        let base = r64(gc::regGCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32, gc::regGCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32);
-        let start =
-            r64(gc::regGCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32, gc::regGCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32);
-        let end = r64(gc::regGCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32, gc::regGCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32);
+    /// Rebuild the MMU's translation from context 0 of XCC `xcc`'s GC hub (the driver gives
+    /// every XCC the same table).
+    fn invalidate(&self, st: &mut State, xcc: u8) {
+        let m = &self.map;
+        let r64 =
+            |lo: &str, hi: &str| (st.regs.get(m.gc_vm(xcc, hi)) as u64) << 32 | st.regs.get(m.gc_vm(xcc, lo)) as u64;
+        let base = r64("CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32", "CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32");
+        let start = r64("CONTEXT0_PAGE_TABLE_START_ADDR_LO32", "CONTEXT0_PAGE_TABLE_START_ADDR_HI32");
+        let end = r64("CONTEXT0_PAGE_TABLE_END_ADDR_LO32", "CONTEXT0_PAGE_TABLE_END_ADDR_HI32");
         let ctx = super::gmc::Context0 { base, start: start << 12, end: (end << 12) | 0xfff };
         let layout = self.pt_generation().layout();
         st.gmc_mem = std::sync::Arc::new(super::gmc::translate(&ctx, &layout, &self.vram, &self.dma));
         self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
-    /// The MC address of VRAM offset 0.
+    /// The MC address of VRAM offset 0 (the first MM hub's FB location, 16 MiB units).
     pub(crate) fn fb_base(&self, st: &State) -> u64 {
-        let base = st.regs.get(at(mmhub::regMMMC_VM_FB_LOCATION_BASE, &self.bases.mmhub));
+        let name = format!("{}FB_LOCATION_BASE", self.map.chip.mm_hub.mc);
+        let base = st.regs.get(self.map.at(Ip::Mmhub, 0, &name));
         ((base & 0x00ff_ffff) as u64) << 24
     }
 
@@ -111,8 +113,8 @@ impl EmuPciGpu {
             Some(Act::MmData) => self.indirect(st, false, None),
             Some(Act::RsmuData) => self.indirect(st, true, None),
             Some(Act::InvalidateSem) => 1,
-            Some(Act::Hqd { .. }) => {
-                let sel = super::hqd::selected(st, &self.bases.gc);
+            Some(Act::Hqd { xcc, .. }) => {
+                let sel = self.hqd_selected(st, xcc);
                 st.hqd_regs.get(&(sel, addr)).copied().unwrap_or(0)
             }
             _ => st.regs.get(addr),
@@ -137,11 +139,13 @@ impl EmuPciGpu {
                 let booted = psp.rlc_autoloaded;
                 psp.written(n, v, &mut PspMail(regs), &mc);
                 if psp.rlc_autoloaded && !booted {
-                    // The RLC loaded the graphics firmware: bootload complete, the CP idle.
-                    let status = at(gc::regRLC_RLCS_BOOTLOAD_STATUS, &self.bases.gc);
-                    let done = gc::RLC_RLCS_BOOTLOAD_STATUS::BOOTLOAD_COMPLETE.mask;
-                    regs.set(status, regs.get(status) | done);
-                    regs.set(at(gc::regCP_STAT, &self.bases.gc), 0);
+                    // The RLC loaded the graphics firmware: bootload complete, the CPs idle.
+                    let done = self.map.field(Ip::Gc, "RLC_RLCS_BOOTLOAD_STATUS", "BOOTLOAD_COMPLETE").mask;
+                    for xcc in 0..self.map.instances(Ip::Gc) {
+                        let status = self.map.at(Ip::Gc, xcc, "RLC_RLCS_BOOTLOAD_STATUS");
+                        regs.set(status, regs.get(status) | done);
+                        regs.set(self.map.at(Ip::Gc, xcc, "CP_STAT"), 0);
+                    }
                 }
             }
             Some(Act::Mailbox(Mailbox::Smu(n))) => {
@@ -154,31 +158,31 @@ impl EmuPciGpu {
             }
             Some(Act::InvalidateReq { ack, gc }) => {
                 st.regs.set(addr, v);
-                if gc {
-                    self.invalidate(st);
+                if let Some(xcc) = gc {
+                    self.invalidate(st, xcc);
                 }
                 // Every VMID the request names is acknowledged.
                 st.regs.set(ack, v & 0xffff);
             }
-            Some(Act::Hqd { .. }) if addr == at(gc::regCP_HQD_DEQUEUE_REQUEST, &self.bases.gc) && v != 0 => {
+            Some(Act::Hqd { xcc, .. }) if addr == self.map.at(Ip::Gc, xcc, "CP_HQD_DEQUEUE_REQUEST") && v != 0 => {
                 // A dequeue request: the queue stops at once (nothing to drain or save: no
                 // CWSR on AM), CP_HQD_ACTIVE reads 0 and the request is done.
-                let sel = super::hqd::selected(st, &self.bases.gc);
+                let sel = self.hqd_selected(st, xcc);
                 if let Some(q) = st.hqds.remove(&sel) {
                     st.retired.push(q);
                 }
-                st.hqd_regs.insert((sel, at(gc::regCP_HQD_ACTIVE, &self.bases.gc)), 0);
+                st.hqd_regs.insert((sel, self.map.at(Ip::Gc, xcc, "CP_HQD_ACTIVE")), 0);
                 st.hqd_regs.insert((sel, addr), 0);
             }
-            Some(Act::Hqd { active }) => {
-                let sel = super::hqd::selected(st, &self.bases.gc);
+            Some(Act::Hqd { xcc, active }) => {
+                let sel = self.hqd_selected(st, xcc);
                 st.hqd_regs.insert((sel, addr), v);
                 if active {
                     if let Some(q) = st.hqds.remove(&sel) {
                         st.retired.push(q);
                     }
                     if v & 1 != 0 {
-                        self.hqd_active(st, sel);
+                        self.hqd_active(st, xcc, sel);
                     }
                 }
             }
@@ -197,11 +201,11 @@ impl EmuPciGpu {
     /// MM_DATA (`rsmu` false) or RSMU_DATA: MM_INDEX with bit 31 selects VRAM (MM_INDEX_HI the
     /// bits above 31), otherwise the index is a register's byte address; `Some(v)` writes.
     fn indirect(&self, st: &mut State, rsmu: bool, write: Option<u32>) -> u32 {
+        let nbio = |name: &str| self.map.at(Ip::Nbio, 0, name);
         let (index_reg, hi_reg) = if rsmu {
-            (at(nbio::regBIF_BX_PF0_RSMU_INDEX, &self.bases.nbio), None)
+            (nbio("BIF_BX_PF0_RSMU_INDEX"), None)
         } else {
-            let hi = at(nbio::regBIF_BX_PF0_MM_INDEX_HI, &self.bases.nbio);
-            (at(nbio::regBIF_BX_PF0_MM_INDEX, &self.bases.nbio), Some(hi))
+            (nbio("BIF_BX_PF0_MM_INDEX"), Some(nbio("BIF_BX_PF0_MM_INDEX_HI")))
         };
         let index = st.regs.get(index_reg);
         if let (Some(hi), true) = (hi_reg, index & MM_INDEX_VRAM != 0) {
@@ -231,73 +235,83 @@ impl EmuPciGpu {
 }
 
 /// Register the acting registers of every block, and the power-on values that say something.
-pub(crate) fn wire(st: &mut State, chip: &Chip, layout: &Layout, b: &Bases) {
+pub(crate) fn wire(st: &mut State, chip: &Chip, layout: &Layout, m: &RegMap) {
     let r = &mut st.regs;
-    r.act(at(nbio::regRCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE, &b.nbio), Act::MemSize);
-    r.act(at(nbio::regBIF_BX_PF0_MM_INDEX, &b.nbio), Act::MmIndex);
-    r.act(at(nbio::regBIF_BX_PF0_MM_INDEX_HI, &b.nbio), Act::MmIndexHi);
-    r.act(at(nbio::regBIF_BX_PF0_MM_DATA, &b.nbio), Act::MmData);
-    r.act(at(nbio::regBIF_BX_PF0_RSMU_INDEX, &b.nbio), Act::RsmuIndex);
-    r.act(at(nbio::regBIF_BX_PF0_RSMU_DATA, &b.nbio), Act::RsmuData);
-    for (done, req) in [
-        (nbio::regBIF_BX_PF0_GPU_HDP_FLUSH_DONE, nbio::regBIF_BX_PF0_GPU_HDP_FLUSH_REQ),
-        (nbio::regBIF_BX_PF1_GPU_HDP_FLUSH_DONE, nbio::regBIF_BX_PF1_GPU_HDP_FLUSH_REQ),
-    ] {
-        r.act(at(done, &b.nbio), Act::HdpFlushDone { req: at(req, &b.nbio) });
+    let nbio = |name: &str| m.at(Ip::Nbio, 0, name);
+    r.act(nbio("RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE"), Act::MemSize);
+    r.act(nbio("BIF_BX_PF0_MM_INDEX"), Act::MmIndex);
+    r.act(nbio("BIF_BX_PF0_MM_INDEX_HI"), Act::MmIndexHi);
+    r.act(nbio("BIF_BX_PF0_MM_DATA"), Act::MmData);
+    r.act(nbio("BIF_BX_PF0_RSMU_INDEX"), Act::RsmuIndex);
+    r.act(nbio("BIF_BX_PF0_RSMU_DATA"), Act::RsmuData);
+    for pf in ["PF0", "PF1"] {
+        let req = nbio(&format!("BIF_BX_{pf}_GPU_HDP_FLUSH_REQ"));
+        r.act(nbio(&format!("BIF_BX_{pf}_GPU_HDP_FLUSH_DONE")), Act::HdpFlushDone { req });
     }
     // Where the driver's HDP flush write goes (amdgpu remaps it into the MMIO page it maps
     // for user space): a plain register near the top of the BAR.
     let remap = (chip.mmio_bar - 0x1000) as u32;
-    r.set(at(nbio::regBIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL, &b.nbio), remap);
-    for reg in mp::REGS {
-        let n = |prefix: &str| reg.name.strip_prefix(prefix).and_then(|n| n.parse::<u32>().ok());
-        if let Some(n) = n("MP0_SMN_C2PMSG_") {
-            r.act(at(*reg, &b.mp0), Act::Mailbox(Mailbox::Psp(n)));
-        } else if let Some(n) = n("MP1_SMN_C2PMSG_") {
-            r.act(at(*reg, &b.mp1), Act::Mailbox(Mailbox::Smu(n)));
+    r.set(nbio("BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL"), remap);
+    for (ip, prefix, mail) in
+        [(Ip::Mp0, "MP0_SMN_C2PMSG_", Mailbox::Psp as fn(u32) -> Mailbox), (Ip::Mp1, "MP1_SMN_C2PMSG_", Mailbox::Smu)]
+    {
+        for (reg, addr) in m.regs(ip, 0) {
+            if let Some(n) = reg.name.strip_prefix(prefix).and_then(|n| n.parse::<u32>().ok()) {
+                r.act(addr, Act::Mailbox(mail(n)));
+            }
         }
     }
     // The SMU firmware runs with interrupts enabled (what "SMU alive" reads).
-    r.set(at(mp::regMP1_FIRMWARE_FLAGS, &b.mp1), mp::MP1_FIRMWARE_FLAGS::INTERRUPTS_ENABLED.mask);
-    // VRAM at its MC location, in both hubs.
+    let flags = m.field(Ip::Mp1, "MP1_FIRMWARE_FLAGS", "INTERRUPTS_ENABLED").mask;
+    r.set(m.at(Ip::Mp1, 0, "MP1_FIRMWARE_FLAGS"), flags);
+    // VRAM at its MC location, in every hub.
     let top = FB_LOCATION + (layout.vram_size >> 24) as u32 - 1;
-    r.set(at(mmhub::regMMMC_VM_FB_LOCATION_BASE, &b.mmhub), FB_LOCATION);
-    r.set(at(mmhub::regMMMC_VM_FB_LOCATION_TOP, &b.mmhub), top);
-    r.set(at(gc::regGCMC_VM_FB_LOCATION_BASE, &b.gc), FB_LOCATION);
-    r.set(at(gc::regGCMC_VM_FB_LOCATION_TOP, &b.gc), top);
-    wire_vm(r, b);
-    // The CP is busy until the RLC has loaded its firmware.
-    r.set(at(gc::regCP_STAT, &b.gc), 0x8000_0000);
+    for (ip, prefix) in [(Ip::Mmhub, m.chip.mm_hub.mc), (Ip::Gc, m.chip.gc_hub.mc)] {
+        for inst in 0..m.instances(ip) {
+            r.set(m.at(ip, inst, &format!("{prefix}FB_LOCATION_BASE")), FB_LOCATION);
+            r.set(m.at(ip, inst, &format!("{prefix}FB_LOCATION_TOP")), top);
+        }
+    }
+    wire_vm(r, m);
+    // Every XCC's MEC is halted until the driver starts it.
+    let (mec, halts) = m.chip.mec_halt;
+    let halted = halts.iter().fold(0, |acc, f| acc | m.field(Ip::Gc, mec, f).mask);
+    for xcc in 0..m.instances(Ip::Gc) {
+        r.set(m.at(Ip::Gc, xcc, mec), halted);
+    }
+    // The CPs are busy until the RLC has loaded their firmware (where it does: gfx11).
+    if m.chip.rlc_autoload {
+        for xcc in 0..m.instances(Ip::Gc) {
+            r.set(m.at(Ip::Gc, xcc, "CP_STAT"), 0x8000_0000);
+        }
+    }
     let State { regs, psp, smu, .. } = st;
-    psp.reset(&mut PspMail(regs));
+    psp.reset(&mut PspMail(regs), m.chip.rlc_autoload);
     smu.reset(&mut |k, v| regs.set_mailbox(Mailbox::Smu(k), v));
 }
 
-/// The TLB invalidation engines of both hubs, the HQD bank and the IH ring control.
-fn wire_vm(r: &mut RegFile, b: &Bases) {
-    for reg in gc::REGS.iter().chain(mmhub::REGS) {
-        let gc_hub = reg.name.starts_with("GCVM_");
-        let bases = if gc_hub { &b.gc } else { &b.mmhub };
-        let Some(rest) =
-            reg.name.strip_prefix("GCVM_INVALIDATE_ENG").or_else(|| reg.name.strip_prefix("MMVM_INVALIDATE_ENG"))
-        else {
-            continue;
-        };
-        if let Some(n) = rest.strip_suffix("_REQ") {
-            let ack_name = format!("{}VM_INVALIDATE_ENG{n}_ACK", if gc_hub { "GC" } else { "MM" });
-            let table = if gc_hub { gc::REGS } else { mmhub::REGS };
-            if let Some(ack) = table.iter().find(|a| a.name == ack_name) {
-                r.act(at(*reg, bases), Act::InvalidateReq { ack: at(*ack, bases), gc: gc_hub });
+/// The TLB invalidation engines of every hub, the HQD banks of every XCC, the IH ring control
+/// and the first SDMA ring's control.
+fn wire_vm(r: &mut RegFile, m: &RegMap) {
+    for (ip, vm) in [(Ip::Gc, m.chip.gc_hub.vm), (Ip::Mmhub, m.chip.mm_hub.vm)] {
+        for inst in 0..m.instances(ip) {
+            let gc = (ip == Ip::Gc).then_some(inst);
+            for e in 0..18 {
+                let ack = m.at(ip, inst, &format!("{vm}INVALIDATE_ENG{e}_ACK"));
+                r.act(m.at(ip, inst, &format!("{vm}INVALIDATE_ENG{e}_REQ")), Act::InvalidateReq { ack, gc });
+                r.act(m.at(ip, inst, &format!("{vm}INVALIDATE_ENG{e}_SEM")), Act::InvalidateSem);
             }
-        } else if rest.ends_with("_SEM") {
-            r.act(at(*reg, bases), Act::InvalidateSem);
         }
     }
-    let (first, last) = (at(gc::regCP_MQD_BASE_ADDR, &b.gc), at(gc::regCP_HQD_PQ_WPTR_HI, &b.gc));
-    let active = at(gc::regCP_HQD_ACTIVE, &b.gc);
-    for a in first..=last {
-        r.act(a, Act::Hqd { active: a == active });
+    for xcc in 0..m.instances(Ip::Gc) {
+        let (first, last) = (m.at(Ip::Gc, xcc, "CP_MQD_BASE_ADDR"), m.at(Ip::Gc, xcc, "CP_HQD_PQ_WPTR_HI"));
+        let active = m.at(Ip::Gc, xcc, "CP_HQD_ACTIVE");
+        for a in first..=last {
+            r.act(a, Act::Hqd { xcc, active: a == active });
+        }
     }
-    r.act(at(baregpu_autogen::amd::regs::osssys_6_0_0::regIH_RB_CNTL, &b.osssys), Act::IhCntl);
-    r.act(at(gc::regSDMA0_QUEUE0_RB_CNTL, &b.gc), Act::SdmaRbCntl);
+    r.act(m.at(Ip::Osssys, 0, "IH_RB_CNTL"), Act::IhCntl);
+    r.act(m.sdma_queue("RB_CNTL"), Act::SdmaRbCntl);
+    // A register a table lacks resolved to nowhere: nothing acts there.
+    r.forget(super::regmap::NOWHERE);
 }

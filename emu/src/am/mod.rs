@@ -17,6 +17,7 @@ mod ih;
 pub mod layout;
 mod mmio;
 pub mod psp;
+mod regmap;
 mod regs;
 pub mod restricted;
 pub mod smu;

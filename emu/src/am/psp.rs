@@ -63,14 +63,20 @@ pub struct Psp {
     pub firmware: Vec<u32>,
     /// AUTOLOAD_RLC succeeded: the RLC booted the graphics firmware.
     pub rlc_autoloaded: bool,
+    /// The chip's GC firmware comes up by AUTOLOAD_RLC (gfx11); without it (gfx9: PSP 13.0.6)
+    /// the PSP takes each block's firmware and finally the RLC's register list (REG_LIST),
+    /// which needs the RLC and MEC firmware before it, and refuses AUTOLOAD_RLC.
+    pub rlc_autoload: bool,
+    /// The compute partitions SRIOV_SPATIAL_PART asked for.
+    pub partitions: Option<u32>,
     /// Every response status, in order (tests and diagnostics).
     pub statuses: Vec<(u32, u32)>,
 }
 
 impl Psp {
-    /// Power-on: the bootloader is ready, no sOS, no ring.
-    pub fn reset(&mut self, r: &mut dyn PspRegs) {
-        *self = Psp::default();
+    /// Power-on: the bootloader is ready, no sOS, no ring; `rlc_autoload` as the chip has it.
+    pub fn reset(&mut self, r: &mut dyn PspRegs, rlc_autoload: bool) {
+        *self = Psp { rlc_autoload, ..Psp::default() };
         r.set(BL_CMD, PSP_READY);
         r.set(SOS_ALIVE, 0);
         r.set(RING_CTL, 0);
@@ -237,9 +243,14 @@ impl Psp {
                 if !super::firmware_check::payload_ok(buf.kind, &blob) {
                     return (status::BAD_FIRMWARE, 0);
                 }
+                let needs = [GfxFwType::RLC_G.0, GfxFwType::CP_MEC.0];
+                if buf.kind == GfxFwType::REG_LIST.0 && !needs.iter().all(|t| self.firmware.contains(t)) {
+                    return (status::OUT_OF_ORDER, 0);
+                }
                 self.firmware.push(buf.kind);
                 (0, 0)
             }
+            GFX_CMD_ID_AUTOLOAD_RLC if !self.rlc_autoload => (status::UNKNOWN_COMMAND, 0),
             GFX_CMD_ID_AUTOLOAD_RLC => {
                 if self.tmr.is_none() || !self.firmware.contains(&GfxFwType::RLC_G.0) {
                     return (status::OUT_OF_ORDER, 0);
@@ -247,7 +258,15 @@ impl Psp {
                 self.rlc_autoloaded = true;
                 (0, 0)
             }
-            GFX_CMD_ID_BOOT_CFG | GFX_CMD_ID_SRIOV_SPATIAL_PART | GFX_CMD_ID_DESTROY_TMR => (0, 0),
+            GFX_CMD_ID_SRIOV_SPATIAL_PART => {
+                // One to eight partitions of the XCCs (SPX … CPX on an 8-XCC part).
+                if !(1..=8).contains(&buf.addr_lo) {
+                    return (status::BAD_BUFFER, 0);
+                }
+                self.partitions = Some(buf.addr_lo);
+                (0, 0)
+            }
+            GFX_CMD_ID_BOOT_CFG | GFX_CMD_ID_DESTROY_TMR => (0, 0),
             _ => (status::UNKNOWN_COMMAND, 0),
         }
     }

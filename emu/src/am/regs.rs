@@ -29,20 +29,23 @@ pub enum Act {
     /// RSMU_INDEX / RSMU_DATA: any register by byte address (those past the BAR too).
     RsmuIndex,
     RsmuData,
-    /// INVALIDATE_ENGn_REQ of the GC hub (`gc`) or MMHUB: walk the tables, then ACK at `ack`.
+    /// INVALIDATE_ENGn_REQ of the GC hub of XCC `gc`, or of an MMHUB (`None`): walk the
+    /// tables (GC), then ACK at `ack`.
     InvalidateReq {
         ack: u32,
-        gc: bool,
+        gc: Option<u8>,
     },
     /// INVALIDATE_ENGn_SEM: reads 1 (acquired) — one driver, no contention.
     InvalidateSem,
-    /// The HQD registers banked by GRBM_GFX_CNTL; `active` for CP_HQD_ACTIVE.
+    /// The HQD registers of XCC `xcc`, banked by its GRBM_GFX_CNTL; `active` for
+    /// CP_HQD_ACTIVE.
     Hqd {
+        xcc: u8,
         active: bool,
     },
     /// IH_RB_CNTL (WPTR_OVERFLOW_CLEAR).
     IhCntl,
-    /// SDMA0_QUEUE0_RB_CNTL (RB_ENABLE starts the ring).
+    /// The first SDMA ring's RB_CNTL (RB_ENABLE starts the ring).
     SdmaRbCntl,
 }
 
@@ -59,6 +62,11 @@ impl RegFile {
             self.mailboxes.insert(m, addr);
         }
         self.acts.insert(addr, act);
+    }
+
+    /// No act at `addr` any more.
+    pub fn forget(&mut self, addr: u32) {
+        self.acts.remove(&addr);
     }
 
     /// A mailbox register's value.

@@ -62,6 +62,9 @@ fn machine() -> Machine {
     put(ptb + index(SIGNAL_VA, 3) * 8, l.leaf(3, SIGNAL_PA, PteFlags::VRAM, 0));
 
     let gcr = Regs { g: gr, bases: g.bases().gc.clone() };
+    // The MEC is halted at power-on; the boot starts it and gives it its doorbell slots.
+    gcr.write(gc::regCP_MEC_RS64_CNTL, 0);
+    gcr.write(gc::regCP_MEC_DOORBELL_RANGE_UPPER, 0xf8);
     gcr.write(gc::regGCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32, (PT | 1) as u32);
     gcr.write(gc::regGCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32, 0);
     gcr.write(gc::regGCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32, 0xffff_ffff);

@@ -12,9 +12,8 @@
 //! mapping every allocation at its CPU address (`AmDevice::alloc_at_cpu`) so the one-address
 //! rule holds; over a link (nothing CPU-mapped), the interface's port is a
 //! [`crate::port::Link`] through the driver's calls, and its first failure ends every sleep.
-//! Still missing:
-//! - on gfx942, the compute queue mapped on every XCC's HQD (one read pointer each), and the
-//!   emulated gfx942's PSP boot;
+//! On a chip of several XCCs (gfx942) a compute ring runs on every XCC's HQD, one read pointer
+//! each. Still missing:
 //! - the HDP flush pair from the discovery table's NBIO bases ([`super::hdp::for_block`]) once
 //!   the emulated command processor answers it at those bases.
 
@@ -274,8 +273,11 @@ impl AmdIface for AmIface {
             }
         };
         let q = AmQueue { drv: self.drv.clone(), port: self.port.clone(), handle, ring, pointers };
-        // One read pointer: the driver maps the queue on every XCC's HQD over the same pointers.
-        Ok(HwQueue::new(handle, kind, ring.va, ring_bytes, pointers.va, vec![rptr], wptr, q))
+        // The driver maps a compute ring on every XCC's HQD, XCC `x` reporting its read pointer
+        // 8 bytes after XCC `x - 1`'s (as KFD's queues do); SDMA has one engine reading.
+        let xccs = if kind == QueueKind::Compute { self.info.xccs.max(1) } else { 1 };
+        let read_ptrs = (0..u64::from(xccs)).map(|x| rptr + 8 * x).collect();
+        Ok(HwQueue::new(handle, kind, ring.va, ring_bytes, pointers.va, read_ptrs, wptr, q))
     }
 
     fn destroy_queue(&self, q: HwQueue) -> Result<()> {

@@ -224,9 +224,7 @@ impl BootPlan<'_> {
             }
             gfx::init_compute(m, xcc, major)?;
         }
-        if major != 9 {
-            sdma::init(m, major)?;
-        }
+        sdma::init(m, &self.chip)?;
         m.write(m.reg(Ip::Gc, 0, "SCRATCH_REG7")?, AM_VERSION)?;
         m.write(m.reg(Ip::Gc, 0, "SCRATCH_REG6")?, 1)?;
         Ok(ih)
@@ -254,8 +252,12 @@ impl BootPlan<'_> {
         for f in ip {
             psp.load_ip_fw(&f.name, f.fw_type, &f.data)?;
         }
-        if self.chip.gc_major >= 11 {
+        if self.chip.rlc_autoload {
             psp.autoload_rlc()?;
+        }
+        // Several XCCs run as one partition (amd.md §7.4, the end of the GFX init).
+        if instances(self.mmio, Ip::Gc).len() > 1 {
+            psp.spatial_partition(1)?;
         }
         Ok(())
     }

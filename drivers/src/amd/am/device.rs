@@ -5,7 +5,7 @@ use super::boot::{self, BootBuffers, BootFirmware, BootPlan, CONTEXT0_END, CONTE
 use super::chip::ChipTables;
 use super::discovery::Discovery;
 use super::firmware::FirmwareSource;
-use super::gfx::{self, ComputeQueueDesc, DOORBELL_MEC_RING0};
+use super::gfx::{self, ComputeQueueDesc};
 use super::gmc::{self, Hub};
 use super::ih::{IhEntry, IhEvent, IhRing};
 use super::mmio::{trace_from_env, Ip, Mmio};
@@ -41,7 +41,8 @@ pub struct GpuAlloc {
 /// A queue programmed into the hardware.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueueHandle {
-    /// The 64-bit doorbell slot in BAR2 ([`AmDevice::ring_doorbell`]).
+    /// The 64-bit doorbell slot in BAR2 ([`AmDevice::ring_doorbell`]); a compute ring's on
+    /// XCC 0 (it has one on every XCC: [`gfx::mec_doorbell`]).
     pub doorbell: u32,
     pub kind: QueueKind,
 }
@@ -298,7 +299,8 @@ impl AmDevice {
 
     /// A PM4 compute queue on ME 1 pipe 0 `queue` (0 for PM4, as tinygrad): `ring` of
     /// `ring_bytes` (a power of two), the read pointer written back to `rptr_va` and the write
-    /// pointer polled at `wptr_va`. The MQD and EOP buffer are allocated here.
+    /// pointer polled at `wptr_va`, mapped on every XCC (XCC `x` reports its read pointer at
+    /// `rptr_va + 8x`). The MQDs and EOP buffers are allocated here.
     pub fn create_compute_queue(
         &mut self,
         queue: u32,
@@ -310,32 +312,61 @@ impl AmDevice {
         if !ring_bytes.is_power_of_two() || ring_bytes < 256 {
             return Err(Error::Protocol(format!("compute ring of {ring_bytes:#x} bytes: not a power of two ≥ 256")));
         }
-        let mqd_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
-        let eop_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
-        let doorbell = DOORBELL_MEC_RING0 + queue;
-        let q = ComputeQueueDesc {
-            queue,
-            ring: ring_va,
-            ring_bytes,
-            rptr_addr: rptr_va,
-            wptr_addr: wptr_va,
-            eop: self.fb_base + eop_pa,
-            eop_bytes: 0x1000,
-            mqd_addr: self.fb_base + mqd_pa,
-            doorbell,
-        };
-        let mqd = gfx::build_mqd(&self.mmio, 0, self.chip.gc_major, &q)?;
-        self.io().zero(eop_pa, 0x1000)?;
-        self.io().write(mqd_pa, &mqd.to_bytes())?;
-        gmc::hdp_flush(&self.mmio)?;
-        gfx::map_queue(&self.mmio, 0, &mqd, &q)?;
-        gmc::hdp_flush(&self.mmio)?;
+        let mut mem = Vec::new();
+        if let Err(e) = self.map_on_every_xcc(queue, ring_va, ring_bytes, rptr_va, wptr_va, &mut mem) {
+            // What was mapped is dequeued and its memory given back (best effort: the error
+            // that matters is the first).
+            let _ = gfx::unmap_queue_all(&self.mmio, queue);
+            for pa in mem {
+                let _ = self.vram.heap.free(pa);
+            }
+            return Err(e);
+        }
+        let doorbell = gfx::mec_doorbell(0, queue);
         let h = QueueHandle { doorbell, kind: QueueKind::Compute { queue } };
-        self.queues.push((h, vec![mqd_pa, eop_pa]));
+        self.queues.push((h, mem));
         Ok(h)
     }
 
-    /// The SDMA0 queue 0 ring (gfx11).
+    /// Maps compute ring `queue` on every XCC's HQD: every XCC's CP runs the ring (dispatches
+    /// are split across them), each from its own MQD, with its own doorbell and reporting its
+    /// read pointer 8 bytes after the previous XCC's, as KFD's queues do. `mem` collects the
+    /// VRAM taken (MQDs, EOP buffers), also when an error stops it.
+    fn map_on_every_xcc(
+        &mut self,
+        queue: u32,
+        ring_va: u64,
+        ring_bytes: u64,
+        rptr_va: u64,
+        wptr_va: u64,
+        mem: &mut Vec<u64>,
+    ) -> Result<()> {
+        for xcc in boot::instances(&self.mmio, Ip::Gc) {
+            let mqd_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
+            mem.push(mqd_pa);
+            let eop_pa = self.vram.heap.alloc(0x1000, 0x1000)?;
+            mem.push(eop_pa);
+            let q = ComputeQueueDesc {
+                queue,
+                ring: ring_va,
+                ring_bytes,
+                rptr_addr: rptr_va + 8 * u64::from(xcc),
+                wptr_addr: wptr_va,
+                eop: self.fb_base + eop_pa,
+                eop_bytes: 0x1000,
+                mqd_addr: self.fb_base + mqd_pa,
+                doorbell: gfx::mec_doorbell(xcc, queue),
+            };
+            let mqd = gfx::build_mqd(&self.mmio, xcc, self.chip.gc_major, &q)?;
+            self.io().zero(eop_pa, 0x1000)?;
+            self.io().write(mqd_pa, &mqd.to_bytes())?;
+            gmc::hdp_flush(&self.mmio)?;
+            gfx::map_queue(&self.mmio, xcc, &mqd, &q)?;
+        }
+        gmc::hdp_flush(&self.mmio)
+    }
+
+    /// The first SDMA engine's first ring (SDMA 6 on gfx11, SDMA 4.4 on gfx942).
     pub fn create_sdma_queue(
         &mut self,
         ring_va: u64,
@@ -353,7 +384,7 @@ impl AmDevice {
             wptr_addr: wptr_va,
             doorbell: DOORBELL_SDMA0,
         };
-        sdma::map_queue(&self.mmio, self.chip.gc_major, &q)?;
+        sdma::map_queue(&self.mmio, &self.chip, &q)?;
         let h = QueueHandle { doorbell: DOORBELL_SDMA0, kind: QueueKind::Sdma };
         self.queues.push((h, Vec::new()));
         Ok(h)
@@ -366,8 +397,8 @@ impl AmDevice {
             Error::Protocol(format!("{}: destroy of {q:?}, which is not a live queue", self.pci.name()))
         })?;
         match q.kind {
-            QueueKind::Compute { queue } => gfx::unmap_queue(&self.mmio, 0, queue)?,
-            QueueKind::Sdma => sdma::unmap_queue(&self.mmio, self.chip.gc_major)?,
+            QueueKind::Compute { queue } => gfx::unmap_queue_all(&self.mmio, queue)?,
+            QueueKind::Sdma => sdma::unmap_queue(&self.mmio, &self.chip)?,
         }
         let (_, mem) = self.queues.remove(i);
         for pa in mem {
@@ -379,7 +410,14 @@ impl AmDevice {
     /// Rings a queue's doorbell with its new write pointer (after the ring contents and the
     /// write-pointer memory are written and fenced).
     pub fn ring_doorbell(&self, q: QueueHandle, wptr: u64) -> Result<()> {
-        self.pci.write64(AMD_BAR_DOORBELL, u64::from(q.doorbell) * 8, wptr)
+        let QueueKind::Compute { queue } = q.kind else {
+            return self.pci.write64(AMD_BAR_DOORBELL, u64::from(q.doorbell) * 8, wptr);
+        };
+        // A compute ring has an HQD, and a doorbell, on every XCC.
+        for xcc in boot::instances(&self.mmio, Ip::Gc) {
+            self.pci.write64(AMD_BAR_DOORBELL, u64::from(gfx::mec_doorbell(xcc, queue)) * 8, wptr)?;
+        }
+        Ok(())
     }
 
     /// New IH entries, decoded; an error event puts the device in the error state that
@@ -411,8 +449,8 @@ impl AmDevice {
         let mut first_err = None;
         for (h, _) in std::mem::take(&mut self.queues) {
             let r = match h.kind {
-                QueueKind::Compute { queue } => gfx::unmap_queue(&self.mmio, 0, queue),
-                QueueKind::Sdma => sdma::unmap_queue(&self.mmio, self.chip.gc_major),
+                QueueKind::Compute { queue } => gfx::unmap_queue_all(&self.mmio, queue),
+                QueueKind::Sdma => sdma::unmap_queue(&self.mmio, &self.chip),
             };
             if let Err(e) = r {
                 first_err.get_or_insert(e);

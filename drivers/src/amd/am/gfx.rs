@@ -4,14 +4,28 @@
 //! `wait_for_rlc_autoload_complete`, `config_mec_cache_rs64`, `init_compute_vmid`,
 //! `compute_mqd_init`, `kiq_init_register`; amd.md §7.4/§7.5).
 
+use super::chip::{ChipTables, XccSetup};
 use super::mmio::{Ip, Mmio, RegAt};
-use super::mqd::{order_base_2, Mqd, MqdLayout};
-use crate::Result;
+use super::mqd::{order_base_2, Mqd};
+use crate::{Error, Result};
 use std::time::Duration;
 
 const RLC_TIMEOUT: Duration = Duration::from_secs(5);
 /// `AMDGPU_NAVI10_DOORBELL_MEC_RING0`: the 64-bit doorbell slot of the first compute ring.
 pub const DOORBELL_MEC_RING0: u32 = 3;
+/// 64-bit doorbell slots each XCC's MEC answers: XCC `x` owns slots `[x * 0x20, x * 0x20 +
+/// 0x1f]` (`CP_MEC_DOORBELL_RANGE_*` = 0x100 bytes per XCC, as tinygrad and the kernel's
+/// `xcc_doorbell_range` give them), so a ring on several XCCs has one doorbell per XCC.
+pub const XCC_DOORBELL_SLOTS: u32 = 0x20;
+
+/// The doorbell slot of compute ring `queue`'s HQD on XCC `xcc`.
+pub fn mec_doorbell(xcc: u8, queue: u32) -> u32 {
+    u32::from(xcc) * XCC_DOORBELL_SLOTS + DOORBELL_MEC_RING0 + queue
+}
+
+fn chip(gc_major: u8) -> Result<ChipTables> {
+    ChipTables::for_major(gc_major).ok_or_else(|| Error::Unsupported(format!("GC {gc_major}.x: no AM chip tables")))
+}
 
 fn gc(mmio: &Mmio, xcc: u8, name: &str) -> Result<RegAt> {
     mmio.reg(Ip::Gc, xcc, name)
@@ -27,7 +41,7 @@ pub fn select(mmio: &Mmio, xcc: u8, me: u32, pipe: u32, queue: u32, vmid: u32) -
 
 /// Waits for the RLC to finish loading GC's firmware after AUTOLOAD_RLC (gfx11).
 pub fn wait_rlc_autoload(mmio: &Mmio, gc_major: u8) -> Result<()> {
-    if gc_major == 9 {
+    if !ChipTables::for_major(gc_major).is_some_and(|c| c.rlc_autoload) {
         return Ok(());
     }
     let st = gc(mmio, 0, "RLC_RLCS_BOOTLOAD_STATUS")?;
@@ -40,8 +54,12 @@ pub fn wait_rlc_autoload(mmio: &Mmio, gc_major: u8) -> Result<()> {
 /// firmware header), on gfx9 by clearing the halt bits.
 pub fn start_mec(mmio: &Mmio, xcc: u8, gc_major: u8, mec_ucode_start: u64) -> Result<()> {
     mmio.trace_note(&format!("GFX: start MEC on XCC {xcc}"));
-    if gc_major == 9 {
-        return mmio.write(gc(mmio, xcc, "CP_MEC_CNTL")?, 0);
+    let chip = chip(gc_major)?;
+    if !chip.mec_rs64 {
+        // gfx9: both MEs un-halted, no pipe held in reset (`gfx_v9_4_3_xcc_cp_compute_enable`).
+        let (reg, halts) = chip.mec_halt;
+        let fields: Vec<(&str, u32)> = halts.iter().map(|&f| (f, 0)).collect();
+        return mmio.write_fields(gc(mmio, xcc, reg)?, &fields);
     }
     let cntl = gc(mmio, xcc, "CP_MEC_RS64_CNTL")?;
     select(mmio, xcc, 1, 0, 0, 0)?;
@@ -54,26 +72,32 @@ pub fn start_mec(mmio: &Mmio, xcc: u8, gc_major: u8, mec_ucode_start: u64) -> Re
     Ok(())
 }
 
-/// The shader memory apertures of every VMID (`init_compute_vmid`), and the MEC doorbell range.
+/// The chip's per-XCC setup writes, the shader memory apertures of every VMID
+/// (`init_compute_vmid`), and the MEC doorbell range.
 pub fn init_compute(mmio: &Mmio, xcc: u8, gc_major: u8) -> Result<()> {
+    for w in chip(gc_major)?.xcc_setup {
+        match *w {
+            XccSetup::Write(reg, v) => mmio.write(gc(mmio, xcc, reg)?, v)?,
+            XccSetup::Update(reg, fields) => {
+                mmio.update(gc(mmio, xcc, reg)?, fields)?;
+            }
+        }
+    }
     mmio.trace_note(&format!("GFX: SH_MEM for VMIDs 0-15 on XCC {xcc}"));
     let config = gc(mmio, xcc, "SH_MEM_CONFIG")?;
     let bases = gc(mmio, xcc, "SH_MEM_BASES")?;
-    // ADDRESS_MODE 64, ALIGNMENT_MODE unaligned (3); gfx10+ INITIAL_INST_PREFETCH 3.
-    let cfg: &[(&str, u32)] = if gc_major == 9 {
-        &[("ADDRESS_MODE", 0), ("ALIGNMENT_MODE", 3), ("RETRY_DISABLE", 1)]
-    } else {
-        &[("ADDRESS_MODE", 0), ("ALIGNMENT_MODE", 3), ("INITIAL_INST_PREFETCH", 3)]
-    };
+    // ADDRESS_MODE 64, ALIGNMENT_MODE unaligned (3), and what the generation adds.
+    let cfg = chip(gc_major)?.sh_mem_config;
     for vmid in 0..16 {
         select(mmio, xcc, 0, 0, 0, vmid)?;
         mmio.write_fields(config, cfg)?;
         mmio.write_fields(bases, &[("SHARED_BASE", 1), ("PRIVATE_BASE", 2)])?;
     }
     select(mmio, xcc, 0, 0, 0, 0)?;
-    // Doorbell byte offsets the MEC answers: slots 0..0x1f (dwords 0..0x3e).
-    mmio.write(gc(mmio, xcc, "CP_MEC_DOORBELL_RANGE_LOWER")?, 0)?;
-    mmio.write(gc(mmio, xcc, "CP_MEC_DOORBELL_RANGE_UPPER")?, 0xf8)?;
+    // Doorbell byte offsets the XCC's MEC answers: its 0x20 slots.
+    let lower = u32::from(xcc) * XCC_DOORBELL_SLOTS * 8;
+    mmio.write(gc(mmio, xcc, "CP_MEC_DOORBELL_RANGE_LOWER")?, lower)?;
+    mmio.write(gc(mmio, xcc, "CP_MEC_DOORBELL_RANGE_UPPER")?, lower + (XCC_DOORBELL_SLOTS - 1) * 8)?;
     Ok(())
 }
 
@@ -96,8 +120,7 @@ pub struct ComputeQueueDesc {
 /// The MQD of a PM4 compute queue (`gfx_v11_0_compute_mqd_init` with tinygrad's priorities).
 pub fn build_mqd(mmio: &Mmio, xcc: u8, gc_major: u8, q: &ComputeQueueDesc) -> Result<Mqd> {
     let r = |n| gc(mmio, xcc, n);
-    let layout = if gc_major == 9 { MqdLayout::V9 } else { MqdLayout::V11 };
-    let mut m = Mqd::new(layout, *r("CP_MQD_BASE_ADDR")?.reg);
+    let mut m = Mqd::new(chip(gc_major)?.mqd, *r("CP_MQD_BASE_ADDR")?.reg);
     m.all_cus();
     m.set_raw(r("CP_MQD_BASE_ADDR")?, q.mqd_addr as u32 & !3)?;
     m.set_raw(r("CP_MQD_BASE_ADDR_HI")?, (q.mqd_addr >> 32) as u32)?;
@@ -165,6 +188,17 @@ pub fn unmap_queue(mmio: &Mmio, xcc: u8, queue: u32) -> Result<()> {
     };
     select(mmio, xcc, 0, 0, 0, 0)?;
     res
+}
+
+/// Dequeues HQD `queue` of ME 1 pipe 0 on every XCC (a queue the driver mapped on all).
+pub fn unmap_queue_all(mmio: &Mmio, queue: u32) -> Result<()> {
+    let mut first_err = None;
+    for xcc in (0..=u8::MAX).take_while(|&i| mmio.has(Ip::Gc, i)) {
+        if let Err(e) = unmap_queue(mmio, xcc, queue) {
+            first_err.get_or_insert(e);
+        }
+    }
+    first_err.map_or(Ok(()), Err)
 }
 
 /// The named register at absolute dword `addr` in GC instance `xcc`, for readable traces.

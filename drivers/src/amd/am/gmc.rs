@@ -12,6 +12,7 @@
 //! `[PAGE_TABLE_START, PAGE_TABLE_END]`, indexed by `va − PAGE_TABLE_START` (as the GART is);
 //! MC addresses inside the system aperture (the FB: `fb_base` + VRAM offset) bypass it.
 
+use super::chip::{ChipTables, GFX11};
 use super::mmio::{Ip, Mmio, RegAt};
 use super::pagetable::PAGE_TABLE_DEPTH;
 use crate::{Error, Result};
@@ -46,21 +47,16 @@ pub struct Hub {
 }
 
 impl Hub {
-    /// The hubs of a chip: GC instances (XCCs) and MMHUB instances, for a GC major version.
+    /// The hubs of a chip: GC instances (XCCs) and MMHUB instances, for a GC major version
+    /// (their prefixes are the chip's [`ChipTables`] data; an unknown major gets gfx11's).
     pub fn gc(gc_major: u8, inst: u8) -> Hub {
-        if gc_major == 9 {
-            Hub { ip: Ip::Gc, inst, vm: "VM_", mc: "MC_VM_" }
-        } else {
-            Hub { ip: Ip::Gc, inst, vm: "GCVM_", mc: "GCMC_VM_" }
-        }
+        let n = ChipTables::for_major(gc_major).unwrap_or(GFX11).gc_hub;
+        Hub { ip: Ip::Gc, inst, vm: n.vm, mc: n.mc }
     }
 
     pub fn mm(gc_major: u8, inst: u8) -> Hub {
-        if gc_major == 9 {
-            Hub { ip: Ip::Mmhub, inst, vm: "VM_", mc: "MC_VM_" }
-        } else {
-            Hub { ip: Ip::Mmhub, inst, vm: "MMVM_", mc: "MMMC_VM_" }
-        }
+        let n = ChipTables::for_major(gc_major).unwrap_or(GFX11).mm_hub;
+        Hub { ip: Ip::Mmhub, inst, vm: n.vm, mc: n.mc }
     }
 
     fn vm(&self, mmio: &Mmio, name: &str) -> Result<RegAt> {

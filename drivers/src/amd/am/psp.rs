@@ -228,6 +228,14 @@ impl<'a> Psp<'a> {
         self.submit("AUTOLOAD_RLC", GFX_CMD_ID_AUTOLOAD_RLC, PspGfxCmdBuf::default()).map(drop)
     }
 
+    /// SRIOV_SPATIAL_PART: the XCCs as `partitions` compute partitions (1: all XCCs one
+    /// device, what a multi-XCC chip runs as under AM). The command's first dword is the count
+    /// (`psp_gfx_cmd_spatial_part.mode`).
+    pub fn spatial_partition(&mut self, partitions: u32) -> Result<()> {
+        let cmd = PspGfxCmdBuf { addr_lo: partitions, ..Default::default() };
+        self.submit("SRIOV_SPATIAL_PART", GFX_CMD_ID_SRIOV_SPATIAL_PART, cmd).map(drop)
+    }
+
     fn stage(&self, data: &[u8], name: &str) -> Result<()> {
         if data.len() as u64 > MSG1_BYTES {
             return Err(Error::Protocol(format!("PSP {name}: {} bytes exceed the 1 MiB staging buffer", data.len())));

@@ -1,34 +1,35 @@
-//! SDMA: the engine's controls and one ring queue programmed into its registers (linux-6.12
-//! `sdma_v6_0.c`: `gfx_resume_instance`, `ctx_switch_enable`, `enable`; amd.md §7.4/§7.5). On
-//! gfx11 SDMA 6 lives in GC (`SDMA0_*`, `SDMA0_QUEUE0_*`); gfx9's SDMA 4.4 is its own IP
-//! (`SDMA_GFX_*`) and is not programmed yet.
+//! SDMA: the engines' controls and one ring queue programmed into the first engine's registers
+//! (linux-6.12 `sdma_v6_0.c` / `sdma_v4_4_2.c`: `gfx_resume_instance`, `ctx_switch_enable`,
+//! `enable`; amd.md §7.4/§7.5). Where the registers are and what each generation sets is the
+//! chip's [`SdmaNames`] data: on gfx11 SDMA 6 lives in GC (`SDMA0_*`, `SDMA0_QUEUE0_*`), on gfx942
+//! each of the 16 SDMA 4.4 engines is its own IP instance (`SDMA_*`, `SDMA_GFX_*`).
 
-use super::mmio::{Ip, Mmio, RegAt};
-use crate::{Error, Result};
+use super::chip::{ChipTables, SdmaNames};
+use super::mmio::{Mmio, RegAt};
+use crate::Result;
 
 /// `AMDGPU_NAVI10_DOORBELL_sDMA_ENGINE0`: the 64-bit doorbell slot of SDMA0's first queue.
 pub const DOORBELL_SDMA0: u32 = 0x100;
 
-fn r(mmio: &Mmio, name: &str) -> Result<RegAt> {
-    mmio.reg(Ip::Gc, 0, name)
+fn engine(mmio: &Mmio, n: &SdmaNames, inst: u8, name: &str) -> Result<RegAt> {
+    mmio.reg(n.ip, inst, &format!("{}{name}", n.engine))
 }
 
-fn require_gfx11(gc_major: u8) -> Result<()> {
-    if gc_major == 9 {
-        return Err(Error::Unsupported("SDMA 4.4 (gfx942) queues are not programmed by the AM driver yet".into()));
+fn queue(mmio: &Mmio, n: &SdmaNames, name: &str) -> Result<RegAt> {
+    mmio.reg(n.ip, 0, &format!("{}{name}", n.queue))
+}
+
+/// Engine controls of every engine: watchdog, UTCL1, trap interrupts, un-halt.
+pub fn init(mmio: &Mmio, chip: &ChipTables) -> Result<()> {
+    let n = &chip.sdma;
+    let engines: Vec<u8> =
+        if n.ip == super::mmio::Ip::Gc { vec![0] } else { (0..=u8::MAX).take_while(|&i| mmio.has(n.ip, i)).collect() };
+    for inst in engines {
+        mmio.trace_note(&format!("SDMA{inst}: controls"));
+        for (reg, fields) in n.controls {
+            mmio.update(engine(mmio, n, inst, reg)?, fields)?;
+        }
     }
-    Ok(())
-}
-
-/// Engine controls: watchdog, UTCL1, trap interrupts, un-halt.
-pub fn init(mmio: &Mmio, gc_major: u8) -> Result<()> {
-    require_gfx11(gc_major)?;
-    mmio.trace_note("SDMA0: controls");
-    mmio.update(r(mmio, "SDMA0_WATCHDOG_CNTL")?, &[("QUEUE_HANG_COUNT", 100)])?;
-    mmio.update(r(mmio, "SDMA0_UTCL1_CNTL")?, &[("RESP_MODE", 3), ("REDO_DELAY", 9)])?;
-    mmio.update(r(mmio, "SDMA0_UTCL1_PAGE")?, &[("RD_L2_POLICY", 2), ("WR_L2_POLICY", 3), ("LLC_NOALLOC", 1)])?;
-    mmio.update(r(mmio, "SDMA0_CNTL")?, &[("TRAP_ENABLE", 1)])?;
-    mmio.update(r(mmio, "SDMA0_F32_CNTL")?, &[("HALT", 0), ("TH1_RESET", 0)])?;
     Ok(())
 }
 
@@ -43,48 +44,44 @@ pub struct SdmaQueueDesc {
     pub doorbell: u32,
 }
 
-/// Programs queue 0 of SDMA0 and enables it.
-pub fn map_queue(mmio: &Mmio, gc_major: u8, q: &SdmaQueueDesc) -> Result<()> {
-    require_gfx11(gc_major)?;
+/// Programs the first ring of the first engine and enables it.
+pub fn map_queue(mmio: &Mmio, chip: &ChipTables, q: &SdmaQueueDesc) -> Result<()> {
+    let n = &chip.sdma;
+    let r = |name: &str| queue(mmio, n, name);
     mmio.trace_note("SDMA0: queue 0");
-    let cntl = r(mmio, "SDMA0_QUEUE0_RB_CNTL")?;
+    let cntl = r("RB_CNTL")?;
     mmio.update(cntl, &[("RB_ENABLE", 0)])?;
-    let minor = r(mmio, "SDMA0_QUEUE0_MINOR_PTR_UPDATE")?;
+    let minor = r("MINOR_PTR_UPDATE")?;
     mmio.write(minor, 1)?;
-    for n in ["SDMA0_QUEUE0_RB_RPTR", "SDMA0_QUEUE0_RB_RPTR_HI", "SDMA0_QUEUE0_RB_WPTR", "SDMA0_QUEUE0_RB_WPTR_HI"] {
-        mmio.write(r(mmio, n)?, 0)?;
+    for name in ["RB_RPTR", "RB_RPTR_HI", "RB_WPTR", "RB_WPTR_HI"] {
+        mmio.write(r(name)?, 0)?;
     }
-    mmio.write(r(mmio, "SDMA0_QUEUE0_RB_BASE")?, (q.ring >> 8) as u32)?;
-    mmio.write(r(mmio, "SDMA0_QUEUE0_RB_BASE_HI")?, (q.ring >> 40) as u32)?;
-    mmio.write(r(mmio, "SDMA0_QUEUE0_RB_RPTR_ADDR_LO")?, q.rptr_addr as u32 & !3)?;
-    mmio.write(r(mmio, "SDMA0_QUEUE0_RB_RPTR_ADDR_HI")?, (q.rptr_addr >> 32) as u32)?;
-    mmio.write(r(mmio, "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO")?, q.wptr_addr as u32 & !3)?;
-    mmio.write(r(mmio, "SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI")?, (q.wptr_addr >> 32) as u32)?;
-    mmio.write_fields(r(mmio, "SDMA0_QUEUE0_DOORBELL_OFFSET")?, &[("OFFSET", q.doorbell * 2)])?;
-    mmio.write_fields(r(mmio, "SDMA0_QUEUE0_DOORBELL")?, &[("ENABLE", 1)])?;
+    mmio.write(r("RB_BASE")?, (q.ring >> 8) as u32)?;
+    mmio.write(r("RB_BASE_HI")?, (q.ring >> 40) as u32)?;
+    mmio.write(r("RB_RPTR_ADDR_LO")?, q.rptr_addr as u32 & !3)?;
+    mmio.write(r("RB_RPTR_ADDR_HI")?, (q.rptr_addr >> 32) as u32)?;
+    mmio.write(r("RB_WPTR_POLL_ADDR_LO")?, q.wptr_addr as u32 & !3)?;
+    mmio.write(r("RB_WPTR_POLL_ADDR_HI")?, (q.wptr_addr >> 32) as u32)?;
+    if let Some((reg, field)) = n.wptr_poll {
+        mmio.update(r(reg)?, &[(field, 1)])?;
+    }
+    mmio.write_fields(r("DOORBELL_OFFSET")?, &[("OFFSET", q.doorbell * 2)])?;
+    mmio.write_fields(r("DOORBELL")?, &[("ENABLE", 1)])?;
     mmio.write(minor, 0)?;
     let size = (q.ring_bytes / 4).trailing_zeros();
-    mmio.write_fields(
-        cntl,
-        &[
-            ("RB_SIZE", size),
-            ("WPTR_POLL_ENABLE", 1),
-            ("RB_VMID", 0),
-            ("RPTR_WRITEBACK_ENABLE", 1),
-            ("RPTR_WRITEBACK_TIMER", 4),
-            ("RB_PRIV", 1),
-            ("RB_ENABLE", 1),
-        ],
-    )?;
-    mmio.update(r(mmio, "SDMA0_QUEUE0_IB_CNTL")?, &[("IB_ENABLE", 1)])?;
+    let mut fields = vec![("RB_SIZE", size)];
+    fields.extend_from_slice(n.rb_cntl);
+    fields.push(("RB_ENABLE", 1));
+    mmio.write_fields(cntl, &fields)?;
+    mmio.update(r("IB_CNTL")?, &[("IB_ENABLE", 1)])?;
     Ok(())
 }
 
-/// Disables queue 0 (fini).
-pub fn unmap_queue(mmio: &Mmio, gc_major: u8) -> Result<()> {
-    require_gfx11(gc_major)?;
-    mmio.update(r(mmio, "SDMA0_QUEUE0_RB_CNTL")?, &[("RB_ENABLE", 0)])?;
-    mmio.update(r(mmio, "SDMA0_QUEUE0_IB_CNTL")?, &[("IB_ENABLE", 0)])?;
+/// Disables the ring (fini).
+pub fn unmap_queue(mmio: &Mmio, chip: &ChipTables) -> Result<()> {
+    let n = &chip.sdma;
+    mmio.update(queue(mmio, n, "RB_CNTL")?, &[("RB_ENABLE", 0)])?;
+    mmio.update(queue(mmio, n, "IB_CNTL")?, &[("IB_ENABLE", 0)])?;
     Ok(())
 }
 
@@ -95,9 +92,7 @@ mod tests {
     use crate::amd::am::testing::bound;
 
     #[test]
-    fn the_sdma_ring_registers_get_the_ring() {
-        let (pci, mmio) = bound(GFX11, 0);
-        init(&mmio, 11).unwrap();
+    fn the_sdma_ring_registers_get_the_ring_on_both_generations() {
         let q = SdmaQueueDesc {
             ring: 0x12_3400,
             ring_bytes: 0x1_0000,
@@ -105,13 +100,22 @@ mod tests {
             wptr_addr: 0x5008,
             doorbell: DOORBELL_SDMA0,
         };
-        map_queue(&mmio, 11, &q).unwrap();
-        let cntl = r(&mmio, "SDMA0_QUEUE0_RB_CNTL").unwrap();
-        let v = pci.reg(cntl.addr).unwrap();
-        assert_eq!((cntl.field("RB_SIZE").unwrap().get(v), cntl.field("RB_ENABLE").unwrap().get(v)), (14, 1));
-        assert_eq!(pci.reg(r(&mmio, "SDMA0_QUEUE0_RB_BASE").unwrap().addr), Some(0x1234));
-        assert_eq!(pci.reg(r(&mmio, "SDMA0_QUEUE0_DOORBELL_OFFSET").unwrap().addr), Some(0x200 << 2));
-        let (_, mmio9) = bound(GFX942, 0);
-        assert!(map_queue(&mmio9, 9, &q).unwrap_err().to_string().contains("not programmed"));
+        for chip in [GFX11, GFX942] {
+            let (pci, mmio) = bound(chip, 0);
+            init(&mmio, &chip).unwrap();
+            map_queue(&mmio, &chip, &q).unwrap();
+            let r = |name: &str| queue(&mmio, &chip.sdma, name).unwrap();
+            let cntl = r("RB_CNTL");
+            let v = pci.reg(cntl.addr).unwrap();
+            assert_eq!((cntl.field("RB_SIZE").unwrap().get(v), cntl.field("RB_ENABLE").unwrap().get(v)), (14, 1));
+            assert_eq!(pci.reg(r("RB_BASE").addr), Some(0x1234));
+            assert_eq!(pci.reg(r("DOORBELL_OFFSET").addr), Some(0x200 << 2));
+            let f32 = engine(&mmio, &chip.sdma, 0, "F32_CNTL").unwrap();
+            assert_eq!(f32.field("HALT").unwrap().get(pci.reg(f32.addr).unwrap_or(0)), 0);
+        }
+        let (pci, mmio) = bound(GFX942, 0);
+        map_queue(&mmio, &GFX942, &q).unwrap();
+        let poll = queue(&mmio, &GFX942.sdma, "RB_WPTR_POLL_CNTL").unwrap();
+        assert_eq!(pci.reg(poll.addr), Some(1), "SDMA 4.4 polls the write pointer by its own register");
     }
 }
