@@ -8,6 +8,7 @@
 //! fail: across a USB or network link the device can go away in the middle of a boot, and that
 //! becomes an error naming the link, not a panic or a hang.
 
+pub mod asm24xx;
 mod bar_map;
 mod open;
 pub mod pagemap;
