@@ -10,6 +10,7 @@ pub mod demo;
 mod demo_graph;
 pub mod demo_transformer;
 pub mod device;
+pub mod device_usb;
 pub mod error;
 pub mod gemm;
 pub mod gpu;
