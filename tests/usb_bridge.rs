@@ -152,3 +152,20 @@ fn faults_of_the_link_are_one_clear_error_and_the_bridge_opens_again() {
         assert_eq!(pci2.read32(AMD_BAR_MMIO, 0).expect("after reopen"), gpu.reg(0));
     }
 }
+
+#[test]
+fn the_am_driver_boots_the_gpu_over_the_emulated_bridge() {
+    use baregpu::drivers::amd::am::AmDevice;
+    use baregpu::emu::am::firmware_standin::StandinSource;
+    use baregpu::emu::am::layout::Layout;
+    let (gpu, bridge) = bridge();
+    let pci = Asm24xx::open(bridge.clone()).expect("open");
+    let before = bridge.transfers();
+    let layout = Layout::for_arch("gfx1100").expect("layout");
+    let dev = AmDevice::open(pci.clone(), &StandinSource::for_layout(&layout)).expect("AM boot over the bridge");
+    assert!(bridge.transfers() > before + 100, "the boot went over the wire: {}", bridge.transfers() - before);
+    // The boot left the GPU's firmware running: what the driver reads over the bridge is what
+    // the GPU holds.
+    assert_eq!(pci.read32(AMD_BAR_MMIO, 0).expect("read"), gpu.reg(0));
+    drop(dev);
+}
