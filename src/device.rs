@@ -61,9 +61,7 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             let arch = path.strip_prefix("emu:").unwrap_or("gfx1100");
             let engine = Arc::new(Interpreter::new(arch));
             let (pci, fw) = crate::device_usb::open_pci(path, engine.clone())?;
-            let dev = AmDevice::open(pci, &*fw)?;
-            let iface: Box<dyn AmdIface> = Box::new(AmIface::new(Arc::new(AmDeviceDriver::new(dev)?)));
-            let dev = AmdDevice::open_on(iface, &label)?;
+            let dev = open_am_over(pci, &*fw, &label)?;
             Ok(Device::Amd(dev.with_progress(Arc::new(move || engine.workgroups_retired()))))
         }
         DeviceSpec::Remote { .. } => unsupported("the remote transport"),

@@ -45,27 +45,34 @@ pub fn find_bridges() -> Result<Vec<UsbInfo>> {
 
 /// Opens the bridge at `path` (`/dev/bus/usb/BBB/DDD`), or the first one found for `""`.
 pub fn open_host(path: &str) -> Result<Arc<Asm24xx>> {
-    let all = host::list()?;
-    let found = if path.is_empty() {
-        all.into_iter().find(is_bridge).ok_or_else(|| {
-            Error::Unsupported(
-                "no ASM24xx USB bridge with the custom firmware (USB id add1:0001 or 3801:0001) is plugged in".into(),
-            )
-        })?
-    } else {
-        let (bus, address) = host::parse_path(path)
-            .ok_or_else(|| Error::Unsupported(format!("usb:{path}: expected /dev/bus/usb/BBB/DDD")))?;
-        let d = all.into_iter().find(|d| d.bus == bus && d.address == address);
-        let d = d.ok_or_else(|| Error::Unsupported(format!("usb:{path}: no such USB device")))?;
-        if !is_bridge(&d) {
-            return Err(Error::Unsupported(format!(
-                "usb:{path}: USB device {:04x}:{:04x} ({}) is not an ASM24xx bridge with the custom firmware",
-                d.vendor,
-                d.product,
-                d.product_string.as_deref().unwrap_or("no product string")
-            )));
+    let spec = if path.is_empty() { "usb:first".to_string() } else { format!("usb:{path}") };
+    let wanted = match path {
+        "" => None,
+        p => Some(host::parse_path(p).ok_or_else(|| {
+            Error::Unsupported(format!("{spec}: expected usb:/dev/bus/usb/BBB/DDD, usb:first or usb:emu:ARCH"))
+        })?),
+    };
+    let all =
+        host::list().map_err(|e| Error::Unsupported(format!("{spec}: cannot list the host's USB devices: {e}")))?;
+    let found = match wanted {
+        None => all.into_iter().find(is_bridge).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "{spec}: no ASM24xx USB bridge with the custom firmware (USB id add1:0001 or 3801:0001) is plugged in"
+            ))
+        })?,
+        Some((bus, address)) => {
+            let d = all.into_iter().find(|d| d.bus == bus && d.address == address);
+            let d = d.ok_or_else(|| Error::Unsupported(format!("{spec}: no such USB device")))?;
+            if !is_bridge(&d) {
+                return Err(Error::Unsupported(format!(
+                    "{spec}: USB device {:04x}:{:04x} ({}) is not an ASM24xx bridge with the custom firmware",
+                    d.vendor,
+                    d.product,
+                    d.product_string.as_deref().unwrap_or("no product string")
+                )));
+            }
+            d
         }
-        d
     };
     Asm24xx::open(Arc::new(HostUsb::open(&found)?))
 }
@@ -239,6 +246,11 @@ impl PciDevice for Asm24xx {
         // Every allocation is contiguous SRAM.
         let _ = contiguous;
         Ok(Box::new(self.pool.alloc(size)?))
+    }
+
+    /// The GPU reaches no host memory through the bridge: only the SRAM pool.
+    fn dma_pool(&self) -> Option<u64> {
+        Some(sram::POOL_SIZE)
     }
 
     fn wait_interrupt(&self, timeout: Duration) -> Result<bool> {
