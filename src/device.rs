@@ -191,6 +191,11 @@ pub fn open_amd_iface(spec: &DeviceSpec) -> Result<Box<dyn AmdIface>> {
             let arch = spec.am_emulated_arch().unwrap_or_default();
             return am_emulated_iface(arch, Arc::new(Interpreter::new(arch)));
         }
+        DeviceSpec::Usb { path } => {
+            let arch = path.strip_prefix("emu:").unwrap_or("gfx1100");
+            let (pci, fw) = crate::device_usb::open_pci(path, Arc::new(Interpreter::new(arch)))?;
+            return am_iface_over(pci, &*fw);
+        }
         _ => return Err(Error::Usage(format!("{label}: not an AMD device with a driver interface"))),
     };
     let gpu = topology::discover(&*os)?.into_iter().nth(index);

@@ -10,6 +10,7 @@ use baregpu::drivers::pci::asm24xx::protocol::*;
 use baregpu::drivers::pci::asm24xx::{setup, Asm24xx};
 use baregpu::drivers::pci::{PciDevice, AMD_BAR_MMIO, AMD_BAR_VRAM};
 use baregpu::emu::am::EmuPciGpu;
+use baregpu::emu::amd::dispatch::WaveEngine;
 use baregpu::emu::rdna::Interpreter;
 use baregpu::emu::usb_bridge::{EmuAsm24xx, Fault};
 use std::sync::Arc;
@@ -168,4 +169,75 @@ fn the_am_driver_boots_the_gpu_over_the_emulated_bridge() {
     // the GPU holds.
     assert_eq!(pci.read32(AMD_BAR_MMIO, 0).expect("read"), gpu.reg(0));
     drop(dev);
+}
+
+/// The runtime over the emulated bridge, with the bridge at hand for fault injection.
+fn runtime_over_bridge() -> (baregpu::runtime::amd::AmdDevice, Arc<EmuAsm24xx>) {
+    use baregpu::emu::am::firmware_standin::StandinSource;
+    use baregpu::emu::am::layout::Layout;
+    let engine = Arc::new(Interpreter::new("gfx1100"));
+    let (bridge, pci) = baregpu::device_usb::open_emulated("gfx1100", engine.clone()).expect("bridge");
+    let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").expect("layout"));
+    let dev = baregpu::device::open_am_over(pci, &fw, "usb:emu:gfx1100").expect("runtime over the bridge");
+    (dev.with_progress(Arc::new(move || engine.workgroups_retired())), bridge)
+}
+
+fn basic_code_object() -> baregpu::runtime::program::CodeObject {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hsaco/basic-gfx1100.hsaco");
+    baregpu::runtime::program::CodeObject::parse(&std::fs::read(p).expect("fixture")).expect("code object")
+}
+
+#[test]
+fn a_launch_and_copies_both_ways_run_over_the_emulated_bridge() {
+    use baregpu::runtime::program::{ArgValue, Launch};
+    let (dev, bridge) = runtime_over_bridge();
+    // Host to GPU and back through the SRAM staging, at unaligned sizes and offsets.
+    let buf = dev.alloc(3 * 4096 + 8).expect("alloc");
+    let data: Vec<u8> = (0..3 * 4096 + 3).map(|i| (i * 31 % 251) as u8).collect();
+    dev.copy_in(&buf, 5, &data).expect("copy in");
+    let mut back = vec![0u8; data.len()];
+    dev.copy_out(&buf, 5, &mut back).expect("copy out");
+    assert!(back == data, "the round trip over the bridge differs");
+    // A kernel writes it; the host reads what the GPU wrote.
+    let prog = dev.load(basic_code_object()).expect("load");
+    let m = 256u32;
+    let before = bridge.transfers();
+    let args = [ArgValue::Pointer(buf.va()), ArgValue::u32(m), ArgValue::u32(11)];
+    let s = dev.launch(&prog, "fill2d", &args, &Launch::new([1, 1, 1], [m, 1, 1]), false).expect("launch");
+    dev.synchronize().expect("synchronize");
+    assert!(bridge.transfers() > before, "the launch went over the wire");
+    let mut out = vec![0u8; 4 * m as usize];
+    dev.copy_out(&buf, 0, &mut out).expect("copy out");
+    for x in 0..m as usize {
+        assert_eq!(i32::from_le_bytes(out[4 * x..4 * x + 4].try_into().unwrap()), 11 + x as i32, "element {x}");
+    }
+    dev.release(s);
+    dev.free(buf).expect("free");
+    dev.unload(prog).expect("unload");
+}
+
+#[test]
+fn a_link_lost_mid_run_ends_the_wait_with_one_error_and_the_device_opens_again() {
+    use std::time::{Duration, Instant};
+    for fault in [Fault::LinkLost, Fault::TransferError, Fault::Timeout] {
+        let (dev, bridge) = runtime_over_bridge();
+        // A gate the host never opens: only the link's failure can end the wait.
+        let gate = dev.new_signal().expect("signal");
+        let done = dev.new_signal().expect("signal");
+        let mut q = dev.compute_queue().expect("queue");
+        q.wait(&gate, 1).signal(&done, 1);
+        q.submit().expect("submit");
+        bridge.inject(fault, 2);
+        let t = Instant::now();
+        let e = dev.wait(&done, 1).expect_err("the link failed").to_string();
+        assert!(e.contains("usb:emu:gfx1100"), "{fault:?}: {e}");
+        assert!(t.elapsed() < Duration::from_secs(10), "{fault:?}: the wait took {:?}", t.elapsed());
+        drop((gate, done));
+        drop(dev);
+        // The same bridge opens again (power-on retrains a lost link) and runs work.
+        let pci = Asm24xx::open(bridge.clone()).expect("reopen");
+        let mut b = [0u8; 4];
+        pci.config_read(0, &mut b).expect("config over the reopened bridge");
+        assert_eq!(u16::from_le_bytes([b[0], b[1]]), 0x1002);
+    }
 }
