@@ -11,6 +11,7 @@
 mod bar_map;
 mod open;
 pub mod pagemap;
+pub mod remote;
 pub mod scan;
 pub mod sysfs;
 pub mod vfio;
