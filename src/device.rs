@@ -3,7 +3,6 @@
 //! what this opens as a `Box<dyn Gpu>`.
 
 use crate::{Error, Result};
-use baregpu_drivers::amd::am::firmware::source::DirSource;
 use baregpu_drivers::amd::am::AmDevice;
 use baregpu_drivers::amd::topology;
 use baregpu_drivers::os::{HostOs, Os};
@@ -48,17 +47,17 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             let arch = spec.am_emulated_arch().unwrap_or_default();
             Ok(Device::Amd(open_am_emulated(arch, Arc::new(Interpreter::new(arch)))?))
         }
-        DeviceSpec::Am { bdf } => {
+        // A host GPU, or one behind a `baregpu serve`: the AM driver boots it from here.
+        DeviceSpec::Am { .. } | DeviceSpec::Remote { .. } => {
             // Opening first, so that what stands in the way (no such device, amdgpu still bound,
-            // no privileges, no IOMMU group) reaches the user before anything else.
-            let pci = baregpu_drivers::pci::open_host(os, bdf)?;
+            // no privileges, no IOMMU group, no server, a wrong key) reaches the user first.
+            let pci = crate::pci_device::open(spec)?;
             // The boot on a real card is untested (no card has been available): see scripts/hw/am.sh.
-            let dev = AmDevice::open(pci, &DirSource::system())?;
+            let dev = AmDevice::open(pci, &*crate::pci_device::firmware(spec))?;
             let iface: Box<dyn AmdIface> = Box::new(AmIface::new(Arc::new(AmDeviceDriver::new(dev)?)));
             Ok(Device::Amd(AmdDevice::open_on(iface, &label)?))
         }
         DeviceSpec::Usb { .. } => unsupported("the USB bridge transport"),
-        DeviceSpec::Remote { .. } => unsupported("the remote transport"),
     }
 }
 

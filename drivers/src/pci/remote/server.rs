@@ -17,8 +17,8 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Opens a device the server serves, by its spec, for one session.
-pub type Opener = dyn Fn(&str) -> Result<Arc<dyn PciDevice>> + Send + Sync;
+/// Opens a device the server serves, by its spec, for one session (else why not, for the client).
+pub type Opener = dyn Fn(&str) -> std::result::Result<Arc<dyn PciDevice>, String> + Send + Sync;
 
 /// What one request yields (owned: the answer is encoded after the device call).
 enum Answer {
