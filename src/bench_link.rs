@@ -92,8 +92,13 @@ pub fn run(pci: &dyn PciDevice, reads: usize, writes: usize, chunk: usize, reps:
     if got != (writes - 1) as u32 ^ 0x5a5a_5a5a {
         return Err(Error::Usage(format!("bench link: {name}: the last posted write reads back as {got:#x}")));
     }
-    let (bar_write, bar_read) =
-        copies("BAR0", chunk, reps, |d| Ok(pci.copy_to_bar(AMD_BAR_VRAM, 0, d)?), |b| Ok(pci.copy_from_bar(AMD_BAR_VRAM, 0, b)?))?;
+    let (bar_write, bar_read) = copies(
+        "BAR0",
+        chunk,
+        reps,
+        |d| Ok(pci.copy_to_bar(AMD_BAR_VRAM, 0, d)?),
+        |b| Ok(pci.copy_from_bar(AMD_BAR_VRAM, 0, b)?),
+    )?;
     let dma = pci.alloc_dma(chunk.next_multiple_of(0x1000) as u64, false)?;
     let (dma_write, dma_read) = copies("DMA memory", chunk, reps, |d| Ok(dma.write(0, d)?), |b| Ok(dma.read(0, b)?))?;
     Ok(LinkFigures {

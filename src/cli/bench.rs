@@ -86,10 +86,20 @@ fn link(a: LinkArgs, json: bool) -> Result<()> {
     }
     out::line(format_args!("link {}:", f.device))?;
     out::line(format_args!("  register read round trip: {:8.2} us (median of {})", f.read_rtt_us, f.reads))?;
-    out::line(format_args!("  posted writes:            {:8.3} M/s ({} writes)", f.posted_writes_per_s / 1e6, f.writes))?;
+    out::line(format_args!(
+        "  posted writes:            {:8.3} M/s ({} writes)",
+        f.posted_writes_per_s / 1e6,
+        f.writes
+    ))?;
     let mib = f.copy_bytes as f64 / (1 << 20) as f64;
-    out::line(format_args!("  BAR0 copies ({mib:.0} MiB):     {:8.3} GB/s to, {:8.3} GB/s from", f.bar_write_gb_s, f.bar_read_gb_s))?;
-    out::line(format_args!("  DMA copies ({mib:.0} MiB):      {:8.3} GB/s to, {:8.3} GB/s from", f.dma_write_gb_s, f.dma_read_gb_s))
+    out::line(format_args!(
+        "  BAR0 copies ({mib:.0} MiB):     {:8.3} GB/s to, {:8.3} GB/s from",
+        f.bar_write_gb_s, f.bar_read_gb_s
+    ))?;
+    out::line(format_args!(
+        "  DMA copies ({mib:.0} MiB):      {:8.3} GB/s to, {:8.3} GB/s from",
+        f.dma_write_gb_s, f.dma_read_gb_s
+    ))
 }
 
 #[derive(Debug, Subcommand)]

@@ -44,13 +44,17 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
     let names: Vec<String> = a.devices.iter().map(ToString::to_string).collect();
-    let listener = TcpListener::bind(&addrs[..]).map_err(|e| Error::Usage(format!("serve: --listen {}: {e}", a.listen)))?;
+    let listener =
+        TcpListener::bind(&addrs[..]).map_err(|e| Error::Usage(format!("serve: --listen {}: {e}", a.listen)))?;
     let at = listener.local_addr().map_err(|e| Error::Usage(format!("serve: {e}")))?;
     let mode = match key {
         Some(_) => "keyed",
         None => "plain, loopback only",
     };
-    out::line(format_args!("serving {} on {at} ({mode}; clients: remote:{at}/SPEC, key file in {KEY_ENV})", names.join(", ")))?;
+    out::line(format_args!(
+        "serving {} on {at} ({mode}; clients: remote:{at}/SPEC, key file in {KEY_ENV})",
+        names.join(", ")
+    ))?;
     let opener = Box::new(|spec: &str| {
         let spec: DeviceSpec = spec.parse().map_err(|e| format!("{e}"))?;
         baregpu::pci_device::open(&spec).map_err(|e| e.to_string())
