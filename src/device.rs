@@ -3,9 +3,11 @@
 //! what this opens as a `Box<dyn Gpu>`.
 
 use crate::{Error, Result};
+use baregpu_drivers::amd::am::firmware::FirmwareSource;
 use baregpu_drivers::amd::am::AmDevice;
 use baregpu_drivers::amd::topology;
 use baregpu_drivers::os::{HostOs, Os};
+use baregpu_drivers::pci::PciDevice;
 use baregpu_emu::am::firmware_standin::StandinSource;
 use baregpu_emu::am::layout::Layout;
 use baregpu_emu::am::EmuPciGpu;
@@ -53,9 +55,7 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             // no privileges, no IOMMU group, no server, a wrong key) reaches the user first.
             let pci = crate::pci_device::open(spec)?;
             // The boot on a real card is untested (no card has been available): see scripts/hw/am.sh.
-            let dev = AmDevice::open(pci, &*crate::pci_device::firmware(spec))?;
-            let iface: Box<dyn AmdIface> = Box::new(AmIface::new(Arc::new(AmDeviceDriver::new(dev)?)));
-            Ok(Device::Amd(AmdDevice::open_on(iface, &label)?))
+            Ok(Device::Amd(open_am_over(pci, &*crate::pci_device::firmware(spec), &label)?))
         }
         DeviceSpec::Usb { .. } => unsupported("the USB bridge transport"),
     }
@@ -94,7 +94,20 @@ fn am_emulated_iface(arch: &str, engine: Arc<dyn WaveEngine>) -> Result<Box<dyn 
     let layout = Layout::for_arch(arch)
         .ok_or_else(|| Error::Usage(format!("am:emu:{arch}: no emulated PCI GPU of that architecture")))?;
     let gpu = EmuPciGpu::new(arch, engine)?;
-    let dev = AmDevice::open(gpu, &StandinSource::for_layout(&layout))?;
+    am_iface_over(gpu, &StandinSource::for_layout(&layout))
+}
+
+/// The AM driver booted with `firmware` over any PCI device (local, remote, behind a USB
+/// bridge: the runtime reaches memory through calls where nothing is CPU-mapped, and places
+/// everything in VRAM where the device cannot DMA into host memory), and the runtime over it;
+/// `label` names the device in errors.
+pub fn open_am_over(pci: Arc<dyn PciDevice>, firmware: &dyn FirmwareSource, label: &str) -> Result<AmdDevice> {
+    Ok(AmdDevice::open_on(am_iface_over(pci, firmware)?, label)?)
+}
+
+/// [`open_am_over`]'s driver interface, on its own (the interface's contract tests).
+pub fn am_iface_over(pci: Arc<dyn PciDevice>, firmware: &dyn FirmwareSource) -> Result<Box<dyn AmdIface>> {
+    let dev = AmDevice::open(pci, firmware)?;
     Ok(Box::new(AmIface::new(Arc::new(AmDeviceDriver::new(dev)?))))
 }
 

@@ -12,11 +12,28 @@ use std::time::Duration;
 
 #[path = "hcq_contract/iface.rs"]
 mod iface;
+#[path = "hcq_contract/link.rs"]
+mod link;
 
 thread_local! {
     /// The device a test thread runs the contract on instead (see
     /// [`the_contract_holds_on_the_am_driver_over_the_emulated_pci_gpu`]).
     static SPEC: std::cell::RefCell<Option<DeviceSpec>> = const { std::cell::RefCell::new(None) };
+    /// Or the emulated PCI GPU behind a test link (see [`link`]).
+    static OVER: std::cell::Cell<Option<link::Over>> = const { std::cell::Cell::new(None) };
+}
+
+/// What errors and logs call the contract's device.
+fn label() -> String {
+    match OVER.get() {
+        Some(o) => o.label(),
+        None => spec().to_string(),
+    }
+}
+
+/// Whether the contract's device is emulated (what tests of emulated behaviour ask).
+fn emulated() -> bool {
+    OVER.get().is_some() || matches!(spec(), DeviceSpec::Emu { .. }) || spec().am_emulated_arch().is_some()
 }
 
 /// The device the contract runs on: `BAREGPU_DEVICE`, else emu:gfx1100.
@@ -29,6 +46,9 @@ fn spec() -> DeviceSpec {
 }
 
 fn open() -> AmdDevice {
+    if let Some(o) = OVER.get() {
+        return o.open().0;
+    }
     let spec = spec();
     match device::open(&spec).unwrap_or_else(|e| panic!("{spec}: {e}")) {
         Device::Amd(d) => d,
@@ -305,8 +325,7 @@ fn a_hung_kernel_times_out_and_the_device_keeps_working() {
 fn a_long_dispatch_that_retires_workgroups_is_not_a_hang() {
     use baregpu_compiler::codeobj::{write_code_object, Kernel};
     use baregpu_isa::Arch;
-    let emulated = matches!(spec(), DeviceSpec::Emu { .. }) || spec().am_emulated_arch().is_some();
-    if !emulated {
+    if !emulated() {
         return;
     }
     let mut dev = open();
@@ -364,6 +383,11 @@ fn the_contract_holds_on_the_am_driver_over_the_emulated_pci_gpu() {
         return;
     }
     SPEC.with(|s| *s.borrow_mut() = Some("am:emu:gfx1100".parse().unwrap()));
+    run_contract();
+}
+
+/// Every test of the contract, on the device this thread set (`SPEC` or `OVER`).
+fn run_contract() {
     let tests: [(&str, fn()); 18] = [
         ("signal", signal),
         ("wait_blocks_until_the_host_signals", wait_blocks_until_the_host_signals),
@@ -390,8 +414,9 @@ fn the_contract_holds_on_the_am_driver_over_the_emulated_pci_gpu() {
         ("iface::foreign_memory", iface::foreign_memory_and_queues_are_refused_and_memory_works_after_close),
         ("iface::the_backend_gives_back", iface::the_backend_gives_back_all_it_took_through_the_interface),
     ];
+    let label = label();
     for (name, t) in tests {
-        log::info!("am:emu:gfx1100: {name}");
+        log::info!("{label}: {name}");
         t();
     }
 }

@@ -9,6 +9,7 @@ pub mod error;
 pub mod graph;
 pub mod hcq;
 pub mod nv;
+pub mod port;
 pub mod program;
 pub mod signal;
 pub mod spec;

@@ -5,9 +5,10 @@
 //!
 //! A signal handed out by a device owns a share of its signal page ([`SignalPage`]): the device
 //! unmaps the page only when no handle is left, so reading a signal can never touch memory that
-//! is gone, even after its device was dropped.
+//! is gone, even after its device was dropped. A signal reaches its slot through its device's
+//! [`Port`]: through its address where the page is CPU-mapped, by calls over a link otherwise.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::port::Port;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,7 @@ impl Width {
 pub struct SignalPage {
     va: usize,
     bytes: usize,
+    port: Port,
     /// Run when the last share goes, where the device went first: it unmaps the page then.
     on_last: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
@@ -57,11 +59,11 @@ impl Drop for SignalPage {
 
 impl SignalPage {
     /// # Safety
-    /// `va` must be 8-byte aligned and `bytes` of memory there must stay mapped for as long as
-    /// this page (any `Arc` of it) lives.
-    pub unsafe fn new(va: usize, bytes: usize) -> Arc<SignalPage> {
+    /// `va` must be 8-byte aligned and `bytes` of memory there must stay mapped (for `port`)
+    /// for as long as this page (any `Arc` of it) lives.
+    pub unsafe fn new(va: usize, bytes: usize, port: Port) -> Arc<SignalPage> {
         assert_eq!(va % 8, 0, "signal page {va:#x} is not 8-byte aligned");
-        Arc::new(SignalPage { va, bytes, on_last: Mutex::new(None) })
+        Arc::new(SignalPage { va, bytes, port, on_last: Mutex::new(None) })
     }
 
     /// What to do when the last share is gone (a device that closed before its signals hands
@@ -73,7 +75,12 @@ impl SignalPage {
     /// Every slot of the page, as owning signals.
     pub fn slots(self: &Arc<Self>, width: Width) -> Vec<Signal> {
         (0..self.bytes / SIGNAL_BYTES)
-            .map(|i| Signal { addr: self.va + i * SIGNAL_BYTES, width, _page: Some(self.clone()) })
+            .map(|i| Signal {
+                addr: self.va + i * SIGNAL_BYTES,
+                width,
+                port: self.port.clone(),
+                _page: Some(self.clone()),
+            })
             .collect()
     }
 }
@@ -84,6 +91,7 @@ impl SignalPage {
 pub struct Signal {
     addr: usize,
     width: Width,
+    port: Port,
     _page: Option<Arc<SignalPage>>,
 }
 
@@ -109,7 +117,7 @@ impl Signal {
     /// as long as the signal is used.
     pub unsafe fn from_addr(addr: usize, width: Width) -> Self {
         assert_eq!(addr % 8, 0, "signal slot {addr:#x} is not 8-byte aligned");
-        Signal { addr, width, _page: None }
+        Signal { addr, width, port: Port::Local, _page: None }
     }
 
     /// The GPU (and CPU) address of the value.
@@ -126,30 +134,36 @@ impl Signal {
         self.width
     }
 
-    fn word(&self, offset: usize) -> &AtomicU64 {
+    fn load(&self, offset: usize) -> u64 {
         // SAFETY: aligned memory that stays mapped while `self` lives: its page's share (the
-        // device unmaps a page only when no share is left), or from_addr's contract. Atomics
-        // tolerate concurrent GPU writes.
-        unsafe { AtomicU64::from_ptr((self.addr + offset) as *mut u64) }
+        // device unmaps a page only when no share is left), or from_addr's contract. The port
+        // reads atomically (the GPU writes the word concurrently).
+        unsafe { self.port.load_u64((self.addr + offset) as u64) }
     }
 
-    /// The value as the GPU sees it (masked to its width).
+    fn store(&self, offset: usize, value: u64) {
+        // SAFETY: as load.
+        unsafe { self.port.store_u64((self.addr + offset) as u64, value) }
+    }
+
+    /// The value as the GPU sees it (masked to its width). Zero once the device's link failed
+    /// (the failure ends the next wait).
     pub fn value(&self) -> u64 {
-        self.word(0).load(Ordering::Acquire) & self.width.mask()
+        self.load(0) & self.width.mask()
     }
 
     /// Set the value from the host (initialisation, host-side signalling).
     pub fn set(&self, value: u64) {
-        self.word(0).store(value, Ordering::Release);
+        self.store(0, value);
     }
 
     /// Raw timestamp ticks written by the last timestamp command.
     pub fn timestamp(&self) -> u64 {
-        self.word(8).load(Ordering::Acquire)
+        self.load(8)
     }
 
     pub fn set_timestamp(&self, ticks: u64) {
-        self.word(8).store(ticks, Ordering::Release);
+        self.store(8, ticks);
     }
 
     /// Whether the value has reached `target`.
@@ -207,6 +221,7 @@ impl Signal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Arc;
 
     fn slot() -> (Arc<[AtomicU64; 2]>, Signal) {

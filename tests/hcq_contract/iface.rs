@@ -12,15 +12,19 @@ use baregpu_drivers::va_window::Placement;
 use baregpu_runtime::amd::hdp::HdpFlush;
 use baregpu_runtime::amd::iface::{AmdIface, GpuInfo, HwQueue, MemKind, Memory, QueueKind, Stopped, Wake};
 use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::port::Port;
 use baregpu_runtime::program::{ArgValue, Launch};
 use baregpu_runtime::DeviceSpec;
 use std::any::Any;
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The interface of the contract's device (as `open()` picks it).
 fn iface() -> Box<dyn AmdIface> {
+    if let Some(o) = super::OVER.get() {
+        return o.iface().0;
+    }
     let spec: DeviceSpec = super::spec();
     open_amd_iface(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"))
 }
@@ -36,24 +40,31 @@ fn poll_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn load32(va: u64) -> u32 {
-    // SAFETY: the tests pass addresses of CPU-mapped memory they hold; the GPU writes it too.
-    unsafe { AtomicU32::from_ptr(va as *mut u32) }.load(Ordering::Acquire)
+fn load32(port: &Port, va: u64) -> u32 {
+    // SAFETY: the tests pass addresses of memory they hold, reached through the interface's
+    // port; the GPU writes it too. The slots are 8-byte aligned; the low word is the value.
+    (unsafe { port.load_u64(va) }) as u32
 }
 
-fn load64(va: u64) -> u64 {
+fn load64(port: &Port, va: u64) -> u64 {
     // SAFETY: as load32; read and write pointers are 8-byte aligned words.
-    unsafe { AtomicU64::from_ptr(va as *mut u64) }.load(Ordering::Acquire)
+    unsafe { port.load_u64(va) }
 }
 
-/// A queue as the runtime drives it: ring words, release fence, write pointer, fence, doorbell.
+/// A queue as the runtime drives it: ring words, release fence, write pointer, fence, doorbell,
+/// through the interface's port.
 struct Driven {
     q: HwQueue,
+    port: Port,
     /// Monotonic write position in the queue's units (PM4: dwords, SDMA: bytes).
     put: u64,
 }
 
 impl Driven {
+    fn new(i: &dyn AmdIface, kind: QueueKind, ring_bytes: u64) -> Driven {
+        Driven { q: i.create_queue(kind, ring_bytes).unwrap(), port: i.port(), put: 0 }
+    }
+
     fn unit(&self) -> u64 {
         if self.q.kind == QueueKind::Sdma {
             4
@@ -67,15 +78,15 @@ impl Driven {
         let mut at = self.put / self.unit();
         for &w in words {
             let va = self.q.ring_va + (at % ring_dwords) * 4;
-            // SAFETY: inside the ring, mapped while the queue lives; the engine reads only up to
-            // the write pointer published below.
-            unsafe { std::ptr::write_volatile(va as *mut u32, w) };
+            // SAFETY: inside the ring, reached through the port while the queue lives; the
+            // engine reads only up to the write pointer published below.
+            unsafe { self.port.write_words(va, &[w]) }.unwrap();
             at += 1;
         }
         self.put = at * self.unit();
         fence(Ordering::Release);
-        // SAFETY: the write pointer is mapped while the queue lives.
-        unsafe { AtomicU64::from_ptr(self.q.write_ptr as *mut u64) }.store(self.put, Ordering::Release);
+        // SAFETY: the write pointer is reached through the port while the queue lives.
+        unsafe { self.port.store_u64(self.q.write_ptr, self.put) };
         fence(Ordering::SeqCst);
         self.q.ring_doorbell(self.put);
     }
@@ -84,7 +95,7 @@ impl Driven {
     fn wait_consumed(&self) {
         let ring = self.q.ring_bytes / 4 * self.unit();
         poll_until("the read pointers reach the write pointer", || {
-            self.q.read_ptrs.iter().all(|&r| load64(r) % ring == self.put % ring)
+            self.q.read_ptrs.iter().all(|&r| load64(&self.port, r) % ring == self.put % ring)
         });
     }
 }
@@ -122,10 +133,10 @@ pub(super) fn memory_of_every_kind_has_one_address_for_cpu_and_gpu() {
         held.push(m);
     }
     // A signal slot written by the GPU at the address the CPU reads.
-    let mut q = Driven { q: i.create_queue(QueueKind::Compute, 1 << 12).unwrap(), put: 0 };
+    let mut q = Driven::new(&*i, QueueKind::Compute, 1 << 12);
     for (n, m) in held.iter().filter(|m| m.cpu_mapped).enumerate() {
         q.push(&release(i.info(), m.va + 8, 0x5eed + n as u32));
-        poll_until(&format!("the GPU's write into {:?}", m.kind), || load32(m.va + 8) == 0x5eed + n as u32);
+        poll_until(&format!("the GPU's write into {:?}", m.kind), || load32(&q.port, m.va + 8) == 0x5eed + n as u32);
     }
     i.destroy_queue(q.q).unwrap();
     for m in held {
@@ -140,10 +151,10 @@ pub(super) fn queues_run_what_is_pushed_and_report_their_read_pointers() {
     let sig = i.alloc(PAGE, MemKind::Uncached, Placement::Internal).unwrap();
     let info = i.info().clone();
     for (kind, xccs) in [(QueueKind::Compute, info.xccs), (QueueKind::Sdma, 1)] {
-        let q = i.create_queue(kind, 1 << 12).unwrap();
+        let mut d = Driven::new(&*i, kind, 1 << 12);
+        let q = &d.q;
         assert_eq!((q.kind, q.ring_bytes, q.xccs()), (kind, 1 << 12, xccs), "{q:?}");
         assert_eq!(q.ring_va % PAGE, 0);
-        let mut d = Driven { q, put: 0 };
         // Past the ring's end twice: the engine wraps where the queue says.
         for n in 1..=600u32 {
             let words = match kind {
@@ -157,7 +168,7 @@ pub(super) fn queues_run_what_is_pushed_and_report_their_read_pointers() {
             }
             d.push(&words);
             if n % 50 == 0 {
-                poll_until(&format!("{kind:?} signal {n}"), || load32(sig.va) == n);
+                poll_until(&format!("{kind:?} signal {n}"), || load32(&d.port, sig.va) == n);
                 d.wait_consumed();
             }
         }
@@ -174,7 +185,7 @@ pub(super) fn sleep_returns_and_reports_a_fault_then_recovery_rebuilds_the_queue
     i.sleep(Duration::from_millis(5)).unwrap();
     assert!(t.elapsed() < Duration::from_secs(2), "a 5 ms sleep took {:?}", t.elapsed());
     // A CP write to a page nothing maps.
-    let mut q = Driven { q: i.create_queue(QueueKind::Compute, 1 << 12).unwrap(), put: 0 };
+    let mut q = Driven::new(&*i, QueueKind::Compute, 1 << 12);
     q.push(&release(i.info(), 0x4000, 1));
     let start = Instant::now();
     let stopped: Stopped = loop {
@@ -192,9 +203,9 @@ pub(super) fn sleep_returns_and_reports_a_fault_then_recovery_rebuilds_the_queue
     assert!(drained, "fault reports kept coming after the queue was destroyed");
     assert!(i.recover().unwrap());
     let sig = i.alloc(PAGE, MemKind::Uncached, Placement::Internal).unwrap();
-    let mut q = Driven { q: i.create_queue(QueueKind::Compute, 1 << 12).unwrap(), put: 0 };
+    let mut q = Driven::new(&*i, QueueKind::Compute, 1 << 12);
     q.push(&release(i.info(), sig.va, 9));
-    poll_until("a signal after recovery", || load32(sig.va) == 9);
+    poll_until("a signal after recovery", || load32(&q.port, sig.va) == 9);
     i.sleep(Duration::from_millis(1)).expect("no fault after recovery");
     i.destroy_queue(q.q).unwrap();
     i.free(sig).unwrap();
@@ -224,9 +235,8 @@ pub(super) fn foreign_memory_and_queues_are_refused_and_memory_works_after_close
 pub(super) fn the_backend_gives_back_all_it_took_through_the_interface() {
     let counts = Arc::new(Counts::default());
     {
-        let spec = super::spec();
         let dev =
-            AmdDevice::open_on(Box::new(Counting { inner: iface(), n: counts.clone() }), &spec.to_string()).unwrap();
+            AmdDevice::open_on(Box::new(Counting { inner: iface(), n: counts.clone() }), &super::label()).unwrap();
         let prog = dev.load(super::fixture(&dev.arch)).unwrap();
         let buf = dev.alloc(4096).unwrap();
         let s = dev.new_signal().unwrap();
@@ -304,6 +314,9 @@ impl AmdIface for Counting {
     }
     fn hdp(&self) -> Option<HdpFlush> {
         self.inner.hdp()
+    }
+    fn port(&self) -> Port {
+        self.inner.port()
     }
     fn wake(&self) -> Option<Wake> {
         self.inner.wake()

@@ -6,7 +6,10 @@
 //! hardware (a read of an IH or mailbox register can acknowledge it), so the AM driver touches
 //! registers only through [`PciDevice`], never through a raw pointer of its own. Every call can
 //! fail: across a USB or network link the device can go away in the middle of a boot, and that
-//! becomes an error naming the link, not a panic or a hang.
+//! becomes an error naming the link, not a panic or a hang. Across a link nothing is CPU-mapped
+//! ([`PciDevice::bar_ptr`] and [`DmaMemory::cpu_ptr`] are `None`): the driver and the runtime
+//! then reach memory by calls; behind a USB bridge the device cannot even DMA into host memory
+//! at large ([`PciDevice::dma_pool`]).
 
 mod bar_map;
 mod open;
@@ -89,6 +92,15 @@ pub trait PciDevice: Send + Sync + Debug {
     /// Pinned system memory of `size` bytes (a multiple of [`DMA_PAGE`]), physically contiguous
     /// when `contiguous` (up to what the implementation can promise, else an error).
     fn alloc_dma(&self, size: u64, contiguous: bool) -> Result<Box<dyn DmaMemory>>;
+
+    /// `None` (the default): the device DMAs into any host memory [`PciDevice::alloc_dma`]
+    /// gives. `Some(bytes)`: it cannot DMA into host memory at large, only into a small pool of
+    /// that many bytes in all (the USB bridge's SRAM), which `alloc_dma` draws from (and refuses
+    /// past). The AM driver (whose boot uses VRAM only) and the runtime then place rings,
+    /// signals, pointers, kernargs and buffers in VRAM, and use the pool only to stage copies.
+    fn dma_pool(&self) -> Option<u64> {
+        None
+    }
 
     /// Wait up to `timeout` for an interrupt (MSI through an eventfd where the implementation has
     /// one). `Ok(true)` when one fired; `Ok(false)` on timeout, and always where interrupts are

@@ -18,6 +18,7 @@ pub mod layout;
 mod mmio;
 pub mod psp;
 mod regs;
+pub mod restricted;
 pub mod smu;
 pub mod tables;
 

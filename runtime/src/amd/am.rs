@@ -17,6 +17,7 @@
 
 use super::hdp::HdpFlush;
 use super::iface::{AmdIface, GpuInfo, HwQueue, MemKind, Memory, QueueBacking, QueueKind, Stopped, Wake};
+use crate::port::{Link, LinkMem, Port};
 use crate::Result;
 use baregpu_autogen::amd::hsa::amd_queue_t;
 use baregpu_drivers::va_window::Placement;
@@ -35,17 +36,23 @@ pub enum Where {
 }
 
 /// amd.md §7.6's rule: system memory for host and uncached memory, and for CPU-visible memory
-/// where the BAR does not cover VRAM; VRAM otherwise.
-pub fn place(kind: MemKind, large_bar: bool) -> Where {
+/// where the BAR does not cover VRAM; VRAM otherwise. A GPU that cannot DMA into host memory
+/// (`!host_dma`: behind a USB bridge) gets everything in VRAM, which the host reaches through
+/// the BAR.
+pub fn place(kind: MemKind, large_bar: bool, host_dma: bool) -> Where {
     match kind {
+        MemKind::Vram { cpu_visible: false } => Where::Vram { contiguous: false },
+        _ if !host_dma => Where::Vram { contiguous: true },
         MemKind::Host | MemKind::Uncached => Where::System,
         MemKind::Vram { cpu_visible: true } if !large_bar => Where::System,
         MemKind::Vram { cpu_visible } => Where::Vram { contiguous: cpu_visible },
     }
 }
 
-/// An allocation of the driver, mapped for the GPU at `va`, which is also its CPU address
-/// where `cpu_mapped` (the runtime's one-address rule).
+/// An allocation of the driver, mapped for the GPU at `va`. Where `cpu_mapped`, the host
+/// reaches it: at `va` in this process where the driver maps its memory there
+/// ([`AmDriver::maps_memory`], the runtime's one-address rule), else through
+/// [`AmDriver::read`]/[`AmDriver::write`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DriverAlloc {
     pub va: u64,
@@ -71,6 +78,30 @@ pub trait AmDriver: Send + Sync + 'static {
     fn info(&self) -> GpuInfo;
     /// Whether BAR0 covers all of VRAM (a resizable BAR).
     fn large_bar(&self) -> bool;
+    /// Whether allocations are mapped in this process at their GPU address (a local GPU); where
+    /// not (a GPU behind a link), the runtime reaches them through [`AmDriver::read`] and
+    /// [`AmDriver::write`].
+    fn maps_memory(&self) -> bool {
+        true
+    }
+    /// Whether the GPU can DMA into host memory; where not (a USB bridge), every allocation
+    /// goes to VRAM.
+    fn host_dma(&self) -> bool {
+        true
+    }
+    /// What link errors name: the PCI device.
+    fn name(&self) -> String {
+        "am".into()
+    }
+    /// Bytes of the allocation that holds `va..va + buf.len()`, where memory is not mapped.
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<()> {
+        let _ = buf;
+        Err(crate::Error::Driver(baregpu_drivers::Error::Unsupported(format!("AM: no access to {va:#x} by calls"))))
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<()> {
+        let _ = data;
+        Err(crate::Error::Driver(baregpu_drivers::Error::Unsupported(format!("AM: no access to {va:#x} by calls"))))
+    }
     fn alloc(&self, size: u64, place: Where) -> Result<DriverAlloc>;
     fn free(&self, token: u64) -> Result<()>;
     /// Program a queue over a ring at `ring_va` of `ring_bytes` whose read pointer the engine
@@ -79,7 +110,7 @@ pub trait AmDriver: Send + Sync + 'static {
     /// Dequeue it (a hung queue included) so its memory can be freed.
     fn destroy_queue(&self, handle: u32) -> Result<()>;
     /// The queue's doorbell in BAR2 gets `wptr`.
-    fn ring_doorbell(&self, handle: u32, wptr: u64);
+    fn ring_doorbell(&self, handle: u32, wptr: u64) -> Result<()>;
     /// Drain the IH ring: the first fault it holds, if any.
     fn poll_faults(&self) -> Result<Option<AmFault>>;
     fn hdp(&self) -> Option<HdpFlush>;
@@ -99,6 +130,9 @@ pub struct AmIface {
     drv: Arc<dyn AmDriver>,
     info: GpuInfo,
     large_bar: bool,
+    host_dma: bool,
+    /// How the host reaches the memory: its address, or the driver's calls over a link.
+    port: Port,
     /// The current backoff of the polling sleep (reset when a wait starts afresh).
     backoff: Mutex<Duration>,
 }
@@ -107,31 +141,81 @@ pub struct AmIface {
 /// pointer page), freed when the queue is destroyed.
 struct AmQueue {
     drv: Arc<dyn AmDriver>,
+    port: Port,
     handle: u32,
     ring: DriverAlloc,
     pointers: DriverAlloc,
 }
 
 impl QueueBacking for AmQueue {
+    /// A failure is the link's (latched: the next wait reports it) or, locally, logged.
     fn ring_doorbell(&self, write_ptr: u64) {
-        self.drv.ring_doorbell(self.handle, write_ptr)
+        if let Err(e) = self.drv.ring_doorbell(self.handle, write_ptr) {
+            match &self.port {
+                Port::Link(l) => drop(l.fail(format!("ringing a doorbell: {e}"))),
+                Port::Local => log::warn!("AM: ringing queue {}'s doorbell: {e}", self.handle),
+            }
+        }
+    }
+}
+
+/// The driver's calls as a link's memory.
+struct DriverMem(Arc<dyn AmDriver>);
+
+impl LinkMem for DriverMem {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<()> {
+        self.0.read(va, buf)
+    }
+    fn write(&self, va: u64, data: &[u8]) -> Result<()> {
+        self.0.write(va, data)
     }
 }
 
 impl AmIface {
     pub fn new(drv: Arc<dyn AmDriver>) -> AmIface {
-        AmIface { info: drv.info(), large_bar: drv.large_bar(), drv, backoff: Mutex::new(Duration::from_micros(50)) }
+        let port = match drv.maps_memory() {
+            true => Port::Local,
+            false => Port::Link(Link::new(Arc::new(DriverMem(drv.clone())))),
+        };
+        AmIface {
+            info: drv.info(),
+            large_bar: drv.large_bar(),
+            host_dma: drv.host_dma(),
+            port,
+            drv,
+            backoff: Mutex::new(Duration::from_micros(50)),
+        }
     }
 
+    /// VRAM comes back as the last user left it (system memory comes zeroed): a queue's pointer
+    /// page with a stale write pointer would run stale commands.
+    fn zero_in_vram(&self, a: &DriverAlloc, at: Where) -> Result<()> {
+        if at == Where::System {
+            return Ok(());
+        }
+        // SAFETY: the page was just allocated, reached through the port; no engine uses it.
+        unsafe { self.port.write(a.va, &vec![0; a.size as usize]) }
+    }
+
+    /// Rings and their pointer pages: system memory, or VRAM where the GPU cannot DMA into it.
     fn queue_memory(&self, ring_bytes: u64) -> Result<(DriverAlloc, DriverAlloc)> {
-        let ring = self.drv.alloc(ring_bytes, Where::System)?;
-        match self.drv.alloc(0x1000, Where::System) {
-            Ok(p) => Ok((ring, p)),
+        let at = place(MemKind::Uncached, self.large_bar, self.host_dma);
+        let ring = self.drv.alloc(ring_bytes, at)?;
+        let pointers = match self.drv.alloc(0x1000, at) {
+            Ok(p) => p,
             Err(e) => {
                 let _ = self.drv.free(ring.token);
-                Err(e)
+                return Err(e);
             }
+        };
+        if let Err(e) = self.zero_in_vram(&pointers, at) {
+            let _ = (self.drv.free(ring.token), self.drv.free(pointers.token));
+            return Err(e);
         }
+        Ok((ring, pointers))
     }
 }
 
@@ -152,7 +236,7 @@ impl AmdIface for AmIface {
         if size == 0 {
             return Err(crate::Error::Driver(baregpu_drivers::Error::Protocol("AM: a zero-byte allocation".into())));
         }
-        let a = self.drv.alloc(size, place(kind, self.large_bar))?;
+        let a = self.drv.alloc(size, place(kind, self.large_bar, self.host_dma))?;
         Ok(Memory::new(a.va, a.size, kind, a.cpu_mapped, a))
     }
 
@@ -179,7 +263,7 @@ impl AmdIface for AmIface {
                 return Err(e);
             }
         };
-        let q = AmQueue { drv: self.drv.clone(), handle, ring, pointers };
+        let q = AmQueue { drv: self.drv.clone(), port: self.port.clone(), handle, ring, pointers };
         // One read pointer: the driver maps the queue on every XCC's HQD over the same pointers.
         Ok(HwQueue::new(handle, kind, ring.va, ring_bytes, pointers.va, vec![rptr], wptr, q))
     }
@@ -197,13 +281,21 @@ impl AmdIface for AmIface {
         self.drv.hdp()
     }
 
+    fn port(&self) -> Port {
+        self.port.clone()
+    }
+
     /// No events: host waits poll.
     fn wake(&self) -> Option<Wake> {
         None
     }
 
-    /// Sleep a little (doubling up to [`MAX_SLEEP`], never past `d`), then poll the IH ring.
+    /// Sleep a little (doubling up to [`MAX_SLEEP`], never past `d`), then poll the IH ring. A
+    /// link that failed ends every wait at once.
     fn sleep(&self, d: Duration) -> std::result::Result<(), Stopped> {
+        if let Some(why) = self.port.failure() {
+            return Err(Stopped { why, engine_reset: false });
+        }
         let step = {
             let mut b = self.backoff.lock().unwrap_or_else(|e| e.into_inner());
             let step = (*b).min(d);
@@ -221,7 +313,17 @@ impl AmdIface for AmIface {
                 engine_reset: false,
             }),
             Ok(Some(AmFault::Engine(why))) => Err(Stopped { why, engine_reset: true }),
-            Err(e) => Err(Stopped { why: format!("polling the IH ring: {e}"), engine_reset: false }),
+            Err(e) => {
+                let why = format!("polling the IH ring: {e}");
+                let why = match &self.port {
+                    Port::Link(l) => {
+                        l.fail(&why);
+                        l.failure().unwrap_or(why)
+                    }
+                    Port::Local => why,
+                };
+                Err(Stopped { why, engine_reset: false })
+            }
         }
     }
 

@@ -1,6 +1,9 @@
-//! [`AmDriver`] over the AM driver's booted [`AmDevice`]: every allocation is mapped for the
-//! GPU at its CPU address ([`AmDevice::alloc_at_cpu`]), so the runtime's one-address rule
-//! holds; compute queues take the lowest free HQD of ME 1 pipe 0, the SDMA queue is SDMA0's
+//! [`AmDriver`] over the AM driver's booted [`AmDevice`]: on a GPU whose memory this process
+//! maps, every allocation is mapped for the GPU at its CPU address ([`AmDevice::alloc_at_cpu`]),
+//! so the runtime's one-address rule holds; on one it does not (behind a network or USB link:
+//! no BAR or DMA mapping), allocations take GPU addresses of the driver's VA window and the
+//! runtime reaches them through [`AmDriver::read`]/[`AmDriver::write`] (BAR0 copies, DMA memory
+//! reads and writes). Compute queues take the lowest free HQD of ME 1 pipe 0, the SDMA queue is SDMA0's
 //! queue 0; faults come from draining the IH ring. One lock serializes the device.
 
 use super::am::{AmDriver, AmFault, DriverAlloc, Where};
@@ -10,8 +13,8 @@ use crate::Result;
 use baregpu_drivers::amd::am::discovery::{hw_id, IpVersion};
 use baregpu_drivers::amd::am::ih::IhEvent;
 use baregpu_drivers::amd::am::{self as am, AmDevice, GpuAlloc, QueueHandle};
-use baregpu_drivers::pci::AMD_BAR_VRAM;
-use std::collections::HashMap;
+use baregpu_drivers::pci::{AMD_BAR_VRAM, DMA_PAGE};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
 /// Scratch wave slots per CU where the discovery table does not say (the KFD's default too).
@@ -32,6 +35,8 @@ struct State {
     /// `None` only while the driver is dropped.
     dev: Option<AmDevice>,
     allocs: HashMap<u64, GpuAlloc>,
+    /// Live allocations by GPU address: token (what calls over a link look up).
+    by_va: BTreeMap<u64, u64>,
     queues: HashMap<u32, QueueHandle>,
     next_token: u64,
     next_queue: u32,
@@ -42,6 +47,11 @@ pub struct AmDeviceDriver {
     st: Mutex<State>,
     info: GpuInfo,
     large_bar: bool,
+    /// See [`AmDriver::maps_memory`].
+    mapped: bool,
+    /// See [`AmDriver::host_dma`].
+    host_dma: bool,
+    name: String,
 }
 
 fn err(m: String) -> crate::Error {
@@ -63,9 +73,30 @@ impl AmDeviceDriver {
             lds_bytes: lds.max(1) * 1024,
             scratch_slots_per_cu: SCRATCH_SLOTS_PER_CU,
         };
-        let large_bar = dev.pci().bar_ptr(AMD_BAR_VRAM).is_some();
-        let st = State { dev: Some(dev), allocs: HashMap::new(), queues: HashMap::new(), next_token: 1, next_queue: 1 };
-        Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar })
+        let pci = dev.pci().clone();
+        let host_dma = pci.dma_pool().is_none();
+        let vram_mapped = pci.bar_ptr(AMD_BAR_VRAM).is_some();
+        // Rings and signals live in system memory where the GPU reaches it, else in VRAM: the
+        // process maps the device's memory where it maps that.
+        let mapped = match host_dma {
+            true => pci.alloc_dma(DMA_PAGE, false)?.cpu_ptr().is_some(),
+            false => vram_mapped,
+        };
+        // Over a link BAR0 is reached by copies, mapped or not: it covers VRAM where it is as large.
+        let large_bar = match mapped {
+            true => vram_mapped,
+            false => pci.bar(AMD_BAR_VRAM).is_some_and(|b| b.size >= dev.vram_size()),
+        };
+        let st = State {
+            dev: Some(dev),
+            allocs: HashMap::new(),
+            by_va: BTreeMap::new(),
+            queues: HashMap::new(),
+            next_token: 1,
+            next_queue: 1,
+        };
+        let name = pci.name().to_string();
+        Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar, mapped, host_dma, name })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -76,6 +107,16 @@ impl AmDeviceDriver {
 impl State {
     fn dev(&mut self) -> Result<&mut AmDevice> {
         self.dev.as_mut().ok_or_else(|| err("AM: the device is closed".into()))
+    }
+
+    /// The device and the allocation that holds `len` bytes at `va`, and the offset in it.
+    fn holding(&self, va: u64, len: usize) -> Result<(&AmDevice, &GpuAlloc, u64)> {
+        let dev = self.dev.as_ref().ok_or_else(|| err("AM: the device is closed".into()))?;
+        let a = self.by_va.range(..=va).next_back().and_then(|(_, t)| self.allocs.get(t));
+        match a {
+            Some(a) if va + len as u64 <= a.va + a.size => Ok((dev, a, va - a.va)),
+            _ => Err(err(format!("AM: {len} bytes at {va:#x} lie in no allocation"))),
+        }
     }
 }
 
@@ -88,15 +129,34 @@ impl AmDriver for AmDeviceDriver {
         self.large_bar
     }
 
+    fn maps_memory(&self) -> bool {
+        self.mapped
+    }
+
+    fn host_dma(&self) -> bool {
+        self.host_dma
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
     fn alloc(&self, size: u64, place: Where) -> Result<DriverAlloc> {
         let mut st = self.lock();
-        let a = st.dev()?.alloc_at_cpu(size, matches!(place, Where::Vram { .. }))?;
+        let vram = matches!(place, Where::Vram { .. });
+        let a = match self.mapped {
+            true => st.dev()?.alloc_at_cpu(size, vram)?,
+            false => st.dev()?.alloc(size, vram)?,
+        };
         let token = st.next_token;
         st.next_token += 1;
         // VRAM the runtime wants no CPU access to keeps its BAR address as its VA (reserved by
-        // BAR0's mapping, so no CPU mapping collides with it) but is not CPU-mapped to the runtime.
-        let cpu_mapped = a.cpu.is_some() && place != (Where::Vram { contiguous: false });
+        // BAR0's mapping, so no CPU mapping collides with it) but is not CPU-mapped to the
+        // runtime. Over a link, the rest is reached by calls.
+        let reachable = a.cpu.is_some() || !self.mapped;
+        let cpu_mapped = reachable && place != (Where::Vram { contiguous: false });
         let d = DriverAlloc { va: a.va, size: a.size, cpu_mapped, token };
+        st.by_va.insert(a.va, token);
         st.allocs.insert(token, a);
         Ok(d)
     }
@@ -104,7 +164,20 @@ impl AmDriver for AmDeviceDriver {
     fn free(&self, token: u64) -> Result<()> {
         let mut st = self.lock();
         let a = st.allocs.remove(&token).ok_or_else(|| err(format!("AM: free of allocation {token}, not live")))?;
+        st.by_va.remove(&a.va);
         Ok(st.dev()?.free(a)?)
+    }
+
+    fn read(&self, va: u64, buf: &mut [u8]) -> Result<()> {
+        let st = self.lock();
+        let (dev, a, off) = st.holding(va, buf.len())?;
+        Ok(dev.read(a, off, buf)?)
+    }
+
+    fn write(&self, va: u64, data: &[u8]) -> Result<()> {
+        let st = self.lock();
+        let (dev, a, off) = st.holding(va, data.len())?;
+        Ok(dev.write(a, off, data)?)
     }
 
     fn create_queue(&self, kind: QueueKind, ring_va: u64, ring_bytes: u64, rptr_va: u64, wptr_va: u64) -> Result<u32> {
@@ -144,12 +217,10 @@ impl AmDriver for AmDeviceDriver {
         Ok(())
     }
 
-    fn ring_doorbell(&self, handle: u32, wptr: u64) {
+    fn ring_doorbell(&self, handle: u32, wptr: u64) -> Result<()> {
         let st = self.lock();
-        let (Some(dev), Some(h)) = (st.dev.as_ref(), st.queues.get(&handle)) else { return };
-        if let Err(e) = dev.ring_doorbell(*h, wptr) {
-            log::warn!("AM: ringing queue {handle}'s doorbell: {e}");
-        }
+        let (Some(dev), Some(h)) = (st.dev.as_ref(), st.queues.get(&handle)) else { return Ok(()) };
+        Ok(dev.ring_doorbell(*h, wptr)?)
     }
 
     fn poll_faults(&self) -> Result<Option<AmFault>> {
@@ -201,6 +272,7 @@ impl Drop for AmDeviceDriver {
         let mut st = self.lock();
         // The allocations' VRAM and tables go with the device; system memory as it drops.
         st.allocs.clear();
+        st.by_va.clear();
         if let Some(dev) = st.dev.take() {
             if let Err(e) = dev.close() {
                 log::warn!("AM: close: {e}");

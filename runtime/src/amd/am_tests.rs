@@ -57,8 +57,9 @@ impl AmDriver for Recording {
         self.log().destroyed.push(handle);
         Ok(())
     }
-    fn ring_doorbell(&self, handle: u32, wptr: u64) {
+    fn ring_doorbell(&self, handle: u32, wptr: u64) -> Result<()> {
         self.log().bells.push((handle, wptr));
+        Ok(())
     }
     fn poll_faults(&self) -> Result<Option<AmFault>> {
         Ok(self.log().faults.pop())
@@ -81,12 +82,24 @@ fn iface() -> (Arc<Recording>, AmIface) {
 fn placement_follows_amd_md_7_6() {
     let vis = MemKind::Vram { cpu_visible: true };
     let invis = MemKind::Vram { cpu_visible: false };
-    assert_eq!(place(MemKind::Uncached, true), Where::System, "rings, signals, pointers");
-    assert_eq!(place(MemKind::Host, true), Where::System);
-    assert_eq!(place(vis, true), Where::Vram { contiguous: true }, "code and buffers, one BAR window");
-    assert_eq!(place(invis, true), Where::Vram { contiguous: false });
-    assert_eq!(place(vis, false), Where::System, "a small BAR cannot map it: system memory");
-    assert_eq!(place(invis, false), Where::Vram { contiguous: false });
+    assert_eq!(place(MemKind::Uncached, true, true), Where::System, "rings, signals, pointers");
+    assert_eq!(place(MemKind::Host, true, true), Where::System);
+    assert_eq!(place(vis, true, true), Where::Vram { contiguous: true }, "code and buffers, one BAR window");
+    assert_eq!(place(invis, true, true), Where::Vram { contiguous: false });
+    assert_eq!(place(vis, false, true), Where::System, "a small BAR cannot map it: system memory");
+    assert_eq!(place(invis, false, true), Where::Vram { contiguous: false });
+}
+
+#[test]
+fn without_host_dma_everything_goes_to_vram() {
+    let cpu = Where::Vram { contiguous: true };
+    for large_bar in [true, false] {
+        for kind in [MemKind::Uncached, MemKind::Host, MemKind::Vram { cpu_visible: true }] {
+            assert_eq!(place(kind, large_bar, false), cpu, "{kind:?}");
+        }
+        let invis = place(MemKind::Vram { cpu_visible: false }, large_bar, false);
+        assert_eq!(invis, Where::Vram { contiguous: false });
+    }
 }
 
 #[test]

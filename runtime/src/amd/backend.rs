@@ -48,6 +48,10 @@ impl Backend for Amd {
         self.iface.free(b.mem)
     }
 
+    fn port(&self) -> &crate::port::Port {
+        &self.port
+    }
+
     fn map_for_peer(&self, b: &Buffer, peer: &Amd) -> std::result::Result<(), String> {
         self.iface.map_for_peer(&b.mem, &*peer.iface)
     }
@@ -62,7 +66,7 @@ impl Backend for Amd {
             self.iface.alloc(code.image.len() as u64, MemKind::Vram { cpu_visible: true }, Placement::Internal)?;
         let image = Buffer { mem };
         let bytes = code.relocated(image.va());
-        memory_copy_into(label, &image, 0, &bytes)?;
+        memory_copy_into(label, &self.port, &image, 0, &bytes)?;
         Ok(Program { code, image })
     }
 
@@ -110,8 +114,8 @@ impl Backend for Amd {
             let at = args_va + kernarg_bytes(k);
             let pkt = launch::dispatch_packet(k, shape, prog.base() + k.descriptor_offset, args_va);
             // SAFETY: the last 64 bytes of the launch's argument block (args_block reserved them),
-            // CPU-mapped at its GPU address.
-            unsafe { std::ptr::copy_nonoverlapping(pkt.as_ptr(), at as *mut u8, 64) };
+            // reached through the port at its GPU address; the GPU does not read it yet.
+            unsafe { self.port.write(at, &pkt)? };
             at
         } else {
             args_va
@@ -226,9 +230,10 @@ impl Backend for Amd {
             return Ok(false);
         }
         // A reset may have stopped an XCC inside a barrier: start the counters over.
-        super::device::reset_barrier(&self.xccs);
-        r.compute = Some(HwRing::new(self.iface.create_queue(QueueKind::Compute, COMPUTE_RING)?));
-        r.copy = self.iface.create_queue(QueueKind::Sdma, SDMA_RING).ok().map(HwRing::new);
+        super::device::reset_barrier(&self.xccs, &self.port);
+        let ring = |q| HwRing::new(q, self.port.clone());
+        r.compute = Some(ring(self.iface.create_queue(QueueKind::Compute, COMPUTE_RING)?));
+        r.copy = self.iface.create_queue(QueueKind::Sdma, SDMA_RING).ok().map(ring);
         Ok(true)
     }
 
@@ -269,6 +274,7 @@ fn ring_error(e: RingError, name: &str) -> SubmitError {
             SubmitError::Refused(format!("{dwords} dwords do not fit the {ring_dwords}-dword {name} ring"))
         }
         RingError::Stalled { in_flight } => SubmitError::Stalled { reached: in_flight, wanted: 0 },
+        RingError::Link(e) => SubmitError::Failed(e),
     }
 }
 

@@ -8,6 +8,7 @@ use super::iface::{AmdIface, MemKind, Memory, QueueKind, Wake};
 use super::kfd::KfdIface;
 use super::ring::HwRing;
 use crate::core::{self, DeviceBuffer};
+use crate::port::Port;
 use crate::program::CodeObject;
 use crate::Result;
 use baregpu_drivers::amd::kfd::KfdDevice;
@@ -96,6 +97,8 @@ pub struct Amd {
     /// The memory of the barrier counters (multi-XCC devices).
     pub(crate) xcc_barrier: Option<Memory>,
     pub(crate) rings: Mutex<Rings>,
+    /// How the host reaches the device's memory (the interface's [`AmdIface::port`]).
+    pub(crate) port: Port,
 }
 
 impl Amd {
@@ -116,14 +119,14 @@ impl Amd {
 
 /// Zero the XCC barrier's counters (no XCC may be inside a barrier: at open, or after the
 /// queues were rebuilt).
-pub(crate) fn reset_barrier(x: &Xccs) {
+pub(crate) fn reset_barrier(x: &Xccs, port: &Port) {
     if x.count == 1 {
         return;
     }
     for c in [x.barrier, x.barrier + baregpu_drivers::amd::pm4::XCC_BARRIER_STRIDE] {
-        // SAFETY: the counters lie in the barrier's CPU-visible page, mapped while the device
-        // lives; no CP touches them now. Atomic, as the GPU writes them too.
-        unsafe { std::sync::atomic::AtomicU32::from_ptr(c as *mut u32) }.store(0, std::sync::atomic::Ordering::Release);
+        // SAFETY: the counters lie in the barrier's CPU-visible page, reached through the port
+        // while the device lives; no CP touches them now. Atomic, as the GPU writes them too.
+        unsafe { port.store_u32(c, 0) };
     }
 }
 
@@ -159,10 +162,11 @@ impl core::Device<Amd> {
             n => return Err(err(format!("{n} XCCs: only partitions of 1, 2, 4 or 8 XCCs are supported"))),
         };
         let xccs = Xccs { count: info.xccs, barrier: xcc_barrier.as_ref().map_or(0, |m| m.va) };
-        reset_barrier(&xccs);
-        let compute = HwRing::new(iface.create_queue(QueueKind::Compute, COMPUTE_RING)?);
+        let port = iface.port();
+        reset_barrier(&xccs, &port);
+        let compute = HwRing::new(iface.create_queue(QueueKind::Compute, COMPUTE_RING)?, port.clone());
         let copy = match iface.create_queue(QueueKind::Sdma, SDMA_RING) {
-            Ok(q) => Some(HwRing::new(q)),
+            Ok(q) => Some(HwRing::new(q, port.clone())),
             Err(e) => {
                 log::warn!("{label}: no SDMA queue ({e}); copies go through the CPU");
                 None
@@ -187,6 +191,7 @@ impl core::Device<Amd> {
                 retired_scratch: Vec::new(),
                 dispatches: 0,
             }),
+            port,
         };
         core::Device::new(amd, label, &info.arch)
     }

@@ -6,8 +6,9 @@
 //! rings, scratch, the XCC barrier, the runtime core) is the same code on both.
 //!
 //! The contract every implementation keeps:
-//! - Memory has ONE address: the GPU virtual address is the CPU address where the memory is
-//!   CPU-mapped (`cpu_mapped`), so the runtime writes kernargs, code and rings through it.
+//! - Memory has ONE address: the GPU virtual address, through which the host reaches memory
+//!   that is `cpu_mapped` via the interface's [`AmdIface::port`]: as the CPU address where the
+//!   port is local, by calls where it is a link (a GPU behind a network or USB link).
 //! - A [`HwQueue`]'s ring, read pointers and write pointer stay mapped until
 //!   [`AmdIface::destroy_queue`]; the engine wraps at `ring_bytes` (a power of two); PM4 read
 //!   pointers count dwords, SDMA ones bytes, either monotonic or wrapped to the ring.
@@ -50,12 +51,13 @@ pub struct Wake {
 
 /// One allocation of an interface. Freed (only) through the interface that made it.
 pub struct Memory {
-    /// The GPU virtual address, which is also the CPU address when `cpu_mapped`.
+    /// The GPU virtual address, which is also the CPU address when `cpu_mapped` and the
+    /// interface's port is local.
     pub va: u64,
     /// Bytes, rounded up to the interface's page.
     pub size: u64,
     pub kind: MemKind,
-    /// The CPU can read and write `va..va + size`.
+    /// The host can read and write `va..va + size` (through the interface's port).
     pub cpu_mapped: bool,
     /// The implementation's own record of the allocation.
     backing: Box<dyn Any + Send + Sync>,
@@ -219,6 +221,12 @@ pub trait AmdIface: Send + Sync + 'static {
 
     /// The HDP flush register pair, where the interface knows it.
     fn hdp(&self) -> Option<HdpFlush>;
+    /// How the host reaches the interface's CPU-visible memory: at its address in this process
+    /// (KFD, AM on a local GPU), or by calls over a link (AM on a GPU behind one); see
+    /// [`crate::port`].
+    fn port(&self) -> crate::port::Port {
+        crate::port::Port::Local
+    }
     /// Where an interrupting signal wakes a sleeping host; `None` where host waits only poll.
     fn wake(&self) -> Option<Wake>;
     /// Sleep up to about `d` (or until woken), then report what the device raised meanwhile.

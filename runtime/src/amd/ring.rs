@@ -1,10 +1,13 @@
 //! Writing commands into a hardware queue's ring and ringing its doorbell. PM4 rings count
 //! in dwords and packets may wrap; SDMA rings count in bytes and a packet may not straddle the
 //! end, so the tail is filled with NOPs (zero dwords). Space is checked against the read pointer
-//! the engine writes back: never overwrite what it has not consumed.
+//! the engine writes back: never overwrite what it has not consumed. The ring and its pointers
+//! are reached through the device's [`Port`] (word stores locally, at most two bulk writes per
+//! submission over a link).
 
 use super::iface::{HwQueue, QueueKind};
-use std::sync::atomic::{fence, AtomicU64, Ordering};
+use crate::port::Port;
+use std::sync::atomic::{fence, Ordering};
 use std::time::{Duration, Instant};
 
 pub struct HwRing {
@@ -12,22 +15,25 @@ pub struct HwRing {
     /// Monotonic write position, in the queue's units (PM4: dwords, SDMA: bytes).
     put: u64,
     ring_dwords: u64,
+    port: Port,
 }
 
 /// Why a submission could not be placed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum RingError {
     /// More than the ring holds at once.
     TooLarge { dwords: usize, ring_dwords: u64 },
     /// The engine did not consume enough for the whole timeout.
     Stalled { in_flight: u64 },
+    /// The link to the device failed (latched by the port).
+    Link(crate::Error),
 }
 
 impl HwRing {
-    pub fn new(queue: HwQueue) -> Self {
+    pub fn new(queue: HwQueue, port: Port) -> Self {
         // The engine wraps at the size the queue was created with, not the page-rounded allocation.
         let ring_dwords = queue.ring_bytes / 4;
-        HwRing { queue, put: 0, ring_dwords }
+        HwRing { queue, put: 0, ring_dwords, port }
     }
 
     fn unit(&self) -> u64 {
@@ -39,8 +45,8 @@ impl HwRing {
 
     fn read_ptr(&self, at: u64) -> u64 {
         // SAFETY: a read pointer stays mapped for the queue's life (the interface's contract);
-        // the engine writes it.
-        unsafe { AtomicU64::from_ptr(at as *mut u64) }.load(Ordering::Acquire)
+        // the engine writes it (the port reads atomically).
+        unsafe { self.port.load_u64(at) }
     }
 
     /// Dwords written and not yet consumed by every XCC that reads the ring. An engine may
@@ -61,6 +67,7 @@ impl HwRing {
             if busy + need < self.ring_dwords {
                 return Ok(());
             }
+            self.check_link()?;
             if start.elapsed() > timeout {
                 return Err(RingError::Stalled { in_flight: busy });
             }
@@ -73,11 +80,28 @@ impl HwRing {
         }
     }
 
-    fn store(&self, index: u64, word: u32) {
-        let at = self.queue.ring_va + (index & (self.ring_dwords - 1)) * 4;
-        // SAFETY: `at` is inside the ring allocation, which stays mapped while the queue lives;
-        // the engine only reads what lies between its read pointer and our write pointer.
-        unsafe { std::ptr::write_volatile(at as *mut u32, word) };
+    /// The link's failure, where the ring is reached over a link that failed.
+    fn check_link(&self) -> Result<(), RingError> {
+        match &self.port {
+            Port::Link(l) => l.error().map_or(Ok(()), |e| Err(RingError::Link(e))),
+            Port::Local => Ok(()),
+        }
+    }
+
+    /// Write `words` at ring index `index` on, wrapping at the ring's end.
+    fn store(&self, index: u64, words: &[u32]) -> Result<(), RingError> {
+        let at = index & (self.ring_dwords - 1);
+        let first = words.len().min((self.ring_dwords - at) as usize);
+        for (i, part) in [(at, &words[..first]), (0, &words[first..])] {
+            if part.is_empty() {
+                continue;
+            }
+            // SAFETY: `part` lies inside the ring allocation (it ends at the ring's end or fits
+            // before `at`), which stays mapped while the queue lives; the engine only reads what
+            // lies between its read pointer and our write pointer.
+            unsafe { self.port.write_words(self.queue.ring_va + i * 4, part) }.map_err(RingError::Link)?;
+        }
+        Ok(())
     }
 
     /// Copy `words` in and publish them. `packets` gives packet lengths for SDMA (so no packet
@@ -119,22 +143,21 @@ impl HwRing {
             return Err(RingError::TooLarge { dwords: words.len(), ring_dwords: self.ring_dwords });
         }
         self.wait_space(total, timeout)?;
-        for _ in 0..wrap_fill {
-            self.store(put_dw, 0); // SDMA NOP
-            put_dw += 1;
+        if wrap_fill > 0 {
+            // SDMA NOPs to the ring's end: zero dwords.
+            self.store(put_dw, &vec![0; wrap_fill as usize])?;
+            put_dw += wrap_fill;
         }
-        for &w in words {
-            self.store(put_dw, w);
-            put_dw += 1;
-        }
+        self.store(put_dw, words)?;
+        put_dw += words.len() as u64;
         self.put = put_dw * self.unit();
         // The ring contents must be visible before the write pointer, and the write pointer
-        // before the doorbell.
+        // before the doorbell (over a link, calls keep their order).
         fence(Ordering::Release);
         // SAFETY: the write pointer stays mapped for the queue's life (the interface's contract).
-        unsafe { AtomicU64::from_ptr(self.queue.write_ptr as *mut u64) }.store(self.put, Ordering::Release);
+        unsafe { self.port.store_u64(self.queue.write_ptr, self.put) };
         fence(Ordering::SeqCst);
         self.queue.ring_doorbell(self.put);
-        Ok(())
+        self.check_link()
     }
 }

@@ -156,6 +156,11 @@ pub trait Backend: Sized + Send + Sync + 'static {
 
     fn alloc(&self, size: u64, mem: Mem) -> Result<Self::Buffer>;
     fn free(&self, b: Self::Buffer) -> Result<()>;
+    /// How the host reaches the device's CPU-visible memory: through its address (every
+    /// device whose memory is mapped in this process), or by calls over a link.
+    fn port(&self) -> &crate::port::Port {
+        &crate::port::LOCAL
+    }
     /// Map host memory `b` of this device for `peer`'s GPU too, at the same address (until `b`
     /// is freed); why not, where the two GPUs cannot share it.
     fn map_for_peer(&self, b: &Self::Buffer, peer: &Self) -> std::result::Result<(), String> {

@@ -2,6 +2,7 @@
 //! the buffer once for both vendors.
 
 use super::{Backend, Device, DeviceBuffer, Mem};
+use crate::port::Port;
 use crate::Result;
 
 /// `len` bytes at `offset` lie inside a buffer of `size` bytes; the message otherwise.
@@ -12,23 +13,24 @@ pub(crate) fn span_error(size: u64, offset: u64, len: u64) -> Option<String> {
         .then(|| format!("{len} bytes at offset {offset} exceed a {size}-byte buffer"))
 }
 
-/// Copy `data` into a CPU-visible buffer the GPU is not using (a vendor's program image).
-pub(crate) fn copy_into(label: &str, b: &impl DeviceBuffer, offset: u64, data: &[u8]) -> Result<()> {
-    let dst = host_ptr(label, b, offset, data.len())?;
-    // SAFETY: in bounds and CPU-mapped (host_ptr checked both); not in use by the GPU (the
-    // caller's contract).
-    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
-    Ok(())
+/// Copy `data` into a CPU-visible buffer the GPU is not using (a vendor's program image), through
+/// the device's `port`.
+pub(crate) fn copy_into(label: &str, port: &Port, b: &impl DeviceBuffer, offset: u64, data: &[u8]) -> Result<()> {
+    let dst = host_addr(label, b, offset, data.len())?;
+    // SAFETY: in bounds and reachable through the port (host_addr checked both); not in use by
+    // the GPU (the caller's contract).
+    unsafe { port.write(dst, data) }
 }
 
-fn host_ptr(label: &str, b: &impl DeviceBuffer, offset: u64, len: usize) -> Result<*mut u8> {
+/// The address of `len` bytes at `offset` of `b`, which the host reaches through its port.
+fn host_addr(label: &str, b: &impl DeviceBuffer, offset: u64, len: usize) -> Result<u64> {
     if !b.host_visible() {
         return Err(super::dev_err(label, format!("buffer at {:#x} is not CPU-visible", b.va())));
     }
     if let Some(msg) = span_error(b.size(), offset, len as u64) {
         return Err(super::dev_err(label, msg));
     }
-    Ok((b.va() + offset) as *mut u8)
+    Ok(b.va() + offset)
 }
 
 impl<B: Backend> Device<B> {
@@ -89,17 +91,15 @@ impl<B: Backend> Device<B> {
 
     /// Copy host bytes into a buffer. The device must not be using that range.
     pub fn write(&self, b: &B::Buffer, offset: u64, data: &[u8]) -> Result<()> {
-        copy_into(&self.label, b, offset, data)
+        copy_into(&self.label, self.port(), b, offset, data)
     }
 
     /// Copy buffer bytes to the host, after the work that wrote them completed.
     pub fn read(&self, b: &B::Buffer, offset: u64, out: &mut [u8]) -> Result<()> {
-        let src = host_ptr(&self.label, b, offset, out.len())?;
-        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-        // SAFETY: in bounds and CPU-mapped (host_ptr checked both); the GPU finished writing
-        // (synchronize before read).
-        unsafe { std::ptr::copy_nonoverlapping(src, out.as_mut_ptr(), out.len()) };
-        Ok(())
+        let src = host_addr(&self.label, b, offset, out.len())?;
+        // SAFETY: in bounds and reachable through the port (host_addr checked both); the GPU
+        // finished writing (synchronize before read). The port fences (acquire) first.
+        unsafe { self.port().read(src, out) }
     }
 
     /// Load a code object into device memory, checked against the device.

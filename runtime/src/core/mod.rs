@@ -98,7 +98,7 @@ impl<B: Backend> Device<B> {
         };
         // SAFETY: the signal page is mapped until the device frees it, which it does only when
         // no share of the page is left (close.rs).
-        let page = unsafe { SignalPage::new(signal_mem.va() as usize, SIGNAL_PAGE as usize) };
+        let page = unsafe { SignalPage::new(signal_mem.va() as usize, SIGNAL_PAGE as usize, backend.port().clone()) };
         let mut free_signals = page.slots(B::WIDTH);
         free_signals.reverse();
         let mut slot = || free_signals.pop().expect("a fresh signal page has slots");
@@ -156,6 +156,11 @@ impl<B: Backend> Device<B> {
 
     pub(crate) fn trace(&self) -> Option<&Trace> {
         self.trace.as_ref()
+    }
+
+    /// See [`Backend::port`].
+    pub(crate) fn port(&self) -> &crate::port::Port {
+        self.backend.port()
     }
 
     fn args_base(&self) -> u64 {

@@ -177,9 +177,10 @@ impl<'d, B: Backend> ComputeQueue<'d, B> {
             }
         };
         let va = dev.args_base() + off;
-        // SAFETY: inside the argument ring's allocation (CPU-mapped at its GPU address), in a
-        // span the ring allocator says the GPU is done with; `bytes` fit `size` (args_block).
-        unsafe { std::ptr::copy_nonoverlapping(block.bytes.as_ptr(), va as *mut u8, block.bytes.len()) };
+        // SAFETY: inside the argument ring's allocation (reached through the port at its GPU
+        // address), in a span the ring allocator says the GPU is done with; `bytes` fit `size`
+        // (args_block).
+        unsafe { dev.port().write(va, &block.bytes)? };
         let st = &*self.st;
         let mut drain = || {
             let name = Device::<B>::queue_name(Queue::Compute);

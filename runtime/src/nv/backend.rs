@@ -65,7 +65,7 @@ impl Backend for Nv {
             NvCode::Cubin(c) => c.relocated(buf.va()),
             NvCode::Ptx(_) => image,
         };
-        memory_copy_into(label, &buf, 0, &bytes)?;
+        memory_copy_into(label, self.port(), &buf, 0, &bytes)?;
         Ok(Program { code, kernels, image: buf })
     }
 

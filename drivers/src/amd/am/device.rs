@@ -132,6 +132,11 @@ impl AmDevice {
         self.chip.pt_generation()
     }
 
+    /// Bytes of VRAM.
+    pub fn vram_size(&self) -> u64 {
+        self.vram.size
+    }
+
     fn io(&self) -> VramIo<'_> {
         VramIo { pci: self.pci.as_ref(), fb_base: self.fb_base }
     }
@@ -262,8 +267,14 @@ impl AmDevice {
         }
     }
 
+    /// Reads bytes of an allocation through the PCI device; an aligned 8-byte read is one
+    /// 64-bit access (a word the GPU writes, such as a signal, is never seen torn).
     pub fn read(&self, a: &GpuAlloc, offset: u64, buf: &mut [u8]) -> Result<()> {
         match &a.place {
+            Placement::Vram { pa } if buf.len() == 8 && (pa + offset).is_multiple_of(8) => {
+                buf.copy_from_slice(&self.io().read64(pa + offset)?.to_le_bytes());
+                Ok(())
+            }
             Placement::Vram { pa } => self.io().read(pa + offset, buf),
             Placement::System { dma } => dma.read(offset, buf),
         }

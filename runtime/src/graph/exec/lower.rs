@@ -85,8 +85,8 @@ pub(super) fn compile<'d, B: Backend>(
     if opts.profile {
         let dev = devices[0];
         let m = dev.alloc_host(32 * graph.nodes.len() as u64)?;
-        // SAFETY: the buffer was just allocated, CPU-mapped, and the GPU does not use it yet.
-        unsafe { std::ptr::write_bytes(m.va() as *mut u8, 0, m.size() as usize) };
+        // Zeroed: a node that did not run reads as no time.
+        dev.write(&m, 0, &vec![0; m.size() as usize])?;
         x.stamps = Some(m);
         // The other devices' queues write their nodes' timestamps into it too.
         let used = |d: usize| x.plan.queues.iter().any(|q| q.at.device == d);
@@ -272,20 +272,21 @@ fn lay_out_arguments<B: Backend>(x: &mut GraphExec<'_, B>) -> Result<Blocks> {
 
 /// The argument sites of a kernel node: fed by a slot (per run) or fixed.
 fn input_sites<B: Backend>(x: &mut GraphExec<'_, B>, n: NodeId, va: u64, block: &crate::core::ArgsBlock) -> Result<()> {
+    let device = x.nodes[n.0].at.device;
     for (a, &(off, size)) in block.args.iter().enumerate() {
         let width = match size {
             4 => PatchWidth::Bits32,
             8 => PatchWidth::Bits64,
             _ => {
-                x.table.fixed(Word { addr: va + off, width: PatchWidth::Bits32 });
+                x.table.fixed(Word { addr: va + off, width: PatchWidth::Bits32 }, device);
                 continue;
             }
         };
         let word = Word { addr: va + off, width };
         let feed = x.plan.feeds.iter().find(|f| f.node == n && f.site == Site::Arg(a));
         match feed {
-            Some(f) => x.table.per_run(word, Source::Input { slot: f.slot, offset: f.offset }),
-            None => x.table.fixed(word),
+            Some(f) => x.table.per_run(word, Source::Input { slot: f.slot, offset: f.offset }, device),
+            None => x.table.fixed(word, device),
         }
     }
     Ok(())
@@ -506,7 +507,7 @@ fn place<B: Backend>(
     let base = mem.va();
     for &(p, address, class) in &sites.list {
         let word = if address { Word::address_of(base, p) } else { Word::at(base, p) };
-        x.table.sites.push(super::patch::Site { word, class, last: None });
+        x.table.sites.push(super::patch::Site { word, class, last: None, device: at.device });
     }
     if let Some(t) = dev.trace() {
         let what = format!("graph command buffer at {base:#x}, {} dwords (patched per run)", words.len());

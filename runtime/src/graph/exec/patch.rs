@@ -7,6 +7,8 @@
 
 use crate::core::{Patch, PatchWidth};
 use crate::graph::SlotId;
+use crate::port::Port;
+use crate::Result;
 
 /// A patchable word (or pair) in CPU-mapped GPU memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,20 +32,17 @@ impl Word {
         Word { addr: base + 4 * (p.at as u64 - 2), width: PatchWidth::Bits64 }
     }
 
-    /// Write `value` with u32 volatile stores.
+    /// Write `value` as u32 words, low then high, through the memory's `port` (volatile
+    /// stores locally; one write of both words over a link).
     ///
     /// # Safety
-    /// `addr` (and `addr + 4` for 64 bits) must be 4-byte aligned, CPU-mapped and not read by
-    /// the GPU while this runs.
-    pub unsafe fn store(self, value: u64) {
-        let p = self.addr as *mut u32;
+    /// `addr` (and `addr + 4` for 64 bits) must be 4-byte aligned, reached through `port` and
+    /// not read by the GPU while this runs.
+    pub unsafe fn store(self, port: &Port, value: u64) -> Result<()> {
+        let words = [value as u32, (value >> 32) as u32];
+        let n = if self.width == PatchWidth::Bits64 { 2 } else { 1 };
         // SAFETY: the caller's contract.
-        unsafe {
-            std::ptr::write_volatile(p, value as u32);
-            if self.width == PatchWidth::Bits64 {
-                std::ptr::write_volatile(p.add(1), (value >> 32) as u32);
-            }
-        }
+        unsafe { port.write_words(self.addr, &words[..n]) }
     }
 }
 
@@ -79,6 +78,8 @@ pub(crate) struct Site {
     pub class: Class,
     /// The value last written (per-run sites skip unchanged values).
     pub last: Option<u64>,
+    /// The graph's device whose memory holds the site (whose port reaches it).
+    pub device: usize,
 }
 
 /// Every site of a compiled graph.
@@ -88,12 +89,12 @@ pub(crate) struct PatchTable {
 }
 
 impl PatchTable {
-    pub fn fixed(&mut self, word: Word) {
-        self.sites.push(Site { word, class: Class::Fixed, last: None });
+    pub fn fixed(&mut self, word: Word, device: usize) {
+        self.sites.push(Site { word, class: Class::Fixed, last: None, device });
     }
 
-    pub fn per_run(&mut self, word: Word, source: Source) {
-        self.sites.push(Site { word, class: Class::PerRun(source), last: None });
+    pub fn per_run(&mut self, word: Word, source: Source, device: usize) {
+        self.sites.push(Site { word, class: Class::PerRun(source), last: None, device });
     }
 
     pub fn count(&self, f: impl Fn(&Class) -> bool) -> usize {
@@ -104,6 +105,7 @@ impl PatchTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::port::LOCAL;
 
     #[test]
     fn a_64_bit_patch_at_an_odd_word_offset_is_two_word_stores() {
@@ -113,11 +115,11 @@ mod tests {
         let w = Word::at(base, Patch::new(3, PatchWidth::Bits64));
         assert_eq!(w.addr % 8, (base + 12) % 8);
         // SAFETY: inside `mem`, which nothing else reads.
-        unsafe { w.store(0x1122_3344_5566_7788) };
+        unsafe { w.store(&LOCAL, 0x1122_3344_5566_7788).unwrap() };
         assert_eq!(mem, [!0, !0, !0, 0x5566_7788, 0x1122_3344, !0]);
         let w = Word::at(base, Patch::new(5, PatchWidth::Bits32));
         // SAFETY: as above.
-        unsafe { w.store(0xdead_beef_0000_0007) };
+        unsafe { w.store(&LOCAL, 0xdead_beef_0000_0007).unwrap() };
         assert_eq!(mem[5], 7, "a 32-bit site takes the low word only");
         assert_eq!(mem[4], 0x1122_3344);
     }

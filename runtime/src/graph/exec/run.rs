@@ -5,7 +5,7 @@
 
 use super::bindings::{Bindings, Bound};
 use super::lower::{arg_values, launch_of, Enc};
-use super::patch::{Class, Source, Word};
+use super::patch::{Class, Source};
 use super::{fault, GraphExec};
 use crate::core::{Backend, DeviceBuffer};
 use crate::graph::{BufRef, NodeKind, SlotKind};
@@ -161,13 +161,11 @@ fn reencode<B: Backend>(x: &mut GraphExec<'_, B>, b: &Bindings) -> Result<()> {
         if words.len() != r.len {
             return Err(Error::Graph(format!("{}: re-encoded to {} dwords, not {}", x.names[n], words.len(), r.len)));
         }
-        let base = x.queues[r.queue].mem.va() + 4 * r.start as u64;
-        for (k, &w) in words.iter().enumerate() {
-            let word = Word { addr: base + 4 * k as u64, width: crate::core::PatchWidth::Bits32 };
-            // SAFETY: inside the queue's command buffer (the node's words), CPU-mapped; the
-            // previous run completed (the epoch fence), so the GPU does not read it.
-            unsafe { word.store(w as u64) };
-        }
+        let q = &x.queues[r.queue];
+        let base = q.mem.va() + 4 * r.start as u64;
+        // SAFETY: inside the queue's command buffer (the node's words), reached through its
+        // device's port; the previous run completed (the epoch fence), so the GPU does not read it.
+        unsafe { x.devices[q.at.device].port().write_words(base, &words)? };
         x.reencode[i].key = Some(key);
     }
     Ok(())
@@ -190,9 +188,9 @@ fn encode_bound<B: Backend>(x: &GraphExec<'_, B>, i: usize, b: &Bindings) -> Res
             if block.size > reserved {
                 return Err(named(Error::Graph(format!("{} bytes of arguments, {reserved} reserved", block.size))));
             }
-            // SAFETY: the node's argument block (reserved at compile), CPU-mapped; the previous
-            // run completed, so the GPU does not read it.
-            unsafe { std::ptr::copy_nonoverlapping(block.bytes.as_ptr(), va as *mut u8, block.bytes.len()) };
+            // SAFETY: the node's argument block (reserved at compile), reached through the
+            // device's port; the previous run completed, so the GPU does not read it.
+            unsafe { dev.port().write(va, &block.bytes).map_err(named)? };
             let mut drain = || dev.synchronize();
             dev.backend().encode_dispatch(c, k.program, &k.kernel, &shape, va, &mut drain).map_err(named)?;
         }
@@ -240,10 +238,13 @@ fn submit<B: Backend>(x: &mut GraphExec<'_, B>, inputs: &[u64]) -> Result<()> {
             Source::Input { slot, offset } => inputs[slot.0] + offset,
         };
         if s.last != Some(v) {
-            // SAFETY: a site of the exec's command buffers or argument memory (CPU-mapped,
-            // 4-byte aligned); the previous run completed (the epoch fence) or the queues were
-            // rebuilt after a fault, so the GPU does not read it.
-            unsafe { s.word.store(v) };
+            // SAFETY: a site of the exec's command buffers or argument memory of device
+            // `s.device` (reached through its port, 4-byte aligned); the previous run completed
+            // (the epoch fence) or the queues were rebuilt after a fault, so the GPU does not read it.
+            if let Err(e) = unsafe { s.word.store(x.devices[s.device].port(), v) } {
+                x.faulted.store(true, Ordering::Relaxed);
+                return Err(e);
+            }
             s.last = Some(v);
             if tracing {
                 traced.push(format!("{:#x} = {v:#x} ({src:?})", s.word.addr));
