@@ -303,3 +303,76 @@ fn a_dropped_link_ends_every_call_with_an_error_naming_it_then_reopening_works()
     let pci = reconnect(addr, Some(&k));
     AmDevice::open(pci, &StandinSource::for_layout(&layout)).unwrap().close().unwrap();
 }
+
+/// The runtime over a keyed link: a launch whose result is checked element by element.
+#[test]
+fn a_launch_runs_over_a_keyed_loopback_link() {
+    use baregpu::runtime::program::{ArgValue, CodeObject, Launch};
+    let k = key(5);
+    let (addr, _rx) = serve(Some(k.clone()));
+    let pci = connect(addr, Some(&k)).unwrap();
+    let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").unwrap());
+    let dev = baregpu::device::open_am_over(pci, &fw, "remote test").unwrap();
+    let path = format!("{}/tests/fixtures/hsaco/basic-{}.hsaco", env!("CARGO_MANIFEST_DIR"), dev.arch);
+    let prog = dev.load(CodeObject::parse(&std::fs::read(path).unwrap()).unwrap()).unwrap();
+    let n = 300usize;
+    let bytes = |f: fn(usize) -> f32| (0..n).flat_map(|i| f(i).to_le_bytes()).collect::<Vec<u8>>();
+    let (a, b, c) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    dev.write(&a, 0, &bytes(|i| i as f32)).unwrap();
+    dev.write(&b, 0, &bytes(|i| 0.25 * i as f32)).unwrap();
+    let args = [ArgValue::Pointer(a.va()), ArgValue::Pointer(b.va()), ArgValue::Pointer(c.va()), ArgValue::u32(n as u32)];
+    let s = dev.launch(&prog, "vector_add", &args, &Launch::new([(n as u32).div_ceil(64), 1, 1], [64, 1, 1]), true).unwrap();
+    dev.synchronize().unwrap();
+    let mut out = vec![0u8; 4 * n];
+    dev.read(&c, 0, &mut out).unwrap();
+    for (i, w) in out.chunks_exact(4).enumerate() {
+        assert_eq!(f32::from_le_bytes(w.try_into().unwrap()), 1.25 * i as f32, "element {i}");
+    }
+    dev.release(s);
+    for buf in [a, b, c] {
+        dev.free(buf).unwrap();
+    }
+    dev.unload(prog).unwrap();
+}
+
+/// The demo through `remote:` (a matmul and a vector add as one graph, then a transformer block
+/// compiled to a graph and replayed), each result checked against the host.
+#[test]
+fn the_demo_runs_as_graphs_and_a_replay_over_a_loopback_link() {
+    let (addr, _rx) = serve(None);
+    let spec = format!("remote:127.0.0.1:{}/{DEVICE}", addr.port()).parse().unwrap();
+    let gpu = baregpu::open(&spec).unwrap();
+    let r = baregpu::demo::run(&*gpu, 32, baregpu::demo::Mode::Graph, &mut |_| Ok(())).unwrap();
+    assert!(r.runs.iter().all(|k| k.ok), "{:?}", r.runs);
+    let t = r.transformer.expect("the transformer block ran");
+    assert!(t.ok && t.replays > 0, "max error {}", t.max_error);
+}
+
+/// The runtime over a link that drops while a wait waits: the wait ends at once with an error
+/// naming the link (the runtime latches the first failure), later calls fail the same way.
+#[test]
+fn a_wait_over_a_dropped_link_ends_with_an_error_naming_it() {
+    let (addr, rx) = serve(None);
+    let proxy = Proxy::new(addr, Fault::Pass, Fault::Pass);
+    let pci = RemotePci::connect("127.0.0.1", proxy.addr.port(), DEVICE, None, WAIT).unwrap();
+    let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").unwrap());
+    let dev = baregpu::device::open_am_over(pci, &fw, "remote test").unwrap();
+    // A gate the host never opens: only the link's failure can end the wait.
+    let gate = dev.new_signal().unwrap();
+    let done = dev.new_signal().unwrap();
+    let mut q = dev.compute_queue().unwrap();
+    q.wait(&gate, 1).signal(&done, 1);
+    q.submit().unwrap();
+    let t = Instant::now();
+    let cutter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        proxy.cut();
+    });
+    let e = dev.wait(&done, 1).unwrap_err().to_string();
+    cutter.join().unwrap();
+    assert!(e.contains("remote:127.0.0.1:") && e.contains("link"), "{e}");
+    assert!(t.elapsed() < WAIT, "the wait took {:?}", t.elapsed());
+    assert!(dev.synchronize().is_err());
+    assert!(report(&rx).contains("released am:emu:gfx1100"));
+    drop((gate, done));
+}
