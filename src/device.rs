@@ -3,7 +3,6 @@
 //! what this opens as a `Box<dyn Gpu>`.
 
 use crate::{Error, Result};
-use baregpu_drivers::amd::am::firmware::source::DirSource;
 use baregpu_drivers::amd::am::firmware::FirmwareSource;
 use baregpu_drivers::amd::am::AmDevice;
 use baregpu_drivers::amd::topology;
@@ -35,7 +34,6 @@ pub enum Device {
 /// Open the device `spec` names; `os` is the host OS (re-rootable for tests).
 pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
     let label = spec.to_string();
-    let unsupported = |what: &str| Err(Error::Usage(format!("{label}: {what} is not implemented yet")));
     match spec {
         DeviceSpec::Amd { index } => Ok(Device::Amd(AmdDevice::open(os, *index, &label)?)),
         DeviceSpec::Emu { arch, index } => {
@@ -50,12 +48,13 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             let arch = spec.am_emulated_arch().unwrap_or_default();
             Ok(Device::Amd(open_am_emulated(arch, Arc::new(Interpreter::new(arch)))?))
         }
-        DeviceSpec::Am { bdf } => {
+        // A host GPU, or one behind a `baregpu serve`: the AM driver boots it from here.
+        DeviceSpec::Am { .. } | DeviceSpec::Remote { .. } => {
             // Opening first, so that what stands in the way (no such device, amdgpu still bound,
-            // no privileges, no IOMMU group) reaches the user before anything else.
-            let pci = baregpu_drivers::pci::open_host(os, bdf)?;
+            // no privileges, no IOMMU group, no server, a wrong key) reaches the user first.
+            let pci = crate::pci_device::open(spec)?;
             // The boot on a real card is untested (no card has been available): see scripts/hw/am.sh.
-            Ok(Device::Amd(open_am_over(pci, &DirSource::system(), &label)?))
+            Ok(Device::Amd(open_am_over(pci, &*crate::pci_device::firmware(spec), &label)?))
         }
         DeviceSpec::Usb { path } => {
             let arch = path.strip_prefix("emu:").unwrap_or("gfx1100");
@@ -64,7 +63,6 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             let dev = open_am_over(pci, &*fw, &label)?;
             Ok(Device::Amd(dev.with_progress(Arc::new(move || engine.workgroups_retired()))))
         }
-        DeviceSpec::Remote { .. } => unsupported("the remote transport"),
     }
 }
 

@@ -15,6 +15,7 @@ pub mod asm24xx;
 mod bar_map;
 mod open;
 pub mod pagemap;
+pub mod remote;
 pub mod scan;
 pub mod sysfs;
 pub mod vfio;
