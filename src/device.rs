@@ -57,8 +57,7 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             Ok(Device::Amd(open_am_over(pci, &*crate::pci_device::firmware(spec), &label)?))
         }
         DeviceSpec::Usb { path } => {
-            let arch = path.strip_prefix("emu:").unwrap_or("gfx1100");
-            let engine = Arc::new(Interpreter::new(arch));
+            let engine = crate::device_usb::engine(path);
             let (pci, fw) = crate::device_usb::open_pci(path, engine.clone())?;
             let dev = open_am_over(pci, &*fw, &label)?;
             Ok(Device::Amd(dev.with_progress(Arc::new(move || engine.workgroups_retired()))))
@@ -190,8 +189,7 @@ pub fn open_amd_iface(spec: &DeviceSpec) -> Result<Box<dyn AmdIface>> {
             return am_emulated_iface(arch, Arc::new(Interpreter::new(arch)));
         }
         DeviceSpec::Usb { path } => {
-            let arch = path.strip_prefix("emu:").unwrap_or("gfx1100");
-            let (pci, fw) = crate::device_usb::open_pci(path, Arc::new(Interpreter::new(arch)))?;
+            let (pci, fw) = crate::device_usb::open_pci(path, crate::device_usb::engine(path))?;
             return am_iface_over(pci, &*fw);
         }
         _ => return Err(Error::Usage(format!("{label}: not an AMD device with a driver interface"))),

@@ -12,11 +12,18 @@ use baregpu_emu::am::layout::Layout;
 use baregpu_emu::am::EmuPciGpu;
 use baregpu_emu::amd::dispatch::WaveEngine;
 use baregpu_emu::catalog::{self, Vendor};
+use baregpu_emu::rdna::Interpreter;
 use baregpu_emu::usb_bridge::EmuAsm24xx;
 use std::sync::Arc;
 
 /// The path prefix of the emulated bridge.
 const EMULATED: &str = "emu:";
+
+/// The wave engine an emulated GPU behind `usb:PATH` runs dispatches on (a real GPU runs its
+/// own; the engine then stays idle).
+pub fn engine(path: &str) -> Arc<Interpreter> {
+    Arc::new(Interpreter::new(path.strip_prefix(EMULATED).unwrap_or("gfx1100")))
+}
 
 /// The emulated bridge in front of an emulated PCI GPU of `arch` running dispatches on
 /// `engine`, and the bridge driver opened on it.
@@ -34,11 +41,19 @@ pub fn open_emulated(arch: &str, engine: Arc<dyn WaveEngine>) -> Result<(Arc<Emu
 pub fn open_pci(path: &str, engine: Arc<dyn WaveEngine>) -> Result<(Arc<dyn PciDevice>, Box<dyn FirmwareSource>)> {
     if let Some(arch) = path.strip_prefix(EMULATED) {
         let (_, pci) = open_emulated(arch, engine)?;
-        let layout = Layout::for_arch(arch).ok_or_else(|| Error::Usage(format!("usb:{path}: unknown architecture")))?;
-        return Ok((pci, Box::new(StandinSource::for_layout(&layout))));
+        return Ok((pci, firmware(path)));
     }
     let path = if path == "first" { "" } else { path };
-    Ok((asm24xx::open_host(path)?, Box::new(DirSource::system())))
+    Ok((asm24xx::open_host(path)?, firmware(path)))
+}
+
+/// The firmware the AM driver boots the GPU behind `usb:PATH` with: stand-ins for the emulated
+/// GPU, else /lib/firmware/amdgpu.
+pub fn firmware(path: &str) -> Box<dyn FirmwareSource> {
+    match path.strip_prefix(EMULATED).and_then(Layout::for_arch) {
+        Some(layout) => Box::new(StandinSource::for_layout(&layout)),
+        None => Box::new(DirSource::system()),
+    }
 }
 
 /// The bridges `devices` lists: those plugged in (`usb:/dev/bus/usb/BBB/DDD`) and the emulated

@@ -38,10 +38,7 @@ pub fn open(spec: &DeviceSpec) -> Result<Arc<dyn PciDevice>> {
             let key = Key::from_env()?;
             Ok(RemotePci::connect(host, *port, &device.to_string(), key.as_ref(), timeout_from_env()?)?)
         }
-        DeviceSpec::Usb { path } => {
-            let arch = path.strip_prefix("emu:").unwrap_or("gfx1100");
-            Ok(crate::device_usb::open_pci(path, Arc::new(Interpreter::new(arch)))?.0)
-        }
+        DeviceSpec::Usb { path } => Ok(crate::device_usb::open_pci(path, crate::device_usb::engine(path))?.0),
         _ => Err(Error::Usage(format!("{spec}: not a PCI function ({PCI_LEVEL})"))),
     }
 }
@@ -51,10 +48,7 @@ pub fn open(spec: &DeviceSpec) -> Result<Arc<dyn PciDevice>> {
 pub fn firmware(spec: &DeviceSpec) -> Box<dyn FirmwareSource> {
     let inner = match spec {
         DeviceSpec::Remote { device, .. } => device,
-        DeviceSpec::Usb { path } => match path.strip_prefix("emu:").and_then(Layout::for_arch) {
-            Some(layout) => return Box::new(StandinSource::for_layout(&layout)),
-            None => return Box::new(DirSource::system()),
-        },
+        DeviceSpec::Usb { path } => return crate::device_usb::firmware(path),
         other => other,
     };
     match inner.am_emulated_arch().and_then(Layout::for_arch) {

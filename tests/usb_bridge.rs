@@ -135,6 +135,9 @@ fn the_sram_pool_is_the_dma_memory_and_writes_land_before_returning() {
     assert!(e.contains("SRAM pool"), "{e}");
     drop(b);
     assert!(a.write(0x2000 - 1, &[1, 2]).is_err(), "past the allocation");
+    // The drain fence reads back as the controller holds it (the GPU writes it at PCIe 0x820800).
+    link.xdata_write(XDATA_FENCE, &0x0102_0304_0506_0708u64.to_le_bytes()).expect("fence");
+    assert_eq!(link.fence().expect("fence"), 0x0102_0304_0506_0708);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use super::{Setup, UsbError, UsbResult, UsbTransport, DIR_IN};
 use crate::{Error, Result};
 use nusb::transfer::{Buffer, Bulk, ControlIn, ControlOut, ControlType, In, Out, Recipient, TransferError};
 use nusb::{DeviceInfo, Endpoint, Interface, MaybeFuture};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -163,11 +164,12 @@ impl UsbTransport for HostUsb {
             return Err(UsbError::Invalid(format!("bulk IN on OUT endpoint {endpoint:#04x}")));
         }
         let mut eps = self.bulk_in.lock().unwrap_or_else(|e| e.into_inner());
-        if !eps.contains_key(&endpoint) {
-            let ep = self.iface.endpoint::<Bulk, In>(endpoint).map_err(|e| self.endpoint_error(endpoint, e))?;
-            eps.insert(endpoint, ep);
-        }
-        let ep = eps.get_mut(&endpoint).ok_or(UsbError::Disconnected)?;
+        let ep = match eps.entry(endpoint) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => {
+                v.insert(self.iface.endpoint::<Bulk, In>(endpoint).map_err(|e| self.endpoint_error(endpoint, e))?)
+            }
+        };
         // An IN request is a whole number of packets; the device ends it early with a short one.
         let mps = ep.max_packet_size().max(1);
         let c = ep.transfer_blocking(Buffer::new(buf.len().div_ceil(mps) * mps), timeout);
@@ -184,11 +186,12 @@ impl UsbTransport for HostUsb {
             return Err(UsbError::Invalid(format!("bulk OUT on IN endpoint {endpoint:#04x}")));
         }
         let mut eps = self.bulk_out.lock().unwrap_or_else(|e| e.into_inner());
-        if !eps.contains_key(&endpoint) {
-            let ep = self.iface.endpoint::<Bulk, Out>(endpoint).map_err(|e| self.endpoint_error(endpoint, e))?;
-            eps.insert(endpoint, ep);
-        }
-        let ep = eps.get_mut(&endpoint).ok_or(UsbError::Disconnected)?;
+        let ep = match eps.entry(endpoint) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => {
+                v.insert(self.iface.endpoint::<Bulk, Out>(endpoint).map_err(|e| self.endpoint_error(endpoint, e))?)
+            }
+        };
         let c = ep.transfer_blocking(Buffer::from(data), timeout);
         c.status.map_err(transfer_error)?;
         if c.actual_len < data.len() {

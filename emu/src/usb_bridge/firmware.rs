@@ -298,7 +298,7 @@ impl Firmware {
                 return;
             }
         }
-        if buf.len() == 8 && addr % 8 == 0 {
+        if buf.len() == 8 && addr.is_multiple_of(8) {
             if let Some(v) = self.target(addr, 8).and_then(|(bar, off)| gpu.read64(bar, off).ok()) {
                 buf.copy_from_slice(&v.to_le_bytes());
                 return;
@@ -314,7 +314,7 @@ impl Firmware {
         let gpu = &self.function.gpu;
         let done = match self.target(addr, data.len() as u64) {
             Some((AMD_BAR_VRAM, off)) => gpu.copy_to_bar(AMD_BAR_VRAM, off, data).is_ok(),
-            Some((bar, off)) if data.len() == 8 && off % 8 == 0 => {
+            Some((bar, off)) if data.len() == 8 && off.is_multiple_of(8) => {
                 gpu.write64(bar, off, u64::from_le_bytes(data.try_into().unwrap_or_default())).is_ok()
             }
             _ => false,

@@ -141,9 +141,9 @@ fn config_pieces(offset: u16, len: usize) -> impl Iterator<Item = (u16, usize, u
             return None;
         }
         let at = offset + done as u16;
-        let size = if at % 4 == 0 && left >= 4 {
+        let size = if at.is_multiple_of(4) && left >= 4 {
             4
-        } else if at % 2 == 0 && left >= 2 {
+        } else if at.is_multiple_of(2) && left >= 2 {
             2
         } else {
             1
