@@ -201,6 +201,16 @@ fn a_launch_and_copies_both_ways_run_over_the_emulated_bridge() {
     let mut back = vec![0u8; data.len()];
     dev.copy_out(&buf, 5, &mut back).expect("copy out");
     assert!(back == data, "the round trip over the bridge differs");
+    // Memory the CPU cannot map is copied by the GPU through the SRAM (the bridge's DMA pool).
+    let hidden = dev.alloc_vram(data.len() as u64).expect("invisible VRAM");
+    let staged = bridge.engine_bytes();
+    dev.copy_in(&hidden, 0, &data).expect("staged copy in");
+    let mut back = vec![0u8; data.len()];
+    dev.copy_out(&hidden, 0, &mut back).expect("staged copy out");
+    assert!(back == data, "the staged round trip over the bridge differs");
+    let moved = bridge.engine_bytes() - staged;
+    assert!(moved >= 2 * data.len() as u64, "the copies did not stage through the SRAM: {moved} bytes");
+    dev.free(hidden).expect("free");
     // A kernel writes it; the host reads what the GPU wrote.
     let prog = dev.load(basic_code_object()).expect("load");
     let m = 256u32;

@@ -37,6 +37,8 @@ pub(super) struct Firmware {
     link_lost: bool,
     pending: Pending,
     pub transfers: u64,
+    /// Bytes the SRAM engine moved (both ways).
+    pub engine_bytes: u64,
     fault: Option<(Fault, u64)>,
 }
 
@@ -52,6 +54,7 @@ impl Firmware {
             link_lost: false,
             pending: Pending::Idle,
             transfers: 0,
+            engine_bytes: 0,
             fault: None,
         }
     }
@@ -264,6 +267,7 @@ impl Firmware {
             }
             Pending::EngineRead { at, len, triggered: true } if buf.len() as u64 == len => {
                 self.sram.read(at, buf);
+                self.engine_bytes += len;
                 Ok(())
             }
             // Armed but never triggered: nothing streams out.
@@ -283,6 +287,7 @@ impl Firmware {
             }
             Pending::EngineWrite { at, len } if data.len() as u64 == len => {
                 self.sram.write(at, data);
+                self.engine_bytes += len;
                 Ok(())
             }
             other => stall(|| format!("a bulk OUT of {} bytes with {other:?}", data.len())),

@@ -66,6 +66,11 @@ impl EmuAsm24xx {
         self.fw().transfers
     }
 
+    /// Bytes the SRAM engine moved, both ways (what staging through the SRAM costs).
+    pub fn engine_bytes(&self) -> u64 {
+        self.fw().engine_bytes
+    }
+
     /// The GPU behind the bridge.
     pub fn gpu(&self) -> Arc<EmuPciGpu> {
         self.fw().gpu()
