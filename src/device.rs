@@ -3,7 +3,6 @@
 //! what this opens as a `Box<dyn Gpu>`.
 
 use crate::{Error, Result};
-use baregpu_drivers::amd::am::firmware::source::DirSource;
 use baregpu_drivers::amd::am::firmware::FirmwareSource;
 use baregpu_drivers::amd::am::AmDevice;
 use baregpu_drivers::amd::topology;
@@ -35,7 +34,6 @@ pub enum Device {
 /// Open the device `spec` names; `os` is the host OS (re-rootable for tests).
 pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
     let label = spec.to_string();
-    let unsupported = |what: &str| Err(Error::Usage(format!("{label}: {what} is not implemented yet")));
     match spec {
         DeviceSpec::Amd { index } => Ok(Device::Amd(AmdDevice::open(os, *index, &label)?)),
         DeviceSpec::Emu { arch, index } => {
@@ -50,15 +48,20 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             let arch = spec.am_emulated_arch().unwrap_or_default();
             Ok(Device::Amd(open_am_emulated(arch, Arc::new(Interpreter::new(arch)))?))
         }
-        DeviceSpec::Am { bdf } => {
+        // A host GPU, or one behind a `baregpu serve`: the AM driver boots it from here.
+        DeviceSpec::Am { .. } | DeviceSpec::Remote { .. } => {
             // Opening first, so that what stands in the way (no such device, amdgpu still bound,
-            // no privileges, no IOMMU group) reaches the user before anything else.
-            let pci = baregpu_drivers::pci::open_host(os, bdf)?;
+            // no privileges, no IOMMU group, no server, a wrong key) reaches the user first.
+            let pci = crate::pci_device::open(spec)?;
             // The boot on a real card is untested (no card has been available): see scripts/hw/am.sh.
-            Ok(Device::Amd(open_am_over(pci, &DirSource::system(), &label)?))
+            Ok(Device::Amd(open_am_over(pci, &*crate::pci_device::firmware(spec), &label)?))
         }
-        DeviceSpec::Usb { .. } => unsupported("the USB bridge transport"),
-        DeviceSpec::Remote { .. } => unsupported("the remote transport"),
+        DeviceSpec::Usb { path } => {
+            let engine = crate::device_usb::engine(path);
+            let (pci, fw) = crate::device_usb::open_pci(path, engine.clone())?;
+            let dev = open_am_over(pci, &*fw, &label)?;
+            Ok(Device::Amd(dev.with_progress(Arc::new(move || engine.workgroups_retired()))))
+        }
     }
 }
 
@@ -184,6 +187,10 @@ pub fn open_amd_iface(spec: &DeviceSpec) -> Result<Box<dyn AmdIface>> {
         DeviceSpec::Am { .. } if spec.am_emulated_arch().is_some() => {
             let arch = spec.am_emulated_arch().unwrap_or_default();
             return am_emulated_iface(arch, Arc::new(Interpreter::new(arch)));
+        }
+        DeviceSpec::Usb { path } => {
+            let (pci, fw) = crate::device_usb::open_pci(path, crate::device_usb::engine(path))?;
+            return am_iface_over(pci, &*fw);
         }
         _ => return Err(Error::Usage(format!("{label}: not an AMD device with a driver interface"))),
     };

@@ -135,6 +135,7 @@ pub fn list(os: &dyn Os) -> Result<Listing> {
     for arch in baregpu_emu::am::layout::Layout::ARCHS {
         listing.devices.extend(am_emulated(arch));
     }
+    listing.devices.extend(crate::device_usb::entries());
     Ok(listing)
 }
 

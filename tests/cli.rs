@@ -76,6 +76,7 @@ fn devices_json_lists_real_and_emulated_devices() {
         ("emu-nv:sm_120", true),
         ("am:emu:gfx1100", true),
         ("am:emu:gfx942", false),
+        ("usb:emu:gfx1100", true),
     ] {
         let d = devices.iter().find(|d| d["spec"] == spec).unwrap_or_else(|| panic!("{spec} not listed"));
         assert_eq!(d["kind"], "emulated");

@@ -33,7 +33,8 @@ fn label() -> String {
 
 /// Whether the contract's device is emulated (what tests of emulated behaviour ask).
 fn emulated() -> bool {
-    OVER.get().is_some() || matches!(spec(), DeviceSpec::Emu { .. }) || spec().am_emulated_arch().is_some()
+    let usb_emu = matches!(spec(), DeviceSpec::Usb { path } if path.starts_with("emu:"));
+    OVER.get().is_some() || matches!(spec(), DeviceSpec::Emu { .. }) || spec().am_emulated_arch().is_some() || usb_emu
 }
 
 /// The device the contract runs on: `BAREGPU_DEVICE`, else emu:gfx1100.
@@ -394,6 +395,17 @@ fn the_contract_on_the_am_driver(arch: &str) {
         return;
     }
     SPEC.with(|s| *s.borrow_mut() = Some(format!("am:emu:{arch}").parse().unwrap()));
+    run_contract();
+}
+
+/// The whole contract on `usb:emu:gfx1100`: the AM driver over the emulated ASM24xx USB bridge
+/// (TLPs for every register and VRAM access, everything in VRAM, the SRAM pool for staging).
+#[test]
+fn the_contract_holds_over_the_emulated_usb_bridge() {
+    if std::env::var("BAREGPU_DEVICE").is_ok() {
+        return;
+    }
+    SPEC.with(|s| *s.borrow_mut() = Some("usb:emu:gfx1100".parse().unwrap()));
     run_contract();
 }
 

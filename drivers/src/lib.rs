@@ -10,6 +10,7 @@ pub mod error;
 pub mod nv;
 pub mod os;
 pub mod pci;
+pub mod usb;
 pub mod va_window;
 
 pub use error::{Error, Result};

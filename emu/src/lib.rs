@@ -14,3 +14,4 @@ pub mod memory_wait;
 pub mod nv;
 mod os;
 pub mod rdna;
+pub mod usb_bridge;

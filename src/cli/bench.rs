@@ -7,6 +7,7 @@
 //! - `bench graph`: compile time and per-node run cost of a compiled graph against eager launches.
 //! - `bench emu`: the emulated GPU's speed in wave instructions per second.
 //! - `bench compile`: the graph compiler's code generation time per kernel.
+//! - `bench link`: a PCI transport's register round trip, posted-write rate and copy bandwidth.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -53,6 +54,52 @@ enum Bench {
     /// fraction of the ~10 PFLOP/s dense FP4 peak.
     #[command(subcommand)]
     Gemm(GemmBench),
+    /// A PCI transport (remote:HOST:PORT/am:…, am:emu:ARCH): register read round trip (median),
+    /// posted-write rate, copy bandwidth both ways through BAR0 (VRAM) and DMA memory.
+    Link(LinkArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct LinkArgs {
+    /// A spec that names a PCI function: remote:HOST:PORT/SPEC, am:emu:ARCH or am:BDF.
+    #[arg(long)]
+    device: baregpu::DeviceSpec,
+    /// Register reads timed.
+    #[arg(long, default_value_t = 2000)]
+    reads: usize,
+    /// Posted register writes timed.
+    #[arg(long, default_value_t = 100_000)]
+    writes: usize,
+    /// Bytes of one copy (capped at BAR0's size).
+    #[arg(long, default_value_t = 8 << 20)]
+    copy_bytes: usize,
+    /// Copies each way.
+    #[arg(long, default_value_t = 8)]
+    copies: u32,
+}
+
+fn link(a: LinkArgs, json: bool) -> Result<()> {
+    let pci = baregpu::pci_device::open(&a.device)?;
+    let f = baregpu::bench_link::run(&*pci, a.reads, a.writes, a.copy_bytes, a.copies)?;
+    if json {
+        return out::json(&f);
+    }
+    out::line(format_args!("link {}:", f.device))?;
+    out::line(format_args!("  register read round trip: {:8.2} us (median of {})", f.read_rtt_us, f.reads))?;
+    out::line(format_args!(
+        "  posted writes:            {:8.3} M/s ({} writes)",
+        f.posted_writes_per_s / 1e6,
+        f.writes
+    ))?;
+    let mib = f.copy_bytes as f64 / (1 << 20) as f64;
+    out::line(format_args!(
+        "  BAR0 copies ({mib:.0} MiB):     {:8.3} GB/s to, {:8.3} GB/s from",
+        f.bar_write_gb_s, f.bar_read_gb_s
+    ))?;
+    out::line(format_args!(
+        "  DMA copies ({mib:.0} MiB):      {:8.3} GB/s to, {:8.3} GB/s from",
+        f.dma_write_gb_s, f.dma_read_gb_s
+    ))
 }
 
 #[derive(Debug, Subcommand)]
@@ -239,6 +286,7 @@ pub fn run(args: Args) -> Result<()> {
         Bench::Emu(a) => emu(a, args.json),
         Bench::Compile(a) => compile(a, args.json),
         Bench::Gemm(GemmBench::Mxfp4(a)) => super::gemm::bench(a, args.json),
+        Bench::Link(a) => link(a, args.json),
     }
 }
 

@@ -12,6 +12,7 @@ mod input;
 mod logging;
 pub mod out;
 mod run;
+mod serve;
 
 use clap::{Parser, Subcommand};
 
@@ -50,6 +51,9 @@ enum Command {
     Bench(bench::Args),
     /// Hand-tuned GEMMs: `gemm mxfp4`, the gfx950 MXFP4 GEMM.
     Gemm(gemm::Args),
+    /// Serve PCI functions (am:BDF, am:emu:ARCH) to remote clients (`remote:HOST:PORT/SPEC`).
+    #[command(after_long_help = serve::HELP)]
+    Serve(serve::Args),
 }
 
 pub fn init_logging() -> baregpu::Result<()> {
@@ -83,5 +87,6 @@ pub fn run(cli: Cli) -> baregpu::Result<()> {
         Command::Disasm(args) => disasm::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Gemm(args) => gemm::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }

@@ -11,9 +11,11 @@
 //! then reach memory by calls; behind a USB bridge the device cannot even DMA into host memory
 //! at large ([`PciDevice::dma_pool`]).
 
+pub mod asm24xx;
 mod bar_map;
 mod open;
 pub mod pagemap;
+pub mod remote;
 pub mod scan;
 pub mod sysfs;
 pub mod vfio;

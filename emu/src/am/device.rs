@@ -176,6 +176,11 @@ impl EmuPciGpu {
         self.map.chip.pt_generation()
     }
 
+    /// Puts `mem` in the GPU's DMA reach at bus address `bus` (a bridge's SRAM in front of it).
+    pub(crate) fn map_dma_window(&self, bus: u64, mem: Arc<HostMem>) {
+        self.dma.map_window(bus, mem);
+    }
+
     /// The VRAM size in bytes.
     pub fn vram_size(&self) -> u64 {
         self.layout.vram_size

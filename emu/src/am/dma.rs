@@ -55,6 +55,12 @@ impl DmaMap {
         Ok(EmuDma { map: self.clone(), bus, mem, pages })
     }
 
+    /// Makes `mem` reachable by the GPU's DMA at the fixed bus address `bus` (memory outside
+    /// the host's, like a USB bridge's SRAM): it lives as long as the map.
+    pub fn map_window(&self, bus: u64, mem: Arc<HostMem>) {
+        self.lock().live.insert(bus, Entry { len: mem.len(), mem });
+    }
+
     /// The host address of `[bus, bus + len)` when one live allocation holds all of it.
     pub fn host(&self, bus: u64, len: u64) -> Option<usize> {
         let g = self.lock();

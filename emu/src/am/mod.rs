@@ -11,7 +11,7 @@ mod dma;
 mod firmware_check;
 pub mod firmware_standin;
 mod gmc;
-mod hostmem;
+pub(crate) mod hostmem;
 mod hqd;
 mod ih;
 pub mod layout;

@@ -1,0 +1,227 @@
+//! The remote transport's channel: length-prefixed frames over TCP, opened by a hello (magic,
+//! version, keyed or not) and, with a pre-shared key, a Noise handshake
+//! (`Noise_NNpsk0_25519_ChaChaPoly_BLAKE2s`) after which every message is encrypted and
+//! authenticated. Noise's per-message nonces make a replayed, reordered, dropped or altered frame
+//! fail authentication; the hello is the handshake's prologue, so altering it fails too.
+//!
+//! Errors are `std::io::Error`s whose text says what happened on the link; the client and the
+//! server name the link around them.
+
+use super::protocol::{Hello, MAX_MESSAGE, VERSION};
+use super::Key;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::net::TcpStream;
+
+const NOISE_PARAMS: &str = "Noise_NNpsk0_25519_ChaChaPoly_BLAKE2s";
+/// Noise's largest frame and its authentication tag.
+const NOISE_FRAME: usize = 65535;
+const NOISE_TAG: usize = 16;
+/// The largest frame either side reads: a message and its header (plain), a Noise frame (keyed).
+const MAX_FRAME: usize = MAX_MESSAGE + 1024;
+
+/// Status byte of a handshake reply.
+const ACCEPTED: u8 = 0;
+const REFUSED: u8 = 1;
+
+/// One end of an open link.
+pub struct Channel {
+    reader: BufReader<TcpStream>,
+    writer: BufWriter<TcpStream>,
+    noise: Option<snow::TransportState>,
+    frame: Vec<u8>,
+}
+
+impl std::fmt::Debug for Channel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Channel").field("keyed", &self.noise.is_some()).finish_non_exhaustive()
+    }
+}
+
+fn err(kind: io::ErrorKind, text: impl Into<String>) -> io::Error {
+    io::Error::new(kind, text.into())
+}
+
+fn auth_failed() -> io::Error {
+    err(io::ErrorKind::InvalidData, "a message failed authentication (tampered, replayed or out of order)")
+}
+
+/// What a socket error means for the reader of an error line.
+fn explain(e: io::Error, what: &str) -> io::Error {
+    use io::ErrorKind::*;
+    match e.kind() {
+        WouldBlock | TimedOut => err(TimedOut, format!("no answer while {what} (peer dead or link down)")),
+        UnexpectedEof => err(UnexpectedEof, format!("the peer closed the connection while {what}")),
+        ConnectionReset | ConnectionAborted | BrokenPipe => err(e.kind(), format!("connection lost while {what}: {e}")),
+        _ => e,
+    }
+}
+
+fn write_frame(w: &mut impl Write, body: &[u8]) -> io::Result<()> {
+    w.write_all(&(body.len() as u32).to_le_bytes())?;
+    w.write_all(body)
+}
+
+/// The next frame into `out`; a clean end of stream before it is `UnexpectedEof` too.
+fn read_frame(r: &mut impl Read, out: &mut Vec<u8>, max: usize) -> io::Result<()> {
+    let mut len = [0; 4];
+    r.read_exact(&mut len)?;
+    let len = u32::from_le_bytes(len) as usize;
+    if len > max {
+        return Err(err(io::ErrorKind::InvalidData, format!("a frame of {len} bytes (at most {max})")));
+    }
+    out.resize(len, 0);
+    r.read_exact(out).map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => err(io::ErrorKind::UnexpectedEof, "a truncated message"),
+        _ => e,
+    })
+}
+
+fn builder<'a>(hello: &'a [u8], key: &'a Key) -> io::Result<snow::Builder<'a>> {
+    let params = NOISE_PARAMS.parse().map_err(|e| err(io::ErrorKind::Other, format!("noise: {e}")))?;
+    let noise = |e: snow::Error| err(io::ErrorKind::Other, format!("noise: {e}"));
+    snow::Builder::new(params).prologue(hello).and_then(|b| b.psk(0, &key.0)).map_err(noise)
+}
+
+impl Channel {
+    fn over(stream: TcpStream) -> io::Result<Channel> {
+        stream.set_nodelay(true)?;
+        let reader = BufReader::with_capacity(256 << 10, stream.try_clone()?);
+        Ok(Channel { reader, writer: BufWriter::with_capacity(256 << 10, stream), noise: None, frame: Vec::new() })
+    }
+
+    /// Open the client's end: hello, the server's verdict, then the handshake when keyed.
+    pub fn connect(stream: TcpStream, key: Option<&Key>) -> io::Result<Channel> {
+        let mut ch = Channel::over(stream)?;
+        let hello = Hello { version: VERSION, keyed: key.is_some() }.encode();
+        ch.send_raw(&hello).map_err(|e| explain(e, "saying hello"))?;
+        ch.verdict().map_err(|e| explain(e, "waiting for the server's hello"))?;
+        let Some(key) = key else { return Ok(ch) };
+        let mut hs = builder(&hello, key)?.build_initiator().map_err(|e| err(io::ErrorKind::Other, e.to_string()))?;
+        let mut buf = vec![0; NOISE_FRAME];
+        let n = hs.write_message(&[], &mut buf).map_err(|e| err(io::ErrorKind::Other, e.to_string()))?;
+        ch.send_raw(&buf[..n]).map_err(|e| explain(e, "sending the handshake"))?;
+        let reply = ch.verdict().map_err(|e| explain(e, "waiting for the server's handshake"))?;
+        hs.read_message(&reply, &mut buf).map_err(|_| {
+            err(io::ErrorKind::PermissionDenied, "the server's handshake failed authentication (wrong key)")
+        })?;
+        ch.noise = Some(hs.into_transport_mode().map_err(|e| err(io::ErrorKind::Other, e.to_string()))?);
+        Ok(ch)
+    }
+
+    /// Open the server's end; a refusal is told to the client (one line) before the error returns.
+    pub fn accept(stream: TcpStream, key: Option<&Key>) -> io::Result<Channel> {
+        let mut ch = Channel::over(stream)?;
+        let mut hello = Vec::new();
+        read_frame(&mut ch.reader, &mut hello, 64).map_err(|e| explain(e, "waiting for the client's hello"))?;
+        let h = Hello::decode(&hello).map_err(|e| err(io::ErrorKind::InvalidData, e.to_string()))?;
+        let refusal = match (h.version == VERSION, h.keyed, key.is_some()) {
+            (false, ..) => Some(format!("protocol version {} is not this server's ({VERSION})", h.version)),
+            (true, false, true) => Some("this server requires a pre-shared key".to_string()),
+            (true, true, false) => Some("this server has no key: connect without one".to_string()),
+            _ => None,
+        };
+        if let Some(why) = refusal {
+            return Err(ch.refuse(why));
+        }
+        ch.send_status(ACCEPTED, &[])?;
+        let Some(key) = key else { return Ok(ch) };
+        let mut hs = builder(&hello, key)?.build_responder().map_err(|e| err(io::ErrorKind::Other, e.to_string()))?;
+        let mut msg = Vec::new();
+        read_frame(&mut ch.reader, &mut msg, NOISE_FRAME).map_err(|e| explain(e, "waiting for the handshake"))?;
+        let mut buf = vec![0; NOISE_FRAME];
+        if hs.read_message(&msg, &mut buf).is_err() {
+            return Err(ch.refuse("the client's handshake failed authentication (wrong key)".into()));
+        }
+        let n = hs.write_message(&[], &mut buf).map_err(|e| err(io::ErrorKind::Other, e.to_string()))?;
+        ch.send_status(ACCEPTED, &buf[..n])?;
+        ch.noise = Some(hs.into_transport_mode().map_err(|e| err(io::ErrorKind::Other, e.to_string()))?);
+        Ok(ch)
+    }
+
+    /// Tell the peer why (best effort: it may be gone) and return the reason as the error.
+    fn refuse(&mut self, why: String) -> io::Error {
+        let _ = self.send_status(REFUSED, why.as_bytes());
+        err(io::ErrorKind::PermissionDenied, why)
+    }
+
+    fn send_status(&mut self, status: u8, body: &[u8]) -> io::Result<()> {
+        let mut frame = vec![status];
+        frame.extend_from_slice(body);
+        self.send_raw(&frame)
+    }
+
+    /// The server's answer to a hello or handshake: its body when accepted, else its reason.
+    fn verdict(&mut self) -> io::Result<Vec<u8>> {
+        let mut frame = Vec::new();
+        read_frame(&mut self.reader, &mut frame, NOISE_FRAME + 1)?;
+        match frame.split_first() {
+            Some((&ACCEPTED, body)) => Ok(body.to_vec()),
+            Some((&REFUSED, why)) => {
+                Err(err(io::ErrorKind::PermissionDenied, format!("refused: {}", String::from_utf8_lossy(why))))
+            }
+            _ => Err(err(io::ErrorKind::InvalidData, "not a baregpu link server")),
+        }
+    }
+
+    fn send_raw(&mut self, body: &[u8]) -> io::Result<()> {
+        write_frame(&mut self.writer, body)?;
+        self.writer.flush()
+    }
+
+    /// Send one message (split into Noise frames when keyed).
+    pub fn send(&mut self, msg: &[u8]) -> io::Result<()> {
+        if msg.len() > MAX_MESSAGE {
+            return Err(err(io::ErrorKind::InvalidInput, format!("a message of {} bytes", msg.len())));
+        }
+        let Some(noise) = self.noise.as_mut() else {
+            return self.send_raw(msg).map_err(|e| explain(e, "sending"));
+        };
+        // The first frame's plaintext starts with the message's length.
+        let mut plain = Vec::with_capacity(msg.len() + 4);
+        plain.extend_from_slice(&(msg.len() as u32).to_le_bytes());
+        plain.extend_from_slice(msg);
+        let mut out = vec![0; NOISE_FRAME];
+        for chunk in plain.chunks(NOISE_FRAME - NOISE_TAG) {
+            let n = noise.write_message(chunk, &mut out).map_err(|e| err(io::ErrorKind::Other, e.to_string()))?;
+            write_frame(&mut self.writer, &out[..n]).map_err(|e| explain(e, "sending"))?;
+        }
+        self.writer.flush().map_err(|e| explain(e, "sending"))
+    }
+
+    /// Receive one message into `out`.
+    pub fn recv(&mut self, out: &mut Vec<u8>, what: &str) -> io::Result<()> {
+        let Some(noise) = self.noise.as_mut() else {
+            return read_frame(&mut self.reader, out, MAX_FRAME).map_err(|e| explain(e, what));
+        };
+        out.clear();
+        let mut want = None;
+        let mut plain = vec![0; NOISE_FRAME];
+        loop {
+            read_frame(&mut self.reader, &mut self.frame, NOISE_FRAME).map_err(|e| explain(e, what))?;
+            let n = noise.read_message(&self.frame, &mut plain).map_err(|_| auth_failed())?;
+            out.extend_from_slice(&plain[..n]);
+            if want.is_none() && out.len() >= 4 {
+                let len = u32::from_le_bytes([out[0], out[1], out[2], out[3]]) as usize;
+                if len > MAX_MESSAGE {
+                    return Err(err(io::ErrorKind::InvalidData, format!("a message of {len} bytes")));
+                }
+                want = Some(len + 4);
+            }
+            match want {
+                Some(w) if out.len() == w => break,
+                Some(w) if out.len() > w => {
+                    return Err(err(io::ErrorKind::InvalidData, "a message longer than it said"))
+                }
+                _ => {}
+            }
+        }
+        out.drain(..4);
+        Ok(())
+    }
+
+    /// Bound every later wait for the peer (`None`: wait for ever).
+    pub fn set_timeout(&self, t: Option<std::time::Duration>) -> io::Result<()> {
+        self.reader.get_ref().set_read_timeout(t)?;
+        self.writer.get_ref().set_write_timeout(t)
+    }
+}

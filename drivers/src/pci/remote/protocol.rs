@@ -1,0 +1,493 @@
+//! The remote transport's messages: one definition of every request and answer, encoded
+//! little-endian, used by both the client and the server.
+//!
+//! A request message is a batch: requests back to back, run by the server in order. Posted
+//! writes ride in the batch of the next call that needs an answer (a read flushes every earlier
+//! write, as on PCIe); the server answers a batch once, with the last request's answer, or with
+//! the first failure and the index of the request that failed (later ones are not run).
+
+use crate::pci::BarInfo;
+
+/// The protocol's version: a client and a server of different versions refuse each other.
+pub const VERSION: u16 = 1;
+
+/// The first bytes of every connection (before any version or key is known).
+pub const MAGIC: &[u8; 8] = b"BGPULINK";
+
+/// The largest message either side accepts (a bulk copy is split below it).
+pub const MAX_MESSAGE: usize = 8 << 20;
+
+/// The largest data of one copy request: bulk copies are split into requests of this size.
+pub const MAX_CHUNK: usize = 4 << 20;
+
+/// A request of the client. Data borrows from the caller (encoding) or the received message
+/// (decoding): bulk copies are not copied more than the wire needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request<'a> {
+    /// Claim the device the server serves under `device` (a spec such as `am:emu:gfx1100`).
+    Open {
+        device: &'a str,
+    },
+    ConfigRead {
+        offset: u16,
+        len: u16,
+    },
+    ConfigWrite {
+        offset: u16,
+        data: &'a [u8],
+    },
+    Read32 {
+        bar: u8,
+        offset: u64,
+    },
+    Read64 {
+        bar: u8,
+        offset: u64,
+    },
+    Write32 {
+        bar: u8,
+        offset: u64,
+        value: u32,
+    },
+    Write64 {
+        bar: u8,
+        offset: u64,
+        value: u64,
+    },
+    CopyFromBar {
+        bar: u8,
+        offset: u64,
+        len: u32,
+    },
+    CopyToBar {
+        bar: u8,
+        offset: u64,
+        data: &'a [u8],
+    },
+    AllocDma {
+        size: u64,
+        contiguous: bool,
+    },
+    FreeDma {
+        id: u32,
+    },
+    DmaRead {
+        id: u32,
+        offset: u64,
+        len: u32,
+    },
+    DmaWrite {
+        id: u32,
+        offset: u64,
+        data: &'a [u8],
+    },
+    WaitInterrupt {
+        timeout_us: u64,
+    },
+    Reset,
+}
+
+/// The server's answer to a batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Response<'a> {
+    /// A write, free or reset ran.
+    Done,
+    /// A register read (32-bit values zero-extended).
+    Value(u64),
+    /// Bytes read (config space, a BAR copy, DMA memory).
+    Data(&'a [u8]),
+    /// Whether an interrupt fired.
+    Flag(bool),
+    /// The device is claimed: its name and BARs.
+    Opened { name: &'a str, bars: Vec<(u8, BarInfo)> },
+    /// DMA memory allocated: its handle and the bus address of each page.
+    Dma { id: u32, bus_pages: Vec<u64> },
+    /// Request `index` of the batch failed (later ones were not run).
+    Failed { index: u32, message: &'a str },
+}
+
+/// The protocol's one decoding error: a message that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed(pub String);
+
+impl std::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "malformed message: {}", self.0)
+    }
+}
+
+/// Appends little-endian fields.
+trait Put {
+    fn u8(&mut self, v: u8);
+    fn u16(&mut self, v: u16);
+    fn u32(&mut self, v: u32);
+    fn u64(&mut self, v: u64);
+    fn bytes(&mut self, v: &[u8]);
+}
+
+impl Put for Vec<u8> {
+    fn u8(&mut self, v: u8) {
+        self.push(v);
+    }
+    fn u16(&mut self, v: u16) {
+        self.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32(&mut self, v: u32) {
+        self.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.extend_from_slice(&v.to_le_bytes());
+    }
+    /// Length-prefixed bytes.
+    fn bytes(&mut self, v: &[u8]) {
+        self.u32(v.len() as u32);
+        self.extend_from_slice(v);
+    }
+}
+
+/// Reads little-endian fields from a message, failing on a short one.
+pub(crate) struct Cursor<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Cursor<'a> {
+        Cursor { buf, at: 0 }
+    }
+
+    pub(crate) fn done(&self) -> bool {
+        self.at == self.buf.len()
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Malformed> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.buf.len());
+        let end = end.ok_or_else(|| Malformed(format!("{n} bytes wanted at {} of {}", self.at, self.buf.len())))?;
+        let s = &self.buf[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+
+    fn arr<const N: usize>(&mut self) -> Result<[u8; N], Malformed> {
+        let mut a = [0; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+
+    fn u8(&mut self) -> Result<u8, Malformed> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16, Malformed> {
+        self.arr().map(u16::from_le_bytes)
+    }
+    fn u32(&mut self) -> Result<u32, Malformed> {
+        self.arr().map(u32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Result<u64, Malformed> {
+        self.arr().map(u64::from_le_bytes)
+    }
+    fn bytes(&mut self) -> Result<&'a [u8], Malformed> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+    fn str(&mut self) -> Result<&'a str, Malformed> {
+        std::str::from_utf8(self.bytes()?).map_err(|_| Malformed("text is not UTF-8".into()))
+    }
+    fn bool(&mut self) -> Result<bool, Malformed> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(Malformed(format!("{v} is not a boolean"))),
+        }
+    }
+}
+
+impl<'a> Request<'a> {
+    /// Append the request to a batch.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        use Request::*;
+        match *self {
+            Open { device } => {
+                out.u8(0);
+                out.bytes(device.as_bytes());
+            }
+            ConfigRead { offset, len } => {
+                out.u8(1);
+                out.u16(offset);
+                out.u16(len);
+            }
+            ConfigWrite { offset, data } => {
+                out.u8(2);
+                out.u16(offset);
+                out.bytes(data);
+            }
+            Read32 { bar, offset } | Read64 { bar, offset } => {
+                out.u8(if matches!(self, Read32 { .. }) { 3 } else { 4 });
+                out.u8(bar);
+                out.u64(offset);
+            }
+            Write32 { bar, offset, value } => {
+                out.u8(5);
+                out.u8(bar);
+                out.u64(offset);
+                out.u32(value);
+            }
+            Write64 { bar, offset, value } => {
+                out.u8(6);
+                out.u8(bar);
+                out.u64(offset);
+                out.u64(value);
+            }
+            CopyFromBar { bar, offset, len } => {
+                out.u8(7);
+                out.u8(bar);
+                out.u64(offset);
+                out.u32(len);
+            }
+            CopyToBar { bar, offset, data } => {
+                out.u8(8);
+                out.u8(bar);
+                out.u64(offset);
+                out.bytes(data);
+            }
+            AllocDma { size, contiguous } => {
+                out.u8(9);
+                out.u64(size);
+                out.u8(contiguous as u8);
+            }
+            FreeDma { id } => {
+                out.u8(10);
+                out.u32(id);
+            }
+            DmaRead { id, offset, len } => {
+                out.u8(11);
+                out.u32(id);
+                out.u64(offset);
+                out.u32(len);
+            }
+            DmaWrite { id, offset, data } => {
+                out.u8(12);
+                out.u32(id);
+                out.u64(offset);
+                out.bytes(data);
+            }
+            WaitInterrupt { timeout_us } => {
+                out.u8(13);
+                out.u64(timeout_us);
+            }
+            Reset => out.u8(14),
+        }
+    }
+
+    /// The next request of a batch.
+    pub(crate) fn decode(c: &mut Cursor<'a>) -> Result<Request<'a>, Malformed> {
+        use Request::*;
+        Ok(match c.u8()? {
+            0 => Open { device: c.str()? },
+            1 => ConfigRead { offset: c.u16()?, len: c.u16()? },
+            2 => ConfigWrite { offset: c.u16()?, data: c.bytes()? },
+            3 => Read32 { bar: c.u8()?, offset: c.u64()? },
+            4 => Read64 { bar: c.u8()?, offset: c.u64()? },
+            5 => Write32 { bar: c.u8()?, offset: c.u64()?, value: c.u32()? },
+            6 => Write64 { bar: c.u8()?, offset: c.u64()?, value: c.u64()? },
+            7 => CopyFromBar { bar: c.u8()?, offset: c.u64()?, len: c.u32()? },
+            8 => CopyToBar { bar: c.u8()?, offset: c.u64()?, data: c.bytes()? },
+            9 => AllocDma { size: c.u64()?, contiguous: c.bool()? },
+            10 => FreeDma { id: c.u32()? },
+            11 => DmaRead { id: c.u32()?, offset: c.u64()?, len: c.u32()? },
+            12 => DmaWrite { id: c.u32()?, offset: c.u64()?, data: c.bytes()? },
+            13 => WaitInterrupt { timeout_us: c.u64()? },
+            14 => Reset,
+            t => return Err(Malformed(format!("unknown request type {t}"))),
+        })
+    }
+
+    /// Every request of a batch.
+    pub fn decode_batch(buf: &'a [u8]) -> Result<Vec<Request<'a>>, Malformed> {
+        let mut c = Cursor::new(buf);
+        let mut out = Vec::new();
+        while !c.done() {
+            out.push(Request::decode(&mut c)?);
+        }
+        match out.is_empty() {
+            true => Err(Malformed("an empty batch".into())),
+            false => Ok(out),
+        }
+    }
+}
+
+impl<'a> Response<'a> {
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        use Response::*;
+        match self {
+            Done => out.u8(0),
+            Value(v) => {
+                out.u8(1);
+                out.u64(*v);
+            }
+            Data(d) => {
+                out.u8(2);
+                out.bytes(d);
+            }
+            Flag(f) => {
+                out.u8(3);
+                out.u8(*f as u8);
+            }
+            Opened { name, bars } => {
+                out.u8(4);
+                out.bytes(name.as_bytes());
+                out.u8(bars.len() as u8);
+                for (index, b) in bars {
+                    out.u8(*index);
+                    out.u64(b.size);
+                    out.u64(b.bus_addr);
+                    out.u8(b.prefetchable as u8);
+                }
+            }
+            Dma { id, bus_pages } => {
+                out.u8(5);
+                out.u32(*id);
+                out.u32(bus_pages.len() as u32);
+                bus_pages.iter().for_each(|p| out.u64(*p));
+            }
+            Failed { index, message } => {
+                out.u8(6);
+                out.u32(*index);
+                out.bytes(message.as_bytes());
+            }
+        }
+    }
+
+    pub fn decode(buf: &'a [u8]) -> Result<Response<'a>, Malformed> {
+        use Response::*;
+        let mut c = Cursor::new(buf);
+        let r = match c.u8()? {
+            0 => Done,
+            1 => Value(c.u64()?),
+            2 => Data(c.bytes()?),
+            3 => Flag(c.bool()?),
+            4 => {
+                let name = c.str()?;
+                let n = c.u8()?;
+                let bars = (0..n)
+                    .map(|_| {
+                        let index = c.u8()?;
+                        Ok((index, BarInfo { size: c.u64()?, bus_addr: c.u64()?, prefetchable: c.bool()? }))
+                    })
+                    .collect::<Result<_, Malformed>>()?;
+                Opened { name, bars }
+            }
+            5 => {
+                let id = c.u32()?;
+                let n = c.u32()? as usize;
+                if n > MAX_MESSAGE / 8 {
+                    return Err(Malformed(format!("{n} DMA pages")));
+                }
+                Dma { id, bus_pages: (0..n).map(|_| c.u64()).collect::<Result<_, _>>()? }
+            }
+            6 => Failed { index: c.u32()?, message: c.str()? },
+            t => return Err(Malformed(format!("unknown response type {t}"))),
+        };
+        match c.done() {
+            true => Ok(r),
+            false => Err(Malformed("trailing bytes after the response".into())),
+        }
+    }
+}
+
+/// What a connection's first message says: the protocol version and whether the client brings
+/// a key (then a Noise handshake follows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hello {
+    pub version: u16,
+    pub keyed: bool,
+}
+
+impl Hello {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.u16(self.version);
+        out.u8(self.keyed as u8);
+        out
+    }
+
+    pub fn decode(buf: &[u8]) -> Result<Hello, Malformed> {
+        let mut c = Cursor::new(buf);
+        if c.take(MAGIC.len()).ok() != Some(&MAGIC[..]) {
+            return Err(Malformed("not a baregpu link (bad magic)".into()));
+        }
+        let hello = Hello { version: c.u16()?, keyed: c.bool()? };
+        match c.done() {
+            true => Ok(hello),
+            false => Err(Malformed("trailing bytes after the hello".into())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_request_round_trips_in_one_batch() {
+        use Request::*;
+        let data = [1u8, 2, 3, 4, 5];
+        let all = vec![
+            Open { device: "am:emu:gfx1100" },
+            ConfigRead { offset: 0x10, len: 4 },
+            ConfigWrite { offset: 4, data: &data[..2] },
+            Read32 { bar: 5, offset: 0x1234 },
+            Read64 { bar: 0, offset: 1 << 40 },
+            Write32 { bar: 5, offset: 8, value: 0xdead_beef },
+            Write64 { bar: 2, offset: 16, value: u64::MAX - 1 },
+            CopyFromBar { bar: 0, offset: 3, len: 1 << 20 },
+            CopyToBar { bar: 0, offset: 7, data: &data },
+            AllocDma { size: 0x3000, contiguous: true },
+            FreeDma { id: 9 },
+            DmaRead { id: 1, offset: 2, len: 3 },
+            DmaWrite { id: 4, offset: 5, data: &data[1..] },
+            WaitInterrupt { timeout_us: 1000 },
+            Reset,
+        ];
+        let mut buf = Vec::new();
+        all.iter().for_each(|r| r.encode(&mut buf));
+        assert_eq!(Request::decode_batch(&buf).unwrap(), all);
+        // Every truncation is refused, never misread.
+        for cut in 0..buf.len() {
+            let r = Request::decode_batch(&buf[..cut]);
+            assert!(r.is_err() || r.as_ref().unwrap().len() < all.len(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn every_response_round_trips_and_is_little_endian() {
+        use Response::*;
+        let bars = vec![(0, BarInfo { size: 1 << 30, bus_addr: 0xe000_0000, prefetchable: true })];
+        let all = [
+            Done,
+            Value(0x0102_0304_0506_0708),
+            Data(b"abc"),
+            Flag(true),
+            Opened { name: "emu:gfx1100", bars },
+            Dma { id: 3, bus_pages: vec![0x1000, 0x2000] },
+            Failed { index: 2, message: "BAR 9 does not exist" },
+        ];
+        for r in &all {
+            let mut buf = Vec::new();
+            r.encode(&mut buf);
+            assert_eq!(&Response::decode(&buf).unwrap(), r);
+            assert!(Response::decode(&buf[..buf.len() - 1]).is_err());
+        }
+        let mut buf = Vec::new();
+        Value(0x0102_0304_0506_0708).encode(&mut buf);
+        assert_eq!(buf, [1, 8, 7, 6, 5, 4, 3, 2, 1]);
+        assert!(Response::decode(&[99]).is_err());
+    }
+
+    #[test]
+    fn hello_checks_magic() {
+        let h = Hello { version: VERSION, keyed: true };
+        assert_eq!(Hello::decode(&h.encode()).unwrap(), h);
+        assert!(Hello::decode(b"GET / HTTP/1.1\r\n").is_err());
+    }
+}

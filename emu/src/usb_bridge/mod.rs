@@ -1,0 +1,114 @@
+//! An emulated ASM24xx USB to PCIe bridge running tinygrad's custom firmware, in front of the
+//! emulated PCI GPU: it implements the USB boundary ([`UsbTransport`]) and answers the same
+//! vendor requests the real firmware does (XDATA, PCIe power, TLPs, the SRAM engine), routes
+//! TLPs through a switch of four bridges to the GPU at bus 4, and puts its SRAM in the GPU's
+//! DMA reach at PCIe 0x200000. Faults can be injected: a transfer error, a timeout, the PCIe
+//! link lost.
+
+mod firmware;
+mod function;
+mod switch;
+
+use crate::am::hostmem::HostMem;
+use crate::am::EmuPciGpu;
+use baregpu_drivers::pci::asm24xx::protocol::{SRAM_PCIE, SRAM_SIZE, SYS_BUF_PCIE, SYS_BUF_SIZE};
+use baregpu_drivers::usb::{Setup, UsbError, UsbResult, UsbTransport};
+use baregpu_drivers::Result;
+use firmware::Firmware;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// A fault the next transfers meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The transfer fails on the wire (as a CRC error would).
+    TransferError,
+    /// The transfer never completes.
+    Timeout,
+    /// The GPU drops off the PCIe link: TLPs stall until PCIe is powered on again.
+    LinkLost,
+}
+
+/// The emulated bridge.
+pub struct EmuAsm24xx {
+    name: String,
+    fw: Mutex<Firmware>,
+}
+
+impl std::fmt::Debug for EmuAsm24xx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmuAsm24xx").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl EmuAsm24xx {
+    /// The bridge in front of `gpu`, with PCIe powered off (as the firmware boots).
+    pub fn new(gpu: Arc<EmuPciGpu>) -> Result<Arc<EmuAsm24xx>> {
+        let sram = Arc::new(HostMem::new(SRAM_SIZE)?);
+        let sys_buf = Arc::new(HostMem::new(SYS_BUF_SIZE)?);
+        gpu.map_dma_window(SRAM_PCIE, sram.clone());
+        gpu.map_dma_window(SYS_BUF_PCIE, sys_buf.clone());
+        let name = format!("usb:emu:{}", gpu.chip.arch);
+        Ok(Arc::new(EmuAsm24xx { name, fw: Mutex::new(Firmware::new(gpu, sram, sys_buf)) }))
+    }
+
+    fn fw(&self) -> MutexGuard<'_, Firmware> {
+        self.fw.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The fault `fault` hits the transfer after the next `after` ones.
+    pub fn inject(&self, fault: Fault, after: u64) {
+        self.fw().arm_fault(fault, after);
+    }
+
+    /// Transfers the bridge has answered (faults are counted against it).
+    pub fn transfers(&self) -> u64 {
+        self.fw().transfers
+    }
+
+    /// Bytes the SRAM engine moved, both ways (what staging through the SRAM costs).
+    pub fn engine_bytes(&self) -> u64 {
+        self.fw().engine_bytes
+    }
+
+    /// The GPU behind the bridge.
+    pub fn gpu(&self) -> Arc<EmuPciGpu> {
+        self.fw().gpu()
+    }
+}
+
+impl UsbTransport for EmuAsm24xx {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn control_in(&self, setup: Setup, len: usize, _timeout: Duration) -> UsbResult<Vec<u8>> {
+        let mut fw = self.fw();
+        fw.transfer()?;
+        fw.control_in(setup, len)
+    }
+
+    fn control_out(&self, setup: Setup, data: &[u8], _timeout: Duration) -> UsbResult<()> {
+        let mut fw = self.fw();
+        fw.transfer()?;
+        fw.control_out(setup, data)
+    }
+
+    fn bulk_in(&self, endpoint: u8, buf: &mut [u8], _timeout: Duration) -> UsbResult<()> {
+        let mut fw = self.fw();
+        fw.transfer()?;
+        fw.bulk_in(endpoint, buf)
+    }
+
+    fn bulk_out(&self, endpoint: u8, data: &[u8], _timeout: Duration) -> UsbResult<()> {
+        let mut fw = self.fw();
+        fw.transfer()?;
+        fw.bulk_out(endpoint, data)
+    }
+}
+
+/// A request the firmware does not take: the device stalls it.
+fn stall<T>(why: impl FnOnce() -> String) -> UsbResult<T> {
+    log::debug!("emulated ASM24xx: stall: {}", why());
+    Err(UsbError::Stall)
+}

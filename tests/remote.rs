@@ -1,0 +1,382 @@
+//! The remote transport over loopback: a `baregpu serve` server in a thread (or the built binary),
+//! clients through `RemotePci`, and a frame-aware proxy between them that tampers, replays or
+//! cuts the link. Every address is 127.0.0.1; every wait is bounded.
+
+use baregpu::drivers::amd::am::AmDevice;
+use baregpu::drivers::pci::remote::{Key, RemotePci, Server};
+use baregpu::drivers::pci::{PciDevice, AMD_BAR_VRAM};
+use baregpu::emu::am::firmware_standin::StandinSource;
+use baregpu::emu::am::layout::Layout;
+use baregpu::emu::am::EmuPciGpu;
+use baregpu::emu::rdna::Interpreter;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::mpsc::{channel, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const DEVICE: &str = "am:emu:gfx1100";
+const WAIT: Duration = Duration::from_secs(5);
+
+fn key(byte: u8) -> Key {
+    Key::from_bytes([byte; 32])
+}
+
+/// A server of DEVICE in a thread: its address and the lines it reports per session.
+fn serve_with(key: Option<Key>, gpu: Option<Arc<EmuPciGpu>>) -> (SocketAddr, Receiver<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let opener = Box::new(move |spec: &str| match &gpu {
+        // One GPU for every session: a test can look at what a session did (or did not do) to it.
+        Some(g) => Ok(g.clone() as Arc<dyn PciDevice>),
+        None => baregpu::pci_device::open(&spec.parse().map_err(|e| format!("{e}"))?).map_err(|e| e.to_string()),
+    });
+    let (tx, rx) = channel();
+    let tx = Mutex::new(tx);
+    let report = Arc::new(move |line: String| {
+        let _ = tx.lock().unwrap().send(line);
+    });
+    let server = Arc::new(Server::new(vec![DEVICE.to_string()], key, opener));
+    std::thread::spawn(move || server.serve(listener, report));
+    (addr, rx)
+}
+
+fn serve(key: Option<Key>) -> (SocketAddr, Receiver<String>) {
+    serve_with(key, None)
+}
+
+fn connect(addr: SocketAddr, key: Option<&Key>) -> baregpu::drivers::Result<Arc<RemotePci>> {
+    RemotePci::connect("127.0.0.1", addr.port(), DEVICE, key, WAIT)
+}
+
+fn shared_gpu() -> Arc<EmuPciGpu> {
+    EmuPciGpu::new("gfx1100", Arc::new(Interpreter::new("gfx1100"))).unwrap()
+}
+
+/// The next line the server reports.
+fn report(rx: &Receiver<String>) -> String {
+    rx.recv_timeout(WAIT).expect("the server reports the session's end")
+}
+
+/// Connect until the server has released the device a previous client held (bounded).
+fn reconnect(addr: SocketAddr, key: Option<&Key>) -> Arc<RemotePci> {
+    let t = Instant::now();
+    loop {
+        match connect(addr, key) {
+            Ok(pci) => return pci,
+            Err(e) if t.elapsed() < WAIT && e.to_string().contains("in use by") => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(e) => panic!("reconnecting: {e}"),
+        }
+    }
+}
+
+#[test]
+fn the_am_driver_boots_over_a_keyed_loopback_link() {
+    let k = key(7);
+    let (addr, _rx) = serve(Some(k.clone()));
+    let pci = connect(addr, Some(&k)).unwrap();
+    assert!(pci.name().starts_with(&format!("remote:127.0.0.1:{}/emu:gfx1100", addr.port())), "{}", pci.name());
+    assert!(pci.bar(AMD_BAR_VRAM).is_some_and(|b| b.size > 0));
+    let layout = Layout::for_arch("gfx1100").unwrap();
+    let mut dev = AmDevice::open(pci, &StandinSource::for_layout(&layout)).expect("the AM boot over the link");
+    assert_eq!(dev.gc_major(), 11);
+    // VRAM and system memory, written and read back through the driver over the link.
+    for vram in [true, false] {
+        let a = dev.alloc(0x3000, vram).unwrap();
+        let data: Vec<u8> = (0..0x2345u32).map(|i| (i * 7 + vram as u32) as u8).collect();
+        dev.write(&a, 0x10, &data).unwrap();
+        let mut back = vec![0; data.len()];
+        dev.read(&a, 0x10, &mut back).unwrap();
+        assert_eq!(back, data, "vram={vram}");
+        dev.free(a).unwrap();
+    }
+    dev.close().unwrap();
+}
+
+#[test]
+fn the_link_bench_checks_its_copies_over_loopback() {
+    let (addr, _rx) = serve(None);
+    let spec = format!("remote:127.0.0.1:{}/{DEVICE}", addr.port()).parse().unwrap();
+    let pci = baregpu::pci_device::open(&spec).unwrap();
+    let f = baregpu::bench_link::run(&*pci, 50, 5000, 3 << 20, 2).unwrap();
+    assert_eq!(f.copy_bytes, 6 << 20);
+    assert!(f.read_rtt_us > 0.0 && f.posted_writes_per_s > 0.0 && f.dma_read_gb_s > 0.0, "{f:?}");
+}
+
+#[test]
+fn a_wrong_key_or_a_missing_one_is_refused_on_both_sides() {
+    let (addr, rx) = serve(Some(key(1)));
+    let e = connect(addr, Some(&key(2))).unwrap_err().to_string();
+    assert!(e.contains(&format!("remote:127.0.0.1:{}", addr.port())) && e.contains("wrong key"), "{e}");
+    let s = report(&rx);
+    assert!(s.contains("client 127.0.0.1:") && s.contains("wrong key"), "{s}");
+    let e = connect(addr, None).unwrap_err().to_string();
+    assert!(e.contains("requires a pre-shared key"), "{e}");
+    assert!(report(&rx).contains("requires a pre-shared key"));
+    // The device was never claimed: the right key opens it.
+    connect(addr, Some(&key(1))).unwrap();
+}
+
+#[test]
+fn an_unknown_device_is_refused_on_both_sides() {
+    let (addr, rx) = serve(None);
+    let e = RemotePci::connect("127.0.0.1", addr.port(), "am:emu:gfx942", None, WAIT).unwrap_err().to_string();
+    assert!(e.contains("unknown device am:emu:gfx942 (this server serves: am:emu:gfx1100)"), "{e}");
+    assert!(report(&rx).contains("unknown device am:emu:gfx942"));
+}
+
+#[test]
+fn a_second_client_is_told_who_holds_the_device_and_gets_it_once_released() {
+    let (addr, rx) = serve(None);
+    let first = connect(addr, None).unwrap();
+    first.read32(AMD_BAR_VRAM, 0).unwrap();
+    let e = connect(addr, None).unwrap_err().to_string();
+    assert!(e.contains("am:emu:gfx1100 is in use by 127.0.0.1:"), "{e}");
+    assert!(report(&rx).contains("in use by"));
+    drop(first);
+    assert!(report(&rx).contains("released am:emu:gfx1100"));
+    reconnect(addr, None).read32(AMD_BAR_VRAM, 0).unwrap();
+}
+
+#[test]
+fn a_keyless_link_beyond_loopback_is_refused_before_connecting() {
+    // 192.0.2.1 is TEST-NET-1: never reached, the client refuses before any packet.
+    let e = RemotePci::connect("192.0.2.1", 1, DEVICE, None, WAIT).unwrap_err().to_string();
+    assert!(e.contains("needs a pre-shared key (BAREGPU_REMOTE_KEY_FILE)"), "{e}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"))
+        .args(["serve", "--listen", "0.0.0.0:0", "--device", DEVICE])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim(),
+        "baregpu: error: listen 0.0.0.0:0: a link beyond loopback needs a pre-shared key (--key-file F)"
+    );
+}
+
+#[test]
+fn a_server_that_never_answers_is_an_error_naming_the_link_within_the_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let t = Instant::now();
+    let e = RemotePci::connect("127.0.0.1", port, DEVICE, None, Duration::from_millis(300)).unwrap_err().to_string();
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert!(e.contains(&format!("remote:127.0.0.1:{port}")) && e.contains("no answer"), "{e}");
+    drop(listener);
+}
+
+/// What the proxy does to the frames of one direction.
+#[derive(Clone, Copy, PartialEq)]
+enum Fault {
+    Pass,
+    /// Flip a bit of frame `n`.
+    Tamper(usize),
+    /// Send frame `n` twice.
+    Replay(usize),
+}
+
+/// A proxy in front of `server` that forwards whole frames, applying `up` to the client's and
+/// `down` to the server's; `cut` closes every connection it carries.
+struct Proxy {
+    addr: SocketAddr,
+    streams: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Proxy {
+    fn new(server: SocketAddr, up: Fault, down: Fault) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let streams = Arc::new(Mutex::new(Vec::new()));
+        let kept = streams.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let upstream = TcpStream::connect(server).unwrap();
+                kept.lock().unwrap().extend([client.try_clone().unwrap(), upstream.try_clone().unwrap()]);
+                let (c2, u2) = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
+                std::thread::spawn(move || pump(client, upstream, up));
+                std::thread::spawn(move || pump(u2, c2, down));
+            }
+        });
+        Proxy { addr, streams }
+    }
+
+    fn cut(&self) {
+        for s in self.streams.lock().unwrap().iter() {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+fn pump(mut from: TcpStream, mut to: TcpStream, fault: Fault) {
+    for n in 0.. {
+        let mut len = [0; 4];
+        if from.read_exact(&mut len).is_err() {
+            break;
+        }
+        let mut body = vec![0; u32::from_le_bytes(len) as usize];
+        if from.read_exact(&mut body).is_err() {
+            break;
+        }
+        if fault == Fault::Tamper(n) {
+            let last = body.len() - 1;
+            body[last / 2] ^= 0x10;
+        }
+        let times = if fault == Fault::Replay(n) { 2 } else { 1 };
+        for _ in 0..times {
+            if to.write_all(&len).and_then(|()| to.write_all(&body)).is_err() {
+                return;
+            }
+        }
+    }
+    let _ = to.shutdown(std::net::Shutdown::Write);
+}
+
+/// Client frames of a keyed link: hello, handshake, Open, then one per batch.
+const FIRST_BATCH: usize = 3;
+
+/// A write posted and then flushed by a read, through a proxy doing `up`/`down`: the error the
+/// client gets, and the word at the write's offset on the GPU afterwards.
+fn faulted_write(up: Fault, down: Fault) -> (String, u32, Receiver<String>) {
+    let gpu = shared_gpu();
+    let k = key(3);
+    let (addr, rx) = serve_with(Some(k.clone()), Some(gpu.clone()));
+    let proxy = Proxy::new(addr, up, down);
+    let pci = RemotePci::connect("127.0.0.1", proxy.addr.port(), DEVICE, Some(&k), WAIT).unwrap();
+    pci.write32(AMD_BAR_VRAM, 0x100, 0xfeed_f00d).unwrap();
+    let first = pci.read32(AMD_BAR_VRAM, 0x100);
+    let second = pci.read32(AMD_BAR_VRAM, 0x100);
+    let e = first.and(second).expect_err("the fault is refused").to_string();
+    let word = gpu.read32(AMD_BAR_VRAM, 0x100).unwrap();
+    (e, word, rx)
+}
+
+#[test]
+fn a_tampered_request_is_refused_on_both_sides_and_runs_nothing() {
+    let (e, word, rx) = faulted_write(Fault::Tamper(FIRST_BATCH), Fault::Pass);
+    assert!(e.contains("failed authentication"), "{e}");
+    assert_eq!(word, 0, "the tampered batch's write did not run");
+    assert!(report(&rx).contains("failed authentication"));
+}
+
+#[test]
+fn a_replayed_request_is_refused_on_both_sides() {
+    let (e, word, rx) = faulted_write(Fault::Replay(FIRST_BATCH), Fault::Pass);
+    assert!(e.contains("failed authentication"), "{e}");
+    // The original ran once; its replay was refused.
+    assert_eq!(word, 0xfeed_f00d);
+    assert!(report(&rx).contains("failed authentication"));
+}
+
+#[test]
+fn a_tampered_answer_is_refused_by_the_client() {
+    // Server frames: hello verdict, handshake, Opened, then one per batch.
+    let (e, _, _rx) = faulted_write(Fault::Pass, Fault::Tamper(FIRST_BATCH));
+    assert!(e.contains("failed authentication"), "{e}");
+}
+
+#[test]
+fn a_dropped_link_ends_every_call_with_an_error_naming_it_then_reopening_works() {
+    let k = key(9);
+    let (addr, rx) = serve(Some(k.clone()));
+    let proxy = Proxy::new(addr, Fault::Pass, Fault::Pass);
+    let pci = RemotePci::connect("127.0.0.1", proxy.addr.port(), DEVICE, Some(&k), WAIT).unwrap();
+    let layout = Layout::for_arch("gfx1100").unwrap();
+    let mut dev = AmDevice::open(pci.clone(), &StandinSource::for_layout(&layout)).unwrap();
+    let a = dev.alloc(0x1000, true).unwrap();
+    proxy.cut();
+    let t = Instant::now();
+    let link = format!("remote:127.0.0.1:{}", proxy.addr.port());
+    let e = dev.read(&a, 0, &mut [0; 16]).unwrap_err().to_string();
+    assert!(e.contains(&link), "{e}");
+    // Every later call fails at once with the same cause, never a hang.
+    for e in [pci.read32(AMD_BAR_VRAM, 0).unwrap_err(), pci.write32(AMD_BAR_VRAM, 0, 1).unwrap_err()] {
+        assert!(e.to_string().contains(&link) && e.to_string().contains("link down"), "{e}");
+    }
+    assert!(t.elapsed() < WAIT, "{:?}", t.elapsed());
+    assert!(report(&rx).contains("released am:emu:gfx1100"));
+    drop(dev);
+    // The server released the device: a new client boots it again.
+    let pci = reconnect(addr, Some(&k));
+    AmDevice::open(pci, &StandinSource::for_layout(&layout)).unwrap().close().unwrap();
+}
+
+/// The runtime over a keyed link: a launch whose result is checked element by element.
+#[test]
+fn a_launch_runs_over_a_keyed_loopback_link() {
+    use baregpu::runtime::program::{ArgValue, CodeObject, Launch};
+    let k = key(5);
+    let (addr, _rx) = serve(Some(k.clone()));
+    let pci = connect(addr, Some(&k)).unwrap();
+    let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").unwrap());
+    let dev = baregpu::device::open_am_over(pci, &fw, "remote test").unwrap();
+    let path = format!("{}/tests/fixtures/hsaco/basic-{}.hsaco", env!("CARGO_MANIFEST_DIR"), dev.arch);
+    let prog = dev.load(CodeObject::parse(&std::fs::read(path).unwrap()).unwrap()).unwrap();
+    let n = 300usize;
+    let bytes = |f: fn(usize) -> f32| (0..n).flat_map(|i| f(i).to_le_bytes()).collect::<Vec<u8>>();
+    let (a, b, c) =
+        (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    dev.write(&a, 0, &bytes(|i| i as f32)).unwrap();
+    dev.write(&b, 0, &bytes(|i| 0.25 * i as f32)).unwrap();
+    let args =
+        [ArgValue::Pointer(a.va()), ArgValue::Pointer(b.va()), ArgValue::Pointer(c.va()), ArgValue::u32(n as u32)];
+    let s = dev
+        .launch(&prog, "vector_add", &args, &Launch::new([(n as u32).div_ceil(64), 1, 1], [64, 1, 1]), true)
+        .unwrap();
+    dev.synchronize().unwrap();
+    let mut out = vec![0u8; 4 * n];
+    dev.read(&c, 0, &mut out).unwrap();
+    for (i, w) in out.chunks_exact(4).enumerate() {
+        assert_eq!(f32::from_le_bytes(w.try_into().unwrap()), 1.25 * i as f32, "element {i}");
+    }
+    dev.release(s);
+    for buf in [a, b, c] {
+        dev.free(buf).unwrap();
+    }
+    dev.unload(prog).unwrap();
+}
+
+/// The demo through `remote:` (a matmul and a vector add as one graph, then a transformer block
+/// compiled to a graph and replayed), each result checked against the host.
+#[test]
+fn the_demo_runs_as_graphs_and_a_replay_over_a_loopback_link() {
+    let (addr, _rx) = serve(None);
+    let spec = format!("remote:127.0.0.1:{}/{DEVICE}", addr.port()).parse().unwrap();
+    let gpu = baregpu::open(&spec).unwrap();
+    let r = baregpu::demo::run(&*gpu, 32, baregpu::demo::Mode::Graph, &mut |_| Ok(())).unwrap();
+    assert!(r.runs.iter().all(|k| k.ok), "{:?}", r.runs);
+    let t = r.transformer.expect("the transformer block ran");
+    assert!(t.ok && t.replays > 0, "max error {}", t.max_error);
+}
+
+/// The runtime over a link that drops while a wait waits: the wait ends at once with an error
+/// naming the link (the runtime latches the first failure), later calls fail the same way.
+#[test]
+fn a_wait_over_a_dropped_link_ends_with_an_error_naming_it() {
+    let (addr, rx) = serve(None);
+    let proxy = Proxy::new(addr, Fault::Pass, Fault::Pass);
+    let pci = RemotePci::connect("127.0.0.1", proxy.addr.port(), DEVICE, None, WAIT).unwrap();
+    let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").unwrap());
+    let dev = baregpu::device::open_am_over(pci, &fw, "remote test").unwrap();
+    // A gate the host never opens: only the link's failure can end the wait.
+    let gate = dev.new_signal().unwrap();
+    let done = dev.new_signal().unwrap();
+    let mut q = dev.compute_queue().unwrap();
+    q.wait(&gate, 1).signal(&done, 1);
+    q.submit().unwrap();
+    let t = Instant::now();
+    let cutter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        proxy.cut();
+    });
+    let e = dev.wait(&done, 1).unwrap_err().to_string();
+    cutter.join().unwrap();
+    assert!(e.contains("remote:127.0.0.1:") && e.contains("link"), "{e}");
+    assert!(t.elapsed() < WAIT, "the wait took {:?}", t.elapsed());
+    assert!(dev.synchronize().is_err());
+    assert!(report(&rx).contains("released am:emu:gfx1100"));
+    drop((gate, done));
+}
