@@ -12,6 +12,7 @@
 //! it; a few fixed SGPRs and VGPRs for the loop and temporaries; the IR's values in
 //! what is left, by [`regs`].
 
+mod convert;
 mod regs;
 mod select;
 
@@ -20,6 +21,7 @@ use crate::isa::builder::{offset, s, v, vcc, vcc_lo, Builder, Ctors, Label, Oper
 use crate::isa::Arch;
 use crate::kernels::{apply_usage, Target};
 
+use super::dtype::DType;
 use super::error::GraphError;
 use super::ir::{Inst, Kernel, Reduce};
 use regs::{Home, Order, Pool};
@@ -124,7 +126,7 @@ fn build(arch: Arch, k: &Kernel) -> Result<(CodeKernel, Builder), GraphError> {
             .enumerate()
             .map(|(i, p)| {
                 KernelArg::global_buffer(&format!("p{i}"), 8 * i as u32)
-                    .with_type_name(if p.dtype.is_float() { "float*" } else { "int*" })
+                    .with_type_name(type_name(p.dtype))
                     .with_const(!p.written)
             })
             .collect(),
@@ -156,6 +158,17 @@ fn build(arch: Arch, k: &Kernel) -> Result<(CodeKernel, Builder), GraphError> {
     ck.code = l.b.finish().map_err(|e| codegen(k, e.to_string()))?;
     apply_usage(arch, &mut ck, &l.b);
     Ok((ck, l.b))
+}
+
+/// The OpenCL C pointer type of a parameter, for the metadata.
+fn type_name(d: DType) -> &'static str {
+    match d {
+        DType::F32 => "float*",
+        DType::F16 => "half*",
+        DType::BF16 => "ushort*",
+        DType::I32 => "int*",
+        DType::U8 | DType::Bool => "uchar*",
+    }
 }
 
 /// One code object holding every kernel of `ks`.
@@ -355,7 +368,6 @@ impl Lower<'_> {
 
     /// `d = x op y` for the reduction's op.
     fn combine(&mut self, red: Reduce, d: Reg, x: Operand, y: Operand) {
-        use super::dtype::DType;
         use super::ops::ReduceOp;
         match (red.op, red.dtype) {
             (ReduceOp::Sum, DType::I32) => self.t.v_add_u32(&mut self.b, d, x, y),
