@@ -190,3 +190,19 @@ fn ops_a_dtype_does_not_take_fail_when_the_graph_is_built() {
     assert_eq!(e(h.binary(BinaryOp::Xor, &h)), "dtype mismatch: Xor needs integers or bools, not f16");
     assert_eq!(e(h.sum(&[0])), "dtype mismatch: Sum of f16 (f32 or i32)");
 }
+
+/// Two cases the property test found: a unary op of a constant (its operand and the op's own
+/// literal would both be scalars in one instruction) and a graph that is just its input.
+#[test]
+fn unary_ops_of_constants_and_a_graph_that_is_its_input() {
+    for spec in DEVICES {
+        on_device(spec, |r| {
+            let c = Tensor::full(-0.75, &[5], DType::F16);
+            let out = c.neg().unwrap().add(&c.sin().unwrap()).unwrap().add(&c.exp2().unwrap()).unwrap();
+            r.check(&out, &[], false, "unary ops of a constant");
+            let mut rng = Rng::new(16);
+            let x = random(&mut rng, DType::BF16, &[3, 5]);
+            assert_eq!(r.check(&Tensor::input(0, &[3, 5], DType::BF16), &[x], false, "the input itself"), 1);
+        });
+    }
+}

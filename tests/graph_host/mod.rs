@@ -265,6 +265,45 @@ fn reduce(op: ReduceOp, a: &Host, axes: &[usize], out: &[usize]) -> Vec<f64> {
     acc
 }
 
+/// The graph under `t` as text, one node a line (`%id = op operands : shape dtype`), sources
+/// first: what a failing case prints.
+pub fn show(t: &Tensor) -> String {
+    let mut lines = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![(t.clone(), false)];
+    while let Some((t, done)) = stack.pop() {
+        let n = t.node();
+        let srcs: Vec<Tensor> = match &n.op {
+            Op::Input(_) | Op::Const(_) => vec![],
+            Op::Unary(_, a) | Op::Reduce(_, a, _) | Op::Movement(_, a) => vec![a.clone()],
+            Op::Binary(_, a, b) => vec![a.clone(), b.clone()],
+            Op::Where(c, a, b) => vec![c.clone(), a.clone(), b.clone()],
+        };
+        if done {
+            let what = match &n.op {
+                Op::Input(i) => format!("input {i}"),
+                Op::Const(b) => format!("const {}", const_value(n.dtype, *b)),
+                Op::Unary(op, _) => format!("{op:?}"),
+                Op::Binary(op, ..) => format!("{op:?}"),
+                Op::Where(..) => "where".into(),
+                Op::Reduce(op, _, axes) => format!("{op:?} {axes:?}"),
+                Op::Movement(op, _) => format!("{op:?}"),
+            };
+            let args: Vec<String> = srcs.iter().map(|s| format!("%{}", s.node().id)).collect();
+            lines.push(format!("%{} = {what} {} : {:?} {}", n.id, args.join(" "), n.shape, n.dtype));
+            continue;
+        }
+        if !seen.insert(n.id) {
+            continue;
+        }
+        stack.push((t.clone(), true));
+        for s in srcs {
+            stack.push((s, false));
+        }
+    }
+    lines.join("\n")
+}
+
 /// The bytes of `h` as its dtype lays them out in memory.
 pub fn encode(h: &Host) -> Vec<u8> {
     let size = h.dtype.size();
@@ -307,6 +346,11 @@ pub fn on_device(spec: &str, f: impl FnOnce(&mut Runner)) {
 impl Runner<'_> {
     /// Realizes `out` from `inputs`: the result and the kernel count.
     pub fn run(&mut self, out: &Tensor, inputs: &[Host]) -> (Host, usize) {
+        self.try_run(out, inputs).unwrap_or_else(|e| panic!("{}: {e}", self.spec))
+    }
+
+    /// [`Runner::run`], the realizer's error given back.
+    pub fn try_run(&mut self, out: &Tensor, inputs: &[Host]) -> Result<(Host, usize), String> {
         let dev = self.dev;
         let bufs: Vec<Buffer> = inputs
             .iter()
@@ -320,14 +364,14 @@ impl Runner<'_> {
         let refs: Vec<&Buffer> = bufs.iter().collect();
         let nbytes = out.numel() * out.dtype().size();
         let o = dev.alloc(nbytes.max(4) as u64).unwrap();
-        let done = self.r.realize(out, &refs, &o).unwrap_or_else(|e| panic!("{}: {e}", self.spec));
+        let done = self.r.realize(out, &refs, &o).map_err(|e| e.to_string());
         let mut bytes = vec![0u8; nbytes];
         dev.read(&o, 0, &mut bytes).unwrap();
         dev.free(o).unwrap();
         for b in bufs {
             dev.free(b).unwrap();
         }
-        (decode(out.dtype(), out.shape(), &bytes), done.kernels)
+        Ok((decode(out.dtype(), out.shape(), &bytes), done?.kernels))
     }
 
     /// Realizes `out` and checks it against the host evaluator (`rtol` of the output dtype,

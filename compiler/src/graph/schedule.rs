@@ -176,10 +176,18 @@ fn plan(out: &Tensor, kernels: Vec<(Tensor, (Kernel, Vec<Source>))>) -> Schedule
             args.push(buffer_of(s, &mut buffers, kind));
         }
         let kind = if t.node().id == out.node().id { BufferKind::Output } else { BufferKind::Temp(usize::MAX) };
-        args.push(buffer_of(t, &mut buffers, kind));
+        // An input realized as the output (the graph is the input itself) is copied to a buffer
+        // of its own, not written over itself.
+        let written = if matches!(t.node().op, Op::Input(_)) {
+            buffers.push(BufferInfo { kind, dtype: t.dtype(), bytes: bytes(t) });
+            buffers.len() - 1
+        } else {
+            buffer_of(t, &mut buffers, kind)
+        };
+        args.push(written);
         scheduled.push(ScheduledKernel { ir: ir.clone(), args });
     }
-    let output = of_node[&out.node().id];
+    let output = scheduled.last().and_then(|k| k.args.last().copied()).unwrap_or(of_node[&out.node().id]);
     let pool = assign_pool(&scheduled, &mut buffers);
     Schedule { kernels: scheduled, buffers, pool, output }
 }
@@ -471,6 +479,16 @@ fn compose(base: View, stack: &[(MovementOp, u64)]) -> Result<View, Build> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_graph_that_is_its_input_copies_it_to_the_output_buffer() {
+        let x = Tensor::input(0, &[3], DType::F16);
+        let s = schedule(&x).unwrap();
+        assert_eq!(s.kernels.len(), 1);
+        assert_eq!(s.buffers[s.output].kind, BufferKind::Output);
+        assert_eq!(s.buffers[s.kernels[0].args[0]].kind, BufferKind::Input(0));
+        assert_eq!(s.kernels[0].args[1], s.output);
+    }
 
     #[test]
     fn tensors_of_2_pow_31_elements_are_refused_when_scheduled() {

@@ -233,7 +233,10 @@ impl Lower<'_> {
     fn unary(&mut self, val: Val, op: UnaryOp, to: DType, a: Val) {
         let from = self.k.dtype(a);
         let d = self.dst(val);
+        // Neg and Sin add a literal of their own: the operand must be a VGPR.
         let x = self.vops(&[a])[0].clone();
+        let xr = self.in_vgpr(x, v(self.f.vt[0]));
+        let x: Operand = xr.into();
         let t = v(self.f.vt[2]);
         match op {
             UnaryOp::Neg if to == DType::I32 => self.v_sub_u32(d, Operand::Int(0), x),
@@ -258,14 +261,8 @@ impl Lower<'_> {
             UnaryOp::Sin => {
                 self.b.v_mul_f32(t, Operand::F32(INV_2PI), x).v_sin_f32(d, t);
             }
-            UnaryOp::Bitcast(_) => {
-                let x = self.in_vgpr(x, v(self.f.vt[0]));
-                self.bitcast(d, from, to, x);
-            }
-            UnaryOp::Cast(_) => {
-                let x = self.in_vgpr(x, v(self.f.vt[0]));
-                self.cast(d, from, to, x);
-            }
+            UnaryOp::Bitcast(_) => self.bitcast(d, from, to, xr),
+            UnaryOp::Cast(_) => self.cast(d, from, to, xr),
         }
     }
 
