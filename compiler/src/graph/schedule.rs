@@ -367,17 +367,46 @@ impl<'a> Gen<'a> {
                 self.sources.len() - 1
             }
         };
-        let coords = self.coords(space);
-        let mut idx = self.b.konst(DType::I32, view.offset as i32 as u32);
-        for ((&c, &stride), &n) in coords.iter().zip(&view.strides).zip(&view.shape) {
-            if stride != 0 && n != 1 {
-                let s = self.b.konst(DType::I32, stride as i32 as u32);
-                let term = self.b.idx(IdxOp::Mul, c, s);
-                idx = self.b.idx(IdxOp::Add, idx, term);
+        let terms: Vec<(Val, i64)> = match space {
+            Space::Out if view.mask.is_none() && view.shape == self.root.shape() => self.merged_terms(&view),
+            _ => {
+                let coords = self.coords(space);
+                let axes = coords.into_iter().zip(&view.strides).zip(&view.shape);
+                axes.filter(|((_, &s), &n)| s != 0 && n != 1).map(|((c, &s), _)| (c, s)).collect()
             }
+        };
+        let mut idx = self.b.konst(DType::I32, view.offset as i32 as u32);
+        for (c, stride) in terms {
+            let s = self.b.konst(DType::I32, stride as i32 as u32);
+            let term = self.b.idx(IdxOp::Mul, c, s);
+            idx = self.b.idx(IdxOp::Add, idx, term);
         }
         let valid = self.valid(&view, space);
         Ok(self.b.push(Inst::Load { buf, dtype, idx, valid }))
+    }
+
+    /// (coordinate, stride) of an unmasked view of the output's shape, its axes merged where
+    /// the view lays them out together as the output does (`i*n + j` with strides `n*s, s`):
+    /// each merged axis costs one division less, and a contiguous view is the output index
+    /// itself.
+    fn merged_terms(&mut self, view: &View) -> Vec<(Val, i64)> {
+        // Per group, outermost first once reversed: (size, inner stride, outer axis stride,
+        // outer axis size).
+        let mut groups: Vec<(usize, i64, i64, usize)> = Vec::new();
+        for (&n, &stride) in view.shape.iter().zip(&view.strides).rev() {
+            if n == 1 {
+                continue;
+            }
+            match groups.last_mut() {
+                Some(g) if stride == g.2 * g.3 as i64 => *g = (g.0 * n, g.1, stride, n),
+                _ => groups.push((n, stride, stride, n)),
+            }
+        }
+        groups.reverse();
+        let sizes: Vec<usize> = groups.iter().map(|g| g.0).collect();
+        let o = self.b.push(Inst::OutIdx);
+        let coords = split(&mut self.b, o, &sizes);
+        coords.into_iter().zip(groups).filter(|(_, g)| g.1 != 0).map(|(c, g)| (c, g.1)).collect()
     }
 
     /// 0/1: whether the view's mask lets the current element through (`None`: always).

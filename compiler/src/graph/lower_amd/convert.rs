@@ -28,6 +28,10 @@ impl Lower<'_> {
 
     /// The byte address of element `idx` of `size`-byte elements in `v(f.addr)`.
     fn address(&mut self, idx: Val, size: usize) {
+        if self.addr_of == Some((idx, size)) {
+            return;
+        }
+        self.addr_of = Some((idx, size));
         let (addr, o) = (v(self.f.addr), self.operand(idx));
         let shift = size.trailing_zeros() as i32;
         match self.home[idx] {
@@ -53,9 +57,15 @@ impl Lower<'_> {
             self.vcc_from_bool(o);
             let vcc = self.vcc();
             self.b.v_cndmask_b32(addr, 0, addr, vcc);
+            self.addr_of = None;
         }
         self.t.global_load(&mut self.b, dtype.size(), d, addr, s(p..p + 2));
-        self.t.wait_vmem_loads(&mut self.b);
+        self.loads_pending = true;
+        // A plain load is waited for by its first reader; a widened or masked one now.
+        if valid.is_none() && !matches!(dtype, DType::F16 | DType::BF16) {
+            return;
+        }
+        self.wait_loads();
         match dtype {
             DType::F16 => {
                 self.b.v_cvt_f32_f16(d, d);

@@ -7,7 +7,7 @@ use crate::isa::builder::operand::{is_inline_f32, is_inline_int};
 use crate::isa::builder::{s, v, Ctors, Operand, Reg};
 
 use super::super::dtype::DType;
-use super::super::ir::{IdxOp, Inst, Val};
+use super::super::ir::{IdxOp, Inst, Kernel, Val};
 use super::super::ops::{BinaryOp, UnaryOp};
 use super::regs::Home;
 use super::{codegen, Lower};
@@ -79,6 +79,10 @@ impl Lower<'_> {
     }
 
     pub(super) fn inst(&mut self, val: Val) -> Result<(), GraphError> {
+        let reads_load = |o: &Val| matches!(self.k.insts[*o], Inst::Load { .. });
+        if self.loads_pending && Kernel::operands(&self.k.insts[val]).iter().any(reads_load) {
+            self.wait_loads();
+        }
         match self.k.insts[val] {
             Inst::OutIdx | Inst::RedIdx | Inst::Acc | Inst::Const(..) => {}
             Inst::Idx(op, a, b) if self.uniform[val] => self.salu_idx(val, op, a, b),
