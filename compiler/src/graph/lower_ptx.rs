@@ -1,6 +1,8 @@
 //! The loop IR rendered as PTX for NVIDIA: interpreted by the emulated GPU (`emu-nv:`), compiled
 //! by ptxas for a real one. PTX has virtual registers, so there is no allocation: value `i` is
-//! `%v<i>` (32 bits; float and integer instructions read the same `.b32` registers).
+//! `%v<i>` (32 bits; float and integer instructions read the same `.b32` registers), held as
+//! [`DType`] says (f16 and bf16 as f32, u8 as 0..=255, bool 0/1); `%h0` carries the 16 bits of
+//! an f16 or bf16 on its way to or from memory.
 //!
 //! The launch is the AMD lowering's ([`super::lower_amd::launch_shape`]): without a reduction a
 //! thread per output element; with one a block of [`BLOCK`] threads per output element, each
@@ -40,8 +42,11 @@ fn kernel(k: &Kernel) -> Result<String, GraphError> {
     let mut b = String::new();
     let params: Vec<String> = (0..k.params.len()).map(|i| format!("    .param .u64 {}_p{i}", k.name)).collect();
     let _ = writeln!(b, "\n.visible .entry {}(\n{}\n)\n{{", k.name, params.join(",\n"));
-    let _ =
-        writeln!(b, "    .reg .pred %p<4>;\n    .reg .b32 %s<8>;\n    .reg .b64 %a<{}>;", k.params.len().max(1) + 4);
+    let _ = writeln!(
+        b,
+        "    .reg .pred %p<4>;\n    .reg .b16 %h<2>;\n    .reg .b32 %s<8>;\n    .reg .b64 %a<{}>;",
+        k.params.len().max(1) + 4
+    );
     let _ = writeln!(b, "    .reg .b32 %v<{}>;", k.insts.len().max(1));
     if k.reduce.is_some() {
         let _ = writeln!(b, "    .shared .align 4 .b32 {}_lds[{}];", k.name, 2 * BLOCK);
@@ -143,7 +148,8 @@ impl Render<'_> {
     /// `%a<addr+2>` = the global address of element `idx` of parameter `buf`.
     fn address(&mut self, buf: usize, idx: Val) -> String {
         let a = self.addr + 2;
-        self.line(format!("mul.wide.u32 %a{a}, {}, 4;", v(idx)));
+        let size = self.k.params[buf].dtype.size();
+        self.line(format!("mul.wide.u32 %a{a}, {}, {size};", v(idx)));
         self.line(format!("add.u64 %a{a}, %a{buf}, %a{a};"));
         format!("%a{a}")
     }
@@ -166,23 +172,44 @@ impl Render<'_> {
                     IdxOp::And => format!("and.b32 {d}, {a}, {b};"),
                 });
             }
-            Inst::Load { buf, idx, valid, .. } => {
+            Inst::Load { buf, idx, valid, dtype } => {
                 let at = self.address(buf, idx);
-                match valid {
+                // Into %h0 for f16 (converted below), zero-extended into the value otherwise.
+                let (ty, to) = match dtype {
+                    DType::F16 => ("b16", "%h0".to_string()),
+                    DType::BF16 => ("u16", d.clone()),
+                    DType::U8 | DType::Bool => ("u8", d.clone()),
+                    _ => ("b32", d.clone()),
+                };
+                let guard = match valid {
                     Some(ok) => {
-                        self.line(format!("mov.b32 {d}, 0;"));
+                        self.line(format!("mov.b{} {to}, 0;", if ty == "b16" { 16 } else { 32 }));
                         self.line(format!("setp.ne.u32 %p2, {}, 0;", v(ok)));
-                        self.line(format!("@%p2 ld.global.b32 {d}, [{at}];"));
+                        "@%p2 "
                     }
-                    None => self.line(format!("ld.global.b32 {d}, [{at}];")),
+                    None => "",
+                };
+                self.line(format!("{guard}ld.global.{ty} {to}, [{at}];"));
+                match dtype {
+                    DType::F16 => self.line(format!("cvt.f32.f16 {d}, %h0;")),
+                    DType::BF16 => self.line(format!("shl.b32 {d}, {d}, 16;")),
+                    _ => {}
                 }
             }
-            Inst::Store { buf, idx, val, .. } => {
+            Inst::Store { buf, idx, val, dtype } => {
                 let at = self.address(buf, idx);
-                self.line(format!("st.global.b32 [{at}], {};", v(val)));
+                let x = v(val);
+                match dtype {
+                    DType::F16 | DType::BF16 => {
+                        self.line(format!("cvt.rn.{}.f32 %h0, {x};", ptx_half(dtype)));
+                        self.line(format!("st.global.b16 [{at}], %h0;"));
+                    }
+                    DType::U8 | DType::Bool => self.line(format!("st.global.u8 [{at}], {x};")),
+                    _ => self.line(format!("st.global.b32 [{at}], {x};")),
+                }
             }
             Inst::Unary(op, to, a) => {
-                let s = self.unary(op, self.k.dtype(a), to, &d, &v(a))?;
+                let s = self.unary(op, self.k.dtype(a), to, &d, &v(a));
                 self.line(s);
             }
             Inst::Binary(op, dt, a, b) => {
@@ -197,8 +224,8 @@ impl Render<'_> {
         Ok(())
     }
 
-    fn unary(&self, op: UnaryOp, from: DType, to: DType, d: &str, a: &str) -> Result<String, GraphError> {
-        Ok(match op {
+    fn unary(&self, op: UnaryOp, from: DType, to: DType, d: &str, a: &str) -> String {
+        match op {
             UnaryOp::Neg if to == DType::I32 => format!("neg.s32 {d}, {a};"),
             UnaryOp::Neg => format!("neg.f32 {d}, {a};"),
             UnaryOp::Exp2 => format!("ex2.approx.f32 {d}, {a};"),
@@ -207,48 +234,88 @@ impl Render<'_> {
             UnaryOp::Rsqrt => format!("rsqrt.approx.f32 {d}, {a};"),
             UnaryOp::Recip => format!("rcp.rn.f32 {d}, {a};"),
             UnaryOp::Sin => format!("sin.approx.f32 {d}, {a};"),
-            UnaryOp::Bitcast(_) => format!("mov.b32 {d}, {a};"),
-            UnaryOp::Cast(_) => match (from, to) {
-                (x, y) if x == y => format!("mov.b32 {d}, {a};"),
-                (DType::F32, DType::I32) => format!("cvt.rzi.s32.f32 {d}, {a};"),
-                (DType::I32, DType::F32) => format!("cvt.rn.f32.s32 {d}, {a};"),
-                (DType::Bool, DType::F32) => format!("cvt.rn.f32.u32 {d}, {a};"),
-                (DType::Bool, DType::I32) => format!("mov.b32 {d}, {a};"),
-                (DType::F32, DType::Bool) => {
-                    format!("setp.neu.f32 %p3, {a}, 0f00000000;\n    selp.u32 {d}, 1, 0, %p3;")
-                }
-                (DType::I32, DType::Bool) => format!("setp.ne.u32 %p3, {a}, 0;\n    selp.u32 {d}, 1, 0, %p3;"),
-                _ => return Err(fail(self.k, format!("a cast from {from} to {to}"))),
-            },
-        })
+            UnaryOp::Bitcast(_) => bitcast(from, to, d, a),
+            UnaryOp::Cast(_) => cast(from, to, d, a),
+        }
     }
 
     fn binary(&self, op: BinaryOp, dt: DType, d: &str, a: &str, b: &str) -> Result<String, GraphError> {
         use BinaryOp::*;
         let t = match dt {
-            DType::F32 => "f32",
+            DType::F32 | DType::F16 | DType::BF16 => "f32",
             DType::I32 => "s32",
-            _ => "u32",
+            DType::U8 | DType::Bool => "u32",
         };
         let cmp = |c: &str| format!("setp.{c}.{t} %p3, {a}, {b};\n    selp.u32 {d}, 1, 0, %p3;");
-        Ok(match op {
+        let line = match op {
             Add | Sub | Max | Min => {
                 let name = format!("{op:?}").to_lowercase();
                 format!("{name}.{t} {d}, {a}, {b};")
             }
-            Mul if dt == DType::F32 => format!("mul.f32 {d}, {a}, {b};"),
+            Mul if dt.is_float() => format!("mul.f32 {d}, {a}, {b};"),
             Mul => format!("mul.lo.{t} {d}, {a}, {b};"),
-            Div if dt == DType::F32 => format!("div.rn.f32 {d}, {a}, {b};"),
+            Div if dt.is_float() => format!("div.rn.f32 {d}, {a}, {b};"),
             Div => return Err(fail(self.k, format!("{dt} division"))),
             CmpLt => cmp("lt"),
             CmpEq => cmp("eq"),
-            CmpNe if dt == DType::F32 => cmp("neu"),
+            CmpNe if dt.is_float() => cmp("neu"),
             CmpNe => cmp("ne"),
             And => format!("and.b32 {d}, {a}, {b};"),
             Or => format!("or.b32 {d}, {a}, {b};"),
             Xor => format!("xor.b32 {d}, {a}, {b};"),
             Shl => format!("shl.b32 {d}, {a}, {b};"),
             Shr => format!("shr.s32 {d}, {a}, {b};"),
+        };
+        // u8 arithmetic wraps: keep the register in 0..=255.
+        Ok(if dt == DType::U8 && matches!(op, Add | Sub | Mul | Shl) {
+            format!("{line}\n    and.b32 {d}, {d}, 255;")
+        } else {
+            line
         })
+    }
+}
+
+/// The PTX name of a 16-bit float type.
+fn ptx_half(d: DType) -> &'static str {
+    if d == DType::BF16 {
+        "bf16"
+    } else {
+        "f16"
+    }
+}
+
+/// `d` = the `to` value of the same bits as the `from` value `a` (same size, no bool).
+fn bitcast(from: DType, to: DType, d: &str, a: &str) -> String {
+    match (from, to) {
+        (DType::F16 | DType::BF16, DType::F16 | DType::BF16) => {
+            format!("cvt.rn.{}.f32 %h0, {a};\n    cvt.f32.{} {d}, %h0;", ptx_half(from), ptx_half(to))
+        }
+        _ => format!("mov.b32 {d}, {a};"),
+    }
+}
+
+/// `d` = the `from` value `a` converted to `to`, as the AMD lowering does (floats to integers
+/// truncate and saturate to i32, u8 wraps that; anything to bool is `!= 0`).
+fn cast(from: DType, to: DType, d: &str, a: &str) -> String {
+    let float = from.is_float();
+    match to {
+        _ if from == to => format!("mov.b32 {d}, {a};"),
+        DType::Bool if float => format!("setp.neu.f32 %p3, {a}, 0f00000000;\n    selp.u32 {d}, 1, 0, %p3;"),
+        DType::Bool => format!("setp.ne.u32 %p3, {a}, 0;\n    selp.u32 {d}, 1, 0, %p3;"),
+        DType::I32 if float => format!("cvt.rzi.s32.f32 {d}, {a};"),
+        DType::U8 if float => format!("cvt.rzi.s32.f32 {d}, {a};\n    and.b32 {d}, {d}, 255;"),
+        DType::I32 => format!("mov.b32 {d}, {a};"),
+        DType::U8 => format!("and.b32 {d}, {a}, 255;"),
+        DType::F32 | DType::F16 | DType::BF16 => {
+            let f = match from {
+                DType::I32 => format!("cvt.rn.f32.s32 {d}, {a};"),
+                DType::U8 | DType::Bool => format!("cvt.rn.f32.u32 {d}, {a};"),
+                _ => format!("mov.b32 {d}, {a};"),
+            };
+            match to {
+                DType::F32 => f,
+                _ => format!("{f}\n    cvt.rn.{0}.f32 %h0, {d};\n    cvt.f32.{0} {d}, %h0;", ptx_half(to)),
+            }
+        }
     }
 }

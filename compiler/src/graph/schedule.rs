@@ -120,7 +120,6 @@ pub fn schedule(out: &Tensor) -> Result<Schedule, GraphError> {
                 realized.insert(id);
                 beside.push(id);
             }
-            Err(Build::Fail(e)) => return Err(e),
         }
     }
     // Which of two reductions met in one kernel got realized depends on the order they were
@@ -134,10 +133,9 @@ pub fn schedule(out: &Tensor) -> Result<Schedule, GraphError> {
             realized.insert(id);
         }
     }
-    let kernels = build_all(&order, &realized).map_err(|e| match e {
-        Build::Fail(e) => e,
-        _ => unreachable!("the realized set just built"),
-    })?;
+    let Ok(kernels) = build_all(&order, &realized) else {
+        return Err(GraphError::Unsupported("a schedule that no longer builds".into()));
+    };
     Ok(plan(out, kernels.into_iter().map(|(t, k, _)| (t, k)).collect()))
 }
 
@@ -178,10 +176,18 @@ fn plan(out: &Tensor, kernels: Vec<(Tensor, (Kernel, Vec<Source>))>) -> Schedule
             args.push(buffer_of(s, &mut buffers, kind));
         }
         let kind = if t.node().id == out.node().id { BufferKind::Output } else { BufferKind::Temp(usize::MAX) };
-        args.push(buffer_of(t, &mut buffers, kind));
+        // An input realized as the output (the graph is the input itself) is copied to a buffer
+        // of its own, not written over itself.
+        let written = if matches!(t.node().op, Op::Input(_)) {
+            buffers.push(BufferInfo { kind, dtype: t.dtype(), bytes: bytes(t) });
+            buffers.len() - 1
+        } else {
+            buffer_of(t, &mut buffers, kind)
+        };
+        args.push(written);
         scheduled.push(ScheduledKernel { ir: ir.clone(), args });
     }
-    let output = of_node[&out.node().id];
+    let output = scheduled.last().and_then(|k| k.args.last().copied()).unwrap_or(of_node[&out.node().id]);
     let pool = assign_pool(&scheduled, &mut buffers);
     Schedule { kernels: scheduled, buffers, pool, output }
 }
@@ -233,11 +239,10 @@ fn assign_pool(kernels: &[ScheduledKernel], buffers: &mut [BufferInfo]) -> Vec<u
 }
 
 /// Why a kernel did not build: a node to realize first (`Beside`: a reduction met in a kernel
-/// that has one already), or an error in the graph.
+/// that has one already).
 enum Build {
     Realize(u64),
     Beside(u64),
-    Fail(GraphError),
 }
 
 /// A node a kernel reads from a buffer.
@@ -275,9 +280,6 @@ impl<'a> Gen<'a> {
         n: usize,
     ) -> Result<((Kernel, Vec<Source>), Option<u64>), Build> {
         let dtype = root.dtype();
-        if !matches!(dtype, DType::F32 | DType::I32) {
-            return Err(Build::Fail(GraphError::Unsupported(format!("a {dtype} result (codegen has f32 and i32)"))));
-        }
         let mut g =
             Gen { root, realized, b: KernelBuilder::new(), sources: Vec::new(), reduce: None, reduce_node: None };
         let val = g.expr(root, &[], &Space::Out)?;
@@ -357,11 +359,6 @@ impl<'a> Gen<'a> {
     /// A buffer read of `t` through `stack`.
     fn load(&mut self, t: &Tensor, stack: &[(MovementOp, u64)], space: &Space) -> Result<Val, Build> {
         let dtype = t.dtype();
-        if !matches!(dtype, DType::F32 | DType::I32) {
-            return Err(Build::Fail(GraphError::Unsupported(format!(
-                "reading a {dtype} buffer (codegen has f32 and i32)"
-            ))));
-        }
         let view = compose(View::contiguous(t.shape()), stack)?;
         let buf = match self.sources.iter().position(|s| s.node().id == t.node().id) {
             Some(i) => i,
@@ -370,17 +367,46 @@ impl<'a> Gen<'a> {
                 self.sources.len() - 1
             }
         };
-        let coords = self.coords(space);
-        let mut idx = self.b.konst(DType::I32, view.offset as i32 as u32);
-        for ((&c, &stride), &n) in coords.iter().zip(&view.strides).zip(&view.shape) {
-            if stride != 0 && n != 1 {
-                let s = self.b.konst(DType::I32, stride as i32 as u32);
-                let term = self.b.idx(IdxOp::Mul, c, s);
-                idx = self.b.idx(IdxOp::Add, idx, term);
+        let terms: Vec<(Val, i64)> = match space {
+            Space::Out if view.mask.is_none() && view.shape == self.root.shape() => self.merged_terms(&view),
+            _ => {
+                let coords = self.coords(space);
+                let axes = coords.into_iter().zip(&view.strides).zip(&view.shape);
+                axes.filter(|((_, &s), &n)| s != 0 && n != 1).map(|((c, &s), _)| (c, s)).collect()
             }
+        };
+        let mut idx = self.b.konst(DType::I32, view.offset as i32 as u32);
+        for (c, stride) in terms {
+            let s = self.b.konst(DType::I32, stride as i32 as u32);
+            let term = self.b.idx(IdxOp::Mul, c, s);
+            idx = self.b.idx(IdxOp::Add, idx, term);
         }
         let valid = self.valid(&view, space);
         Ok(self.b.push(Inst::Load { buf, dtype, idx, valid }))
+    }
+
+    /// (coordinate, stride) of an unmasked view of the output's shape, its axes merged where
+    /// the view lays them out together as the output does (`i*n + j` with strides `n*s, s`):
+    /// each merged axis costs one division less, and a contiguous view is the output index
+    /// itself.
+    fn merged_terms(&mut self, view: &View) -> Vec<(Val, i64)> {
+        // Per group, outermost first once reversed: (size, inner stride, outer axis stride,
+        // outer axis size).
+        let mut groups: Vec<(usize, i64, i64, usize)> = Vec::new();
+        for (&n, &stride) in view.shape.iter().zip(&view.strides).rev() {
+            if n == 1 {
+                continue;
+            }
+            match groups.last_mut() {
+                Some(g) if stride == g.2 * g.3 as i64 => *g = (g.0 * n, g.1, stride, n),
+                _ => groups.push((n, stride, stride, n)),
+            }
+        }
+        groups.reverse();
+        let sizes: Vec<usize> = groups.iter().map(|g| g.0).collect();
+        let o = self.b.push(Inst::OutIdx);
+        let coords = split(&mut self.b, o, &sizes);
+        coords.into_iter().zip(groups).filter(|(_, g)| g.1 != 0).map(|(c, g)| (c, g.1)).collect()
     }
 
     /// 0/1: whether the view's mask lets the current element through (`None`: always).
@@ -482,6 +508,16 @@ fn compose(base: View, stack: &[(MovementOp, u64)]) -> Result<View, Build> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_graph_that_is_its_input_copies_it_to_the_output_buffer() {
+        let x = Tensor::input(0, &[3], DType::F16);
+        let s = schedule(&x).unwrap();
+        assert_eq!(s.kernels.len(), 1);
+        assert_eq!(s.buffers[s.output].kind, BufferKind::Output);
+        assert_eq!(s.buffers[s.kernels[0].args[0]].kind, BufferKind::Input(0));
+        assert_eq!(s.kernels[0].args[1], s.output);
+    }
 
     #[test]
     fn tensors_of_2_pow_31_elements_are_refused_when_scheduled() {

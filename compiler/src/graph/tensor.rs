@@ -15,7 +15,7 @@ use super::view::numel;
 pub enum Op {
     /// The `n`th input buffer, bound when the graph runs.
     Input(usize),
-    /// Every element the same value (its bits as the node's dtype, 32 bits).
+    /// Every element the same value (its bits as a register holds the node's dtype).
     Const(u32),
     Unary(UnaryOp, Tensor),
     Binary(BinaryOp, Tensor, Tensor),
@@ -67,13 +67,9 @@ impl Tensor {
         Tensor::make(Op::Input(n), shape.to_vec(), dtype)
     }
 
-    /// `value` everywhere in `shape` (as `dtype`: f32 or i32 bits).
+    /// `value` everywhere in `shape` (as `dtype`: [`DType::const_bits`]).
     pub fn full(value: f64, shape: &[usize], dtype: DType) -> Tensor {
-        let bits = match dtype {
-            DType::I32 | DType::U8 | DType::Bool => value as i32 as u32,
-            _ => (value as f32).to_bits(),
-        };
-        Tensor::make(Op::Const(bits), shape.to_vec(), dtype)
+        Tensor::make(Op::Const(dtype.const_bits(value)), shape.to_vec(), dtype)
     }
 
     /// A constant of this tensor's shape and dtype.
@@ -84,6 +80,10 @@ impl Tensor {
     pub fn unary(&self, op: UnaryOp) -> R {
         let dtype = match op {
             UnaryOp::Cast(d) => d,
+            // A bool is 0 or 1: not every byte is one.
+            UnaryOp::Bitcast(d) if d == DType::Bool || self.dtype() == DType::Bool => {
+                return Err(GraphError::DType(format!("bitcast of {} to {d}: bool has no bit pattern", self.dtype())))
+            }
             UnaryOp::Bitcast(d) if d.size() == self.dtype().size() => d,
             UnaryOp::Bitcast(d) => {
                 return Err(GraphError::DType(format!("bitcast of {} to {d}: sizes differ", self.dtype())))
@@ -109,6 +109,13 @@ impl Tensor {
         }
         if op.is_bitwise() && self.dtype().is_float() {
             return Err(GraphError::DType(format!("{op:?} needs integers or bools, not {}", self.dtype())));
+        }
+        let arithmetic = matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div);
+        if self.dtype() == DType::Bool && (arithmetic || matches!(op, BinaryOp::Shl | BinaryOp::Shr)) {
+            return Err(GraphError::DType(format!("{op:?} of bools (use and, or, xor, max, min)")));
+        }
+        if op == BinaryOp::Div && !self.dtype().is_float() {
+            return Err(GraphError::DType(format!("Div of {} (floats only)", self.dtype())));
         }
         let dtype = if op.is_comparison() { DType::Bool } else { self.dtype() };
         Ok(Tensor::make(Op::Binary(op, self.clone(), other.clone()), self.shape().to_vec(), dtype))

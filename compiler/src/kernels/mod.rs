@@ -86,6 +86,44 @@ impl Target {
         }
     }
 
+    /// A zero-extending global load of 4, 2 or 1 bytes (gfx9: `dword`, `ushort`, `ubyte`).
+    pub fn global_load(&self, b: &mut Builder, bytes: usize, dst: Reg, addr: Reg, saddr: Reg) {
+        match (self.cdna(), bytes) {
+            (_, 4) => self.global_load_b32(b, dst, addr, saddr),
+            (false, 2) => {
+                b.global_load_u16(dst, addr, saddr);
+            }
+            (false, _) => {
+                b.global_load_u8(dst, addr, saddr);
+            }
+            (true, 2) => {
+                b.global_load_ushort(dst, addr, saddr);
+            }
+            (true, _) => {
+                b.global_load_ubyte(dst, addr, saddr);
+            }
+        }
+    }
+
+    /// A global store of the low 4, 2 or 1 bytes of `data` (gfx9: `dword`, `short`, `byte`).
+    pub fn global_store(&self, b: &mut Builder, bytes: usize, addr: Reg, data: Reg, saddr: Reg) {
+        match (self.cdna(), bytes) {
+            (_, 4) => self.global_store_b32(b, addr, data, saddr),
+            (false, 2) => {
+                b.global_store_b16(addr, data, saddr);
+            }
+            (false, _) => {
+                b.global_store_b8(addr, data, saddr);
+            }
+            (true, 2) => {
+                b.global_store_short(addr, data, saddr);
+            }
+            (true, _) => {
+                b.global_store_byte(addr, data, saddr);
+            }
+        }
+    }
+
     /// `ds_store_b32` (gfx9: `ds_write_b32`); an offset goes in `b.mods` before it.
     pub fn ds_store_b32(&self, b: &mut Builder, addr: Reg, data: Reg) {
         if self.cdna() {

@@ -12,6 +12,7 @@
 //! it; a few fixed SGPRs and VGPRs for the loop and temporaries; the IR's values in
 //! what is left, by [`regs`].
 
+mod convert;
 mod regs;
 mod select;
 
@@ -20,6 +21,7 @@ use crate::isa::builder::{offset, s, v, vcc, vcc_lo, Builder, Ctors, Label, Oper
 use crate::isa::Arch;
 use crate::kernels::{apply_usage, Target};
 
+use super::dtype::DType;
 use super::error::GraphError;
 use super::ir::{Inst, Kernel, Reduce};
 use regs::{Home, Order, Pool};
@@ -74,7 +76,9 @@ impl Fixed {
             valid: s0 + 4,
             tmp: s0 + 6,
             count: s0 + 8,
-            lane: 1,
+            // The workgroup is one-dimensional: v0 holds the x id alone (y and z are 0 in
+            // the packed form), so no mask is needed.
+            lane: 0,
             out: 2,
             r: 3,
             rc: 4,
@@ -101,6 +105,12 @@ pub(crate) struct Lower<'k> {
     uniform: Vec<bool>,
     sp: Pool,
     vp: Pool,
+    /// Loads issued and not waited for: the first instruction that reads a loaded value waits,
+    /// so the loads of one element are in flight together.
+    loads_pending: bool,
+    /// The (index, element size) whose byte address `v(f.addr)` holds, for the next access to
+    /// the same element.
+    addr_of: Option<(usize, usize)>,
 }
 
 fn codegen(k: &Kernel, what: impl Into<String>) -> GraphError {
@@ -124,7 +134,7 @@ fn build(arch: Arch, k: &Kernel) -> Result<(CodeKernel, Builder), GraphError> {
             .enumerate()
             .map(|(i, p)| {
                 KernelArg::global_buffer(&format!("p{i}"), 8 * i as u32)
-                    .with_type_name(if p.dtype.is_float() { "float*" } else { "int*" })
+                    .with_type_name(type_name(p.dtype))
                     .with_const(!p.written)
             })
             .collect(),
@@ -149,6 +159,8 @@ fn build(arch: Arch, k: &Kernel) -> Result<(CodeKernel, Builder), GraphError> {
         uniform: regs::uniform(k),
         sp: Pool::new(first_s, SGPR_END),
         vp: Pool::new(Fixed::FIRST_FREE_VGPR, VGPR_END),
+        loads_pending: false,
+        addr_of: None,
     };
     l.b.tracker_mut().reserve_sgprs(first_s);
     l.b.tracker_mut().reserve_vgprs(Fixed::FIRST_FREE_VGPR);
@@ -156,6 +168,17 @@ fn build(arch: Arch, k: &Kernel) -> Result<(CodeKernel, Builder), GraphError> {
     ck.code = l.b.finish().map_err(|e| codegen(k, e.to_string()))?;
     apply_usage(arch, &mut ck, &l.b);
     Ok((ck, l.b))
+}
+
+/// The OpenCL C pointer type of a parameter, for the metadata.
+fn type_name(d: DType) -> &'static str {
+    match d {
+        DType::F32 => "float*",
+        DType::F16 => "half*",
+        DType::BF16 => "ushort*",
+        DType::I32 => "int*",
+        DType::U8 | DType::Bool => "uchar*",
+    }
 }
 
 /// One code object holding every kernel of `ks`.
@@ -192,6 +215,14 @@ impl Lower<'_> {
         }
     }
 
+    /// Waits for the loads in flight, if any.
+    fn wait_loads(&mut self) {
+        if self.loads_pending {
+            self.t.wait_vmem_loads(&mut self.b);
+            self.loads_pending = false;
+        }
+    }
+
     /// Restricts exec to the lanes of the mask in vcc; `false` when none is left (branch to `end`).
     fn and_exec_vcc(&mut self, end: Label) {
         let vcc = if self.wave64 { vcc() } else { vcc_lo() };
@@ -205,16 +236,16 @@ impl Lower<'_> {
         for (i, &p) in f.ptr.iter().enumerate() {
             t.s_load(&mut self.b, s(p..p + 2), s(0..2), 8 * i as i64);
         }
+        // The workgroup id stays in the SGPR the hardware put it in (gfx12 copies it there).
         let (wg, _) = t.workgroup_ids(&mut self.b, user_sgprs, s(f.wg), s(f.tmp));
-        if wg != s(f.wg) {
-            self.b.s_mov_b32(s(f.wg), wg);
+        if wg == s(user_sgprs) {
+            self.f.wg = user_sgprs;
         }
-        self.b.v_and_b32(v(f.lane), 0x3ff, v(0));
+        let f = self.f.clone();
         let end = self.b.label("end");
         if self.k.reduce.is_none() {
             // out = wg*BLOCK + lane; lanes past n_out do nothing.
-            self.b.s_lshl_b32(s(f.tmp), s(f.wg), BLOCK.trailing_zeros() as i32);
-            t.v_add_u32(&mut self.b, v(f.out), s(f.tmp), v(f.lane));
+            self.b.v_lshl_add_u32(v(f.out), s(f.wg), BLOCK.trailing_zeros() as i32, v(f.lane));
             self.b.v_cmp_gt_u32(self.vcc(), Operand::Int(self.k.n_out as i64), v(f.out));
             self.and_exec_vcc(end);
         }
@@ -225,7 +256,10 @@ impl Lower<'_> {
             self.emit(order.pre[i], &order, &last)?;
         }
         if let Some(red) = self.k.reduce {
+            self.wait_loads();
             self.reduce_loop(red, &order, &last)?;
+            // The loop ran its accesses many times: what `addr` holds is not known here.
+            self.addr_of = None;
             self.lds_tree(red)?;
             // Lane 0 finishes.
             self.b.v_cmp_eq_u32(self.vcc(), 0, v(f.lane));
@@ -298,6 +332,7 @@ impl Lower<'_> {
         }
         self.b.v_mov_b32(v(f.r), v(f.lane)).s_mov_b32(s(f.count), Operand::Int(trips as i64));
         let top = self.b.here("reduce");
+        self.addr_of = None;
         // Lanes past the end read element 0 and keep their accumulator.
         self.b.v_cmp_gt_u32(self.vcc(), Operand::Int(red.len as i64), v(f.r));
         self.b.v_cndmask_b32(v(f.rc), 0, v(f.r), self.vcc());
@@ -307,6 +342,7 @@ impl Lower<'_> {
             self.emit(order.body[i], order, last)?;
         }
         let x = self.k.body_result.ok_or_else(|| codegen(self.k, "a reduction without an operand"))?;
+        self.wait_loads();
         let ops = self.vops(&[x]);
         self.combine(red, v(f.vt[2]), v(f.acc).into(), ops[0].clone());
         let (vcc, valid) = (self.vcc(), self.mask_reg(f.valid));
@@ -355,7 +391,6 @@ impl Lower<'_> {
 
     /// `d = x op y` for the reduction's op.
     fn combine(&mut self, red: Reduce, d: Reg, x: Operand, y: Operand) {
-        use super::dtype::DType;
         use super::ops::ReduceOp;
         match (red.op, red.dtype) {
             (ReduceOp::Sum, DType::I32) => self.t.v_add_u32(&mut self.b, d, x, y),

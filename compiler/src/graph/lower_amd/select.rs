@@ -7,7 +7,7 @@ use crate::isa::builder::operand::{is_inline_f32, is_inline_int};
 use crate::isa::builder::{s, v, Ctors, Operand, Reg};
 
 use super::super::dtype::DType;
-use super::super::ir::{IdxOp, Inst, Val};
+use super::super::ir::{IdxOp, Inst, Kernel, Val};
 use super::super::ops::{BinaryOp, UnaryOp};
 use super::regs::Home;
 use super::{codegen, Lower};
@@ -58,7 +58,7 @@ impl Lower<'_> {
         out
     }
 
-    fn dst(&self, val: Val) -> Reg {
+    pub(super) fn dst(&self, val: Val) -> Reg {
         match self.home[val] {
             Home::Sgpr(r) => s(r),
             Home::Vgpr(r) => v(r),
@@ -67,25 +67,29 @@ impl Lower<'_> {
     }
 
     /// `d = cond(vcc) ? 1 : 0`.
-    fn bool_from_vcc(&mut self, d: Reg) {
+    pub(super) fn bool_from_vcc(&mut self, d: Reg) {
         let vcc = self.vcc();
         self.b.v_cndmask_b32(d, 0, 1, vcc);
     }
 
     /// vcc = (x != 0), x a 0/1 value.
-    fn vcc_from_bool(&mut self, x: Operand) {
+    pub(super) fn vcc_from_bool(&mut self, x: Operand) {
         let vcc = self.vcc();
         self.b.v_cmp_ne_u32(vcc, 0, x);
     }
 
     pub(super) fn inst(&mut self, val: Val) -> Result<(), GraphError> {
+        let reads_load = |o: &Val| matches!(self.k.insts[*o], Inst::Load { .. });
+        if self.loads_pending && Kernel::operands(&self.k.insts[val]).iter().any(reads_load) {
+            self.wait_loads();
+        }
         match self.k.insts[val] {
             Inst::OutIdx | Inst::RedIdx | Inst::Acc | Inst::Const(..) => {}
             Inst::Idx(op, a, b) if self.uniform[val] => self.salu_idx(val, op, a, b),
             Inst::Idx(op, a, b) => self.valu_idx(val, op, a, b),
             Inst::Load { buf, idx, valid, .. } => self.load(val, buf, idx, valid),
             Inst::Store { buf, idx, val: x, .. } => self.store(buf, idx, x),
-            Inst::Unary(op, d, a) => self.unary(val, op, d, a)?,
+            Inst::Unary(op, d, a) => self.unary(val, op, d, a),
             Inst::Binary(op, d, a, b) => self.binary(val, op, d, a, b)?,
             Inst::Where(_, c, a, b) => {
                 let ops = self.vops(&[c, a, b]);
@@ -222,7 +226,7 @@ impl Lower<'_> {
         }
     }
 
-    fn v_sub_u32(&mut self, d: Reg, x: Operand, y: Operand) {
+    pub(super) fn v_sub_u32(&mut self, d: Reg, x: Operand, y: Operand) {
         if self.wave64 {
             self.b.v_sub_u32(d, x, y);
         } else {
@@ -230,55 +234,13 @@ impl Lower<'_> {
         }
     }
 
-    /// The byte address of element `idx` in `v(f.addr)`.
-    fn address(&mut self, idx: Val) {
-        let (addr, o) = (v(self.f.addr), self.operand(idx));
-        match self.home[idx] {
-            Home::Vgpr(_) => {
-                self.b.v_lshlrev_b32(addr, 2, o);
-            }
-            _ => {
-                self.b.v_mov_b32(addr, o).v_lshlrev_b32(addr, 2, addr);
-            }
-        }
-    }
-
-    fn load(&mut self, val: Val, buf: usize, idx: Val, valid: Option<Val>) {
-        let (d, addr, p) = (self.dst(val), v(self.f.addr), self.f.ptr[buf]);
-        self.address(idx);
-        if let Some(ok) = valid {
-            // Masked elements read element 0 (always there) and become 0.
-            let o = self.vops(&[ok])[0].clone();
-            self.vcc_from_bool(o);
-            let vcc = self.vcc();
-            self.b.v_cndmask_b32(addr, 0, addr, vcc);
-        }
-        self.t.global_load_b32(&mut self.b, d, addr, s(p..p + 2));
-        self.t.wait_vmem_loads(&mut self.b);
-        if valid.is_some() {
-            let vcc = self.vcc();
-            self.b.v_cndmask_b32(d, 0, d, vcc);
-        }
-    }
-
-    fn store(&mut self, buf: usize, idx: Val, x: Val) {
-        let (addr, p) = (v(self.f.addr), self.f.ptr[buf]);
-        self.address(idx);
-        let data = match self.home[x] {
-            Home::Vgpr(r) => v(r),
-            _ => {
-                let o = self.operand(x);
-                self.b.v_mov_b32(v(self.f.vt[0]), o);
-                v(self.f.vt[0])
-            }
-        };
-        self.t.global_store_b32(&mut self.b, addr, data, s(p..p + 2));
-    }
-
-    fn unary(&mut self, val: Val, op: UnaryOp, to: DType, a: Val) -> Result<(), GraphError> {
+    fn unary(&mut self, val: Val, op: UnaryOp, to: DType, a: Val) {
         let from = self.k.dtype(a);
         let d = self.dst(val);
+        // Neg and Sin add a literal of their own: the operand must be a VGPR.
         let x = self.vops(&[a])[0].clone();
+        let xr = self.in_vgpr(x, v(self.f.vt[0]));
+        let x: Operand = xr.into();
         let t = v(self.f.vt[2]);
         match op {
             UnaryOp::Neg if to == DType::I32 => self.v_sub_u32(d, Operand::Int(0), x),
@@ -303,43 +265,9 @@ impl Lower<'_> {
             UnaryOp::Sin => {
                 self.b.v_mul_f32(t, Operand::F32(INV_2PI), x).v_sin_f32(d, t);
             }
-            UnaryOp::Bitcast(_) => {
-                self.b.v_mov_b32(d, x);
-            }
-            UnaryOp::Cast(_) => self.cast(d, from, to, x)?,
+            UnaryOp::Bitcast(_) => self.bitcast(d, from, to, xr),
+            UnaryOp::Cast(_) => self.cast(d, from, to, xr),
         }
-        Ok(())
-    }
-
-    fn cast(&mut self, d: Reg, from: DType, to: DType, x: Operand) -> Result<(), GraphError> {
-        match (from, to) {
-            (a, b) if a == b => {
-                self.b.v_mov_b32(d, x);
-            }
-            (DType::F32, DType::I32) => {
-                self.b.v_cvt_i32_f32(d, x);
-            }
-            (DType::I32, DType::F32) => {
-                self.b.v_cvt_f32_i32(d, x);
-            }
-            (DType::Bool, DType::F32) => {
-                self.b.v_cvt_f32_u32(d, x);
-            }
-            (DType::Bool, DType::I32) => {
-                self.b.v_mov_b32(d, x);
-            }
-            (DType::F32, DType::Bool) => {
-                let vcc = self.vcc();
-                self.b.v_cmp_neq_f32(vcc, 0.0f32, x);
-                self.bool_from_vcc(d);
-            }
-            (DType::I32, DType::Bool) => {
-                self.vcc_from_bool(x);
-                self.bool_from_vcc(d);
-            }
-            _ => return Err(codegen(self.k, format!("a cast from {from} to {to}"))),
-        }
-        Ok(())
     }
 
     fn binary(&mut self, val: Val, op: BinaryOp, dt: DType, a: Val, b: Val) -> Result<(), GraphError> {
@@ -426,6 +354,10 @@ impl Lower<'_> {
         }
         if op.is_comparison() {
             self.bool_from_vcc(d);
+        }
+        // u8 arithmetic wraps: keep the register in 0..=255.
+        if dt == DType::U8 && matches!(op, Add | Sub | Mul | Shl) {
+            self.b.v_and_b32(d, 0xff, d);
         }
         Ok(())
     }
