@@ -3,6 +3,14 @@
 //! reference computed in f64; kernel counts of known graphs; a second realize of the same
 //! computation replays its graph without compiling; bad graphs fail when they are built.
 
+// Dtypes and random expression graphs, checked with a host evaluator of their own.
+#[path = "graph_compiler/dtypes.rs"]
+mod dtypes;
+#[path = "graph_compiler/host.rs"]
+mod host;
+#[path = "graph_compiler/property.rs"]
+mod property;
+
 use baregpu::gpu::{Buffer, Gpu};
 use baregpu::realize::{ProgramArena, Realizer};
 use baregpu::DeviceSpec;

@@ -2,13 +2,11 @@
 //! width, casts and bitcasts between every pair, arithmetic, broadcasts and non-contiguous
 //! views, size 1 and empty tensors, reductions of narrow types; on emu:gfx1100, emu:gfx1201,
 //! emu:gfx950 and emu-nv:sm_90, each result checked against the host evaluator
-//! (tests/graph_host), which computes in f64 apart from the compiler.
+//! (tests/graph_compiler/host.rs), which computes in f64 apart from the compiler.
 
-mod graph_host;
-
+use crate::host::{on_device, Host};
 use baregpu_compiler::graph::{BinaryOp, DType, Tensor, UnaryOp};
 use baregpu_runtime::graph::rng::Rng;
-use graph_host::{on_device, Host};
 
 const DEVICES: &[&str] = &["emu:gfx1100", "emu:gfx1201", "emu:gfx950", "emu-nv:sm_90"];
 const DTYPES: [DType; 6] = [DType::F32, DType::F16, DType::BF16, DType::I32, DType::U8, DType::Bool];
@@ -22,7 +20,7 @@ fn random(rng: &mut Rng, d: DType, shape: &[usize]) -> Host {
             DType::I32 => rng.below(2000) as f64 - 1000.0,
             DType::U8 => rng.below(256) as f64,
             DType::Bool => rng.below(2) as f64,
-            _ => graph_host::round_float(d, (rng.below(1 << 20) as f64 / (1 << 20) as f64) * 6.0 - 3.0),
+            _ => crate::host::round_float(d, (rng.below(1 << 20) as f64 / (1 << 20) as f64) * 6.0 - 3.0),
         })
         .collect();
     Host { shape: shape.to_vec(), dtype: d, data }

@@ -2,7 +2,7 @@
 //! random shapes, dtypes and views (inputs read through permutes, broadcasts, pads, shrinks,
 //! flips and reshapes; movement ops and reductions inside the graph; shared subexpressions),
 //! and each is realized on emu:gfx1100, emu:gfx1201, emu:gfx950 and emu-nv:sm_90 and compared
-//! with the host evaluator (tests/graph_host), which knows nothing of views, fusion or codegen.
+//! with the host evaluator (tests/graph_compiler/host.rs), which knows nothing of views, fusion or codegen.
 //!
 //! Bounded: `CASES` graphs (`GRAPH_PROPERTY_CASES` to change) and at most `BUDGET` per device.
 //! A failure names its seed; `GRAPH_PROPERTY_SEED=<seed>` runs that graph alone.
@@ -11,13 +11,11 @@
 //! compiler: float-to-integer casts and comparisons of computed floats (it compares inputs), and
 //! shifts by 32 or more (AMD takes the amount mod 32, PTX clamps it).
 
-mod graph_host;
-
 use std::time::{Duration, Instant};
 
+use crate::host::{on_device, rtol, Host};
 use baregpu_compiler::graph::{BinaryOp, DType, ReduceOp, Tensor};
 use baregpu_runtime::graph::rng::Rng;
-use graph_host::{on_device, rtol, Host};
 
 const DEVICES: &[&str] = &["emu:gfx1100", "emu:gfx1201", "emu:gfx950", "emu-nv:sm_90"];
 const CASES: u64 = 200;
@@ -175,7 +173,7 @@ impl Gen {
                 DType::Bool => self.rng.below(2) as f64,
                 DType::U8 => self.rng.below(256) as f64,
                 DType::I32 => self.rng.below(2001) as f64 - 1000.0,
-                _ => graph_host::round_float(dtype, self.rng.below(1 << 16) as f64 / (1 << 14) as f64 - 2.0),
+                _ => crate::host::round_float(dtype, self.rng.below(1 << 16) as f64 / (1 << 14) as f64 - 2.0),
             })
             .collect();
         self.inputs.push(Host { shape: shape.to_vec(), dtype, data });
@@ -366,17 +364,17 @@ fn random_expression_graphs_match_the_host_evaluator_on_every_device() {
             on_device(spec, |r| {
                 for &seed in chunk {
                     let case = Gen::case(seed);
-                    let mut e = graph_host::Eval::new(&case.inputs);
+                    let mut e = crate::host::Eval::new(&case.inputs);
                     let want = e.eval(&case.out);
                     let failed = match r.try_run(&case.out, &case.inputs) {
-                        Ok((got, kernels)) => graph_host::mismatch(&got, &want, case.rtol, e.max_abs)
+                        Ok((got, kernels)) => crate::host::mismatch(&got, &want, case.rtol, e.max_abs)
                             .map(|m| format!("({kernels} kernels): {m}")),
                         Err(e) => Some(e),
                     };
                     if let Some(m) = failed {
                         panic!(
                             "{spec}: seed {seed} {m}; rerun with GRAPH_PROPERTY_SEED={seed}\n{}",
-                            graph_host::show(&case.out)
+                            crate::host::show(&case.out)
                         );
                     }
                     ran += 1;

@@ -3,8 +3,6 @@
 //! ops by mapping each output coordinate to its source coordinate (no views, no strides). With
 //! it: values per dtype as bytes, and a realize on a device that gives the result back decoded.
 
-#![allow(dead_code)]
-
 use std::collections::HashMap;
 
 use baregpu::gpu::{Buffer, Gpu};
