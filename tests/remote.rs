@@ -212,6 +212,8 @@ impl Proxy {
 }
 
 fn pump(mut from: TcpStream, mut to: TcpStream, fault: Fault) {
+    // Each frame goes out in one write, at once (no Nagle delay per round trip).
+    let _ = to.set_nodelay(true);
     for n in 0.. {
         let mut len = [0; 4];
         if from.read_exact(&mut len).is_err() {
@@ -226,8 +228,9 @@ fn pump(mut from: TcpStream, mut to: TcpStream, fault: Fault) {
             body[last / 2] ^= 0x10;
         }
         let times = if fault == Fault::Replay(n) { 2 } else { 1 };
+        let frame = [&len[..], &body].concat();
         for _ in 0..times {
-            if to.write_all(&len).and_then(|()| to.write_all(&body)).is_err() {
+            if to.write_all(&frame).is_err() {
                 return;
             }
         }
@@ -317,11 +320,15 @@ fn a_launch_runs_over_a_keyed_loopback_link() {
     let prog = dev.load(CodeObject::parse(&std::fs::read(path).unwrap()).unwrap()).unwrap();
     let n = 300usize;
     let bytes = |f: fn(usize) -> f32| (0..n).flat_map(|i| f(i).to_le_bytes()).collect::<Vec<u8>>();
-    let (a, b, c) = (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
+    let (a, b, c) =
+        (dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap());
     dev.write(&a, 0, &bytes(|i| i as f32)).unwrap();
     dev.write(&b, 0, &bytes(|i| 0.25 * i as f32)).unwrap();
-    let args = [ArgValue::Pointer(a.va()), ArgValue::Pointer(b.va()), ArgValue::Pointer(c.va()), ArgValue::u32(n as u32)];
-    let s = dev.launch(&prog, "vector_add", &args, &Launch::new([(n as u32).div_ceil(64), 1, 1], [64, 1, 1]), true).unwrap();
+    let args =
+        [ArgValue::Pointer(a.va()), ArgValue::Pointer(b.va()), ArgValue::Pointer(c.va()), ArgValue::u32(n as u32)];
+    let s = dev
+        .launch(&prog, "vector_add", &args, &Launch::new([(n as u32).div_ceil(64), 1, 1], [64, 1, 1]), true)
+        .unwrap();
     dev.synchronize().unwrap();
     let mut out = vec![0u8; 4 * n];
     dev.read(&c, 0, &mut out).unwrap();
