@@ -69,7 +69,9 @@ impl Key {
     /// The client's key: the file [`KEY_ENV`] names, if set.
     pub fn from_env() -> Result<Option<Key>> {
         match std::env::var_os(KEY_ENV) {
-            Some(p) if !p.is_empty() => Key::from_file(Path::new(&p)).map(Some),
+            Some(p) if !p.is_empty() => {
+                Key::from_file(Path::new(&p)).map(Some).map_err(|e| Error::Unsupported(format!("{KEY_ENV}: {e}")))
+            }
             _ => Ok(None),
         }
     }
