@@ -383,3 +383,52 @@ fn a_wait_over_a_dropped_link_ends_with_an_error_naming_it() {
     assert!(report(&rx).contains("released am:emu:gfx1100"));
     drop((gate, done));
 }
+
+/// A child process killed when dropped (a failing test leaves no server behind).
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `baregpu serve` as a child process on `listen`: the child and the address it printed.
+fn serve_process(listen: &str) -> (Killed, SocketAddr) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"))
+        .args(["serve", "--listen", listen, "--device", DEVICE])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split_whitespace().nth(3).and_then(|a| a.parse().ok());
+    (Killed(child), addr.unwrap_or_else(|| panic!("no address in {line:?}")))
+}
+
+/// The server process killed under a booted driver: one error naming the link, every later call
+/// fails at once; a server started again on the same port serves a new client.
+#[test]
+fn a_killed_server_is_an_error_naming_the_link_then_a_new_one_serves_again() {
+    let (child, addr) = serve_process("127.0.0.1:0");
+    let layout = Layout::for_arch("gfx1100").unwrap();
+    let pci = connect(addr, None).unwrap();
+    let mut dev = AmDevice::open(pci.clone(), &StandinSource::for_layout(&layout)).unwrap();
+    let a = dev.alloc(0x1000, true).unwrap();
+    drop(child);
+    let t = Instant::now();
+    let link = format!("remote:127.0.0.1:{}", addr.port());
+    let e = dev.write(&a, 0, &[1; 64]).and_then(|()| dev.read(&a, 0, &mut [0; 64])).unwrap_err().to_string();
+    assert!(e.contains(&link), "{e}");
+    let e = pci.read32(AMD_BAR_VRAM, 0).unwrap_err().to_string();
+    assert!(e.contains(&link) && e.contains("link down"), "{e}");
+    assert!(t.elapsed() < WAIT, "{:?}", t.elapsed());
+    drop(dev);
+    let (_child, again) = serve_process(&addr.to_string());
+    assert_eq!(again, addr);
+    let pci = connect(addr, None).unwrap();
+    AmDevice::open(pci, &StandinSource::for_layout(&layout)).unwrap().close().unwrap();
+}

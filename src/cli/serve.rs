@@ -63,6 +63,5 @@ pub fn run(a: Args) -> Result<()> {
         use std::io::Write;
         let _ = writeln!(std::io::stderr(), "baregpu serve: {line}");
     });
-    Arc::new(Server::new(names, key, opener)).serve(listener, report)?;
-    Ok(())
+    Arc::new(Server::new(names, key, opener)).serve(listener, report)
 }

@@ -177,7 +177,7 @@ impl RemotePci {
                 Err(e) => last = e,
             }
         }
-        let stream = stream.ok_or_else(|| io_err(last))?;
+        let stream = stream.ok_or_else(|| io_err(io::Error::new(last.kind(), format!("no server: {last}"))))?;
         stream
             .set_read_timeout(Some(timeout))
             .and_then(|()| stream.set_write_timeout(Some(timeout)))

@@ -77,9 +77,17 @@ impl Server {
     }
 
     /// Accept clients for ever, one thread each; `report` gets one line per session's end.
-    pub fn serve(self: Arc<Self>, listener: TcpListener, report: Arc<dyn Fn(String) + Send + Sync>) -> Result<()> {
+    pub fn serve(self: Arc<Self>, listener: TcpListener, report: Arc<dyn Fn(String) + Send + Sync>) -> ! {
         loop {
-            let (stream, peer) = listener.accept().map_err(|e| Error::sys("accept", e))?;
+            let (stream, peer) = match listener.accept() {
+                Ok(c) => c,
+                // Out of descriptors, a connection reset before it was accepted: the server goes on.
+                Err(e) => {
+                    report(format!("accept: {e}"));
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                }
+            };
             let (me, report) = (self.clone(), report.clone());
             std::thread::spawn(move || match me.handle(stream, peer) {
                 Ok(device) => report(format!("{peer}: released {device}")),
