@@ -144,7 +144,10 @@ fn a_second_client_is_told_who_holds_the_device_and_gets_it_once_released() {
 fn a_keyless_link_beyond_loopback_is_refused_before_connecting() {
     // 192.0.2.1 is TEST-NET-1: never reached, the client refuses before any packet.
     let e = RemotePci::connect("192.0.2.1", 1, DEVICE, None, WAIT).unwrap_err().to_string();
-    assert!(e.contains("needs a pre-shared key (BAREGPU_REMOTE_KEY_FILE)"), "{e}");
+    assert!(
+        e.contains("remote:192.0.2.1:1: a link beyond loopback needs a pre-shared key (BAREGPU_REMOTE_KEY_FILE)"),
+        "{e}"
+    );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"))
         .args(["serve", "--listen", "0.0.0.0:0", "--device", DEVICE])
         .output()

@@ -168,7 +168,7 @@ impl RemotePci {
         let mut last = io::Error::new(io::ErrorKind::NotFound, "the host has no address");
         let mut stream = None;
         for addr in &addrs {
-            check_keyless(addr, key, "connect")?;
+            check_keyless(addr, key, &name, super::KEY_ENV)?;
             match TcpStream::connect_timeout(addr, timeout) {
                 Ok(s) => {
                     stream = Some(s);

@@ -88,13 +88,11 @@ pub fn timeout_from_env() -> Result<Duration> {
     }
 }
 
-/// A plain (keyless) link is kept to loopback: refuse it anywhere else.
-pub fn check_keyless(addr: &SocketAddr, key: Option<&Key>, who: &str) -> Result<()> {
+/// A plain (keyless) link is kept to loopback: refuse it anywhere else. `who` names the link
+/// or the listening address, `hint` where the key goes.
+pub fn check_keyless(addr: &SocketAddr, key: Option<&Key>, who: &str, hint: &str) -> Result<()> {
     match key.is_some() || addr.ip().is_loopback() {
         true => Ok(()),
-        false => Err(Error::Unsupported(format!(
-            "{who} {addr}: a link beyond loopback needs a pre-shared key ({})",
-            if who == "listen" { "--key-file F" } else { KEY_ENV }
-        ))),
+        false => Err(Error::Unsupported(format!("{who}: a link beyond loopback needs a pre-shared key ({hint})"))),
     }
 }
