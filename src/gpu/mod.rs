@@ -242,6 +242,12 @@ pub fn open_group(spec: &DeviceSpec, count: usize) -> Result<Vec<Box<dyn Gpu>>> 
     crate::device::open_group(spec, count)?.into_iter().map(vendor::boxed).collect()
 }
 
+/// A device opened by other means (such as [`crate::device::open_am_over`], over a link) as a
+/// [`Gpu`].
+pub fn from_device(dev: crate::device::Device) -> Result<Box<dyn Gpu>> {
+    vendor::boxed(dev)
+}
+
 /// [`open`] with the host OS given (re-rootable for tests).
 pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Box<dyn Gpu>> {
     vendor::boxed(crate::device::open_with(spec, os)?)

@@ -318,6 +318,9 @@ impl AmdIface for Counting {
     fn port(&self) -> Port {
         self.inner.port()
     }
+    fn dma_pool(&self) -> Option<u64> {
+        self.inner.dma_pool()
+    }
     fn wake(&self) -> Option<Wake> {
         self.inner.wake()
     }

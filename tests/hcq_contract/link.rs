@@ -116,3 +116,55 @@ fn a_failed_link_ends_a_wait_with_an_error_naming_it() {
         drop(dev);
     }
 }
+
+/// Copies into VRAM the host cannot reach go through the DMA pool where the device has one,
+/// and give it back.
+#[test]
+fn staging_over_a_link_without_host_dma_uses_the_pool() {
+    let (dev, link) = Over::VramOnly.open();
+    let n = 3 * POOL as usize + 999;
+    let vram = dev.alloc_vram(n as u64).unwrap();
+    let data: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+    dev.copy_in(&vram, 0, &data).unwrap();
+    let mut back = vec![0u8; n];
+    dev.copy_out(&vram, 0, &mut back).unwrap();
+    assert!(back == data, "a round trip through the pool differs");
+    assert_eq!((link.pool_peak(), link.pool_used()), (POOL, 0), "staging took the whole pool, then gave it back");
+    dev.free(vram).unwrap();
+}
+
+/// The demo's work over both links, checked against the host: copies in, a matmul and a vector
+/// add, copies out as one graph; then a transformer block as a graph and its replay.
+#[test]
+fn the_demo_runs_over_both_links() {
+    for over in [Over::Unmapped, Over::VramOnly] {
+        let (dev, _link) = over.open();
+        let gpu = baregpu::gpu::from_device(device::Device::Amd(dev)).unwrap();
+        let r = baregpu::demo::run(&*gpu, 32, baregpu::demo::Mode::Graph, &mut |_| Ok(()))
+            .unwrap_or_else(|e| panic!("{over:?}: {e}"));
+        assert!(!r.runs.is_empty() && r.runs.iter().all(|k| k.ok), "{over:?}: {:?}", r.runs);
+        let t = r.transformer.expect("the demo runs the transformer block");
+        assert!(t.ok && t.replays > 0, "{over:?}: {t:?}");
+    }
+}
+
+/// A link that goes down during the AM driver's boot or the runtime's open: an error naming
+/// the link, never a panic or a hang.
+#[test]
+fn a_link_that_fails_while_opening_is_an_error_naming_it() {
+    let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").unwrap());
+    let gpu = || EmuPciGpu::new("gfx1100", Arc::new(Interpreter::new("gfx1100"))).unwrap();
+    let link = Restricted::vram_only(gpu(), POOL);
+    let dev = device::open_am_over(link.clone(), &fw, "test").unwrap();
+    let calls = link.calls();
+    drop(dev);
+    for after in [0, calls / 10, calls / 2, calls * 9 / 10] {
+        let link = Restricted::vram_only(gpu(), POOL);
+        link.fail_after(after);
+        let t = Instant::now();
+        let e = device::open_am_over(link.clone(), &fw, "test").err();
+        let e = e.unwrap_or_else(|| panic!("opened though the link failed after {after} of {calls} calls"));
+        assert!(e.to_string().contains("over a test link"), "failing after {after} calls: {e}");
+        assert!(t.elapsed() < Duration::from_secs(10), "failing after {after} calls took {:?}", t.elapsed());
+    }
+}

@@ -329,3 +329,15 @@ impl EmuPciGpu {
         }
     }
 }
+
+impl Drop for EmuPciGpu {
+    /// A queue the driver never dequeued (its link to the device failed first) still runs: stop
+    /// its thread before the VRAM and DMA memory it reads go away.
+    fn drop(&mut self) {
+        let st = self.st.get_mut().unwrap_or_else(|e| e.into_inner());
+        let queues: Vec<HqdQueue> = st.hqds.drain().map(|(_, q)| q).chain(st.retired.drain(..)).collect();
+        for q in queues {
+            q.running.stop();
+        }
+    }
+}

@@ -23,6 +23,8 @@ struct LinkState {
     /// The pool's size, where the device cannot DMA into host memory at large.
     pool: Option<u64>,
     pool_used: AtomicU64,
+    /// The most of the pool ever in use at once.
+    pool_peak: AtomicU64,
 }
 
 impl LinkState {
@@ -65,6 +67,7 @@ impl Restricted {
             fail_at: AtomicU64::new(u64::MAX),
             pool,
             pool_used: AtomicU64::new(0),
+            pool_peak: AtomicU64::new(0),
         };
         Arc::new(Restricted { inner, link: Arc::new(link) })
     }
@@ -82,6 +85,11 @@ impl Restricted {
     /// Bytes of the DMA pool in use (where there is a pool).
     pub fn pool_used(&self) -> u64 {
         self.link.pool_used.load(Ordering::SeqCst)
+    }
+
+    /// The most bytes of the DMA pool ever in use at once.
+    pub fn pool_peak(&self) -> u64 {
+        self.link.pool_peak.load(Ordering::SeqCst)
     }
 }
 
@@ -151,6 +159,7 @@ impl PciDevice for Restricted {
                     self.link.name
                 )));
             }
+            self.link.pool_peak.fetch_max(used + size, Ordering::SeqCst);
         }
         let inner = match self.inner.alloc_dma(size, contiguous) {
             Ok(m) => m,
@@ -256,7 +265,7 @@ mod tests {
         let b = r.alloc_dma(DMA_PAGE, false).unwrap();
         assert_eq!(r.pool_used(), 2 * DMA_PAGE);
         drop((a, b));
-        assert_eq!(r.pool_used(), 0);
+        assert_eq!((r.pool_used(), r.pool_peak()), (0, 2 * DMA_PAGE));
         assert!(r.alloc_dma(2 * DMA_PAGE, false).is_ok());
     }
 

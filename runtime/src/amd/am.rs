@@ -1,15 +1,18 @@
 //! [`AmdIface`] over the userspace PCI driver (AM): no kernel driver, so no events. Memory is
 //! placed as the hardware wants it (amd.md §7.6): rings, signals and read/write pointers in
 //! system memory, code and device buffers in VRAM through the BAR (physically contiguous, so
-//! one BAR window maps it), all of it in system memory where the BAR does not cover VRAM.
-//! Queues are programmed into the HQD/SDMA registers by the driver, doorbells are BAR2 writes,
+//! one BAR window maps it), all of it in system memory where the BAR does not cover VRAM, and
+//! all of it in VRAM where the GPU cannot DMA into host memory (a USB bridge: only copy staging
+//! comes from its small DMA pool). Queues are programmed into the HQD/SDMA registers by the driver, doorbells are BAR2 writes,
 //! and a host's sleep polls: a short sleep with backoff, then the IH ring, where a VM fault or
 //! an SQ error becomes the runtime's fault. There is no CWSR area on AM.
 //!
 //! The driver is reached through [`AmDriver`], what the runtime needs of
 //! `baregpu_drivers::amd::am::AmDevice`; [`super::am_device`] implements it over AmDevice,
 //! mapping every allocation at its CPU address (`AmDevice::alloc_at_cpu`) so the one-address
-//! rule holds. Still missing:
+//! rule holds; over a link (nothing CPU-mapped), the interface's port is a
+//! [`crate::port::Link`] through the driver's calls, and its first failure ends every sleep.
+//! Still missing:
 //! - on gfx942, the compute queue mapped on every XCC's HQD (one read pointer each), and the
 //!   emulated gfx942's PSP boot;
 //! - the HDP flush pair from the discovery table's NBIO bases ([`super::hdp::for_block`]) once
@@ -84,10 +87,11 @@ pub trait AmDriver: Send + Sync + 'static {
     fn maps_memory(&self) -> bool {
         true
     }
-    /// Whether the GPU can DMA into host memory; where not (a USB bridge), every allocation
-    /// goes to VRAM.
-    fn host_dma(&self) -> bool {
-        true
+    /// `None` where the GPU DMAs into any host memory; else the bytes of the small pool it can
+    /// (a USB bridge's SRAM, `PciDevice::dma_pool`): every allocation then goes to VRAM but
+    /// staging buffers, which come from the pool.
+    fn dma_pool(&self) -> Option<u64> {
+        None
     }
     /// What link errors name: the PCI device.
     fn name(&self) -> String {
@@ -130,7 +134,8 @@ pub struct AmIface {
     drv: Arc<dyn AmDriver>,
     info: GpuInfo,
     large_bar: bool,
-    host_dma: bool,
+    /// See [`AmDriver::dma_pool`].
+    dma_pool: Option<u64>,
     /// How the host reaches the memory: its address, or the driver's calls over a link.
     port: Port,
     /// The current backoff of the polling sleep (reset when a wait starts afresh).
@@ -183,7 +188,7 @@ impl AmIface {
         AmIface {
             info: drv.info(),
             large_bar: drv.large_bar(),
-            host_dma: drv.host_dma(),
+            dma_pool: drv.dma_pool(),
             port,
             drv,
             backoff: Mutex::new(Duration::from_micros(50)),
@@ -202,7 +207,7 @@ impl AmIface {
 
     /// Rings and their pointer pages: system memory, or VRAM where the GPU cannot DMA into it.
     fn queue_memory(&self, ring_bytes: u64) -> Result<(DriverAlloc, DriverAlloc)> {
-        let at = place(MemKind::Uncached, self.large_bar, self.host_dma);
+        let at = place(MemKind::Uncached, self.large_bar, self.dma_pool.is_none());
         let ring = self.drv.alloc(ring_bytes, at)?;
         let pointers = match self.drv.alloc(0x1000, at) {
             Ok(p) => p,
@@ -232,11 +237,16 @@ impl AmdIface for AmIface {
         &self.info
     }
 
-    fn alloc(&self, size: u64, kind: MemKind, _placement: Placement) -> Result<Memory> {
+    fn alloc(&self, size: u64, kind: MemKind, placement: Placement) -> Result<Memory> {
         if size == 0 {
             return Err(crate::Error::Driver(baregpu_drivers::Error::Protocol("AM: a zero-byte allocation".into())));
         }
-        let a = self.drv.alloc(size, place(kind, self.large_bar, self.host_dma))?;
+        let at = match (kind, placement) {
+            // Staging for copies where the GPU reaches host memory only in a small pool.
+            (MemKind::Host, Placement::Internal) if self.dma_pool.is_some() => Where::System,
+            _ => place(kind, self.large_bar, self.dma_pool.is_none()),
+        };
+        let a = self.drv.alloc(size, at)?;
         Ok(Memory::new(a.va, a.size, kind, a.cpu_mapped, a))
     }
 
@@ -283,6 +293,10 @@ impl AmdIface for AmIface {
 
     fn port(&self) -> Port {
         self.port.clone()
+    }
+
+    fn dma_pool(&self) -> Option<u64> {
+        self.dma_pool
     }
 
     /// No events: host waits poll.

@@ -49,8 +49,8 @@ pub struct AmDeviceDriver {
     large_bar: bool,
     /// See [`AmDriver::maps_memory`].
     mapped: bool,
-    /// See [`AmDriver::host_dma`].
-    host_dma: bool,
+    /// See [`AmDriver::dma_pool`].
+    dma_pool: Option<u64>,
     name: String,
 }
 
@@ -74,11 +74,11 @@ impl AmDeviceDriver {
             scratch_slots_per_cu: SCRATCH_SLOTS_PER_CU,
         };
         let pci = dev.pci().clone();
-        let host_dma = pci.dma_pool().is_none();
+        let dma_pool = pci.dma_pool();
         let vram_mapped = pci.bar_ptr(AMD_BAR_VRAM).is_some();
         // Rings and signals live in system memory where the GPU reaches it, else in VRAM: the
         // process maps the device's memory where it maps that.
-        let mapped = match host_dma {
+        let mapped = match dma_pool.is_none() {
             true => pci.alloc_dma(DMA_PAGE, false)?.cpu_ptr().is_some(),
             false => vram_mapped,
         };
@@ -96,7 +96,7 @@ impl AmDeviceDriver {
             next_queue: 1,
         };
         let name = pci.name().to_string();
-        Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar, mapped, host_dma, name })
+        Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar, mapped, dma_pool, name })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -133,8 +133,8 @@ impl AmDriver for AmDeviceDriver {
         self.mapped
     }
 
-    fn host_dma(&self) -> bool {
-        self.host_dma
+    fn dma_pool(&self) -> Option<u64> {
+        self.dma_pool
     }
 
     fn name(&self) -> String {

@@ -193,7 +193,12 @@ impl core::Device<Amd> {
             }),
             port,
         };
-        core::Device::new(amd, label, &info.arch)
+        let dev = core::Device::new(amd, label, &info.arch)?;
+        // Stores of the open (signals zeroed) latch a link's failure rather than return it.
+        match &dev.backend().port {
+            Port::Link(l) => l.error().map_or(Ok(dev), Err),
+            Port::Local => Ok(dev),
+        }
     }
 
     /// The KFD device, where the device runs over KFD.

@@ -227,6 +227,12 @@ pub trait AmdIface: Send + Sync + 'static {
     fn port(&self) -> crate::port::Port {
         crate::port::Port::Local
     }
+    /// `None` where the GPU reaches any host memory; else the bytes of the small DMA pool it
+    /// has instead (a USB bridge's SRAM): [`MemKind::Host`] memory allocated with
+    /// [`Placement::Internal`] (the runtime's copy staging) comes from it, the rest from VRAM.
+    fn dma_pool(&self) -> Option<u64> {
+        None
+    }
     /// Where an interrupting signal wakes a sleeping host; `None` where host waits only poll.
     fn wake(&self) -> Option<Wake>;
     /// Sleep up to about `d` (or until woken), then report what the device raised meanwhile.

@@ -1,8 +1,12 @@
 //! Host↔device copies for memory the CPU cannot map (VRAM beyond the BAR): through a pinned host
-//! staging buffer and the SDMA engine, in chunks; CPU-visible memory is copied directly.
+//! staging buffer and the SDMA engine, in chunks; CPU-visible memory is copied directly. Where
+//! the GPU reaches host memory only through a small DMA pool (a USB bridge's SRAM), the staging
+//! buffer comes from the pool (what the bridge moves fastest), else from host-visible VRAM.
 
 use super::device::{AmdDevice, Buffer};
+use super::iface::MemKind;
 use crate::Result;
+use baregpu_drivers::va_window::Placement;
 
 /// Bytes moved per staging round trip.
 pub const STAGING_BYTES: u64 = 2 << 20;
@@ -22,7 +26,7 @@ impl AmdDevice {
             return self.write(dst, offset, data);
         }
         self.check_span(dst, offset, data.len() as u64)?;
-        let staging = self.alloc_host(STAGING_BYTES.min(data.len().max(1) as u64))?;
+        let staging = self.staging(data.len())?;
         let chunk = staging.size() as usize;
         let result = (|| {
             for (i, piece) in data.chunks(chunk).enumerate() {
@@ -44,7 +48,7 @@ impl AmdDevice {
             return self.read(src, offset, out);
         }
         self.check_span(src, offset, out.len() as u64)?;
-        let staging = self.alloc_host(STAGING_BYTES.min(out.len().max(1) as u64))?;
+        let staging = self.staging(out.len())?;
         let chunk = staging.size() as usize;
         let result = (|| {
             for (i, piece) in out.chunks_mut(chunk).enumerate() {
@@ -56,5 +60,19 @@ impl AmdDevice {
         })();
         self.free(staging)?;
         result
+    }
+
+    /// A staging buffer for a copy of `bytes`: from the device's DMA pool where it has one (and
+    /// room in it), host memory otherwise.
+    fn staging(&self, bytes: usize) -> Result<Buffer> {
+        let want = STAGING_BYTES.min(bytes.max(1) as u64);
+        let iface = &self.backend().iface;
+        if let Some(pool) = iface.dma_pool() {
+            match iface.alloc(want.min(pool), MemKind::Host, Placement::Internal) {
+                Ok(mem) => return Ok(Buffer { mem }),
+                Err(e) => log::debug!("{}: staging outside the DMA pool: {e}", self.label),
+            }
+        }
+        self.alloc_host(want)
     }
 }
