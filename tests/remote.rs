@@ -144,7 +144,10 @@ fn a_second_client_is_told_who_holds_the_device_and_gets_it_once_released() {
 fn a_keyless_link_beyond_loopback_is_refused_before_connecting() {
     // 192.0.2.1 is TEST-NET-1: never reached, the client refuses before any packet.
     let e = RemotePci::connect("192.0.2.1", 1, DEVICE, None, WAIT).unwrap_err().to_string();
-    assert!(e.contains("needs a pre-shared key (BAREGPU_REMOTE_KEY_FILE)"), "{e}");
+    assert!(
+        e.contains("remote:192.0.2.1:1: a link beyond loopback needs a pre-shared key (BAREGPU_REMOTE_KEY_FILE)"),
+        "{e}"
+    );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"))
         .args(["serve", "--listen", "0.0.0.0:0", "--device", DEVICE])
         .output()
@@ -212,6 +215,8 @@ impl Proxy {
 }
 
 fn pump(mut from: TcpStream, mut to: TcpStream, fault: Fault) {
+    // Each frame goes out in one write, at once (no Nagle delay per round trip).
+    let _ = to.set_nodelay(true);
     for n in 0.. {
         let mut len = [0; 4];
         if from.read_exact(&mut len).is_err() {
@@ -226,8 +231,9 @@ fn pump(mut from: TcpStream, mut to: TcpStream, fault: Fault) {
             body[last / 2] ^= 0x10;
         }
         let times = if fault == Fault::Replay(n) { 2 } else { 1 };
+        let frame = [&len[..], &body].concat();
         for _ in 0..times {
-            if to.write_all(&len).and_then(|()| to.write_all(&body)).is_err() {
+            if to.write_all(&frame).is_err() {
                 return;
             }
         }
@@ -379,4 +385,53 @@ fn a_wait_over_a_dropped_link_ends_with_an_error_naming_it() {
     assert!(dev.synchronize().is_err());
     assert!(report(&rx).contains("released am:emu:gfx1100"));
     drop((gate, done));
+}
+
+/// A child process killed when dropped (a failing test leaves no server behind).
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `baregpu serve` as a child process on `listen`: the child and the address it printed.
+fn serve_process(listen: &str) -> (Killed, SocketAddr) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"))
+        .args(["serve", "--listen", listen, "--device", DEVICE])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split_whitespace().nth(3).and_then(|a| a.parse().ok());
+    (Killed(child), addr.unwrap_or_else(|| panic!("no address in {line:?}")))
+}
+
+/// The server process killed under a booted driver: one error naming the link, every later call
+/// fails at once; a server started again on the same port serves a new client.
+#[test]
+fn a_killed_server_is_an_error_naming_the_link_then_a_new_one_serves_again() {
+    let (child, addr) = serve_process("127.0.0.1:0");
+    let layout = Layout::for_arch("gfx1100").unwrap();
+    let pci = connect(addr, None).unwrap();
+    let mut dev = AmDevice::open(pci.clone(), &StandinSource::for_layout(&layout)).unwrap();
+    let a = dev.alloc(0x1000, true).unwrap();
+    drop(child);
+    let t = Instant::now();
+    let link = format!("remote:127.0.0.1:{}", addr.port());
+    let e = dev.write(&a, 0, &[1; 64]).and_then(|()| dev.read(&a, 0, &mut [0; 64])).unwrap_err().to_string();
+    assert!(e.contains(&link), "{e}");
+    let e = pci.read32(AMD_BAR_VRAM, 0).unwrap_err().to_string();
+    assert!(e.contains(&link) && e.contains("link down"), "{e}");
+    assert!(t.elapsed() < WAIT, "{:?}", t.elapsed());
+    drop(dev);
+    let (_child, again) = serve_process(&addr.to_string());
+    assert_eq!(again, addr);
+    let pci = connect(addr, None).unwrap();
+    AmDevice::open(pci, &StandinSource::for_layout(&layout)).unwrap().close().unwrap();
 }

@@ -30,13 +30,14 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let key = a.key_file.as_deref().map(Key::from_file).transpose()?;
+    let key = a.key_file.as_deref().map(Key::from_file).transpose();
+    let key = key.map_err(|e| Error::Usage(format!("serve: --key-file {e}")))?;
     let addrs: Vec<SocketAddr> = match a.listen.to_socket_addrs() {
         Ok(addrs) => addrs.collect(),
         Err(e) => return Err(Error::Usage(format!("serve: --listen {}: {e}", a.listen))),
     };
     for addr in &addrs {
-        check_keyless(addr, key.as_ref(), "listen")?;
+        check_keyless(addr, key.as_ref(), &format!("listen {addr}"), "--key-file F")?;
     }
     for d in &a.devices {
         if !matches!(d, DeviceSpec::Am { .. }) {
@@ -63,6 +64,5 @@ pub fn run(a: Args) -> Result<()> {
         use std::io::Write;
         let _ = writeln!(std::io::stderr(), "baregpu serve: {line}");
     });
-    Arc::new(Server::new(names, key, opener)).serve(listener, report)?;
-    Ok(())
+    Arc::new(Server::new(names, key, opener)).serve(listener, report)
 }

@@ -28,7 +28,11 @@ pub struct Channel {
     reader: BufReader<TcpStream>,
     writer: BufWriter<TcpStream>,
     noise: Option<snow::TransportState>,
+    /// Buffers kept across messages (a fresh multi-MiB buffer per message costs page faults).
     frame: Vec<u8>,
+    tx: Vec<u8>,
+    sealed: Vec<u8>,
+    plain: Vec<u8>,
 }
 
 impl std::fmt::Debug for Channel {
@@ -86,7 +90,9 @@ impl Channel {
     fn over(stream: TcpStream) -> io::Result<Channel> {
         stream.set_nodelay(true)?;
         let reader = BufReader::with_capacity(256 << 10, stream.try_clone()?);
-        Ok(Channel { reader, writer: BufWriter::with_capacity(256 << 10, stream), noise: None, frame: Vec::new() })
+        let writer = BufWriter::with_capacity(256 << 10, stream);
+        let (frame, tx, sealed, plain) = (Vec::new(), Vec::new(), vec![0; NOISE_FRAME], vec![0; NOISE_FRAME]);
+        Ok(Channel { reader, writer, noise: None, frame, tx, sealed, plain })
     }
 
     /// Open the client's end: hello, the server's verdict, then the handshake when keyed.
@@ -170,20 +176,36 @@ impl Channel {
 
     /// Send one message (split into Noise frames when keyed).
     pub fn send(&mut self, msg: &[u8]) -> io::Result<()> {
-        if msg.len() > MAX_MESSAGE {
-            return Err(err(io::ErrorKind::InvalidInput, format!("a message of {} bytes", msg.len())));
-        }
-        let Some(noise) = self.noise.as_mut() else {
-            return self.send_raw(msg).map_err(|e| explain(e, "sending"));
+        self.send_encoded(|out| out.extend_from_slice(msg))
+    }
+
+    /// Send the message `encode` appends to the buffer it is given.
+    pub fn send_encoded(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> io::Result<()> {
+        // The message's length first: a plain frame's header, or the start of the first
+        // Noise frame's plaintext.
+        let mut buf = std::mem::take(&mut self.tx);
+        buf.clear();
+        buf.extend_from_slice(&[0; 4]);
+        encode(&mut buf);
+        let len = buf.len() - 4;
+        buf[..4].copy_from_slice(&(len as u32).to_le_bytes());
+        let sent = match len > MAX_MESSAGE {
+            true => Err(err(io::ErrorKind::InvalidInput, format!("a message of {len} bytes"))),
+            false => self.send_buffer(&buf),
         };
-        // The first frame's plaintext starts with the message's length.
-        let mut plain = Vec::with_capacity(msg.len() + 4);
-        plain.extend_from_slice(&(msg.len() as u32).to_le_bytes());
-        plain.extend_from_slice(msg);
-        let mut out = vec![0; NOISE_FRAME];
-        for chunk in plain.chunks(NOISE_FRAME - NOISE_TAG) {
-            let n = noise.write_message(chunk, &mut out).map_err(|e| err(io::ErrorKind::Other, e.to_string()))?;
-            write_frame(&mut self.writer, &out[..n]).map_err(|e| explain(e, "sending"))?;
+        self.tx = buf;
+        sent
+    }
+
+    fn send_buffer(&mut self, buf: &[u8]) -> io::Result<()> {
+        let Some(noise) = self.noise.as_mut() else {
+            self.writer.write_all(buf).and_then(|()| self.writer.flush()).map_err(|e| explain(e, "sending"))?;
+            return Ok(());
+        };
+        for chunk in buf.chunks(NOISE_FRAME - NOISE_TAG) {
+            let n =
+                noise.write_message(chunk, &mut self.sealed).map_err(|e| err(io::ErrorKind::Other, e.to_string()))?;
+            write_frame(&mut self.writer, &self.sealed[..n]).map_err(|e| explain(e, "sending"))?;
         }
         self.writer.flush().map_err(|e| explain(e, "sending"))
     }
@@ -195,28 +217,32 @@ impl Channel {
         };
         out.clear();
         let mut want = None;
-        let mut plain = vec![0; NOISE_FRAME];
         loop {
             read_frame(&mut self.reader, &mut self.frame, NOISE_FRAME).map_err(|e| explain(e, what))?;
-            let n = noise.read_message(&self.frame, &mut plain).map_err(|_| auth_failed())?;
-            out.extend_from_slice(&plain[..n]);
-            if want.is_none() && out.len() >= 4 {
-                let len = u32::from_le_bytes([out[0], out[1], out[2], out[3]]) as usize;
+            let n = noise.read_message(&self.frame, &mut self.plain).map_err(|_| auth_failed())?;
+            let mut body = &self.plain[..n];
+            if want.is_none() {
+                // The first frame starts with the message's length.
+                let Some((len, rest)) = body.split_first_chunk::<4>() else {
+                    return Err(err(io::ErrorKind::InvalidData, "a message without its length"));
+                };
+                let len = u32::from_le_bytes(*len) as usize;
                 if len > MAX_MESSAGE {
                     return Err(err(io::ErrorKind::InvalidData, format!("a message of {len} bytes")));
                 }
-                want = Some(len + 4);
+                want = Some(len);
+                out.reserve(len);
+                body = rest;
             }
+            out.extend_from_slice(body);
             match want {
-                Some(w) if out.len() == w => break,
+                Some(w) if out.len() == w => return Ok(()),
                 Some(w) if out.len() > w => {
                     return Err(err(io::ErrorKind::InvalidData, "a message longer than it said"))
                 }
                 _ => {}
             }
         }
-        out.drain(..4);
-        Ok(())
     }
 
     /// Bound every later wait for the peer (`None`: wait for ever).

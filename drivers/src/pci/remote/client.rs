@@ -168,7 +168,7 @@ impl RemotePci {
         let mut last = io::Error::new(io::ErrorKind::NotFound, "the host has no address");
         let mut stream = None;
         for addr in &addrs {
-            check_keyless(addr, key, "connect")?;
+            check_keyless(addr, key, &name, super::KEY_ENV)?;
             match TcpStream::connect_timeout(addr, timeout) {
                 Ok(s) => {
                     stream = Some(s);
@@ -177,7 +177,7 @@ impl RemotePci {
                 Err(e) => last = e,
             }
         }
-        let stream = stream.ok_or_else(|| io_err(last))?;
+        let stream = stream.ok_or_else(|| io_err(io::Error::new(last.kind(), format!("no server: {last}"))))?;
         stream
             .set_read_timeout(Some(timeout))
             .and_then(|()| stream.set_write_timeout(Some(timeout)))

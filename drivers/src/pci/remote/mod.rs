@@ -69,7 +69,9 @@ impl Key {
     /// The client's key: the file [`KEY_ENV`] names, if set.
     pub fn from_env() -> Result<Option<Key>> {
         match std::env::var_os(KEY_ENV) {
-            Some(p) if !p.is_empty() => Key::from_file(Path::new(&p)).map(Some),
+            Some(p) if !p.is_empty() => {
+                Key::from_file(Path::new(&p)).map(Some).map_err(|e| Error::Unsupported(format!("{KEY_ENV}: {e}")))
+            }
             _ => Ok(None),
         }
     }
@@ -86,13 +88,11 @@ pub fn timeout_from_env() -> Result<Duration> {
     }
 }
 
-/// A plain (keyless) link is kept to loopback: refuse it anywhere else.
-pub fn check_keyless(addr: &SocketAddr, key: Option<&Key>, who: &str) -> Result<()> {
+/// A plain (keyless) link is kept to loopback: refuse it anywhere else. `who` names the link
+/// or the listening address, `hint` where the key goes.
+pub fn check_keyless(addr: &SocketAddr, key: Option<&Key>, who: &str, hint: &str) -> Result<()> {
     match key.is_some() || addr.ip().is_loopback() {
         true => Ok(()),
-        false => Err(Error::Unsupported(format!(
-            "{who} {addr}: a link beyond loopback needs a pre-shared key ({})",
-            if who == "listen" { "--key-file F" } else { KEY_ENV }
-        ))),
+        false => Err(Error::Unsupported(format!("{who}: a link beyond loopback needs a pre-shared key ({hint})"))),
     }
 }

@@ -24,7 +24,8 @@ pub type Opener = dyn Fn(&str) -> std::result::Result<Arc<dyn PciDevice>, String
 enum Answer {
     Done,
     Value(u64),
-    Data(Vec<u8>),
+    /// Bytes read, in the session's data buffer.
+    Data,
     Flag(bool),
     Dma(u32, Vec<u64>),
 }
@@ -58,6 +59,8 @@ struct Session<'a> {
     next_dma: u32,
     dev: Arc<dyn PciDevice>,
     _claim: Claim<'a>,
+    /// What the last read request read (kept: a fresh multi-MiB buffer per read costs page faults).
+    data: Vec<u8>,
 }
 
 fn peer_error(peer: &SocketAddr, e: io::Error) -> Error {
@@ -77,9 +80,17 @@ impl Server {
     }
 
     /// Accept clients for ever, one thread each; `report` gets one line per session's end.
-    pub fn serve(self: Arc<Self>, listener: TcpListener, report: Arc<dyn Fn(String) + Send + Sync>) -> Result<()> {
+    pub fn serve(self: Arc<Self>, listener: TcpListener, report: Arc<dyn Fn(String) + Send + Sync>) -> ! {
         loop {
-            let (stream, peer) = listener.accept().map_err(|e| Error::sys("accept", e))?;
+            let (stream, peer) = match listener.accept() {
+                Ok(c) => c,
+                // Out of descriptors, a connection reset before it was accepted: the server goes on.
+                Err(e) => {
+                    report(format!("accept: {e}"));
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                }
+            };
             let (me, report) = (self.clone(), report.clone());
             std::thread::spawn(move || match me.handle(stream, peer) {
                 Ok(device) => report(format!("{peer}: released {device}")),
@@ -139,7 +150,7 @@ impl Server {
             }
             let sent = match &failed {
                 Some((index, message)) => send(&mut ch, &Response::Failed { index: *index, message }),
-                None => send(&mut ch, &last.response()),
+                None => send(&mut ch, &last.response(&session.data)),
             };
             sent.map_err(|e| peer_error(&peer, e))?;
         }
@@ -163,22 +174,20 @@ impl Server {
         }
         let claim = Claim { server: self, device };
         let dev = (self.opener)(&claim.device).map_err(|e| format!("{}: {e}", claim.device))?;
-        Ok(Session { dma: HashMap::new(), next_dma: 1, dev, _claim: claim })
+        Ok(Session { dma: HashMap::new(), next_dma: 1, dev, _claim: claim, data: Vec::new() })
     }
 }
 
 fn send(ch: &mut Channel, r: &Response) -> io::Result<()> {
-    let mut out = Vec::new();
-    r.encode(&mut out);
-    ch.send(&out)
+    ch.send_encoded(|out| r.encode(out))
 }
 
 impl Answer {
-    fn response(&self) -> Response<'_> {
+    fn response<'a>(&'a self, data: &'a [u8]) -> Response<'a> {
         match self {
             Answer::Done => Response::Done,
             Answer::Value(v) => Response::Value(*v),
-            Answer::Data(d) => Response::Data(d),
+            Answer::Data => Response::Data(data),
             Answer::Flag(f) => Response::Flag(*f),
             Answer::Dma(id, pages) => Response::Dma { id: *id, bus_pages: pages.clone() },
         }
@@ -205,9 +214,9 @@ impl Session<'_> {
         Ok(match *req {
             Request::Open { .. } => return Err(Error::Unsupported("the device is already open".into())),
             Request::ConfigRead { offset, len } => {
-                let mut buf = vec![0; len.min(4096) as usize];
-                dev.config_read(offset, &mut buf)?;
-                Answer::Data(buf)
+                self.data.resize(len.min(4096) as usize, 0);
+                dev.config_read(offset, &mut self.data)?;
+                Answer::Data
             }
             Request::ConfigWrite { offset, data } => Answer::Done.after(dev.config_write(offset, data))?,
             Request::Read32 { bar, offset } => Answer::Value(dev.read32(bar, offset)? as u64),
@@ -216,9 +225,9 @@ impl Session<'_> {
             Request::Write64 { bar, offset, value } => Answer::Done.after(dev.write64(bar, offset, value))?,
             Request::CopyFromBar { bar, offset, len } => {
                 self.too_long(len as usize)?;
-                let mut buf = vec![0; len as usize];
-                dev.copy_from_bar(bar, offset, &mut buf)?;
-                Answer::Data(buf)
+                self.data.resize(len as usize, 0);
+                dev.copy_from_bar(bar, offset, &mut self.data)?;
+                Answer::Data
             }
             Request::CopyToBar { bar, offset, data } => Answer::Done.after(dev.copy_to_bar(bar, offset, data))?,
             Request::AllocDma { size, contiguous } => {
@@ -235,9 +244,12 @@ impl Session<'_> {
             }
             Request::DmaRead { id, offset, len } => {
                 self.too_long(len as usize)?;
-                let mut buf = vec![0; len as usize];
-                self.dma(id)?.read(offset, &mut buf)?;
-                Answer::Data(buf)
+                let mut data = std::mem::take(&mut self.data);
+                data.resize(len as usize, 0);
+                let read = self.dma(id).and_then(|m| m.read(offset, &mut data));
+                self.data = data;
+                read?;
+                Answer::Data
             }
             Request::DmaWrite { id, offset, data } => Answer::Done.after(self.dma(id)?.write(offset, data))?,
             Request::WaitInterrupt { timeout_us } => {
