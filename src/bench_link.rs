@@ -23,6 +23,8 @@ pub struct LinkFigures {
     /// Host to VRAM through BAR0, and back.
     pub bar_write_gb_s: f64,
     pub bar_read_gb_s: f64,
+    /// Bytes of each DMA copy measurement (less where the device has only a small DMA pool).
+    pub dma_copy_bytes: u64,
     /// Host to DMA memory, and back.
     pub dma_write_gb_s: f64,
     pub dma_read_gb_s: f64,
@@ -113,6 +115,7 @@ pub fn run(pci: &dyn PciDevice, reads: usize, writes: usize, chunk: usize, reps:
         copy_bytes: chunk as u64 * reps as u64,
         bar_write_gb_s: bar_write,
         bar_read_gb_s: bar_read,
+        dma_copy_bytes: dma_chunk as u64 * reps as u64,
         dma_write_gb_s: dma_write,
         dma_read_gb_s: dma_read,
     })

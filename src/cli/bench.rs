@@ -96,8 +96,9 @@ fn link(a: LinkArgs, json: bool) -> Result<()> {
         "  BAR0 copies ({mib:.0} MiB):     {:8.3} GB/s to, {:8.3} GB/s from",
         f.bar_write_gb_s, f.bar_read_gb_s
     ))?;
+    let dma_mib = f.dma_copy_bytes as f64 / (1 << 20) as f64;
     out::line(format_args!(
-        "  DMA copies ({mib:.0} MiB):      {:8.3} GB/s to, {:8.3} GB/s from",
+        "  DMA copies ({dma_mib:.1} MiB):    {:8.3} GB/s to, {:8.3} GB/s from",
         f.dma_write_gb_s, f.dma_read_gb_s
     ))
 }
