@@ -7,6 +7,11 @@
 //!
 //! Programs live in a [`ProgramArena`] the caller makes first, so cached graphs can borrow them
 //! for as long as the realizer lives.
+//!
+//! The cache is bounded (least recently used out): every cached graph holds device signals
+//! (a device has one page of them) and memory, so a process that realizes many distinct
+//! computations would otherwise run out. An evicted graph waits for its last run when dropped,
+//! then its intermediates are freed and its program unloaded.
 
 use crate::gpu::{Buffer, ExecOptions, Gpu, GpuGraph, GraphDesc, Program, Vendor};
 use crate::{Error, Result};
@@ -20,8 +25,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::time::Instant;
 
-/// Loaded programs that outlive the graphs made from them: only ever added to, until
-/// [`ProgramArena::unload_all`].
+/// Loaded programs that outlive the graphs made from them: a realizer adds one per graph and
+/// unloads it with the graph (eviction, close); [`ProgramArena::unload_all`] unloads the rest.
 #[derive(Default)]
 pub struct ProgramArena {
     // The boxes are the point: a program's address must not move when the vector grows.
@@ -39,9 +44,24 @@ impl ProgramArena {
         let at: *const Program = &*boxed;
         self.programs.borrow_mut().push(boxed);
         // SAFETY: the program lives in its own heap box, which the vector only moves as a
-        // pointer when it grows; boxes are never removed or mutated while `self` is borrowed
-        // (`unload_all` takes `self` by value), so the reference stays valid for `&self`'s life.
+        // pointer when it grows; a box is removed only by `unload`, whose caller promises the
+        // reference is no longer used, or by `unload_all`, which takes `self` by value.
         unsafe { &*at }
+    }
+
+    /// Unload the program at `p` from `dev` and forget it (no error where it is not here).
+    ///
+    /// # Safety
+    /// No reference to the program that [`ProgramArena::add`] gave out may be used afterwards
+    /// (the graphs that borrowed it are dropped).
+    unsafe fn unload(&self, p: *const Program, dev: &dyn Gpu) -> Result<()> {
+        let mut programs = self.programs.borrow_mut();
+        let Some(i) = programs.iter().position(|b| std::ptr::eq(&**b, p)) else {
+            return Ok(());
+        };
+        let program = programs.swap_remove(i);
+        drop(programs);
+        dev.unload(*program)
     }
 
     /// Unload every program from `dev` (after every graph borrowing them is gone).
@@ -64,7 +84,11 @@ struct Cached<'a> {
     /// The slot of each input and of the output.
     slots: Vec<(BufferKind, SlotId)>,
     pool: Vec<Buffer>,
+    /// The arena's program the graph borrows: unloaded when the graph is evicted.
+    program: Option<*const Program>,
     kernels: usize,
+    /// The realizer's clock at the last realize that used it (the least recent goes first).
+    used: u64,
 }
 
 /// What one realize did.
@@ -103,8 +127,16 @@ pub struct Realizer<'a> {
     arena: &'a ProgramArena,
     codegen: Codegen,
     cache: HashMap<Schedule, Cached<'a>>,
+    /// Most graphs kept cached.
+    capacity: usize,
+    /// Realizes so far: what [`Cached::used`] counts in.
+    clock: u64,
     compilations: usize,
 }
+
+/// Graphs a realizer keeps by default: each holds two of its device's signals (a page of 256,
+/// shared with everything else on the device) and its intermediates' memory.
+pub const CACHED_GRAPHS: usize = 64;
 
 impl<'a> Realizer<'a> {
     /// A realizer for `dev`: AMD architectures the code generator knows, or NVIDIA (PTX).
@@ -115,7 +147,18 @@ impl<'a> Realizer<'a> {
                 Error::Usage(format!("{}: the graph compiler has no code generator for {}", dev.label(), dev.arch()))
             })?),
         };
-        Ok(Realizer { dev, arena, codegen, cache: HashMap::new(), compilations: 0 })
+        Ok(Realizer { dev, arena, codegen, cache: HashMap::new(), capacity: CACHED_GRAPHS, clock: 0, compilations: 0 })
+    }
+
+    /// Keep at most `graphs` graphs cached (at least one); the least recently realized go first.
+    pub fn with_cache_capacity(mut self, graphs: usize) -> Self {
+        self.capacity = graphs.max(1);
+        self
+    }
+
+    /// Graphs cached now.
+    pub fn cached(&self) -> usize {
+        self.cache.len()
     }
 
     /// Kernels compiled so far (a replay compiles none).
@@ -130,11 +173,16 @@ impl<'a> Realizer<'a> {
         let (compiled, codegen_ms) = if self.cache.contains_key(&sched) {
             (false, 0.0)
         } else {
+            while self.cache.len() >= self.capacity {
+                self.evict_least_recent()?;
+            }
             let (cached, ms) = self.compile(&sched)?;
             self.cache.insert(sched.clone(), cached);
             (true, ms)
         };
+        self.clock += 1;
         let c = self.cache.get_mut(&sched).expect("just compiled");
+        c.used = self.clock;
         let Some(graph) = c.graph.as_mut() else {
             return Ok(Realized { kernels: 0, compiled, codegen_ms });
         };
@@ -155,7 +203,8 @@ impl<'a> Realizer<'a> {
     fn compile(&mut self, sched: &Schedule) -> Result<(Cached<'a>, f64)> {
         let irs: Vec<_> = sched.kernels.iter().filter(|k| k.ir.n_out > 0).map(|k| k.ir.clone()).collect();
         if irs.is_empty() {
-            return Ok((Cached { graph: None, slots: Vec::new(), pool: Vec::new(), kernels: 0 }, 0.0));
+            let none = Cached { graph: None, slots: Vec::new(), pool: Vec::new(), program: None, kernels: 0, used: 0 };
+            return Ok((none, 0.0));
         }
         let t = Instant::now();
         let code = self.codegen.code(&irs)?;
@@ -175,7 +224,10 @@ impl<'a> Realizer<'a> {
         }
         let built = self.build_graph(sched, &code, &pool);
         match built {
-            Ok((graph, slots)) => Ok((Cached { graph: Some(graph), slots, pool, kernels: irs.len() }, ms)),
+            Ok((graph, slots, program)) => {
+                let c = Cached { graph: Some(graph), slots, pool, program: Some(program), kernels: irs.len(), used: 0 };
+                Ok((c, ms))
+            }
             Err(e) => {
                 for b in pool {
                     let _ = self.dev.free(b);
@@ -185,13 +237,14 @@ impl<'a> Realizer<'a> {
         }
     }
 
+    /// The graph, its slots, and the program it borrows.
     #[allow(clippy::type_complexity)]
     fn build_graph(
         &self,
         sched: &Schedule,
         code: &[u8],
         pool: &[Buffer],
-    ) -> Result<(Box<dyn GpuGraph + 'a>, Vec<(BufferKind, SlotId)>)> {
+    ) -> Result<(Box<dyn GpuGraph + 'a>, Vec<(BufferKind, SlotId)>, *const Program)> {
         let program: &'a Program = self.arena.add(self.dev.load(code, "graph kernels")?);
         let mut g = GraphDesc::new();
         let fixed: Vec<_> = pool.iter().map(|b| g.buffer(0, b)).collect();
@@ -230,20 +283,53 @@ impl<'a> Realizer<'a> {
                 writes,
             );
         }
-        let graph = self.dev.compile_graph(g, &[], ExecOptions { profile: false })?;
-        Ok((graph, slots))
+        match self.dev.compile_graph(g, &[], ExecOptions { profile: false }) {
+            Ok(graph) => Ok((graph, slots, program as *const Program)),
+            Err(e) => {
+                // SAFETY: nothing borrows the program: the graph description that did is gone.
+                let _ = unsafe { self.arena.unload(program, self.dev) };
+                Err(e)
+            }
+        }
     }
 
-    /// Give back the intermediate buffers of every cached graph.
-    pub fn close(self) -> Result<()> {
+    /// Drop the least recently realized graph and give back what it holds.
+    fn evict_least_recent(&mut self) -> Result<()> {
+        let Some(key) = self.cache.iter().min_by_key(|(_, c)| c.used).map(|(k, _)| k.clone()) else {
+            return Ok(());
+        };
+        let c = self.cache.remove(&key).expect("a key of the cache");
+        self.release(c)
+    }
+
+    /// Drop a graph (its drop waits for its last run, so the GPU writes none of what follows),
+    /// then free its intermediates and unload its program; the first error.
+    fn release(&self, c: Cached<'a>) -> Result<()> {
+        drop(c.graph);
         let mut first = Ok(());
-        for (_, c) in self.cache {
-            drop(c.graph);
-            for b in c.pool {
-                let r = self.dev.free(b);
-                if first.is_ok() {
-                    first = r;
-                }
+        for b in c.pool {
+            let r = self.dev.free(b);
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        if let Some(p) = c.program {
+            // SAFETY: the only borrow of the program was the graph, dropped above.
+            let r = unsafe { self.arena.unload(p, self.dev) };
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        first
+    }
+
+    /// Give back the intermediate buffers and programs of every cached graph.
+    pub fn close(mut self) -> Result<()> {
+        let mut first = Ok(());
+        for (_, c) in std::mem::take(&mut self.cache) {
+            let r = self.release(c);
+            if first.is_ok() {
+                first = r;
             }
         }
         first

@@ -3,6 +3,9 @@
 //! reference computed in f64; kernel counts of known graphs; a second realize of the same
 //! computation replays its graph without compiling; bad graphs fail when they are built.
 
+// The bounded graph cache.
+#[path = "graph_compiler/cache.rs"]
+mod cache;
 // Dtypes and random expression graphs, checked with a host evaluator of their own.
 #[path = "graph_compiler/dtypes.rs"]
 mod dtypes;
