@@ -14,6 +14,8 @@ use std::time::Duration;
 mod iface;
 #[path = "hcq_contract/link.rs"]
 mod link;
+#[path = "hcq_contract/remote.rs"]
+mod remote;
 
 thread_local! {
     /// The device a test thread runs the contract on instead (see
@@ -25,6 +27,9 @@ thread_local! {
 
 /// What errors and logs call the contract's device.
 fn label() -> String {
+    if let Some(r) = remote::current() {
+        return r.label();
+    }
     match OVER.get() {
         Some(o) => o.label(),
         None => spec().to_string(),
@@ -34,7 +39,11 @@ fn label() -> String {
 /// Whether the contract's device is emulated (what tests of emulated behaviour ask).
 fn emulated() -> bool {
     let usb_emu = matches!(spec(), DeviceSpec::Usb { path } if path.starts_with("emu:"));
-    OVER.get().is_some() || matches!(spec(), DeviceSpec::Emu { .. }) || spec().am_emulated_arch().is_some() || usb_emu
+    OVER.get().is_some()
+        || remote::current().is_some()
+        || matches!(spec(), DeviceSpec::Emu { .. })
+        || spec().am_emulated_arch().is_some()
+        || usb_emu
 }
 
 /// The device the contract runs on: `BAREGPU_DEVICE`, else emu:gfx1100.
@@ -49,6 +58,9 @@ fn spec() -> DeviceSpec {
 fn open() -> AmdDevice {
     if let Some(o) = OVER.get() {
         return o.open().0;
+    }
+    if let Some(r) = remote::current() {
+        return r.open();
     }
     let spec = spec();
     match device::open(&spec).unwrap_or_else(|e| panic!("{spec}: {e}")) {
@@ -409,7 +421,7 @@ fn the_contract_holds_over_the_emulated_usb_bridge() {
     run_contract();
 }
 
-/// Every test of the contract, on the device this thread set (`SPEC` or `OVER`).
+/// Every test of the contract, on the device this thread set (`SPEC`, `OVER` or `remote::REMOTE`).
 fn run_contract() {
     let tests: [(&str, fn()); 18] = [
         ("signal", signal),

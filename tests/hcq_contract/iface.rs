@@ -25,6 +25,9 @@ fn iface() -> Box<dyn AmdIface> {
     if let Some(o) = super::OVER.get() {
         return o.iface().0;
     }
+    if let Some(r) = super::remote::current() {
+        return r.iface();
+    }
     let spec: DeviceSpec = super::spec();
     open_amd_iface(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"))
 }

@@ -216,32 +216,29 @@ impl Channel {
             return read_frame(&mut self.reader, out, MAX_FRAME).map_err(|e| explain(e, what));
         };
         out.clear();
-        let mut want = None;
-        loop {
+        // The first frame starts with the message's length.
+        read_frame(&mut self.reader, &mut self.frame, NOISE_FRAME).map_err(|e| explain(e, what))?;
+        let n = noise.read_message(&self.frame, &mut self.plain).map_err(|_| auth_failed())?;
+        let Some((len, body)) = self.plain[..n].split_first_chunk::<4>() else {
+            return Err(err(io::ErrorKind::InvalidData, "a message without its length"));
+        };
+        let want = u32::from_le_bytes(*len) as usize;
+        if want > MAX_MESSAGE {
+            return Err(err(io::ErrorKind::InvalidData, format!("a message of {want} bytes")));
+        }
+        out.reserve(want);
+        out.extend_from_slice(body);
+        // Later frames decrypt straight into the message (no copy through `plain`).
+        while out.len() < want {
             read_frame(&mut self.reader, &mut self.frame, NOISE_FRAME).map_err(|e| explain(e, what))?;
-            let n = noise.read_message(&self.frame, &mut self.plain).map_err(|_| auth_failed())?;
-            let mut body = &self.plain[..n];
-            if want.is_none() {
-                // The first frame starts with the message's length.
-                let Some((len, rest)) = body.split_first_chunk::<4>() else {
-                    return Err(err(io::ErrorKind::InvalidData, "a message without its length"));
-                };
-                let len = u32::from_le_bytes(*len) as usize;
-                if len > MAX_MESSAGE {
-                    return Err(err(io::ErrorKind::InvalidData, format!("a message of {len} bytes")));
-                }
-                want = Some(len);
-                out.reserve(len);
-                body = rest;
-            }
-            out.extend_from_slice(body);
-            match want {
-                Some(w) if out.len() == w => return Ok(()),
-                Some(w) if out.len() > w => {
-                    return Err(err(io::ErrorKind::InvalidData, "a message longer than it said"))
-                }
-                _ => {}
-            }
+            let at = out.len();
+            out.resize(at + self.frame.len().saturating_sub(NOISE_TAG), 0);
+            let n = noise.read_message(&self.frame, &mut out[at..]).map_err(|_| auth_failed())?;
+            out.truncate(at + n);
+        }
+        match out.len() > want {
+            true => Err(err(io::ErrorKind::InvalidData, "a message longer than it said")),
+            false => Ok(()),
         }
     }
 
