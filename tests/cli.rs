@@ -75,7 +75,7 @@ fn devices_json_lists_real_and_emulated_devices() {
         ("emu-nv:sm_90", true),
         ("emu-nv:sm_120", true),
         ("am:emu:gfx1100", true),
-        ("am:emu:gfx942", false),
+        ("am:emu:gfx942", true),
         ("usb:emu:gfx1100", true),
     ] {
         let d = devices.iter().find(|d| d["spec"] == spec).unwrap_or_else(|| panic!("{spec} not listed"));
