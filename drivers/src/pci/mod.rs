@@ -13,6 +13,7 @@
 
 pub mod asm24xx;
 mod bar_map;
+pub mod config;
 mod open;
 pub mod pagemap;
 pub mod remote;

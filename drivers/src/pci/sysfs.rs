@@ -15,10 +15,7 @@ use std::time::Duration;
 
 /// PCIe extended config space.
 pub const CONFIG_SIZE: u64 = 4096;
-/// The command register and its bits (include/uapi/linux/pci_regs.h).
-pub const PCI_COMMAND: u16 = 0x04;
-pub const PCI_COMMAND_MEMORY: u16 = 0x2;
-pub const PCI_COMMAND_MASTER: u16 = 0x4;
+use super::config::{PCI_COMMAND, PCI_COMMAND_MASTER, PCI_COMMAND_MEMORY};
 
 /// What the open did to BAR0's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

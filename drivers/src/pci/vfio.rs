@@ -150,7 +150,7 @@ impl VfioPci {
             log::info!("{bdf}: no MSI through VFIO ({e}); interrupts are polled");
             None
         });
-        dev.set_command(super::sysfs::PCI_COMMAND_MEMORY | super::sysfs::PCI_COMMAND_MASTER, true)?;
+        dev.set_command(super::config::PCI_COMMAND_MEMORY | super::config::PCI_COMMAND_MASTER, true)?;
         Ok(dev)
     }
 
@@ -220,11 +220,11 @@ impl VfioPci {
     /// Set or clear bits of the command register.
     pub fn set_command(&self, bits: u16, on: bool) -> Result<()> {
         let mut cmd = [0u8; 2];
-        self.config_read(super::sysfs::PCI_COMMAND, &mut cmd)?;
+        self.config_read(super::config::PCI_COMMAND, &mut cmd)?;
         let old = u16::from_le_bytes(cmd);
         let new = if on { old | bits } else { old & !bits };
         if new != old {
-            self.config_write(super::sysfs::PCI_COMMAND, &new.to_le_bytes())?;
+            self.config_write(super::config::PCI_COMMAND, &new.to_le_bytes())?;
         }
         Ok(())
     }
@@ -441,7 +441,7 @@ mod tests {
         dev.config_read(0, &mut id).unwrap();
         assert_eq!(u32::from_le_bytes(id), 0x744c_1002);
         let mut cmd = [0u8; 2];
-        dev.config_read(super::super::sysfs::PCI_COMMAND, &mut cmd).unwrap();
+        dev.config_read(super::super::config::PCI_COMMAND, &mut cmd).unwrap();
         assert_eq!(u16::from_le_bytes(cmd), 0x6);
         // BARs: sizes from VFIO, bus addresses from sysfs; accesses land in the regions.
         assert_eq!(dev.bar(5).map(|b| (b.size, b.bus_addr)), Some((0x10_0000, 0xfcc0_0000)));

@@ -2,16 +2,17 @@
 //! class, the command register (memory decode and bus mastering), and BARs that answer the
 //! sizing protocol (write all ones, read back the size mask) as a real function's do.
 
+use baregpu_drivers::pci::config::{PCI_BASE_ADDRESS_0, PCI_COMMAND};
 use baregpu_drivers::pci::BarInfo;
 
 pub const VENDOR_AMD: u16 = 0x1002;
 /// Bytes of configuration space (the PCI header page; extended space reads as zeroes).
 pub const CONFIG_SIZE: usize = 0x1000;
 
-const COMMAND: usize = 0x04;
+const COMMAND: usize = PCI_COMMAND as usize;
 /// Command register bits the function implements: I/O, memory decode, bus master.
 const COMMAND_WRITABLE: u16 = 0x0007;
-const BAR0: usize = 0x10;
+const BAR0: usize = PCI_BASE_ADDRESS_0 as usize;
 
 /// One BAR as the header describes it: where it sits in the BAR registers and what it is.
 #[derive(Debug, Clone, Copy)]

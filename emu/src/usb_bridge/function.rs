@@ -3,15 +3,16 @@
 //! header lacks) and memory decode of its BARs at the addresses the driver assigned.
 
 use crate::am::EmuPciGpu;
+use baregpu_drivers::pci::config::{PCI_COMMAND_MEMORY, PCI_EXT_CAP_ID_REBAR, PCI_EXT_CAP_START};
 use baregpu_drivers::pci::PciDevice;
 use std::sync::Arc;
 
-const REBAR: usize = 0x100;
-const EXT_CAP_REBAR: u32 = 0x0015;
+const REBAR: usize = PCI_EXT_CAP_START as usize;
+const EXT_CAP_REBAR: u32 = PCI_EXT_CAP_ID_REBAR;
 const MIB: u64 = 1 << 20;
 /// The size BAR0 decodes before the driver resizes it.
 const DEFAULT_BAR0: u64 = 256 * MIB;
-const COMMAND_MEM: u32 = 0x2;
+const COMMAND_MEM: u32 = PCI_COMMAND_MEMORY as u32;
 
 /// The GPU function and the state of its resizable BAR.
 #[derive(Debug)]

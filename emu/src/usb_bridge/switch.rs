@@ -4,12 +4,13 @@
 //! whose windows hold its address and whose memory decode is on.
 
 use baregpu_drivers::pci::asm24xx::protocol::GPU_BUS;
+use baregpu_drivers::pci::config::{PCI_COMMAND, PCI_COMMAND_MEMORY, PCI_SECONDARY_BUS, PCI_SUBORDINATE_BUS};
 
 const CONFIG_SIZE: usize = 0x1000;
-const COMMAND: usize = 0x04;
-const COMMAND_MEM: u8 = 0x2;
-const SECONDARY: usize = 0x19;
-const SUBORDINATE: usize = 0x1a;
+const COMMAND: usize = PCI_COMMAND as usize;
+const COMMAND_MEM: u8 = PCI_COMMAND_MEMORY as u8;
+const SECONDARY: usize = PCI_SECONDARY_BUS as usize;
+const SUBORDINATE: usize = PCI_SUBORDINATE_BUS as usize;
 
 /// Vendor and device ids of the switch's ports (as an RX 7900 XTX enclosure shows them).
 const PORT_IDS: [(u16, u16); GPU_BUS as usize] =

@@ -7,17 +7,15 @@ use super::protocol::{GPU_BUS, MEM_WINDOW_BASE, PREF_WINDOW_BASE};
 use crate::pci::BarInfo;
 use crate::{Error, Result};
 
-const COMMAND: u16 = 0x04;
+use crate::pci::config::{
+    PCI_BASE_ADDRESS_0 as BAR0, PCI_COMMAND as COMMAND, PCI_COMMAND_IO, PCI_COMMAND_MASTER, PCI_COMMAND_MEMORY,
+    PCI_EXT_CAP_ID_REBAR as EXT_CAP_REBAR, PCI_EXT_CAP_START as EXT_CAP_START, PCI_MEMORY_BASE as MEM_BASE,
+    PCI_PREF_BASE_UPPER32 as PREF_BASE_UPPER, PCI_PREF_LIMIT_UPPER32 as PREF_LIMIT_UPPER,
+    PCI_PREF_MEMORY_BASE as PREF_BASE, PCI_PRIMARY_BUS as BUS_NUMBERS,
+};
+
 /// I/O space, memory space, bus master.
-pub const COMMAND_ENABLE: u32 = 0x7;
-const BUS_NUMBERS: u16 = 0x18;
-const MEM_BASE: u16 = 0x20;
-const PREF_BASE: u16 = 0x24;
-const PREF_BASE_UPPER: u16 = 0x28;
-const PREF_LIMIT_UPPER: u16 = 0x2c;
-const BAR0: u16 = 0x10;
-const EXT_CAP_START: u16 = 0x100;
-const EXT_CAP_REBAR: u32 = 0x0015;
+pub const COMMAND_ENABLE: u32 = (PCI_COMMAND_IO | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER) as u32;
 /// BARs are placed at least this aligned.
 const BAR_ALIGN: u64 = 2 << 20;
 
