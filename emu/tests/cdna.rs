@@ -42,6 +42,10 @@ mod lanes;
 mod minifloat;
 #[path = "cdna/sdwa.rs"]
 mod sdwa;
+#[path = "cdna/special.rs"]
+mod special;
+#[path = "cdna/special_clang.rs"]
+mod special_clang;
 #[path = "cdna/smem_write.rs"]
 mod smem_write;
 #[path = "cdna/valu16.rs"]

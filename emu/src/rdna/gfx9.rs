@@ -84,6 +84,9 @@ pub fn lds_limit(arch: Arch) -> u32 {
     crate::amd::gpus::GpuSpec::for_arch(arch.name()).map_or(64, |s| s.lds_size_in_kb) << 10
 }
 
+/// M0 in the pre-decoded form's numbering (see [`canonical_sgprs`]).
+const M0: u8 = 125;
+
 /// The pre-decoded form numbers SGPRs as gfx10+ does (124 NULL, 125 M0); gfx9 has M0 at 124
 /// and nothing at 125: swap the two in every scalar operand field.
 pub fn canonical_sgprs(i: &Instruction) -> Instruction {
@@ -165,6 +168,21 @@ pub fn lower_gpr_idx(m: &str, i: &Instruction, lit: Option<u32>) -> Option<Resul
             Some(src.map(|src| Op::GprIdxOn { src, mode: (i.f("ssrc1") & 0xf) as u8 }))
         }
         "s_set_gpr_idx_off" => Some(Ok(Op::GprIdxOff)),
+        // M0[7:0] = S0[7:0] (SOP1); M0[15:12] = SIMM16[3:0] (SOPP); the indexing stays as it is.
+        "s_set_gpr_idx_idx" => Some(super::decode::ssrc(i.f("ssrc0"), Ty::B32, lit).map(|a| Op::Salu {
+            op: SOp::GprIdxIdx,
+            dst: M0,
+            a,
+            b: Ss::R(M0),
+            wide: false,
+        })),
+        "s_set_gpr_idx_mode" => Some(Ok(Op::Salu {
+            op: SOp::GprIdxMode,
+            dst: M0,
+            a: Ss::K((i.f("simm16") & 0xf) as u64),
+            b: Ss::R(M0),
+            wide: false,
+        })),
         _ => None,
     }
 }

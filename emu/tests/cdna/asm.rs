@@ -7,6 +7,9 @@ use baregpu_emu::amd::dispatch::{DispatchFault, DispatchState, GpuMemory, WaveEn
 use baregpu_emu::rdna::Interpreter;
 use baregpu_isa::Arch;
 
+/// Scratch bytes each lane owns.
+pub const SCRATCH_LANE: usize = 64;
+
 /// The unified register file's split when a test does not care: AGPRs from v4 on.
 const DEFAULT_ACCUM: u32 = 4;
 
@@ -36,9 +39,14 @@ pub fn dispatch_words(
 ) -> Result<(), (DispatchFault, u64)> {
     let mut words = code.to_vec();
     words.resize(code.len() + 64, 0);
-    let (va, bva) = (words.as_ptr() as u64, buf.as_ptr() as u64);
-    let mem =
-        GpuMemory::from_ranges(&[(va, words.len() as u64 * 4, va as usize), (bva, buf.len() as u64 * 4, bva as usize)]);
+    // One wave's scratch: 64 lanes of SCRATCH_LANE bytes.
+    let scratch = vec![0u8; 64 * SCRATCH_LANE];
+    let (va, bva, sva) = (words.as_ptr() as u64, buf.as_ptr() as u64, scratch.as_ptr() as u64);
+    let mem = GpuMemory::from_ranges(&[
+        (va, words.len() as u64 * 4, va as usize),
+        (bva, buf.len() as u64 * 4, bva as usize),
+        (sva, scratch.len() as u64, sva as usize),
+    ]);
     let mut user_data = [0u32; 16];
     (user_data[0], user_data[1]) = (bva as u32, (bva >> 32) as u32);
     let d = DispatchState {
@@ -52,8 +60,9 @@ pub fn dispatch_words(
         block: [64, 1, 1],
         start: [0; 3],
         wave32: false,
-        tmpring_size: 0,
-        scratch_base: 0,
+        // One wave slot of 64 × SCRATCH_LANE bytes (in 256-byte units).
+        tmpring_size: 1 | ((64 * SCRATCH_LANE as u32 / 256) << 12),
+        scratch_base: sva,
         lds_bytes: lds,
         cancel: Default::default(),
         xcc: Default::default(),

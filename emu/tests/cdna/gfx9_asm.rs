@@ -79,14 +79,14 @@ fn gfx9_dpp_broadcasts_and_wave_shifts() {
 #[test]
 fn unsupported_instruction_is_an_illegal_fault_at_its_pc() {
     for arch in ["gfx942", "gfx950"] {
-        // s_nop is 4 bytes; the graphics-only cube-map operation after it is not run by the
-        // interpreter.
-        let src = "s_nop 0\nv_cubeid_f32 v1, v2, v3, v4\ns_endpgm\n";
+        // s_nop is 4 bytes; the graphics-only screen partitioning after it is not run by the
+        // interpreter (decode/refused.rs).
+        let src = "s_nop 0\nv_screen_partition_4se_b32 v1, v2\ns_endpgm\n";
         let mut buf = vec![0u32; 16];
         match dispatch(arch, src, &mut buf, 64) {
             Err((DispatchFault::Illegal { pc, what }, va)) => {
                 assert_eq!(pc, va + 4, "{arch}: {what}");
-                assert!(what.contains("v_cubeid_f32: not supported"), "{arch}: {what}");
+                assert!(what.contains("v_screen_partition_4se_b32") && what.contains("not run"), "{arch}: {what}");
             }
             other => panic!("{arch}: {other:?}"),
         }

@@ -63,6 +63,13 @@ pub(super) fn lower_ds(m: &str, i: &Instruction, gfx9: bool) -> Result<Op, Strin
             off1 = o1 * mul;
             DsOp::Store2 { bytes }
         }
+        "wrxchg2_rtn_b32" | "wrxchg2st64_rtn_b32" | "wrxchg2_rtn_b64" | "wrxchg2st64_rtn_b64" => {
+            let bytes = if name.ends_with("b64") { 8 } else { 4 };
+            let mul = bytes as u32 * if name.contains("st64") { 64 } else { 1 };
+            off0 = o0 * mul;
+            off1 = o1 * mul;
+            DsOp::Xchg2 { bytes }
+        }
         // RDNA3 and CDNA3 ISA guides, DS_LOAD_ADDTID_B32 / DS_STORE_ADDTID_B32:
         // MEM[{OFFSET1, OFFSET0} + M0[15:0] + laneID × 4].
         "read_addtid_b32" | "load_addtid_b32" => DsOp::LoadTid,

@@ -5,6 +5,7 @@ mod cdna4;
 mod cvt8;
 mod ds;
 mod operands;
+mod refused;
 mod salu;
 mod sdwa;
 mod smem;
@@ -63,6 +64,9 @@ pub fn lower(arch: Arch, i: &Instruction, pc: u64, resolve: &dyn Fn(u64) -> Tgt)
     let next = pc + i.size() as u64;
     let gfx12 = arch == Arch::Gfx1201;
     let unsupported = || format!("{m}: not supported");
+    if let Some(why) = refused::refused(m) {
+        return Err(format!("{m}: not run: {why}"));
+    }
     if let Some(op) = gfx9
         .then(|| {
             gfx9::lower_accvgpr(m, i, lit)

@@ -145,6 +145,9 @@ fn salu_sig_misc(m: &str) -> Option<(SOp, bool, bool)> {
         "s_bcnt1_i32_b64" => (S::Bcnt1_64, true, true),
         "s_ctz_i32_b32" | "s_ff1_i32_b32" => (S::Ctz32, false, false),
         "s_ctz_i32_b64" | "s_ff1_i32_b64" => (S::Ctz64, true, true),
+        "s_ff0_i32_b32" => (S::Ff0_32, false, false),
+        "s_ff0_i32_b64" => (S::Ff0_64, true, true),
+        "s_bitreplicate_b64_b32" => (S::Bitreplicate, false, false),
         "s_clz_i32_u32" | "s_flbit_i32_b32" => (S::Clz32, false, false),
         "s_clz_i32_u64" | "s_flbit_i32_b64" => (S::Clz64, true, true),
         "s_cls_i32" | "s_flbit_i32" => (S::Cls32, false, false),
@@ -326,6 +329,14 @@ pub(super) fn lower_sopp(m: &str, i: &Instruction, next: u64, resolve: &dyn Fn(u
             || m == "s_denorm_mode"
             || m == "s_round_mode"
             || m == "s_ttracedata"
+            // Hints and debugger controls with no effect here: the performance level, waking
+            // waves of the workgroup (none ever sleeps), the debugger's kill request; the
+            // conditional debug branches are not taken (no debugger sets their bits).
+            || m == "s_wakeup"
+            || m == "s_setkill"
+            || m == "s_incperflevel"
+            || m == "s_decperflevel"
+            || m.starts_with("s_cbranch_cdbg")
             || m == "s_singleuse_vdst"
             || m == "s_version" =>
         {

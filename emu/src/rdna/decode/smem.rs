@@ -28,7 +28,12 @@ pub(super) fn lower_smem(m: &str, i: &Instruction, lit: Option<u32>, gfx9: bool,
         "s_buffer_load_i16" => (SMEM_I16, true),
         // The shader clock and the constant 100 MHz "real time" clock (exec/run.rs).
         "s_memtime" | "s_memrealtime" => return Ok(Op::Clock { dst: i.f("sdata") as u8, real: m == "s_memrealtime" }),
-        m if m.starts_with("s_dcache") || m.starts_with("s_gl1_inv") || m.starts_with("s_prefetch") => {
+        // s_atc_probe*: a hint to the address-translation cache (no result).
+        m if m.starts_with("s_dcache")
+            || m.starts_with("s_gl1_inv")
+            || m.starts_with("s_prefetch")
+            || m.starts_with("s_atc_probe") =>
+        {
             return Ok(Op::Nop)
         }
         _ if gfx9 => return lower_smem_write(m, i),
@@ -51,14 +56,18 @@ fn lower_smem_write(m: &str, i: &Instruction) -> Result<Op, String> {
         Some(r) => (true, r),
         None => (false, m.strip_prefix("s_").ok_or_else(unsupported)?),
     };
-    let kind = if let Some(w) = rest.strip_prefix("store_dword") {
-        let n = match w {
-            "" => 1,
-            "x2" => 2,
-            "x4" => 4,
-            _ => return Err(unsupported()),
-        };
-        SmemWriteKind::Store { n }
+    let dwords = |w: &str| match w {
+        "" => Ok(1),
+        "x2" => Ok(2),
+        "x4" => Ok(4),
+        _ => Err(unsupported()),
+    };
+    let kind = if let Some(w) = rest.strip_prefix("scratch_load_dword") {
+        SmemWriteKind::Scratch { n: dwords(w)?, store: false }
+    } else if let Some(w) = rest.strip_prefix("scratch_store_dword") {
+        SmemWriteKind::Scratch { n: dwords(w)?, store: true }
+    } else if let Some(w) = rest.strip_prefix("store_dword") {
+        SmemWriteKind::Store { n: dwords(w)? }
     } else if let Some(a) = rest.strip_prefix("atomic_") {
         let (op, wide) = atomic_op(a).ok_or_else(unsupported)?;
         SmemWriteKind::Atomic { op, wide, ret: i.f("glc") != 0 }

@@ -36,7 +36,8 @@ pub(super) fn lower_valu(
 ) -> Result<Op, String> {
     let unsupported = || format!("{m}: not supported");
     let b = base(m);
-    if b == "v_nop" || b == "v_pipeflush" {
+    // v_clrexcp clears the exception flags, which the emulator does not keep.
+    if b == "v_nop" || b == "v_pipeflush" || b == "v_clrexcp" {
         return Ok(Op::Nop);
     }
     if let Some(op) = gfx9::is_gfx9(arch).then(|| super::cvt8::lower(arch, m, i, lit)).flatten() {
@@ -76,6 +77,10 @@ pub(super) fn lower_valu(
         }
         v.src[2] = Vs::V(v.dst);
         v.opsel_hi = 0b111;
+    }
+    if b == "v_cvt_pkaccum_u8_f32" {
+        // The destination is the accumulator: the other three bytes are kept.
+        v.src[2] = Vs::V(v.dst);
     }
     if v.op == VOp::Bitop3 {
         // gfx950: the truth table sits in the NEG (bits 2:0), ABS (5:3) and OMOD (7:6) fields.

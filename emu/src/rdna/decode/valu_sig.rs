@@ -52,6 +52,21 @@ fn valu_sig_gfx9(m: &str) -> Option<(VOp, [Ty; 3], Ty)> {
         "v_pk_maximum3_f16" => (V::PkMaximum3F16, h3, B32),
         "v_bitop3_b16" => (V::Bitop3, w3, B16),
         "v_cvt_off_f32_i4" => (V::CvtOffF32I4, b3, F32),
+        // exec/valu_special.rs
+        "v_trig_preop_f64" => (V::TrigPreopF64, [F64, B32, B32], F64),
+        "v_cubeid_f32" => (V::CubeIdF32, f3, F32),
+        "v_cubesc_f32" => (V::CubeScF32, f3, F32),
+        "v_cubetc_f32" => (V::CubeTcF32, f3, F32),
+        "v_cubema_f32" => (V::CubeMaF32, f3, F32),
+        "v_qsad_pk_u16_u8" => (V::QsadPkU16U8, [B64, B32, B64], B64),
+        "v_mqsad_pk_u16_u8" => (V::MqsadPkU16U8, [B64, B32, B64], B64),
+        // S2 and D are 128 bits: read and written outside the lane model (Wave::mqsad_u32).
+        "v_mqsad_u32_u8" => (V::MqsadU32U8, [B64, B32, B32], B64),
+        "v_ashr_pk_i8_i32" => (V::AshrPkI8I32, b3, B16),
+        "v_ashr_pk_u8_i32" => (V::AshrPkU8I32, b3, B16),
+        // D's byte S1[1:0] replaced by S0 as an unsigned byte: v_cvt_pk_u8_f32 with S2 = D
+        // (decode/valu.rs).
+        "v_cvt_pkaccum_u8_f32" => (V::CvtPkU8F32, [F32, B32, B32], B32),
         _ => return None,
     })
 }
@@ -425,7 +440,8 @@ pub(super) fn arity(op: VOp) -> u8 {
         | DivScaleF64 | DivFmasF64 | DivFixupF64 | Permlane16 | PermlaneX16 | PkFmaF16 | PkMadU16 | PkMadI16
         | Dot2F32F16 | Dot2F32Bf16 | Dot2I32I16 | Dot2U32U16 | Dot4I32I8 | Dot4U32U8 | Dot8I32I4 | Dot8U32U4
         | LshlAddU64 | Bitop3 | MadU32U16 | MadI32I16 | MadF16 | MadI16 | Min3U16 | Max3U16 | Med3U16 | Min3I16
-        | Max3I16 | Med3I16 | CvtPkU8F32 | Minimum3F32 | Maximum3F32 | PkMinimum3F16 | PkMaximum3F16 => 3,
+        | Max3I16 | Med3I16 | CvtPkU8F32 | Minimum3F32 | Maximum3F32 | PkMinimum3F16 | PkMaximum3F16 | CubeIdF32
+        | CubeScF32 | CubeTcF32 | CubeMaF32 | QsadPkU16U8 | MqsadPkU16U8 | MqsadU32U8 | AshrPkI8I32 | AshrPkU8I32 => 3,
         _ => 2,
     }
 }

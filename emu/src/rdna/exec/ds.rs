@@ -90,6 +90,21 @@ impl<const W: usize> Wave<W> {
                         self.store_lane(lds.as_mut_ptr().add(o1), l, m.data1 as usize, bytes, false);
                     }
                 }
+                DsOp::Xchg2 { bytes } => {
+                    let n = bytes as usize;
+                    let o0 = at(base + m.off0 as u64, n as u64, true)?;
+                    let o1 = at(base + m.off1 as u64, n as u64, true)?;
+                    // The values before, taken first: VDST may overlap DATA.
+                    let mut old = [0u8; 16];
+                    old[..n].copy_from_slice(&lds[o0..o0 + n]);
+                    old[n..2 * n].copy_from_slice(&lds[o1..o1 + n]);
+                    // SAFETY: bounds checked by `at`; `old` holds the 2n bytes read back.
+                    unsafe {
+                        self.store_lane(lds.as_mut_ptr().add(o0), l, m.data0 as usize, bytes, false);
+                        self.store_lane(lds.as_mut_ptr().add(o1), l, m.data1 as usize, bytes, false);
+                        self.load_lane(old.as_mut_ptr(), l, m.vdst as usize, 2 * bytes, false, 0);
+                    }
+                }
                 DsOp::Atomic { op, wide, ret } => {
                     let n = if wide { 8 } else { 4 };
                     let o = at(base + m.off0 as u64, n, true)?;

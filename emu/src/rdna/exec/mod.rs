@@ -21,10 +21,12 @@ mod run;
 mod salu;
 mod sdwa;
 mod smem;
+mod trig_preop;
 mod valu;
 mod valu_float;
 mod valu_gfx9;
 mod valu_int;
+mod valu_special;
 mod vmem;
 
 use std::sync::Arc;

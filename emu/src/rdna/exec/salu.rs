@@ -227,6 +227,14 @@ impl<const W: usize> Wave<W> {
             Bcnt1_64 => cnt(x.count_ones()),
             Ctz32 => (if x32 == 0 { u32::MAX } else { x32.trailing_zeros() } as u64, false, None),
             Ctz64 => (if x == 0 { u32::MAX } else { x.trailing_zeros() } as u64, false, None),
+            // The first zero bit from the bottom; −1 when there is none.
+            Ff0_32 => (if x32 == u32::MAX { u32::MAX } else { x32.trailing_ones() } as u64, false, None),
+            Ff0_64 => (if x == u64::MAX { u32::MAX } else { x.trailing_ones() } as u64, false, None),
+            // Bit k of S0 into bits 2k and 2k+1.
+            Bitreplicate => ((0..32).fold(0u64, |r, k| r | ((x >> k & 1) * 3) << (2 * k)), true, None),
+            // gfx9 VGPR indexing: the index in M0[7:0], the mode in M0[15:12].
+            GprIdxIdx => (((y32 & !0xff) | (x32 & 0xff)) as u64, false, None),
+            GprIdxMode => (((y32 & !0xf000) | (x32 & 0xf) << 12) as u64, false, None),
             Clz32 => (if x32 == 0 { u32::MAX } else { x32.leading_zeros() } as u64, false, None),
             Clz64 => (if x == 0 { u32::MAX } else { x.leading_zeros() } as u64, false, None),
             Cls32 => (cls32(x32 as i32) as u64, false, None),
@@ -412,6 +420,7 @@ fn wide_operands(op: SOp) -> (bool, bool) {
             | Bcnt0_64
             | Bcnt1_64
             | Ctz64
+            | Ff0_64
             | Clz64
             | Cls64
             | Quadmask64

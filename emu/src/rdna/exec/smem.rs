@@ -22,6 +22,29 @@ impl<const W: usize> Wave<W> {
         let va = self.smem_addr(w.base, w.off, w.soff, w.buffer) & !3;
         let d = w.data as usize;
         match w.kind {
+            SmemWriteKind::Scratch { n, store } => {
+                // `va` is a byte offset into this wave's scratch (W lanes × lane_bytes): an
+                // access outside it faults at the VA it would have reached.
+                let len = n as u64 * 4;
+                let at = self.scratch.wrapping_add(va);
+                let fault = DispatchFault::Memory { va: at, write: store, pc };
+                if va.checked_add(len).is_none_or(|end| end > W as u64 * self.lane_bytes) {
+                    return Err(fault);
+                }
+                let p = ctx.mem.translate(at, len).ok_or(fault)?;
+                for k in 0..n as usize {
+                    let r = (d + k).min(NSGPR - 1);
+                    // SAFETY: translate checked [at, at + 4n) lies inside one allocation.
+                    unsafe {
+                        let q = p.add(4 * k) as *mut u32;
+                        if store {
+                            q.write_unaligned(self.s[r]);
+                        } else {
+                            self.ws(r, q.read_unaligned());
+                        }
+                    }
+                }
+            }
             SmemWriteKind::Store { n } => {
                 let p = ctx.mem.translate(va, n as u64 * 4).ok_or(DispatchFault::Memory { va, write: true, pc })?;
                 for k in 0..n as usize {

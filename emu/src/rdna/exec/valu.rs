@@ -84,6 +84,9 @@ impl<const W: usize> Wave<W> {
             arm = self.valu_gfx9(v, io)?;
         }
         if let Arm::Next = arm {
+            arm = self.valu_special(v, io)?;
+        }
+        if let Arm::Next = arm {
             arm = self.valu_lanes(v, exec, io)?;
         }
         match arm {
@@ -214,6 +217,10 @@ impl<const W: usize> Wave<W> {
                 let x = self.sval(src_s(v.src[0]), Ty::B32) as u32;
                 let lane = (self.sval(src_s(v.src[1]), Ty::B32) as usize) % W;
                 self.v[v.dst as usize][lane] = x;
+                return Ok(());
+            }
+            VOp::MqsadU32U8 => {
+                self.mqsad_u32(v);
                 return Ok(());
             }
             _ => {}

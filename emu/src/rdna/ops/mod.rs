@@ -316,6 +316,11 @@ pub enum DsOp {
     Store2 {
         bytes: u8,
     },
+    /// gfx9 `ds_wrxchg2{,st64}_rtn_b{32,64}`: two swaps, DATA0 at OFFSET0 and DATA1 at
+    /// OFFSET1; VDST gets both values before, OFFSET0's first.
+    Xchg2 {
+        bytes: u8,
+    },
     Atomic {
         op: AtomicOp,
         wide: bool,
@@ -351,6 +356,12 @@ pub struct SmemWrite {
 pub enum SmemWriteKind {
     Store {
         n: u8,
+    },
+    /// gfx9 `s_scratch_load_*` / `s_scratch_store_*` (`store`): `n` dwords at this wave's
+    /// scratch plus SBASE (a pair holding a byte offset), OFFSET and SOFFSET (exec/smem.rs).
+    Scratch {
+        n: u8,
+        store: bool,
     },
     /// `ret` (GLC): the value before the operation goes to `data`.
     Atomic {
