@@ -42,12 +42,12 @@ mod lanes;
 mod minifloat;
 #[path = "cdna/sdwa.rs"]
 mod sdwa;
+#[path = "cdna/smem_write.rs"]
+mod smem_write;
 #[path = "cdna/special.rs"]
 mod special;
 #[path = "cdna/special_clang.rs"]
 mod special_clang;
-#[path = "cdna/smem_write.rs"]
-mod smem_write;
 #[path = "cdna/valu16.rs"]
 mod valu16;
 #[path = "cdna/xcc.rs"]

@@ -108,15 +108,18 @@ fn quad_sads_against_byte_windows() {
 #[test]
 fn gfx950_ashr_pk_i8_saturates_each_shifted_source() {
     let r = words(64 * 3, 0xa5a5_0001);
-    let input: Vec<u32> =
-        (0..64).flat_map(|l| [r[3 * l] as i32 >> (r[3 * l] % 24), r[3 * l + 1] as i32 >> 20, r[3 * l + 2] as i32]).map(|x| x as u32).collect();
+    let input: Vec<u32> = (0..64)
+        .flat_map(|l| [r[3 * l] as i32 >> (r[3 * l] % 24), r[3 * l + 1] as i32 >> 20, r[3 * l + 2] as i32])
+        .map(|x| x as u32)
+        .collect();
     // The high half of v64 is kept (a 16-bit result without OPSEL).
     let body = "v_ashr_pk_i8_i32 v64, v16, v17, v18\nv_ashr_pk_u8_i32 v65, v16, v17, v18";
     let got = per_lane("gfx950", 3, &input, 2, &vec![0xdead_0000; 128], body);
     for l in 0..64 {
         let (x, y, s) = (input[3 * l] as i32, input[3 * l + 1] as i32, input[3 * l + 2] & 31);
         let b = |v: i32, lo: i32, hi: i32| ((v >> s).clamp(lo, hi) as u8) as u32;
-        let want = [0xdead_0000 | b(x, -128, 127) | b(y, -128, 127) << 8, 0xdead_0000 | b(x, 0, 255) | b(y, 0, 255) << 8];
+        let want =
+            [0xdead_0000 | b(x, -128, 127) | b(y, -128, 127) << 8, 0xdead_0000 | b(x, 0, 255) | b(y, 0, 255) << 8];
         assert_eq!(got[2 * l..2 * l + 2], want, "{arch} lane {l}: {x} {y} >> {s}", arch = "gfx950");
     }
 }

@@ -69,7 +69,10 @@ fn clang_trig_preop_reduction_matches_host_sin() {
             let o = &out[9 * l..9 * l + 9];
             if v.abs() < 2f64.powi(54) {
                 // No bits skipped: the first two segments are 2/π to 106 bits.
-                assert!(o[0] <= std::f64::consts::FRAC_2_PI && o[0] + o[1] == std::f64::consts::FRAC_2_PI, "{arch} {v}: {o:?}");
+                assert!(
+                    o[0] <= std::f64::consts::FRAC_2_PI && o[0] + o[1] == std::f64::consts::FRAC_2_PI,
+                    "{arch} {v}: {o:?}"
+                );
             }
             let t = quarter_turns(o);
             let (q, th) = (t.floor(), (t - t.floor()) * std::f64::consts::FRAC_PI_2);
