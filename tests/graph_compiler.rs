@@ -11,6 +11,9 @@ mod cache;
 mod dtypes;
 #[path = "graph_compiler/host.rs"]
 mod host;
+// Matmuls as tiled kernels.
+#[path = "graph_compiler/matmul.rs"]
+mod matmul;
 #[path = "graph_compiler/property.rs"]
 mod property;
 
