@@ -8,7 +8,11 @@ use baregpu_compiler::graph::{schedule, DType, Tensor};
 
 fn input(shape: &[usize], seed: u32) -> Host {
     let n = shape.iter().product();
-    Host { shape: shape.to_vec(), dtype: DType::F32, data: values(n, seed, -1.0, 1.0).iter().map(|&v| v as f64).collect() }
+    Host {
+        shape: shape.to_vec(),
+        dtype: DType::F32,
+        data: values(n, seed, -1.0, 1.0).iter().map(|&v| v as f64).collect(),
+    }
 }
 
 /// `[.., m, k] x [.., k, n]` by expand, multiply and sum over k (batch axes first).

@@ -76,14 +76,23 @@ impl Lower<'_> {
     /// The tiled matmul (after the pointers are loaded and the workgroup id is in `f.wg`).
     pub(super) fn matmul_body(&mut self, mm: Matmul) -> Result<(), GraphError> {
         let k_len = self.k.reduce.map_or(0, |r| r.len);
-        let sc = Scalars { batch: self.take_sgpr()?, m0: self.take_sgpr()?, n0: self.take_sgpr()?, count: self.take_sgpr()? };
+        let sc = Scalars {
+            batch: self.take_sgpr()?,
+            m0: self.take_sgpr()?,
+            n0: self.take_sgpr()?,
+            count: self.take_sgpr()?,
+        };
         self.tile_origin(&mm, &sc);
         self.lane_indices(&mm, &sc);
         self.t.wait_smem(&mut self.b);
         // The factors' values that do not depend on k, once per lane.
         let tile = |k: &Kernel, axis| k.insts.iter().position(|i| *i == Inst::Tile(axis));
-        let (tm, tn, tb, tk) =
-            (tile(self.k, TileAxis::M), tile(self.k, TileAxis::N), tile(self.k, TileAxis::Batch), tile(self.k, TileAxis::K));
+        let (tm, tn, tb, tk) = (
+            tile(self.k, TileAxis::M),
+            tile(self.k, TileAxis::N),
+            tile(self.k, TileAxis::Batch),
+            tile(self.k, TileAxis::K),
+        );
         for (t, home) in [(tm, Home::Vgpr(AM)), (tn, Home::Vgpr(BN)), (tb, Home::Sgpr(sc.batch))] {
             if let Some(t) = t {
                 self.home[t] = home;
