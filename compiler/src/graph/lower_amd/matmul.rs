@@ -112,7 +112,7 @@ impl Lower<'_> {
             self.t.s_add_i32(&mut self.b, s(sc.count), s(sc.count), -1);
             self.b.s_cmp_lg_u32(s(sc.count), 0).s_cbranch_scc1(top);
         }
-        if k_len % TK != 0 {
+        if !k_len.is_multiple_of(TK) {
             self.step(&mm, tk, &have, Some(k_len))?;
         }
         for v in frontier {
@@ -157,7 +157,7 @@ impl Lower<'_> {
         t.v_add_u32(&mut self.b, v(AM), s(sc.m0), tmp);
         t.v_add_u32(&mut self.b, v(BN), s(sc.n0), tmp);
         for (r, n, edge) in [(AM, mm.m, TM), (BN, mm.n, TN)] {
-            if n % edge != 0 {
+            if !n.is_multiple_of(edge) {
                 let last = self.literal_operand(n - 1, 1);
                 self.b.v_min_u32(v(r), last, v(r));
             }
@@ -326,7 +326,7 @@ impl Lower<'_> {
         let store = store.ok_or_else(|| codegen(self.k, "a kernel without a store"))?;
         let acc = self.k.insts.iter().position(|i| *i == Inst::Acc);
         let cone = self.k.cone(&[store], &[]);
-        let masked = mm.m % TM != 0 || mm.n % TN != 0;
+        let masked = !mm.m.is_multiple_of(TM) || !mm.n.is_multiple_of(TN);
         let exec_reg: Operand = if self.wave64 { exec().into() } else { exec_lo().into() };
         for i in 0..RM {
             t.v_add_u32(&mut self.b, v(MI), Operand::Int(i as i64), v(EM));

@@ -6,7 +6,7 @@
 //! output element `g*BLOCK + i` (lanes past the end are masked off). With a reduction workgroup
 //! `g` computes output element `g`: each lane reduces elements `lane, lane+BLOCK, ...`, the
 //! lanes' partial results are combined through LDS in a tree (a barrier between steps), and lane
-//! 0 runs the epilogue and stores.
+//! 0 runs the epilogue and stores. A matmul kernel is tiled instead ([`matmul`]).
 //!
 //! Registers: `s[0:1]` the kernarg pointer, then the workgroup id; the buffer pointers after
 //! it; a few fixed SGPRs and VGPRs for the loop and temporaries; the IR's values in
