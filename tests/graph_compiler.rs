@@ -11,6 +11,9 @@ mod cache;
 mod dtypes;
 #[path = "graph_compiler/host.rs"]
 mod host;
+// Matmuls as tiled kernels.
+#[path = "graph_compiler/matmul.rs"]
+mod matmul;
 #[path = "graph_compiler/property.rs"]
 mod property;
 
@@ -335,6 +338,8 @@ fn bench_compile_reports_time_per_kernel() {
             assert!(c["ours"].as_u64().unwrap() > 0 && c["clang"].as_u64().unwrap() > 0, "{c}");
         }
         assert!(counts[..3].iter().all(|c| c["results_agree"] == true), "{v}");
+        // The tiled matmul against clang's build of the same tiling.
+        assert_eq!(counts[4]["results_agree"], true, "{v}");
         let g = v["instructions_vs_clang"].as_f64().unwrap();
         assert!(g > 0.0 && g.is_finite(), "{v}");
     }
@@ -544,5 +549,9 @@ fn the_transformer_block_schedules_into_known_fused_kernels() {
         // its own for the final residual add (the order the scheduler meets the two reductions
         // under it must not cost one).
         assert!(s.kernels.iter().all(|k| k.ir.reduce.is_some()), "{block:?}");
+        // Q, K, V, the scores, attention times V, the output projection and the MLP's two:
+        // tiled matmuls, their prologues and epilogues fused in.
+        let tiled = s.kernels.iter().filter(|k| k.ir.matmul.is_some()).count();
+        assert_eq!(tiled, 8, "{block:?}");
     }
 }

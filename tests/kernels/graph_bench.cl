@@ -1,7 +1,7 @@
 // `bench compile`'s clang side: the fixed set of graphs (src/bench_compile.rs) written in OpenCL C
 // with the same decomposition as the graph compiler's schedule, kernel for kernel (one lane per
-// element; a workgroup of 64 lanes per reduced element, a strided loop, then a tree through LDS),
-// so the executed wave instructions compare the code generators. The hardware ops are the ones
+// element; a workgroup of 64 lanes per reduced element, a strided loop, then a tree through LDS; a
+// matmul tiled through LDS), so the executed wave instructions compare the code generators. The hardware ops are the ones
 // ours emits (v_exp_f32, v_sqrt_f32, v_rcp_f32), not libm's correctly rounded expansions.
 // Shapes: x and y are [64, 100], b is [100, 32].
 
@@ -82,12 +82,43 @@ kernel void softmax_div(global const float *x, global const float *m, global con
     }
 }
 
-// [64, 100] x [100, 32]: a workgroup per output element, the 100 products summed.
+// [64, 100] x [100, 32] tiled as the graph compiler tiles a matmul: a workgroup of 64 lanes per
+// 32x32 tile of C; per step of 16 along k both tiles staged k-major in LDS (lane l writes element
+// l + 64 j of each: row or column l % 32, k = l / 32 + 2 j; rows clamped into the matrix, k past
+// the end read as 0); lane l accumulates the 4x4 block at rows 4 (l / 8), columns 4 (l % 8).
+#define TM 32
+#define TN 32
+#define TK 16
+
+static inline uint umin(uint a, uint b) { return a < b ? a : b; }
+
 kernel void matmul(global const float *a, global const float *b, global float *out) {
-    local float part[LANES];
-    uint o = get_group_id(0), row = o / BN, col = o % BN;
-    float acc = 0.0f;
-    for (uint k = lane(); k < COLS; k += LANES) acc += a[row * COLS + k] * b[k * BN + col];
-    WG_REDUCE(part, acc, ADD);
-    if (lane() == 0) out[o] = part[0];
+    local float as[TK * TM];
+    local float bs[TK * TN];
+    uint l = lane(), g = get_group_id(0), tiles_n = (BN + TN - 1) / TN;
+    uint m0 = g / tiles_n * TM, n0 = g % tiles_n * TN;
+    uint sm = umin(m0 + l % TM, ROWS - 1), sn = umin(n0 + l % TN, BN - 1), sk = l / TM;
+    uint ti = l / (TN / 4), tj = l % (TN / 4);
+    float acc[4][4] = {{0.0f}};
+    for (uint k0 = 0; k0 < COLS; k0 += TK) {
+        for (uint j = 0; j < TK * TM / LANES; j++) {
+            uint k = k0 + sk + 2 * j, kc = umin(k, COLS - 1);
+            as[l + LANES * j] = k < COLS ? a[sm * COLS + kc] : 0.0f;
+            bs[l + LANES * j] = k < COLS ? b[kc * BN + sn] : 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint kk = 0; kk < TK; kk++) {
+            float4 x = *(local float4 *)&as[kk * TM + 4 * ti];
+            float4 y = *(local float4 *)&bs[kk * TN + 4 * tj];
+            float xs[4] = {x.x, x.y, x.z, x.w}, ys[4] = {y.x, y.y, y.z, y.w};
+            for (uint i = 0; i < 4; i++)
+                for (uint j = 0; j < 4; j++) acc[i][j] = __builtin_fmaf(xs[i], ys[j], acc[i][j]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (uint i = 0; i < 4; i++)
+        for (uint j = 0; j < 4; j++) {
+            uint m = m0 + 4 * ti + i, n = n0 + 4 * tj + j;
+            if (m < ROWS && n < BN) out[m * BN + n] = acc[i][j];
+        }
 }

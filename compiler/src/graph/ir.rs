@@ -10,6 +10,11 @@
 //!   post:  values after the loop (may read Acc), ending in Store
 //! ```
 //!
+//! A matmul kernel ([`Kernel::matmul`]) has no `OutIdx` or `RedIdx`: its coordinates are
+//! [`Inst::Tile`] values (batch, row, column, reduction index), so the lowering can evaluate the
+//! two factors' cones per staged tile element and the epilogue per output element of a lane's
+//! register block.
+//!
 //! Every instruction is put in the first region its operands allow, and identical instructions
 //! are made once (the builder dedups them), so index math shared by several loads is computed
 //! once and loop-invariant loads leave the loop.
@@ -45,6 +50,8 @@ pub enum Inst {
     RedIdx,
     /// The reduction's result (post only).
     Acc,
+    /// A matmul kernel's coordinate (`K`: body only).
+    Tile(TileAxis),
     /// A 32-bit constant of a dtype.
     Const(DType, u32),
     /// Index math; a unary one (`DivC`, `ModC`) has `b == a`.
@@ -68,6 +75,30 @@ pub enum Inst {
         idx: Val,
         val: Val,
     },
+}
+
+/// A coordinate of a matmul kernel: flattened over the axes of its group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TileAxis {
+    /// The batch axes (both factors vary along them; uniform in a workgroup).
+    Batch,
+    /// The rows: axes only the first factor (`a`) varies along.
+    M,
+    /// The columns: axes only the second factor (`b`) varies along.
+    N,
+    /// The reduced axes (body only).
+    K,
+}
+
+/// A matmul kernel: `out[batch, m, n] = epilogue(sum over k of a[batch, m, k] * b[batch, k, n])`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Matmul {
+    pub batch: u32,
+    pub m: u32,
+    pub n: u32,
+    /// The two factors (body values; `body_result` is their product).
+    pub a: Val,
+    pub b: Val,
 }
 
 /// Where a value is computed.
@@ -104,9 +135,26 @@ pub struct Kernel {
     pub region: Vec<Region>,
     /// The reduction's operand per `r` (with a reduction).
     pub body_result: Option<Val>,
+    /// Set when the reduction is a matmul over [`Inst::Tile`] coordinates.
+    pub matmul: Option<Matmul>,
 }
 
 impl Kernel {
+    /// `roots` and every value they read, in program order, leaving out `Tile` and `Acc` (the
+    /// caller's inputs) and the values `have` marks (computed already).
+    pub fn cone(&self, roots: &[Val], have: &[bool]) -> Vec<Val> {
+        let mut want = vec![false; self.insts.len()];
+        let mut stack: Vec<Val> = roots.to_vec();
+        while let Some(v) = stack.pop() {
+            if want[v] || have.get(v).copied().unwrap_or(false) || matches!(self.insts[v], Inst::Tile(_) | Inst::Acc) {
+                continue;
+            }
+            want[v] = true;
+            stack.extend(Kernel::operands(&self.insts[v]));
+        }
+        (0..self.insts.len()).filter(|&v| want[v]).collect()
+    }
+
     /// The values of `r` in program order.
     pub fn in_region(&self, r: Region) -> impl Iterator<Item = Val> + '_ {
         (0..self.insts.len()).filter(move |&v| self.region[v] == r)
@@ -115,7 +163,7 @@ impl Kernel {
     /// The operands of `inst`.
     pub fn operands(inst: &Inst) -> Vec<Val> {
         match *inst {
-            Inst::OutIdx | Inst::RedIdx | Inst::Acc | Inst::Const(..) => vec![],
+            Inst::OutIdx | Inst::RedIdx | Inst::Acc | Inst::Tile(_) | Inst::Const(..) => vec![],
             Inst::Idx(_, a, b) | Inst::Binary(_, _, a, b) => vec![a, b],
             Inst::Load { idx, valid, .. } => std::iter::once(idx).chain(valid).collect(),
             Inst::Unary(_, _, a) => vec![a],
@@ -127,7 +175,7 @@ impl Kernel {
     /// The dtype of a value (index math is u32, shown as i32).
     pub fn dtype(&self, v: Val) -> DType {
         match self.insts[v] {
-            Inst::OutIdx | Inst::RedIdx | Inst::Idx(..) => DType::I32,
+            Inst::OutIdx | Inst::RedIdx | Inst::Tile(_) | Inst::Idx(..) => DType::I32,
             Inst::Acc => self.reduce.map_or(DType::F32, |r| r.dtype),
             Inst::Const(d, _) | Inst::Load { dtype: d, .. } | Inst::Where(d, ..) | Inst::Store { dtype: d, .. } => d,
             Inst::Unary(_, d, _) => d,
@@ -156,7 +204,7 @@ impl KernelBuilder {
             return v;
         }
         let base = match inst {
-            Inst::RedIdx => Region::Body,
+            Inst::RedIdx | Inst::Tile(TileAxis::K) => Region::Body,
             Inst::Acc | Inst::Store { .. } => Region::Post,
             _ => Region::Pre,
         };
@@ -168,6 +216,11 @@ impl KernelBuilder {
             self.seen.insert(inst, v);
         }
         v
+    }
+
+    /// The instruction of a value made so far.
+    pub fn inst(&self, v: Val) -> Inst {
+        self.insts[v]
     }
 
     pub fn konst(&mut self, dtype: DType, bits: u32) -> Val {
@@ -195,8 +248,9 @@ impl KernelBuilder {
         n_out: u32,
         reduce: Option<Reduce>,
         body_result: Option<Val>,
+        matmul: Option<Matmul>,
     ) -> Kernel {
-        Kernel { name, params, n_out, reduce, insts: self.insts, region: self.region, body_result }
+        Kernel { name, params, n_out, reduce, insts: self.insts, region: self.region, body_result, matmul }
     }
 }
 

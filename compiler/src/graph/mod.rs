@@ -9,6 +9,7 @@ pub mod error;
 pub mod ir;
 pub mod lower_amd;
 pub mod lower_ptx;
+pub mod matmul_plan;
 pub mod ops;
 pub mod schedule;
 pub mod tensor;

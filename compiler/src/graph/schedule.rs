@@ -20,8 +20,9 @@ use std::collections::{HashMap, HashSet};
 
 use super::dtype::DType;
 use super::error::GraphError;
-use super::ir::{IdxOp, Inst, Kernel, KernelBuilder, Param, Reduce, Val};
-use super::ops::MovementOp;
+use super::ir::{IdxOp, Inst, Kernel, KernelBuilder, Matmul, Param, Reduce, TileAxis, Val};
+use super::matmul_plan::{self, MmPlan};
+use super::ops::{BinaryOp, MovementOp};
 use super::tensor::{Op, Tensor};
 use super::view::{numel, View};
 
@@ -240,7 +241,7 @@ fn assign_pool(kernels: &[ScheduledKernel], buffers: &mut [BufferInfo]) -> Vec<u
 
 /// Why a kernel did not build: a node to realize first (`Beside`: a reduction met in a kernel
 /// that has one already).
-enum Build {
+pub(super) enum Build {
     Realize(u64),
     Beside(u64),
 }
@@ -270,7 +271,14 @@ struct Gen<'a> {
     reduce: Option<(Reduce, Val)>,
     /// The reduction node fused into this kernel.
     reduce_node: Option<u64>,
+    /// The reduction node as a tensor.
+    reduce_tensor: Option<Tensor>,
+    /// Set when the kernel is built as a matmul: coordinates come from [`Inst::Tile`] values.
+    mm: Option<MmPlan>,
 }
+
+/// What one attempt at building a kernel made.
+type Attempt = ((Kernel, Vec<Source>), Option<u64>, Option<Tensor>);
 
 impl<'a> Gen<'a> {
     #[allow(clippy::type_complexity)]
@@ -279,11 +287,31 @@ impl<'a> Gen<'a> {
         realized: &'a HashSet<u64>,
         n: usize,
     ) -> Result<((Kernel, Vec<Source>), Option<u64>), Build> {
+        let (plain, fused, reduce) = Gen::attempt(root, realized, n, None)?;
+        let is_leaf = |t: &Tensor| {
+            matches!(t.node().op, Op::Input(_)) || (t.node().id != root.node().id && realized.contains(&t.node().id))
+        };
+        if let Some(plan) = reduce.as_ref().and_then(|r| matmul_plan::plan(r, &is_leaf)) {
+            let (k, fused, _) = Gen::attempt(root, realized, n, Some(plan))?;
+            return Ok((k, fused));
+        }
+        Ok((plain, fused))
+    }
+
+    fn attempt(root: &'a Tensor, realized: &'a HashSet<u64>, n: usize, mm: Option<MmPlan>) -> Result<Attempt, Build> {
         let dtype = root.dtype();
-        let mut g =
-            Gen { root, realized, b: KernelBuilder::new(), sources: Vec::new(), reduce: None, reduce_node: None };
+        let mut g = Gen {
+            root,
+            realized,
+            b: KernelBuilder::new(),
+            sources: Vec::new(),
+            reduce: None,
+            reduce_node: None,
+            reduce_tensor: None,
+            mm,
+        };
         let val = g.expr(root, &[], &Space::Out)?;
-        let out = g.b.push(Inst::OutIdx);
+        let out = g.out_index();
         let buf = g.sources.len();
         g.b.push(Inst::Store { buf, dtype, idx: out, val });
         let mut params: Vec<Param> = g.sources.iter().map(|s| Param { dtype: s.dtype(), written: false }).collect();
@@ -292,9 +320,76 @@ impl<'a> Gen<'a> {
             Some((r, v)) => (Some(r), Some(v)),
             None => (None, None),
         };
-        let name = format!("k{n}_{}", if reduce.is_some() { "reduce" } else { "elementwise" });
-        let k = g.b.finish(name, params, root.numel() as u32, reduce, body);
-        Ok(((k, g.sources), g.reduce_node))
+        let matmul = g.matmul(body);
+        let kind = match (reduce, matmul) {
+            (_, Some(_)) => "matmul",
+            (Some(_), None) => "reduce",
+            (None, None) => "elementwise",
+        };
+        let k = g.b.finish(format!("k{n}_{kind}"), params, root.numel() as u32, reduce, body, matmul);
+        Ok(((k, g.sources), g.reduce_node, g.reduce_tensor))
+    }
+
+    /// The matmul's sizes and factors (`body` the product of the two).
+    fn matmul(&self, body: Option<Val>) -> Option<Matmul> {
+        let p = self.mm.as_ref()?;
+        let Inst::Binary(BinaryOp::Mul, _, a, b) = self.b.inst(body?) else { return None };
+        Some(Matmul { batch: p.size(&p.batch_axes), m: p.size(&p.m_axes), n: p.size(&p.n_axes), a, b })
+    }
+
+    /// The output element's linear index: `OutIdx`, or in a matmul the index from its tile
+    /// coordinates (the reduction's output shape; reshapes above it keep the linear order).
+    fn out_index(&mut self) -> Val {
+        let Some(p) = self.mm.clone() else { return self.b.push(Inst::OutIdx) };
+        let coords = self.tile_coords(&p);
+        let strides = super::view::contiguous_strides(&p.out);
+        let mut idx = self.b.konst(DType::I32, 0);
+        for (c, s) in coords.into_iter().zip(strides).filter(|(_, s)| *s != 0) {
+            let s = self.b.konst(DType::I32, s as u32);
+            let term = self.b.idx(IdxOp::Mul, c, s);
+            idx = self.b.idx(IdxOp::Add, idx, term);
+        }
+        idx
+    }
+
+    /// A matmul's coordinates of the reduction's operand from its tile coordinates (the
+    /// reduced axes 0).
+    fn tile_coords(&mut self, p: &MmPlan) -> Vec<Val> {
+        let mut coords = vec![zero_i(&mut self.b); p.input.len()];
+        for (axes, which) in [(&p.m_axes, TileAxis::M), (&p.n_axes, TileAxis::N), (&p.batch_axes, TileAxis::Batch)] {
+            if axes.is_empty() {
+                continue;
+            }
+            let t = self.b.push(Inst::Tile(which));
+            let sizes: Vec<usize> = axes.iter().map(|&a| p.input[a]).collect();
+            for (&a, c) in axes.iter().zip(split(&mut self.b, t, &sizes)) {
+                coords[a] = c;
+            }
+        }
+        coords
+    }
+
+    /// The coordinates of the current element in `space`, in a matmul kernel.
+    fn mm_coords(&mut self, p: &MmPlan, space: &Space) -> Vec<Val> {
+        let mut coords = self.tile_coords(p);
+        if let Space::Body { .. } = space {
+            let k = self.b.push(Inst::Tile(TileAxis::K));
+            let sizes: Vec<usize> = p.red_axes.iter().map(|&a| p.input[a]).collect();
+            for (&a, c) in p.red_axes.iter().zip(split(&mut self.b, k, &sizes)) {
+                coords[a] = c;
+            }
+            return coords;
+        }
+        // The root's coordinates: the same axes where it is the reduction's output with size-1
+        // axes dropped or added, else split from the linear index.
+        let root = self.root.shape().to_vec();
+        let big = |s: &[usize]| s.iter().copied().filter(|&n| n != 1).collect::<Vec<_>>();
+        if big(&root) != big(&p.out) {
+            let lin = self.out_index();
+            return split(&mut self.b, lin, &root);
+        }
+        let mut kept = (0..p.out.len()).filter(|&a| p.out[a] != 1).map(|a| coords[a]);
+        root.iter().map(|&n| if n == 1 { zero_i(&mut self.b) } else { kept.next().expect("same sizes") }).collect()
     }
 
     /// The value of `t` seen through the movement ops `stack` (outermost first) in `space`.
@@ -351,6 +446,7 @@ impl<'a> Gen<'a> {
                 let r = self.expr(src, &[], &body)?;
                 self.reduce = Some((Reduce { op: *op, dtype: node.dtype, len }, r));
                 self.reduce_node = Some(node.id);
+                self.reduce_tensor = Some(t.clone());
                 self.b.push(Inst::Acc)
             }
         })
@@ -368,7 +464,9 @@ impl<'a> Gen<'a> {
             }
         };
         let terms: Vec<(Val, i64)> = match space {
-            Space::Out if view.mask.is_none() && view.shape == self.root.shape() => self.merged_terms(&view),
+            Space::Out if self.mm.is_none() && view.mask.is_none() && view.shape == self.root.shape() => {
+                self.merged_terms(&view)
+            }
             _ => {
                 let coords = self.coords(space);
                 let axes = coords.into_iter().zip(&view.strides).zip(&view.shape);
@@ -440,6 +538,9 @@ impl<'a> Gen<'a> {
 
     /// The coordinates of the current element in `space`.
     fn coords(&mut self, space: &Space) -> Vec<Val> {
+        if let Some(p) = self.mm.clone() {
+            return self.mm_coords(&p, space);
+        }
         match space {
             Space::Out => {
                 let o = self.b.push(Inst::OutIdx);
@@ -490,7 +591,7 @@ fn split(b: &mut KernelBuilder, i: Val, shape: &[usize]) -> Vec<Val> {
 
 /// The contiguous view of a node seen through `stack` (outermost first), or the node whose
 /// reshape no single view can express.
-fn compose(base: View, stack: &[(MovementOp, u64)]) -> Result<View, Build> {
+pub(super) fn compose(base: View, stack: &[(MovementOp, u64)]) -> Result<View, Build> {
     let mut v = base;
     for (op, src) in stack.iter().rev() {
         v = match op {

@@ -6,13 +6,14 @@
 //! output element `g*BLOCK + i` (lanes past the end are masked off). With a reduction workgroup
 //! `g` computes output element `g`: each lane reduces elements `lane, lane+BLOCK, ...`, the
 //! lanes' partial results are combined through LDS in a tree (a barrier between steps), and lane
-//! 0 runs the epilogue and stores.
+//! 0 runs the epilogue and stores. A matmul kernel is tiled instead ([`matmul`]).
 //!
 //! Registers: `s[0:1]` the kernarg pointer, then the workgroup id; the buffer pointers after
 //! it; a few fixed SGPRs and VGPRs for the loop and temporaries; the IR's values in
 //! what is left, by [`regs`].
 
 mod convert;
+pub mod matmul;
 mod regs;
 mod select;
 
@@ -35,6 +36,9 @@ const VGPR_END: u32 = 256;
 
 /// How to launch a lowered kernel: workgroups along x, and lanes per workgroup.
 pub fn launch_shape(k: &Kernel) -> (u32, u32) {
+    if let Some(mm) = &k.matmul {
+        return (matmul::groups(mm), BLOCK);
+    }
     match k.reduce {
         Some(_) => (k.n_out, BLOCK),
         None => (k.n_out.div_ceil(BLOCK), BLOCK),
@@ -142,13 +146,18 @@ fn build(arch: Arch, k: &Kernel) -> Result<(CodeKernel, Builder), GraphError> {
     let r = &mut ck.resources;
     r.workgroup_id = [true, false, false];
     r.workitem_id_dims = 1;
-    r.lds_bytes = if k.reduce.is_some() { 2 * BLOCK * 4 } else { 0 };
+    r.lds_bytes = match (k.reduce, k.matmul) {
+        (_, Some(_)) => matmul::LDS_BYTES,
+        (Some(_), None) => 2 * BLOCK * 4,
+        (None, None) => 0,
+    };
     ck.reqd_workgroup_size = Some([BLOCK, 1, 1]);
     ck.max_flat_workgroup_size = BLOCK;
     let user_sgprs = ck.user_sgpr_count(arch);
     // The workgroup id follows the user SGPRs; the pointers start at the next even SGPR.
     let f = Fixed::new(k.params.len(), (user_sgprs + 2) & !1);
     let first_s = f.first_free_sgpr();
+    let first_v = if k.matmul.is_some() { matmul::FIRST_FREE_VGPR } else { Fixed::FIRST_FREE_VGPR };
     let mut l = Lower {
         b: Builder::new(arch),
         t: Target::new(arch),
@@ -158,12 +167,12 @@ fn build(arch: Arch, k: &Kernel) -> Result<(CodeKernel, Builder), GraphError> {
         home: vec![Home::Const; k.insts.len()],
         uniform: regs::uniform(k),
         sp: Pool::new(first_s, SGPR_END),
-        vp: Pool::new(Fixed::FIRST_FREE_VGPR, VGPR_END),
+        vp: Pool::new(first_v, VGPR_END),
         loads_pending: false,
         addr_of: None,
     };
     l.b.tracker_mut().reserve_sgprs(first_s);
-    l.b.tracker_mut().reserve_vgprs(Fixed::FIRST_FREE_VGPR);
+    l.b.tracker_mut().reserve_vgprs(first_v);
     l.body(user_sgprs)?;
     ck.code = l.b.finish().map_err(|e| codegen(k, e.to_string()))?;
     apply_usage(arch, &mut ck, &l.b);
@@ -242,6 +251,11 @@ impl Lower<'_> {
             self.f.wg = user_sgprs;
         }
         let f = self.f.clone();
+        if let Some(mm) = self.k.matmul {
+            self.matmul_body(mm)?;
+            self.b.s_endpgm();
+            return Ok(());
+        }
         let end = self.b.label("end");
         if self.k.reduce.is_none() {
             // out = wg*BLOCK + lane; lanes past n_out do nothing.

@@ -6,7 +6,7 @@
 //! `pre`) and its end (where the accumulator takes `body_result`). A `pre` value read in the loop
 //! lives to the loop's end: every iteration reads it.
 
-use super::super::ir::{Inst, Kernel, Region, Val};
+use super::super::ir::{Inst, Kernel, Region, TileAxis, Val};
 
 /// Where a value lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +24,7 @@ pub fn uniform(k: &Kernel) -> Vec<bool> {
         u[v] = match *inst {
             // With a reduction a workgroup computes one output element.
             Inst::OutIdx => k.reduce.is_some(),
-            Inst::Const(..) => true,
+            Inst::Const(..) | Inst::Tile(TileAxis::Batch) => true,
             Inst::Idx(_, a, b) => u[a] && u[b],
             _ => false,
         };

@@ -84,7 +84,7 @@ impl Lower<'_> {
             self.wait_loads();
         }
         match self.k.insts[val] {
-            Inst::OutIdx | Inst::RedIdx | Inst::Acc | Inst::Const(..) => {}
+            Inst::OutIdx | Inst::RedIdx | Inst::Acc | Inst::Tile(_) | Inst::Const(..) => {}
             Inst::Idx(op, a, b) if self.uniform[val] => self.salu_idx(val, op, a, b),
             Inst::Idx(op, a, b) => self.valu_idx(val, op, a, b),
             Inst::Load { buf, idx, valid, .. } => self.load(val, buf, idx, valid),
@@ -181,7 +181,7 @@ impl Lower<'_> {
     }
 
     /// A 32-bit constant for a VOP3 operand: an immediate, or (CDNA, not inline) in `vt[i]`.
-    fn literal_operand(&mut self, value: u32, i: usize) -> Operand {
+    pub(super) fn literal_operand(&mut self, value: u32, i: usize) -> Operand {
         let o = Operand::Int(value as i32 as i64);
         if self.wave64 && self.scalar(&o) {
             self.b.v_mov_b32(v(self.f.vt[i]), o);
@@ -200,7 +200,7 @@ impl Lower<'_> {
     }
 
     /// `s_sub_u32` (gfx12: `s_sub_co_u32`).
-    fn s_sub_u32(&mut self, d: Reg, x: Operand, y: Operand) {
+    pub(super) fn s_sub_u32(&mut self, d: Reg, x: Operand, y: Operand) {
         if self.b.arch() == crate::isa::Arch::Gfx1201 {
             self.b.s_sub_co_u32(d, x, y);
         } else {

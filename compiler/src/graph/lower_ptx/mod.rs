@@ -9,6 +9,8 @@
 //! thread reducing `r = tid, tid + BLOCK, ...`, the partial results combined in shared memory by
 //! a halving tree, thread 0 running the epilogue.
 
+mod matmul;
+
 use std::fmt::Write;
 
 use super::dtype::DType;
@@ -39,23 +41,14 @@ const R: &str = "%s3";
 const ACC: &str = "%s4";
 
 fn kernel(k: &Kernel) -> Result<String, GraphError> {
-    let mut b = String::new();
-    let params: Vec<String> = (0..k.params.len()).map(|i| format!("    .param .u64 {}_p{i}", k.name)).collect();
-    let _ = writeln!(b, "\n.visible .entry {}(\n{}\n)\n{{", k.name, params.join(",\n"));
-    let _ = writeln!(
-        b,
-        "    .reg .pred %p<4>;\n    .reg .b16 %h<2>;\n    .reg .b32 %s<8>;\n    .reg .b64 %a<{}>;",
-        k.params.len().max(1) + 4
-    );
-    let _ = writeln!(b, "    .reg .b32 %v<{}>;", k.insts.len().max(1));
+    if let Some(mm) = k.matmul {
+        return matmul::kernel(k, mm);
+    }
+    let mut b = header(k);
     if k.reduce.is_some() {
         let _ = writeln!(b, "    .shared .align 4 .b32 {}_lds[{}];", k.name, 2 * BLOCK);
     }
-    let n = k.params.len();
-    for i in 0..n {
-        let _ = writeln!(b, "    ld.param.u64 %a{i}, [{}_p{i}];\n    cvta.to.global.u64 %a{i}, %a{i};", k.name);
-    }
-    let _ = writeln!(b, "    mov.u32 {TID}, %tid.x;\n    mov.u32 {CTAID}, %ctaid.x;");
+    load_params(k, &mut b);
     match k.reduce {
         None => {
             let _ = writeln!(b, "    mad.lo.u32 {OUT}, {CTAID}, {BLOCK}, {TID};");
@@ -65,7 +58,7 @@ fn kernel(k: &Kernel) -> Result<String, GraphError> {
             let _ = writeln!(b, "    mov.u32 {OUT}, {CTAID};");
         }
     }
-    let mut r = Render { k, b, addr: n };
+    let mut r = Render::new(k, b);
     for v in k.in_region(Region::Pre) {
         r.inst(v)?;
     }
@@ -79,18 +72,48 @@ fn kernel(k: &Kernel) -> Result<String, GraphError> {
     Ok(r.b)
 }
 
+/// The entry, its parameters and the registers every kernel declares.
+fn header(k: &Kernel) -> String {
+    let mut b = String::new();
+    let params: Vec<String> = (0..k.params.len()).map(|i| format!("    .param .u64 {}_p{i}", k.name)).collect();
+    let _ = writeln!(b, "\n.visible .entry {}(\n{}\n)\n{{", k.name, params.join(",\n"));
+    let _ = writeln!(
+        b,
+        "    .reg .pred %p<6>;\n    .reg .b16 %h<2>;\n    .reg .b32 %s<8>;\n    .reg .b64 %a<{}>;",
+        k.params.len().max(1) + 8
+    );
+    let _ = writeln!(b, "    .reg .b32 %v<{}>;", k.insts.len().max(1));
+    b
+}
+
+/// The parameters' global addresses into `%a<i>`, the thread and block ids into TID and CTAID.
+fn load_params(k: &Kernel, b: &mut String) {
+    for i in 0..k.params.len() {
+        let _ = writeln!(b, "    ld.param.u64 %a{i}, [{}_p{i}];\n    cvta.to.global.u64 %a{i}, %a{i};", k.name);
+    }
+    let _ = writeln!(b, "    mov.u32 {TID}, %tid.x;\n    mov.u32 {CTAID}, %ctaid.x;");
+}
+
 struct Render<'k> {
     k: &'k Kernel,
     b: String,
     /// The first 64-bit register free for addresses.
     addr: usize,
+    /// The registers a matmul kernel's `Tile` values (by `TileAxis as usize`) and `Acc` read.
+    tile: [String; 4],
+    acc: String,
 }
 
 fn v(x: Val) -> String {
     format!("%v{x}")
 }
 
-impl Render<'_> {
+impl<'k> Render<'k> {
+    fn new(k: &'k Kernel, b: String) -> Render<'k> {
+        let tile = ["%s0", "%s0", "%s0", "%s0"].map(String::from);
+        Render { k, b, addr: k.params.len(), tile, acc: ACC.to_string() }
+    }
+
     fn line(&mut self, s: String) {
         self.b.push_str("    ");
         self.b.push_str(&s);
@@ -159,7 +182,8 @@ impl Render<'_> {
         match self.k.insts[x] {
             Inst::OutIdx => self.line(format!("mov.u32 {d}, {OUT};")),
             Inst::RedIdx => self.line(format!("mov.u32 {d}, {R};")),
-            Inst::Acc => self.line(format!("mov.b32 {d}, {ACC};")),
+            Inst::Acc => self.line(format!("mov.b32 {d}, {};", self.acc)),
+            Inst::Tile(a) => self.line(format!("mov.u32 {d}, {};", self.tile[a as usize])),
             Inst::Const(_, bits) => self.line(format!("mov.b32 {d}, {bits:#x};")),
             Inst::Idx(op, a, b) => {
                 let (a, b) = (v(a), v(b));
