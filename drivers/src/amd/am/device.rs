@@ -286,6 +286,14 @@ impl AmDevice {
         gmc::hdp_flush(&self.mmio)
     }
 
+    /// Absolute dword addresses of NBIO's BIF_BX_PF0_GPU_HDP_FLUSH_REQ and _DONE (the chip's
+    /// table at the discovery table's NBIO bases): what a command processor's WAIT_REG_MEM
+    /// writes and polls to flush HDP before it reads what the CPU wrote through the BAR.
+    pub fn hdp_flush_regs(&self) -> Result<(u32, u32)> {
+        let reg = |n| self.mmio.reg(Ip::Nbio, 0, n).map(|r| r.addr);
+        Ok((reg("BIF_BX_PF0_GPU_HDP_FLUSH_REQ")?, reg("BIF_BX_PF0_GPU_HDP_FLUSH_DONE")?))
+    }
+
     fn flush_tlb(&self) -> Result<()> {
         gmc::hdp_flush(&self.mmio)?;
         for xcc in boot::instances(&self.mmio, Ip::Gc) {
