@@ -1,6 +1,6 @@
 //! The clang-compiled corpus through the whole stack — KFD driver, PM4 queues, emulated command
 //! processor, wave interpreter — on emu:gfx1100, emu:gfx1201, emu:gfx942 and emu:gfx950 (wave64),
-//! at -O0 to -O3 (the interpreter's
+//! and through the AM driver's whole PCI boot on am:emu:gfx1100 and am:emu:gfx942, at -O0 to -O3 (the interpreter's
 //! own tests cover every corpus kernel; these prove the driver path launches them faithfully:
 //! LDS and barriers, atomics, private arrays in scratch, 2-D grids, divergent loops).
 
@@ -33,14 +33,19 @@ fn download<T: Copy + Default>(dev: &AmdDevice, b: &Buffer, n: usize) -> Vec<T> 
     v
 }
 
+/// Every emulated device, behind the emulated KFD and (`am:emu:…`) behind the AM driver through the
+/// whole PCI boot; each device is opened once and runs every opt level (a boot is the costly part).
+const DEVICES: [&str; 6] =
+    ["emu:gfx1100", "emu:gfx1201", "emu:gfx942", "emu:gfx950", "am:emu:gfx1100", "am:emu:gfx942"];
+
 fn each(f: impl Fn(&AmdDevice, &Program, &str)) {
-    for arch in ["gfx1100", "gfx1201", "gfx942", "gfx950"] {
-        let Device::Amd(dev) = device::open(&format!("emu:{arch}").parse().unwrap()).unwrap() else {
-            panic!("emu:{arch} is an AMD device")
+    for spec in DEVICES {
+        let Device::Amd(dev) = device::open(&spec.parse().unwrap()).unwrap_or_else(|e| panic!("{spec}: {e}")) else {
+            panic!("{spec} is an AMD device")
         };
         for opt in ["O0", "O1", "O2", "O3"] {
             let p = corpus(&dev, opt);
-            f(&dev, &p, &format!("{arch} -{opt}"));
+            f(&dev, &p, &format!("{spec} -{opt}"));
             dev.unload(p).unwrap();
         }
     }

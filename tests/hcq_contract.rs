@@ -10,6 +10,8 @@ use baregpu_runtime::DeviceSpec;
 use std::path::PathBuf;
 use std::time::Duration;
 
+#[path = "hcq_contract/am.rs"]
+mod am;
 #[path = "hcq_contract/iface.rs"]
 mod iface;
 #[path = "hcq_contract/link.rs"]

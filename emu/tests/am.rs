@@ -8,7 +8,7 @@ mod am {
     mod device;
     mod firmware_standin;
     mod gfx942;
-    mod psp;
+    pub mod psp;
     mod queue;
     mod tables;
 }

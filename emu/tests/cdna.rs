@@ -42,6 +42,8 @@ mod lanes;
 mod minifloat;
 #[path = "cdna/sdwa.rs"]
 mod sdwa;
+#[path = "cdna/segments.rs"]
+mod segments;
 #[path = "cdna/smem_write.rs"]
 mod smem_write;
 #[path = "cdna/special.rs"]

@@ -35,6 +35,10 @@ impl CpHost for EmuPciGpu {
         self.ih_push(&mut st, &e);
     }
 
+    fn bus_register(&self, reg: u32, write: Option<u32>) -> Option<u32> {
+        self.hdp_register(reg, write)
+    }
+
     fn stopped(&self, q: &EmuQueue, label: &str, why: Stop) {
         let mut st = self.lock();
         match why {

@@ -68,6 +68,8 @@ pub struct EmuPciGpu {
     pub(crate) writes: Arc<Writes>,
     /// Bumped at every TLB invalidation (the command processors' views then refresh).
     pub(crate) epoch: AtomicU64,
+    /// HDP flush requests (GPU_HDP_FLUSH_REQ writes, from BAR5 or a command processor).
+    pub(crate) hdp_flushes: AtomicU64,
 }
 
 impl std::fmt::Debug for EmuPciGpu {
@@ -124,6 +126,7 @@ impl EmuPciGpu {
             engine,
             writes: Arc::default(),
             epoch: AtomicU64::new(0),
+            hdp_flushes: AtomicU64::new(0),
         }))
     }
 
@@ -184,6 +187,12 @@ impl EmuPciGpu {
     /// The VRAM size in bytes.
     pub fn vram_size(&self) -> u64 {
         self.layout.vram_size
+    }
+
+    /// HDP flush requests so far: writes of an NBIO GPU_HDP_FLUSH_REQ register, through BAR5 or
+    /// by a command processor (the runtime's memory barrier on AM).
+    pub fn hdp_flush_requests(&self) -> u64 {
+        self.hdp_flushes.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// A register's value as the driver would read it (tests).

@@ -6,7 +6,8 @@
 //! report and write-pointer poll addresses are GPU VAs translated by the MMU; one the table does
 //! not map is a fault in the IH ring (with its VA) and the queue does not start. The queue's
 //! doorbell (CP_HQD_PQ_DOORBELL_CONTROL.DOORBELL_OFFSET, dwords into BAR2) wakes it; one outside
-//! its XCC's CP_MEC_DOORBELL_RANGE, or a halted MEC, and the queue does not start.
+//! its XCC's CP_MEC_DOORBELL_RANGE, a halted MEC, or a MEC the PSP loaded no firmware into, and
+//! the queue does not start.
 
 use super::device::{EmuPciGpu, State};
 use crate::amd::cp::queue::Xcc;
@@ -53,6 +54,11 @@ impl EmuPciGpu {
     /// CP_HQD_ACTIVE set to 1 in bank `sel` of XCC `xcc` (the previous queue of the bank
     /// already retired).
     pub(crate) fn hqd_active(&self, st: &mut State, xcc: u8, sel: u32) {
+        // A MEC without firmware runs nothing (the hardware's would execute garbage or stay idle).
+        if !st.psp.mec_has_firmware() {
+            log::debug!("{}: XCC {xcc} HQD {sel:#x} not started: the MEC has no firmware", self.name());
+            return;
+        }
         let (mec, halts) = self.map.chip.mec_halt;
         let cntl = st.regs.get(self.map.at(Ip::Gc, xcc, mec));
         if halts.iter().any(|f| cntl & self.map.field(Ip::Gc, mec, f).mask != 0) {

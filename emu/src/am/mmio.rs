@@ -106,6 +106,19 @@ impl EmuPciGpu {
         Mc { gpu: self, fb_base: self.fb_base(st), gart: st.gmc_mem.clone() }
     }
 
+    /// The HDP flush pair as a command processor reaches it (WAIT_REG_MEM, COPY_DATA): the
+    /// same registers BAR5 answers; `None` for any other address.
+    pub(crate) fn hdp_register(&self, addr: u32, write: Option<u32>) -> Option<u32> {
+        let mut st = self.lock();
+        if !matches!(st.regs.act_at(addr), Some(Act::HdpFlushReq | Act::HdpFlushDone { .. })) {
+            return None;
+        }
+        if let Some(v) = write {
+            self.write_locked(&mut st, addr, v);
+        }
+        Some(self.read_locked(&mut st, addr))
+    }
+
     fn read_locked(&self, st: &mut State, addr: u32) -> u32 {
         match st.regs.act_at(addr) {
             Some(Act::MemSize) => (self.layout.vram_size >> 20) as u32,
@@ -190,6 +203,10 @@ impl EmuPciGpu {
                 st.regs.set(addr, v);
                 self.ih_cntl_written(st, v);
             }
+            Some(Act::HdpFlushReq) => {
+                st.regs.set(addr, v);
+                self.hdp_flushes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
             Some(Act::SdmaRbCntl) => {
                 st.regs.set(addr, v);
                 self.sdma_rb_cntl(st, v);
@@ -246,6 +263,7 @@ pub(crate) fn wire(st: &mut State, chip: &Chip, layout: &Layout, m: &RegMap) {
     r.act(nbio("BIF_BX_PF0_RSMU_DATA"), Act::RsmuData);
     for pf in ["PF0", "PF1"] {
         let req = nbio(&format!("BIF_BX_{pf}_GPU_HDP_FLUSH_REQ"));
+        r.act(req, Act::HdpFlushReq);
         r.act(nbio(&format!("BIF_BX_{pf}_GPU_HDP_FLUSH_DONE")), Act::HdpFlushDone { req });
     }
     // Where the driver's HDP flush write goes (amdgpu remaps it into the MMIO page it maps

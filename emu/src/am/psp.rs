@@ -74,6 +74,13 @@ pub struct Psp {
 }
 
 impl Psp {
+    /// Whether the MEC has firmware: its image (CP_MEC on gfx9, RS64_MEC on gfx11) loaded by
+    /// LOAD_IP_FW and, where the RLC boots the graphics firmware, the RLC autoload done.
+    pub fn mec_has_firmware(&self) -> bool {
+        let mec = [GfxFwType::CP_MEC.0, GfxFwType::RS64_MEC.0];
+        self.firmware.iter().any(|t| mec.contains(t)) && (!self.rlc_autoload || self.rlc_autoloaded)
+    }
+
     /// Power-on: the bootloader is ready, no sOS, no ring; `rlc_autoload` as the chip has it.
     pub fn reset(&mut self, r: &mut dyn PspRegs, rlc_autoload: bool) {
         *self = Psp { rlc_autoload, ..Psp::default() };

@@ -16,6 +16,8 @@ pub enum Mailbox {
 pub enum Act {
     /// RCC_CONFIG_MEMSIZE: VRAM in MiB, read-only.
     MemSize,
+    /// An HDP flush REQ register: a write requests a flush (counted).
+    HdpFlushReq,
     /// An HDP flush DONE register: reads as its REQ register (the flush completes at once).
     HdpFlushDone {
         req: u32,

@@ -34,7 +34,7 @@ type Raw = (u64, u32, Result<Op, String>, Option<u64>);
 const MAX_SEGMENT_BYTES: u64 = 1 << 20;
 
 /// Code decoded linearly from an entry point to the end of the code (s_code_end, undecodable
-/// bytes past the last instruction, or the end of the allocation).
+/// bytes or a zero dword past the last s_endpgm, or the end of the allocation).
 pub struct Segment {
     pub start: u64,
     pub insts: Vec<Inst>,
@@ -92,6 +92,15 @@ impl Segment {
             let w = |k: usize| -> u32 {
                 bytes.get(at + 4 * k..at + 4 * k + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             };
+            // A zero dword right after an s_endpgm (and its s_nop padding) is the rest of the
+            // code's allocation, or memory next to it where VRAM allocations adjoin (AM): zero
+            // decodes as an instruction on every generation, and decoding on would take in (and
+            // be invalidated by) whatever data follows. Code that does run there is decoded
+            // from its own pc when reached.
+            let after_end = saw_end && raw.last().is_some_and(|r| matches!(r.2, Ok(Op::End) | Ok(Op::Nop)));
+            if w(0) == 0 && after_end {
+                break;
+            }
             if let Some(size) = decode::vopd_size(w(0), w(1)).filter(|_| vopd) {
                 if at + size > bytes.len() {
                     break;
@@ -118,7 +127,7 @@ impl Segment {
                 }
                 Err(e) => {
                     // Data or padding after the code ends; inside the code, an illegal instruction.
-                    if saw_end && raw.last().is_some_and(|r| matches!(r.2, Ok(Op::End) | Ok(Op::Nop))) {
+                    if after_end {
                         // Keep decoding: kernels follow each other in .text; stop at the first
                         // undecodable dword after an s_endpgm.
                         raw.push((pc, 4, Err(format!("undecodable instruction: {e}")), None));

@@ -146,3 +146,37 @@ fn a_driver_made_sdma_queue_writes_a_fence() {
     });
     dev.close().unwrap();
 }
+
+/// Firmware without the MEC's image boots (gfx11's RLC autoload needs only the RLC's), but the
+/// driver refuses a compute queue with an error saying why, and the emulated MEC would not run
+/// one; the next boot with the whole firmware makes queues again.
+#[test]
+fn no_compute_queue_before_the_mec_firmware_is_loaded() {
+    use baregpu_drivers::amd::am::firmware::GfxFwType;
+    use baregpu_drivers::amd::am::BootFirmware;
+    let g = gpu("gfx1100");
+    let fw = standins("gfx1100");
+    let mec = [GfxFwType::CP_MEC.0, GfxFwType::RS64_MEC.0];
+    let mut dev = AmDevice::open_with(g.clone(), &mut |d| {
+        let mut f = BootFirmware::load(d, &fw)?;
+        f.ip.retain(|p| !mec.contains(&p.fw_type));
+        Ok(f)
+    })
+    .unwrap_or_else(|e| panic!("boot without the MEC image: {e}"));
+    let ring = dev.alloc(0x1000, false).unwrap();
+    let ptrs = dev.alloc(0x1000, false).unwrap();
+    let e = dev.create_compute_queue(0, ring.va, 0x1000, ptrs.va, ptrs.va + 8).unwrap_err().to_string();
+    assert!(e.contains("the MEC has no firmware"), "{e}");
+    dev.free(ring).unwrap();
+    dev.free(ptrs).unwrap();
+    dev.close().unwrap();
+    // The session marked itself unclean (its MEC had no firmware): the next open boots fully.
+    let mut dev = open(g, &fw);
+    assert!(!dev.partial_boot, "a session without MEC firmware was reused");
+    let ring = dev.alloc(0x1000, false).unwrap();
+    let ptrs = dev.alloc(0x1000, false).unwrap();
+    let q =
+        dev.create_compute_queue(0, ring.va, 0x1000, ptrs.va, ptrs.va + 8).expect("a queue with the MEC's firmware");
+    dev.destroy_queue(q).unwrap();
+    dev.close().unwrap();
+}

@@ -95,6 +95,22 @@ fn bootloader_starts_the_sos_and_refuses_it_before_the_system_driver() {
     assert_ne!(p.r.read(mp::regMP0_SMN_C2PMSG_35), PSP_READY);
 }
 
+/// gfx1100's graphics firmware loaded as the boot loads it (sOS, KM ring, TOC, TMR, RLC_G and
+/// RS64_MEC images, the RLC autoload), for tests that program the rest by hand. Uses VRAM
+/// below 0x40_0000 and the TMR at 0x100_0000.
+pub fn load_gc_firmware(g: &EmuPciGpu) {
+    let mut p = booted_sos(g);
+    assert_eq!(p.create_ring(), PSP_READY);
+    let fw = p.fb + FW;
+    g.copy_to_bar(AMD_BAR_VRAM, FW, &[0x5a; 256]).unwrap();
+    assert_eq!(p.submit(GFX_CMD_ID_LOAD_TOC, fw, 256, 0), (0, TMR_SIZE));
+    assert_eq!(p.submit(GFX_CMD_ID_SETUP_TMR, p.fb + 0x100_0000, TMR_SIZE, 0), (0, 0));
+    for kind in [GfxFwType::RLC_G, GfxFwType::RS64_MEC] {
+        assert_eq!(p.submit(GFX_CMD_ID_LOAD_IP_FW, fw, 256, kind.0).0, 0, "{kind:?}");
+    }
+    assert_eq!(p.submit(GFX_CMD_ID_AUTOLOAD_RLC, 0, 0, 0).0, 0);
+}
+
 fn booted_sos(g: &EmuPciGpu) -> Psp<'_> {
     let p = Psp::new(g);
     for cmd in [PSP_BL_LOAD_SYSDRV, PSP_BL_LOAD_SOSDRV] {

@@ -37,10 +37,17 @@ fn leak(g: &Arc<EmuPciGpu>) -> &'static EmuPciGpu {
     Box::leak(Box::new(g.clone()))
 }
 
-/// A GPU with its IH ring enabled, a 4-level table mapping the ring, the pointer page (DMA)
-/// and a signal page, and the TLB invalidated.
+/// A GPU with its MEC firmware loaded, its IH ring enabled, a 4-level table mapping the ring,
+/// the pointer page (DMA) and a signal page, and the TLB invalidated.
 fn machine() -> Machine {
+    machine_with(true)
+}
+
+fn machine_with(mec_firmware: bool) -> Machine {
     let g = gpu("gfx1100");
+    if mec_firmware {
+        super::psp::load_gc_firmware(&g);
+    }
     let gr: &'static EmuPciGpu = leak(&g);
     let fb = fb_base(&g);
     let ih = Regs { g: gr, bases: g.bases().osssys.clone() };
@@ -140,6 +147,21 @@ fn a_pm4_queue_started_from_hqd_registers_runs_release_mem() {
     });
     assert!(m.ih_entries().is_empty(), "no fault");
     let _ = m.fb;
+}
+
+/// A MEC the PSP loaded no firmware into runs no queue: an HQD activated on it never starts
+/// (the same registers start one once the firmware is in).
+#[test]
+fn a_queue_on_a_mec_without_firmware_does_not_start() {
+    let m = machine_with(false);
+    m.start_queue(0, RING_VA);
+    m.submit(&release(SIGNAL_VA, 0x5eed));
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(m.g.read32(AMD_BAR_VRAM, SIGNAL_PA).unwrap(), 0, "a queue ran on a MEC without firmware");
+    super::psp::load_gc_firmware(&m.g);
+    m.start_queue(0, RING_VA);
+    m.submit(&release(SIGNAL_VA, 0x5eed));
+    wait_for("the signal", || m.g.read32(AMD_BAR_VRAM, SIGNAL_PA).unwrap() == 0x5eed);
 }
 
 #[test]

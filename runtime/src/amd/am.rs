@@ -13,9 +13,8 @@
 //! rule holds; over a link (nothing CPU-mapped), the interface's port is a
 //! [`crate::port::Link`] through the driver's calls, and its first failure ends every sleep.
 //! On a chip of several XCCs (gfx942) a compute ring runs on every XCC's HQD, one read pointer
-//! each. Still missing:
-//! - the HDP flush pair from the discovery table's NBIO bases ([`super::hdp::for_block`]) once
-//!   the emulated command processor answers it at those bases.
+//! each. The memory barrier flushes HDP through NBIO's flush pair at the discovery table's
+//! NBIO base ([`AmDriver::hdp`]).
 
 use super::hdp::HdpFlush;
 use super::iface::{AmdIface, GpuInfo, HwQueue, MemKind, Memory, QueueBacking, QueueKind, Stopped, Wake};

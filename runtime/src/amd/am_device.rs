@@ -51,6 +51,8 @@ pub struct AmDeviceDriver {
     mapped: bool,
     /// See [`AmDriver::dma_pool`].
     dma_pool: Option<u64>,
+    /// See [`AmDriver::hdp`].
+    hdp: Option<HdpFlush>,
     name: String,
 }
 
@@ -72,6 +74,13 @@ impl AmDeviceDriver {
             compute_units: cus.max(1) * if gc.major == 9 { xccs } else { 1 },
             lds_bytes: lds.max(1) * 1024,
             scratch_slots_per_cu: SCRATCH_SLOTS_PER_CU,
+        };
+        let hdp = match dev.hdp_flush_regs() {
+            Ok((req, done)) => Some(HdpFlush { req, done }),
+            Err(e) => {
+                log::warn!("AM: no HDP flush pair ({e}); memory barriers rely on cache invalidation alone");
+                None
+            }
         };
         let pci = dev.pci().clone();
         let dma_pool = pci.dma_pool();
@@ -96,7 +105,7 @@ impl AmDeviceDriver {
             next_queue: 1,
         };
         let name = pci.name().to_string();
-        Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar, mapped, dma_pool, name })
+        Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar, mapped, dma_pool, hdp, name })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -234,11 +243,9 @@ impl AmDriver for AmDeviceDriver {
         }))
     }
 
-    /// None yet: the emulated command processor knows the flush pair only at segment base 0
-    /// (the emulated KFD's), not at the AM discovery table's NBIO bases, so a WAIT_REG_MEM on
-    /// them would hang; [`super::hdp::for_block`] gives the pair once it does.
+    /// NBIO's flush pair where the driver's tables bind it ([`AmDevice::hdp_flush_regs`]).
     fn hdp(&self) -> Option<HdpFlush> {
-        None
+        self.hdp
     }
 
     /// The queues are gone (the runtime destroyed them): drain what the IH ring still holds

@@ -171,6 +171,9 @@ pub struct BootPlan<'a> {
     pub bufs: BootBuffers,
     pub vram: &'a mut Vram,
     pub partial: bool,
+    /// Set by [`BootPlan::run`]: the MEC runs firmware (the PSP loaded its image in this boot,
+    /// or a partial boot found the previous session's running).
+    pub mec_loaded: bool,
 }
 
 impl BootPlan<'_> {
@@ -201,6 +204,7 @@ impl BootPlan<'_> {
         self.io.zero(self.bufs.ih_wptr, 0x1000)?;
         let ih = IhRing::init(m, self.io.mc(self.bufs.ih_ring), IH_RING_BYTES, self.io.mc(self.bufs.ih_wptr))?;
         let mut mec_start = 0;
+        self.mec_loaded = self.partial;
         if !self.partial {
             let blobs = blobs()?;
             mec_start = blobs.mec_ucode_start;
@@ -251,6 +255,7 @@ impl BootPlan<'_> {
         }
         for f in ip {
             psp.load_ip_fw(&f.name, f.fw_type, &f.data)?;
+            self.mec_loaded |= [GfxFwType::CP_MEC.0, GfxFwType::RS64_MEC.0].contains(&f.fw_type);
         }
         if self.chip.rlc_autoload {
             psp.autoload_rlc()?;

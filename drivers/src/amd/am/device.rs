@@ -67,6 +67,8 @@ pub struct AmDevice {
     queues: Vec<(QueueHandle, Vec<u64>)>,
     /// Whether this session booted only partly (the previous one's firmware reused).
     pub partial_boot: bool,
+    /// The MEC runs firmware ([`BootPlan::mec_loaded`]): compute queues can run.
+    mec_loaded: bool,
     error_state: bool,
 }
 
@@ -97,10 +99,11 @@ impl AmDevice {
         let bufs = BootBuffers::alloc(&mut vram)?;
         let fb_base = Hub::mm(chip.gc_major, 0).fb_base(&mmio)?;
         let partial = boot::can_partial_boot(&mmio, chip.gc_major)?;
-        let ih = {
+        let (ih, mec_loaded) = {
             let io = VramIo { pci: pci.as_ref(), fb_base };
-            let mut plan = BootPlan { mmio: &mmio, io, chip, versions, bufs, vram: &mut vram, partial };
-            plan.run(&mut || blobs(&discovery))?
+            let mut plan =
+                BootPlan { mmio: &mmio, io, chip, versions, bufs, vram: &mut vram, partial, mec_loaded: false };
+            (plan.run(&mut || blobs(&discovery))?, plan.mec_loaded)
         };
         let layout = chip.pt_generation().layout();
         let pt = PageTable { layout, root: bufs.root, va_start: CONTEXT0_START, va_end: CONTEXT0_END };
@@ -117,6 +120,7 @@ impl AmDevice {
             bufs,
             queues: Vec::new(),
             partial_boot: partial,
+            mec_loaded,
             error_state: false,
         })
     }
@@ -286,6 +290,14 @@ impl AmDevice {
         gmc::hdp_flush(&self.mmio)
     }
 
+    /// Absolute dword addresses of NBIO's BIF_BX_PF0_GPU_HDP_FLUSH_REQ and _DONE (the chip's
+    /// table at the discovery table's NBIO bases): what a command processor's WAIT_REG_MEM
+    /// writes and polls to flush HDP before it reads what the CPU wrote through the BAR.
+    pub fn hdp_flush_regs(&self) -> Result<(u32, u32)> {
+        let reg = |n| self.mmio.reg(Ip::Nbio, 0, n).map(|r| r.addr);
+        Ok((reg("BIF_BX_PF0_GPU_HDP_FLUSH_REQ")?, reg("BIF_BX_PF0_GPU_HDP_FLUSH_DONE")?))
+    }
+
     fn flush_tlb(&self) -> Result<()> {
         gmc::hdp_flush(&self.mmio)?;
         for xcc in boot::instances(&self.mmio, Ip::Gc) {
@@ -311,6 +323,13 @@ impl AmDevice {
     ) -> Result<QueueHandle> {
         if !ring_bytes.is_power_of_two() || ring_bytes < 256 {
             return Err(Error::Protocol(format!("compute ring of {ring_bytes:#x} bytes: not a power of two ≥ 256")));
+        }
+        if !self.mec_loaded {
+            return Err(Error::Protocol(format!(
+                "{}: no compute queue: the MEC has no firmware (the boot loaded no CP_MEC or RS64_MEC image \
+                 through the PSP)",
+                self.pci.name()
+            )));
         }
         let mut mem = Vec::new();
         if let Err(e) = self.map_on_every_xcc(queue, ring_va, ring_bytes, rptr_va, wptr_va, &mut mem) {
@@ -459,7 +478,8 @@ impl AmDevice {
         if let Err(e) = IhRing::disable(&self.mmio) {
             first_err.get_or_insert(e);
         }
-        let dirty = self.error_state || first_err.is_some();
+        // A session whose MEC had no firmware must not be reused by a partial boot.
+        let dirty = self.error_state || first_err.is_some() || !self.mec_loaded;
         self.mmio.write(self.mmio.reg(Ip::Gc, 0, "SCRATCH_REG6")?, u32::from(dirty))?;
         first_err.map_or(Ok(()), Err)
     }

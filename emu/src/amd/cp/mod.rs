@@ -70,6 +70,12 @@ pub(crate) trait CpHost: Send + Sync {
     fn interrupt(&self, gpu_id: u32, context_id: Option<u32>);
     /// The queue stopped executing, and why.
     fn stopped(&self, q: &EmuQueue, label: &str, why: Stop);
+    /// A register the host answers on the bus rather than the queue's register file (the PCI
+    /// GPU's HDP flush pair at its NBIO base): its value, written first when `write` is
+    /// `Some`; `None` where the host has no register at `reg` (the register file keeps it).
+    fn bus_register(&self, _reg: u32, _write: Option<u32>) -> Option<u32> {
+        None
+    }
 }
 
 impl CpHost for EmuKfd {

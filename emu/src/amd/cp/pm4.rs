@@ -101,6 +101,17 @@ impl Pm4Exec {
         Ok(())
     }
 
+    /// A register read: the host's bus register at `reg`, else the queue's register file.
+    fn reg_read(&self, cx: &Cx<'_>, reg: u32) -> u32 {
+        cx.host.bus_register(reg, None).unwrap_or_else(|| self.regs.read(reg))
+    }
+
+    fn reg_write(&mut self, cx: &Cx<'_>, reg: u32, v: u32) {
+        if cx.host.bus_register(reg, Some(v)).is_none() {
+            self.regs.write(reg, v);
+        }
+    }
+
     fn wait_reg_mem(&mut self, cx: &mut Cx<'_>, w: &WaitRegMem, what: &dyn std::fmt::Display) -> Result<(), Stop> {
         if w.function == 7 {
             return Err(Stop::Bad(format!("{what}: reserved compare function 7")));
@@ -116,7 +127,7 @@ impl Pm4Exec {
             },
             (0, 0) | (0, 1) => {
                 let reg = if w.operation == 1 {
-                    self.regs.write(w.reg0, w.reference);
+                    self.reg_write(cx, w.reg0, w.reference);
                     w.reg1
                 } else {
                     w.reg0
@@ -124,7 +135,7 @@ impl Pm4Exec {
                 // Only this queue writes its registers: an unmet register wait hangs the queue
                 // (as the hardware would) until it is destroyed.
                 loop {
-                    if compare(w.function, self.regs.read(reg) & w.mask, w.reference) {
+                    if compare(w.function, self.reg_read(cx, reg) & w.mask, w.reference) {
                         return Ok(());
                     }
                     backoff.wait(cx.ctl, true)?;
@@ -143,7 +154,7 @@ impl Pm4Exec {
         let v: u64 = match c.src_sel {
             0 | 4 => {
                 let r = c.src as u32;
-                self.regs.read(r) as u64 | if c.count_64 { (self.regs.read(r + 1) as u64) << 32 } else { 0 }
+                self.reg_read(cx, r) as u64 | if c.count_64 { (self.reg_read(cx, r + 1) as u64) << 32 } else { 0 }
             }
             1 | 2 => {
                 if c.count_64 {
@@ -159,9 +170,9 @@ impl Pm4Exec {
         match c.dst_sel {
             0 | 4 => {
                 let r = c.dst as u32;
-                self.regs.write(r, v as u32);
+                self.reg_write(cx, r, v as u32);
                 if c.count_64 {
-                    self.regs.write(r + 1, (v >> 32) as u32);
+                    self.reg_write(cx, r + 1, (v >> 32) as u32);
                 }
             }
             1 | 2 | 5 => {

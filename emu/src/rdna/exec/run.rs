@@ -13,8 +13,18 @@ impl<const W: usize> Wave<W> {
         let mut io2 = Lanes::<W>::new();
         let res = loop {
             let Some(inst) = seg.insts.get(ip) else {
+                // Past where the segment's decode stopped: the code goes on in a segment of its own.
                 let pc = seg.insts.last().map_or(seg.start, |i| i.pc + i.size as u64);
-                break Err(DispatchFault::Illegal { pc, what: "execution ran past the decoded code".into() });
+                match (ctx.code)(pc) {
+                    Ok((s, i)) if s.insts.get(i).is_some() => {
+                        (seg, ip) = (s, i);
+                        continue;
+                    }
+                    Ok(_) => {
+                        break Err(DispatchFault::Illegal { pc, what: "execution ran past the decoded code".into() })
+                    }
+                    Err(f) => break Err(f),
+                }
             };
             count += 1;
             // A kernel that never ends must not hold its queue: look at the flag now and then.
