@@ -132,7 +132,9 @@ def measure(data, arch, top):
     with open(pd, "w") as f:
         f.write("".join(mcoracle.fmt_line(t, b) + "\n" for t, b in dans))
     va, vd = pa + ".ours", pd + ".ours"
-    subprocess.run(["cargo", "run", "-q", "--release", "-p", "baregpu-isa", "--example", "mc_measure", "--", arch,
+    # MC_MEASURE_PROFILE=debug uses the (warm) debug build; the default is release.
+    prof = [] if os.environ.get("MC_MEASURE_PROFILE") == "debug" else ["--release"]
+    subprocess.run(["cargo", "run", "-q", *prof, "-p", "baregpu-isa", "--example", "mc_measure", "--", arch,
                     pa, pd, va, vd], cwd=ROOT, check=True)
     verd_a = open(va).read().splitlines()
     verd_d = open(vd).read().splitlines()

@@ -248,6 +248,22 @@ def rewrites(text, bs):
         yield "neg_function", inst.mnem + re.sub(r"-((?:[vs](?:\d+|\[\d+:\d+\]))(?:\.[lh])?)", r"neg(\1)", rest)
     if re.search(r"\d\.\d", rest):
         yield "float_trailing_zero", inst.mnem + re.sub(r"(\d\.\d+)(?![\de])", r"\g<1>0", rest)
+    if ".h" in rest and any(md.startswith("op_sel:") for md in inst.mods):
+        # gfx11+ true16 VOP3: the op_sel that `.h` registers imply, left out.
+        yield "true16_op_sel_implicit", inst.render(mods=[x for x in inst.mods if not x.startswith("op_sel:")])
+    if re.search(r"\bsrc_(shared_base|shared_limit|private_base|private_limit|pops_exiting_wave_id|vccz|execz|scc)\b", rest):
+        yield "special_register_short_name", inst.mnem + re.sub(r"\bsrc_(\w+)", r"\1", rest)
+    wc = re.search(r"\b(vmcnt|expcnt|lgkmcnt)\((\d+)\)", rest)
+    if wc:
+        # Saturating counters: the value as written, and one past the maximum (clamped).
+        yield "waitcnt_sat", text.replace(wc.group(0), f"{wc.group(1)}_sat({wc.group(2)})")
+        yield "waitcnt_sat_clamped", text.replace(wc.group(0), f"{wc.group(1)}_sat(0xFFFF)")
+    sm = re.search(r"sendmsg\((MSG_[A-Z_]+)((?:, [A-Z_]+)?)", rest)
+    if sm and sm.group(2):
+        # A numeric message id with a symbolic operation.
+        ids = {"MSG_GS": 2, "MSG_GS_DONE": 3, "MSG_SYSMSG": 15}
+        if sm.group(1) in ids:
+            yield "sendmsg_numeric_id_named_op", text.replace(sm.group(1), str(ids[sm.group(1)]), 1)
     if not inst.ops and inst.mnem.startswith("s_") and len(bs) == 4:
         yield "sopp_explicit_zero", inst.mnem + " 0"
 

@@ -132,7 +132,42 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
             return false;
         }
     }
-    same_mods(arch, &w_mods, &g_mods)
+    let implied = implied_op_sel(fname, kinds, w_ops, &w_mods);
+    same_mods(arch, implied.as_deref().unwrap_or(&w_mods), &g_mods)
+}
+
+/// gfx11+ true16 VOP3: `.h` registers written without `op_sel` set its bits (llvm-mc's rule), so
+/// the line's modifiers gain the `op_sel` they imply (first, where the decoder prints it).
+fn implied_op_sel<'a>(
+    fname: &str,
+    kinds: &[baregpu_autogen::isa::Operand],
+    ops: &[Operand<'a>],
+    mods: &[Modifier<'a>],
+) -> Option<Vec<Modifier<'a>>> {
+    if !fname.starts_with("VOP3") || fname.starts_with("VOP3P") || mods.iter().any(|m| m.name == "op_sel") {
+        return None;
+    }
+    let nsrc = kinds.iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
+    let mut bits = vec![0i64; nsrc + 1];
+    for (o, k) in ops.iter().zip(kinds) {
+        let Val::Reg(r) = &o.val else { continue };
+        let at = match k.name {
+            "src0" => 0,
+            "src1" => 1,
+            "src2" => 2,
+            "vdst" => nsrc,
+            _ => continue,
+        };
+        if r.hi == Some(true) && at < bits.len() {
+            bits[at] = 1;
+        }
+    }
+    if bits.iter().all(|&b| b == 0) {
+        return None;
+    }
+    let mut out = vec![Modifier { name: "op_sel", val: Some(Val::List(bits)), col: 0 }];
+    out.extend(mods.iter().cloned());
+    Some(out)
 }
 
 /// The operands up to `n` and the modifiers, with operands past `n` that read as modifiers

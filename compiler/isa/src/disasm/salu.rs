@@ -66,15 +66,14 @@ fn simm16(i: &Instruction, m: &str, v: u32) -> String {
         | "s_incperflevel"
         | "s_decperflevel"
         | "s_sleep_var"
-        | "s_subvector_loop_begin"
-        | "s_subvector_loop_end"
         | "s_barrier_wait"
             if v <= 64 =>
         {
             // Inline-constant range in decimal, larger values in hex.
             v.to_string()
         }
-        "s_endpgm" => v.to_string(),
+        // A branch-like target: llvm-mc prints it unsigned decimal whatever its size.
+        "s_endpgm" | "s_subvector_loop_begin" | "s_subvector_loop_end" => v.to_string(),
         _ => format!("0x{v:x}"),
     }
 }
