@@ -251,6 +251,9 @@ def rewrites(text, bs):
     if ".h" in rest and any(md.startswith("op_sel:") for md in inst.mods):
         # gfx11+ true16 VOP3: the op_sel that `.h` registers imply, left out.
         yield "true16_op_sel_implicit", inst.render(mods=[x for x in inst.mods if not x.startswith("op_sel:")])
+    if re.search(r"\bv\d+\.[lh]\b", rest) and any(md.startswith("op_sel:") for md in inst.mods):
+        # gfx11+ VOP3/VINTERP: halves left to op_sel (`v1 ... op_sel:[1,0,0,0]` is `v1.h`).
+        yield "true16_halves_from_op_sel", inst.mnem + re.sub(r"\b(v\d+)\.[lh]\b", r"\1", rest)
     if re.search(r"\bsrc_(shared_base|shared_limit|private_base|private_limit|pops_exiting_wave_id|vccz|execz|scc)\b", rest):
         yield "special_register_short_name", inst.mnem + re.sub(r"\bsrc_(\w+)", r"\1", rest)
     wc = re.search(r"\b(vmcnt|expcnt|lgkmcnt)\((\d+)\)", rest)

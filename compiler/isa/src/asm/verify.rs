@@ -107,8 +107,19 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     if w_ops.len() != g_ops.len() {
         return false;
     }
+    let sel = written_op_sel(fname, kinds, &w_mods);
     for (k, (a, b)) in w_ops.iter().zip(g_ops).enumerate() {
         let kind = kinds.get(k).map(|o| o.kind);
+        // A register without `.l`/`.h` whose half `op_sel` selects (`v1 ... op_sel:[1,0,0,0]` is
+        // `v1.h`), as llvm-mc reads it.
+        if let (Val::Reg(x @ Reg { hi: None, .. }), Val::Reg(y @ Reg { hi: Some(h), .. })) = (&a.val, &b.val) {
+            if sel.get(k).copied().flatten() == Some(*h) && same_reg(&Reg { hi: Some(*h), ..*x }, y) {
+                if (a.neg, a.abs, a.sext) == (b.neg, b.abs, b.sext) {
+                    continue;
+                }
+                return false;
+            }
+        }
         // hwreg/sendmsg: the field's value against the operand's, symbolic or numeric.
         if let Some(o @ baregpu_autogen::isa::Operand { kind: OperandKind::Hwreg | OperandKind::Sendmsg, .. }) =
             kinds.get(k)
@@ -134,6 +145,30 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     }
     let implied = implied_op_sel(fname, kinds, w_ops, &w_mods);
     same_mods(arch, implied.as_deref().unwrap_or(&w_mods), &g_mods)
+}
+
+/// Per operand, the half the line's own `op_sel` selects (gfx11+ VOP3/VINTERP), else `None`.
+fn written_op_sel(fname: &str, kinds: &[baregpu_autogen::isa::Operand], mods: &[Modifier]) -> Vec<Option<bool>> {
+    let list = mods.iter().find_map(|m| match (&m.name, &m.val) {
+        (&"op_sel", Some(Val::List(v))) => Some(v),
+        _ => None,
+    });
+    let (Some(list), true) = (list, (fname.starts_with("VOP3") && !fname.starts_with("VOP3P")) || fname == "VINTERP")
+    else {
+        return Vec::new();
+    };
+    let nsrc = kinds.iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
+    let bit = |i: usize| Some(list.get(i).copied().unwrap_or(0) != 0);
+    kinds
+        .iter()
+        .map(|k| match k.name {
+            "src0" => bit(0),
+            "src1" => bit(1),
+            "src2" => bit(2),
+            "vdst" => bit(nsrc),
+            _ => None,
+        })
+        .collect()
 }
 
 /// gfx11+ true16 VOP3: `.h` registers written without `op_sel` set its bits (llvm-mc's rule), so
