@@ -132,10 +132,12 @@ def measure(data, arch, top):
     with open(pd, "w") as f:
         f.write("".join(mcoracle.fmt_line(t, b) + "\n" for t, b in dans))
     va, vd = pa + ".ours", pd + ".ours"
-    # MC_MEASURE_PROFILE=debug uses the (warm) debug build; the default is release.
+    # MC_MEASURE_PROFILE=debug uses the (warm) debug build; the default is release. MC_MEASURE_BIN
+    # runs a prebuilt mc_measure instead (e.g. one built from an older commit, for a before/after).
     prof = [] if os.environ.get("MC_MEASURE_PROFILE") == "debug" else ["--release"]
-    subprocess.run(["cargo", "run", "-q", *prof, "-p", "baregpu-isa", "--example", "mc_measure", "--", arch,
-                    pa, pd, va, vd], cwd=ROOT, check=True)
+    ours = os.environ.get("MC_MEASURE_BIN")
+    cmd = [ours] if ours else ["cargo", "run", "-q", *prof, "-p", "baregpu-isa", "--example", "mc_measure", "--"]
+    subprocess.run([*cmd, arch, pa, pd, va, vd], cwd=ROOT, check=True)
     verd_a = open(va).read().splitlines()
     verd_d = open(vd).read().splitlines()
     assert len(verd_a) == len(acc) and len(verd_d) == len(dans), "verdict count mismatch"

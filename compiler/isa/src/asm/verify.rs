@@ -171,7 +171,7 @@ fn written_op_sel(fname: &str, kinds: &[baregpu_autogen::isa::Operand], mods: &[
         .collect()
 }
 
-/// gfx11+ true16 VOP3: `.h` registers written without `op_sel` set its bits (llvm-mc's rule), so
+/// gfx11+ true16 VOP3 and VINTERP: `.h` registers written without `op_sel` set its bits (llvm-mc's rule), so
 /// the line's modifiers gain the `op_sel` they imply (first, where the decoder prints it).
 fn implied_op_sel<'a>(
     fname: &str,
@@ -179,7 +179,8 @@ fn implied_op_sel<'a>(
     ops: &[Operand<'a>],
     mods: &[Modifier<'a>],
 ) -> Option<Vec<Modifier<'a>>> {
-    if !fname.starts_with("VOP3") || fname.starts_with("VOP3P") || mods.iter().any(|m| m.name == "op_sel") {
+    let vop3 = fname.starts_with("VOP3") && !fname.starts_with("VOP3P") || fname == "VINTERP";
+    if !vop3 || mods.iter().any(|m| m.name == "op_sel") {
         return None;
     }
     let nsrc = kinds.iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
@@ -299,6 +300,9 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
         (Val::Int(x), Val::Int(y)) => same_int(wrap16, *x, *y),
         (Val::Float(x), Val::Float(y)) => x == y || float_code_f64(*x).is_some_and(|c| float_code_f64(*y) == Some(c)),
         (Val::Float(f), Val::Int(l)) | (Val::Int(l), Val::Float(f)) => float_is_literal(*f, *l),
+        // `lit(X)`: X's value against the other side's (a literal, or lit of another spelling).
+        (Val::Call("lit", x), Val::Call("lit", y)) => same_val(arch, wrap16, &value(x), &value(y)),
+        (Val::Call("lit", x), y) | (y, Val::Call("lit", x)) => same_val(arch, wrap16, &value(x), y),
         (Val::Call(n, x), Val::Call(o, y)) => n == o && no_space(x) == no_space(y),
         // A shorter list leaves the rest 0 (op_sel:[1,0] is op_sel:[1,0,0]).
         (Val::List(x), Val::List(y)) => {
