@@ -262,6 +262,10 @@ def rewrites(text, bs):
         bits = INLINE_FLOAT_BITS[fl][0 if m16 else 1]
         yield "inline_float_as_hex", inst.render(ops=[f"0x{bits:x}" if o == fl else o for o in inst.ops])
         yield "inline_float_as_lit", inst.render(ops=[f"lit({fl})" if o == fl else o for o in inst.ops])
+    named = next((o for o in inst.ops[1:] if o in ("vcc_lo", "vcc_hi", "m0", "exec_lo", "exec_hi", "src_scc")), None)
+    if named and inst.mnem.startswith("v_"):
+        # A source modifier on a named register (`-vcc_hi`).
+        yield "neg_named_register", inst.render(ops=[("-" + o) if o == named else o for o in inst.ops])
     hexlit = next((o for o in inst.ops if re.fullmatch(r"0x[0-9a-f]{3,8}", o)), None)
     if hexlit and inst.mnem.startswith("v_"):
         # A literal written as lit(...).
