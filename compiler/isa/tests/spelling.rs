@@ -22,7 +22,10 @@ struct Line {
 }
 
 fn load(dir: &str, arch: Arch) -> Vec<Line> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/isa").join(dir).join(format!("{}.txt", arch.name()));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/isa")
+        .join(dir)
+        .join(format!("{}.txt", arch.name()));
     let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut class = String::from("<none>");
     let mut out = Vec::new();
