@@ -2,9 +2,13 @@
 """Builder test vectors for DPP16, DPP8, SDWA, VOPD and exports: lines taken from LLVM's public MC
 tests (llvm/llvm-project, llvm/test/MC/AMDGPU: gfx11_asm_vop1_dpp16.s, gfx11_asm_vop2_dpp16.s,
 gfx11_asm_vop3_dpp16.s, gfx11_asm_vop1_dpp8.s, gfx11_asm_vopd.s, gfx12_asm_vopd.s, exp-gfx11.s,
-vop_dpp.s, vop_sdwa.s, and the gfx90a/gfx940 feature tests' row_newbcast lines), held OUTSIDE the repository as DIR/<arch>.s, one instruction a line.
+vop_dpp.s, vop_sdwa.s, the gfx90a/gfx940 feature tests' row_newbcast lines and the gfx10 SDWA
+compares with an SGPR-pair destination), held OUTSIDE the repository as DIR/<arch>.s, one instruction a line.
 Each line llvm-mc 22 accepts is written with its bytes to tests/isa/builder_ext/<arch>.txt as
 `text ; [0x..,..]`; compiler/isa/tests/builder_ext.rs builds each from typed operands and compares.
+DIR/<arch>.refused.s (lines written here, e.g. VOPD pairs whose sources share a VGPR bank) must
+each be refused by llvm-mc 22; they go to tests/isa/builder_ext/<arch>.refused.txt with llvm-mc's
+error, and the builder must refuse them too.
 
 usage: scripts/isa/builder_ext_vectors.py [DIR]   (default /tmp/isa_llvm_in)
 """
@@ -22,13 +26,40 @@ HEADER = """# Builder vectors (DPP16, DPP8, SDWA, VOPD, exports) for {arch}: ins
 """
 
 
+REFUSED_HEADER = """# Lines llvm-mc 22 refuses for {arch} (written here, not taken from LLVM), each with llvm-mc's
+# error; the builder must refuse each too. Made by scripts/isa/builder_ext_vectors.py; checked by
+# compiler/isa/tests/builder_ext.rs.
+"""
+
+
+def run_mc(arch, line):
+    return subprocess.run([MC, "-arch=amdgcn", f"-mcpu={arch}", "-show-encoding"], input=line + "\n",
+                          capture_output=True, text=True, timeout=30)
+
+
 def encode(arch, line):
-    r = subprocess.run([MC, "-arch=amdgcn", f"-mcpu={arch}", "-show-encoding"], input=line + "\n",
-                       capture_output=True, text=True, timeout=30)
+    r = run_mc(arch, line)
     if r.returncode != 0 or "error" in r.stderr:
         return None
     m = re.search(r"encoding: (\[[^\]]*\])", r.stdout)
     return m.group(1) if m else None
+
+
+def refusal(arch, line):
+    """llvm-mc's error for a line it refuses; a line it takes is a mistake in the input."""
+    m = re.search(r"error: (.*)", run_mc(arch, line).stderr)
+    if not m:
+        sys.exit(f"{arch}: llvm-mc accepts '{line}', listed as refused")
+    return m.group(1).strip()
+
+
+def refused(src, out_dir, name):
+    arch = name[: -len(".refused.s")]
+    lines = [x.strip() for x in open(os.path.join(src, name)) if x.strip() and not x.startswith("//")]
+    with open(os.path.join(out_dir, f"{arch}.refused.txt"), "w") as f:
+        f.write(REFUSED_HEADER.format(arch=arch))
+        f.write("".join(f"{x} ; error: {refusal(arch, x)}\n" for x in lines))
+    print(f"{arch}: {len(lines)} refused lines")
 
 
 def main():
@@ -36,6 +67,9 @@ def main():
     out_dir = os.path.join(ROOT, "tests", "isa", "builder_ext")
     os.makedirs(out_dir, exist_ok=True)
     for name in sorted(os.listdir(src)):
+        if name.endswith(".refused.s"):
+            refused(src, out_dir, name)
+            continue
         if not name.endswith(".s"):
             continue
         arch = name[:-2]

@@ -115,11 +115,37 @@ def norm(msg):
     return re.sub(r"\d+", "N", msg)[:90]
 
 
-def measure(data, arch, top):
+VECTOR_HEADER = """# Instruction lines of LLVM's public MC tests (llvm/llvm-project llvm/test/MC/AMDGPU), not written
+# here, that llvm-mc 22 accepts for {arch}, each with the bytes it gives them; one class per source
+# file. Made by scripts/isa/mc_measure.py --vectors from a sample held outside the repository;
+# checked by compiler/isa/tests/spelling.rs like the spelling corpus. Do not edit.
+"""
+
+
+def write_vectors(arch, asm, acc):
+    """tests/isa/llvm_mc/<arch>.txt: the LLVM lines llvm-mc accepts, with its bytes, by source file."""
+    by_file = collections.defaultdict(list)
+    for s, (_, bs) in acc:
+        src = asm[s]
+        if src.startswith("llvm:"):
+            by_file[src].append(mcoracle.fmt_line(s, bs))
+    out = [VECTOR_HEADER.format(arch=arch).rstrip("\n")]
+    for f in sorted(by_file):
+        out.append(f"# class {f}")
+        out.extend(by_file[f])
+    d = os.path.join(ROOT, "tests", "isa", "llvm_mc")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"{arch}.txt"), "w") as fh:
+        fh.write("\n".join(out) + "\n")
+
+
+def measure(data, arch, top, vectors=False):
     asm, dis = collect(data, arch)
     asm_in = list(asm)
     ans = mcoracle.assemble(arch, asm_in)
     acc = [(s, a) for s, a in zip(asm_in, ans) if a is not None]
+    if vectors:
+        write_vectors(arch, asm, acc)
     for _, (text, bs) in acc:
         dis.setdefault(tuple(bs), "assembled")
     dis_in = [list(b) for b in dis]
@@ -132,8 +158,12 @@ def measure(data, arch, top):
     with open(pd, "w") as f:
         f.write("".join(mcoracle.fmt_line(t, b) + "\n" for t, b in dans))
     va, vd = pa + ".ours", pd + ".ours"
-    subprocess.run(["cargo", "run", "-q", "--release", "-p", "baregpu-isa", "--example", "mc_measure", "--", arch,
-                    pa, pd, va, vd], cwd=ROOT, check=True)
+    # MC_MEASURE_PROFILE=debug uses the (warm) debug build; the default is release. MC_MEASURE_BIN
+    # runs a prebuilt mc_measure instead (e.g. one built from an older commit, for a before/after).
+    prof = [] if os.environ.get("MC_MEASURE_PROFILE") == "debug" else ["--release"]
+    ours = os.environ.get("MC_MEASURE_BIN")
+    cmd = [ours] if ours else ["cargo", "run", "-q", *prof, "-p", "baregpu-isa", "--example", "mc_measure", "--"]
+    subprocess.run([*cmd, arch, pa, pd, va, vd], cwd=ROOT, check=True)
     verd_a = open(va).read().splitlines()
     verd_d = open(vd).read().splitlines()
     assert len(verd_a) == len(acc) and len(verd_d) == len(dans), "verdict count mismatch"
@@ -197,10 +227,12 @@ def main():
     ap.add_argument("--clang", action="store_true", help="(re)make DATA/clang/<arch>/*.s with clang-22 first")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--md", help="also write the report to this file")
+    ap.add_argument("--vectors", action="store_true",
+                    help="also write the accepted LLVM lines with llvm-mc's bytes to tests/isa/llvm_mc/<arch>.txt")
     a = ap.parse_args()
     if a.clang:
         make_clang(a.data)
-    report = "".join(measure(a.data, arch, a.top) + "\n" for arch in a.arch.split(","))
+    report = "".join(measure(a.data, arch, a.top, a.vectors) + "\n" for arch in a.arch.split(","))
     print(report)
     if a.md:
         with open(a.md, "w") as f:

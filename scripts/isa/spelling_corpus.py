@@ -248,8 +248,54 @@ def rewrites(text, bs):
         yield "neg_function", inst.mnem + re.sub(r"-((?:[vs](?:\d+|\[\d+:\d+\]))(?:\.[lh])?)", r"neg(\1)", rest)
     if re.search(r"\d\.\d", rest):
         yield "float_trailing_zero", inst.mnem + re.sub(r"(\d\.\d+)(?![\de])", r"\g<1>0", rest)
+    if ".h" in rest and any(md.startswith("op_sel:") for md in inst.mods):
+        # gfx11+ true16 VOP3: the op_sel that `.h` registers imply, left out.
+        yield "true16_op_sel_implicit", inst.render(mods=[x for x in inst.mods if not x.startswith("op_sel:")])
+    m32 = "_f32" in inst.mnem and "16" not in inst.mnem and "64" not in inst.mnem
+    m16 = "_f16" in inst.mnem and "32" not in inst.mnem and "64" not in inst.mnem
+    fl = next((o for o in inst.ops if o in INLINE_FLOAT_BITS), None)
+    # Not where another literal is written (llvm-mc then encodes that one for both) nor in
+    # v_fma_mix*, whose source type op_sel_hi decides.
+    other_lit = any(re.fullmatch(r"0x[0-9a-f]{3,8}", o) for o in inst.ops) or "mix" in inst.mnem
+    if fl and (m32 or m16) and not other_lit:
+        # An inline float written as its bit pattern (llvm-mc folds it back to the constant).
+        bits = INLINE_FLOAT_BITS[fl][0 if m16 else 1]
+        yield "inline_float_as_hex", inst.render(ops=[f"0x{bits:x}" if o == fl else o for o in inst.ops])
+        yield "inline_float_as_lit", inst.render(ops=[f"lit({fl})" if o == fl else o for o in inst.ops])
+    named = next((o for o in inst.ops[1:] if o in ("vcc_lo", "vcc_hi", "m0", "exec_lo", "exec_hi", "src_scc")), None)
+    if named and inst.mnem.startswith("v_"):
+        # A source modifier on a named register (`-vcc_hi`).
+        yield "neg_named_register", inst.render(ops=[("-" + o) if o == named else o for o in inst.ops])
+    hexlit = next((o for o in inst.ops if re.fullmatch(r"0x[0-9a-f]{3,8}", o)), None)
+    if hexlit and inst.mnem.startswith("v_"):
+        # A literal written as lit(...).
+        yield "literal_lit_wrapped", inst.render(ops=[f"lit({o})" if o == hexlit else o for o in inst.ops])
+    if re.search(r"\bv\d+\.[lh]\b", rest) and any(md.startswith("op_sel:") for md in inst.mods):
+        # gfx11+ VOP3/VINTERP: halves left to op_sel (`v1 ... op_sel:[1,0,0,0]` is `v1.h`).
+        yield "true16_halves_from_op_sel", inst.mnem + re.sub(r"\b(v\d+)\.[lh]\b", r"\1", rest)
+    if re.search(r"\bsrc_(shared_base|shared_limit|private_base|private_limit|pops_exiting_wave_id|vccz|execz|scc)\b", rest):
+        yield "special_register_short_name", inst.mnem + re.sub(r"\bsrc_(\w+)", r"\1", rest)
+    wc = re.search(r"\b(vmcnt|expcnt|lgkmcnt)\((\d+)\)", rest)
+    if wc:
+        # Saturating counters: the value as written, and one past the maximum (clamped).
+        yield "waitcnt_sat", text.replace(wc.group(0), f"{wc.group(1)}_sat({wc.group(2)})")
+        yield "waitcnt_sat_clamped", text.replace(wc.group(0), f"{wc.group(1)}_sat(0xFFFF)")
+    sm = re.search(r"sendmsg\((MSG_[A-Z_]+)((?:, [A-Z_]+)?)", rest)
+    if sm and sm.group(2):
+        # A numeric message id with a symbolic operation.
+        ids = {"MSG_GS": 2, "MSG_GS_DONE": 3, "MSG_SYSMSG": 15}
+        if sm.group(1) in ids:
+            yield "sendmsg_numeric_id_named_op", text.replace(sm.group(1), str(ids[sm.group(1)]), 1)
     if not inst.ops and inst.mnem.startswith("s_") and len(bs) == 4:
         yield "sopp_explicit_zero", inst.mnem + " 0"
+
+
+# Inline float constants' (f16, f32) bit patterns.
+INLINE_FLOAT_BITS = {
+    "0.5": (0x3800, 0x3F000000), "-0.5": (0xB800, 0xBF000000), "1.0": (0x3C00, 0x3F800000),
+    "-1.0": (0xBC00, 0xBF800000), "2.0": (0x4000, 0x40000000), "-2.0": (0xC000, 0xC0000000),
+    "4.0": (0x4400, 0x40800000), "-4.0": (0xC400, 0xC0800000), "0.15915494": (0x3118, 0x3E22F983),
+}
 
 
 def variant_key(rule, text):

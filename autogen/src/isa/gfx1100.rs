@@ -4404,6 +4404,22 @@ pub static OPCODES: &[Opcode] = &[
     op("image_get_resinfo", "MIMG", "MIMG", 23, 0, &[o("vdata", Vgpr, 1), o("vaddr", Vgpr, 1), o("srsrc", Sgpr, 8)]),
     op("image_msaa_load", "MIMG", "MIMG", 24, 0, &[o("vdata", Vgpr, 4), o("vaddr", Vgpr, 1), o("srsrc", Sgpr, 8)]),
     op(
+        "image_bvh_intersect_ray",
+        "MIMG",
+        "MIMG",
+        25,
+        0,
+        &[o("vdata", Vgpr, 4), o("vaddr", Vgpr, 11), o("srsrc", Sgpr, 4)],
+    ),
+    op(
+        "image_bvh64_intersect_ray",
+        "MIMG",
+        "MIMG",
+        26,
+        0,
+        &[o("vdata", Vgpr, 4), o("vaddr", Vgpr, 12), o("srsrc", Sgpr, 4)],
+    ),
+    op(
         "image_sample",
         "MIMG",
         "MIMG",
@@ -5087,6 +5103,24 @@ pub static IMAGES: &[Image] = &[
             5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
         ],
         shape: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    },
+    Image {
+        mnemonic: "image_bvh_intersect_ray",
+        addrs: [11, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0],
+        data: [
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ],
+        shape: [11, 0, 0, 0, 0, 8, 0, 0, 0, 0],
+    },
+    Image {
+        mnemonic: "image_bvh64_intersect_ray",
+        addrs: [12, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0],
+        data: [
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ],
+        shape: [12, 0, 0, 0, 0, 9, 0, 0, 0, 0],
     },
     Image {
         mnemonic: "image_sample",

@@ -22,6 +22,7 @@ pub mod names;
 pub mod operand;
 pub mod t16;
 pub mod tables;
+pub mod vopd_banks;
 
 pub use asm::{assemble, assemble_line};
 pub use decode::{decode, decode_all, decode_at, Decoder};

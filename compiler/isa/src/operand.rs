@@ -81,6 +81,41 @@ pub enum ValType {
     F64,
 }
 
+/// The value type llvm-mc reads a source as, from the mnemonic and the operand's width: f64 for
+/// 64-bit operands of f64 mnemonics (b64 for other 64-bit ones), f16 where the mnemonic names f16/bf16, else f32 (integer 32-bit operands
+/// take the same inline constants).
+pub fn src_val_type(mnemonic: &str, dwords: u32) -> ValType {
+    if dwords >= 2 && mnemonic.contains("f64") {
+        ValType::F64
+    } else if dwords >= 2 {
+        ValType::B64
+    } else if mnemonic.contains("f16") {
+        ValType::F16
+    } else {
+        ValType::F32
+    }
+}
+
+/// The inline-constant code a 32-bit literal's bits stand for in an operand of type `ty`, as
+/// llvm-mc folds an integer or float spelling of them (`0x3f800000` is `1.0`, `0x40` is `64`,
+/// `0.0` is `0`): the integers -16..=64, the float constants' f16/f32 patterns, and for f64 the
+/// high half of their patterns (1/(2*pi) excepted: its low half is not zero). A literal with
+/// such bits must be written `lit(...)`.
+pub fn literal_inline_code(lit: u32, ty: ValType) -> Option<u32> {
+    match lit as i32 {
+        n @ 0..=64 => return Some(128 + n as u32),
+        n @ -16..=-1 => return Some((192 - n) as u32),
+        _ => {}
+    }
+    let hit = |f: &&InlineFloat| match ty {
+        ValType::F16 => u32::from(f.f16) == lit,
+        ValType::F32 | ValType::B32 => f.f32 == lit,
+        ValType::F64 => f.code != 248 && (f.f64 >> 32) as u32 == lit,
+        ValType::B16 | ValType::B64 => false,
+    };
+    INLINE_FLOATS.iter().find(hit).map(|f| u32::from(f.code))
+}
+
 /// One float inline constant: its source code, value, llvm-mc text and bit pattern per width.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InlineFloat {

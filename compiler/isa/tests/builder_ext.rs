@@ -283,6 +283,35 @@ fn check(arch: Arch) -> usize {
     n
 }
 
+/// Every line of tests/isa/builder_ext/<arch>.refused.txt (refused by llvm-mc 22, its error
+/// given) must be refused by the builder, with nothing emitted.
+fn check_refused(arch: Arch) -> usize {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/isa/builder_ext/{}.refused.txt", arch.name()));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (mut n, mut bad) = (0, Vec::new());
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let (src, why) = line.rsplit_once(" ; error: ").unwrap();
+        n += 1;
+        if let Ok(got) = build(arch, src) {
+            bad.push(format!("{src}\n    builder {got:02x?}\n    llvm-mc: {why}"));
+        }
+    }
+    assert!(bad.is_empty(), "{} of {n} lines accepted on {}:\n{}", bad.len(), arch.name(), bad.join("\n"));
+    n
+}
+
+/// VOPD pairs whose sources share a VGPR bank (or whose destinations share a parity), which
+/// llvm-mc refuses.
+#[test]
+fn vopd_bank_conflicts_are_refused() {
+    assert!(check_refused(Arch::Gfx1100) >= 8);
+    assert!(check_refused(Arch::Gfx1201) >= 8);
+    // The message names the operands, in llvm-mc's words.
+    let e = build(Arch::Gfx1100, "v_dual_add_f32 v0, v1, v2 :: v_dual_add_f32 v3, v4, v6").unwrap_err();
+    assert!(e.contains("src1 operands must use different VGPR banks"), "{e}");
+}
+
 #[test]
 fn gfx1100_dpp_vopd_export_match_llvm_mc() {
     assert!(check(Arch::Gfx1100) >= 90);

@@ -4,6 +4,10 @@
 //! still fail are listed in `tests/spelling_allow.txt`, and that list may only shrink: a listed
 //! class that now passes fails the test until its line is removed. `SPELLING_SHOW=n` prints up to
 //! n failing lines per class.
+//!
+//! The same check runs on tests/isa/llvm_mc/<arch>.txt: instruction lines of LLVM's own MC tests
+//! (inputs not written here) with llvm-mc 22's bytes, one class per source file
+//! (scripts/isa/mc_measure.py --vectors).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -17,9 +21,11 @@ struct Line {
     bytes: Vec<u8>,
 }
 
-fn load(arch: Arch) -> Vec<Line> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/isa/spelling").join(format!("{}.txt", arch.name()));
+fn load(dir: &str, arch: Arch) -> Vec<Line> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/isa")
+        .join(dir)
+        .join(format!("{}.txt", arch.name()));
     let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut class = String::from("<none>");
     let mut out = Vec::new();
@@ -54,9 +60,9 @@ fn allow_list() -> BTreeSet<(String, String)> {
         .collect()
 }
 
-fn run(arch: Arch) {
+fn run(dir: &str, arch: Arch) {
     let show = std::env::var("SPELLING_SHOW").ok().and_then(|s| s.parse::<usize>().ok()).unwrap_or(0);
-    let lines = load(arch);
+    let lines = load(dir, arch);
     assert!(!lines.is_empty(), "empty spelling corpus for {}", arch.name());
     // class -> (total, ok)
     let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
@@ -97,20 +103,40 @@ fn run(arch: Arch) {
 
 #[test]
 fn spelling_gfx1100() {
-    run(Arch::Gfx1100);
+    run("spelling", Arch::Gfx1100);
+}
+
+#[test]
+fn llvm_mc_tests_gfx1100() {
+    run("llvm_mc", Arch::Gfx1100);
 }
 
 #[test]
 fn spelling_gfx1201() {
-    run(Arch::Gfx1201);
+    run("spelling", Arch::Gfx1201);
+}
+
+#[test]
+fn llvm_mc_tests_gfx1201() {
+    run("llvm_mc", Arch::Gfx1201);
 }
 
 #[test]
 fn spelling_gfx942() {
-    run(Arch::Gfx942);
+    run("spelling", Arch::Gfx942);
+}
+
+#[test]
+fn llvm_mc_tests_gfx942() {
+    run("llvm_mc", Arch::Gfx942);
 }
 
 #[test]
 fn spelling_gfx950() {
-    run(Arch::Gfx950);
+    run("spelling", Arch::Gfx950);
+}
+
+#[test]
+fn llvm_mc_tests_gfx950() {
+    run("llvm_mc", Arch::Gfx950);
 }

@@ -50,9 +50,9 @@ pub fn formats(fam: Family) -> Vec<Fmt> {
                 f("lwe", 54, 54, Role::Mod),
                 f("ssamp", 58, 62, Role::SgprX4),
             ];
-            // BVH instructions decode only with all four channels and a 128-bit resource.
+            // BVH instructions decode only with all four channels, a 128-bit resource and unorm.
             let t = vec![("vaddr", 24u64), ("vdata", 8), ("srsrc", 4), ("dmask", 1)];
-            let bvh = vec![("vaddr", 24u64), ("vdata", 8), ("srsrc", 4), ("dmask", 0xF), ("r128", 1)];
+            let bvh = vec![("vaddr", 24u64), ("vdata", 8), ("srsrc", 4), ("dmask", 0xF), ("r128", 1), ("unorm", 1)];
             let mimg = fmt("MIMG", 64, (0xFC00_0000, 0xF000_0000), Some((18, 25)), fields, vec![t, bvh], false);
             // The non-sequential address form: bit 0 set, one more dword with four more addresses.
             let nsa = (1..5).map(|k| {

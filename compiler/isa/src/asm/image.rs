@@ -138,6 +138,8 @@ pub(super) fn fill(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
     if bvh {
         i.set_field("dmask", BVH_DMASK);
         i.set_field("r128", 1);
+        // gfx11's MIMG BVH words also carry unorm (gfx12's VIMAGE has no such bit).
+        i.set_field("unorm", 1);
     }
     for t in &line.mods {
         if bvh && (t.text.starts_with("dim:") || t.text.starts_with("dmask:") || t.text == "r128") {

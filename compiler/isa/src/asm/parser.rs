@@ -9,6 +9,7 @@ use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
 use super::symbolic::{exp, gpr_idx, simm16};
 use crate::inst::{set, Instruction};
+use crate::operand::src_val_type;
 use crate::operand::{is_gfx9, src_index};
 use crate::tables::Tables;
 use crate::Arch;
@@ -378,14 +379,32 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         let _ = nine;
                         (256 + r.first, None)
                     }
+                    _ if s.starts_with("lit(") => {
+                        // `lit(X)`: X as a literal even where an inline constant would hold it.
+                        let x = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map(str::trim);
+                        let l = x.and_then(|x| literal_bits(m, d, x));
+                        match l {
+                            Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
+                            _ => return err(t, format!("'{s}': expected a 32-bit literal here")),
+                        }
+                    }
                     _ => {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
-                        match src_code(arch, s, vgpr_ok) {
+                        let c = match src_code(arch, s, vgpr_ok) {
                             Ok(c) => c,
                             Err(e) => match float_literal(m, d, s) {
                                 Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                                 _ => return err(t, e),
                             },
+                        };
+                        // Literal bits an inline constant holds are that constant (llvm-mc's
+                        // folding: `0x3f800000` is `1.0`, `0.0` is `0`).
+                        match c {
+                            (255, Some(l)) => match crate::operand::literal_inline_code(l, src_val_type(m, d)) {
+                                Some(k) => (k, None),
+                                None => c,
+                            },
+                            _ => c,
                         }
                     }
                 };
@@ -428,8 +447,13 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 } else {
                     None
                 };
-                let v = match gpr_idx(s) {
-                    Some(g) if o.kind == OperandKind::Simm16 => g as i64,
+                // The constant of v_fmamk/v_fmaak-style opcodes may be written `lit(K)`.
+                let lit_k = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map(str::trim);
+                let v = match (gpr_idx(s), lit_k) {
+                    (Some(g), _) if o.kind == OperandKind::Simm16 => g as i64,
+                    (_, Some(k)) if float_k.is_none() && opc.flags & FLAG_LITERAL != 0 => literal_bits(m, d, k)
+                        .map(i64::from)
+                        .ok_or_else(|| (t.col, format!("'{s}': expected a 32-bit literal here")))?,
                     _ => parse_int(s)
                         .or(float_k)
                         .ok_or_else(|| (t.col, format!("expected an immediate, found '{s}'")))?,
@@ -497,6 +521,16 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     }
     let _ = max_sgpr;
     Ok(())
+}
+
+/// The bits of `lit(X)`'s X: an integer (32-bit, two's complement if negative) or a float in
+/// the operand's type.
+fn literal_bits(m: &str, dwords: u32, x: &str) -> Option<u32> {
+    match parse_int(x) {
+        Some(v) if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) => Some(v as u32),
+        Some(_) => None,
+        None => float_literal(m, dwords, x),
+    }
 }
 
 /// A float written where a literal goes: its bits in the operand's type (f16 for 16-bit

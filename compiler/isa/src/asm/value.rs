@@ -128,9 +128,14 @@ pub fn src_mods(text: &str) -> (&str, bool, bool, bool) {
     if let Some(x) = s.strip_prefix("neg(").and_then(|x| x.strip_suffix(')')) {
         neg = true;
         s = x.trim();
-    } else if let Some(x) =
-        s.strip_prefix('-').filter(|x| x.starts_with('|') || x.starts_with("abs(") || parse_reg(x).is_some())
-    {
+    } else if let Some(x) = s.strip_prefix('-').filter(|x| {
+        // A register, a named one (`-vcc_hi`, `-m0`, `-src_scc`) or an abs form; `-1` and
+        // `-0.5` are numbers.
+        x.starts_with('|')
+            || x.starts_with("abs(")
+            || parse_reg(x).is_some()
+            || x.starts_with(|c: char| c.is_ascii_alphabetic())
+    }) {
         neg = true;
         s = x;
     }

@@ -107,8 +107,19 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     if w_ops.len() != g_ops.len() {
         return false;
     }
+    let sel = written_op_sel(fname, kinds, &w_mods);
     for (k, (a, b)) in w_ops.iter().zip(g_ops).enumerate() {
         let kind = kinds.get(k).map(|o| o.kind);
+        // A register without `.l`/`.h` whose half `op_sel` selects (`v1 ... op_sel:[1,0,0,0]` is
+        // `v1.h`), as llvm-mc reads it.
+        if let (Val::Reg(x @ Reg { hi: None, .. }), Val::Reg(y @ Reg { hi: Some(h), .. })) = (&a.val, &b.val) {
+            if sel.get(k).copied().flatten() == Some(*h) && same_reg(&Reg { hi: Some(*h), ..*x }, y) {
+                if (a.neg, a.abs, a.sext) == (b.neg, b.abs, b.sext) {
+                    continue;
+                }
+                return false;
+            }
+        }
         // hwreg/sendmsg: the field's value against the operand's, symbolic or numeric.
         if let Some(o @ baregpu_autogen::isa::Operand { kind: OperandKind::Hwreg | OperandKind::Sendmsg, .. }) =
             kinds.get(k)
@@ -132,7 +143,67 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
             return false;
         }
     }
-    same_mods(arch, &w_mods, &g_mods)
+    let implied = implied_op_sel(fname, kinds, w_ops, &w_mods);
+    same_mods(arch, implied.as_deref().unwrap_or(&w_mods), &g_mods)
+}
+
+/// Per operand, the half the line's own `op_sel` selects (gfx11+ VOP3/VINTERP), else `None`.
+fn written_op_sel(fname: &str, kinds: &[baregpu_autogen::isa::Operand], mods: &[Modifier]) -> Vec<Option<bool>> {
+    let list = mods.iter().find_map(|m| match (&m.name, &m.val) {
+        (&"op_sel", Some(Val::List(v))) => Some(v),
+        _ => None,
+    });
+    let (Some(list), true) = (list, (fname.starts_with("VOP3") && !fname.starts_with("VOP3P")) || fname == "VINTERP")
+    else {
+        return Vec::new();
+    };
+    let nsrc = kinds.iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
+    let bit = |i: usize| Some(list.get(i).copied().unwrap_or(0) != 0);
+    kinds
+        .iter()
+        .map(|k| match k.name {
+            "src0" => bit(0),
+            "src1" => bit(1),
+            "src2" => bit(2),
+            "vdst" => bit(nsrc),
+            _ => None,
+        })
+        .collect()
+}
+
+/// gfx11+ true16 VOP3 and VINTERP: `.h` registers written without `op_sel` set its bits (llvm-mc's rule), so
+/// the line's modifiers gain the `op_sel` they imply (first, where the decoder prints it).
+fn implied_op_sel<'a>(
+    fname: &str,
+    kinds: &[baregpu_autogen::isa::Operand],
+    ops: &[Operand<'a>],
+    mods: &[Modifier<'a>],
+) -> Option<Vec<Modifier<'a>>> {
+    let vop3 = fname.starts_with("VOP3") && !fname.starts_with("VOP3P") || fname == "VINTERP";
+    if !vop3 || mods.iter().any(|m| m.name == "op_sel") {
+        return None;
+    }
+    let nsrc = kinds.iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
+    let mut bits = vec![0i64; nsrc + 1];
+    for (o, k) in ops.iter().zip(kinds) {
+        let Val::Reg(r) = &o.val else { continue };
+        let at = match k.name {
+            "src0" => 0,
+            "src1" => 1,
+            "src2" => 2,
+            "vdst" => nsrc,
+            _ => continue,
+        };
+        if r.hi == Some(true) && at < bits.len() {
+            bits[at] = 1;
+        }
+    }
+    if bits.iter().all(|&b| b == 0) {
+        return None;
+    }
+    let mut out = vec![Modifier { name: "op_sel", val: Some(Val::List(bits)), col: 0 }];
+    out.extend(mods.iter().cloned());
+    Some(out)
 }
 
 /// The operands up to `n` and the modifiers, with operands past `n` that read as modifiers
@@ -229,6 +300,9 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
         (Val::Int(x), Val::Int(y)) => same_int(wrap16, *x, *y),
         (Val::Float(x), Val::Float(y)) => x == y || float_code_f64(*x).is_some_and(|c| float_code_f64(*y) == Some(c)),
         (Val::Float(f), Val::Int(l)) | (Val::Int(l), Val::Float(f)) => float_is_literal(*f, *l),
+        // `lit(X)`: X's value against the other side's (a literal, or lit of another spelling).
+        (Val::Call("lit", x), Val::Call("lit", y)) => same_val(arch, wrap16, &value(x), &value(y)),
+        (Val::Call("lit", x), y) | (y, Val::Call("lit", x)) => same_val(arch, wrap16, &value(x), y),
         (Val::Call(n, x), Val::Call(o, y)) => n == o && no_space(x) == no_space(y),
         // A shorter list leaves the rest 0 (op_sel:[1,0] is op_sel:[1,0,0]).
         (Val::List(x), Val::List(y)) => {

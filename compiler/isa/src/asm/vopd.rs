@@ -51,6 +51,7 @@ pub fn assemble(arch: Arch, l: &Line, m: &str, text: &str, line: usize) -> Resul
             match build(arch, x, y, &lx, &ly) {
                 Ok(i) => {
                     if agrees_vopd(&i, (&lx, &tx), (&ly, &ty), &mut buf) {
+                        crate::vopd_banks::check(&i).map_err(|e| IsaError::asm(line, ly.rest.col, e))?;
                         return Ok(i);
                     }
                     mismatch.get_or_insert_with(|| buf.clone());

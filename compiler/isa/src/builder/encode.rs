@@ -323,6 +323,10 @@ impl<'a> Fill<'a> {
             (Act::Literal, _) => self.literal_const(k, x),
             (Act::Fixed, _) => match x {
                 Operand::Special { reg, .. } if reg.name() == s.op.name => Ok(()),
+                // gfx9 VOPC SDWA: a scalar pair other than vcc goes in `sdst`, with `sd` set.
+                Operand::Reg { .. } | Operand::Special { .. } if self.c.ext == Ext::Sdwa && s.op.name == "vcc" => {
+                    self.sdwa_sdst(k, x)
+                }
                 _ => self.failf(Some(k), format_args!("{} where {} is required", describe(x), s.op.name)),
             },
             (Act::Off, _) => match x {
@@ -604,6 +608,17 @@ impl<'a> Fill<'a> {
         };
         self.put_named(Some(k), sbit, 1, "a scalar SDWA source")?;
         self.put(k, p, code)
+    }
+
+    /// A gfx9 VOPC SDWA destination other than vcc: an SGPR pair (or trap or special pair) whose
+    /// code fits the 7-bit `sdst` field, with `sd` set (as llvm-mc encodes `v_cmp_*_sdwa s[6:7]`).
+    fn sdwa_sdst(&mut self, k: usize, x: &Operand) -> Result<(), Fail> {
+        let c = self.scalar(k, x, 2)?;
+        if c > 127 {
+            return self.failf(Some(k), format_args!("{} cannot be an SDWA compare's destination", describe(x)));
+        }
+        self.put_named(Some(k), "sdst", c, "the destination")?;
+        self.put_named(Some(k), "sd", 1, "the destination")
     }
 
     /// The VOPD Y destination: one VGPR of the other parity than the X destination (already

@@ -105,6 +105,7 @@ impl Builder {
         fy.lit = fx.i.literal;
         fy.operands(oy).and_then(|()| fy.finish()).map_err(|e| ("Y", e))?;
         let i = Instruction { op: cx.init.op, op_y: Some(cy.init.op), fmt: cx.init.fmt, ..fy.i };
+        crate::vopd_banks::check(&i).map_err(|e| ("Y", Fail::new(None, e)))?;
         self.tracker.note_used(fx.used, fx.vcc);
         self.tracker.note_used(fy.used, fy.vcc);
         self.push(&i, None, false);

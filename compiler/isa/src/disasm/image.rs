@@ -49,7 +49,22 @@ pub fn bvh_shape(i: &Instruction) -> Option<&'static [u8]> {
     let a = i.f("a16") as usize * 5;
     let shape = &c.shape[a..a + 5];
     let n = shape.iter().position(|&x| x == 0).unwrap_or(5);
-    (c.shape[0] != 0).then_some(&shape[..n])
+    if c.shape[0] == 0 {
+        return None;
+    }
+    if i.format().name == "MIMG_NSA" {
+        // gfx11's non-sequential BVH form lists the node pointer (2 registers for bvh64), the
+        // ray extent, origin, direction and inverse direction (a16: the two directions packed
+        // into one group of 3); the table holds the sequential form's single range.
+        let bvh64 = c.shape[0] == 12 || c.shape[5] == 9;
+        return Some(match (bvh64, a != 0) {
+            (false, false) => &[1, 1, 3, 3, 3],
+            (true, false) => &[2, 1, 3, 3, 3],
+            (false, true) => &[1, 1, 3, 3],
+            (true, true) => &[2, 1, 3, 3],
+        });
+    }
+    Some(&shape[..n])
 }
 
 /// llvm-mc writes these into the BVH forms, which print neither.
@@ -82,6 +97,10 @@ pub fn addr_fields(format: &str) -> &'static [&'static str] {
 /// (BVH forms: each field its fixed count).
 fn addr_text(i: &Instruction, fname: &str) -> String {
     if let Some(shape) = bvh_shape(i) {
+        if fname == "MIMG" {
+            // gfx11's sequential BVH form: one range.
+            return reg_range("v", i.f("vaddr"), addr_regs(i));
+        }
         let fields = addr_fields(fname);
         let parts: Vec<String> = shape.iter().zip(fields).map(|(&n, f)| reg_range("v", i.f(f), u32::from(n))).collect();
         return format!("[{}]", parts.join(", "));
@@ -135,7 +154,10 @@ pub fn text(i: &Instruction) -> String {
             s.push_str(n);
         }
     };
-    flag(&mut s, "unorm");
+    if !bvh {
+        // gfx11's BVH words carry unorm, which llvm-mc does not print.
+        flag(&mut s, "unorm");
+    }
     for n in cp::flags(i.arch) {
         flag(&mut s, n);
     }

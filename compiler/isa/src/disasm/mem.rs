@@ -78,7 +78,8 @@ fn smem(i: &Instruction) -> String {
                     let off = if i.arch == Arch::Gfx1201 { sext(off, 24) } else { sext(off, 21) };
                     if so != null_sgpr(i.arch) {
                         ops.push(sreg_text(i.arch, so as u16, 1).unwrap_or_default());
-                        if off != 0 {
+                        // gfx12 prints the offset beside a register soffset even when it is 0.
+                        if off != 0 || i.arch == Arch::Gfx1201 {
                             mods.push_str(&format!(" offset:{}", hex_signed(off)));
                         }
                     } else {

@@ -41,6 +41,8 @@ pub(crate) fn src_text(arch: Arch, v: u32, dwords: u32, ty: ValType, literal: Op
         Src::Int(n) => n.to_string(),
         Src::Float(x) => float_text(x, ty).to_string(),
         Src::Literal => match literal {
+            // Bits an inline constant also holds: `lit(...)` keeps them a literal when assembled.
+            Some(l) if crate::operand::literal_inline_code(l, ty).is_some() => format!("lit(0x{l:x})"),
             Some(l) => format!("0x{l:x}"),
             None => "0x0".into(),
         },

@@ -5,7 +5,7 @@ use baregpu_autogen::isa::OperandKind;
 use super::src_text;
 use crate::inst::Instruction;
 use crate::names;
-use crate::operand::{is_gfx9, sreg_text, ValType};
+use crate::operand::{is_gfx9, sreg_text};
 
 pub fn text(i: &Instruction) -> String {
     let op = i.opcode();
@@ -23,8 +23,7 @@ pub fn text(i: &Instruction) -> String {
                 if m.starts_with("s_sendmsg_rtn") {
                     names::sendmsg::text(i.arch, v)
                 } else {
-                    let ty = if d == 2 { ValType::B64 } else { ValType::B32 };
-                    src_text(i.arch, v, d, ty, i.literal)
+                    src_text(i.arch, v, d, crate::operand::src_val_type(m, d), i.literal)
                 }
             }
             OperandKind::Hwreg => names::hwreg::text(i.arch, i.f(o.name)),
@@ -55,26 +54,15 @@ fn simm16(i: &Instruction, m: &str, v: u32) -> String {
         "s_delay_alu" => names::waitcnt::delay_alu_text(v),
         "s_waitcnt_depctr" | "s_wait_alu" => names::waitcnt::depctr_text(v),
         "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(v),
-        "s_version"
-        | "s_nop"
-        | "s_sleep"
-        | "s_trap"
-        | "s_setprio"
-        | "s_denorm_mode"
-        | "s_setkill"
-        | "s_sethalt"
-        | "s_incperflevel"
-        | "s_decperflevel"
-        | "s_sleep_var"
-        | "s_subvector_loop_begin"
-        | "s_subvector_loop_end"
-        | "s_barrier_wait"
+        "s_version" | "s_nop" | "s_sleep" | "s_trap" | "s_setprio" | "s_denorm_mode" | "s_setkill" | "s_sethalt"
+        | "s_incperflevel" | "s_decperflevel" | "s_sleep_var" | "s_barrier_wait"
             if v <= 64 =>
         {
             // Inline-constant range in decimal, larger values in hex.
             v.to_string()
         }
-        "s_endpgm" => v.to_string(),
+        // A branch-like target: llvm-mc prints it unsigned decimal whatever its size.
+        "s_endpgm" | "s_subvector_loop_begin" | "s_subvector_loop_end" => v.to_string(),
         _ => format!("0x{v:x}"),
     }
 }

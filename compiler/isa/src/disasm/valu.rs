@@ -85,13 +85,7 @@ fn has_e32_form(i: &Instruction) -> bool {
 }
 
 fn val_type(m: &str, dwords: u32) -> ValType {
-    if dwords >= 2 {
-        ValType::F64
-    } else if m.contains("f16") || m.contains("bf16") {
-        ValType::F16
-    } else {
-        ValType::F32
-    }
+    crate::operand::src_val_type(m, dwords)
 }
 
 pub fn text(i: &Instruction) -> String {

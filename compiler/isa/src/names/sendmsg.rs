@@ -97,7 +97,7 @@ pub fn op_name(arch: Arch, id: u32, op: u32) -> Option<&'static str> {
 pub fn op_id(arch: Arch, id: u32, name: &str) -> Option<u32> {
     match id {
         MSG_GS | MSG_GS_DONE if is_gfx9(arch) => value_of(GS_OPS, name),
-        MSG_SYSMSG if is_gfx9(arch) => value_of(SYSMSG_OPS, name),
+        MSG_SYSMSG => value_of(SYSMSG_OPS, name),
         _ => None,
     }
 }
@@ -142,14 +142,21 @@ fn symbolic(arch: Arch, v: u32) -> Option<String> {
 pub fn parse(arch: Arch, s: &str) -> Option<u32> {
     let args = call_args(s, "sendmsg")?;
     let id_max = if is_gfx9(arch) { 0xf } else { 0xff };
-    let id = match int(args[0]) {
+    let numeric = int(args[0]);
+    let id = match numeric {
         Some(v) => u32::try_from(v).ok().filter(|&v| v <= id_max)?,
+        // gfx11+ still take MSG_SYSMSG by name (with a system-message operation), though
+        // llvm-mc prints it as a number there.
+        None if args[0] == "MSG_SYSMSG" => MSG_SYSMSG,
         None => id(arch, args[0])?,
     };
     let op = match args.get(1) {
         None => 0,
         Some(o) => match int(o) {
             Some(v) => u32::try_from(v).ok().filter(|&v| v <= 7)?,
+            // A numeric message id takes the operation names unchecked, as llvm-mc does: the
+            // system-message names for id 15, the GS names for any other id, on every target.
+            None if numeric.is_some() => value_of(if id == MSG_SYSMSG { SYSMSG_OPS } else { GS_OPS }, o)?,
             None => op_id(arch, id, o)?,
         },
     };

@@ -63,16 +63,18 @@ pub fn parse(arch: Arch, s: &str) -> Result<u32, String> {
     for p in s.split(|c: char| c.is_whitespace() || c == '&' || c == ',').filter(|x| !x.is_empty()) {
         let (n, v) = p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or(format!("bad counter '{p}'"))?;
         let v = super::int(v).and_then(|v| u32::try_from(v).ok()).ok_or(format!("bad counter '{p}'"))?;
+        // `vmcnt_sat(N)` and the like clamp N to the counter's maximum instead of refusing it.
+        let (n, sat) = n.strip_suffix("_sat").map_or((n, false), |b| (b, true));
         let (slot, max) = match n {
             "vmcnt" => (&mut vm, counter_max(arch).0),
             "expcnt" => (&mut ex, counter_max(arch).1),
             "lgkmcnt" => (&mut lg, counter_max(arch).2),
             _ => return Err(format!("unknown counter '{n}'")),
         };
-        if v > max {
+        if v > max && !sat {
             return Err(format!("{n} value {v} out of range (max {max})"));
         }
-        *slot = v;
+        *slot = v.min(max);
     }
     Ok(encode(arch, vm, ex, lg))
 }
