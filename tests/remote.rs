@@ -58,20 +58,6 @@ fn report(rx: &Receiver<String>) -> String {
     rx.recv_timeout(WAIT).expect("the server reports the session's end")
 }
 
-/// Connect until the server has released the device a previous client held (bounded).
-fn reconnect(addr: SocketAddr, key: Option<&Key>) -> Arc<RemotePci> {
-    let t = Instant::now();
-    loop {
-        match connect(addr, key) {
-            Ok(pci) => return pci,
-            Err(e) if t.elapsed() < WAIT && e.to_string().contains("in use by") => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            Err(e) => panic!("reconnecting: {e}"),
-        }
-    }
-}
-
 #[test]
 fn the_am_driver_boots_over_a_keyed_loopback_link() {
     let k = key(7);
@@ -137,7 +123,46 @@ fn a_second_client_is_told_who_holds_the_device_and_gets_it_once_released() {
     assert!(report(&rx).contains("in use by"));
     drop(first);
     assert!(report(&rx).contains("released am:emu:gfx1100"));
-    reconnect(addr, None).read32(AMD_BAR_VRAM, 0).unwrap();
+    connect(addr, None).unwrap().read32(AMD_BAR_VRAM, 0).unwrap();
+}
+
+/// A client that closes and at once opens again is never told the device is in use: the close
+/// returns only once the server has released it.
+#[test]
+fn closing_and_reopening_at_once_never_finds_the_device_in_use() {
+    let k = key(4);
+    let (addr, rx) = serve(Some(k.clone()));
+    for i in 0..20u32 {
+        let pci = connect(addr, Some(&k)).unwrap_or_else(|e| panic!("open {i}: {e}"));
+        // A posted write, still pending at the close, reaches the device before the release.
+        pci.write32(AMD_BAR_VRAM, 0x40, i).unwrap();
+        let dma = pci.alloc_dma(0x1000, false).unwrap();
+        dma.write(0, &i.to_le_bytes()).unwrap();
+        if i > 0 {
+            assert_eq!(pci.read32(AMD_BAR_VRAM, 0x40).unwrap(), i);
+        }
+        drop(dma);
+        drop(pci);
+        assert!(report(&rx).contains("released am:emu:gfx1100"));
+    }
+}
+
+/// `List`: what a server exports and who holds it; a wrong key is an error naming the server.
+#[test]
+fn a_server_lists_its_devices_and_who_holds_them() {
+    use baregpu::drivers::pci::remote::list;
+    let k = key(6);
+    let (addr, _rx) = serve(Some(k.clone()));
+    let spec = format!("remote:127.0.0.1:{}/{DEVICE}", addr.port());
+    let free = list("127.0.0.1", addr.port(), Some(&k), WAIT).unwrap();
+    assert_eq!(free.len(), 1);
+    assert_eq!((free[0].spec.as_str(), free[0].holder.as_deref()), (spec.as_str(), None));
+    let held = connect(addr, Some(&k)).unwrap();
+    let busy = list("127.0.0.1", addr.port(), Some(&k), WAIT).unwrap();
+    assert!(busy[0].holder.as_deref().is_some_and(|h| h.starts_with("127.0.0.1:")), "{busy:?}");
+    drop(held);
+    let e = list("127.0.0.1", addr.port(), Some(&key(7)), WAIT).unwrap_err().to_string();
+    assert!(e.contains(&format!("remote:127.0.0.1:{}", addr.port())) && e.contains("wrong key"), "{e}");
 }
 
 #[test]
@@ -306,7 +331,7 @@ fn a_dropped_link_ends_every_call_with_an_error_naming_it_then_reopening_works()
     assert!(report(&rx).contains("released am:emu:gfx1100"));
     drop(dev);
     // The server released the device: a new client boots it again.
-    let pci = reconnect(addr, Some(&k));
+    let pci = connect(addr, Some(&k)).unwrap();
     AmDevice::open(pci, &StandinSource::for_layout(&layout)).unwrap().close().unwrap();
 }
 

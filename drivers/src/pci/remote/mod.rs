@@ -14,7 +14,7 @@ mod client;
 pub mod protocol;
 mod server;
 
-pub use client::{RemoteDma, RemotePci};
+pub use client::{list, Export, RemoteDma, RemotePci};
 pub use server::{Opener, Server};
 
 use crate::{Error, Result};
