@@ -165,6 +165,52 @@ fn a_server_lists_its_devices_and_who_holds_them() {
     assert!(e.contains(&format!("remote:127.0.0.1:{}", addr.port())) && e.contains("wrong key"), "{e}");
 }
 
+/// `devices --remote`: each server's devices are rows of the listing (and of --json); a server
+/// with another key, or none listening, is one line and the command still succeeds.
+#[test]
+fn devices_lists_what_remote_servers_export_and_one_line_per_server_it_cannot_ask() {
+    let k = key(8);
+    let (good, _rx) = serve(Some(k.clone()));
+    let (other, _rx2) = serve(Some(key(9)));
+    let gone = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("key");
+    std::fs::write(&key_file, "08".repeat(32)).unwrap();
+    let run = |json: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"));
+        cmd.args(["devices", "--remote", &good.to_string(), "--remote", &other.to_string()]);
+        cmd.args(json.then_some("--json"));
+        let out = cmd
+            .env("BAREGPU_REMOTE_KEY_FILE", &key_file)
+            .env("BAREGPU_REMOTE_SERVERS", gone.to_string())
+            .env("BAREGPU_REMOTE_TIMEOUT_S", "2")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let spec = format!("remote:{good}/{DEVICE}");
+    let table = run(false);
+    let row = table.lines().find(|l| l.starts_with(&spec)).unwrap_or_else(|| panic!("{spec} not listed: {table}"));
+    assert!(row.contains("gfx1100") && row.contains(" ready"), "{row}");
+    assert!(table.contains(&format!("remote server {other}: ")) && table.contains("wrong key"), "{table}");
+    assert!(table.contains(&format!("remote server {gone}: ")), "{table}");
+    // While a client holds it, the listing says who.
+    let held = connect(good, Some(&k)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&run(true)).unwrap();
+    let d = v["devices"].as_array().unwrap().iter().find(|d| d["spec"] == spec.as_str()).expect("listed");
+    assert_eq!((d["kind"].as_str(), d["arch"].as_str(), d["ready"].as_bool()), (Some("remote"), Some("gfx1100"), Some(false)));
+    assert!(d["note"].as_str().unwrap().starts_with("in use by 127.0.0.1:"), "{d}");
+    assert_eq!(v["remote_errors"].as_array().map(Vec::len), Some(2), "{v}");
+    drop(held);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"))
+        .args(["devices", "--remote", "nowhere"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), "baregpu: error: devices: --remote nowhere: needs HOST:PORT");
+}
+
 #[test]
 fn a_keyless_link_beyond_loopback_is_refused_before_connecting() {
     // 192.0.2.1 is TEST-NET-1: never reached, the client refuses before any packet.

@@ -45,7 +45,6 @@ pub struct Channel {
     noise: Option<snow::TransportState>,
     /// Buffers kept across messages (a fresh multi-MiB buffer per message costs page faults).
     frame: Vec<u8>,
-    tx: Vec<u8>,
     sealed: Vec<u8>,
     plain: Vec<u8>,
 }
@@ -120,8 +119,8 @@ impl Channel {
         keepalive(&stream)?;
         let reader = BufReader::with_capacity(256 << 10, stream.try_clone()?);
         let writer = BufWriter::with_capacity(256 << 10, stream);
-        let (frame, tx, sealed, plain) = (Vec::new(), Vec::new(), Vec::new(), vec![0; NOISE_FRAME]);
-        Ok(Channel { reader, writer, noise: None, frame, tx, sealed, plain })
+        let (frame, sealed, plain) = (Vec::new(), Vec::new(), vec![0; NOISE_FRAME]);
+        Ok(Channel { reader, writer, noise: None, frame, sealed, plain })
     }
 
     /// Open the client's end: hello, the server's verdict, then the handshake when keyed.
@@ -205,43 +204,64 @@ impl Channel {
 
     /// Send one message (split into Noise frames when keyed).
     pub fn send(&mut self, msg: &[u8]) -> io::Result<()> {
-        self.send_encoded(|out| out.extend_from_slice(msg))
+        self.send_parts(&[msg])
     }
 
-    /// Send the message `encode` appends to the buffer it is given.
-    pub fn send_encoded(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> io::Result<()> {
+    /// Send one message made of `parts` back to back (a header and the bulk data it describes:
+    /// the data is not copied into a message first).
+    pub fn send_parts(&mut self, parts: &[&[u8]]) -> io::Result<()> {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        if len > MAX_MESSAGE {
+            return Err(err(io::ErrorKind::InvalidInput, format!("a message of {len} bytes")));
+        }
         // The message's length first: a plain frame's header, or the start of the first
         // Noise frame's plaintext.
-        let mut buf = std::mem::take(&mut self.tx);
-        buf.clear();
-        buf.extend_from_slice(&[0; 4]);
-        encode(&mut buf);
-        let len = buf.len() - 4;
-        buf[..4].copy_from_slice(&(len as u32).to_le_bytes());
-        let sent = match len > MAX_MESSAGE {
-            true => Err(err(io::ErrorKind::InvalidInput, format!("a message of {len} bytes"))),
-            false => self.send_buffer(&buf),
+        let len = (len as u32).to_le_bytes();
+        let mut all = Vec::with_capacity(parts.len() + 1);
+        all.push(&len[..]);
+        all.extend(parts.iter().copied().filter(|p| !p.is_empty()));
+        let sent = match self.noise.is_some() {
+            true => self.seal(&all).and_then(|at| self.writer.write_all(&self.sealed[..at])),
+            false => all.iter().try_for_each(|p| self.writer.write_all(p)),
         };
-        self.tx = buf;
-        sent
+        sent.and_then(|()| self.writer.flush()).map_err(|e| explain(e, "sending"))
     }
 
-    fn send_buffer(&mut self, buf: &[u8]) -> io::Result<()> {
-        let Some(noise) = self.noise.as_mut() else {
-            self.writer.write_all(buf).and_then(|()| self.writer.flush()).map_err(|e| explain(e, "sending"))?;
-            return Ok(());
-        };
-        // Every frame sealed straight into one buffer, sent by one write.
-        let frames = buf.len().div_ceil(NOISE_PLAIN);
-        self.sealed.resize(buf.len() + frames * (4 + NOISE_TAG), 0);
-        let mut at = 0;
-        for chunk in buf.chunks(NOISE_PLAIN) {
-            let out = &mut self.sealed[at + 4..at + 4 + chunk.len() + NOISE_TAG];
-            let n = noise.write_message(chunk, out).map_err(|e| err(io::ErrorKind::Other, e.to_string()))?;
+    /// Seal `parts` (one stream) into full Noise frames, each with its length, into `sealed`:
+    /// how many bytes it holds. A frame within one part is sealed from it directly; one that
+    /// spans parts is gathered first (at most one per part boundary).
+    fn seal(&mut self, parts: &[&[u8]]) -> io::Result<usize> {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let frames = total.div_ceil(NOISE_PLAIN);
+        self.sealed.resize(total + frames * (4 + NOISE_TAG), 0);
+        let Some(noise) = self.noise.as_mut() else { return Ok(0) };
+        let (mut part, mut off, mut at) = (0, 0, 0);
+        for f in 0..frames {
+            let n = NOISE_PLAIN.min(total - f * NOISE_PLAIN);
+            let plain: &[u8] = if parts[part].len() - off >= n {
+                off += n;
+                &parts[part][off - n..off]
+            } else {
+                let mut filled = 0;
+                while filled < n {
+                    let take = (parts[part].len() - off).min(n - filled);
+                    self.plain[filled..filled + take].copy_from_slice(&parts[part][off..off + take]);
+                    (filled, off) = (filled + take, off + take);
+                    if off == parts[part].len() && filled < n {
+                        (part, off) = (part + 1, 0);
+                    }
+                }
+                &self.plain[..n]
+            };
+            if off == parts[part].len() && part + 1 < parts.len() {
+                (part, off) = (part + 1, 0);
+            }
+            let out = &mut self.sealed[at + 4..at + 4 + n + NOISE_TAG];
+            let n = noise.write_message(plain, out).map_err(|e| err(io::ErrorKind::Other, e.to_string()))?;
             self.sealed[at..at + 4].copy_from_slice(&(n as u32).to_le_bytes());
             at += 4 + n;
         }
-        self.writer.write_all(&self.sealed[..at]).and_then(|()| self.writer.flush()).map_err(|e| explain(e, "sending"))
+        Ok(at)
     }
 
     /// Receive one message into `out`.
@@ -249,7 +269,6 @@ impl Channel {
         let Some(noise) = self.noise.as_mut() else {
             return read_frame(&mut self.reader, out, MAX_FRAME).map_err(|e| explain(e, what));
         };
-        out.clear();
         // The first frame starts with the message's length.
         read_frame(&mut self.reader, &mut self.frame, NOISE_FRAME).map_err(|e| explain(e, what))?;
         let n = noise.read_message(&self.frame, &mut self.plain).map_err(|_| auth_failed())?;
@@ -260,11 +279,14 @@ impl Channel {
         if want > MAX_MESSAGE || body.len() > want {
             return Err(err(io::ErrorKind::InvalidData, format!("a message of {want} bytes")));
         }
-        out.reserve(want + NOISE_TAG);
-        out.extend_from_slice(body);
+        // Sized once (zero-filled only where it grows: `out` is reused across messages), the
+        // tag's room included so that the cipher decrypts in place rather than through a copy.
+        out.resize(want + NOISE_TAG, 0);
+        out[..body.len()].copy_from_slice(body);
+        let mut filled = body.len();
         // The sender fills every frame but the last: the rest of the message is this many bytes
         // on the wire, read at once (an altered length fails below, at its frame).
-        let rest = want - out.len();
+        let rest = want - filled;
         let frames = rest.div_ceil(NOISE_PLAIN);
         self.frame.resize(rest + frames * (4 + NOISE_TAG), 0);
         self.reader.read_exact(&mut self.frame).map_err(|e| match e.kind() {
@@ -277,17 +299,15 @@ impl Channel {
             let len = self.frame.get(at..at + 4).ok_or_else(misfit)?;
             let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
             let sealed = self.frame.get(at + 4..at + 4 + len).filter(|s| s.len() >= NOISE_TAG).ok_or_else(misfit)?;
-            // Decrypted straight into the message; room for the tag too, so that the cipher
-            // works in place rather than through a copy of its own.
-            let start = out.len();
-            out.resize(start + sealed.len(), 0);
-            let n = noise.read_message(sealed, &mut out[start..]).map_err(|_| auth_failed())?;
-            out.truncate(start + n);
+            // Decrypted straight into the message.
+            let room = out.get_mut(filled..filled + sealed.len()).ok_or_else(misfit)?;
+            filled += noise.read_message(sealed, room).map_err(|_| auth_failed())?;
             at += 4 + len;
         }
-        match out.len() == want {
+        out.truncate(filled);
+        match filled == want {
             true => Ok(()),
-            false => Err(err(io::ErrorKind::InvalidData, "a message longer or shorter than it said")),
+            false => Err(err(io::ErrorKind::InvalidData, "a message shorter than it said")),
         }
     }
 

@@ -25,6 +25,9 @@ const FLUSH_BYTES: usize = 1 << 20;
 /// that encryption on one side overlaps decryption on the other).
 const PIECE: usize = 1 << 20;
 
+/// A posted write's data this large goes out at once, from where it is (not copied into a batch).
+const DIRECT_BYTES: usize = 64 << 10;
+
 /// Bulk read requests in flight at once.
 const READ_WINDOW: usize = 4;
 
@@ -116,6 +119,11 @@ impl Link {
     /// Send the pending batch (with `last`, if any); `answer`: the server answers it, for every
     /// request since the last answer, whose count this returns.
     fn send_batch(&self, conn: &mut Conn, last: Option<&Request>, answer: bool) -> Result<u32> {
+        self.send_batch_with(conn, last, &[], answer)
+    }
+
+    /// [`Self::send_batch`], the batch followed by `tail` (the data of its last request).
+    fn send_batch_with(&self, conn: &mut Conn, last: Option<&Request>, tail: &[u8], answer: bool) -> Result<u32> {
         self.check(conn)?;
         if batch_is_empty(&conn.pending) {
             begin_batch(&mut conn.pending);
@@ -127,7 +135,7 @@ impl Link {
         set_answer(&mut conn.pending, answer);
         let Conn { ch, pending, .. } = &mut *conn;
         let Some(ch) = ch.as_mut() else { return Err(self.link_error(io::ErrorKind::NotConnected, "closed".into())) };
-        if let Err(e) = ch.send(pending) {
+        if let Err(e) = ch.send_parts(&[pending, tail]) {
             return Err(self.fail(conn, e));
         }
         begin_batch(&mut conn.pending);
@@ -198,8 +206,12 @@ impl Link {
         if batch_is_empty(&conn.pending) {
             begin_batch(&mut conn.pending);
         }
-        req.encode(&mut conn.pending);
+        let tail = req.encode_split(&mut conn.pending);
         conn.posted += 1;
+        if tail.len() >= DIRECT_BYTES {
+            return self.send_batch_with(&mut conn, None, tail, false).map(drop);
+        }
+        conn.pending.extend_from_slice(tail);
         match conn.pending.len() >= FLUSH_BYTES {
             true => self.send_batch(&mut conn, None, false).map(drop),
             false => Ok(()),

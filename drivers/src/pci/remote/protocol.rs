@@ -229,7 +229,31 @@ impl<'a> Cursor<'a> {
 impl<'a> Request<'a> {
     /// Append the request to a batch.
     pub fn encode(&self, out: &mut Vec<u8>) {
+        let tail = self.encode_split(out);
+        out.extend_from_slice(tail);
+    }
+
+    /// Append all but a bulk write's data, and return that data: the bytes that follow in the
+    /// message (a sender may send them from where they are, uncopied).
+    pub fn encode_split(&self, out: &mut Vec<u8>) -> &'a [u8] {
         use Request::*;
+        match *self {
+            CopyToBar { bar, offset, data } => {
+                out.u8(8);
+                out.u8(bar);
+                out.u64(offset);
+                out.u32(data.len() as u32);
+                return data;
+            }
+            DmaWrite { id, offset, data } => {
+                out.u8(12);
+                out.u32(id);
+                out.u64(offset);
+                out.u32(data.len() as u32);
+                return data;
+            }
+            _ => {}
+        }
         match *self {
             Open { device } => {
                 out.u8(0);
@@ -268,12 +292,7 @@ impl<'a> Request<'a> {
                 out.u64(offset);
                 out.u32(len);
             }
-            CopyToBar { bar, offset, data } => {
-                out.u8(8);
-                out.u8(bar);
-                out.u64(offset);
-                out.bytes(data);
-            }
+            CopyToBar { .. } | DmaWrite { .. } => {}
             AllocDma { size, contiguous } => {
                 out.u8(9);
                 out.u64(size);
@@ -289,12 +308,6 @@ impl<'a> Request<'a> {
                 out.u64(offset);
                 out.u32(len);
             }
-            DmaWrite { id, offset, data } => {
-                out.u8(12);
-                out.u32(id);
-                out.u64(offset);
-                out.bytes(data);
-            }
             WaitInterrupt { timeout_us } => {
                 out.u8(13);
                 out.u64(timeout_us);
@@ -303,6 +316,7 @@ impl<'a> Request<'a> {
             Close => out.u8(15),
             List => out.u8(16),
         }
+        &[]
     }
 
     /// The next request of a batch.
@@ -365,17 +379,25 @@ pub fn batch_is_empty(batch: &[u8]) -> bool {
 
 impl<'a> Response<'a> {
     pub fn encode(&self, out: &mut Vec<u8>) {
+        let tail = self.encode_split(out);
+        out.extend_from_slice(tail);
+    }
+
+    /// Append all but read data, and return that data (see [`Request::encode_split`]).
+    pub fn encode_split(&self, out: &mut Vec<u8>) -> &'a [u8] {
         use Response::*;
+        if let Data(d) = *self {
+            out.u8(2);
+            out.u32(d.len() as u32);
+            return d;
+        }
         match self {
             Done => out.u8(0),
             Value(v) => {
                 out.u8(1);
                 out.u64(*v);
             }
-            Data(d) => {
-                out.u8(2);
-                out.bytes(d);
-            }
+            Data(_) => {}
             Flag(f) => {
                 out.u8(3);
                 out.u8(*f as u8);
@@ -412,6 +434,7 @@ impl<'a> Response<'a> {
                 }
             }
         }
+        &[]
     }
 
     pub fn decode(buf: &'a [u8]) -> Result<Response<'a>, Malformed> {
@@ -526,6 +549,13 @@ mod tests {
         for cut in 0..buf.len() {
             let r = Request::decode_batch(&buf[..cut]);
             assert!(r.is_err() || r.as_ref().unwrap().1.len() < all.len(), "cut at {cut}");
+        }
+        // A bulk write's data split off is the rest of the same bytes.
+        for r in &all {
+            let (mut whole, mut split) = (Vec::new(), Vec::new());
+            r.encode(&mut whole);
+            let tail = r.encode_split(&mut split);
+            assert_eq!([&split[..], tail].concat(), whole, "{r:?}");
         }
         assert!(Request::decode_batch(&[1]).is_err(), "an empty batch");
         assert!(Request::decode_batch(&[2, 14]).is_err(), "the answer byte is a boolean");
