@@ -36,7 +36,8 @@ fn serve_with(key: Option<Key>, gpu: Option<Arc<EmuPciGpu>>) -> (SocketAddr, Rec
     let report = Arc::new(move |line: String| {
         let _ = tx.lock().unwrap().send(line);
     });
-    let server = Arc::new(Server::new(vec![DEVICE.to_string()], key, opener));
+    let server = Server::new(vec![DEVICE.to_string()], key, opener);
+    let server = Arc::new(server.with_arch(Box::new(baregpu::pci_device::arch_of)));
     std::thread::spawn(move || server.serve(listener, report));
     (addr, rx)
 }
@@ -192,7 +193,7 @@ fn devices_lists_what_remote_servers_export_and_one_line_per_server_it_cannot_as
     let spec = format!("remote:{good}/{DEVICE}");
     let table = run(false);
     let row = table.lines().find(|l| l.starts_with(&spec)).unwrap_or_else(|| panic!("{spec} not listed: {table}"));
-    assert!(row.contains("gfx1100") && row.contains(" ready"), "{row}");
+    assert!(row.contains("gfx1100") && row.contains(" ready") && !row.contains("not ready"), "{row}");
     assert!(table.contains(&format!("remote server {other}: ")) && table.contains("wrong key"), "{table}");
     assert!(table.contains(&format!("remote server {gone}: ")), "{table}");
     // While a client holds it, the listing says who.

@@ -65,9 +65,6 @@ pub fn run(a: Args) -> Result<()> {
         use std::io::Write;
         let _ = writeln!(std::io::stderr(), "baregpu serve: {line}");
     });
-    let arch_of = Box::new(|spec: &str| {
-        let arch = spec.parse::<DeviceSpec>().ok().and_then(|s| s.am_emulated_arch().map(str::to_string));
-        arch.unwrap_or_default()
-    });
-    Arc::new(Server::new(names, key, opener).with_arch(arch_of)).serve(listener, report)
+    let server = Server::new(names, key, opener).with_arch(Box::new(baregpu::pci_device::arch_of));
+    Arc::new(server).serve(listener, report)
 }
