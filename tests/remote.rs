@@ -200,7 +200,10 @@ fn devices_lists_what_remote_servers_export_and_one_line_per_server_it_cannot_as
     let held = connect(good, Some(&k)).unwrap();
     let v: serde_json::Value = serde_json::from_str(&run(true)).unwrap();
     let d = v["devices"].as_array().unwrap().iter().find(|d| d["spec"] == spec.as_str()).expect("listed");
-    assert_eq!((d["kind"].as_str(), d["arch"].as_str(), d["ready"].as_bool()), (Some("remote"), Some("gfx1100"), Some(false)));
+    assert_eq!(
+        (d["kind"].as_str(), d["arch"].as_str(), d["ready"].as_bool()),
+        (Some("remote"), Some("gfx1100"), Some(false))
+    );
     assert!(d["note"].as_str().unwrap().starts_with("in use by 127.0.0.1:"), "{d}");
     assert_eq!(v["remote_errors"].as_array().map(Vec::len), Some(2), "{v}");
     drop(held);
@@ -209,7 +212,10 @@ fn devices_lists_what_remote_servers_export_and_one_line_per_server_it_cannot_as
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), "baregpu: error: devices: --remote nowhere: needs HOST:PORT");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "baregpu: error: devices: --remote nowhere: needs HOST:PORT"
+    );
 }
 
 #[test]

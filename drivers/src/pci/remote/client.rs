@@ -9,7 +9,7 @@
 //! the session and waits (bounded) for the server to confirm the device is free.
 
 use super::channel::Channel;
-use super::protocol::{begin_batch, batch_is_empty, set_answer, Exported, Request, Response};
+use super::protocol::{batch_is_empty, begin_batch, set_answer, Exported, Request, Response};
 use super::{check_keyless, Key};
 use crate::pci::{BarInfo, DmaMemory, PciDevice};
 use crate::{Error, Result};

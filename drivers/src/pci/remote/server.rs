@@ -156,7 +156,8 @@ impl Server {
     fn list(&self, ch: &mut Channel) -> io::Result<()> {
         let claims = self.claims.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let archs: Vec<String> = self.devices.iter().map(|d| (self.arch_of)(d)).collect();
-        let holders: Vec<String> = self.devices.iter().map(|d| claims.get(d).map_or(String::new(), |p| p.to_string())).collect();
+        let holders: Vec<String> =
+            self.devices.iter().map(|d| claims.get(d).map_or(String::new(), |p| p.to_string())).collect();
         let devices = (self.devices.iter().zip(&archs).zip(&holders))
             .map(|((spec, arch), holder)| Exported { spec, arch, holder })
             .collect();
