@@ -43,6 +43,13 @@ pub fn open(spec: &DeviceSpec) -> Result<Arc<dyn PciDevice>> {
     }
 }
 
+/// The architecture a served spec names without opening it (`am:emu:ARCH`), else empty: what
+/// `baregpu serve` tells a client that lists its devices.
+pub fn arch_of(spec: &str) -> String {
+    let spec = spec.parse::<DeviceSpec>().ok();
+    spec.and_then(|s| s.am_emulated_arch().map(str::to_string)).unwrap_or_default()
+}
+
 /// The firmware the AM driver boots `spec`'s GPU with: the emulated GPU's stand-ins (wherever it
 /// runs, here or behind a server), else /lib/firmware/amdgpu of this machine.
 pub fn firmware(spec: &DeviceSpec) -> Box<dyn FirmwareSource> {

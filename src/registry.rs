@@ -14,7 +14,7 @@ pub struct DeviceEntry {
     /// The spec that names it (`amd:0`, `emu:gfx1100`).
     pub spec: String,
     pub vendor: &'static str,
-    /// `real` or `emulated`.
+    /// `real`, `emulated`, or `remote` (served by a `baregpu serve`; never the default device).
     pub kind: &'static str,
     /// `gfx1100`, `sm_90`; empty when unknown.
     pub arch: String,

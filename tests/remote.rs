@@ -36,7 +36,8 @@ fn serve_with(key: Option<Key>, gpu: Option<Arc<EmuPciGpu>>) -> (SocketAddr, Rec
     let report = Arc::new(move |line: String| {
         let _ = tx.lock().unwrap().send(line);
     });
-    let server = Arc::new(Server::new(vec![DEVICE.to_string()], key, opener));
+    let server = Server::new(vec![DEVICE.to_string()], key, opener);
+    let server = Arc::new(server.with_arch(Box::new(baregpu::pci_device::arch_of)));
     std::thread::spawn(move || server.serve(listener, report));
     (addr, rx)
 }
@@ -56,20 +57,6 @@ fn shared_gpu() -> Arc<EmuPciGpu> {
 /// The next line the server reports.
 fn report(rx: &Receiver<String>) -> String {
     rx.recv_timeout(WAIT).expect("the server reports the session's end")
-}
-
-/// Connect until the server has released the device a previous client held (bounded).
-fn reconnect(addr: SocketAddr, key: Option<&Key>) -> Arc<RemotePci> {
-    let t = Instant::now();
-    loop {
-        match connect(addr, key) {
-            Ok(pci) => return pci,
-            Err(e) if t.elapsed() < WAIT && e.to_string().contains("in use by") => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            Err(e) => panic!("reconnecting: {e}"),
-        }
-    }
 }
 
 #[test]
@@ -137,7 +124,98 @@ fn a_second_client_is_told_who_holds_the_device_and_gets_it_once_released() {
     assert!(report(&rx).contains("in use by"));
     drop(first);
     assert!(report(&rx).contains("released am:emu:gfx1100"));
-    reconnect(addr, None).read32(AMD_BAR_VRAM, 0).unwrap();
+    connect(addr, None).unwrap().read32(AMD_BAR_VRAM, 0).unwrap();
+}
+
+/// A client that closes and at once opens again is never told the device is in use: the close
+/// returns only once the server has released it.
+#[test]
+fn closing_and_reopening_at_once_never_finds_the_device_in_use() {
+    let k = key(4);
+    let (addr, rx) = serve(Some(k.clone()));
+    for i in 0..20u32 {
+        let pci = connect(addr, Some(&k)).unwrap_or_else(|e| panic!("open {i}: {e}"));
+        // A posted write, still pending at the close, reaches the device before the release.
+        pci.write32(AMD_BAR_VRAM, 0x40, i).unwrap();
+        let dma = pci.alloc_dma(0x1000, false).unwrap();
+        dma.write(0, &i.to_le_bytes()).unwrap();
+        if i > 0 {
+            assert_eq!(pci.read32(AMD_BAR_VRAM, 0x40).unwrap(), i);
+        }
+        drop(dma);
+        drop(pci);
+        assert!(report(&rx).contains("released am:emu:gfx1100"));
+    }
+}
+
+/// `List`: what a server exports and who holds it; a wrong key is an error naming the server.
+#[test]
+fn a_server_lists_its_devices_and_who_holds_them() {
+    use baregpu::drivers::pci::remote::list;
+    let k = key(6);
+    let (addr, _rx) = serve(Some(k.clone()));
+    let spec = format!("remote:127.0.0.1:{}/{DEVICE}", addr.port());
+    let free = list("127.0.0.1", addr.port(), Some(&k), WAIT).unwrap();
+    assert_eq!(free.len(), 1);
+    assert_eq!((free[0].spec.as_str(), free[0].holder.as_deref()), (spec.as_str(), None));
+    let held = connect(addr, Some(&k)).unwrap();
+    let busy = list("127.0.0.1", addr.port(), Some(&k), WAIT).unwrap();
+    assert!(busy[0].holder.as_deref().is_some_and(|h| h.starts_with("127.0.0.1:")), "{busy:?}");
+    drop(held);
+    let e = list("127.0.0.1", addr.port(), Some(&key(7)), WAIT).unwrap_err().to_string();
+    assert!(e.contains(&format!("remote:127.0.0.1:{}", addr.port())) && e.contains("wrong key"), "{e}");
+}
+
+/// `devices --remote`: each server's devices are rows of the listing (and of --json); a server
+/// with another key, or none listening, is one line and the command still succeeds.
+#[test]
+fn devices_lists_what_remote_servers_export_and_one_line_per_server_it_cannot_ask() {
+    let k = key(8);
+    let (good, _rx) = serve(Some(k.clone()));
+    let (other, _rx2) = serve(Some(key(9)));
+    let gone = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("key");
+    std::fs::write(&key_file, "08".repeat(32)).unwrap();
+    let run = |json: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"));
+        cmd.args(["devices", "--remote", &good.to_string(), "--remote", &other.to_string()]);
+        cmd.args(json.then_some("--json"));
+        let out = cmd
+            .env("BAREGPU_REMOTE_KEY_FILE", &key_file)
+            .env("BAREGPU_REMOTE_SERVERS", gone.to_string())
+            .env("BAREGPU_REMOTE_TIMEOUT_S", "2")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let spec = format!("remote:{good}/{DEVICE}");
+    let table = run(false);
+    let row = table.lines().find(|l| l.starts_with(&spec)).unwrap_or_else(|| panic!("{spec} not listed: {table}"));
+    assert!(row.contains("gfx1100") && row.contains(" ready") && !row.contains("not ready"), "{row}");
+    assert!(table.contains(&format!("remote server {other}: ")) && table.contains("wrong key"), "{table}");
+    assert!(table.contains(&format!("remote server {gone}: ")), "{table}");
+    // While a client holds it, the listing says who.
+    let held = connect(good, Some(&k)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&run(true)).unwrap();
+    let d = v["devices"].as_array().unwrap().iter().find(|d| d["spec"] == spec.as_str()).expect("listed");
+    assert_eq!(
+        (d["kind"].as_str(), d["arch"].as_str(), d["ready"].as_bool()),
+        (Some("remote"), Some("gfx1100"), Some(false))
+    );
+    assert!(d["note"].as_str().unwrap().starts_with("in use by 127.0.0.1:"), "{d}");
+    assert_eq!(v["remote_errors"].as_array().map(Vec::len), Some(2), "{v}");
+    drop(held);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_baregpu"))
+        .args(["devices", "--remote", "nowhere"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "baregpu: error: devices: --remote nowhere: needs HOST:PORT"
+    );
 }
 
 #[test]
@@ -306,7 +384,7 @@ fn a_dropped_link_ends_every_call_with_an_error_naming_it_then_reopening_works()
     assert!(report(&rx).contains("released am:emu:gfx1100"));
     drop(dev);
     // The server released the device: a new client boots it again.
-    let pci = reconnect(addr, Some(&k));
+    let pci = connect(addr, Some(&k)).unwrap();
     AmDevice::open(pci, &StandinSource::for_layout(&layout)).unwrap().close().unwrap();
 }
 

@@ -37,6 +37,18 @@ pub enum DeviceSpec {
     Remote { host: String, port: u16, device: Box<DeviceSpec> },
 }
 
+/// A server's address, `HOST:PORT` (an IPv6 host in brackets): the host and the port, else why
+/// not (`needs HOST:PORT`, `host is empty`, `` `x` is not a port``).
+pub fn parse_host_port(addr: &str) -> std::result::Result<(String, u16), String> {
+    let (host, port) = addr.rsplit_once(':').ok_or("needs HOST:PORT")?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() {
+        return Err("host is empty".into());
+    }
+    let port = port.parse().map_err(|_| format!("`{port}` is not a port"))?;
+    Ok((host.to_string(), port))
+}
+
 impl DeviceSpec {
     pub fn parse(spec: &str) -> Result<Self> {
         let bad = |reason: String| Error::BadSpec { spec: spec.to_string(), reason };
@@ -48,14 +60,9 @@ impl DeviceSpec {
         };
         if let Some(rest) = spec.strip_prefix("remote:") {
             let (addr, inner) = rest.split_once('/').ok_or_else(|| bad("remote needs HOST:PORT/SPEC".into()))?;
-            let (host, port) = addr.rsplit_once(':').ok_or_else(|| bad("remote needs HOST:PORT/SPEC".into()))?;
-            let host = host.trim_start_matches('[').trim_end_matches(']');
-            if host.is_empty() {
-                return Err(bad("remote host is empty".into()));
-            }
-            let port = port.parse().map_err(|_| bad(format!("`{port}` is not a port")))?;
+            let (host, port) = parse_host_port(addr).map_err(|e| bad(format!("remote {e}")))?;
             let device = Box::new(DeviceSpec::parse(inner)?);
-            return Ok(DeviceSpec::Remote { host: host.to_string(), port, device });
+            return Ok(DeviceSpec::Remote { host, port, device });
         }
         let mut parts = spec.splitn(2, ':');
         let kind = parts.next().unwrap_or("");

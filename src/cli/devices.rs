@@ -1,5 +1,6 @@
-//! `baregpu devices [--json]`.
+//! `baregpu devices [--json] [--remote HOST:PORT]...`.
 
+use super::devices_remote::{self, Unreachable};
 use super::out;
 use baregpu::registry::{self, DeviceEntry, Listing};
 use baregpu_drivers::os::Os;
@@ -10,18 +11,25 @@ pub struct Args {
     /// One JSON object: {"devices": [...], "nvidia_driver": ...}.
     #[arg(long)]
     json: bool,
+    /// Also list what the `baregpu serve` at HOST:PORT exports (repeat for more; more in
+    /// BAREGPU_REMOTE_SERVERS=HOST:PORT,...).
+    #[arg(long = "remote", value_name = "HOST:PORT")]
+    remote: Vec<String>,
 }
 
 pub fn run(args: Args) -> baregpu::Result<()> {
     let os = super::host_os();
-    let listing = registry::list(&os)?;
+    let servers = devices_remote::servers(&args.remote)?;
+    let mut listing = registry::list(&os)?;
+    let (remote, remote_errors) = devices_remote::list_all(&servers);
+    listing.devices.extend(remote);
     // A PCI bus that cannot be read is a line in the output, not the end of the listing.
     let (pci, pci_error) = match scan::amd_gpus(&os) {
         Ok(gpus) => (gpus.iter().map(|g| PciEntry::new(&os, g)).collect(), None),
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
     if args.json {
-        return out::json(&Json { listing: &listing, pci, pci_error });
+        return out::json(&Json { listing: &listing, pci, pci_error, remote_errors });
     }
     let rows: Vec<[String; 6]> = listing.devices.iter().map(row).collect();
     let header = ["SPEC", "ARCH", "CUS", "MEMORY", "STATUS", "NAME"].map(String::from);
@@ -37,6 +45,9 @@ pub fn run(args: Args) -> baregpu::Result<()> {
     }
     for d in listing.devices.iter().filter(|d| !d.note.is_empty()) {
         out::line(format_args!("  {}: {}", d.spec, d.note))?;
+    }
+    for u in &remote_errors {
+        out::line(format_args!("remote server {}: {}", u.server, u.error))?;
     }
     if !pci.is_empty() || pci_error.is_some() {
         out::line("AMD PCI GPUs for the userspace driver (am:BDF):")?;
@@ -86,6 +97,9 @@ struct Json<'a> {
     pci: Vec<PciEntry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pci_error: Option<String>,
+    /// Servers named by `--remote` or BAREGPU_REMOTE_SERVERS that could not be asked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    remote_errors: Vec<Unreachable>,
 }
 
 #[derive(serde::Serialize)]

@@ -6,6 +6,7 @@ mod buffers;
 mod decode;
 mod demo;
 mod devices;
+mod devices_remote;
 mod disasm;
 mod gemm;
 mod input;

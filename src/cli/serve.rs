@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use baregpu::{DeviceSpec, Error, Result};
+use baregpu_drivers::pci::remote::channel::NOISE_PARAMS;
 use baregpu_drivers::pci::remote::{check_keyless, Key, Server, KEY_ENV};
 
 use super::out;
 
 pub const HELP: &str = "Without --key-file the link is plain and kept to loopback; with one (32 bytes as 64 hex \
 digits, e.g. `od -An -tx1 -N32 /dev/urandom | tr -d ' \\n' > key`) every message is encrypted and authenticated \
-(Noise_NNpsk0_25519_ChaChaPoly_BLAKE2s) and any address may be used. Clients give the same file in \
+(a Noise handshake with the key; the start line names the suite) and any address may be used. Clients give the same file in \
 BAREGPU_REMOTE_KEY_FILE, and bound each wait for the server with BAREGPU_REMOTE_TIMEOUT_S (default 10). One client \
 holds a device at a time; the device is released when its client goes.";
 
@@ -49,8 +50,8 @@ pub fn run(a: Args) -> Result<()> {
         TcpListener::bind(&addrs[..]).map_err(|e| Error::Usage(format!("serve: --listen {}: {e}", a.listen)))?;
     let at = listener.local_addr().map_err(|e| Error::Usage(format!("serve: {e}")))?;
     let mode = match key {
-        Some(_) => "keyed",
-        None => "plain, loopback only",
+        Some(_) => format!("keyed, {NOISE_PARAMS}"),
+        None => "plain, loopback only".to_string(),
     };
     out::line(format_args!(
         "serving {} on {at} ({mode}; clients: remote:{at}/SPEC, key file in {KEY_ENV})",
@@ -64,5 +65,6 @@ pub fn run(a: Args) -> Result<()> {
         use std::io::Write;
         let _ = writeln!(std::io::stderr(), "baregpu serve: {line}");
     });
-    Arc::new(Server::new(names, key, opener)).serve(listener, report)
+    let server = Server::new(names, key, opener).with_arch(Box::new(baregpu::pci_device::arch_of));
+    Arc::new(server).serve(listener, report)
 }

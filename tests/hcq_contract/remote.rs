@@ -17,7 +17,7 @@ use baregpu_runtime::amd::{AmdDevice, AmdIface};
 use std::cell::RefCell;
 use std::net::TcpListener;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const DEVICE: &str = "am:emu:gfx1100";
 const WAIT: Duration = Duration::from_secs(10);
@@ -60,19 +60,11 @@ impl Remote {
         format!("remote:127.0.0.1:{}/{DEVICE}", self.port)
     }
 
-    /// The driver interface over a new session (waiting, bounded, for the server to release the
-    /// device a previous session held).
+    /// The driver interface over a new session (the previous session's close returned only once
+    /// the server had released the device, so it is free now).
     pub fn iface(&self) -> Box<dyn AmdIface> {
-        let t = Instant::now();
-        let pci = loop {
-            match RemotePci::connect("127.0.0.1", self.port, DEVICE, Some(&self.key), WAIT) {
-                Ok(pci) => break pci,
-                Err(e) if t.elapsed() < WAIT && e.to_string().contains("in use by") => {
-                    std::thread::sleep(Duration::from_millis(10))
-                }
-                Err(e) => panic!("{}: {e}", self.label()),
-            }
-        };
+        let pci = RemotePci::connect("127.0.0.1", self.port, DEVICE, Some(&self.key), WAIT)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.label()));
         let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").unwrap());
         device::am_iface_over(pci, &fw).unwrap_or_else(|e| panic!("{}: {e}", self.label()))
     }

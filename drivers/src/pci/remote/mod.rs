@@ -7,14 +7,17 @@
 //! DMA allocation, interrupts and reset. With a pre-shared [`Key`] every message is encrypted and
 //! authenticated ([`channel`]); without one the link is plain and both ends keep it to loopback.
 //! Every wait on the link is bounded by a socket timeout, so a dead peer is an error naming the
-//! link, never a hang.
+//! link, never a hang; TCP keepalive on both ends (30 s idle, then 3 probes 10 s apart, see
+//! [`channel`]) ends a session across a silent network partition, so the server frees the device
+//! within about a minute. Closing a [`RemotePci`] waits (bounded) for the server to confirm that
+//! the device is free, so the same client can open it again at once.
 
 pub mod channel;
 mod client;
 pub mod protocol;
 mod server;
 
-pub use client::{RemoteDma, RemotePci};
+pub use client::{list, Export, RemoteDma, RemotePci};
 pub use server::{Opener, Server};
 
 use crate::{Error, Result};

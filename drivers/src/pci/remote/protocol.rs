@@ -1,15 +1,21 @@
 //! The remote transport's messages: one definition of every request and answer, encoded
 //! little-endian, used by both the client and the server.
 //!
-//! A request message is a batch: requests back to back, run by the server in order. Posted
-//! writes ride in the batch of the next call that needs an answer (a read flushes every earlier
-//! write, as on PCIe); the server answers a batch once, with the last request's answer, or with
-//! the first failure and the index of the request that failed (later ones are not run).
+//! A request message is a batch: a byte saying whether it wants an answer, then requests back
+//! to back, run by the server in order. Posted writes ride in the batch of the next call that
+//! needs an answer (a read flushes every earlier write, as on PCIe), or go ahead in batches of
+//! their own that are not answered, so that a bulk copy streams without a round trip per chunk.
+//! The server answers each answered batch once, for the run of batches since the last answer:
+//! with the last request's answer, or with the first failure and its index in that run (later
+//! requests of the run are not run).
+//!
+//! Version 2: the batch's answer byte, `Close` (the server confirms the release), `List`, and
+//! AES-GCM for keyed links.
 
 use crate::pci::BarInfo;
 
 /// The protocol's version: a client and a server of different versions refuse each other.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 
 /// The first bytes of every connection (before any version or key is known).
 pub const MAGIC: &[u8; 8] = b"BGPULINK";
@@ -85,6 +91,22 @@ pub enum Request<'a> {
         timeout_us: u64,
     },
     Reset,
+    /// Release the device (its DMA memory, the claim); answered once it is free for the next
+    /// client. The last request of a session.
+    Close,
+    /// Instead of `Open`: what the server exports, and who holds each device.
+    List,
+}
+
+/// One device a server exports, as `List` tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exported<'a> {
+    /// The spec a client opens it by (`am:emu:gfx1100`, `am:0000:03:00.0`).
+    pub spec: &'a str,
+    /// Its architecture where the server knows it without opening it, else empty.
+    pub arch: &'a str,
+    /// The peer that holds it, or empty when it is free.
+    pub holder: &'a str,
 }
 
 /// The server's answer to a batch.
@@ -102,8 +124,10 @@ pub enum Response<'a> {
     Opened { name: &'a str, bars: Vec<(u8, BarInfo)> },
     /// DMA memory allocated: its handle and the bus address of each page.
     Dma { id: u32, bus_pages: Vec<u64> },
-    /// Request `index` of the batch failed (later ones were not run).
+    /// Request `index` of the run failed (later ones were not run).
     Failed { index: u32, message: &'a str },
+    /// What the server exports (the answer to `List`).
+    Listing(Vec<Exported<'a>>),
 }
 
 /// The protocol's one decoding error: a message that does not parse.
@@ -205,7 +229,31 @@ impl<'a> Cursor<'a> {
 impl<'a> Request<'a> {
     /// Append the request to a batch.
     pub fn encode(&self, out: &mut Vec<u8>) {
+        let tail = self.encode_split(out);
+        out.extend_from_slice(tail);
+    }
+
+    /// Append all but a bulk write's data, and return that data: the bytes that follow in the
+    /// message (a sender may send them from where they are, uncopied).
+    pub fn encode_split(&self, out: &mut Vec<u8>) -> &'a [u8] {
         use Request::*;
+        match *self {
+            CopyToBar { bar, offset, data } => {
+                out.u8(8);
+                out.u8(bar);
+                out.u64(offset);
+                out.u32(data.len() as u32);
+                return data;
+            }
+            DmaWrite { id, offset, data } => {
+                out.u8(12);
+                out.u32(id);
+                out.u64(offset);
+                out.u32(data.len() as u32);
+                return data;
+            }
+            _ => {}
+        }
         match *self {
             Open { device } => {
                 out.u8(0);
@@ -244,12 +292,7 @@ impl<'a> Request<'a> {
                 out.u64(offset);
                 out.u32(len);
             }
-            CopyToBar { bar, offset, data } => {
-                out.u8(8);
-                out.u8(bar);
-                out.u64(offset);
-                out.bytes(data);
-            }
+            CopyToBar { .. } | DmaWrite { .. } => {}
             AllocDma { size, contiguous } => {
                 out.u8(9);
                 out.u64(size);
@@ -265,18 +308,15 @@ impl<'a> Request<'a> {
                 out.u64(offset);
                 out.u32(len);
             }
-            DmaWrite { id, offset, data } => {
-                out.u8(12);
-                out.u32(id);
-                out.u64(offset);
-                out.bytes(data);
-            }
             WaitInterrupt { timeout_us } => {
                 out.u8(13);
                 out.u64(timeout_us);
             }
             Reset => out.u8(14),
+            Close => out.u8(15),
+            List => out.u8(16),
         }
+        &[]
     }
 
     /// The next request of a batch.
@@ -298,37 +338,66 @@ impl<'a> Request<'a> {
             12 => DmaWrite { id: c.u32()?, offset: c.u64()?, data: c.bytes()? },
             13 => WaitInterrupt { timeout_us: c.u64()? },
             14 => Reset,
+            15 => Close,
+            16 => List,
             t => return Err(Malformed(format!("unknown request type {t}"))),
         })
     }
 
-    /// Every request of a batch.
-    pub fn decode_batch(buf: &'a [u8]) -> Result<Vec<Request<'a>>, Malformed> {
+    /// Whether a batch wants an answer, and every request of it.
+    pub fn decode_batch(buf: &'a [u8]) -> Result<(bool, Vec<Request<'a>>), Malformed> {
         let mut c = Cursor::new(buf);
+        let answer = c.bool()?;
         let mut out = Vec::new();
         while !c.done() {
             out.push(Request::decode(&mut c)?);
         }
         match out.is_empty() {
             true => Err(Malformed("an empty batch".into())),
-            false => Ok(out),
+            false => Ok((answer, out)),
         }
     }
 }
 
+/// Start a batch in `out` (cleared); [`set_answer`] decides, before it is sent, whether it wants
+/// an answer.
+pub fn begin_batch(out: &mut Vec<u8>) {
+    out.clear();
+    out.push(0);
+}
+
+pub fn set_answer(batch: &mut [u8], answer: bool) {
+    if let Some(b) = batch.first_mut() {
+        *b = answer as u8;
+    }
+}
+
+/// Whether a batch begun by [`begin_batch`] holds no request yet.
+pub fn batch_is_empty(batch: &[u8]) -> bool {
+    batch.len() <= 1
+}
+
 impl<'a> Response<'a> {
     pub fn encode(&self, out: &mut Vec<u8>) {
+        let tail = self.encode_split(out);
+        out.extend_from_slice(tail);
+    }
+
+    /// Append all but read data, and return that data (see [`Request::encode_split`]).
+    pub fn encode_split(&self, out: &mut Vec<u8>) -> &'a [u8] {
         use Response::*;
+        if let Data(d) = *self {
+            out.u8(2);
+            out.u32(d.len() as u32);
+            return d;
+        }
         match self {
             Done => out.u8(0),
             Value(v) => {
                 out.u8(1);
                 out.u64(*v);
             }
-            Data(d) => {
-                out.u8(2);
-                out.bytes(d);
-            }
+            Data(_) => {}
             Flag(f) => {
                 out.u8(3);
                 out.u8(*f as u8);
@@ -355,7 +424,17 @@ impl<'a> Response<'a> {
                 out.u32(*index);
                 out.bytes(message.as_bytes());
             }
+            Listing(devices) => {
+                out.u8(7);
+                out.u32(devices.len() as u32);
+                for d in devices {
+                    out.bytes(d.spec.as_bytes());
+                    out.bytes(d.arch.as_bytes());
+                    out.bytes(d.holder.as_bytes());
+                }
+            }
         }
+        &[]
     }
 
     pub fn decode(buf: &'a [u8]) -> Result<Response<'a>, Malformed> {
@@ -386,6 +465,14 @@ impl<'a> Response<'a> {
                 Dma { id, bus_pages: (0..n).map(|_| c.u64()).collect::<Result<_, _>>()? }
             }
             6 => Failed { index: c.u32()?, message: c.str()? },
+            7 => {
+                let n = c.u32()? as usize;
+                if n > MAX_MESSAGE / 12 {
+                    return Err(Malformed(format!("{n} devices")));
+                }
+                let devices = (0..n).map(|_| Ok(Exported { spec: c.str()?, arch: c.str()?, holder: c.str()? }));
+                Listing(devices.collect::<Result<_, Malformed>>()?)
+            }
             t => return Err(Malformed(format!("unknown response type {t}"))),
         };
         match c.done() {
@@ -448,15 +535,30 @@ mod tests {
             DmaWrite { id: 4, offset: 5, data: &data[1..] },
             WaitInterrupt { timeout_us: 1000 },
             Reset,
+            Close,
+            List,
         ];
         let mut buf = Vec::new();
+        begin_batch(&mut buf);
+        assert!(batch_is_empty(&buf));
         all.iter().for_each(|r| r.encode(&mut buf));
-        assert_eq!(Request::decode_batch(&buf).unwrap(), all);
+        assert_eq!(Request::decode_batch(&buf).unwrap(), (false, all.clone()));
+        set_answer(&mut buf, true);
+        assert_eq!(Request::decode_batch(&buf).unwrap(), (true, all.clone()));
         // Every truncation is refused, never misread.
         for cut in 0..buf.len() {
             let r = Request::decode_batch(&buf[..cut]);
-            assert!(r.is_err() || r.as_ref().unwrap().len() < all.len(), "cut at {cut}");
+            assert!(r.is_err() || r.as_ref().unwrap().1.len() < all.len(), "cut at {cut}");
         }
+        // A bulk write's data split off is the rest of the same bytes.
+        for r in &all {
+            let (mut whole, mut split) = (Vec::new(), Vec::new());
+            r.encode(&mut whole);
+            let tail = r.encode_split(&mut split);
+            assert_eq!([&split[..], tail].concat(), whole, "{r:?}");
+        }
+        assert!(Request::decode_batch(&[1]).is_err(), "an empty batch");
+        assert!(Request::decode_batch(&[2, 14]).is_err(), "the answer byte is a boolean");
     }
 
     #[test]
@@ -471,6 +573,10 @@ mod tests {
             Opened { name: "emu:gfx1100", bars },
             Dma { id: 3, bus_pages: vec![0x1000, 0x2000] },
             Failed { index: 2, message: "BAR 9 does not exist" },
+            Listing(vec![
+                Exported { spec: "am:emu:gfx1100", arch: "gfx1100", holder: "" },
+                Exported { spec: "am:0000:03:00.0", arch: "", holder: "10.0.0.2:51000" },
+            ]),
         ];
         for r in &all {
             let mut buf = Vec::new();

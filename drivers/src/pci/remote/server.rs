@@ -1,13 +1,14 @@
 //! The remote transport's server: serves the PCI functions it was given by name, one client per
 //! device at a time, over any [`PciDevice`] an [`Opener`] yields (a host GPU, an emulated one).
 //!
-//! A session claims its device at its first request and holds it until the client goes (it
-//! disconnects, or its link fails): the device and its DMA memory are then dropped and the claim
-//! released, so that the next client finds it free. A second client meanwhile is told who holds
-//! it.
+//! A session claims its device at its first request and holds it until the client closes it
+//! (`Close`, answered once the device is free), disconnects, or its link fails: the device and
+//! its DMA memory are then dropped and the claim released, so that the next client finds it free.
+//! A second client meanwhile is told who holds it. A session may instead ask what the server
+//! exports (`List`) and go.
 
 use super::channel::Channel;
-use super::protocol::{Request, Response, MAX_CHUNK};
+use super::protocol::{Exported, Request, Response, MAX_CHUNK};
 use super::Key;
 use crate::pci::{DmaMemory, PciDevice};
 use crate::{Error, Result};
@@ -19,6 +20,9 @@ use std::time::Duration;
 
 /// Opens a device the server serves, by its spec, for one session (else why not, for the client).
 pub type Opener = dyn Fn(&str) -> std::result::Result<Arc<dyn PciDevice>, String> + Send + Sync;
+
+/// A served device's architecture, where its spec tells it (for `List`; empty when unknown).
+pub type ArchOf = dyn Fn(&str) -> String + Send + Sync;
 
 /// What one request yields (owned: the answer is encoded after the device call).
 enum Answer {
@@ -38,6 +42,7 @@ pub struct Server {
     claims: Mutex<HashMap<String, SocketAddr>>,
     /// A client silent this long is taken for gone (its device released).
     idle: Option<Duration>,
+    arch_of: Box<ArchOf>,
 }
 
 /// A device claimed by a session, released when dropped.
@@ -70,7 +75,14 @@ fn peer_error(peer: &SocketAddr, e: io::Error) -> Error {
 impl Server {
     /// A server of `devices` (specs as clients name them), opened through `opener`.
     pub fn new(devices: Vec<String>, key: Option<Key>, opener: Box<Opener>) -> Server {
-        Server { devices, key, opener, claims: Mutex::default(), idle: Some(Duration::from_secs(3600)) }
+        let idle = Some(Duration::from_secs(3600));
+        Server { devices, key, opener, claims: Mutex::default(), idle, arch_of: Box::new(|_| String::new()) }
+    }
+
+    /// Name each device's architecture in `List` answers.
+    pub fn with_arch(mut self, arch_of: Box<ArchOf>) -> Server {
+        self.arch_of = arch_of;
+        self
     }
 
     /// How long a silent client keeps its device (`None`: until it disconnects).
@@ -93,18 +105,23 @@ impl Server {
             };
             let (me, report) = (self.clone(), report.clone());
             std::thread::spawn(move || match me.handle(stream, peer) {
-                Ok(device) => report(format!("{peer}: released {device}")),
+                Ok(Some(device)) => report(format!("{peer}: released {device}")),
+                Ok(None) => {}
                 Err(e) => report(e.to_string()),
             });
         }
     }
 
-    /// Serve one client until it goes; the device it held, or why the session failed.
-    pub fn handle(&self, stream: TcpStream, peer: SocketAddr) -> Result<String> {
+    /// Serve one client until it goes; the device it held (none: it only listed them), or why
+    /// the session failed.
+    pub fn handle(&self, stream: TcpStream, peer: SocketAddr) -> Result<Option<String>> {
         let mut ch = Channel::accept(stream, self.key.as_ref()).map_err(|e| peer_error(&peer, e))?;
         ch.set_timeout(self.idle).map_err(|e| peer_error(&peer, e))?;
         let mut rx = Vec::new();
         ch.recv(&mut rx, "waiting for the client to name its device").map_err(|e| peer_error(&peer, e))?;
+        if matches!(Request::decode_batch(&rx).as_ref().map(|b| b.1.as_slice()), Ok([Request::List])) {
+            return self.list(&mut ch).map(|()| None).map_err(|e| peer_error(&peer, e));
+        }
         let mut session = match self.open(&rx, peer) {
             Ok(s) => s,
             Err(why) => {
@@ -120,45 +137,36 @@ impl Server {
             }
         }
         send(&mut ch, &Response::Opened { name: session.dev.name(), bars }).map_err(|e| peer_error(&peer, e))?;
-        loop {
-            match ch.recv(&mut rx, "waiting for a request") {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(device),
-                Err(e) => {
-                    // Say why before closing, so that the client's error line has the reason too.
-                    let _ = send(&mut ch, &Response::Failed { index: 0, message: &format!("server: {e}") });
-                    return Err(peer_error(&peer, e));
-                }
+        match session.serve(&mut ch, &mut rx) {
+            // The client closed: release the device, then confirm.
+            Ok(Some(failed)) => {
+                drop(session);
+                let sent = match &failed {
+                    Some((index, message)) => send(&mut ch, &Response::Failed { index: *index, message }),
+                    None => send(&mut ch, &Response::Done),
+                };
+                sent.map_err(|e| peer_error(&peer, e)).map(|()| Some(device))
             }
-            let batch = match Request::decode_batch(&rx) {
-                Ok(b) => b,
-                Err(e) => {
-                    let _ = send(&mut ch, &Response::Failed { index: 0, message: &e.to_string() });
-                    return Err(peer_error(&peer, io::Error::new(io::ErrorKind::InvalidData, e.to_string())));
-                }
-            };
-            let mut last = Answer::Done;
-            let mut failed = None;
-            for (i, req) in batch.iter().enumerate() {
-                match session.run(req) {
-                    Ok(a) => last = a,
-                    Err(e) => {
-                        failed = Some((i as u32, e.to_string()));
-                        break;
-                    }
-                }
-            }
-            let sent = match &failed {
-                Some((index, message)) => send(&mut ch, &Response::Failed { index: *index, message }),
-                None => send(&mut ch, &last.response(&session.data)),
-            };
-            sent.map_err(|e| peer_error(&peer, e))?;
+            Ok(None) => Ok(Some(device)),
+            Err(e) => Err(peer_error(&peer, e)),
         }
+    }
+
+    /// Answer `List`: every device served, and who holds it.
+    fn list(&self, ch: &mut Channel) -> io::Result<()> {
+        let claims = self.claims.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let archs: Vec<String> = self.devices.iter().map(|d| (self.arch_of)(d)).collect();
+        let holders: Vec<String> =
+            self.devices.iter().map(|d| claims.get(d).map_or(String::new(), |p| p.to_string())).collect();
+        let devices = (self.devices.iter().zip(&archs).zip(&holders))
+            .map(|((spec, arch), holder)| Exported { spec, arch, holder })
+            .collect();
+        send(ch, &Response::Listing(devices))
     }
 
     /// Claim and open the device the client's first message names; else why not, for the client.
     fn open(&self, first: &[u8], peer: SocketAddr) -> std::result::Result<Session<'_>, String> {
-        let device = match Request::decode_batch(first).map_err(|e| e.to_string())?.as_slice() {
+        let device = match Request::decode_batch(first).map_err(|e| e.to_string())?.1.as_slice() {
             [Request::Open { device }] => device.to_string(),
             _ => return Err("the first request must name a device".into()),
         };
@@ -178,8 +186,11 @@ impl Server {
     }
 }
 
+/// Send an answer; read data goes from where it was read, uncopied.
 fn send(ch: &mut Channel, r: &Response) -> io::Result<()> {
-    ch.send_encoded(|out| r.encode(out))
+    let mut head = Vec::with_capacity(64);
+    let tail = r.encode_split(&mut head);
+    ch.send_parts(&[&head, tail])
 }
 
 impl Answer {
@@ -194,7 +205,55 @@ impl Answer {
     }
 }
 
+/// Why a run of batches stopped: the index in the run of the request that failed, and why.
+type Failure = Option<(u32, String)>;
+
 impl Session<'_> {
+    /// Run the client's batches until it closes (`Some`: how the run before `Close` ended) or
+    /// disconnects (`None`); an error is a failed link, told to the client where it can hear.
+    fn serve(&mut self, ch: &mut Channel, rx: &mut Vec<u8>) -> io::Result<Option<Failure>> {
+        // The run since the last answer: requests seen, the last answer, the first failure.
+        let (mut run, mut last, mut failed) = (0u32, Answer::Done, None);
+        loop {
+            match ch.recv(rx, "waiting for a request") {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+                Err(e) => {
+                    // Say why before closing, so that the client's error line has the reason too.
+                    let _ = send(ch, &Response::Failed { index: 0, message: &format!("server: {e}") });
+                    return Err(e);
+                }
+            }
+            let (answer, batch) = match Request::decode_batch(rx) {
+                Ok(b) => b,
+                Err(e) => {
+                    let _ = send(ch, &Response::Failed { index: 0, message: &e.to_string() });
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string()));
+                }
+            };
+            for req in &batch {
+                if matches!(req, Request::Close) {
+                    return Ok(Some(failed));
+                }
+                // After a failure the rest of the run is not run (as within one batch).
+                if failed.is_none() {
+                    match self.run(req) {
+                        Ok(a) => last = a,
+                        Err(e) => failed = Some((run, e.to_string())),
+                    }
+                }
+                run += 1;
+            }
+            if answer {
+                match failed.take() {
+                    Some((index, message)) => send(ch, &Response::Failed { index, message: &message }),
+                    None => send(ch, &last.response(&self.data)),
+                }?;
+                (run, last) = (0, Answer::Done);
+            }
+        }
+    }
+
     fn too_long(&self, len: usize) -> Result<()> {
         match len <= MAX_CHUNK {
             true => Ok(()),
@@ -212,7 +271,11 @@ impl Session<'_> {
     fn run(&mut self, req: &Request) -> Result<Answer> {
         let dev = &self.dev;
         Ok(match *req {
-            Request::Open { .. } => return Err(Error::Unsupported("the device is already open".into())),
+            Request::Open { .. } | Request::List => {
+                return Err(Error::Unsupported("the device is already open".into()))
+            }
+            // The session's loop ends at a close before it gets here.
+            Request::Close => Answer::Done,
             Request::ConfigRead { offset, len } => {
                 self.data.resize(len.min(4096) as usize, 0);
                 dev.config_read(offset, &mut self.data)?;
