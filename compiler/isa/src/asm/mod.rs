@@ -19,9 +19,9 @@ pub(crate) mod value;
 mod verify;
 mod vopd;
 
-use std::collections::HashMap;
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
 use baregpu_autogen::isa::OperandKind;
@@ -148,7 +148,8 @@ fn candidates(arch: Arch, m: &str) -> Cow<'static, [Cand]> {
     if let Some(c) = LOCAL.with(|l| l[arch as usize].borrow().get(m).copied()) {
         return Cow::Borrowed(c);
     }
-    static SHARED: [OnceLock<RwLock<CandMap>>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    static SHARED: [OnceLock<RwLock<CandMap>>; 4] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let shared = SHARED[arch as usize].get_or_init(Default::default);
     let found = shared.read().unwrap_or_else(|e| e.into_inner()).get_key_value(m).map(|(&k, &c)| (k, c));
     let (key, c) = match found {
