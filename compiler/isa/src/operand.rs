@@ -168,10 +168,37 @@ pub fn float_text(v: u16, ty: ValType) -> &'static str {
 
 /// A register range's text: `v1`, `v[2:3]`, `s[4:5]`, `a0`, `ttmp[0:1]`.
 pub fn reg_range(prefix: &str, first: u32, count: u32) -> String {
+    // Written digit by digit: the formatting machinery cost more than the rest of printing an
+    // operand (the assembler's verification prints candidates).
+    let mut s = String::with_capacity(prefix.len() + 12);
+    s.push_str(prefix);
     if count <= 1 {
-        format!("{prefix}{first}")
+        push_decimal(&mut s, first);
     } else {
-        format!("{prefix}[{first}:{}]", first + count - 1)
+        s.push('[');
+        push_decimal(&mut s, first);
+        s.push(':');
+        push_decimal(&mut s, first + count - 1);
+        s.push(']');
+    }
+    s
+}
+
+/// Appends `v` in decimal.
+fn push_decimal(s: &mut String, v: u32) {
+    let mut buf = [0u8; 10];
+    let mut k = buf.len();
+    let mut v = v;
+    loop {
+        k -= 1;
+        buf[k] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &b in &buf[k..] {
+        s.push(b as char);
     }
 }
 

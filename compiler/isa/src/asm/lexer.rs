@@ -37,6 +37,13 @@ pub fn blank_block_comments(s: &str) -> Option<String> {
 /// The separators are ASCII, so the scan is over bytes (every cut is at a char boundary).
 pub fn split_top<'a>(s: &'a str, col0: usize, sep: fn(u8) -> bool) -> Vec<Tok<'a>> {
     let mut out = Vec::new();
+    split_top_into(s, col0, sep, &mut out);
+    out
+}
+
+/// [`split_top`] appending to `out` (a line's operands and modifiers share no allocation with
+/// a temporary list).
+fn split_top_into<'a>(s: &'a str, col0: usize, sep: fn(u8) -> bool, out: &mut Vec<Tok<'a>>) {
     let (mut depth, mut quote, mut start) = (0i32, false, 0usize);
     for (i, &c) in s.as_bytes().iter().enumerate() {
         match c {
@@ -44,22 +51,36 @@ pub fn split_top<'a>(s: &'a str, col0: usize, sep: fn(u8) -> bool) -> Vec<Tok<'a
             b'(' | b'[' if !quote => depth += 1,
             b')' | b']' if !quote => depth -= 1,
             _ if !quote && depth == 0 && sep(c) => {
-                push(&mut out, s, start, i, col0);
+                push(out, s, start, i, col0);
                 start = i + 1;
             }
             _ => {}
         }
     }
-    push(&mut out, s, start, s.len(), col0);
-    out
+    push(out, s, start, s.len(), col0);
 }
 
 fn push<'a>(out: &mut Vec<Tok<'a>>, s: &'a str, a: usize, b: usize, col0: usize) {
     let raw = &s[a..b];
-    let lead = raw.len() - raw.trim_start().len();
-    let t = raw.trim();
+    let t = trim(raw);
+    let lead = t.as_ptr() as usize - raw.as_ptr() as usize;
     if !t.is_empty() {
         out.push(Tok { text: t, col: col0 + a + lead });
+    }
+}
+
+/// [`str::trim`], with ASCII blanks taken off byte by byte first (tokens are ASCII but for
+/// rare exceptions; decoding chars costs most of splitting a line).
+fn trim(s: &str) -> &str {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let b = s.as_bytes();
+    let start = b.iter().position(|c| !blank(c)).unwrap_or(b.len());
+    let end = b.iter().rposition(|c| !blank(c)).map_or(start, |e| e + 1);
+    // Cut only after ASCII bytes, so at char boundaries.
+    let t = &s[start..end.max(start)];
+    match (t.as_bytes().first(), t.as_bytes().last()) {
+        (Some(&f), Some(&l)) if f >= 0x80 || l >= 0x80 => t.trim(),
+        _ => t,
     }
 }
 
@@ -83,14 +104,16 @@ pub fn split_line(s: &str, col0: usize) -> Option<Line<'_>> {
     let mcol = col0 + lead;
     let rest_off = t.len() - rest.len();
     let rcol = mcol + rest_off;
-    let mut operands = split_top(rest, rcol, |c| c == b',');
+    // Operands and trailing modifiers: the last comma-separated piece splits on blanks, its
+    // first word an operand and the rest modifiers.
+    let mut operands = Vec::with_capacity(4);
+    split_top_into(rest, rcol, |c| c == b',', &mut operands);
     let mut mods = Vec::new();
     if let Some(last) = operands.pop() {
-        let mut parts = split_top(last.text, last.col, |c| c.is_ascii_whitespace());
-        if !parts.is_empty() {
-            let first = parts.remove(0);
-            operands.push(first);
-            mods = parts;
+        let n = operands.len();
+        split_top_into(last.text, last.col, |c| c.is_ascii_whitespace(), &mut operands);
+        if operands.len() > n + 1 {
+            mods = operands.split_off(n + 1);
         }
     }
     let rest_trim = rest.trim();

@@ -19,8 +19,10 @@ pub(crate) mod value;
 mod verify;
 mod vopd;
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{OnceLock, RwLock};
 
 use baregpu_autogen::isa::OperandKind;
 
@@ -128,23 +130,50 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
-type CandCache = RwLock<HashMap<String, Arc<[Cand]>, std::hash::BuildHasherDefault<Fnv>>>;
+type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+type CandMap = HashMap<&'static str, &'static [Cand], FnvBuild>;
+
+/// Most mnemonics kept per architecture: the tables' names with their suffixes are far fewer, so
+/// this bounds only a stream of odd names that still resolve.
+const CACHE_MAX: usize = 1 << 16;
 
 /// The candidate encodings of a (lower-case) mnemonic, each with its started instruction;
-/// computed once per mnemonic and architecture.
-fn candidates(arch: Arch, m: &str) -> Arc<[Cand]> {
-    static CACHE: [OnceLock<CandCache>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let cache = CACHE[arch as usize].get_or_init(Default::default);
-    if let Some(c) = cache.read().unwrap_or_else(|e| e.into_inner()).get(m) {
-        return c.clone();
+/// computed once per mnemonic and architecture. Kept for the life of the process (bounded by
+/// [`CACHE_MAX`]), so a lookup hands out a plain slice: each thread looks it up in its own map
+/// first, without a lock or a reference count (this runs once per line assembled).
+fn candidates(arch: Arch, m: &str) -> Cow<'static, [Cand]> {
+    thread_local! {
+        static LOCAL: [RefCell<CandMap>; 4] = Default::default();
     }
-    let c: Arc<[Cand]> = candidates_uncached(arch, m).into();
-    let mut w = cache.write().unwrap_or_else(|e| e.into_inner());
-    // Unknown mnemonics are not cached: a stream of garbage must not grow the cache.
-    if !c.is_empty() && w.len() < 1 << 16 {
-        w.insert(m.to_string(), c.clone());
+    if let Some(c) = LOCAL.with(|l| l[arch as usize].borrow().get(m).copied()) {
+        return Cow::Borrowed(c);
     }
-    c
+    static SHARED: [OnceLock<RwLock<CandMap>>; 4] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let shared = SHARED[arch as usize].get_or_init(Default::default);
+    let found = shared.read().unwrap_or_else(|e| e.into_inner()).get_key_value(m).map(|(&k, &c)| (k, c));
+    let (key, c) = match found {
+        Some(kc) => kc,
+        None => {
+            let c = candidates_uncached(arch, m);
+            let mut w = shared.write().unwrap_or_else(|e| e.into_inner());
+            // Unknown mnemonics are not cached: a stream of garbage must not grow the cache.
+            if c.is_empty() || w.len() >= CACHE_MAX {
+                return Cow::Owned(c);
+            }
+            match w.get_key_value(m) {
+                Some((&k, &c)) => (k, c),
+                None => {
+                    let k: &'static str = Box::leak(m.into());
+                    let c: &'static [Cand] = Box::leak(c.into_boxed_slice());
+                    w.insert(k, c);
+                    (k, c)
+                }
+            }
+        }
+    };
+    LOCAL.with(|l| l[arch as usize].borrow_mut().insert(key, c));
+    Cow::Borrowed(c)
 }
 
 /// Assembles one instruction (the text of one line, no label) into a typed instruction.
@@ -184,7 +213,8 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
         ));
     }
     let want = verify::Want::new(l);
-    let mut buf = String::with_capacity(l.rest.text.len() + 32);
+    // Scratch for the verification that reads a candidate back as text (grown only there).
+    let mut buf = String::new();
     let mut first_err: Option<(usize, String)> = None;
     // The first candidate that fills but means something else, disassembled for the error.
     let mut mismatch: Option<Instruction> = None;
