@@ -27,7 +27,8 @@ impl<const W: usize> Wave<W> {
             let ill = |what: String| DispatchFault::Illegal { pc, what };
             // The wait checker: a flag test unless a memory operation is outstanding.
             if inst.counters || self.wc.busy {
-                self.wc.step::<W>(&seg.wc[ip], pc).map_err(ill)?;
+                let route = super::super::waitcnt::route(self, &inst.op);
+                self.wc.step::<W>(&seg.wc[ip], pc, route).map_err(ill)?;
             }
             ip += 1;
             match &inst.op {

@@ -143,7 +143,7 @@ pub fn info(arch: Arch, i: Option<&Instruction>, op: Option<&Op>) -> Info {
             x.s(*base, if *buffer { 4 } else { 2 }, false);
             x.ss(*soff, 1);
             x.s(*dst, if *n > 16 { 1 } else { *n }, true);
-            x.kind = Kind::Issue { cnt: [Some(c.smem), None], class: Class::Smem };
+            x.kind = Kind::Issue { cnt: [Some(c.smem), None], class: Class::Smem, flat: false };
         }
         Op::SmemWrite(w) => {
             x.s(w.base, if w.buffer { 4 } else { 2 }, false);
@@ -158,12 +158,12 @@ pub fn info(arch: Arch, i: Option<&Instruction>, op: Option<&Op>) -> Info {
                     }
                 }
             }
-            x.kind = Kind::Issue { cnt: [Some(c.smem), None], class: Class::Smem };
+            x.kind = Kind::Issue { cnt: [Some(c.smem), None], class: Class::Smem, flat: false };
         }
         // s_memtime / s_memrealtime are scalar memory reads.
         Op::Clock { dst, .. } => {
             x.s(*dst, 2, true);
-            x.kind = Kind::Issue { cnt: [Some(c.smem), None], class: Class::Smem };
+            x.kind = Kind::Issue { cnt: [Some(c.smem), None], class: Class::Smem, flat: false };
         }
         Op::Mem(v) | Op::MemLds(v) => vmem(&mut x, v, matches!(op, Op::MemLds(_)), &c),
         Op::Buf(b) => buffer(&mut x, b, &c),
@@ -259,7 +259,7 @@ fn vmem_kind(op: MemOp, c: &Counters) -> Kind {
         (true, _) | (false, true) => (c.load, Class::Load),
         (false, false) => (c.store, Class::Store),
     };
-    Kind::Issue { cnt: [Some(cnt), None], class }
+    Kind::Issue { cnt: [Some(cnt), None], class, flat: false }
 }
 
 /// The data registers a store or atomic reads, and what a load or returning atomic writes.
@@ -291,15 +291,10 @@ fn vmem(x: &mut Info, v: &VMem, to_lds: bool, c: &Counters) {
         data_regs(x, v.op, v.vdst, v.data);
     }
     x.kind = vmem_kind(v.op, c);
-    // FLAT may reach the LDS: it counts on both counters and may return out of order on
-    // either (LLVM's "pending flat": only a wait for zero on both guarantees its result).
-    if v.kind == MemKind::Flat {
-        if let Kind::Issue { cnt, .. } = &mut x.kind {
-            cnt[1] = Some(c.lds);
-        }
-        if let Kind::Issue { class, .. } = &mut x.kind {
-            *class = Class::Flat;
-        }
+    // FLAT may reach the LDS instead: the addresses decide at run time.
+    if let (MemKind::Flat, Kind::Issue { cnt, flat, .. }) = (v.kind, &mut x.kind) {
+        cnt[1] = Some(c.lds);
+        *flat = true;
     }
 }
 
@@ -366,7 +361,7 @@ fn ds(x: &mut Info, d: &Ds, cnt: Cnt) {
         }
         Nop => return,
     }
-    x.kind = Kind::Issue { cnt: [Some(cnt), None], class: Class::Lds };
+    x.kind = Kind::Issue { cnt: [Some(cnt), None], class: Class::Lds, flat: false };
 }
 
 /// The counts a wait instruction waits for (none: not a wait).

@@ -9,8 +9,9 @@
 //! - gfx9 counts vector loads and stores on VM_CNT, LDS and scalar memory on LGKM_CNT; gfx10/11
 //!   move stores to VS_CNT; gfx12 splits LOADcnt, STOREcnt, SAMPLEcnt, BVHcnt, DScnt, KMcnt.
 //! - Operations of one class on one counter complete in order (vector loads; LDS); scalar
-//!   memory may complete in any order, and so may FLAT, which counts on both VM and LGKM (only
-//!   a wait for 0 on both guarantees its result). Classes sharing a counter (LDS and SMEM
+//!   memory may complete in any order. FLAT counts as the access its addresses make (memory
+//!   or LDS, as LLVM counts one whose address space it knows); one reaching both may complete
+//!   out of order on both VM and LGKM (only a wait for 0 on both guarantees its result). Classes sharing a counter (LDS and SMEM
 //!   under LGKM_CNT, loads and stores under gfx9's VM_CNT) complete in any order between them.
 //! - A wait for `cnt <= N` proves complete an in-order operation with fewer than `#class - N`
 //!   older operations of its class still tracked, an out-of-order one only when N is 0.
@@ -23,7 +24,10 @@
 mod info;
 pub use info::{info, Info, Span};
 
+use super::decode::{APERTURE_SIZE, SHARED_BASE};
+use super::exec::Wave;
 use super::gfx9::{is_gfx9, ACC};
+use super::ops::{MemKind, Op};
 use baregpu_isa::Arch;
 
 /// The counters, by their gfx12 roles: `Vm` is VM_CNT / LOADcnt, `Vs` VS_CNT / STOREcnt, `Lgkm`
@@ -71,8 +75,9 @@ impl Class {
 pub enum Kind {
     #[default]
     Plain,
-    /// Increments these counters (FLAT: two).
-    Issue { cnt: [Option<Cnt>; 2], class: Class },
+    /// Increments these counters. FLAT (`flat`): `cnt[0]` with `class` for memory, `cnt[1]`
+    /// for the LDS, chosen at run time by the addresses ([`route`]).
+    Issue { cnt: [Option<Cnt>; 2], class: Class, flat: bool },
     /// Waits until each counter given is at most its count.
     Wait([Option<u8>; NCNT]),
 }
@@ -139,13 +144,21 @@ impl Tracker {
 
     /// Before the instruction at `pc` runs: checks its registers against the outstanding
     /// operations (when `busy`), then counts what it issues or applies what it waits for.
-    pub fn step<const W: usize>(&mut self, x: &Info, pc: u64) -> Result<(), String> {
+    /// `route`: where a FLAT access goes.
+    pub fn step<const W: usize>(&mut self, x: &Info, pc: u64, route: Route) -> Result<(), String> {
         if self.busy {
             self.check::<W>(x, pc)?;
         }
         match x.kind {
             Kind::Plain => {}
-            Kind::Issue { cnt, class } => {
+            Kind::Issue { cnt, class, flat } => {
+                // A FLAT access counts where its addresses go; reaching both, it may complete
+                // out of order on either counter.
+                let (cnt, class) = match (flat, route) {
+                    (false, _) | (true, Route::Memory) => ([cnt[0], None], class),
+                    (true, Route::Lds) => ([cnt[1], None], Class::Lds),
+                    (true, Route::Both) => (cnt, Class::Flat),
+                };
                 let (start, len) = x.dest().map_or((0, 0), |s| self.bits::<W>(s));
                 for c in cnt.into_iter().flatten() {
                     let max = self.max[c as usize];
@@ -207,7 +220,7 @@ impl Tracker {
         // A destination an outstanding operation of the same in-order class also writes is
         // fine: the returns land in order.
         let same = match x.kind {
-            Kind::Issue { cnt: [Some(c), None], class } if class.in_order() => Some((c as usize, class)),
+            Kind::Issue { cnt: [Some(c), None], class, flat: false } if class.in_order() => Some((c as usize, class)),
             _ => None,
         };
         for &s in x.defs() {
@@ -298,6 +311,40 @@ impl Tracker {
             }
         }
         self.busy = self.pending.iter().any(|&w| w != 0);
+    }
+}
+
+/// Where a FLAT access's active lanes go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    Memory,
+    Lds,
+    Both,
+}
+
+/// The route of `op` if it is a FLAT access (else [`Route::Memory`]), by the active lanes'
+/// addresses as the interpreter forms them (the shared aperture is the LDS).
+pub fn route<const W: usize>(w: &Wave<W>, op: &Op) -> Route {
+    let Op::Mem(m) = op else { return Route::Memory };
+    if m.kind != MemKind::Flat {
+        return Route::Memory;
+    }
+    let (exec, r) = (w.exec(), m.addr as usize);
+    let (mut lds, mut mem) = (false, false);
+    for l in 0..W {
+        if exec >> l & 1 != 0 {
+            let a = (w.v[r][l] as u64 | (w.v[r + 1][l] as u64) << 32).wrapping_add(m.offset as i64 as u64);
+            if (SHARED_BASE..SHARED_BASE + APERTURE_SIZE).contains(&a) {
+                lds = true;
+            } else {
+                mem = true;
+            }
+        }
+    }
+    match (lds, mem) {
+        (true, false) => Route::Lds,
+        (true, true) => Route::Both,
+        _ => Route::Memory,
     }
 }
 
