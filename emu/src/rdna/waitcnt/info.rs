@@ -196,8 +196,16 @@ pub fn info(arch: Arch, i: Option<&Instruction>, op: Option<&Op>) -> Info {
             let w = |name: &str| {
                 i.and_then(|i| i.operands().iter().find(|o| o.name == name)).map_or(1, |o| o.dwords.max(1))
             };
-            x.v(f.a, w("src0"), false);
-            x.v(f.b, w("src1"), false);
+            // f8f6f4: the table's ranges are FP8's; FP6 and FP4 operands take 6/8 and 4/8 of them.
+            let narrow = |n: u8, fmt: super::super::mfma::Fmt| {
+                if f.v.f8f6f4 {
+                    (n as u32 * fmt.bits() / 8).max(1) as u8
+                } else {
+                    n
+                }
+            };
+            x.v(f.a, narrow(w("src0"), f.fa), false);
+            x.v(f.b, narrow(w("src1"), f.fb), false);
             if let Vs::V(r) = f.c {
                 x.v(r, w("src2"), false);
             }
