@@ -4,7 +4,7 @@
 
 use super::super::gfx9::is_gfx9;
 use super::super::ops::*;
-use super::{Cnt, Kind, Class};
+use super::{Class, Cnt, Kind};
 use baregpu_isa::{Arch, Instruction};
 
 /// A register range in the pre-decoded form's numbering: SGPR `reg` (`vector` false), VGPR

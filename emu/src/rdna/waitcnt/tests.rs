@@ -114,10 +114,20 @@ fn gfx12_separate_counters() {
     let load = "global_load_b32 v1, v2, s[0:1]";
     faults("gfx1201", &format!("{ZERO_V2}\n{load}\nv_add_nc_u32 v3, v1, v1"), "v1", "loadcnt");
     // A wait on another counter does not help.
-    faults("gfx1201", &format!("{ZERO_V2}\n{load}\ns_wait_storecnt 0\ns_wait_dscnt 0\nv_add_nc_u32 v3, v1, v1"), "v1", "loadcnt");
+    faults(
+        "gfx1201",
+        &format!("{ZERO_V2}\n{load}\ns_wait_storecnt 0\ns_wait_dscnt 0\nv_add_nc_u32 v3, v1, v1"),
+        "v1",
+        "loadcnt",
+    );
     passes("gfx1201", &format!("{ZERO_V2}\n{load}\ns_wait_loadcnt 0\nv_add_nc_u32 v3, v1, v1"));
     passes("gfx1201", &format!("{ZERO_V2}\n{load}\ns_wait_loadcnt_dscnt 0x0\nv_add_nc_u32 v3, v1, v1"));
-    faults("gfx1201", &format!("{ZERO_V2}\n{load}\ns_wait_loadcnt_dscnt 0x100\nv_add_nc_u32 v3, v1, v1"), "v1", "loadcnt");
+    faults(
+        "gfx1201",
+        &format!("{ZERO_V2}\n{load}\ns_wait_loadcnt_dscnt 0x100\nv_add_nc_u32 v3, v1, v1"),
+        "v1",
+        "loadcnt",
+    );
     faults("gfx1201", "s_load_b32 s4, s[0:1], 0x0\ns_add_co_u32 s6, s4, 1", "s4", "kmcnt");
     passes("gfx1201", "s_load_b32 s4, s[0:1], 0x0\ns_wait_kmcnt 0\ns_add_co_u32 s6, s4, 1");
 }
@@ -128,5 +138,10 @@ fn stores_and_barriers() {
     passes("gfx1100", &format!("{ZERO_V2}\nv_mov_b32 v1, 5\nglobal_store_b32 v2, v1, s[0:1]\nv_mov_b32 v1, 0"));
     passes("gfx942", &format!("{ZERO_V2}\nv_mov_b32 v1, 5\nglobal_store_dword v2, v1, s[0:1]\nv_mov_b32 v1, 0"));
     // A barrier waits for no memory counter.
-    faults("gfx1100", &format!("{ZERO_V2}\nglobal_load_b32 v1, v2, s[0:1]\ns_barrier\nv_mov_b32 v3, v1"), "v1", "vmcnt");
+    faults(
+        "gfx1100",
+        &format!("{ZERO_V2}\nglobal_load_b32 v1, v2, s[0:1]\ns_barrier\nv_mov_b32 v3, v1"),
+        "v1",
+        "vmcnt",
+    );
 }
