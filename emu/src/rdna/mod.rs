@@ -17,6 +17,7 @@ pub mod fp;
 pub mod gfx9;
 pub mod mfma;
 pub mod ops;
+pub mod waitcnt;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -42,6 +43,8 @@ pub struct Segment {
     index: Vec<u32>,
     /// The bytes decoded, to notice code that changed under the cache.
     bytes: Vec<u8>,
+    /// Each instruction's registers and memory-counter events (the wait checker's).
+    pub wc: Vec<waitcnt::Info>,
 }
 
 impl Segment {
@@ -83,6 +86,7 @@ impl Segment {
         // SAFETY: translate checked the range.
         let bytes = unsafe { std::slice::from_raw_parts(p, len as usize) };
         let mut raw: Vec<Raw> = Vec::new();
+        let mut wc: Vec<waitcnt::Info> = Vec::new();
         let mut at = 0usize;
         let mut saw_end = false;
         // VOPD exists from gfx11 on; on gfx9 its first-dword pattern is no instruction at all.
@@ -106,7 +110,9 @@ impl Segment {
                     break;
                 }
                 let lit = (size == 12).then(|| w(2));
-                raw.push((pc, size as u32, decode::lower_vopd(w(0), w(1), lit), None));
+                let op = decode::lower_vopd(w(0), w(1), lit);
+                wc.push(waitcnt::info(arch, None, op.as_ref().ok()));
+                raw.push((pc, size as u32, op, None));
                 at += size;
                 continue;
             }
@@ -116,6 +122,7 @@ impl Segment {
                     let m = i.mnemonic();
                     // Branch targets are resolved after the whole segment is known.
                     let op = decode::lower(arch, &i, pc, &|t| Tgt::Pc(t));
+                    wc.push(waitcnt::info(arch, Some(&i), op.as_ref().ok()));
                     raw.push((pc, size as u32, op, None));
                     at += size;
                     if m == "s_code_end" {
@@ -131,9 +138,11 @@ impl Segment {
                         // Keep decoding: kernels follow each other in .text; stop at the first
                         // undecodable dword after an s_endpgm.
                         raw.push((pc, 4, Err(format!("undecodable instruction: {e}")), None));
+                        wc.push(waitcnt::Info::default());
                         break;
                     }
                     raw.push((pc, 4, Err(format!("undecodable instruction: {e}")), None));
+                    wc.push(waitcnt::Info::default());
                     at += 4;
                 }
             }
@@ -156,7 +165,8 @@ impl Segment {
         };
         let insts = raw
             .into_iter()
-            .map(|(pc, size, op, _)| {
+            .zip(&wc)
+            .map(|((pc, size, op, _), wc)| {
                 let op = match op {
                     Ok(Op::Branch(t)) => Op::Branch(idx(t)),
                     Ok(Op::CBranch(c, t)) => Op::CBranch(c, idx(t)),
@@ -164,11 +174,11 @@ impl Segment {
                     Ok(op) => op,
                     Err(what) => Op::Illegal(what),
                 };
-                Inst { pc, size, op }
+                Inst { pc, size, op, counters: wc.kind != waitcnt::Kind::Plain }
             })
             .collect();
         let used = at.min(bytes.len());
-        Ok(Segment { start, insts, index, bytes: bytes[..used].to_vec() })
+        Ok(Segment { start, insts, index, bytes: bytes[..used].to_vec(), wc })
     }
 }
 
@@ -357,6 +367,7 @@ impl Interpreter {
         wave.ip = first;
         wave.gpr_idx = false;
         wave.accum = if gfx9::is_gfx9(self.arch) { gfx9::accum_offset(d.rsrc3) } else { exec::NVGPR };
+        wave.wc.reset(self.arch, wave.accum);
         let nuser = (((d.rsrc2 >> 1) & 0x1f) as usize).min(16);
         wave.s[..nuser].copy_from_slice(&d.user_data[..nuser]);
         let mut n = nuser;

@@ -84,6 +84,8 @@ pub struct Wave<const W: usize> {
     /// Wave instructions executed.
     pub count: u64,
     pub done: bool,
+    /// The outstanding memory operations, for the wait checker.
+    pub wc: super::waitcnt::Tracker,
 }
 
 const VCC: usize = 106;
@@ -107,6 +109,7 @@ impl<const W: usize> Wave<W> {
             mode: 0,
             count: 0,
             done: false,
+            wc: Default::default(),
         }
     }
 

@@ -33,9 +33,14 @@ impl<const W: usize> Wave<W> {
                     break Err(f);
                 }
             }
-            ip += 1;
             let pc = inst.pc;
             let ill = |what: String| DispatchFault::Illegal { pc, what };
+            // The wait checker: a flag test unless a memory operation is outstanding.
+            if inst.counters || self.wc.busy {
+                let route = super::super::waitcnt::route(self, &inst.op);
+                self.wc.step::<W>(&seg.wc[ip], pc, route).map_err(ill)?;
+            }
+            ip += 1;
             match &inst.op {
                 Op::Nop => {}
                 Op::Valu(v) if matches!(v.op, VOp::MovRelD | VOp::MovRelS | VOp::MovRelSD | VOp::MovRelSD2) => {

@@ -515,4 +515,6 @@ pub struct Inst {
     /// Bytes, literal included.
     pub size: u32,
     pub op: Op,
+    /// It issues to or waits on a memory counter (see [`super::waitcnt`]).
+    pub counters: bool,
 }
