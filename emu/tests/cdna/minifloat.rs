@@ -186,3 +186,15 @@ pub fn probes(f: F) -> Vec<f32> {
     v.extend(neg);
     v
 }
+
+/// A deterministic stream of dwords.
+pub fn words(n: usize, mut seed: u32) -> Vec<u32> {
+    (0..n)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        })
+        .collect()
+}

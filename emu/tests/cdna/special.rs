@@ -6,22 +6,11 @@
 //! no-ops; the refused instructions' messages.
 
 use crate::asm::{assemble, dispatch_words, SCRATCH_LANE};
-use crate::minifloat::{per_lane, per_lane_lds};
+use crate::minifloat::{per_lane, per_lane_lds, words};
 use baregpu_emu::amd::dispatch::DispatchFault;
 use half::f16;
 
 const ARCHS: [&str; 2] = ["gfx942", "gfx950"];
-
-fn words(n: usize, mut seed: u32) -> Vec<u32> {
-    (0..n)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        })
-        .collect()
-}
 
 /// OpenGL 4.6 table 8.19: (face, sc, tc, ma) of the direction (x, y, z), faces +X −X +Y −Y +Z −Z.
 fn gl_cube_face(x: f32, y: f32, z: f32) -> (f32, f32, f32, f32) {

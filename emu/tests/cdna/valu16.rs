@@ -3,22 +3,10 @@
 //! legacy form) against the `half` crate with the sum taken exactly in f64, the 16-bit integer
 //! min3/max3/med3 and clamped adds, and `v_cvt_pk_u8_f32` / `v_cvt_pknorm_*` / `v_cvt_norm_*`.
 
-use crate::minifloat::per_lane;
+use crate::minifloat::{per_lane, words};
 use half::f16;
 
 const ARCHS: [&str; 2] = ["gfx942", "gfx950"];
-
-/// A deterministic stream of dwords.
-fn words(n: usize, mut seed: u32) -> Vec<u32> {
-    (0..n)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        })
-        .collect()
-}
 
 /// A finite f16 of magnitude 2^-6 .. 2^6 with random sign and mantissa, from a random dword.
 fn f16_of(w: u32) -> u16 {

@@ -150,6 +150,7 @@ pub fn info(arch: Arch, i: Option<&Instruction>, op: Option<&Op>) -> Info {
             x.ss(w.soff, 1);
             match w.kind {
                 SmemWriteKind::Store { n } => x.s(w.data, n, false),
+                SmemWriteKind::Scratch { n, store } => x.s(w.data, n, !store),
                 SmemWriteKind::Atomic { op, wide, ret } => {
                     let n = if wide { 2 } else { 1 };
                     x.s(w.data, n * if two_operands(op) { 2 } else { 1 }, false);
@@ -347,6 +348,11 @@ fn ds(x: &mut Info, d: &Ds, cnt: Cnt) {
         Store2 { bytes } => {
             x.v(d.data0, dwords(bytes), false);
             x.v(d.data1, dwords(bytes), false);
+        }
+        Xchg2 { bytes } => {
+            x.v(d.data0, dwords(bytes), false);
+            x.v(d.data1, dwords(bytes), false);
+            x.v(d.vdst, 2 * dwords(bytes), true);
         }
         Atomic { op, wide, ret } => {
             let n = if wide { 2 } else { 1 };
