@@ -195,7 +195,7 @@ fn gpr_idx_idx_and_mode_set_the_fields_of_m0() {
 fn scalar_scratch_round_trip_and_bounds() {
     let body = "s_mov_b32 s10, 0x11111111\ns_mov_b32 s11, 0x22222222\ns_mov_b64 s[2:3], 0x100\n\
                 s_scratch_store_dwordx2 s[10:11], s[2:3], 0x8\n\
-                s_scratch_load_dword s20, s[2:3], 0xc\ns_scratch_load_dwordx2 s[22:23], s[2:3], 0x8";
+                s_scratch_load_dword s20, s[2:3], 0xc\ns_scratch_load_dwordx2 s[22:23], s[2:3], 0x8\ns_waitcnt lgkmcnt(0)";
     for arch in ARCHS {
         assert_eq!(scalar(arch, body)[..4], [0x2222_2222, 0, 0x1111_1111, 0x2222_2222], "{arch}");
         // Past the wave's 64 × SCRATCH_LANE bytes: a memory fault.

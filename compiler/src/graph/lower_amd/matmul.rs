@@ -241,6 +241,8 @@ impl Lower<'_> {
                 if !owned || r == v(self.f.vt[0]) {
                     // A value shared by every element (or a constant): a register of its own.
                     let own = v(self.vp.take().ok_or_else(|| codegen(self.k, "out of VGPRs"))?);
+                    // The copy reads `r`, which may be a load still in flight.
+                    self.wait_loads();
                     self.b.v_mov_b32(own, r);
                     r = own;
                 }
