@@ -188,6 +188,8 @@ const TABLE: &[Row] = &[
     row("any", 1, r"immediate 65536 out of range for 16 bits$", "asm --arch gfx1100 -o - {d}/branch-range.s"),
     row("any", 1, r"format 128 out of range$", "asm --arch gfx942 -o - {d}/tbuffer-format.s"),
     row("any", 1, r"bound_ctrl is 0 or 1$", "asm --arch gfx950 -o - {d}/bound-ctrl2.s"),
+    row("any", 1, r":1:45: src1 operands must use different VGPR banks$", "asm --arch gfx1100 -o - {d}/vopd-bank.s"),
+    row("any", 1, r":1:15: 'lit\(x\)': expected a 32-bit literal here$", "asm --arch gfx1100 -o - {d}/lit-x.s"),
     // bench compile and the MXFP4 GEMM
     row("any", 2, r"unknown architecture .gfx9999.", "bench compile --arch gfx9999"),
     row("any", 1, r"-k 100: K must be a positive multiple of 128", "gemm mxfp4 --device emu:gfx950 -m 256 -n 256 -k 100"),
@@ -226,6 +228,9 @@ const TABLE: &[Row] = &[
     row("any", 1, r"^baregpu: error: remote:192\.0\.2\.1:1: a link beyond loopback needs a pre-shared key \(BAREGPU_REMOTE_KEY_FILE\)$", "bench link --device remote:192.0.2.1:1/am:emu:gfx1100"),
     row("any", 1, r"^baregpu: error: BAREGPU_REMOTE_KEY_FILE: .*nonexistent: No such file", "BAREGPU_REMOTE_KEY_FILE={d}/nonexistent bench link --device remote:127.0.0.1:1/am:emu:gfx1100"),
     row("any", 1, r"^baregpu: error: BAREGPU_REMOTE_TIMEOUT_S=abc: not a number of seconds$", "BAREGPU_REMOTE_TIMEOUT_S=abc bench link --device remote:127.0.0.1:1/am:emu:gfx1100"),
+    row("any", 1, r"^baregpu: error: devices: --remote nowhere: needs HOST:PORT$", "devices --remote nowhere"),
+    row("any", 1, r"^baregpu: error: devices: --remote :5: host is empty$", "devices --remote :5"),
+    row("any", 1, r"^baregpu: error: devices: BAREGPU_REMOTE_SERVERS nowhere: needs HOST:PORT$", "BAREGPU_REMOTE_SERVERS=nowhere devices"),
     row("any", 1, r"^baregpu: error: usb:bogus: expected usb:/dev/bus/usb/BBB/DDD, usb:first or usb:emu:ARCH$", "demo --device usb:bogus"),
     row("any", 1, r"^baregpu: error: usb:emu:gfx9999: no emulated PCI GPU of that architecture$", "demo --device usb:emu:gfx9999"),
     row("any", 1, r"^baregpu: error: usb:first: (cannot list the host's USB devices|no ASM24xx USB bridge)", "demo --device usb:first"),
@@ -302,6 +307,8 @@ fn files(d: &Path) {
     w("branch-range.s", b"s_branch 65536\n");
     w("tbuffer-format.s", b"tbuffer_load_format_x v24, v8, s[16:19], s40 format:128 offen\n");
     w("bound-ctrl2.s", b"v_permlane16_swap_b32_e64 v8, v24 bound_ctrl:2\n");
+    w("vopd-bank.s", b"v_dual_add_f32 v0, v1, v2 :: v_dual_add_f32 v3, v4, v6\n");
+    w("lit-x.s", b"s_mov_b32 s0, lit(x)\n");
     w("hwreg-range.s", b"s_getreg_b32 s0, 0x12345\n");
     w("gds.s", b"ds_add_u32 v1, v2 gds\n");
     w("alias-other-arch.s", b"s_add_co_u32 s0, s1, s2\n");
