@@ -513,3 +513,49 @@ fn a_killed_server_is_an_error_naming_the_link_then_a_new_one_serves_again() {
     let pci = connect(addr, None).unwrap();
     AmDevice::open(pci, &StandinSource::for_layout(&layout)).unwrap().close().unwrap();
 }
+
+/// A graph replay's submission costs the same round trips whatever its node count: its command
+/// buffers were written once, and a replay's patches and doorbells are posted writes.
+#[test]
+fn a_graph_replay_costs_the_same_round_trips_for_one_node_or_sixteen() {
+    use baregpu::runtime::graph::{Arg, Bindings, ExecOptions, FixedBuffer, GraphBuilder, GraphExec, Home};
+    use baregpu::runtime::graph::{QueueKey, Shape};
+    use baregpu::runtime::program::CodeObject;
+    let (addr, _rx) = serve(None);
+    let pci = connect(addr, None).unwrap();
+    let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").unwrap());
+    let dev = baregpu::device::open_am_over(pci.clone(), &fw, "remote test").unwrap();
+    let path = format!("{}/tests/fixtures/hsaco/graph-{}.hsaco", env!("CARGO_MANIFEST_DIR"), dev.arch);
+    let prog = dev.load(CodeObject::parse(&std::fs::read(path).unwrap()).unwrap()).unwrap();
+    let n = 256u32;
+    let bufs = [dev.alloc(4 * n as u64).unwrap(), dev.alloc(4 * n as u64).unwrap()];
+    let fixed: Vec<FixedBuffer> =
+        bufs.iter().map(|b| FixedBuffer { home: Home::Device(0), va: b.va(), bytes: b.size() }).collect();
+    let per_replay = |nodes: usize| {
+        let mut g = GraphBuilder::new();
+        let k = g.scalar_slot("k", 4);
+        for i in 0..nodes {
+            let (d, s) = (fixed[(i + 1) % 2], fixed[i % 2]);
+            let args = vec![Arg::buf_at(d, 0), Arg::buf_at(s, 0), Arg::u32(n), Arg::ScalarSlot(k)];
+            g.launch(QueueKey::compute(0), &prog, "mix", args, Shape::linear(n / 64, 64));
+        }
+        let mut exec = GraphExec::compile(&g.build(), &[&dev], ExecOptions::default()).unwrap();
+        let mut bind = Bindings::new();
+        bind.scalar(k, &7u32.to_le_bytes());
+        let mut most = 0;
+        for _ in 0..4 {
+            let before = pci.round_trips();
+            exec.run(&bind).unwrap();
+            most = most.max(pci.round_trips() - before);
+            exec.wait().unwrap();
+        }
+        most
+    };
+    let (one, sixteen) = (per_replay(1), per_replay(16));
+    eprintln!("round trips to submit a replay: {one} (1 node), {sixteen} (16 nodes)");
+    assert!(sixteen <= one, "a 16-node replay took {sixteen} round trips, a 1-node one {one}");
+    for b in bufs {
+        dev.free(b).unwrap();
+    }
+    dev.unload(prog).unwrap();
+}

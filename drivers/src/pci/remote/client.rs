@@ -41,6 +41,8 @@ struct Conn {
     /// Requests since the last answer: the server counts a failure's index across them.
     posted: u32,
     rx: Vec<u8>,
+    /// Answers awaited so far: the link's round trips (what a replay's cost is counted in).
+    answers: u64,
 }
 
 /// One connection to a server, shared by the device and its DMA memory.
@@ -84,7 +86,7 @@ impl Link {
             .and_then(|()| stream.set_write_timeout(Some(timeout)))
             .map_err(io_err)?;
         let ch = Channel::connect(stream, key).map_err(io_err)?;
-        let conn = Conn { ch: Some(ch), broken: None, pending: Vec::new(), posted: 0, rx: Vec::new() };
+        let conn = Conn { ch: Some(ch), broken: None, pending: Vec::new(), posted: 0, rx: Vec::new(), answers: 0 };
         Ok(Link { name, timeout, conn: Mutex::new(conn) })
     }
 
@@ -154,6 +156,7 @@ impl Link {
         wait: Duration,
         take: impl FnOnce(Response) -> Result<T>,
     ) -> Result<T> {
+        conn.answers += 1;
         let Conn { ch, rx, .. } = &mut *conn;
         let Some(ch) = ch.as_mut() else { return Err(self.link_error(io::ErrorKind::NotConnected, "closed".into())) };
         let got = (|| {
@@ -332,6 +335,11 @@ impl RemotePci {
         });
         let (server_name, bars) = opened.inspect_err(|_| link.forget())?;
         Ok(Arc::new(RemotePci { name: format!("{}/{server_name}", link.name), link, bars }))
+    }
+
+    /// Round trips so far: answers this client waited for (posted writes wait for none).
+    pub fn round_trips(&self) -> u64 {
+        self.link.lock().answers
     }
 
     fn read_bytes(&self, req: Request, buf: &mut [u8]) -> Result<()> {
