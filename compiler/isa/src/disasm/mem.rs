@@ -139,7 +139,7 @@ pub(crate) fn gws(mnemonic: &str) -> bool {
     mnemonic.starts_with("ds_gws_")
 }
 
-fn returns(i: &Instruction) -> bool {
+pub(crate) fn returns(i: &Instruction) -> bool {
     match i.arch {
         Arch::Gfx942 | Arch::Gfx950 => i.f("sc0") != 0,
         Arch::Gfx1100 => i.f("glc") != 0,

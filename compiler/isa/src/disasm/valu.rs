@@ -492,7 +492,7 @@ fn sdwa(i: &Instruction, out: &mut String) {
 
 /// Whether an MFMA operand is in the AGPR file: `acc_cd` moves the destination and the
 /// accumulator (not SMFMAC's sparsity index, which is always a VGPR), `acc` the A and B sources.
-fn mfma_acc(i: &Instruction, name: &str) -> bool {
+pub(crate) fn mfma_acc(i: &Instruction, name: &str) -> bool {
     match name {
         "vdst" => i.f("acc_cd") != 0,
         "src2" => i.f("acc_cd") != 0 && !i.mnemonic().starts_with("v_smfmac"),

@@ -1,10 +1,13 @@
 //! An instruction's operands and modifiers read straight from its fields as typed values: what
 //! the disassembler would print, parsed back, without the text. The assembler's verification
-//! (verify.rs) compares these with the line's operands; it covers the scalar ALU and the plain
-//! (no DPP/SDWA) VOP1/VOP2/VOPC/VOP3 encodings and DS/FLAT/GLOBAL/SCRATCH, which are most of
-//! real code, and returns `None`
-//! for the rest, which verify then reads back through the disassembler's text.
-//! `tests::same_as_printed` holds the two readings equal over the golden vectors.
+//! (verify.rs) compares these with the line's operands; it covers the scalar ALU, SMEM, the
+//! plain (no DPP/SDWA) VOP1/VOP2/VOPC/VOP3/VOP3P/MFMA encodings, DS/FLAT/GLOBAL/SCRATCH and the
+//! buffer formats, which are most of real code, and returns `None` for the rest, which verify
+//! then reads back through the disassembler's text. `tests::same_as_printed` holds the two
+//! readings equal over the golden vectors.
+
+mod buf;
+mod vop3p;
 
 use baregpu_autogen::isa::OperandKind;
 
@@ -24,7 +27,12 @@ pub fn decoded(i: &Instruction) -> Option<Typed<'static>> {
         "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i),
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i),
         "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i),
-        _ => None,
+        "SMEM" => buf::smem(i),
+        "MUBUF" | "MTBUF" | "VBUFFER" => buf::buffer(i),
+        _ => match shape(i) {
+            (s @ (Shape::Vop3p | Shape::Mfma), Ext::None) => vop3p::vop3p(i, s),
+            _ => None,
+        },
     }
 }
 
