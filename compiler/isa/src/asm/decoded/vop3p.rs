@@ -17,7 +17,7 @@ fn vector(i: &Instruction, s: Shape, k: usize, o: &baregpu_autogen::isa::Operand
     let m = i.mnemonic();
     let v = i.f(o.name);
     let d = o.dwords.max(1) as u32;
-    let vgpr_field = !i.field_def(o.name).is_some_and(|f| f.hi - f.lo == 8);
+    let vgpr_field = i.field_def(o.name).is_none_or(|f| f.hi - f.lo != 8);
     let agpr = o.kind == OperandKind::Agpr;
     let acc = s == Shape::Mfma && mfma_acc(i, o.name) || agpr && !vgpr_field && v >= 256;
     let d = if s == Shape::Mfma { mfma_regs(i, o.name, d) } else { d };
@@ -36,7 +36,7 @@ fn vector(i: &Instruction, s: Shape, k: usize, o: &baregpu_autogen::isa::Operand
             r.hi = Some(i.f("opsel") >> idx.unwrap_or(0) & 1 != 0);
         }
     }
-    Some(with_mods(i, s, idx, op(val))?)
+    with_mods(i, s, idx, op(val))
 }
 
 /// neg/abs of a mixed-precision source (in the neg and neg_hi fields); the others take none.
