@@ -448,3 +448,31 @@ fn mtbuf_unsupported_split_format() {
         assert!(e.contains("unsupported format"), "{text}: {e}");
     }
 }
+
+/// gfx942/gfx950 sparse MFMA names with the two 8-bit float types run together
+/// (`v_smfmac_f32_16x16x128bf8fp8`), which llvm-mc 22 takes as the underscored names.
+#[test]
+fn concatenated_smfmac_names() {
+    check(&[
+        (
+            Arch::Gfx950,
+            "v_smfmac_f32_16x16x128bf8fp8 v[10:13], a[2:5], v[4:11], v3 cbsz:3 abid:1",
+            &[0x0a, 0x0b, 0xbc, 0xd3, 0x02, 0x09, 0x0e, 0x0c],
+        ),
+        (
+            Arch::Gfx950,
+            "v_smfmac_f32_32x32x64fp8fp8 a[10:25], v[2:5], a[4:11], v1",
+            &[0x0a, 0x80, 0xd3, 0xd3, 0x02, 0x09, 0x06, 0x14],
+        ),
+        (
+            Arch::Gfx942,
+            "v_smfmac_f32_16x16x64bf8bf8 v[10:13], v[2:3], v[6:9], v2",
+            &[0x0a, 0x00, 0xf8, 0xd3, 0x02, 0x0d, 0x0a, 0x04],
+        ),
+        (
+            Arch::Gfx942,
+            "v_smfmac_f32_32x32x32fp8bf8 a[10:25], v[2:3], a[4:7], v1",
+            &[0x0a, 0x80, 0xfe, 0xd3, 0x02, 0x09, 0x06, 0x14],
+        ),
+    ]);
+}
