@@ -184,6 +184,7 @@ const TABLE: &[Row] = &[
     row("any", 0, "", "asm --arch gfx1100 -o - {d}/vnop.s"),
     row("any", 1, r":1:24: bad sendmsg '0x10000'$", "asm --arch gfx1100 -o - {d}/sendmsg-rtn.s"),
     row("any", 1, r"'fi:2': the value must be 0 or 1$", "asm --arch gfx1100 -o - {d}/fi2.s"),
+    row("any", 1, r":1:44: unsupported format '\[BUF_DATA_FORMAT_32\]'$", "asm --arch gfx1201 -o - {d}/ufmt.s"),
     row("any", 1, r"'mul:3': the output modifier is mul:2, mul:4 or div:2$", "asm --arch gfx1100 -o - {d}/omod3.s"),
     row("any", 1, r"immediate 65536 out of range for 16 bits$", "asm --arch gfx1100 -o - {d}/branch-range.s"),
     row("any", 1, r"format 128 out of range$", "asm --arch gfx942 -o - {d}/tbuffer-format.s"),
@@ -303,6 +304,7 @@ fn files(d: &Path) {
     w("vnop.s", b"v_nop\nv_illegal\n");
     w("sendmsg-rtn.s", b"s_sendmsg_rtn_b32 s16, 0x10000\n");
     w("fi2.s", b"v_mov_b32_dpp v0, v1 row_shl:1 fi:2\n");
+    w("ufmt.s", b"tbuffer_load_format_x v4, off, s[8:11], s3 format:[BUF_DATA_FORMAT_32]\n");
     w("omod3.s", b"v_add_f32_e64 v0, v1, v2 mul:3\n");
     w("branch-range.s", b"s_branch 65536\n");
     w("tbuffer-format.s", b"tbuffer_load_format_x v24, v8, s[16:19], s40 format:128 offen\n");

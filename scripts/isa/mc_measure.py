@@ -11,6 +11,7 @@ accept and byte-match rates of our assembler, the text-match and round-trip rate
 disassembler, and the top failure classes with an example each.
 
 Usage: scripts/isa/mc_measure.py [--data DIR] [--arch gfx1100,...] [--clang] [--top 20] [--md FILE]
+                                 [--vectors | --vectors-fixed OLD_BIN]
 """
 
 import argparse
@@ -139,7 +140,26 @@ def write_vectors(arch, asm, acc):
         fh.write("\n".join(out) + "\n")
 
 
-def measure(data, arch, top, vectors=False):
+def append_fixed(arch, asm, fixed):
+    """Appends to tests/isa/llvm_mc/<arch>.txt the LLVM lines a fix made pass (not yet there),
+    each under its source file's class, with llvm-mc's bytes."""
+    path = os.path.join(ROOT, "tests", "isa", "llvm_mc", f"{arch}.txt")
+    have = set()
+    if os.path.exists(path):
+        have = {l.rsplit(" ; [", 1)[0] for l in open(path) if not l.startswith("#") and " ; [" in l}
+    by_file = collections.defaultdict(list)
+    for s, bs in fixed:
+        if asm[s].startswith("llvm:") and s not in have:
+            by_file[asm[s]].append(mcoracle.fmt_line(s, bs))
+    if not by_file:
+        return
+    with open(path, "a") as fh:
+        for f in sorted(by_file):
+            fh.write(f"# class {f}\n")
+            fh.write("".join(l + "\n" for l in by_file[f]))
+
+
+def measure(data, arch, top, vectors=False, old_bin=None):
     asm, dis = collect(data, arch)
     asm_in = list(asm)
     ans = mcoracle.assemble(arch, asm_in)
@@ -167,6 +187,10 @@ def measure(data, arch, top, vectors=False):
     verd_a = open(va).read().splitlines()
     verd_d = open(vd).read().splitlines()
     assert len(verd_a) == len(acc) and len(verd_d) == len(dans), "verdict count mismatch"
+    if old_bin:
+        subprocess.run([old_bin, arch, pa, pd, va + ".old", vd + ".old"], cwd=ROOT, check=True)
+        old = open(va + ".old").read().splitlines()
+        append_fixed(arch, asm, [(s, a[1]) for (s, a), o, v in zip(acc, old, verd_a) if o != "ok" and v == "ok"])
     # Assembly.
     classes, examples = collections.Counter(), {}
     ok = accepted = 0
@@ -227,12 +251,15 @@ def main():
     ap.add_argument("--clang", action="store_true", help="(re)make DATA/clang/<arch>/*.s with clang-22 first")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--md", help="also write the report to this file")
+    ap.add_argument("--vectors-fixed", metavar="OLD_BIN",
+                    help="also append to tests/isa/llvm_mc/<arch>.txt the LLVM lines OLD_BIN (an mc_measure built "
+                         "before a fix) got wrong and the current build gets right")
     ap.add_argument("--vectors", action="store_true",
                     help="also write the accepted LLVM lines with llvm-mc's bytes to tests/isa/llvm_mc/<arch>.txt")
     a = ap.parse_args()
     if a.clang:
         make_clang(a.data)
-    report = "".join(measure(a.data, arch, a.top, a.vectors) + "\n" for arch in a.arch.split(","))
+    report = "".join(measure(a.data, arch, a.top, a.vectors, a.vectors_fixed) + "\n" for arch in a.arch.split(","))
     print(report)
     if a.md:
         with open(a.md, "w") as f:

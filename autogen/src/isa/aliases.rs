@@ -758,7 +758,7 @@ pub static GFX1201: &[(&str, &str)] = &[
     ("v_trunc_f16_t16", "v_trunc_f16"),
 ];
 
-/// 38 aliases of gfx942.
+/// 46 aliases of gfx942.
 pub static GFX942: &[(&str, &str)] = &[
     ("v_accvgpr_read", "v_accvgpr_read_b32"),
     ("v_accvgpr_write", "v_accvgpr_write_b32"),
@@ -794,13 +794,21 @@ pub static GFX942: &[(&str, &str)] = &[
     ("v_mul_lo_i32", "v_mul_lo_u32"),
     ("v_smfmac_f32_16x16x32bf16", "v_smfmac_f32_16x16x32_bf16"),
     ("v_smfmac_f32_16x16x32f16", "v_smfmac_f32_16x16x32_f16"),
+    ("v_smfmac_f32_16x16x64bf8bf8", "v_smfmac_f32_16x16x64_bf8_bf8"),
+    ("v_smfmac_f32_16x16x64bf8fp8", "v_smfmac_f32_16x16x64_bf8_fp8"),
+    ("v_smfmac_f32_16x16x64fp8bf8", "v_smfmac_f32_16x16x64_fp8_bf8"),
+    ("v_smfmac_f32_16x16x64fp8fp8", "v_smfmac_f32_16x16x64_fp8_fp8"),
     ("v_smfmac_f32_32x32x16bf16", "v_smfmac_f32_32x32x16_bf16"),
     ("v_smfmac_f32_32x32x16f16", "v_smfmac_f32_32x32x16_f16"),
+    ("v_smfmac_f32_32x32x32bf8bf8", "v_smfmac_f32_32x32x32_bf8_bf8"),
+    ("v_smfmac_f32_32x32x32bf8fp8", "v_smfmac_f32_32x32x32_bf8_fp8"),
+    ("v_smfmac_f32_32x32x32fp8bf8", "v_smfmac_f32_32x32x32_fp8_bf8"),
+    ("v_smfmac_f32_32x32x32fp8fp8", "v_smfmac_f32_32x32x32_fp8_fp8"),
     ("v_smfmac_i32_16x16x64i8", "v_smfmac_i32_16x16x64_i8"),
     ("v_smfmac_i32_32x32x32i8", "v_smfmac_i32_32x32x32_i8"),
 ];
 
-/// 48 aliases of gfx950.
+/// 64 aliases of gfx950.
 pub static GFX950: &[(&str, &str)] = &[
     ("v_accvgpr_read", "v_accvgpr_read_b32"),
     ("v_accvgpr_write", "v_accvgpr_write_b32"),
@@ -838,14 +846,30 @@ pub static GFX950: &[(&str, &str)] = &[
     ("v_mfma_i32_32x32x4i8", "v_mfma_i32_32x32x4_2b_i8"),
     ("v_mfma_i32_4x4x4i8", "v_mfma_i32_4x4x4_16b_i8"),
     ("v_mul_lo_i32", "v_mul_lo_u32"),
+    ("v_smfmac_f32_16x16x128bf8bf8", "v_smfmac_f32_16x16x128_bf8_bf8"),
+    ("v_smfmac_f32_16x16x128bf8fp8", "v_smfmac_f32_16x16x128_bf8_fp8"),
+    ("v_smfmac_f32_16x16x128fp8bf8", "v_smfmac_f32_16x16x128_fp8_bf8"),
+    ("v_smfmac_f32_16x16x128fp8fp8", "v_smfmac_f32_16x16x128_fp8_fp8"),
     ("v_smfmac_f32_16x16x32bf16", "v_smfmac_f32_16x16x32_bf16"),
     ("v_smfmac_f32_16x16x32f16", "v_smfmac_f32_16x16x32_f16"),
     ("v_smfmac_f32_16x16x64bf16", "v_smfmac_f32_16x16x64_bf16"),
+    ("v_smfmac_f32_16x16x64bf8bf8", "v_smfmac_f32_16x16x64_bf8_bf8"),
+    ("v_smfmac_f32_16x16x64bf8fp8", "v_smfmac_f32_16x16x64_bf8_fp8"),
     ("v_smfmac_f32_16x16x64f16", "v_smfmac_f32_16x16x64_f16"),
+    ("v_smfmac_f32_16x16x64fp8bf8", "v_smfmac_f32_16x16x64_fp8_bf8"),
+    ("v_smfmac_f32_16x16x64fp8fp8", "v_smfmac_f32_16x16x64_fp8_fp8"),
     ("v_smfmac_f32_32x32x16bf16", "v_smfmac_f32_32x32x16_bf16"),
     ("v_smfmac_f32_32x32x16f16", "v_smfmac_f32_32x32x16_f16"),
     ("v_smfmac_f32_32x32x32bf16", "v_smfmac_f32_32x32x32_bf16"),
+    ("v_smfmac_f32_32x32x32bf8bf8", "v_smfmac_f32_32x32x32_bf8_bf8"),
+    ("v_smfmac_f32_32x32x32bf8fp8", "v_smfmac_f32_32x32x32_bf8_fp8"),
     ("v_smfmac_f32_32x32x32f16", "v_smfmac_f32_32x32x32_f16"),
+    ("v_smfmac_f32_32x32x32fp8bf8", "v_smfmac_f32_32x32x32_fp8_bf8"),
+    ("v_smfmac_f32_32x32x32fp8fp8", "v_smfmac_f32_32x32x32_fp8_fp8"),
+    ("v_smfmac_f32_32x32x64bf8bf8", "v_smfmac_f32_32x32x64_bf8_bf8"),
+    ("v_smfmac_f32_32x32x64bf8fp8", "v_smfmac_f32_32x32x64_bf8_fp8"),
+    ("v_smfmac_f32_32x32x64fp8bf8", "v_smfmac_f32_32x32x64_fp8_bf8"),
+    ("v_smfmac_f32_32x32x64fp8fp8", "v_smfmac_f32_32x32x64_fp8_fp8"),
     ("v_smfmac_i32_16x16x128i8", "v_smfmac_i32_16x16x128_i8"),
     ("v_smfmac_i32_16x16x64i8", "v_smfmac_i32_16x16x64_i8"),
     ("v_smfmac_i32_32x32x32i8", "v_smfmac_i32_32x32x32_i8"),

@@ -89,7 +89,9 @@ pub fn src_val_type(mnemonic: &str, dwords: u32) -> ValType {
         ValType::F64
     } else if dwords >= 2 {
         ValType::B64
-    } else if mnemonic.contains("f16") {
+    } else if mnemonic.contains("f16") || mnemonic.contains("_mix") {
+        // Mixed-precision sources take f16 literals and inline-constant patterns (llvm-mc 22:
+        // `v_fma_mix_f32 v0, 1.5, ...` writes 0x3e00, `0x3c00` is the constant 1.0).
         ValType::F16
     } else {
         ValType::F32

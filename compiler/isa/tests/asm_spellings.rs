@@ -338,3 +338,141 @@ fn out_of_range_values_are_errors() {
         assert!(e.contains(needle), "{text}: {e}");
     }
 }
+
+/// Mixed-precision (`v_fma_mix*`) sources are typed f16: a float literal is written as f16 bits
+/// and f16 constant patterns fold to inline constants, as llvm-mc 22 does on every target.
+#[test]
+fn mix_sources_are_f16() {
+    check(&[
+        (
+            Arch::Gfx1100,
+            "v_fma_mix_f32 v0, 1.5, v1, v2",
+            &[0x00, 0x00, 0x20, 0xcc, 0xff, 0x02, 0x0a, 0x04, 0x00, 0x3e, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1100,
+            "v_fma_mix_f32 v0, lit(1.0), v1, v2",
+            &[0x00, 0x00, 0x20, 0xcc, 0xff, 0x02, 0x0a, 0x04, 0x00, 0x3c, 0x00, 0x00],
+        ),
+        (Arch::Gfx1100, "v_fma_mix_f32 v0, 0x3c00, v1, v2", &[0x00, 0x00, 0x20, 0xcc, 0xf2, 0x02, 0x0a, 0x04]),
+        (
+            Arch::Gfx1201,
+            "v_fma_mixlo_f16 v0, -1.5, v1, v2",
+            &[0x00, 0x00, 0x21, 0xcc, 0xff, 0x02, 0x0a, 0x04, 0x00, 0xbe, 0x00, 0x00],
+        ),
+        (Arch::Gfx942, "v_fma_mix_f32 v0, 0x3c00, v1, v2", &[0x00, 0x00, 0xa0, 0xd3, 0xf2, 0x02, 0x0a, 0x04]),
+    ]);
+}
+
+/// `src_scc` (or `scc`) in a 7-bit scalar field of gfx11+ (SMEM soffset, scratch saddr, gfx12
+/// VBUFFER soffset): llvm-mc 22 writes its low 7 bits (m0's code).
+#[test]
+fn scc_in_seven_bit_fields() {
+    check(&[
+        (Arch::Gfx1100, "s_load_b32 s5, s[2:3], src_scc", &[0x41, 0x01, 0x00, 0xf4, 0x00, 0x00, 0x00, 0xfa]),
+        (Arch::Gfx1100, "scratch_load_b32 v1, off, src_scc", &[0x00, 0x00, 0x51, 0xdc, 0x00, 0x00, 0x7d, 0x01]),
+        (
+            Arch::Gfx1201,
+            "buffer_load_format_x v5, off, s[8:11], src_scc offset:4095",
+            &[0x7d, 0x00, 0x00, 0xc4, 0x05, 0x10, 0x80, 0x00, 0x00, 0xff, 0x0f, 0x00],
+        ),
+        (Arch::Gfx1201, "s_load_b32 s5, s[2:3], scc", &[0x41, 0x01, 0x00, 0xf4, 0x00, 0x00, 0x00, 0xfa]),
+        (
+            Arch::Gfx1201,
+            "scratch_store_b32 off, v1, src_scc offset:4",
+            &[0x7d, 0x80, 0x06, 0xed, 0x00, 0x00, 0x80, 0x00, 0x00, 0x04, 0x00, 0x00],
+        ),
+    ]);
+}
+
+/// depctr fields separated by `&` or commas; operands without a comma between them.
+#[test]
+fn separators() {
+    check(&[
+        (
+            Arch::Gfx1100,
+            "s_waitcnt_depctr depctr_va_vdst(1) & depctr_va_sdst(1) & depctr_vm_vsrc(1)",
+            &[0x87, 0x13, 0x88, 0xbf],
+        ),
+        (
+            Arch::Gfx1201,
+            "s_wait_alu depctr_va_vdst(14), depctr_va_sdst(6), depctr_vm_vsrc(6)",
+            &[0x9b, 0xed, 0x88, 0xbf],
+        ),
+        (Arch::Gfx1100, "v_max_f32 v1, v2 v3", &[0x02, 0x07, 0x02, 0x20]),
+        (Arch::Gfx1201, "v_max_num_f32 v1 v2 v3", &[0x02, 0x07, 0x02, 0x2c]),
+        (
+            Arch::Gfx942,
+            "v_max_f32 v1, v2 v3 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:BYTE_2",
+            &[0xf9, 0x06, 0x02, 0x16, 0x02, 0x06, 0x05, 0x02],
+        ),
+        (Arch::Gfx950, "v_fma_f32 v0, v1 v2 v3 clamp", &[0x00, 0x80, 0xcb, 0xd1, 0x01, 0x05, 0x0e, 0x04]),
+    ]);
+}
+
+/// gfx11+ MTBUF: a data and numeric format pair is the unified format of the same name; the
+/// default format written out is the same as left out.
+#[test]
+fn mtbuf_split_and_default_format() {
+    check(&[
+        (
+            Arch::Gfx1100,
+            "tbuffer_store_format_x v4, off, s[8:11], 0, format:[BUF_DATA_FORMAT_32_32_32_32, BUF_NUM_FORMAT_SINT] offset:4095",
+            &[0xff, 0x0f, 0xf2, 0xe9, 0x00, 0x04, 0x02, 0x80],
+        ),
+        (
+            Arch::Gfx1100,
+            "tbuffer_store_format_x v4, v1, s[8:11], s3, format:[BUF_FMT_8_UNORM] idxen offset:52",
+            &[0x34, 0x00, 0x0a, 0xe8, 0x01, 0x04, 0x82, 0x03],
+        ),
+        (
+            Arch::Gfx942,
+            "tbuffer_load_format_x v0, off, s[0:3], 0 format:[BUF_DATA_FORMAT_8,BUF_NUM_FORMAT_UNORM]",
+            &[0x00, 0x00, 0x08, 0xe8, 0x00, 0x00, 0x00, 0x80],
+        ),
+        (Arch::Gfx1100, "tbuffer_load_format_x v0, off, s[0:3], 0 format:1", &[0x00, 0x00, 0x08, 0xe8, 0x00, 0x00, 0x00, 0x80]),
+    ]);
+}
+
+/// Formats llvm-mc 22 refuses on gfx11+: a data/numeric pair with no unified format.
+#[test]
+fn mtbuf_unsupported_split_format() {
+    for (arch, text) in [
+        (Arch::Gfx1201, "tbuffer_load_format_x v4, off, s[8:11], s3 format:[BUF_DATA_FORMAT_32] offset:4"),
+        (
+            Arch::Gfx1100,
+            "tbuffer_load_format_x v4, off, s[8:11], s3 format:[BUF_DATA_FORMAT_10_11_11, BUF_NUM_FORMAT_UNORM] offset:4",
+        ),
+    ] {
+        let e = assemble_line(arch, text).expect_err(text).to_string();
+        assert!(e.contains("unsupported format"), "{text}: {e}");
+    }
+}
+
+/// gfx942/gfx950 sparse MFMA names with the two 8-bit float types run together
+/// (`v_smfmac_f32_16x16x128bf8fp8`), which llvm-mc 22 takes as the underscored names.
+#[test]
+fn concatenated_smfmac_names() {
+    check(&[
+        (
+            Arch::Gfx950,
+            "v_smfmac_f32_16x16x128bf8fp8 v[10:13], a[2:5], v[4:11], v3 cbsz:3 abid:1",
+            &[0x0a, 0x0b, 0xbc, 0xd3, 0x02, 0x09, 0x0e, 0x0c],
+        ),
+        (
+            Arch::Gfx950,
+            "v_smfmac_f32_32x32x64fp8fp8 a[10:25], v[2:5], a[4:11], v1",
+            &[0x0a, 0x80, 0xd3, 0xd3, 0x02, 0x09, 0x06, 0x14],
+        ),
+        (
+            Arch::Gfx942,
+            "v_smfmac_f32_16x16x64bf8bf8 v[10:13], v[2:3], v[6:9], v2",
+            &[0x0a, 0x00, 0xf8, 0xd3, 0x02, 0x0d, 0x0a, 0x04],
+        ),
+        (
+            Arch::Gfx942,
+            "v_smfmac_f32_32x32x32fp8bf8 a[10:25], v[2:3], a[4:7], v1",
+            &[0x0a, 0x80, 0xfe, 0xd3, 0x02, 0x09, 0x06, 0x14],
+        ),
+    ]);
+}

@@ -84,6 +84,20 @@ fn trim(s: &str) -> &str {
     }
 }
 
+/// Whether a word after an operand is itself an operand, not a modifier: a register
+/// (`v3`, `s[2:3]`, `v1.h`), a number, or a source with modifiers (`-v1`, `|v2|`, `abs(v1)`,
+/// `lit(1.0)`). Modifiers are `name:value` or a bare keyword (`glc`, `clamp`, `row_mirror`).
+fn operand_like(w: &str) -> bool {
+    match w.as_bytes().first() {
+        Some(b'-' | b'|' | b'0'..=b'9') => true,
+        // `a16` is the image modifier, not an AGPR.
+        _ if w == "a16" => false,
+        _ => {
+            super::operand::parse_reg(w).is_some() || ["abs(", "neg(", "sext(", "lit("].iter().any(|p| w.starts_with(p))
+        }
+    }
+}
+
 /// A parsed line: mnemonic, comma-separated operands, space-separated trailing modifiers.
 #[derive(Debug)]
 pub struct Line<'a> {
@@ -105,15 +119,17 @@ pub fn split_line(s: &str, col0: usize) -> Option<Line<'_>> {
     let rest_off = t.len() - rest.len();
     let rcol = mcol + rest_off;
     // Operands and trailing modifiers: the last comma-separated piece splits on blanks, its
-    // first word an operand and the rest modifiers.
+    // first word an operand, then any further words that read as operands (llvm-mc takes
+    // operands without a comma between them: `v_max_f32 v1, v2 v3`), the rest modifiers.
     let mut operands = Vec::with_capacity(4);
     split_top_into(rest, rcol, |c| c == b',', &mut operands);
     let mut mods = Vec::new();
     if let Some(last) = operands.pop() {
         let n = operands.len();
         split_top_into(last.text, last.col, |c| c.is_ascii_whitespace(), &mut operands);
-        if operands.len() > n + 1 {
-            mods = operands.split_off(n + 1);
+        let ops_end = n + 1 + operands.iter().skip(n + 1).take_while(|t| operand_like(t.text)).count();
+        if operands.len() > ops_end {
+            mods = operands.split_off(ops_end);
         }
     }
     let rest_trim = rest.trim();

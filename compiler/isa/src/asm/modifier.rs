@@ -287,16 +287,14 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                     .strip_prefix('[')
                     .and_then(|x| x.strip_suffix(']'))
                     .ok_or_else(|| (t.col, "bad format".to_string()))?;
-                for p in inner.split(',') {
-                    if let Some(k) = names::buf_fmt::dfmt(p.trim()) {
-                        set1(i, "dfmt", k)?;
-                    } else if let Some(k) = names::buf_fmt::nfmt(p.trim()) {
-                        set1(i, "nfmt", k)?;
-                    } else if let Some(k) = names::buf_fmt::ufmt(i.arch, p.trim()) {
-                        set1(i, "format", k)?;
-                    } else {
-                        return err(t, format!("bad format '{p}'"));
-                    }
+                let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+                let v = names::buf_fmt::list_value(i.arch, &parts)
+                    .ok_or_else(|| (t.col, format!("unsupported format '{val}'")))?;
+                if i.field_def("format").is_some() {
+                    set1(i, "format", v)?;
+                } else {
+                    set1(i, "dfmt", v & 0xf)?;
+                    set1(i, "nfmt", v >> 4)?;
                 }
             }
         }

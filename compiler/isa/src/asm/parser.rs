@@ -408,6 +408,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         }
                     }
                 };
+                let code = (scc_low7(i, field, code.0), code.1);
                 if matches!(o.kind, OperandKind::Sgpr) && code.0 > 127 {
                     return err(t, format!("'{s}': expected a scalar register"));
                 }
@@ -542,7 +543,7 @@ fn float_literal(m: &str, dwords: u32, s: &str) -> Option<u32> {
     };
     if dwords >= 2 {
         Some((f.to_bits() >> 32) as u32)
-    } else if m.contains("f16") || m.contains("bf16") {
+    } else if src_val_type(m, dwords) == crate::operand::ValType::F16 {
         super::value::f16_bits(f).map(u32::from)
     } else {
         Some((f as f32).to_bits())
@@ -571,6 +572,30 @@ fn set_acc(i: &mut Instruction, name: &str) {
     }
 }
 
+/// `src_scc`'s code (253).
+const SRC_SCC: u32 = 253;
+
+/// A scalar source code as llvm-mc 22 writes it into `field`: in a 7-bit scalar field of gfx11+
+/// (SMEM soffset, scratch saddr, gfx12 VBUFFER soffset) `src_scc` becomes its low 7 bits, m0's
+/// code (llvm-mc truncates it there rather than refuse it); any other code as it is.
+fn scc_low7(i: &Instruction, field: &str, code: u32) -> u32 {
+    let seven = i.field_def(field).is_some_and(|f| f.hi - f.lo == 6);
+    if code == SRC_SCC && seven && !is_gfx9(i.arch) {
+        code & 0x7f
+    } else {
+        code
+    }
+}
+
+/// Whether a written scalar source and the decoded one are the same field value because the
+/// field took the written one's low 7 bits ([`scc_low7`]: `src_scc` reads back as m0).
+pub(super) fn same_low7(i: &Instruction, field: &str, written: &str, decoded: &str) -> bool {
+    // The SMEM offset operand's register goes to soffset.
+    let field = if i.format().name == "SMEM" { "soffset" } else { field };
+    let code = |n: &str| crate::names::sreg::code(i.arch, n);
+    code(written).is_some_and(|w| w != scc_low7(i, field, w) && code(decoded) == Some(scc_low7(i, field, w)))
+}
+
 /// `gpr_idx(SRC0,SRC1,SRC2,DST)`: the VGPR-indexing mode bits.
 fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
     let g9 = is_gfx9(i.arch);
@@ -588,6 +613,7 @@ fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
         return Ok(());
     }
     let (c, _) = src_code(i.arch, s, false).map_err(|e| (t.col, e))?;
+    let c = scc_low7(i, if g9 { "offset" } else { "soffset" }, c);
     if c > 127 {
         return err(t, format!("'{s}': expected a scalar register or offset"));
     }

@@ -144,6 +144,12 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
                 continue;
             }
         }
+        // `src_scc` in a 7-bit scalar field reads back as m0 (parser::scc_low7).
+        if let (Val::Name(x), Val::Name(y), Some(o)) = (&a.val, &b.val, kinds.get(k)) {
+            if super::parser::same_low7(i, o.name, x, y) {
+                continue;
+            }
+        }
         if !same_operand(arch, fname, kind, a, b) {
             return false;
         }
@@ -236,7 +242,7 @@ fn same_operand(arch: Arch, fname: &str, kind: Option<OperandKind>, a: &Operand,
     let wrap16 = matches!(kind, Some(OperandKind::Simm16 | OperandKind::Label));
     match (&a.val, &b.val) {
         // An SMEM offset of `null` is no offset.
-        (Val::Name("null"), Val::Int(0)) if fname == "SMEM" => true,
+        (Val::Name("null"), Val::Int(0)) | (Val::Int(0), Val::Name("null")) if fname == "SMEM" => true,
         (x, y) => same_val(arch, wrap16, x, y),
     }
 }
@@ -329,26 +335,10 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
     }
 }
 
-/// The numeric MTBUF format of `[BUF_FMT_...]` (gfx11+) or `[BUF_DATA_FORMAT_..., BUF_NUM_FORMAT_...]`
-/// (dfmt in bits 0..3, nfmt above, as llvm-mc numbers them).
+/// The numeric MTBUF format of a `format:[...]` list (names::buf_fmt::list_value); any other name
+/// makes it no format at all (the list is then compared as text).
 fn format_value(arch: Arch, f: &[&str]) -> Option<i64> {
-    use crate::names::buf_fmt;
-    match f {
-        [u] if buf_fmt::ufmt(arch, u).is_some() => buf_fmt::ufmt(arch, u).map(i64::from),
-        [u] if *u == "BUF_FMT_INVALID" => Some(0),
-        _ => {
-            // Any other name makes it no format at all (the list is then compared as text).
-            let (mut d, mut n) = (buf_fmt::DEFAULT_DFMT, buf_fmt::DEFAULT_NFMT);
-            for x in f {
-                match (buf_fmt::dfmt(x), buf_fmt::nfmt(x)) {
-                    (Some(k), _) => d = k,
-                    (_, Some(k)) => n = k,
-                    _ => return None,
-                }
-            }
-            Some(i64::from(d | n << 4))
-        }
-    }
+    crate::names::buf_fmt::list_value(arch, f).map(i64::from)
 }
 
 fn no_space(s: &str) -> String {
@@ -377,6 +367,9 @@ fn is_default(arch: Arch, m: &Modifier) -> bool {
         ("dst_sel" | "src0_sel" | "src1_sel", Some(Val::Name("DWORD"))) => true,
         ("dst_unused", Some(Val::Name("UNUSED_PRESERVE"))) => true,
         ("scope", Some(Val::Name("SCOPE_CU"))) => true,
+        // MTBUF: BUF_FMT_8_UNORM (gfx11+) or BUF_DATA_FORMAT_8 and BUF_NUM_FORMAT_UNORM (gfx9).
+        ("format", Some(Val::Names(f))) => format_value(arch, f) == Some(1),
+        ("format", Some(Val::Int(1))) => true,
         ("th", Some(Val::Name(t))) => matches!(*t, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT"),
         _ => false,
     }

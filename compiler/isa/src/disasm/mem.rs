@@ -82,6 +82,9 @@ fn smem(i: &Instruction) -> String {
                         if off != 0 || i.arch == Arch::Gfx1201 {
                             mods.push_str(&format!(" offset:{}", hex_signed(off)));
                         }
+                    } else if off == 0 && i.arch == Arch::Gfx1100 {
+                        // gfx11 llvm-mc prints the null soffset for no offset at all.
+                        ops.push("null".to_string());
                     } else {
                         ops.push(hex_signed(off));
                     }

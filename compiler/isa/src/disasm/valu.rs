@@ -470,6 +470,11 @@ fn sel(v: u32) -> &'static str {
 }
 
 fn sdwa(i: &Instruction, out: &mut String) {
+    // `v_nop_sdwa` as llvm-mc writes it (every selector 0): nothing to print, and the bare
+    // mnemonic assembles back to this word.
+    if i.operands().is_empty() && i.words[1] == 0 {
+        return;
+    }
     let f = i.format();
     let vopc = f.name.starts_with("VOPC");
     if i.f("clamp") != 0 {

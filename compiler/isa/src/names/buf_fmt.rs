@@ -148,6 +148,42 @@ pub fn ufmt(arch: Arch, name: &str) -> Option<u32> {
     position(&UFMT, name)
 }
 
+/// The unified format (gfx11+) a data and numeric format name: `BUF_FMT_<data>_<numeric>`, as
+/// llvm-mc converts `[BUF_DATA_FORMAT_32, BUF_NUM_FORMAT_FLOAT]`; `None` where gfx11 has none.
+fn split_to_ufmt(d: u32, n: u32) -> Option<u32> {
+    if d == 0 {
+        return (n == DEFAULT_NFMT).then_some(0);
+    }
+    let data = dfmt_name(d)?.strip_prefix("BUF_DATA_FORMAT_")?;
+    let num = nfmt_name(n)?.strip_prefix("BUF_NUM_FORMAT_")?;
+    position(&UFMT, &format!("BUF_FMT_{data}_{num}"))
+}
+
+/// The value of a `format:[...]` list: one unified name (gfx11+), or data and numeric format
+/// names (either left out is its default). gfx9 numbers the pair dfmt | nfmt << 4 (its
+/// `format:N`); gfx11+ takes it as the unified format of the same name. `None` for a list
+/// llvm-mc refuses.
+pub fn list_value(arch: Arch, names: &[&str]) -> Option<u32> {
+    if let [u] = names {
+        if let Some(v) = ufmt(arch, u) {
+            return Some(v);
+        }
+    }
+    let (mut d, mut n) = (DEFAULT_DFMT, DEFAULT_NFMT);
+    for x in names {
+        match (dfmt(x), nfmt(x)) {
+            (Some(k), _) => d = k,
+            (_, Some(k)) => n = k,
+            _ => return None,
+        }
+    }
+    if is_gfx9(arch) {
+        Some(d | n << 4)
+    } else {
+        split_to_ufmt(d, n)
+    }
+}
+
 /// gfx9's ` format:[..]` modifier text of a data and numeric format ("" for the defaults).
 pub fn dfmt_nfmt_text(d: u32, n: u32) -> String {
     let mut p = Vec::new();

@@ -148,28 +148,30 @@ pub const DEPCTR: [(&str, u32, u32); 7] = [
     ("depctr_vm_vsrc", 2, 3),
 ];
 
-/// `s_waitcnt_depctr`/`s_wait_alu`'s operand: the fields not at their maximum, or the number.
+/// `s_waitcnt_depctr`/`s_wait_alu`'s operand: the fields not at their maximum (all of them when
+/// every one is, as llvm-mc prints it), or the number.
 pub fn depctr_text(v: u32) -> String {
-    let mut parts = Vec::new();
-    for (n, lo, w) in DEPCTR {
-        let x = (v >> lo) & ((1 << w) - 1);
-        if x != (1 << w) - 1 {
-            parts.push(format!("{n}({x})"));
-        }
-    }
+    let field = |lo: u32, w: u32| (v >> lo) & ((1 << w) - 1);
+    let all_max = DEPCTR.iter().all(|&(_, lo, w)| field(lo, w) == (1 << w) - 1);
+    let parts: Vec<String> = DEPCTR
+        .iter()
+        .filter(|&&(_, lo, w)| all_max || field(lo, w) != (1 << w) - 1)
+        .map(|&(n, lo, w)| format!("{n}({})", field(lo, w)))
+        .collect();
     let t = parts.join(" ");
-    // Bits outside the fields (or all fields at their maximum) only a number shows.
-    if parts.is_empty() || depctr_parse(&t) != Ok(v) {
+    // Bits outside the fields only a number shows.
+    if depctr_parse(&t) != Ok(v) {
         return format!("0x{v:x}");
     }
     t
 }
 
-/// The value of depctr fields (fields not named at their maximum).
+/// The value of depctr fields (fields not named at their maximum); llvm-mc takes blanks, `&` or
+/// commas between them.
 pub fn depctr_parse(s: &str) -> Result<u32, String> {
     let mut v = 0u32;
     let mut seen = 0u32;
-    for p in s.split_whitespace() {
+    for p in s.split(|c: char| c.is_whitespace() || c == '&' || c == ',').filter(|x| !x.is_empty()) {
         let (n, x) = p.strip_suffix(')').and_then(|x| x.split_once('(')).ok_or(format!("bad field '{p}'"))?;
         let (_, lo, w) = DEPCTR.iter().find(|d| d.0 == n).ok_or(format!("unknown field '{n}'"))?;
         let x = super::int(x).and_then(|x| u32::try_from(x).ok()).ok_or(format!("bad value '{x}'"))?;
