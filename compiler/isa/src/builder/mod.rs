@@ -182,6 +182,15 @@ impl Builder {
         }
     }
 
+    /// Room for `instructions` more instructions (words and bookkeeping), for a caller that
+    /// knows its size: a growing code vector is reallocated and copied, and its new pages are
+    /// touched again, about log2(n) times.
+    pub fn reserve(&mut self, instructions: usize) {
+        // Two words an instruction: most are one or two dwords, some carry a literal.
+        self.code.reserve(instructions.saturating_mul(2));
+        self.items.reserve(instructions);
+    }
+
     pub fn arch(&self) -> Arch {
         self.arch
     }

@@ -13,6 +13,7 @@ pub const GOAL: f64 = 20e6;
 /// Returns the instruction count and the code.
 pub fn gemm_loop(arch: Arch, steps: usize) -> Result<(usize, Vec<u8>)> {
     let mut b = Builder::new(arch);
+    b.reserve(steps * 64 + 1);
     for _ in 0..steps {
         let top = b.here("top");
         match arch {
