@@ -9,10 +9,10 @@ use baregpu::drivers::pci::asm24xx::link::Link;
 use baregpu::drivers::pci::asm24xx::protocol::*;
 use baregpu::drivers::pci::asm24xx::{setup, Asm24xx};
 use baregpu::drivers::pci::{PciDevice, AMD_BAR_MMIO, AMD_BAR_VRAM};
+use baregpu::drivers::usb::UsbTransport;
 use baregpu::emu::am::EmuPciGpu;
 use baregpu::emu::amd::dispatch::WaveEngine;
 use baregpu::emu::rdna::Interpreter;
-use baregpu::drivers::usb::UsbTransport;
 use baregpu::emu::usb_bridge::{EmuAsm24xx, Fault};
 use std::sync::Arc;
 
@@ -333,4 +333,3 @@ fn a_fault_in_the_middle_of_a_pipelined_copy_is_one_error_and_the_bridge_opens_a
         }
     }
 }
-

@@ -262,7 +262,9 @@ impl Firmware {
         }
         match std::mem::replace(&mut self.pending, Pending::Idle) {
             // A stream's TLPs go out as its data moves: none while the link is down.
-            Pending::ReadStream { .. } if !self.link_up() => stall(|| "a read stream while the PCIe link is down".into()),
+            Pending::ReadStream { .. } if !self.link_up() => {
+                stall(|| "a read stream while the PCIe link is down".into())
+            }
             Pending::ReadStream { addr, dwords } if buf.len() as u64 == 4 * dwords as u64 => {
                 self.stream_read(addr, buf);
                 Ok(())
