@@ -237,7 +237,7 @@ impl Link {
         let mut pipe = Pipe::new(self, EP_OUT, self.depth);
         for (i, chunk) in data.chunks(STREAM_CHUNK).enumerate() {
             if pipe.full() {
-                pipe.next()?;
+                pipe.take_oldest()?;
             }
             let at = addr + (i * STREAM_CHUNK) as u64;
             let (w_value, req) = tlp_request(TLP_MWR, 0x0f, at, (chunk.len() / 4) as u32);
@@ -255,7 +255,7 @@ impl Link {
         let mut place = |at: usize, data: Vec<u8>| buf[at..at + data.len()].copy_from_slice(&data);
         for at in (0..len).step_by(STREAM_CHUNK) {
             if pipe.full() {
-                if let Some((i, d)) = pipe.next()? {
+                if let Some((i, d)) = pipe.take_oldest()? {
                     place(i, d);
                 }
             }
@@ -274,7 +274,7 @@ impl Link {
         let mut pipe = Pipe::new(self, EP_OUT, self.depth);
         for (slot, image) in pieces {
             if pipe.full() {
-                pipe.next()?;
+                pipe.take_oldest()?;
             }
             self.engine_arm(false, image.len() as u64 / SECTOR, slot)?;
             let what = format!("SRAM engine write of {} bytes at slot {slot}", image.len());
@@ -291,7 +291,7 @@ impl Link {
         let mut place = |at: usize, data: Vec<u8>| buf[at..at + data.len()].copy_from_slice(&data);
         for at in (0..len).step_by(ENGINE_CHUNK) {
             if pipe.full() {
-                if let Some((i, d)) = pipe.next()? {
+                if let Some((i, d)) = pipe.take_oldest()? {
                     place(i, d);
                 }
             }

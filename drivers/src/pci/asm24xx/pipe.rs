@@ -62,7 +62,7 @@ impl<'a, T> Pipe<'a, T> {
     }
 
     /// Takes the oldest transfer back: its tag and (for IN) its bytes; `None` when none is queued.
-    pub fn next(&mut self) -> Result<Option<(T, Vec<u8>)>> {
+    pub fn take_oldest(&mut self) -> Result<Option<(T, Vec<u8>)>> {
         let Some((tag, what)) = self.queued.pop_front() else { return Ok(None) };
         match self.link.usb().bulk_complete(self.endpoint, BULK_TIMEOUT) {
             Ok(data) => Ok(Some((tag, data))),
@@ -72,7 +72,7 @@ impl<'a, T> Pipe<'a, T> {
 
     /// Takes every transfer back, in order, handing each to `done`.
     pub fn finish(mut self, mut done: impl FnMut(T, Vec<u8>)) -> Result<()> {
-        while let Some((tag, data)) = self.next()? {
+        while let Some((tag, data)) = self.take_oldest()? {
             done(tag, data);
         }
         Ok(())
