@@ -15,9 +15,24 @@ use baregpu_emu::catalog::{self, Vendor};
 use baregpu_emu::rdna::Interpreter;
 use baregpu_emu::usb_bridge::EmuAsm24xx;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The path prefix of the emulated bridge.
 const EMULATED: &str = "emu:";
+/// The environment variable giving every transfer of the emulated bridge a latency, in
+/// microseconds (none by default): what pipelining buys shows only against a round trip.
+pub const LATENCY_ENV: &str = "BAREGPU_EMU_USB_LATENCY_US";
+
+/// The emulated bridge's latency [`LATENCY_ENV`] asks for.
+fn latency_from_env() -> Result<Duration> {
+    match std::env::var(LATENCY_ENV) {
+        Ok(s) => match s.trim().parse::<u64>() {
+            Ok(us) if us <= 1_000_000 => Ok(Duration::from_micros(us)),
+            _ => Err(Error::Usage(format!("{LATENCY_ENV}={s}: not a number of microseconds from 0 to 1000000"))),
+        },
+        Err(_) => Ok(Duration::ZERO),
+    }
+}
 
 /// The wave engine an emulated GPU behind `usb:PATH` runs dispatches on (a real GPU runs its
 /// own; the engine then stays idle).
@@ -31,7 +46,9 @@ pub fn open_emulated(arch: &str, engine: Arc<dyn WaveEngine>) -> Result<(Arc<Emu
     if Layout::for_arch(arch).is_none() {
         return Err(Error::Usage(format!("usb:emu:{arch}: no emulated PCI GPU of that architecture")));
     }
+    let latency = latency_from_env()?;
     let bridge = EmuAsm24xx::new(EmuPciGpu::new(arch, engine)?)?;
+    bridge.set_latency(latency);
     let pci = Asm24xx::open(bridge.clone())?;
     Ok((bridge, pci))
 }

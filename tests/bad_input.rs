@@ -229,6 +229,8 @@ const TABLE: &[Row] = &[
     row("any", 1, r"^baregpu: error: remote:192\.0\.2\.1:1: a link beyond loopback needs a pre-shared key \(BAREGPU_REMOTE_KEY_FILE\)$", "bench link --device remote:192.0.2.1:1/am:emu:gfx1100"),
     row("any", 1, r"^baregpu: error: BAREGPU_REMOTE_KEY_FILE: .*nonexistent: No such file", "BAREGPU_REMOTE_KEY_FILE={d}/nonexistent bench link --device remote:127.0.0.1:1/am:emu:gfx1100"),
     row("any", 1, r"^baregpu: error: BAREGPU_REMOTE_TIMEOUT_S=abc: not a number of seconds$", "BAREGPU_REMOTE_TIMEOUT_S=abc bench link --device remote:127.0.0.1:1/am:emu:gfx1100"),
+    row("any", 1, r"^baregpu: error: BAREGPU_USB_QUEUE_DEPTH=0: not a transfer count from 1 to 64$", "BAREGPU_USB_QUEUE_DEPTH=0 bench link --device usb:emu:gfx1100"),
+    row("any", 1, r"^baregpu: error: BAREGPU_EMU_USB_LATENCY_US=-5: not a number of microseconds from 0 to 1000000$", "BAREGPU_EMU_USB_LATENCY_US=-5 bench link --device usb:emu:gfx1100"),
     row("any", 1, r"^baregpu: error: devices: --remote nowhere: needs HOST:PORT$", "devices --remote nowhere"),
     row("any", 1, r"^baregpu: error: devices: --remote :5: host is empty$", "devices --remote :5"),
     row("any", 1, r"^baregpu: error: devices: BAREGPU_REMOTE_SERVERS nowhere: needs HOST:PORT$", "BAREGPU_REMOTE_SERVERS=nowhere devices"),

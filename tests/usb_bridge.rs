@@ -9,6 +9,7 @@ use baregpu::drivers::pci::asm24xx::link::Link;
 use baregpu::drivers::pci::asm24xx::protocol::*;
 use baregpu::drivers::pci::asm24xx::{setup, Asm24xx};
 use baregpu::drivers::pci::{PciDevice, AMD_BAR_MMIO, AMD_BAR_VRAM};
+use baregpu::drivers::usb::UsbTransport;
 use baregpu::emu::am::EmuPciGpu;
 use baregpu::emu::amd::dispatch::WaveEngine;
 use baregpu::emu::rdna::Interpreter;
@@ -252,5 +253,83 @@ fn a_link_lost_mid_run_ends_the_wait_with_one_error_and_the_device_opens_again()
         let mut b = [0u8; 4];
         pci.config_read(0, &mut b).expect("config over the reopened bridge");
         assert_eq!(u16::from_le_bytes([b[0], b[1]]), 0x1002);
+    }
+}
+
+#[test]
+fn pipelined_copies_keep_transfers_in_flight_and_prove_a_write_once() {
+    let (gpu, bridge) = bridge();
+    let pci = Asm24xx::open(bridge.clone()).expect("open");
+    // 1 MiB through BAR0: 16 streamed chunks, several queued at once, landing in order.
+    let data: Vec<u8> = (0..(1u32 << 20) + 12).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    pci.copy_to_bar(AMD_BAR_VRAM, 0x10_0000, &data).expect("pipelined copy to");
+    assert!(bridge.most_in_flight() > 1, "nothing was in flight at once");
+    let mut direct = vec![0u8; data.len()];
+    gpu.copy_from_bar(AMD_BAR_VRAM, 0x10_0000, &mut direct).expect("direct");
+    assert!(direct == data, "the pipelined write differs from what the GPU holds");
+    let mut back = vec![0u8; data.len()];
+    pci.copy_from_bar(AMD_BAR_VRAM, 0x10_0000, &mut back).expect("pipelined copy from");
+    assert!(back == data, "the pipelined read differs");
+    // The SRAM: a 256 KiB write is 4 engine chunks (arm + queued bulk each) and one sentinel
+    // (arm + bulk queued behind them, then arm, trigger and bulk IN to read it back).
+    let a = pci.alloc_dma(0x4_0000, true).expect("SRAM");
+    let sram: Vec<u8> = data[..0x4_0000].to_vec();
+    let before = bridge.transfers();
+    a.write(0, &sram).expect("pipelined SRAM write");
+    assert_eq!(bridge.transfers() - before, 4 * 2 + 2 + 3, "transfers of one proven write");
+    let mut seen = vec![0u8; 200];
+    pci.link().xdata_read(0xF000, &mut seen).expect("XDATA window");
+    assert_eq!(seen, sram[..200]);
+    let mut back = vec![0u8; sram.len()];
+    a.read(0, &mut back).expect("pipelined SRAM read");
+    assert!(back == sram, "the SRAM reads back differently");
+    assert_eq!((bridge.bulk_pending(EP_OUT), bridge.bulk_pending(EP_IN)), (0, 0));
+}
+
+#[test]
+fn a_fault_in_the_middle_of_a_pipelined_copy_is_one_error_and_the_bridge_opens_again() {
+    let (gpu, bridge) = bridge();
+    let data: Vec<u8> = (0..0x8_0000u32).map(|i| (i * 13 + 1) as u8).collect();
+    let faults = [
+        (Fault::TransferError, "transfer error"),
+        (Fault::Timeout, "timed out"),
+        (Fault::LinkLost, "PCIe link is down"),
+    ];
+    // 8 chunks each way: arm and bulk per chunk; fail at the first, in the middle, at the last.
+    for (fault, words) in faults {
+        for after in [0, 1, 6, 9, 15] {
+            let pci = Asm24xx::open(bridge.clone()).expect("open");
+            let case = format!("{fault:?} after {after}");
+            bridge.inject(fault, after);
+            let e = pci.copy_to_bar(AMD_BAR_VRAM, 0, &data).expect_err(&case).to_string();
+            assert!(e.contains(words) && e.contains("usb:emu:gfx1100"), "{case}: {e}");
+            assert_eq!(e.lines().count(), 1, "{case}: {e}");
+            assert_eq!(bridge.bulk_pending(EP_OUT), 0, "{case}: transfers left queued");
+            let pci = Asm24xx::open(bridge.clone()).expect("reopen");
+            bridge.inject(fault, after);
+            let mut back = vec![0u8; data.len()];
+            let e = pci.copy_from_bar(AMD_BAR_VRAM, 0, &mut back).expect_err(&case).to_string();
+            assert!(e.contains(words), "{case}: read: {e}");
+            assert_eq!(bridge.bulk_pending(EP_IN), 0, "{case}: reads left queued");
+            // The bridge opens again and the copy then goes through whole.
+            let pci = Asm24xx::open(bridge.clone()).expect("reopen");
+            pci.copy_to_bar(AMD_BAR_VRAM, 0, &data).expect("copy after the fault");
+            let mut direct = vec![0u8; data.len()];
+            gpu.copy_from_bar(AMD_BAR_VRAM, 0, &mut direct).expect("direct");
+            assert!(direct == data, "{case}: the copy after reopening differs");
+        }
+    }
+    // The SRAM engine is the bridge's own (no PCIe link involved): transfer errors and
+    // timeouts in the middle of a write fail it; nothing reports it landed.
+    for (fault, words) in &faults[..2] {
+        for after in [1, 4, 8, 11] {
+            let pci = Asm24xx::open(bridge.clone()).expect("open");
+            let a = pci.alloc_dma(0x4_0000, true).expect("SRAM");
+            bridge.inject(*fault, after);
+            let e = a.write(0, &data[..0x4_0000]).expect_err("SRAM write").to_string();
+            assert!(e.contains(words), "{fault:?} after {after}: {e}");
+            assert_eq!(bridge.bulk_pending(EP_OUT) + bridge.bulk_pending(EP_IN), 0);
+            a.write(0, &data[..0x4_0000]).expect("the next write goes through");
+        }
     }
 }

@@ -1,13 +1,14 @@
 //! The host's USB devices through usbfs, over the `nusb` crate (pure Rust): opening by
-//! `/dev/bus/usb/BBB/DDD` or by vendor/product id, claiming interface 0, and synchronous
-//! control and bulk transfers with timeouts.
+//! `/dev/bus/usb/BBB/DDD` or by vendor/product id, claiming interface 0, synchronous control
+//! and bulk transfers with timeouts, and queued bulk transfers (nusb's per-endpoint queue of
+//! submitted URBs, completed in order).
 
 use super::{Setup, UsbError, UsbResult, UsbTransport, DIR_IN};
 use crate::{Error, Result};
 use nusb::transfer::{Buffer, Bulk, ControlIn, ControlOut, ControlType, In, Out, Recipient, TransferError};
 use nusb::{DeviceInfo, Endpoint, Interface, MaybeFuture};
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -59,9 +60,19 @@ pub fn parse_path(path: &str) -> Option<(u8, u8)> {
 pub struct HostUsb {
     name: String,
     iface: Interface,
-    bulk_in: Mutex<HashMap<u8, Endpoint<Bulk, In>>>,
+    bulk_in: Mutex<HashMap<u8, InEndpoint>>,
     bulk_out: Mutex<HashMap<u8, Endpoint<Bulk, Out>>>,
 }
+
+/// A bulk IN endpoint and the lengths its queued transfers asked for (nusb rounds a request
+/// up to whole packets; the caller's length decides what is short).
+struct InEndpoint {
+    ep: Endpoint<Bulk, In>,
+    wanted: VecDeque<usize>,
+}
+
+/// How long cancelled transfers get to come back before the endpoint is given up on.
+const CANCEL_WAIT: Duration = Duration::from_secs(1);
 
 impl std::fmt::Debug for HostUsb {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -160,28 +171,117 @@ impl UsbTransport for HostUsb {
     }
 
     fn bulk_in(&self, endpoint: u8, buf: &mut [u8], timeout: Duration) -> UsbResult<()> {
+        self.with_in(endpoint, |e| {
+            if !e.wanted.is_empty() {
+                return Err(UsbError::Invalid(format!("blocking bulk IN on {endpoint:#04x} with transfers queued")));
+            }
+            // An IN request is a whole number of packets; the device ends it early with a short one.
+            let mps = e.ep.max_packet_size().max(1);
+            let c = e.ep.transfer_blocking(Buffer::new(buf.len().div_ceil(mps) * mps), timeout);
+            c.status.map_err(transfer_error)?;
+            if c.actual_len < buf.len() {
+                return Err(UsbError::Short { wanted: buf.len(), got: c.actual_len });
+            }
+            buf.copy_from_slice(&c.buffer[..buf.len()]);
+            Ok(())
+        })
+    }
+
+    fn bulk_out(&self, endpoint: u8, data: &[u8], timeout: Duration) -> UsbResult<()> {
+        self.with_out(endpoint, |ep| {
+            if ep.pending() != 0 {
+                return Err(UsbError::Invalid(format!("blocking bulk OUT on {endpoint:#04x} with transfers queued")));
+            }
+            let c = ep.transfer_blocking(Buffer::from(data), timeout);
+            c.status.map_err(transfer_error)?;
+            if c.actual_len < data.len() {
+                return Err(UsbError::Short { wanted: data.len(), got: c.actual_len });
+            }
+            Ok(())
+        })
+    }
+
+    fn bulk_submit_out(&self, endpoint: u8, data: Vec<u8>) -> UsbResult<()> {
+        self.with_out(endpoint, |ep| {
+            ep.submit(Buffer::from(data));
+            Ok(())
+        })
+    }
+
+    fn bulk_submit_in(&self, endpoint: u8, len: usize) -> UsbResult<()> {
+        self.with_in(endpoint, |e| {
+            let mps = e.ep.max_packet_size().max(1);
+            e.ep.submit(Buffer::new(len.max(1).div_ceil(mps) * mps));
+            e.wanted.push_back(len);
+            Ok(())
+        })
+    }
+
+    fn bulk_complete(&self, endpoint: u8, timeout: Duration) -> UsbResult<Vec<u8>> {
+        if endpoint & DIR_IN == 0 {
+            return self.with_out(endpoint, |ep| {
+                let c = next_completion(ep, timeout)?;
+                c.status.map_err(transfer_error)?;
+                match c.buffer.len() {
+                    n if c.actual_len < n => Err(UsbError::Short { wanted: n, got: c.actual_len }),
+                    _ => Ok(Vec::new()),
+                }
+            });
+        }
+        self.with_in(endpoint, |e| {
+            let wanted = e.wanted.front().copied();
+            let c = next_completion(&mut e.ep, timeout);
+            e.wanted.pop_front();
+            let (c, wanted) = (c?, wanted.unwrap_or(0));
+            c.status.map_err(transfer_error)?;
+            if c.actual_len < wanted {
+                return Err(UsbError::Short { wanted, got: c.actual_len });
+            }
+            Ok(c.buffer[..wanted].to_vec())
+        })
+    }
+
+    fn bulk_pending(&self, endpoint: u8) -> usize {
+        match endpoint & DIR_IN {
+            0 => self.with_out(endpoint, |ep| Ok(ep.pending())).unwrap_or(0),
+            _ => self.with_in(endpoint, |e| Ok(e.ep.pending())).unwrap_or(0),
+        }
+    }
+
+    fn bulk_cancel(&self, endpoint: u8) {
+        let name = &self.name;
+        let drained = match endpoint & DIR_IN {
+            0 => self.with_out(endpoint, |ep| Ok(drain(ep))),
+            _ => self.with_in(endpoint, |e| {
+                e.wanted.clear();
+                Ok(drain(&mut e.ep))
+            }),
+        };
+        if drained != Ok(true) {
+            log::warn!("{name}: transfers cancelled on endpoint {endpoint:#04x} did not all come back");
+        }
+    }
+}
+
+impl HostUsb {
+    /// Runs `f` on bulk IN endpoint `endpoint`, opening it on first use.
+    fn with_in<T>(&self, endpoint: u8, f: impl FnOnce(&mut InEndpoint) -> UsbResult<T>) -> UsbResult<T> {
         if endpoint & DIR_IN == 0 {
             return Err(UsbError::Invalid(format!("bulk IN on OUT endpoint {endpoint:#04x}")));
         }
         let mut eps = self.bulk_in.lock().unwrap_or_else(|e| e.into_inner());
-        let ep = match eps.entry(endpoint) {
+        let e = match eps.entry(endpoint) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(v) => {
-                v.insert(self.iface.endpoint::<Bulk, In>(endpoint).map_err(|e| self.endpoint_error(endpoint, e))?)
+                let ep = self.iface.endpoint::<Bulk, In>(endpoint).map_err(|e| self.endpoint_error(endpoint, e))?;
+                v.insert(InEndpoint { ep, wanted: VecDeque::new() })
             }
         };
-        // An IN request is a whole number of packets; the device ends it early with a short one.
-        let mps = ep.max_packet_size().max(1);
-        let c = ep.transfer_blocking(Buffer::new(buf.len().div_ceil(mps) * mps), timeout);
-        c.status.map_err(transfer_error)?;
-        if c.actual_len < buf.len() {
-            return Err(UsbError::Short { wanted: buf.len(), got: c.actual_len });
-        }
-        buf.copy_from_slice(&c.buffer[..buf.len()]);
-        Ok(())
+        f(e)
     }
 
-    fn bulk_out(&self, endpoint: u8, data: &[u8], timeout: Duration) -> UsbResult<()> {
+    /// Runs `f` on bulk OUT endpoint `endpoint`, opening it on first use.
+    fn with_out<T>(&self, endpoint: u8, f: impl FnOnce(&mut Endpoint<Bulk, Out>) -> UsbResult<T>) -> UsbResult<T> {
         if endpoint & DIR_IN != 0 {
             return Err(UsbError::Invalid(format!("bulk OUT on IN endpoint {endpoint:#04x}")));
         }
@@ -192,13 +292,40 @@ impl UsbTransport for HostUsb {
                 v.insert(self.iface.endpoint::<Bulk, Out>(endpoint).map_err(|e| self.endpoint_error(endpoint, e))?)
             }
         };
-        let c = ep.transfer_blocking(Buffer::from(data), timeout);
-        c.status.map_err(transfer_error)?;
-        if c.actual_len < data.len() {
-            return Err(UsbError::Short { wanted: data.len(), got: c.actual_len });
-        }
-        Ok(())
+        f(ep)
     }
+}
+
+/// The oldest queued transfer of `ep`; on a timeout it is cancelled (with the rest of the
+/// queue, which nusb cannot cancel singly) and taken back, and the timeout reported.
+fn next_completion<D: nusb::transfer::EndpointDirection>(
+    ep: &mut Endpoint<Bulk, D>,
+    timeout: Duration,
+) -> UsbResult<nusb::transfer::Completion> {
+    if ep.pending() == 0 {
+        return Err(UsbError::Invalid("no transfer queued".into()));
+    }
+    if let Some(c) = ep.wait_next_complete(timeout) {
+        return Ok(c);
+    }
+    ep.cancel_all();
+    // The cancelled transfer comes back (cancelled, or completed after all): either way late.
+    let _late = ep.wait_next_complete(CANCEL_WAIT);
+    Err(UsbError::Timeout)
+}
+
+/// Cancels everything queued on `ep` and takes it back; false if some did not come back.
+fn drain<D: nusb::transfer::EndpointDirection>(ep: &mut Endpoint<Bulk, D>) -> bool {
+    if ep.pending() == 0 {
+        return true;
+    }
+    ep.cancel_all();
+    while ep.pending() > 0 {
+        if ep.wait_next_complete(CANCEL_WAIT).is_none() {
+            return false;
+        }
+    }
+    true
 }
 
 #[cfg(test)]

@@ -41,8 +41,15 @@ impl Setup {
     }
 }
 
-/// One opened, claimed USB device. Calls are synchronous; a transfer that does not complete
-/// within its timeout is cancelled and reported as [`UsbError::Timeout`].
+/// One opened, claimed USB device. Control and bulk calls are synchronous; a transfer that does
+/// not complete within its timeout is cancelled and reported as [`UsbError::Timeout`].
+///
+/// Bulk transfers also have a queued form, so that several are in flight at once (what a USB
+/// link needs to be used at its bandwidth rather than at its round trip): `bulk_submit_*`
+/// queues a transfer and returns at once, [`UsbTransport::bulk_complete`] takes the oldest
+/// queued transfer of an endpoint back. Transfers queued on one endpoint complete in order; an
+/// error of one is reported by its completion. Whoever queues transfers takes all of them back
+/// (or cancels them with [`UsbTransport::bulk_cancel`]) before the endpoint is used again.
 pub trait UsbTransport: Send + Sync + Debug {
     /// What errors name (`usb:/dev/bus/usb/002/003`, `usb:emu:gfx1100`).
     fn name(&self) -> &str;
@@ -53,4 +60,17 @@ pub trait UsbTransport: Send + Sync + Debug {
     /// exactly: a short transfer is an error.
     fn bulk_in(&self, endpoint: u8, buf: &mut [u8], timeout: Duration) -> UsbResult<()>;
     fn bulk_out(&self, endpoint: u8, data: &[u8], timeout: Duration) -> UsbResult<()>;
+    /// Queues a bulk OUT of `data` on `endpoint` (an OUT address).
+    fn bulk_submit_out(&self, endpoint: u8, data: Vec<u8>) -> UsbResult<()>;
+    /// Queues a bulk IN of exactly `len` bytes on `endpoint` (an IN address).
+    fn bulk_submit_in(&self, endpoint: u8, len: usize) -> UsbResult<()>;
+    /// Waits up to `timeout` for the oldest transfer queued on `endpoint`: the bytes an IN
+    /// transfer read (exactly as many as queued: a short one is an error), none for an OUT.
+    /// A transfer that does not complete in time is cancelled and reported as a timeout.
+    fn bulk_complete(&self, endpoint: u8, timeout: Duration) -> UsbResult<Vec<u8>>;
+    /// Transfers queued on `endpoint` and not yet taken back.
+    fn bulk_pending(&self, endpoint: u8) -> usize;
+    /// Cancels every transfer still queued on `endpoint` and waits until they are returned
+    /// (after an error, so that the endpoint is empty for the next user).
+    fn bulk_cancel(&self, endpoint: u8);
 }

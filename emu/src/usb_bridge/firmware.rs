@@ -261,6 +261,10 @@ impl Firmware {
             return stall(|| format!("bulk IN on endpoint {endpoint:#04x}"));
         }
         match std::mem::replace(&mut self.pending, Pending::Idle) {
+            // A stream's TLPs go out as its data moves: none while the link is down.
+            Pending::ReadStream { .. } if !self.link_up() => {
+                stall(|| "a read stream while the PCIe link is down".into())
+            }
             Pending::ReadStream { addr, dwords } if buf.len() as u64 == 4 * dwords as u64 => {
                 self.stream_read(addr, buf);
                 Ok(())
@@ -281,6 +285,9 @@ impl Firmware {
             return stall(|| format!("bulk OUT on endpoint {endpoint:#04x}"));
         }
         match std::mem::replace(&mut self.pending, Pending::Idle) {
+            Pending::WriteStream { .. } if !self.link_up() => {
+                stall(|| "a write stream while the PCIe link is down".into())
+            }
             Pending::WriteStream { addr, dwords } if data.len() as u64 == 4 * dwords as u64 => {
                 self.stream_write(addr, data);
                 Ok(())

@@ -4,9 +4,15 @@
 //! TLPs through a switch of four bridges to the GPU at bus 4, and puts its SRAM in the GPU's
 //! DMA reach at PCIe 0x200000. Faults can be injected: a transfer error, a timeout, the PCIe
 //! link lost.
+//!
+//! Timing: each transfer can be given a latency (a knob: nothing is known of a real bridge's).
+//! A synchronous transfer costs the latency; a queued bulk transfer takes effect at once, in
+//! submission order, and completes one latency after it was queued, so transfers in flight
+//! overlap (the wire's bandwidth is not modelled).
 
 mod firmware;
 mod function;
+mod queue;
 mod switch;
 
 use crate::am::hostmem::HostMem;
@@ -15,6 +21,7 @@ use baregpu_drivers::pci::asm24xx::protocol::{SRAM_PCIE, SRAM_SIZE, SYS_BUF_PCIE
 use baregpu_drivers::usb::{Setup, UsbError, UsbResult, UsbTransport};
 use baregpu_drivers::Result;
 use firmware::Firmware;
+use queue::Queues;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -33,6 +40,7 @@ pub enum Fault {
 pub struct EmuAsm24xx {
     name: String,
     fw: Mutex<Firmware>,
+    queues: Queues,
 }
 
 impl std::fmt::Debug for EmuAsm24xx {
@@ -49,7 +57,8 @@ impl EmuAsm24xx {
         gpu.map_dma_window(SRAM_PCIE, sram.clone());
         gpu.map_dma_window(SYS_BUF_PCIE, sys_buf.clone());
         let name = format!("usb:emu:{}", gpu.chip.arch);
-        Ok(Arc::new(EmuAsm24xx { name, fw: Mutex::new(Firmware::new(gpu, sram, sys_buf)) }))
+        let fw = Mutex::new(Firmware::new(gpu, sram, sys_buf));
+        Ok(Arc::new(EmuAsm24xx { name, fw, queues: Queues::default() }))
     }
 
     fn fw(&self) -> MutexGuard<'_, Firmware> {
@@ -71,6 +80,16 @@ impl EmuAsm24xx {
         self.fw().engine_bytes
     }
 
+    /// Every transfer from now on takes `latency` (see the module's timing note).
+    pub fn set_latency(&self, latency: Duration) {
+        self.queues.set_latency(latency);
+    }
+
+    /// The most bulk transfers that were queued at once on one endpoint.
+    pub fn most_in_flight(&self) -> usize {
+        self.queues.most_in_flight()
+    }
+
     /// The GPU behind the bridge.
     pub fn gpu(&self) -> Arc<EmuPciGpu> {
         self.fw().gpu()
@@ -83,27 +102,68 @@ impl UsbTransport for EmuAsm24xx {
     }
 
     fn control_in(&self, setup: Setup, len: usize, _timeout: Duration) -> UsbResult<Vec<u8>> {
-        let mut fw = self.fw();
-        fw.transfer()?;
-        fw.control_in(setup, len)
+        let r = {
+            let mut fw = self.fw();
+            fw.transfer().and_then(|()| fw.control_in(setup, len))
+        };
+        self.queues.round_trip();
+        r
     }
 
     fn control_out(&self, setup: Setup, data: &[u8], _timeout: Duration) -> UsbResult<()> {
-        let mut fw = self.fw();
-        fw.transfer()?;
-        fw.control_out(setup, data)
+        let r = {
+            let mut fw = self.fw();
+            fw.transfer().and_then(|()| fw.control_out(setup, data))
+        };
+        self.queues.round_trip();
+        r
     }
 
     fn bulk_in(&self, endpoint: u8, buf: &mut [u8], _timeout: Duration) -> UsbResult<()> {
-        let mut fw = self.fw();
-        fw.transfer()?;
-        fw.bulk_in(endpoint, buf)
+        self.queues.check_empty(endpoint)?;
+        let r = {
+            let mut fw = self.fw();
+            fw.transfer().and_then(|()| fw.bulk_in(endpoint, buf))
+        };
+        self.queues.round_trip();
+        r
     }
 
     fn bulk_out(&self, endpoint: u8, data: &[u8], _timeout: Duration) -> UsbResult<()> {
+        self.queues.check_empty(endpoint)?;
+        let r = {
+            let mut fw = self.fw();
+            fw.transfer().and_then(|()| fw.bulk_out(endpoint, data))
+        };
+        self.queues.round_trip();
+        r
+    }
+
+    fn bulk_submit_out(&self, endpoint: u8, data: Vec<u8>) -> UsbResult<()> {
         let mut fw = self.fw();
-        fw.transfer()?;
-        fw.bulk_out(endpoint, data)
+        let r = fw.transfer().and_then(|()| fw.bulk_out(endpoint, &data)).map(|()| Vec::new());
+        self.queues.push(endpoint, r);
+        Ok(())
+    }
+
+    fn bulk_submit_in(&self, endpoint: u8, len: usize) -> UsbResult<()> {
+        let mut fw = self.fw();
+        let mut buf = vec![0u8; len];
+        let r = fw.transfer().and_then(|()| fw.bulk_in(endpoint, &mut buf)).map(|()| buf);
+        self.queues.push(endpoint, r);
+        Ok(())
+    }
+
+    fn bulk_complete(&self, endpoint: u8, _timeout: Duration) -> UsbResult<Vec<u8>> {
+        self.queues.complete(endpoint)
+    }
+
+    fn bulk_pending(&self, endpoint: u8) -> usize {
+        self.queues.pending(endpoint)
+    }
+
+    fn bulk_cancel(&self, endpoint: u8) {
+        self.queues.cancel(endpoint);
     }
 }
 

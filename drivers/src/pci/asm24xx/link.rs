@@ -1,7 +1,10 @@
 //! The firmware's requests as calls: controller XDATA, PCIe power and link state, single TLPs
-//! with their completions (retried while the firmware reports it could not send them), and
-//! streams of memory reads and posted writes. Every failure names the bridge and the request.
+//! with their completions (retried while the firmware reports it could not send them), streams
+//! of memory reads and posted writes, and the SRAM engine. Copies larger than one chunk are
+//! pipelined: each chunk's request goes out while the bulk data of the chunks before it is still
+//! in flight ([`super::pipe`]). Every failure names the bridge and the request.
 
+use super::pipe::{Pipe, DEPTH};
 use super::protocol::*;
 use crate::usb::{Setup, UsbError, UsbTransport};
 use crate::{Error, Result};
@@ -11,6 +14,10 @@ use std::time::Duration;
 /// How often a TLP the firmware could not send is retried, and how long between tries.
 const TLP_RETRIES: u32 = 10;
 const RETRY_PAUSE: Duration = Duration::from_millis(1);
+/// Most bytes one streamed TLP request moves.
+pub const STREAM_CHUNK: usize = 0x1_0000;
+/// Bytes of SRAM one engine transfer of a pipelined copy moves (whole slots).
+pub const ENGINE_CHUNK: usize = 4 * SRAM_SLOT as usize;
 
 /// The bridge's firmware over one USB device.
 /// Requests that take several transfers (a TLP and its completion, an engine arm and its
@@ -19,6 +26,8 @@ const RETRY_PAUSE: Duration = Duration::from_millis(1);
 pub struct Link {
     usb: Arc<dyn UsbTransport>,
     wire: Arc<Mutex<()>>,
+    /// Bulk transfers a pipelined copy keeps queued.
+    depth: usize,
 }
 
 /// Why a configuration or memory request failed at the PCIe level.
@@ -33,7 +42,12 @@ fn completion_error(status: u8) -> &'static str {
 
 impl Link {
     pub fn new(usb: Arc<dyn UsbTransport>) -> Link {
-        Link { usb, wire: Arc::default() }
+        Link { usb, wire: Arc::default(), depth: DEPTH }
+    }
+
+    /// The same link keeping up to `depth` bulk transfers of a copy queued (1: none ahead).
+    pub fn with_depth(self, depth: usize) -> Link {
+        Link { depth: depth.max(1), ..self }
     }
 
     /// Exclusive use of the wire for one compound request.
@@ -45,9 +59,13 @@ impl Link {
         self.usb.name()
     }
 
+    pub(super) fn usb(&self) -> &dyn UsbTransport {
+        &*self.usb
+    }
+
     /// The error of a failed transfer: when the link dropped, say so rather than what the
     /// firmware did about it.
-    fn failed(&self, what: String, e: UsbError) -> Error {
+    pub(super) fn failed(&self, what: String, e: UsbError) -> Error {
         let link = match &e {
             UsbError::Stall => self.ltssm_quiet().filter(|&s| s != LTSSM_L0),
             _ => None,
@@ -211,5 +229,77 @@ impl Link {
         let mut b = [0u8; 8];
         self.xdata_read(XDATA_FENCE, &mut b)?;
         Ok(u64::from_le_bytes(b))
+    }
+
+    /// Posted dword writes of `data` (a multiple of 4 bytes) from `addr`, pipelined in
+    /// [`STREAM_CHUNK`]s. Posted: nothing proves they reached the GPU (a later read does).
+    pub fn mem_write_stream(&self, addr: u64, data: &[u8]) -> Result<()> {
+        let mut pipe = Pipe::new(self, EP_OUT, self.depth);
+        for (i, chunk) in data.chunks(STREAM_CHUNK).enumerate() {
+            if pipe.full() {
+                pipe.take_oldest()?;
+            }
+            let at = addr + (i * STREAM_CHUNK) as u64;
+            let (w_value, req) = tlp_request(TLP_MWR, 0x0f, at, (chunk.len() / 4) as u32);
+            let what = || format!("memory write of {} bytes at {at:#x}", chunk.len());
+            self.control_out(what, Setup::vendor_out(REQ_TLP, w_value, MODE_WRITE_STREAM), &req, TLP_TIMEOUT)?;
+            pipe.submit_out((), what(), chunk.to_vec())?;
+        }
+        pipe.finish(|(), _| ())
+    }
+
+    /// Dwords from `addr` into `buf` (a multiple of 4 bytes), pipelined in [`STREAM_CHUNK`]s.
+    pub fn mem_read_stream(&self, addr: u64, buf: &mut [u8]) -> Result<()> {
+        let mut pipe = Pipe::new(self, EP_IN, self.depth);
+        let len = buf.len();
+        let mut place = |at: usize, data: Vec<u8>| buf[at..at + data.len()].copy_from_slice(&data);
+        for at in (0..len).step_by(STREAM_CHUNK) {
+            if pipe.full() {
+                if let Some((i, d)) = pipe.take_oldest()? {
+                    place(i, d);
+                }
+            }
+            let (n, from) = ((len - at).min(STREAM_CHUNK), addr + at as u64);
+            let (w_value, req) = tlp_request(TLP_MRD, 0x0f, from, (n / 4) as u32);
+            let what = || format!("memory read of {n} bytes at {from:#x}");
+            self.control_out(what, Setup::vendor_out(REQ_TLP, w_value, MODE_READ_STREAM), &req, TLP_TIMEOUT)?;
+            pipe.submit_in(at, what(), n)?;
+        }
+        pipe.finish(place)
+    }
+
+    /// Streams `pieces` (slot, whole sectors) into the SRAM, pipelined: the engine lands them
+    /// in order, so a sentinel piece last proves all before it once read back.
+    pub fn engine_write_pipelined<'d>(&self, pieces: impl IntoIterator<Item = (u64, &'d [u8])>) -> Result<()> {
+        let mut pipe = Pipe::new(self, EP_OUT, self.depth);
+        for (slot, image) in pieces {
+            if pipe.full() {
+                pipe.take_oldest()?;
+            }
+            self.engine_arm(false, image.len() as u64 / SECTOR, slot)?;
+            let what = format!("SRAM engine write of {} bytes at slot {slot}", image.len());
+            pipe.submit_out((), what, image.to_vec())?;
+        }
+        pipe.finish(|(), _| ())
+    }
+
+    /// Streams `buf.len()` bytes (whole sectors) out of the SRAM from slot `start_slot`,
+    /// pipelined in [`ENGINE_CHUNK`]s.
+    pub fn engine_read_pipelined(&self, start_slot: u64, buf: &mut [u8]) -> Result<()> {
+        let mut pipe = Pipe::new(self, EP_IN, self.depth);
+        let len = buf.len();
+        let mut place = |at: usize, data: Vec<u8>| buf[at..at + data.len()].copy_from_slice(&data);
+        for at in (0..len).step_by(ENGINE_CHUNK) {
+            if pipe.full() {
+                if let Some((i, d)) = pipe.take_oldest()? {
+                    place(i, d);
+                }
+            }
+            let (n, slot) = ((len - at).min(ENGINE_CHUNK), start_slot + (at / SRAM_SLOT as usize) as u64);
+            self.engine_arm(true, n as u64 / SECTOR, slot)?;
+            self.xdata_write(XDATA_READ_TRIGGER, &[0])?;
+            pipe.submit_in(at, format!("SRAM engine read of {n} bytes at slot {slot}"), n)?;
+        }
+        pipe.finish(place)
     }
 }

@@ -4,6 +4,7 @@
 //! Opening powers PCIe on, numbers the switch's buses, resizes and assigns the GPU's BARs.
 
 pub mod link;
+pub mod pipe;
 pub mod protocol;
 pub mod setup;
 pub mod sram;
@@ -17,9 +18,6 @@ use protocol::{byte_enable, GPU_BUS, PRODUCT_PREFIXES, USB_IDS};
 use sram::SramPool;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Most bytes one streamed TLP request moves.
-const STREAM_CHUNK: usize = 0x1_0000;
 
 /// The GPU at bus 4 behind one bridge.
 #[derive(Debug)]
@@ -81,7 +79,7 @@ impl Asm24xx {
     /// Brings the GPU behind the bridge on `usb` up: PCIe power and link, bus numbers and
     /// windows, resizable BAR, BAR assignment; then checks that a function answers at bus 4.
     pub fn open(usb: Arc<dyn UsbTransport>) -> Result<Arc<Asm24xx>> {
-        let link = Link::new(usb);
+        let link = Link::new(usb).with_depth(pipe::depth_from_env()?);
         let (bars, resized) = {
             let _wire = link.lock();
             link.power_on()?;
@@ -215,9 +213,7 @@ impl PciDevice for Asm24xx {
         let (lo, hi) = (addr & !3, (addr + buf.len() as u64).next_multiple_of(4));
         let mut words = vec![0u8; (hi - lo) as usize];
         let _wire = self.link.lock();
-        for (i, chunk) in words.chunks_mut(STREAM_CHUNK).enumerate() {
-            self.link.mem_read(lo + (i * STREAM_CHUNK) as u64, chunk)?;
-        }
+        self.link.mem_read_stream(lo, &mut words)?;
         buf.copy_from_slice(&words[(addr - lo) as usize..][..buf.len()]);
         Ok(())
     }
@@ -233,9 +229,7 @@ impl PciDevice for Asm24xx {
             (at, rest) = (at + n as u64, &rest[n..]);
         }
         let whole = rest.len() / 4 * 4;
-        for (i, chunk) in rest[..whole].chunks(STREAM_CHUNK).enumerate() {
-            self.link.mem_write(at + (i * STREAM_CHUNK) as u64, chunk)?;
-        }
+        self.link.mem_write_stream(at, &rest[..whole])?;
         if whole < rest.len() {
             self.partial(at + whole as u64, &rest[whole..])?;
         }

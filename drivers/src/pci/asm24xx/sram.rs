@@ -1,10 +1,12 @@
 //! The bridge's SRAM as the device's DMA memory: the only memory outside VRAM the GPU can
 //! reach through the bridge (PCIe 0x200000 up). Allocations are whole 16 KiB engine slots.
-//! Host writes go through the SRAM engine (arm, bulk OUT) and are proven landed by an
-//! in-stream sentinel: a sentinel sector written after the data, read back before the write
-//! returns. Reads arm the engine for a read and take the sectors on bulk IN.
+//! Host writes go through the SRAM engine (arm, bulk OUT) in pipelined chunks, several in
+//! flight, and are proven landed once per write by an in-stream sentinel: a sentinel sector
+//! queued after the data in the same stream, read back before the write returns (the engine
+//! lands a stream in order, so the sentinel landing proves every chunk before it). Reads arm the
+//! engine for a read and take the sectors on bulk IN, pipelined the same way.
 
-use super::link::Link;
+use super::link::{Link, ENGINE_CHUNK};
 use super::protocol::{SECTOR, SENTINEL_TAG, SRAM_PCIE, SRAM_SIZE, SRAM_SLOT};
 use crate::pci::{DmaMemory, DMA_PAGE};
 use crate::{Error, Result};
@@ -69,16 +71,17 @@ impl SramPool {
         let mut image = vec![0u8; (hi - lo) as usize];
         let _wire = link.lock();
         if start != lo || start + data.len() as u64 != hi {
-            link.engine_read(slot, &mut image)?;
+            link.engine_read_pipelined(slot, &mut image)?;
         }
         image[(start - lo) as usize..][..data.len()].copy_from_slice(data);
-        link.engine_write(slot, &image)?;
         // The engine lands data in order: the sentinel sector after the data proves the data.
         let seq = self.seq.fetch_add(1, Ordering::Relaxed) & 0xff_ffff;
         let sentinel = SENTINEL_TAG | seq;
         let mut sector = [0u8; SECTOR as usize];
         sector[SECTOR as usize - 4..].copy_from_slice(&sentinel.to_le_bytes());
-        link.engine_write(SENTINEL_SLOT, &sector)?;
+        let chunks = image.chunks(ENGINE_CHUNK).enumerate();
+        let pieces = chunks.map(|(i, c)| (slot + (i * ENGINE_CHUNK) as u64 / SRAM_SLOT, c));
+        link.engine_write_pipelined(pieces.chain([(SENTINEL_SLOT, &sector[..])]))?;
         link.engine_read(SENTINEL_SLOT, &mut sector)?;
         let back = u32::from_le_bytes(sector[SECTOR as usize - 4..].try_into().unwrap_or_default());
         if back != sentinel {
@@ -97,7 +100,7 @@ impl SramPool {
         let (lo, hi) = (slot * SRAM_SLOT, (start + buf.len() as u64).next_multiple_of(SECTOR));
         let mut image = vec![0u8; (hi - lo) as usize];
         let _wire = self.link.lock();
-        self.link.engine_read(slot, &mut image)?;
+        self.link.engine_read_pipelined(slot, &mut image)?;
         buf.copy_from_slice(&image[(start - lo) as usize..][..buf.len()]);
         Ok(())
     }

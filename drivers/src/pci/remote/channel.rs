@@ -317,3 +317,47 @@ impl Channel {
         self.writer.get_ref().set_write_timeout(t)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustix::net::sockopt;
+    use std::net::TcpListener;
+
+    /// What the kernel holds for a socket: keepalive on, idle, interval, probes, user timeout.
+    fn settings(s: &TcpStream) -> (bool, Duration, Duration, u32, u32) {
+        let read = || -> io::Result<_> {
+            Ok((
+                sockopt::socket_keepalive(s)?,
+                sockopt::tcp_keepidle(s)?,
+                sockopt::tcp_keepintvl(s)?,
+                sockopt::tcp_keepcnt(s)?,
+                sockopt::tcp_user_timeout(s)?,
+            ))
+        };
+        read().expect("getsockopt")
+    }
+
+    #[test]
+    fn both_ends_of_a_link_really_carry_the_keepalive_settings() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
+        let addr = listener.local_addr().expect("address");
+        let server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().expect("accept");
+            Channel::accept(stream, None).expect("server end")
+        });
+        let client = Channel::connect(TcpStream::connect(addr).expect("connect"), None).expect("client end");
+        let server = server.join().expect("server thread");
+        let total = KEEPALIVE_IDLE + KEEPALIVE_INTERVAL * KEEPALIVE_PROBES;
+        let want = (true, KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_PROBES, total.as_millis() as u32);
+        for (end, ch) in [("client", &client), ("server", &server)] {
+            // Both halves of a channel share one socket: read it through each.
+            assert_eq!(settings(ch.writer.get_ref()), want, "{end}'s writer");
+            assert_eq!(settings(ch.reader.get_ref()), want, "{end}'s reader");
+        }
+        // A fresh socket has none of it: the settings above are the channel's doing.
+        let other = TcpListener::bind("127.0.0.1:0").expect("listen");
+        let plain = TcpStream::connect(other.local_addr().expect("address")).expect("connect");
+        assert!(!sockopt::socket_keepalive(&plain).expect("getsockopt"));
+    }
+}
