@@ -263,7 +263,7 @@ fn asm_elf_builds_a_loadable_code_object() {
     let dis = baregpu(&["disasm", co_path.to_str().unwrap()]);
     ok(&dis, "disasm code object");
     let listing = text(&dis.stdout);
-    assert!(listing.starts_with("add_one:\ns_load_b64 s[2:3], s[0:1], 0x0\n"), "{listing}");
+    assert!(listing.starts_with("add_one:\ns_load_b64 s[2:3], s[0:1], null\n"), "{listing}");
     assert!(listing.contains("\nzero:\ns_load_b64"), "{listing}");
     assert_eq!(listing.matches("s_endpgm").count(), 2, "{listing}");
     let again = write(dir.path(), "again.s", &listing);
