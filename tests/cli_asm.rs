@@ -139,7 +139,7 @@ fn asm_accepts_labels_comments_and_short_mnemonics() {
     ok(&dis, "disasm");
     assert_eq!(
         text(&dis.stdout),
-        "v_mov_b32_e32 v1, v2\ns_sub_u32 s0, s0, 1\ns_cmp_lg_u32 s0, 0\ns_cbranch_scc1 -4\ns_branch 0\ns_endpgm\n"
+        "v_mov_b32_e32 v1, v2\ns_sub_u32 s0, s0, 1\ns_cmp_lg_u32 s0, 0\ns_cbranch_scc1 65532\ns_branch 0\ns_endpgm\n"
     );
 }
 

@@ -62,14 +62,6 @@ pub(super) fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
     Ok(())
 }
 
-const UC_VERSION: [(&str, i64); 5] = [
-    ("UC_VERSION_GFX7", 0),
-    ("UC_VERSION_GFX10", 4),
-    ("UC_VERSION_W64_BIT", 0x2000),
-    ("UC_VERSION_W32_BIT", 0x4000),
-    ("UC_VERSION_MDP_BIT", 0x8000),
-];
-
 pub(super) fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
     let s = t.text;
     if let Some(v) = parse_int(s) {
@@ -83,7 +75,7 @@ pub(super) fn simm16(arch: Arch, m: &str, t: &Tok) -> Result<u32, PErr> {
         "s_delay_alu" => names::waitcnt::delay_alu_parse(s).map_err(|e| (t.col, e)),
         "s_waitcnt_depctr" | "s_wait_alu" => names::waitcnt::depctr_parse(s).map_err(|e| (t.col, e)),
         // `UC_VERSION_GFX10|UC_VERSION_W32_BIT`: the names llvm-mc 22 takes on gfx11+.
-        "s_version" => super::expr::eval(s, &mut |n| UC_VERSION.iter().find(|u| u.0 == n).map(|u| u.1))
+        "s_version" => super::expr::eval(s, &mut |n| names::uc_version::value(n).map(i64::from))
             .filter(|v| (0..=0xffff).contains(v))
             .map(|v| v as u32)
             .ok_or_else(|| (t.col, format!("bad version '{s}'"))),

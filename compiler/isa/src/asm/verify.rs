@@ -138,6 +138,9 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
             }
             continue;
         }
+        if fake16_high_half(i, k, w_ops, &a.val, &b.val) && (a.neg, a.abs) == (b.neg, b.abs) {
+            continue;
+        }
         // gfx11's oversized sequential image address range (as llvm-mc takes it).
         if let (Val::Reg(x), Val::Reg(y), Some("vaddr")) = (&a.val, &b.val, kinds.get(k).map(|o| o.name)) {
             if x.file == y.file && x.first == y.first && crate::disasm::image::addr_range_ok(fname, x.count, y.count) {
@@ -156,6 +159,29 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     }
     let implied = implied_op_sel(fname, kinds, w_ops, &w_mods);
     same_mods(arch, implied.as_deref().unwrap_or(&w_mods), &g_mods)
+}
+
+/// gfx1201 (fake16 in llvm-mc 22) VOPC: llvm-mc still reads `vN.h` (N < 128) in a 16-bit source of
+/// the 32-bit encoding as register N + 128, which its disassembler prints as that plain register;
+/// it does so only when every VGPR source of the line is written as a half
+/// (`v_cmp_eq_f16 vcc_lo, v1.h, v2.l`, not `v_cmp_eq_f16 vcc_lo, v1.h, v2`).
+fn fake16_high_half(i: &Instruction, k: usize, w_ops: &[Operand], a: &Val, b: &Val) -> bool {
+    let mask = crate::t16::lo128_mask(i.arch, i.opcode());
+    let (Val::Reg(x), Val::Reg(y)) = (a, b) else { return false };
+    if i.format().name != "VOPC" || mask >> k & 1 == 0 || x.hi != Some(true) || y.hi.is_some() {
+        return false;
+    }
+    let halves = w_ops.iter().enumerate().all(|(j, o)| match &o.val {
+        Val::Reg(r) if r.file == 'v' && mask >> j & 1 != 0 => r.hi.is_some(),
+        _ => true,
+    });
+    halves
+        && x.file == 'v'
+        && y.file == 'v'
+        && x.count == 1
+        && y.count == 1
+        && x.first < 128
+        && y.first == x.first + 128
 }
 
 /// Per operand, the half the line's own `op_sel` selects (gfx11+ VOP3/VINTERP), else `None`.

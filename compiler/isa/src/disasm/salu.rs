@@ -5,7 +5,7 @@ use baregpu_autogen::isa::OperandKind;
 use super::src_text;
 use crate::inst::Instruction;
 use crate::names;
-use crate::operand::{is_gfx9, sreg_text};
+use crate::operand::sreg_text;
 
 pub fn text(i: &Instruction) -> String {
     let op = i.opcode();
@@ -28,9 +28,10 @@ pub fn text(i: &Instruction) -> String {
             }
             OperandKind::Hwreg => names::hwreg::text(i.arch, i.f(o.name)),
             OperandKind::Sendmsg => names::sendmsg::text(i.arch, i.f(o.name)),
-            // llvm-mc prints gfx9 branch offsets unsigned, gfx11+ signed.
-            OperandKind::Label if is_gfx9(i.arch) => i.f(o.name).to_string(),
-            OperandKind::Label => (i.f(o.name) as u16 as i16).to_string(),
+            // llvm-mc 22's disassembler prints branch offsets unsigned on every target
+            // (`s_cbranch_scc1 65532`), though its assembler takes `-4` as well.
+            OperandKind::Label => i.f(o.name).to_string(),
+            OperandKind::Imm if m == "s_setreg_imm32_b32" => setreg_imm32(i.literal.unwrap_or(0)),
             OperandKind::Imm => format!("0x{:x}", i.literal.unwrap_or(0)),
             OperandKind::Simm16 => simm16(i, m, i.f(o.name)),
             OperandKind::Special => o.name.to_string(),
@@ -54,7 +55,8 @@ fn simm16(i: &Instruction, m: &str, v: u32) -> String {
         "s_delay_alu" => names::waitcnt::delay_alu_text(v),
         "s_waitcnt_depctr" | "s_wait_alu" => names::waitcnt::depctr_text(v),
         "s_set_gpr_idx_on" | "s_set_gpr_idx_mode" => gpr_idx(v),
-        "s_version" | "s_nop" | "s_sleep" | "s_trap" | "s_setprio" | "s_denorm_mode" | "s_setkill" | "s_sethalt"
+        "s_version" => names::uc_version::text(v),
+        "s_nop" | "s_sleep" | "s_trap" | "s_setprio" | "s_denorm_mode" | "s_setkill" | "s_sethalt"
         | "s_incperflevel" | "s_decperflevel" | "s_sleep_var" | "s_barrier_wait"
             if v <= 64 =>
         {
@@ -63,6 +65,16 @@ fn simm16(i: &Instruction, m: &str, v: u32) -> String {
         }
         // A branch-like target: llvm-mc prints it unsigned decimal whatever its size.
         "s_endpgm" | "s_subvector_loop_begin" | "s_subvector_loop_end" => v.to_string(),
+        _ => format!("0x{v:x}"),
+    }
+}
+
+/// s_setreg_imm32_b32's value: llvm-mc 22 prints the inline integers (-16..=64) in decimal. It
+/// prints the inline float patterns as floats too (`1.0`), which it then reads back as other bits
+/// (0), so those stay in hex here, as every other value.
+fn setreg_imm32(v: u32) -> String {
+    match v as i32 {
+        n @ -16..=64 => n.to_string(),
         _ => format!("0x{v:x}"),
     }
 }

@@ -96,7 +96,7 @@ pub fn text(i: &Instruction) -> String {
     let op = i.opcode();
     let m = op.mnemonic;
     let g9 = is_gfx9(i.arch);
-    let t16 = i.tables().t16[i.op as usize];
+    let t16 = i.tables().t16[i.op as usize] | fake16_halves(i, s);
     let lane = if g9 { 2 } else { 1 };
     let is_cmp = m.starts_with("v_cmp");
     let mix = m.contains("_mix");
@@ -256,6 +256,26 @@ pub fn text(i: &Instruction) -> String {
 /// which write EXEC only, nor for v_permlane*, whose two op_sel bits are fi and bound_ctrl.
 /// Whether an SDWA instruction has dst_sel/dst_unused: the fp8/bf8 -> f32 conversions pick their
 /// source bytes with src0_sel and have none.
+/// gfx1201 (fake16 in llvm-mc 22) VOPC: a 16-bit VGPR source at v128 or above is `vN.h` to llvm-mc's
+/// assembler, which takes it when every VGPR source is written as a half; its disassembler prints
+/// an invalid register there. The 16-bit sources printed as halves then re-assemble to the same
+/// word (with llvm-mc and with ours); the mask of those sources, else 0.
+fn fake16_halves(i: &Instruction, s: Shape) -> u8 {
+    let mask = crate::t16::lo128_mask(i.arch, i.opcode());
+    if mask == 0 || s != Shape::E32 || i.format().name != "VOPC" {
+        return 0;
+    }
+    let high = i.operands().iter().enumerate().any(|(k, o)| {
+        let v = i.f(o.name);
+        mask >> k & 1 != 0 && (o.name == "src0" && v >= 384 || o.name == "vsrc1" && v >= 128)
+    });
+    if high {
+        mask
+    } else {
+        0
+    }
+}
+
 pub fn sdwa_has_dst_sel(m: &str) -> bool {
     !(m.starts_with("v_cvt_f32_fp8")
         || m.starts_with("v_cvt_f32_bf8")

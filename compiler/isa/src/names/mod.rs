@@ -15,6 +15,7 @@ pub mod hwreg;
 pub mod sendmsg;
 pub mod sreg;
 pub mod swizzle;
+pub mod uc_version;
 pub mod waitcnt;
 
 /// The name of `v` in a (value, name) table.
