@@ -81,6 +81,18 @@ pub enum ValType {
     F64,
 }
 
+/// gfx12 SALU instructions whose sources are f16 to llvm-mc 22 (it folds `0x3800` into 0.5 there).
+const SALU_F16: [&str; 8] = [
+    "s_add_f16",
+    "s_sub_f16",
+    "s_mul_f16",
+    "s_fmac_f16",
+    "s_max_num_f16",
+    "s_min_num_f16",
+    "s_maximum_f16",
+    "s_minimum_f16",
+];
+
 /// The value type llvm-mc reads a source as, from the mnemonic and the operand's width: f64 for
 /// 64-bit operands of f64 mnemonics (b64 for other 64-bit ones), f16 where the mnemonic names f16/bf16, else f32 (integer 32-bit operands
 /// take the same inline constants).
@@ -89,6 +101,15 @@ pub fn src_val_type(mnemonic: &str, dwords: u32) -> ValType {
         ValType::F64
     } else if dwords >= 2 {
         ValType::B64
+    } else if mnemonic.starts_with("s_") {
+        // gfx12 SALU: only the SOP2 f16 arithmetic takes f16 sources (not s_cvt_pk_rtz_f16_f32); to llvm-mc 22 the SOP1/SOPC
+        // "f16" sources are 32-bit (`s_cmp_lt_f16 0x3800, s2` keeps the literal, `s_ceil_f16 s5,
+        // 0x3f000000` is 0.5).
+        if SALU_F16.contains(&mnemonic) {
+            ValType::F16
+        } else {
+            ValType::F32
+        }
     } else if mnemonic.contains("f16") || mnemonic.contains("_mix") {
         // Mixed-precision sources take f16 literals and inline-constant patterns (llvm-mc 22:
         // `v_fma_mix_f32 v0, 1.5, ...` writes 0x3e00, `0x3c00` is the constant 1.0).

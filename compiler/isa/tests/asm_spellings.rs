@@ -28,6 +28,20 @@ fn branch_offset_spellings() {
     ]);
 }
 
+/// gfx1201 SALU: f16 bit patterns fold into inline constants only for the SOP2 f16 arithmetic; the
+/// SOP1/SOPC "f16" sources are 32-bit to llvm-mc 22 (bytes from llvm-mc 22).
+#[test]
+fn salu_f16_literals() {
+    check(&[
+        (Arch::Gfx1201, "s_cmp_lt_f16 0x3800, s2", &[0xff, 0x02, 0x51, 0xbf, 0x00, 0x38, 0x00, 0x00]),
+        (Arch::Gfx1201, "s_ceil_f16 s5, 0x3f000000", &[0xf0, 0x6b, 0x85, 0xbe]),
+        (Arch::Gfx1201, "s_ceil_f16 s5, 1.5", &[0xff, 0x6b, 0x85, 0xbe, 0x00, 0x00, 0xc0, 0x3f]),
+        (Arch::Gfx1201, "s_cvt_pk_rtz_f16_f32 s5, 0x3800, s1", &[0xff, 0x01, 0x05, 0xa4, 0x00, 0x38, 0x00, 0x00]),
+        (Arch::Gfx1201, "s_add_f16 s5, 0x3800, s1", &[0xf0, 0x01, 0x85, 0xa4]),
+        (Arch::Gfx1201, "s_cvt_f32_f16 s5, 0x3800", &[0xff, 0x69, 0x85, 0xbe, 0x00, 0x38, 0x00, 0x00]),
+    ]);
+}
+
 /// `null` as the SMEM offset register.
 #[test]
 fn null_smem_soffset() {
