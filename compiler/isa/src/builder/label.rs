@@ -35,6 +35,40 @@ pub fn branch_offset(branch_at: usize, size: usize, target: usize) -> Result<i16
     i16::try_from(d).map_err(|_| format!("branch offset {d} dwords is out of range (-32768..=32767)"))
 }
 
+/// A label name usable by assemblers: other characters replaced by `_`, an `L` in front of an
+/// empty name or one that starts with a digit.
+pub(crate) fn base_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    let mut base = match name.chars().all(ok) {
+        true => std::borrow::Cow::Borrowed(name),
+        false => name.chars().map(|c| if ok(c) { c } else { '_' }).collect(),
+    };
+    if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+        base.to_mut().insert(0, 'L');
+    }
+    base
+}
+
+/// `base_n`, written without the formatting machinery (a label every few dozen instructions
+/// showed it in the builder's profile).
+pub(crate) fn suffixed(base: &str, n: u32) -> String {
+    let mut digits = [0u8; 10];
+    let (mut at, mut v) = (digits.len(), n);
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(base.len() + 1 + digits.len() - at);
+    s.push_str(base);
+    s.push('_');
+    s.extend(digits[at..].iter().map(|&d| d as char));
+    s
+}
+
 /// FNV-1a, for the label-name sets: a code generator makes a label every few dozen
 /// instructions, and SipHash's cost showed in the builder's profile. Names come from the program
 /// that builds, not from an adversary.
@@ -55,3 +89,19 @@ impl std::hash::Hasher for Fnv {
 }
 
 pub(crate) type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(suffixed("loop", 0), "loop_0");
+        assert_eq!(suffixed("loop", 7), "loop_7");
+        assert_eq!(suffixed("top", 4_294_967_295), "top_4294967295");
+        assert_eq!(base_name("top"), "top");
+        assert_eq!(base_name("a b-c"), "a_b_c");
+        assert_eq!(base_name("9x"), "L9x");
+        assert_eq!(base_name(""), "L");
+    }
+}

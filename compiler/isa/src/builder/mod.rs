@@ -265,22 +265,19 @@ impl Builder {
     /// A new, unbound label. Names are made unique (`loop`, `loop_1`...) and must be usable as
     /// assembler labels: other characters are replaced by `_`.
     pub fn label(&mut self, name: &str) -> Label {
-        let mut base: String =
-            name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' { c } else { '_' }).collect();
-        if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
-            base.insert(0, 'L');
-        }
+        // A valid name (the common case) is used as it is: no copy to check it against.
+        let mut base = label::base_name(name);
         // Per base name, the next suffix to try: a code generator makes thousands of `loop`s.
-        let mut next = self.label_next.get(&base).copied().unwrap_or(0);
-        let mut name = if next == 0 { base.clone() } else { format!("{base}_{next}") };
+        let mut next = self.label_next.get(base.as_ref()).copied().unwrap_or(0);
+        let mut name = if next == 0 { base.to_string() } else { label::suffixed(&base, next) };
         while self.label_names.contains(&name) {
             next += 1;
-            name = format!("{base}_{next}");
+            name = label::suffixed(&base, next);
         }
-        match self.label_next.get_mut(&base) {
+        match self.label_next.get_mut(base.as_ref()) {
             Some(n) => *n = next + 1,
             None => {
-                self.label_next.insert(base, next + 1);
+                self.label_next.insert(std::mem::take(base.to_mut()), next + 1);
             }
         }
         self.label_names.insert(name.clone());
@@ -344,9 +341,14 @@ impl Builder {
         let cands = self.cands(id, mods);
         let lds = !mods.is_empty() && mods.contains(&Mod::Flag(Flag::Lds));
         for c in cands {
+            // An encoding the operands' kinds rule out is not tried (`_e32` with an SGPR in a
+            // VGPR-only field); `why_not` tries every one for the error.
+            if !plan::admits(c, ops) {
+                continue;
+            }
             let mut f = Fill::new(c, self.arch, lds);
             f.quiet = true;
-            if f.operands(ops).is_ok() && f.mods(mods).is_ok() && f.finish().is_ok() {
+            if f.operands(ops).is_ok() && (mods.is_empty() || f.mods(mods).is_ok()) && f.finish().is_ok() {
                 if f.target.is_some_and(|l| l.0 as usize >= self.labels.len()) {
                     return None;
                 }
@@ -428,6 +430,7 @@ impl Builder {
         c
     }
 
+    #[inline]
     fn push(&mut self, inst: &Instruction, target: Option<Label>, suffix_chosen: bool) {
         let word = self.code.len() as u32;
         // Fixed-size copies (a variable one is a call to memcpy).

@@ -252,3 +252,18 @@ fn slot_act(init: &Instruction, shape: Shape, o: TableOperand, scalar_vdst: bool
     };
     Slot { op: o, put, act, fast: None }
 }
+
+/// Whether the operands' kinds leave candidate `c` possible: `false` only where filling it
+/// would certainly fail (a scalar register, named register or constant in a VGPR-only field),
+/// so that the builder need not try it. The count and everything else is left to the fill.
+#[inline]
+pub(crate) fn admits(c: &super::cands::Cand, ops: &[super::Operand]) -> bool {
+    use super::Operand as O;
+    // An LDS-DMA buffer load fills other slots (no data operand): left to the fill.
+    c.lds_slots.is_some()
+        || c.slots.iter().zip(ops).all(|(s, x)| match (s.act, x) {
+            (Act::Vreg { .. }, O::Reg { reg, .. }) => matches!(reg.file, RegFile::Vgpr | RegFile::Agpr),
+            (Act::Vreg { .. }, O::Special { .. } | O::Int(_) | O::F32(_) | O::F64(_)) => false,
+            _ => true,
+        })
+}

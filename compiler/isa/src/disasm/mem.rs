@@ -150,6 +150,22 @@ pub(crate) fn returns(i: &Instruction) -> bool {
     }
 }
 
+/// A returning atomic without a destination operand of its own prints its `vdst` field first,
+/// as many registers as its data operand (half of a compare-swap's): (first, count).
+pub(crate) fn atomic_ret_dst(i: &Instruction) -> Option<(u32, u32)> {
+    let m = i.mnemonic();
+    let fam = i.format().name;
+    if !m.contains("_atomic_")
+        || !returns(i)
+        || i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata" && fam.contains("BUF"))
+    {
+        return None;
+    }
+    let d = i.operands().iter().find(|o| o.name == "data" || o.name == "data0" || o.name == "vsrc")?;
+    let n = if m.contains("cmpswap") || m.contains("cmpst") { (d.dwords / 2).max(1) } else { d.dwords };
+    Some((i.f("vdst"), n as u32))
+}
+
 fn generic(i: &Instruction) -> String {
     let op = i.opcode();
     let m = op.mnemonic;
@@ -159,16 +175,8 @@ fn generic(i: &Instruction) -> String {
     let acc = i.field("acc").unwrap_or(0) != 0;
     let mut ops = Vec::new();
     let mut mods = String::new();
-    let atomic_ret = m.contains("_atomic_")
-        && returns(i)
-        && !i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata" && fam.contains("BUF"));
-    if atomic_ret {
-        let data = i.operands().iter().find(|o| o.name == "data" || o.name == "data0" || o.name == "vsrc");
-        if let Some(d) = data {
-            let n = if m.contains("cmpswap") || m.contains("cmpst") { (d.dwords / 2).max(1) } else { d.dwords };
-            let dst = "vdst";
-            ops.push(reg_range(if acc { "a" } else { "v" }, i.f(dst), n as u32));
-        }
+    if let Some((first, n)) = atomic_ret_dst(i) {
+        ops.push(reg_range(if acc { "a" } else { "v" }, first, n));
     }
     let buf = matches!(fam, "MUBUF" | "MTBUF" | "VBUFFER");
     let (offen, idxen) = (i.field("offen").unwrap_or(0) != 0, i.field("idxen").unwrap_or(0) != 0);

@@ -483,11 +483,7 @@ fn dpp16(i: &Instruction, out: &mut String) {
     }
 }
 
-use crate::names::dpp::{SDWA_DST_UNUSED as UNUSED, SDWA_SEL};
-
-fn sel(v: u32) -> &'static str {
-    SDWA_SEL.get(v as usize).copied().unwrap_or("DWORD")
-}
+use crate::names::dpp::{sdwa_dst_unused_name, sdwa_sel_name as sel};
 
 fn sdwa(i: &Instruction, out: &mut String) {
     // `v_nop_sdwa` as llvm-mc writes it (every selector 0): nothing to print, and the bare
@@ -506,7 +502,7 @@ fn sdwa(i: &Instruction, out: &mut String) {
         out.push_str(&format!(
             " dst_sel:{} dst_unused:{}",
             sel(i.f("dst_sel")),
-            UNUSED.get(i.f("dst_unused") as usize).copied().unwrap_or("UNUSED_PAD")
+            sdwa_dst_unused_name(i.f("dst_unused"))
         ));
     }
     out.push_str(&format!(" src0_sel:{}", sel(i.f("src0_sel"))));

@@ -3,27 +3,60 @@
 use crate::operand::is_gfx9;
 use crate::Arch;
 
-/// The text of a `dpp_ctrl` value as llvm-mc 22 prints it; `None` for a reserved value.
-pub fn ctrl_text(arch: Arch, c: u32) -> Option<String> {
+/// The argument of a DPP16 control as llvm-mc prints it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CtrlArg {
+    /// `row_mirror`, `row_half_mirror`.
+    None,
+    /// `row_shl:N`...
+    Int(u32),
+    /// `quad_perm:[a,b,c,d]`.
+    Lanes([u32; 4]),
+}
+
+/// A `dpp_ctrl` value as its control name and argument (llvm-mc 22's spelling); `None` for a
+/// reserved value. One definition for the printer and the assembler's decoded verification.
+pub fn ctrl_parts(arch: Arch, c: u32) -> Option<(&'static str, CtrlArg)> {
+    let n = CtrlArg::Int(c & 0xf);
     Some(match c {
-        0..=0xff => format!("quad_perm:[{},{},{},{}]", c & 3, c >> 2 & 3, c >> 4 & 3, c >> 6 & 3),
-        0x101..=0x10f => format!("row_shl:{}", c & 0xf),
-        0x111..=0x11f => format!("row_shr:{}", c & 0xf),
-        0x121..=0x12f => format!("row_ror:{}", c & 0xf),
-        0x130 => "wave_shl:1".into(),
-        0x134 => "wave_rol:1".into(),
-        0x138 => "wave_shr:1".into(),
-        0x13c => "wave_ror:1".into(),
-        0x140 => "row_mirror".into(),
-        0x141 => "row_half_mirror".into(),
-        0x142 => "row_bcast:15".into(),
-        0x143 => "row_bcast:31".into(),
+        0..=0xff => ("quad_perm", CtrlArg::Lanes([c & 3, c >> 2 & 3, c >> 4 & 3, c >> 6 & 3])),
+        0x101..=0x10f => ("row_shl", n),
+        0x111..=0x11f => ("row_shr", n),
+        0x121..=0x12f => ("row_ror", n),
+        0x130 => ("wave_shl", CtrlArg::Int(1)),
+        0x134 => ("wave_rol", CtrlArg::Int(1)),
+        0x138 => ("wave_shr", CtrlArg::Int(1)),
+        0x13c => ("wave_ror", CtrlArg::Int(1)),
+        0x140 => ("row_mirror", CtrlArg::None),
+        0x141 => ("row_half_mirror", CtrlArg::None),
+        0x142 => ("row_bcast", CtrlArg::Int(15)),
+        0x143 => ("row_bcast", CtrlArg::Int(31)),
         // gfx90a+ broadcast within rows; gfx10+ reuses the codes as row_share.
-        0x150..=0x15f if is_gfx9(arch) => format!("row_newbcast:{}", c & 0xf),
-        0x150..=0x15f => format!("row_share:{}", c & 0xf),
-        0x160..=0x16f => format!("row_xmask:{}", c & 0xf),
+        0x150..=0x15f if is_gfx9(arch) => ("row_newbcast", n),
+        0x150..=0x15f => ("row_share", n),
+        0x160..=0x16f => ("row_xmask", n),
         _ => return None,
     })
+}
+
+/// The text of a `dpp_ctrl` value as llvm-mc 22 prints it; `None` for a reserved value.
+pub fn ctrl_text(arch: Arch, c: u32) -> Option<String> {
+    let (name, arg) = ctrl_parts(arch, c)?;
+    Some(match arg {
+        CtrlArg::None => name.to_string(),
+        CtrlArg::Int(v) => format!("{name}:{v}"),
+        CtrlArg::Lanes([a, b, c, d]) => format!("{name}:[{a},{b},{c},{d}]"),
+    })
+}
+
+/// An SDWA selector's name as printed (an out-of-range code prints as `DWORD`, as llvm-mc does).
+pub fn sdwa_sel_name(v: u32) -> &'static str {
+    SDWA_SEL.get(v as usize).copied().unwrap_or("DWORD")
+}
+
+/// An SDWA `dst_unused` value's name as printed (out of range: `UNUSED_PAD`, as llvm-mc).
+pub fn sdwa_dst_unused_name(v: u32) -> &'static str {
+    SDWA_DST_UNUSED.get(v as usize).copied().unwrap_or("UNUSED_PAD")
 }
 
 /// The `dpp_ctrl` value of a control `name` with argument `arg` (`None` for the controls that take

@@ -1,12 +1,13 @@
 //! An instruction's operands and modifiers read straight from its fields as typed values: what
 //! the disassembler would print, parsed back, without the text. The assembler's verification
-//! (verify.rs) compares these with the line's operands; it covers the scalar ALU, SMEM, the
-//! plain (no DPP/SDWA) VOP1/VOP2/VOPC/VOP3/VOP3P/MFMA encodings, DS/FLAT/GLOBAL/SCRATCH and the
-//! buffer formats, which are most of real code, and returns `None` for the rest, which verify
-//! then reads back through the disassembler's text. `tests::same_as_printed` holds the two
-//! readings equal over the golden vectors.
+//! (verify.rs) compares these with the line's operands; it covers the scalar ALU, SMEM,
+//! VOP1/VOP2/VOPC/VOP3 with their DPP16/DPP8/SDWA forms, VOP3P/MFMA, DS/FLAT/GLOBAL/SCRATCH
+//! (atomics included) and the buffer formats, which are most of real code, and returns `None`
+//! for the rest, which verify then reads back through the disassembler's text.
+//! `tests::same_as_printed` holds the two readings equal over the golden vectors.
 
 mod buf;
+mod ext;
 mod vop3p;
 
 use baregpu_autogen::isa::OperandKind;
@@ -17,7 +18,7 @@ use crate::disasm::byte_sel;
 use crate::disasm::valu::{shape, Ext, Shape};
 use crate::inst::Instruction;
 use crate::operand::{is_gfx9, src, src_index, Src, ValType};
-use crate::tables::{takes_mods, FLAG_LIT16};
+use crate::tables::FLAG_LIT16;
 use crate::Arch;
 
 /// The instruction's operands and modifiers, or `None` for a form this module does not read.
@@ -37,7 +38,10 @@ pub fn decoded(i: &Instruction) -> Option<Typed<'static>> {
 }
 
 fn op(val: Val<'static>) -> Operand<'static> {
-    Operand { val, neg: false, abs: false, sext: false, col: 0, text: "" }
+    // A name keeps its text: verify::split_extra reads an operand past the table's (`off` after
+    // a returning atomic's extra destination) as the modifier its text names.
+    let text = if let Val::Name(n) = val { n } else { "" };
+    Operand { val, neg: false, abs: false, sext: false, col: 0, text }
 }
 
 fn reg(file: char, first: u32, count: u32) -> Val<'static> {
@@ -132,72 +136,35 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
     let m = i.mnemonic();
     let g9 = is_gfx9(i.arch);
     let opsel = i.f("opsel");
-    if ext != Ext::None
-        || !matches!(s, Shape::E32 | Shape::Vop3)
-        || s == Shape::Vop3 && (opsel != 0 || g9 && (m.starts_with("v_bitop3") || m.starts_with("v_permlane")))
+    if !matches!(s, Shape::E32 | Shape::Vop3)
+        || s == Shape::Vop3
+            && (opsel != 0 || ext == Ext::Sdwa || g9 && (m.starts_with("v_bitop3") || m.starts_with("v_permlane")))
         || s == Shape::Vop3 && !g9 && byte_sel(m, opsel).is_some()
     {
         return None;
     }
     let t16 = i.tables().t16[i.op as usize];
-    let half = m.contains("f16");
-    let is_cmp = m.starts_with("v_cmp");
-    let lit = if i.opcode().flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
     let mut ops = Vec::with_capacity(4);
     for (k, o) in i.operands().iter().enumerate() {
-        let d = o.dwords.max(1) as u32;
-        let is16 = t16 >> k & 1 != 0;
-        let v = i.f(o.name);
-        let mut x = match o.kind {
+        let x = match o.kind {
+            OperandKind::Special if ext == Ext::Sdwa && o.name == "vcc" && i.f("sd") != 0 => {
+                // gfx9 VOPC SDWA: `sd` sends the result to an SGPR pair instead of VCC.
+                op(sreg(i.arch, i.f("sdst"), 2)?)
+            }
             OperandKind::Special => op(Val::Name(o.name)),
-            OperandKind::Sgpr => op(sreg(i.arch, v, d)?),
-            OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => {
-                let nine_bit = i.field_def(o.name).is_some_and(|f| f.hi - f.lo == 8);
-                if o.name == "vdst"
-                    && (is_cmp && s == Shape::Vop3 || m.starts_with("v_readlane") || m.starts_with("v_readfirstlane"))
-                {
-                    let n = if is_cmp { 1 + u32::from(g9) } else { d };
-                    ops.push(op(sreg(i.arch, v, n)?));
-                    continue;
+            OperandKind::Sgpr => op(sreg(i.arch, i.f(o.name), o.dwords.max(1) as u32)?),
+            OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => vector(i, s, ext, t16 >> k & 1 != 0, o)?,
+            OperandKind::Ssrc => {
+                let d = o.dwords.max(1) as u32;
+                let mut x = op(source(i.arch, i.f(o.name), d, val_type(m.contains("f16"), d), i.literal)?);
+                if let Some(si) = src_index(o.name).filter(|&x| x < 3) {
+                    ext::src_mods(i, s, ext, si, &mut x)?;
                 }
-                let agpr = o.kind == OperandKind::Agpr;
-                let val = if !nine_bit {
-                    let file = if agpr { 'a' } else { 'v' };
-                    if is16 && s == Shape::E32 {
-                        Val::Reg(Reg { file: 'v', first: v & 0x7f, count: 1, hi: Some(v & 0x80 != 0) })
-                    } else {
-                        reg(file, v, d)
-                    }
-                } else if agpr && v >= 256 {
-                    reg('a', v - 256, d)
-                } else if is16 && v >= 256 && s == Shape::E32 {
-                    Val::Reg(Reg { file: 'v', first: (v - 256) & 0x7f, count: 1, hi: Some(v & 0x80 != 0) })
-                } else {
-                    source(i.arch, v, d, val_type(half, d), lit)?
-                };
-                let mut val = val;
-                // A true16 VOP3 register operand: its half is op_sel's bit, 0 here.
-                if let Val::Reg(r @ Reg { file: 'v' | 'a', count: 1, .. }) = &mut val {
-                    if is16 && s == Shape::Vop3 {
-                        r.hi = Some(false);
-                    }
-                }
-                op(val)
+                x
             }
-            OperandKind::Ssrc => op(source(i.arch, v, d, val_type(half, d), i.literal)?),
             OperandKind::Imm => op(Val::Int(i.literal.unwrap_or(0).into())),
-            _ => op(Val::Int(v.into())),
+            _ => op(Val::Int(i.f(o.name).into())),
         };
-        if let Some(si) = src_index(o.name).filter(|&x| x < 3) {
-            if s == Shape::Vop3 && takes_mods(i.opcode(), si) {
-                x.neg = i.f("neg") >> si & 1 != 0;
-                x.abs = i.f("abs") >> si & 1 != 0;
-                // `-vcc_lo` reads back as one name, not a negated one: the text path.
-                if x.neg && !x.abs && matches!(x.val, Val::Name(_)) {
-                    return None;
-                }
-            }
-        }
         ops.push(x);
     }
     let mut mods = Vec::new();
@@ -205,29 +172,96 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
         if i.f("clamp") != 0 {
             mods.push(Modifier { name: "clamp", val: None, col: 0 });
         }
-        match i.f("omod") {
-            1 => mods.push(Modifier { name: "mul", val: Some(Val::Int(2)), col: 0 }),
-            2 => mods.push(Modifier { name: "mul", val: Some(Val::Int(4)), col: 0 }),
-            3 => mods.push(Modifier { name: "div", val: Some(Val::Int(2)), col: 0 }),
-            _ => {}
-        }
+        omod(i.f("omod"), &mut mods);
     }
+    ext::ext_mods(i, ext, &mut mods);
     Some(Typed { ops, mods })
 }
 
-/// DS and FLAT/GLOBAL/SCRATCH, as disasm::mem prints them; atomics (whose returning form adds
-/// an operand), GWS and ds_swizzle go through the text.
+/// The output modifier as printed: `mul:2`, `mul:4`, `div:2`, or nothing.
+fn omod(v: u32, mods: &mut Vec<Modifier<'static>>) {
+    let (name, n) = match v {
+        1 => ("mul", 2),
+        2 => ("mul", 4),
+        3 => ("div", 2),
+        _ => return,
+    };
+    mods.push(Modifier { name, val: Some(Val::Int(n)), col: 0 });
+}
+
+/// A VGPR, AGPR or vector-source operand of a VOP1/VOP2/VOPC/VOP3 form (DPP/SDWA included),
+/// with its source modifiers; `is16`: a true16 operand.
+fn vector(
+    i: &Instruction,
+    s: Shape,
+    ext: Ext,
+    is16: bool,
+    o: &baregpu_autogen::isa::Operand,
+) -> Option<Operand<'static>> {
+    let m = i.mnemonic();
+    let g9 = is_gfx9(i.arch);
+    let is_cmp = m.starts_with("v_cmp");
+    let d = o.dwords.max(1) as u32;
+    let v = i.f(o.name);
+    if o.name == "vdst"
+        && (is_cmp && s == Shape::Vop3 || m.starts_with("v_readlane") || m.starts_with("v_readfirstlane"))
+    {
+        let n = if is_cmp { 1 + u32::from(g9) } else { d };
+        return Some(op(sreg(i.arch, v, n)?));
+    }
+    let si = src_index(o.name).filter(|&x| x < 3);
+    let val = match ext::ext_src(i, ext, o.name, d)? {
+        Some(ext::ExtSrc::Scalar(x)) => return Some(x),
+        Some(ext::ExtSrc::Vgpr(v)) => ext::vgpr(v, d, is16 && s == Shape::E32),
+        None => {
+            let nine_bit = i.field_def(o.name).is_some_and(|f| f.hi - f.lo == 8);
+            let agpr = o.kind == OperandKind::Agpr;
+            let lit = if i.opcode().flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
+            if !nine_bit {
+                if is16 && s == Shape::E32 {
+                    ext::vgpr(v, d, true)
+                } else {
+                    reg(if agpr { 'a' } else { 'v' }, v, d)
+                }
+            } else if agpr && v >= 256 {
+                reg('a', v - 256, d)
+            } else if is16 && v >= 256 && s == Shape::E32 {
+                ext::vgpr(v - 256, d, true)
+            } else {
+                source(i.arch, v, d, val_type(m.contains("f16"), d), lit)?
+            }
+        }
+    };
+    let mut x = op(val);
+    // A true16 VOP3 register operand: its half is op_sel's bit, 0 here.
+    if let Val::Reg(r @ Reg { file: 'v' | 'a', count: 1, .. }) = &mut x.val {
+        if is16 && s == Shape::Vop3 {
+            r.hi = Some(false);
+        }
+    }
+    if let Some(si) = si {
+        ext::src_mods(i, s, ext, si, &mut x)?;
+    }
+    Some(x)
+}
+
+/// DS and FLAT/GLOBAL/SCRATCH (atomics included: a returning one without a destination operand
+/// reads its vdst field first), as disasm::mem prints them; GWS and ds_swizzle go through the
+/// text.
 fn mem(i: &Instruction) -> Option<Typed<'static>> {
-    use crate::disasm::mem::{gws, null_sgpr, sext, two_offsets};
+    use crate::disasm::mem::{atomic_ret_dst, gws, null_sgpr, sext, two_offsets};
     let fam = i.format().name;
     let m = i.mnemonic();
     let g9 = is_gfx9(i.arch);
-    if m.contains("_atomic_") || gws(m) || m == "ds_swizzle_b32" {
+    if gws(m) || m == "ds_swizzle_b32" {
         return None;
     }
     let acc = i.field("acc").unwrap_or(0) != 0;
     let null_saddr = |v: u32| v == null_sgpr(i.arch) || g9 && v == 0x7d;
-    let mut ops = Vec::with_capacity(4);
+    let mut ops = Vec::with_capacity(5);
+    if let Some((first, n)) = atomic_ret_dst(i) {
+        ops.push(op(reg(if acc { 'a' } else { 'v' }, first, n)));
+    }
     for o in i.operands() {
         let d = o.dwords.max(1) as u32;
         let v = i.f(o.name);
