@@ -295,6 +295,8 @@ impl Firmware {
             Pending::EngineWrite { at, len } if data.len() as u64 == len => {
                 self.sram.write(at, data);
                 self.engine_bytes += len;
+                // Landed SRAM is what a GPU engine polling a sentinel waits for: look again now.
+                self.function.gpu.writes.wrote();
                 Ok(())
             }
             other => stall(|| format!("a bulk OUT of {} bytes with {other:?}", data.len())),

@@ -16,6 +16,7 @@
 //! each. The memory barrier flushes HDP through NBIO's flush pair at the discovery table's
 //! NBIO base ([`AmDriver::hdp`]).
 
+use super::drained::DrainedCopy;
 use super::hdp::HdpFlush;
 use super::iface::{AmdIface, GpuInfo, HwQueue, MemKind, Memory, QueueBacking, QueueKind, Stopped, Wake};
 use crate::port::{Link, LinkMem, Port};
@@ -103,6 +104,11 @@ pub trait AmDriver: Send + Sync + 'static {
     fn write(&self, va: u64, data: &[u8]) -> Result<()> {
         let _ = data;
         Err(crate::Error::Driver(baregpu_drivers::Error::Unsupported(format!("AM: no access to {va:#x} by calls"))))
+    }
+    /// Where host data reaches the GPU only through windows of the DMA pool it drains
+    /// (`PciDevice::drained_windows`, a USB bridge): their host side.
+    fn drained(&self) -> Option<&dyn DrainedCopy> {
+        None
     }
     fn alloc(&self, size: u64, place: Where) -> Result<DriverAlloc>;
     fn free(&self, token: u64) -> Result<()>;
@@ -300,6 +306,10 @@ impl AmdIface for AmIface {
         self.dma_pool
     }
 
+    fn drained(&self) -> Option<&dyn DrainedCopy> {
+        self.drv.drained().map(|_| self as &dyn DrainedCopy)
+    }
+
     /// No events: host waits poll.
     fn wake(&self) -> Option<Wake> {
         None
@@ -357,6 +367,44 @@ impl AmdIface for AmIface {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// The driver's drained windows, with a failure latched on the link: a stream that stopped
+/// halfway leaves the copy engine polling for a sentinel that will not come, so every later
+/// wait ends with the error (the device is reopened, as after any link fault).
+impl DrainedCopy for AmIface {
+    fn fence_va(&self) -> Result<u64> {
+        self.latched(|d| d.fence_va())
+    }
+
+    fn fence(&self) -> Result<u64> {
+        self.latched(|d| d.fence())
+    }
+
+    fn window_align(&self) -> u64 {
+        self.drv.drained().map_or(1, |d| d.window_align())
+    }
+
+    fn stream(&self, staging_va: u64, windows: [u64; 2], window: u64, first: u64, chunks: &[&[u8]]) -> Result<()> {
+        self.latched(|d| d.stream(staging_va, windows, window, first, chunks))
+    }
+}
+
+impl AmIface {
+    fn latched<T>(&self, f: impl FnOnce(&dyn DrainedCopy) -> Result<T>) -> Result<T> {
+        if let Port::Link(l) = &self.port {
+            if let Some(e) = l.error() {
+                return Err(e);
+            }
+        }
+        let d = self.drv.drained().ok_or_else(|| {
+            crate::Error::Driver(baregpu_drivers::Error::Unsupported("AM: the device has no drained windows".into()))
+        })?;
+        f(d).map_err(|e| match &self.port {
+            Port::Link(l) => l.fail(e),
+            Port::Local => e,
+        })
     }
 }
 
