@@ -112,7 +112,7 @@ impl AmDeviceDriver {
             next_queue: 1,
         };
         let name = pci.name().to_string();
-        let drained = pci.drained_windows().is_some();
+        let drained = pci.drained_windows().is_some() && super::drained::enabled_by_env();
         Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar, mapped, dma_pool, hdp, name, drained })
     }
 

@@ -18,6 +18,16 @@ pub const MAX_WINDOW: u64 = 192 << 10;
 /// Most chunks one SDMA program covers (about 80 bytes of commands a chunk; the ring is 256 KiB).
 const CHUNKS_PER_PROGRAM: usize = 512;
 
+/// The environment variable that turns drained windows off (`0`): copies in then stage through
+/// one SRAM buffer, written and proven by the host and copied by the GPU piece by piece (the
+/// way to compare the two, or to fall back where a bridge's firmware does not take them).
+pub const DRAINED_ENV: &str = "BAREGPU_USB_DRAINED";
+
+/// Whether [`DRAINED_ENV`] leaves drained windows on (anything but `0`).
+pub fn enabled_by_env() -> bool {
+    std::env::var(DRAINED_ENV).map_or(true, |v| v.trim() != "0")
+}
+
 /// The host's side of drained windows, as a driver interface offers it.
 pub trait DrainedCopy: Send + Sync {
     /// The GPU address of the drain fence (a u64 the GPU writes), mapped on first use.
@@ -60,8 +70,9 @@ impl AmdDevice {
             }
             Ok(())
         })();
-        self.free(staging)?;
-        result
+        // The copy's own error first: freeing over a link that failed fails too.
+        let freed = self.free(staging);
+        result.and(freed)
     }
 
     /// The GPU's side of one batch: per chunk, wait for its sentinel, copy its window to `dst`

@@ -131,16 +131,17 @@ impl DrainedWindows for Asm24xx {
 impl Link {
     /// The host loop of [`DrainedWindows::stream`] over engine slots `slots`.
     fn stream_windows(&self, slots: [u64; 2], first: u64, chunks: &[&[u8]], timeout: Duration) -> Result<()> {
-        // One bulk transfer per window in flight: a window's next image waits for its last.
-        let mut pipe = Pipe::new(self, EP_OUT, 2);
+        // At most one bulk transfer per window in flight (one at depth 1): a window's next
+        // image goes out only after its last one is back and the fence says it was drained.
+        let mut pipe = Pipe::new(self, EP_OUT, self.depth().min(2));
         let mut drained = first;
         for (i, chunk) in chunks.iter().enumerate() {
             let seq = first + i as u64;
-            if i >= 2 {
+            if pipe.full() {
                 pipe.take_oldest()?;
-                if drained < seq - 1 {
-                    drained = self.wait_drain(seq - 1, timeout)?;
-                }
+            }
+            if i >= 2 && drained < seq - 1 {
+                drained = self.wait_drain(seq - 1, timeout)?;
             }
             let image = image(chunk, seq);
             let slot = slots[i % 2];
