@@ -16,7 +16,7 @@
 //! each. The memory barrier flushes HDP through NBIO's flush pair at the discovery table's
 //! NBIO base ([`AmDriver::hdp`]).
 
-use super::drained::DrainedCopy;
+use super::drained::{window_size, DrainedCopy, DrainedIface, Windows};
 use super::hdp::HdpFlush;
 use super::iface::{AmdIface, GpuInfo, HwQueue, MemKind, Memory, QueueBacking, QueueKind, Stopped, Wake};
 use crate::port::{Link, LinkMem, Port};
@@ -144,6 +144,9 @@ pub struct AmIface {
     port: Port,
     /// The current backoff of the polling sleep (reset when a wait starts afresh).
     backoff: Mutex<Duration>,
+    /// The drained windows once allocated (see [`DrainedIface::with_windows`]); the lock keeps
+    /// one drained copy at a time.
+    windows: Mutex<Option<Windows>>,
 }
 
 /// A queue's record: the driver's handle, and the memory AM took for it (the ring and the
@@ -196,6 +199,7 @@ impl AmIface {
             port,
             drv,
             backoff: Mutex::new(Duration::from_micros(50)),
+            windows: Mutex::new(None),
         }
     }
 
@@ -306,8 +310,8 @@ impl AmdIface for AmIface {
         self.dma_pool
     }
 
-    fn drained(&self) -> Option<&dyn DrainedCopy> {
-        self.drv.drained().map(|_| self as &dyn DrainedCopy)
+    fn drained(&self) -> Option<&dyn DrainedIface> {
+        self.drv.drained().map(|_| self as &dyn DrainedIface)
     }
 
     /// No events: host waits poll.
@@ -388,6 +392,23 @@ impl DrainedCopy for AmIface {
 
     fn stream(&self, staging_va: u64, windows: [u64; 2], window: u64, first: u64, chunks: &[&[u8]]) -> Result<()> {
         self.latched(|d| d.stream(staging_va, windows, window, first, chunks))
+    }
+}
+
+/// The windows are one allocation of the DMA pool, kept until the driver drops (with the rest
+/// of its memory).
+impl DrainedIface for AmIface {
+    fn with_windows(&self, f: &mut dyn FnMut(Windows) -> Result<()>) -> Result<()> {
+        let mut held = self.windows.lock().unwrap_or_else(|e| e.into_inner());
+        let w = match *held {
+            Some(w) => w,
+            None => {
+                let window = window_size(self.window_align());
+                let a = self.latched(|_| self.drv.alloc(2 * window, Where::System))?;
+                *held.insert(Windows { va: a.va, window })
+            }
+        };
+        f(w)
     }
 }
 

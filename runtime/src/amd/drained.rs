@@ -7,14 +7,13 @@
 //! either way (the sentinel proves the data landed, the fence that the GPU is done with it).
 
 use super::device::{AmdDevice, Buffer};
-use super::iface::MemKind;
 use crate::Result;
 use baregpu_drivers::pci::drained::{image_len, sentinel, IMAGE_UNIT};
-use baregpu_drivers::va_window::Placement;
 
-/// Most bytes of one window: the bridge's SRAM pool holds 496 KiB, and two such windows leave
-/// room for a staging buffer of a copy the other way.
-pub const MAX_WINDOW: u64 = 192 << 10;
+/// Bytes of one window: the bridge's SRAM pool holds 496 KiB; the two windows stay allocated
+/// for the device's life (mapping them per copy costs more over the link than the copy) and
+/// leave room for the staging of copies out.
+pub const MAX_WINDOW: u64 = 128 << 10;
 /// Most chunks one SDMA program covers (about 80 bytes of commands a chunk; the ring is 256 KiB).
 const CHUNKS_PER_PROGRAM: usize = 512;
 
@@ -41,51 +40,50 @@ pub trait DrainedCopy: Send + Sync {
     fn stream(&self, staging_va: u64, windows: [u64; 2], window: u64, first: u64, chunks: &[&[u8]]) -> Result<()>;
 }
 
-/// The window size for a copy of `bytes`: what its one image needs, at most [`MAX_WINDOW`],
-/// in whole units of `align`.
-pub fn window_for(bytes: u64, align: u64) -> u64 {
+/// The bytes of a window in whole units of `align`: [`MAX_WINDOW`], or one unit where that is larger.
+pub fn window_size(align: u64) -> u64 {
     let align = align.max(IMAGE_UNIT).next_multiple_of(IMAGE_UNIT);
-    let most = (MAX_WINDOW / align * align).max(align);
-    image_len(bytes).next_multiple_of(align).min(most)
+    (MAX_WINDOW / align * align).max(align)
+}
+
+/// The two windows of the DMA pool: at `va` and `va + window`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Windows {
+    pub va: u64,
+    pub window: u64,
+}
+
+/// What the runtime's copy asks of the interface: the driver's side, and the windows it keeps.
+pub trait DrainedIface: DrainedCopy {
+    /// Runs `f` on the windows (allocated of the DMA pool on first use, then kept), with every
+    /// other drained copy of the device kept out meanwhile (they would share the windows and the
+    /// fence's sequence numbers).
+    fn with_windows(&self, f: &mut dyn FnMut(Windows) -> Result<()>) -> Result<()>;
 }
 
 impl AmdDevice {
     /// Copies `data` to `offset` of `dst` through drained windows (see the module doc).
-    pub(super) fn copy_in_drained(&self, d: &dyn DrainedCopy, dst: &Buffer, offset: u64, data: &[u8]) -> Result<()> {
-        let window = window_for(data.len() as u64, d.window_align());
-        let iface = &self.backend().iface;
-        let staging = Buffer { mem: iface.alloc(2 * window, MemKind::Host, Placement::Internal)? };
-        let result = (|| {
+    pub(super) fn copy_in_drained(&self, d: &dyn DrainedIface, dst: &Buffer, offset: u64, data: &[u8]) -> Result<()> {
+        d.with_windows(&mut |w| {
             let fence_va = d.fence_va()?;
             // Earlier work first, so that the drain waits time this copy alone.
             self.synchronize()?;
             let mut first = d.fence()?;
             let mut at = dst.va() + offset;
-            let chunks: Vec<&[u8]> = data.chunks((window - 4) as usize).collect();
+            let chunks: Vec<&[u8]> = data.chunks((w.window - 4) as usize).collect();
             for batch in chunks.chunks(CHUNKS_PER_PROGRAM) {
-                self.submit_drain(at, staging.va(), window, fence_va, first, batch)?;
-                d.stream(staging.va(), [0, window], window, first, batch)?;
+                self.submit_drain(at, w, fence_va, first, batch)?;
+                d.stream(w.va, [0, w.window], w.window, first, batch)?;
                 first += batch.len() as u64;
                 at += batch.iter().map(|c| c.len() as u64).sum::<u64>();
             }
             Ok(())
-        })();
-        // The copy's own error first: freeing over a link that failed fails too.
-        let freed = self.free(staging);
-        result.and(freed)
+        })
     }
 
     /// The GPU's side of one batch: per chunk, wait for its sentinel, copy its window to `dst`
     /// onwards, then write its sequence number plus one to the fence (64 bits).
-    fn submit_drain(
-        &self,
-        dst: u64,
-        staging: u64,
-        window: u64,
-        fence_va: u64,
-        first: u64,
-        chunks: &[&[u8]],
-    ) -> Result<()> {
+    fn submit_drain(&self, dst: u64, w: Windows, fence_va: u64, first: u64, chunks: &[&[u8]]) -> Result<()> {
         let mut q = self.copy_queue()?;
         let value = q.st.timeline.advance();
         let timeline = q.st.timeline.signal().clone();
@@ -93,7 +91,7 @@ impl AmdDevice {
         let mut at = dst;
         for (i, c) in chunks.iter().enumerate() {
             let seq = first + i as u64;
-            let win = staging + (i % 2) as u64 * window;
+            let win = w.va + (i % 2) as u64 * w.window;
             q.encoder().q.poll_eq(win + image_len(c.len() as u64) - 4, sentinel(seq), u32::MAX);
             q.copy(at, win, c.len() as u64);
             let drained = seq + 1;
@@ -110,12 +108,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn windows_fit_the_copy_in_whole_slots_up_to_the_most() {
-        assert_eq!(window_for(100, 0x4000), 0x4000);
-        assert_eq!(window_for(0x4000 - 4, 0x4000), 0x4000);
-        assert_eq!(window_for(0x4000 - 3, 0x4000), 0x8000);
-        assert_eq!(window_for(64 << 20, 0x4000), MAX_WINDOW);
-        assert_eq!(window_for(64 << 20, 0x50000), 0x50000);
-        assert_eq!(window_for(10, 0), 512);
+    fn windows_are_whole_units_of_the_alignment() {
+        assert_eq!(window_size(0x4000), MAX_WINDOW);
+        assert_eq!(window_size(0x5000), 0x1_e000);
+        assert_eq!(window_size(0x50000), 0x50000);
+        assert_eq!(window_size(0), MAX_WINDOW);
     }
 }

@@ -235,7 +235,7 @@ pub trait AmdIface: Send + Sync + 'static {
     }
     /// Where host data reaches the GPU only through windows of the DMA pool that the GPU
     /// drains (a USB bridge's SRAM): the host's side of copies into VRAM.
-    fn drained(&self) -> Option<&dyn super::drained::DrainedCopy> {
+    fn drained(&self) -> Option<&dyn super::drained::DrainedIface> {
         None
     }
     /// Where an interrupting signal wakes a sleeping host; `None` where host waits only poll.
