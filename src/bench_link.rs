@@ -5,6 +5,7 @@
 
 use crate::{Error, Result};
 use baregpu_drivers::pci::{PciDevice, AMD_BAR_MMIO, AMD_BAR_VRAM};
+use baregpu_runtime::amd::AmdDevice;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -28,6 +29,11 @@ pub struct LinkFigures {
     /// Host to DMA memory, and back.
     pub dma_write_gb_s: f64,
     pub dma_read_gb_s: f64,
+    /// Bytes of each staged copy measurement (`--staged`; 0 when not taken).
+    pub staged_copy_bytes: u64,
+    /// Host to VRAM the CPU does not map through the runtime's staging, and back (`--staged`).
+    pub staged_write_gb_s: Option<f64>,
+    pub staged_read_gb_s: Option<f64>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -118,5 +124,23 @@ pub fn run(pci: &dyn PciDevice, reads: usize, writes: usize, chunk: usize, reps:
         dma_copy_bytes: dma_chunk as u64 * reps as u64,
         dma_write_gb_s: dma_write,
         dma_read_gb_s: dma_read,
+        staged_copy_bytes: 0,
+        staged_write_gb_s: None,
+        staged_read_gb_s: None,
     })
+}
+
+/// Adds to `f` the bandwidth of copies of `chunk` bytes into and out of VRAM the CPU does not
+/// map, `reps` each way, through the runtime booted on the device (its staging: on a USB bridge
+/// the SRAM, drained windows in): what a program's uploads and downloads cost.
+pub fn staged(f: &mut LinkFigures, dev: &AmdDevice, chunk: usize, reps: u32) -> Result<()> {
+    let chunk = chunk.max(4);
+    let reps = reps.max(1);
+    let buf = dev.alloc_vram(chunk as u64)?;
+    let r = copies("staged VRAM", chunk, reps, |d| Ok(dev.copy_in(&buf, 0, d)?), |b| Ok(dev.copy_out(&buf, 0, b)?));
+    dev.free(buf)?;
+    let (to, from) = r?;
+    f.staged_copy_bytes = chunk as u64 * reps as u64;
+    (f.staged_write_gb_s, f.staged_read_gb_s) = (Some(to), Some(from));
+    Ok(())
 }

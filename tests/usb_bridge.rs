@@ -16,6 +16,9 @@ use baregpu::emu::rdna::Interpreter;
 use baregpu::emu::usb_bridge::{EmuAsm24xx, Fault};
 use std::sync::Arc;
 
+#[path = "usb_bridge/drained.rs"]
+mod drained;
+
 fn bridge() -> (Arc<EmuPciGpu>, Arc<EmuAsm24xx>) {
     let gpu = EmuPciGpu::new("gfx1100", Arc::new(Interpreter::new("gfx1100"))).expect("emulated GPU");
     let bridge = EmuAsm24xx::new(gpu.clone()).expect("emulated bridge");

@@ -76,11 +76,20 @@ struct LinkArgs {
     /// Copies each way.
     #[arg(long, default_value_t = 8)]
     copies: u32,
+    /// Also boot the GPU and time copies into and out of VRAM the CPU does not map, through the
+    /// runtime's staging (the SRAM's drained windows on a USB bridge), of this many bytes.
+    #[arg(long)]
+    staged: Option<usize>,
 }
 
 fn link(a: LinkArgs, json: bool) -> Result<()> {
     let pci = baregpu::pci_device::open(&a.device)?;
-    let f = baregpu::bench_link::run(&*pci, a.reads, a.writes, a.copy_bytes, a.copies)?;
+    let mut f = baregpu::bench_link::run(&*pci, a.reads, a.writes, a.copy_bytes, a.copies)?;
+    if let Some(bytes) = a.staged {
+        let fw = baregpu::pci_device::firmware(&a.device);
+        let dev = baregpu::device::open_am_over(pci.clone(), &*fw, &a.device.to_string())?;
+        baregpu::bench_link::staged(&mut f, &dev, bytes, a.copies)?;
+    }
     if json {
         return out::json(&f);
     }
@@ -100,7 +109,12 @@ fn link(a: LinkArgs, json: bool) -> Result<()> {
     out::line(format_args!(
         "  DMA copies ({dma_mib:.1} MiB):    {:8.3} GB/s to, {:8.3} GB/s from",
         f.dma_write_gb_s, f.dma_read_gb_s
-    ))
+    ))?;
+    if let (Some(to), Some(from)) = (f.staged_write_gb_s, f.staged_read_gb_s) {
+        let mib = f.staged_copy_bytes as f64 / (1 << 20) as f64;
+        out::line(format_args!("  staged VRAM ({mib:.1} MiB):   {to:8.3} GB/s to, {from:8.3} GB/s from"))?;
+    }
+    Ok(())
 }
 
 #[derive(Debug, Subcommand)]

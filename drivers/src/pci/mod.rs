@@ -14,6 +14,7 @@
 pub mod asm24xx;
 mod bar_map;
 pub mod config;
+pub mod drained;
 mod open;
 pub mod pagemap;
 pub mod remote;
@@ -101,6 +102,12 @@ pub trait PciDevice: Send + Sync + Debug {
     /// past). The AM driver (whose boot uses VRAM only) and the runtime then place rings,
     /// signals, pointers, kernargs and buffers in VRAM, and use the pool only to stage copies.
     fn dma_pool(&self) -> Option<u64> {
+        None
+    }
+
+    /// Where host data reaches the GPU only through windows of the device's DMA memory that the
+    /// GPU drains (the USB bridge's SRAM): how the host streams into them.
+    fn drained_windows(&self) -> Option<&dyn drained::DrainedWindows> {
         None
     }
 

@@ -1,7 +1,9 @@
 //! The firmware's state machine: XDATA (with the LTSSM register and the GPU-visible system
 //! buffer), PCIe power, TLPs (single with a completion, or streams whose data follows on the
 //! bulk endpoints), and the SRAM engine. A bulk transfer nothing armed, or of a length other
-//! than armed, is stalled, as is a TLP while the link is down.
+//! than armed, is stalled, as is a TLP while the link is down; GPU writes into the system
+//! buffer (the drain fence) stop reaching the controller then. SRAM the engine lands wakes the
+//! GPU's memory waits (an SDMA polling a sentinel), as a DMA write would.
 
 use super::function::GpuFunction;
 use super::switch::Switch;
@@ -35,6 +37,9 @@ pub(super) struct Firmware {
     sys_buf: Arc<HostMem>,
     powered: bool,
     link_lost: bool,
+    /// The system buffer as the link left it: while the link is down no GPU write (a drain
+    /// fence) reaches the controller.
+    frozen_sys_buf: Option<Vec<u8>>,
     pending: Pending,
     pub transfers: u64,
     /// Bytes the SRAM engine moved (both ways).
@@ -52,6 +57,7 @@ impl Firmware {
             sys_buf,
             powered: false,
             link_lost: false,
+            frozen_sys_buf: None,
             pending: Pending::Idle,
             transfers: 0,
             engine_bytes: 0,
@@ -81,6 +87,9 @@ impl Firmware {
             Fault::Timeout => Err(UsbError::Timeout),
             Fault::LinkLost => {
                 self.link_lost = true;
+                let mut snapshot = vec![0u8; SYS_BUF_SIZE as usize];
+                self.sys_buf.read(0, &mut snapshot);
+                self.frozen_sys_buf = Some(snapshot);
                 Ok(())
             }
         }
@@ -105,7 +114,10 @@ impl Firmware {
                     LTSSM_DETECT
                 }
             }
-            0xA000..=0xAFFF => in_window(XDATA_SYS_BUF, &self.sys_buf).unwrap_or(0),
+            0xA000..=0xAFFF => match &self.frozen_sys_buf {
+                Some(frozen) => frozen[(addr - XDATA_SYS_BUF) as usize],
+                None => in_window(XDATA_SYS_BUF, &self.sys_buf).unwrap_or(0),
+            },
             0xF000..=0xFFFF => in_window(0xF000, &self.sram).unwrap_or(0),
             _ => self.xdata[addr as usize],
         }
@@ -143,7 +155,13 @@ impl Firmware {
                     }
                 }
                 match addr {
-                    0xA000..=0xAFFF => drop(self.sys_buf.write((addr - XDATA_SYS_BUF) as u64, &[setup.index as u8])),
+                    0xA000..=0xAFFF => {
+                        let off = (addr - XDATA_SYS_BUF) as usize;
+                        if let Some(frozen) = &mut self.frozen_sys_buf {
+                            frozen[off] = setup.index as u8;
+                        }
+                        self.sys_buf.write(off as u64, &[setup.index as u8]);
+                    }
                     0xF000..=0xFFFF => drop(self.sram.write((addr - 0xF000) as u64, &[setup.index as u8])),
                     XDATA_LTSSM => {}
                     _ => self.xdata[addr as usize] = setup.index as u8,
@@ -154,6 +172,7 @@ impl Firmware {
                 // Power-on retrains the link (what replugging a dropped GPU needs).
                 self.powered = setup.value != 0;
                 self.link_lost = false;
+                self.frozen_sys_buf = None;
                 self.pending = Pending::Idle;
                 Ok(())
             }
@@ -295,6 +314,8 @@ impl Firmware {
             Pending::EngineWrite { at, len } if data.len() as u64 == len => {
                 self.sram.write(at, data);
                 self.engine_bytes += len;
+                // Landed SRAM is what a GPU engine polling a sentinel waits for: look again now.
+                self.function.gpu.writes.wrote();
                 Ok(())
             }
             other => stall(|| format!("a bulk OUT of {} bytes with {other:?}", data.len())),

@@ -41,6 +41,8 @@ pub struct EmuAsm24xx {
     name: String,
     fw: Mutex<Firmware>,
     queues: Queues,
+    /// The memory behind the GPU's DMA windows: the SRAM and the system buffer (the fence's).
+    windows: [(u64, Arc<HostMem>); 2],
 }
 
 impl std::fmt::Debug for EmuAsm24xx {
@@ -57,8 +59,9 @@ impl EmuAsm24xx {
         gpu.map_dma_window(SRAM_PCIE, sram.clone());
         gpu.map_dma_window(SYS_BUF_PCIE, sys_buf.clone());
         let name = format!("usb:emu:{}", gpu.chip.arch);
+        let windows = [(SRAM_PCIE, sram.clone()), (SYS_BUF_PCIE, sys_buf.clone())];
         let fw = Mutex::new(Firmware::new(gpu, sram, sys_buf));
-        Ok(Arc::new(EmuAsm24xx { name, fw, queues: Queues::default() }))
+        Ok(Arc::new(EmuAsm24xx { name, fw, queues: Queues::default(), windows }))
     }
 
     fn fw(&self) -> MutexGuard<'_, Firmware> {
@@ -88,6 +91,19 @@ impl EmuAsm24xx {
     /// The most bulk transfers that were queued at once on one endpoint.
     pub fn most_in_flight(&self) -> usize {
         self.queues.most_in_flight()
+    }
+
+    /// The bridge memory at PCIe address `bus` as the GPU's DMA reads it (the SRAM, the system
+    /// buffer); false where no window holds all of `buf`.
+    pub fn dma_read(&self, bus: u64, buf: &mut [u8]) -> bool {
+        let w = self.windows.iter().find(|(base, mem)| bus >= *base && bus + buf.len() as u64 <= base + mem.len());
+        w.is_some_and(|(base, mem)| mem.read(bus - base, buf))
+    }
+
+    /// A GPU DMA write into the bridge memory at PCIe address `bus` (see [`EmuAsm24xx::dma_read`]).
+    pub fn dma_write(&self, bus: u64, data: &[u8]) -> bool {
+        let w = self.windows.iter().find(|(base, mem)| bus >= *base && bus + data.len() as u64 <= base + mem.len());
+        w.is_some_and(|(base, mem)| mem.write(bus - base, data))
     }
 
     /// The GPU behind the bridge.

@@ -16,6 +16,7 @@
 //! each. The memory barrier flushes HDP through NBIO's flush pair at the discovery table's
 //! NBIO base ([`AmDriver::hdp`]).
 
+use super::drained::{window_size, DrainedCopy, DrainedIface, Windows};
 use super::hdp::HdpFlush;
 use super::iface::{AmdIface, GpuInfo, HwQueue, MemKind, Memory, QueueBacking, QueueKind, Stopped, Wake};
 use crate::port::{Link, LinkMem, Port};
@@ -104,6 +105,11 @@ pub trait AmDriver: Send + Sync + 'static {
         let _ = data;
         Err(crate::Error::Driver(baregpu_drivers::Error::Unsupported(format!("AM: no access to {va:#x} by calls"))))
     }
+    /// Where host data reaches the GPU only through windows of the DMA pool it drains
+    /// (`PciDevice::drained_windows`, a USB bridge): their host side.
+    fn drained(&self) -> Option<&dyn DrainedCopy> {
+        None
+    }
     fn alloc(&self, size: u64, place: Where) -> Result<DriverAlloc>;
     fn free(&self, token: u64) -> Result<()>;
     /// Program a queue over a ring at `ring_va` of `ring_bytes` whose read pointer the engine
@@ -138,6 +144,9 @@ pub struct AmIface {
     port: Port,
     /// The current backoff of the polling sleep (reset when a wait starts afresh).
     backoff: Mutex<Duration>,
+    /// The drained windows once allocated (see [`DrainedIface::with_windows`]); the lock keeps
+    /// one drained copy at a time.
+    windows: Mutex<Option<Windows>>,
 }
 
 /// A queue's record: the driver's handle, and the memory AM took for it (the ring and the
@@ -190,6 +199,7 @@ impl AmIface {
             port,
             drv,
             backoff: Mutex::new(Duration::from_micros(50)),
+            windows: Mutex::new(None),
         }
     }
 
@@ -300,6 +310,10 @@ impl AmdIface for AmIface {
         self.dma_pool
     }
 
+    fn drained(&self) -> Option<&dyn DrainedIface> {
+        self.drv.drained().map(|_| self as &dyn DrainedIface)
+    }
+
     /// No events: host waits poll.
     fn wake(&self) -> Option<Wake> {
         None
@@ -357,6 +371,61 @@ impl AmdIface for AmIface {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// The driver's drained windows, with a failure latched on the link: a stream that stopped
+/// halfway leaves the copy engine polling for a sentinel that will not come, so every later
+/// wait ends with the error (the device is reopened, as after any link fault).
+impl DrainedCopy for AmIface {
+    fn fence_va(&self) -> Result<u64> {
+        self.latched(|d| d.fence_va())
+    }
+
+    fn fence(&self) -> Result<u64> {
+        self.latched(|d| d.fence())
+    }
+
+    fn window_align(&self) -> u64 {
+        self.drv.drained().map_or(1, |d| d.window_align())
+    }
+
+    fn stream(&self, staging_va: u64, windows: [u64; 2], window: u64, first: u64, chunks: &[&[u8]]) -> Result<()> {
+        self.latched(|d| d.stream(staging_va, windows, window, first, chunks))
+    }
+}
+
+/// The windows are one allocation of the DMA pool, kept until the driver drops (with the rest
+/// of its memory).
+impl DrainedIface for AmIface {
+    fn with_windows(&self, f: &mut dyn FnMut(Windows) -> Result<()>) -> Result<()> {
+        let mut held = self.windows.lock().unwrap_or_else(|e| e.into_inner());
+        let w = match *held {
+            Some(w) => w,
+            None => {
+                let window = window_size(self.window_align());
+                let a = self.latched(|_| self.drv.alloc(2 * window, Where::System))?;
+                *held.insert(Windows { va: a.va, window })
+            }
+        };
+        f(w)
+    }
+}
+
+impl AmIface {
+    fn latched<T>(&self, f: impl FnOnce(&dyn DrainedCopy) -> Result<T>) -> Result<T> {
+        if let Port::Link(l) = &self.port {
+            if let Some(e) = l.error() {
+                return Err(e);
+            }
+        }
+        let d = self.drv.drained().ok_or_else(|| {
+            crate::Error::Driver(baregpu_drivers::Error::Unsupported("AM: the device has no drained windows".into()))
+        })?;
+        f(d).map_err(|e| match &self.port {
+            Port::Link(l) => l.fail(e),
+            Port::Local => e,
+        })
     }
 }
 

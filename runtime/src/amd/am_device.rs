@@ -7,12 +7,14 @@
 //! queue 0; faults come from draining the IH ring. One lock serializes the device.
 
 use super::am::{AmDriver, AmFault, DriverAlloc, Where};
+use super::drained::DrainedCopy;
 use super::hdp::HdpFlush;
 use super::iface::{GpuInfo, QueueKind};
 use crate::Result;
 use baregpu_drivers::amd::am::discovery::{hw_id, IpVersion};
 use baregpu_drivers::amd::am::ih::IhEvent;
-use baregpu_drivers::amd::am::{self as am, AmDevice, GpuAlloc, QueueHandle};
+use baregpu_drivers::amd::am::{self as am, AmDevice, GpuAlloc, Placement as GpuPlacement, QueueHandle};
+use baregpu_drivers::pci::drained::DrainedWindows;
 use baregpu_drivers::pci::{AMD_BAR_VRAM, DMA_PAGE};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
@@ -38,6 +40,8 @@ struct State {
     /// Live allocations by GPU address: token (what calls over a link look up).
     by_va: BTreeMap<u64, u64>,
     queues: HashMap<u32, QueueHandle>,
+    /// The drain fence's GPU address, once mapped ([`DrainedCopy::fence_va`]).
+    fence_va: Option<u64>,
     next_token: u64,
     next_queue: u32,
 }
@@ -54,6 +58,8 @@ pub struct AmDeviceDriver {
     /// See [`AmDriver::hdp`].
     hdp: Option<HdpFlush>,
     name: String,
+    /// The PCI device has drained windows ([`AmDriver::drained`]).
+    drained: bool,
 }
 
 fn err(m: String) -> crate::Error {
@@ -101,11 +107,13 @@ impl AmDeviceDriver {
             allocs: HashMap::new(),
             by_va: BTreeMap::new(),
             queues: HashMap::new(),
+            fence_va: None,
             next_token: 1,
             next_queue: 1,
         };
         let name = pci.name().to_string();
-        Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar, mapped, dma_pool, hdp, name })
+        let drained = pci.drained_windows().is_some() && super::drained::enabled_by_env();
+        Ok(AmDeviceDriver { st: Mutex::new(st), info, large_bar, mapped, dma_pool, hdp, name, drained })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -148,6 +156,10 @@ impl AmDriver for AmDeviceDriver {
 
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn drained(&self) -> Option<&dyn DrainedCopy> {
+        self.drained.then_some(self as &dyn DrainedCopy)
     }
 
     fn alloc(&self, size: u64, place: Where) -> Result<DriverAlloc> {
@@ -272,6 +284,50 @@ impl AmDriver for AmDeviceDriver {
             }
         }
     }
+}
+
+/// The PCI device's drained windows; the fence page mapped once and kept for the device's life.
+impl DrainedCopy for AmDeviceDriver {
+    fn fence_va(&self) -> Result<u64> {
+        let mut st = self.lock();
+        if let Some(va) = st.fence_va {
+            return Ok(va);
+        }
+        let dev = st.dev()?;
+        let (page, offset) = windows(dev)?.fence_page()?;
+        let a = dev.map_dma(page)?;
+        let va = a.va + offset;
+        let token = st.next_token;
+        st.next_token += 1;
+        st.by_va.insert(a.va, token);
+        st.allocs.insert(token, a);
+        st.fence_va = Some(va);
+        Ok(va)
+    }
+
+    fn fence(&self) -> Result<u64> {
+        let mut st = self.lock();
+        Ok(windows(st.dev()?)?.fence()?)
+    }
+
+    fn window_align(&self) -> u64 {
+        let mut st = self.lock();
+        st.dev().ok().and_then(|d| d.pci().drained_windows().map(|w| w.window_align())).unwrap_or(1)
+    }
+
+    fn stream(&self, staging_va: u64, windows_at: [u64; 2], window: u64, first: u64, chunks: &[&[u8]]) -> Result<()> {
+        let st = self.lock();
+        let (dev, a, offset) = st.holding(staging_va, (windows_at[0].max(windows_at[1]) + window) as usize)?;
+        let GpuPlacement::System { dma } = &a.place else {
+            return Err(err(format!("AM: the staging memory at {staging_va:#x} is not DMA memory")));
+        };
+        let at = windows_at.map(|w| w + offset);
+        Ok(windows(dev)?.stream(dma.as_ref(), at, window, first, chunks)?)
+    }
+}
+
+fn windows(dev: &AmDevice) -> Result<&dyn DrainedWindows> {
+    dev.pci().drained_windows().ok_or_else(|| err("AM: the PCI device has no drained windows".into()))
 }
 
 impl Drop for AmDeviceDriver {

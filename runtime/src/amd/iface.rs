@@ -233,6 +233,11 @@ pub trait AmdIface: Send + Sync + 'static {
     fn dma_pool(&self) -> Option<u64> {
         None
     }
+    /// Where host data reaches the GPU only through windows of the DMA pool that the GPU
+    /// drains (a USB bridge's SRAM): the host's side of copies into VRAM.
+    fn drained(&self) -> Option<&dyn super::drained::DrainedIface> {
+        None
+    }
     /// Where an interrupting signal wakes a sleeping host; `None` where host waits only poll.
     fn wake(&self) -> Option<Wake>;
     /// Sleep up to about `d` (or until woken), then report what the device raised meanwhile.

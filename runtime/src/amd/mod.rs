@@ -4,6 +4,7 @@ pub mod am;
 pub mod am_device;
 mod backend;
 mod device;
+pub mod drained;
 mod encode;
 pub mod hdp;
 pub mod iface;

@@ -1,7 +1,8 @@
 //! Host↔device copies for memory the CPU cannot map (VRAM beyond the BAR): through a pinned host
 //! staging buffer and the SDMA engine, in chunks; CPU-visible memory is copied directly. Where
 //! the GPU reaches host memory only through a small DMA pool (a USB bridge's SRAM), the staging
-//! buffer comes from the pool (what the bridge moves fastest), else from host-visible VRAM.
+//! buffer comes from the pool (what the bridge moves fastest), else from host-visible VRAM; and
+//! where the GPU must drain the pool's windows itself, copies in go through [`super::drained`].
 
 use super::device::{AmdDevice, Buffer};
 use super::iface::MemKind;
@@ -26,6 +27,9 @@ impl AmdDevice {
             return self.write(dst, offset, data);
         }
         self.check_span(dst, offset, data.len() as u64)?;
+        if let Some(d) = self.backend().iface.drained() {
+            return self.copy_in_drained(d, dst, offset, data);
+        }
         let staging = self.staging(data.len())?;
         let chunk = staging.size() as usize;
         let result = (|| {

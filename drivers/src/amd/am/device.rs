@@ -203,6 +203,20 @@ impl AmDevice {
         Ok(())
     }
 
+    /// Maps `dma`, DMA memory the device provides outside its pool (a USB bridge's fence
+    /// page), for the GPU at a fresh VA.
+    pub fn map_dma(&mut self, dma: Box<dyn DmaMemory>) -> Result<GpuAlloc> {
+        let size = dma.size().max(1).next_multiple_of(DMA_PAGE);
+        let va = self.va.alloc(size, DMA_PAGE)?;
+        let cpu = dma.cpu_ptr().map(|p| p as usize);
+        let place = Placement::System { dma };
+        if let Err(e) = self.map_at(va, size, &place).and_then(|()| self.flush_tlb()) {
+            self.va.free(va)?;
+            return Err(e);
+        }
+        Ok(GpuAlloc { va, size, place, cpu })
+    }
+
     fn map_new(&mut self, va: u64, size: u64, align: u64, vram: bool) -> Result<GpuAlloc> {
         let (place, cpu) = self.backing(size, align, vram)?;
         if let Err(e) = self.map_at(va, size, &place) {

@@ -155,6 +155,20 @@ impl Sdma {
         ]) + 3
     }
 
+    /// Stall until `(*addr & mask) == reference` (32-bit): a value that must appear exactly (a
+    /// sentinel), where an older or newer one must not pass.
+    pub fn poll_eq(&mut self, addr: u64, reference: u32, mask: u32) {
+        use v6::SDMA_PKT_POLL_REGMEM::{DW5, HEADER};
+        self.push(&[
+            header(OP_POLL_REGMEM, 0) | HEADER::FUNC(3) | HEADER::MEM_POLL(1),
+            addr as u32,
+            (addr >> 32) as u32,
+            reference,
+            mask,
+            DW5::INTERVAL(4) | DW5::RETRY_COUNT(0xfff),
+        ]);
+    }
+
     /// Write the 64-bit global timestamp (100 MHz) to `addr` (8-byte aligned).
     pub fn timestamp(&mut self, addr: u64) {
         assert!(addr.is_multiple_of(8), "timestamp address {addr:#x} is not 8-byte aligned");

@@ -59,6 +59,11 @@ impl Link {
         self.usb.name()
     }
 
+    /// Bulk transfers a pipelined copy keeps queued.
+    pub(super) fn depth(&self) -> usize {
+        self.depth
+    }
+
     pub(super) fn usb(&self) -> &dyn UsbTransport {
         &*self.usb
     }

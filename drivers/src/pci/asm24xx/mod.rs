@@ -8,6 +8,7 @@ pub mod pipe;
 pub mod protocol;
 pub mod setup;
 pub mod sram;
+pub mod windows;
 
 use crate::pci::{BarInfo, DmaMemory, PciDevice};
 use crate::usb::host::{self, HostUsb, UsbInfo};
@@ -16,7 +17,7 @@ use crate::{Error, Result};
 use link::Link;
 use protocol::{byte_enable, GPU_BUS, PRODUCT_PREFIXES, USB_IDS};
 use sram::SramPool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The GPU at bus 4 behind one bridge.
@@ -28,6 +29,8 @@ pub struct Asm24xx {
     /// The resizable BARs and the sizes opening set them to.
     resized: Vec<(u8, u64)>,
     pool: Arc<SramPool>,
+    /// See [`Asm24xx::set_drain_timeout`].
+    drain_timeout: Mutex<Duration>,
 }
 
 /// Whether `d` is a bridge with the custom firmware.
@@ -92,7 +95,8 @@ impl Asm24xx {
             (setup::assign_bars(&link)?, resized)
         };
         let pool = SramPool::new(link.clone());
-        Ok(Arc::new(Asm24xx { name: link.name().to_string(), link, bars, resized, pool }))
+        let drain_timeout = Mutex::new(protocol::DRAIN_TIMEOUT);
+        Ok(Arc::new(Asm24xx { name: link.name().to_string(), link, bars, resized, pool, drain_timeout }))
     }
 
     /// The firmware's requests (tests, bring-up tools).
@@ -245,6 +249,10 @@ impl PciDevice for Asm24xx {
     /// The GPU reaches no host memory through the bridge: only the SRAM pool.
     fn dma_pool(&self) -> Option<u64> {
         Some(sram::POOL_SIZE)
+    }
+
+    fn drained_windows(&self) -> Option<&dyn crate::pci::drained::DrainedWindows> {
+        Some(self)
     }
 
     fn wait_interrupt(&self, timeout: Duration) -> Result<bool> {

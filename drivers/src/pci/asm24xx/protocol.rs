@@ -78,7 +78,9 @@ pub const SYS_BUF_SIZE: u64 = 0x1000;
 pub const XDATA_READ_TRIGGER: u16 = 0xB80C;
 
 /// Sentinel dwords close an engine write image: the tag plus a 24-bit sequence number.
-pub const SENTINEL_TAG: u32 = 0x5100_0000;
+pub use crate::pci::drained::SENTINEL_TAG;
+/// How long the host waits for the GPU to drain an SRAM window before it gives up.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Bus of the GPU behind the bridge's switch (buses 0..3 are bridges).
 pub const GPU_BUS: u8 = 4;
