@@ -22,6 +22,8 @@ mod cross;
 mod faults;
 #[path = "graph_exec/measure.rs"]
 mod measure;
+#[path = "graph_exec/pool.rs"]
+mod pool;
 
 type Amd = baregpu_runtime::amd::Amd;
 type Nv = baregpu_runtime::nv::Nv;

@@ -225,3 +225,68 @@ fn the_contract_on_an_nvidia_device() {
     let (dev, code) = nv();
     contract(&dev, code);
 }
+
+/// The signal pool grows page by page up to its limit, past which a new signal is refused with
+/// one line that says how many are live; freed signals are handed out again.
+fn the_signal_pool_grows_to_its_limit<B: Backend>(dev: &core::Device<B>) {
+    let mut held = Vec::new();
+    let err = loop {
+        match dev.new_signal() {
+            Ok(s) => held.push(s),
+            Err(e) => break e.to_string(),
+        }
+        assert!(held.len() <= 1 << 20, "{}: no limit", dev.label);
+    };
+    let live = dev.live_signals();
+    assert_eq!(live, 64 * 256, "{}", dev.label);
+    let want = format!(
+        "{}: out of signal slots: 16384 signals are live, the most a device holds (64 pages of 256); free signals \
+         or drop compiled graphs",
+        dev.label
+    );
+    assert!(err.ends_with(&want) && !err.contains('\n'), "{err}");
+    let mut addrs: Vec<usize> = held.iter().map(|s| s.value_addr()).collect();
+    addrs.sort();
+    addrs.dedup();
+    assert_eq!(addrs.len(), held.len(), "{}: a slot handed out twice", dev.label);
+    let last = held.pop().unwrap();
+    last.set(3);
+    dev.free_signal(last);
+    let again = dev.new_signal().unwrap();
+    assert_eq!(again.value(), 0, "{}: a signal handed out again is zeroed", dev.label);
+    held.push(again);
+    // The device still works with every slot taken.
+    dev.synchronize().unwrap();
+    for s in held {
+        dev.free_signal(s);
+    }
+    assert_eq!(dev.live_signals(), 6, "{}: only the timelines' signals are left", dev.label);
+}
+
+#[test]
+fn the_signal_pool_grows_to_its_limit_on_both_vendors() {
+    the_signal_pool_grows_to_its_limit(&amd().0);
+    the_signal_pool_grows_to_its_limit(&nv().0);
+}
+
+/// Signals of every page of a grown pool outlive their device: each page stays mapped until
+/// its last signal goes.
+#[test]
+fn signals_of_every_page_outlive_their_device() {
+    fn check<B: Backend>(dev: core::Device<B>) {
+        let mut all: Vec<_> = (0..600).map(|_| dev.new_signal().unwrap()).collect();
+        assert_eq!(dev.signal_pages(), 3, "{}", dev.label);
+        // Keep one signal of each page and one of the first.
+        let kept: Vec<_> = [0usize, 300, 599].iter().map(|&i| all[i].clone()).collect();
+        all.clear();
+        drop(dev);
+        for (i, s) in kept.iter().enumerate() {
+            s.set(40 + i as u64);
+        }
+        for (i, s) in kept.iter().enumerate() {
+            assert_eq!(s.value(), 40 + i as u64);
+        }
+    }
+    check(amd().0);
+    check(nv().0);
+}

@@ -14,6 +14,8 @@ mod clang;
 mod common;
 #[path = "../../tests/common/corpus.rs"]
 mod corpus;
+#[path = "rdna/progress.rs"]
+mod progress;
 use common::wave::*;
 
 fn basic(arch: &'static str) -> Program {

@@ -327,3 +327,48 @@ fn a_profiled_two_device_graph_times_the_nodes_of_both_devices() {
     [src, a, h].into_iter().for_each(|m| d0.free(m).unwrap());
     d1.free(b).unwrap();
 }
+
+/// Signals shared between two devices across a page boundary: device 0 shares its signals with
+/// device 1 while its pool has one page, then hands out signals until its pool grows; device 1's
+/// GPU waits for a signal of the new page that device 0's GPU releases. (On AMD an unmapped
+/// page faults device 1's queue.)
+fn wait_across_a_page_boundary<B: Backend>(d0: &core::Device<B>, d1: &core::Device<B>) {
+    d0.share_signals_with(d1).unwrap();
+    let pages = d0.signal_pages();
+    let mut held = Vec::new();
+    while d0.signal_pages() == pages {
+        held.push(d0.new_signal().unwrap());
+    }
+    let s = held.pop().expect("the signal that grew the pool");
+    assert!(held.iter().all(|h| h.value_addr().abs_diff(s.value_addr()) >= 16), "a slot handed out twice");
+    let (gate, done) = (d0.new_signal().unwrap(), d1.new_signal().unwrap());
+    let mut q1 = d1.compute_queue().unwrap();
+    q1.wait(&s, 7).signal(&done, 1);
+    q1.submit().unwrap();
+    let mut q0 = d0.compute_queue().unwrap();
+    q0.wait(&gate, 1).signal(&s, 7);
+    q0.submit().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(done.value(), 0, "{}: ran before the gate opened", d1.label);
+    gate.set(1);
+    d1.wait(&done, 1).unwrap_or_else(|e| panic!("{} waiting for {}'s second page: {e}", d1.label, d0.label));
+    assert_eq!(s.value(), 7);
+    d0.synchronize().unwrap();
+    d1.synchronize().unwrap();
+    for x in held.into_iter().chain([s, gate]) {
+        d0.free_signal(x);
+    }
+    d1.free_signal(done);
+}
+
+#[test]
+fn a_wait_on_a_peer_signal_in_a_page_added_after_the_share_on_amd() {
+    let (devs, _) = amd_pair();
+    wait_across_a_page_boundary(&devs[0], &devs[1]);
+}
+
+#[test]
+fn a_wait_on_a_peer_signal_in_a_page_added_after_the_share_on_nvidia() {
+    let (devs, _) = nv_pair();
+    wait_across_a_page_boundary(&devs[0], &devs[1]);
+}

@@ -17,6 +17,7 @@ pub mod fp;
 pub mod gfx9;
 pub mod mfma;
 pub mod ops;
+mod retire;
 pub mod waitcnt;
 
 use std::collections::HashMap;
@@ -287,8 +288,8 @@ impl Interpreter {
             let ctx = Ctx { mem, cancel: &d.cancel, code: &code };
             let mut waves: Vec<Wave<W>> = (0..nwaves).map(|_| Wave::new(entry.clone())).collect();
             let mut lds = vec![0u8; d.lds_bytes as usize];
-            let mut count = 0u64;
-            let mut done = 0u64;
+            let mut unpublished = retire::Unpublished::default();
+            let executed = |waves: &[Wave<W>]| waves.iter().map(|w| w.count).sum::<u64>();
             loop {
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -318,16 +319,11 @@ impl Interpreter {
                     g.get_or_insert(f);
                     break;
                 }
-                // Published in batches: the count is for a host wait's timeout, not exact.
-                done += 1;
-                if done & 15 == 0 {
-                    self.retired.fetch_add(16, Ordering::Relaxed);
-                }
+                // Published in batches bounded by work (retire.rs): a host wait's progress.
+                unpublished.retire(executed(&waves), &self.retired);
             }
-            self.retired.fetch_add(done & 15, Ordering::Relaxed);
-            for w in &waves {
-                count += w.count;
-            }
+            let count = executed(&waves);
+            unpublished.publish(count, &self.retired);
             self.executed.fetch_add(count, Ordering::Relaxed);
         };
         if workers == 1 {

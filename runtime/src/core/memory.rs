@@ -53,12 +53,17 @@ impl<B: Backend> Device<B> {
     /// freed: `peer`'s kernels, copies and waits can then reach it. Host memory on every
     /// backend; device memory where the backend can (AMD: KFD maps it for a peer GPU).
     pub fn map_for_peer(&self, b: &B::Buffer, peer: &Device<B>) -> Result<()> {
+        self.map_into(b, &peer.backend, peer.id, &peer.label)
+    }
+
+    /// [`Device::map_for_peer`] for the peer whose backend is `peer` (`id`, `label`).
+    pub(crate) fn map_into(&self, b: &B::Buffer, peer: &B, id: u64, label: &str) -> Result<()> {
         self.backend
-            .map_for_peer(b, &peer.backend)
-            .map_err(|why| self.err(format!("cannot map the memory at {:#x} for {} too: {why}", b.va(), peer.label)))?;
+            .map_for_peer(b, peer)
+            .map_err(|why| self.err(format!("cannot map the memory at {:#x} for {label} too: {why}", b.va())))?;
         let mut maps = self.peer_maps();
-        if !maps.contains(&(b.va(), b.size(), peer.id)) {
-            maps.push((b.va(), b.size(), peer.id));
+        if !maps.contains(&(b.va(), b.size(), id)) {
+            maps.push((b.va(), b.size(), id));
         }
         Ok(())
     }
@@ -72,13 +77,6 @@ impl<B: Backend> Device<B> {
 
     fn peer_maps(&self) -> std::sync::MutexGuard<'_, Vec<(u64, u64, u64)>> {
         self.peer_maps.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Map this device's signal page for `peer`'s GPU: `peer`'s queues can then wait for (and
-    /// release) this device's signals.
-    pub fn share_signals_with(&self, peer: &Device<B>) -> Result<()> {
-        let page = self.signal_mem.as_ref().ok_or_else(|| self.err("closed"))?;
-        self.map_for_peer(page, peer)
     }
 
     /// `len` bytes at `offset` lie inside `b`.

@@ -8,6 +8,7 @@ mod close;
 mod last;
 mod launch;
 mod memory;
+mod pool;
 mod queue;
 mod signals;
 mod sync;
@@ -21,18 +22,16 @@ pub(crate) use memory::copy_into as memory_copy_into;
 pub use queue::{ComputeQueue, CopyQueue};
 
 use crate::alloc::Ring;
-use crate::signal::{Signal, SignalPage};
+use crate::signal::Signal;
 use crate::timeline::Timeline;
 use crate::timeout::ProgressProbe;
 use crate::trace::Trace;
 use crate::{Error, Result};
 use last::Last;
+use pool::{Pages, PeerCell};
 use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-
-/// Bytes of the device's signal page.
-const SIGNAL_PAGE: u64 = 0x1000;
 
 /// What the device lock guards: everything a submission reads and advances.
 pub(crate) struct State {
@@ -59,17 +58,18 @@ pub struct Device<B: Backend> {
     pub arch: String,
     /// How long a wait may go without progress.
     pub timeout: Duration,
-    /// ManuallyDrop: a device closed while its signals live hands it to the signal page.
-    /// Boxed: devices of both vendors have the same size.
-    backend: ManuallyDrop<Box<B>>,
+    /// Shared: a device closed while its signals live hands it to their pages (close.rs), and
+    /// peers map new signal pages for it (pool.rs).
+    backend: Arc<B>,
     /// Work retired inside a dispatch, where the device can count it (see [`ProgressProbe`]).
     progress: Option<ProgressProbe>,
     /// `BAREGPU_TRACE`: where submitted command streams are logged, decoded.
     trace: Option<Trace>,
     args_mem: Option<B::Buffer>,
-    signal_mem: Option<B::Buffer>,
-    /// The page every signal of this device shares; see the drop in `close.rs`.
-    page: Arc<SignalPage>,
+    /// The signal pool's pages (pool.rs); see the drop in `close.rs`.
+    pages: Mutex<Pages<B>>,
+    /// This device's backend as the pools of devices that share signals with it see it.
+    as_peer: PeerCell<B>,
     /// ManuallyDrop: the signals it holds go before the page is freed.
     state: ManuallyDrop<Mutex<State>>,
     /// Names this device among the others of the process (peer mappings record it).
@@ -88,18 +88,16 @@ pub(crate) fn dev_err(label: &str, msg: impl Into<String>) -> Error {
 impl<B: Backend> Device<B> {
     /// The device over `backend`: its signal page, timelines and argument ring.
     pub fn new(backend: B, label: &str, arch: &str) -> Result<Device<B>> {
-        let signal_mem = backend.alloc(SIGNAL_PAGE, Mem::Signals)?;
+        let first = pool::alloc_page(&backend)?;
         let args_mem = match backend.alloc(B::ARGS_BYTES, Mem::Args) {
             Ok(m) => m,
             Err(e) => {
-                backend.free(signal_mem)?;
+                drop(first.page);
+                backend.free(first.mem)?;
                 return Err(e);
             }
         };
-        // SAFETY: the signal page is mapped until the device frees it, which it does only when
-        // no share of the page is left (close.rs).
-        let page = unsafe { SignalPage::new(signal_mem.va() as usize, SIGNAL_PAGE as usize, backend.port().clone()) };
-        let mut free_signals = page.slots(B::WIDTH);
+        let mut free_signals = first.page.slots(B::WIDTH);
         free_signals.reverse();
         let mut slot = || free_signals.pop().expect("a fresh signal page has slots");
         let (timeline, compute_done, copy_done) =
@@ -117,12 +115,12 @@ impl<B: Backend> Device<B> {
             label: label.to_string(),
             arch: arch.to_string(),
             timeout: crate::timeout::no_progress_timeout(),
-            backend: ManuallyDrop::new(Box::new(backend)),
+            backend: Arc::new(backend),
             progress: None,
             trace: Trace::from_env(),
             args_mem: Some(args_mem),
-            signal_mem: Some(signal_mem),
-            page,
+            pages: Mutex::new(Pages::new(first)),
+            as_peer: Arc::new(Mutex::new(None)),
             state: ManuallyDrop::new(Mutex::new(state)),
             id: NEXT_DEVICE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             peer_maps: Mutex::new(Vec::new()),
@@ -140,10 +138,6 @@ impl<B: Backend> Device<B> {
     /// The vendor half: its encoders and vendor-only state.
     pub fn backend(&self) -> &B {
         &self.backend
-    }
-
-    pub(crate) fn backend_mut(&mut self) -> &mut B {
-        &mut self.backend
     }
 
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {

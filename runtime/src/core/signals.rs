@@ -1,18 +1,11 @@
-//! The device's signal pool: slots of its signal page, handed out zeroed and taken back.
+//! The device's signals: slots of its pool's pages (pool.rs), handed out zeroed and taken back.
 
-use super::{Backend, Device, State};
+use super::{Backend, Device};
 use crate::signal::Signal;
 use crate::Result;
 
 impl<B: Backend> Device<B> {
-    pub(crate) fn take_signal(&self, st: &mut State) -> Result<Signal> {
-        let s = st.free_signals.pop().ok_or_else(|| self.err("out of signal slots"))?;
-        s.set(0);
-        s.set_timestamp(0);
-        Ok(s)
-    }
-
-    /// A signal slot of the device's signal page, value and timestamp zeroed. It keeps the page
+    /// A signal slot of the device's signal pool, value and timestamp zeroed. It keeps its page
     /// mapped for as long as it lives.
     pub fn new_signal(&self) -> Result<Signal> {
         self.take_signal(&mut self.state())

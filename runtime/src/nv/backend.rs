@@ -226,7 +226,7 @@ impl Nv {
             (NvCode::Ptx(_), NvIsa::Sass) => {
                 refuse(format!("{label} runs SASS: compile the PTX with ptxas -arch={arch} first"))
             }
-            (NvCode::Ptx(p), NvIsa::Ptx) => match &self.ptx_check {
+            (NvCode::Ptx(p), NvIsa::Ptx) => match self.ptx_check.lock().unwrap_or_else(|e| e.into_inner()).clone() {
                 Some(check) => check(&p.text).map_err(Error::Program),
                 None => Ok(()),
             },

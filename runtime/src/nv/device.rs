@@ -94,7 +94,8 @@ pub struct Nv {
     pub qmd: QmdVersion,
     pub(crate) hopper_or_later: bool,
     pub isa: NvIsa,
-    pub(crate) ptx_check: Option<PtxCheck>,
+    /// Set after open (`with_ptx_check`), when the backend may already be shared.
+    pub(crate) ptx_check: Mutex<Option<PtxCheck>>,
     /// Compute and copy channels' GPFIFOs, and the push-buffer memory behind them.
     pub(crate) fifos: Mutex<[GpFifo; 2]>,
     pub(crate) pushbufs: Option<NvMemory>,
@@ -130,7 +131,7 @@ impl core::Device<Nv> {
             qmd,
             hopper_or_later: qmd != QmdVersion::V3,
             isa,
-            ptx_check: None,
+            ptx_check: Mutex::new(None),
             fifos: Mutex::new(fifos),
             pushbufs: Some(pushbufs),
             local: Mutex::new(None),
@@ -162,8 +163,8 @@ impl core::Device<Nv> {
     }
 
     /// Check every PTX module with `check` when it is loaded (see [`PtxCheck`]).
-    pub fn with_ptx_check(mut self, check: PtxCheck) -> NvDevice {
-        self.backend_mut().ptx_check = Some(check);
+    pub fn with_ptx_check(self, check: PtxCheck) -> NvDevice {
+        *self.backend().ptx_check.lock().unwrap_or_else(|e| e.into_inner()) = Some(check);
         self
     }
 
