@@ -109,6 +109,8 @@ pub(crate) struct Ctl {
     pub waits: WaitCounters,
     /// End-of-pipe writes (RELEASE_MEM with data) this queue's CP made.
     pub eop_writes: std::sync::atomic::AtomicU64,
+    /// A dispatch of this queue has waves running (what a drain dequeue waits for).
+    pub waves: AtomicBool,
 }
 
 impl Ctl {
@@ -211,12 +213,18 @@ impl Running {
             writes,
             waits: WaitCounters::default(),
             eop_writes: Default::default(),
+            waves: AtomicBool::new(false),
         });
         let c = ctl.clone();
         let thread = crate::engine_thread::spawn(format!("emu-cp-q{}", q.queue_id), move || {
             queue::run(c, q, engine, arch, xcc, label)
         })?;
         Ok(Running { ctl, thread })
+    }
+
+    /// Whether a dispatch of the queue still has waves running.
+    pub(crate) fn waves_running(&self) -> bool {
+        self.ctl.waves.load(Ordering::Acquire)
     }
 
     /// Stop the thread and wait for it (it stops using the queue's memory before this returns).

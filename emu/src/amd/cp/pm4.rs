@@ -207,7 +207,9 @@ impl Pm4Exec {
                     Some(mut d) => {
                         d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone()).with_budget(self.budget);
                         let mem = cx.mem.fresh(cx.host);
+                        cx.ctl.waves.store(true, std::sync::atomic::Ordering::Release);
                         let r = self.engine.dispatch(&d, mem);
+                        cx.ctl.waves.store(false, std::sync::atomic::Ordering::Release);
                         // Whatever the waves wrote (before a fault too) is visible to memory waits.
                         cx.mem.wrote();
                         match r {
