@@ -33,6 +33,9 @@ type Raw = (u64, u32, Result<Op, String>, Option<u64>);
 
 /// Longest stretch of code decoded from one entry point.
 const MAX_SEGMENT_BYTES: u64 = 1 << 20;
+/// Instructions after which a worker counts its retired workgroups even before it has 16
+/// (tens of microseconds of interpreting).
+const PUBLISH_INSTRUCTIONS: u64 = 4096;
 
 /// Code decoded linearly from an entry point to the end of the code (s_code_end, undecodable
 /// bytes or a zero dword past the last s_endpgm, or the end of the allocation).
@@ -288,7 +291,8 @@ impl Interpreter {
             let mut waves: Vec<Wave<W>> = (0..nwaves).map(|_| Wave::new(entry.clone())).collect();
             let mut lds = vec![0u8; d.lds_bytes as usize];
             let mut count = 0u64;
-            let mut done = 0u64;
+            // Workgroups retired but not yet counted, and the instructions when last counted.
+            let (mut pending, mut published) = (0u64, 0u64);
             loop {
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -318,13 +322,17 @@ impl Interpreter {
                     g.get_or_insert(f);
                     break;
                 }
-                // Published in batches: the count is for a host wait's timeout, not exact.
-                done += 1;
-                if done & 15 == 0 {
-                    self.retired.fetch_add(16, Ordering::Relaxed);
+                // Published in batches, the count being for a host wait's timeout: 16 tiny
+                // workgroups share one atomic add, but a long one is published at once, or a
+                // starved worker (a loaded 2-core host) would go silent for 16 long workgroups.
+                pending += 1;
+                let executed: u64 = waves.iter().map(|w| w.count).sum();
+                if pending == 16 || executed - published >= PUBLISH_INSTRUCTIONS {
+                    self.retired.fetch_add(pending, Ordering::Relaxed);
+                    (pending, published) = (0, executed);
                 }
             }
-            self.retired.fetch_add(done & 15, Ordering::Relaxed);
+            self.retired.fetch_add(pending, Ordering::Relaxed);
             for w in &waves {
                 count += w.count;
             }
