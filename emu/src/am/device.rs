@@ -74,6 +74,9 @@ pub struct EmuPciGpu {
     pub(crate) soft_resets: AtomicU64,
     /// Mode-1 resets the SMU performed.
     pub(crate) mode1_resets: AtomicU64,
+    /// The wall-clock budget of one dispatch in ms, 0 for the CP's default (see
+    /// [`EmuPciGpu::set_dispatch_budget`]).
+    pub(crate) dispatch_budget_ms: AtomicU64,
 }
 
 impl std::fmt::Debug for EmuPciGpu {
@@ -133,6 +136,7 @@ impl EmuPciGpu {
             hdp_flushes: AtomicU64::new(0),
             soft_resets: AtomicU64::new(0),
             mode1_resets: AtomicU64::new(0),
+            dispatch_budget_ms: AtomicU64::new(0),
         }))
     }
 
