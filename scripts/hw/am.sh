@@ -8,7 +8,11 @@
 #   AM_REBIND=1   bind amdgpu again at the end
 #   AM_VFIO=1     go through VFIO: load vfio-pci, bind the GPU to it, BAREGPU_VFIO=1
 #
-# It builds baregpu (release), checks the privileges the sysfs path needs (root, or
+# It looks for an AMD display-class PCI function in sysfs first (none: one line, exit 2), builds
+# baregpu (release), checks the firmware files the chip needs in /lib/firmware/amdgpu (plain
+# .bin; .bin.zst copies only are named with the `unzstd` to run: the driver reads no zstd),
+# reports a BAR0 smaller than VRAM (no resizable BAR: VRAM past the BAR goes through MM_INDEX
+# and SDMA staging), checks the privileges the sysfs path needs (root, or
 # cap_dac_override, cap_sys_admin and cap_ipc_lock), finds the AMD GPU in `baregpu devices
 # --json`, frees it from amdgpu if asked, runs `baregpu devices`, `baregpu demo --device am:BDF`
 # and `baregpu bench launch --device am:BDF` with BAREGPU_TRACE (the boot's register writes and
@@ -51,9 +55,23 @@ step() { # name timeout cmd... ; output in $LOGDIR/<name>.log
     fi
 }
 
+# --- Is there a card at all (no build needed to know) ----------------------------------------
+amd_gpus() { # BDFs of AMD (0x1002) display-class (0x03xxxx) functions
+    local d
+    for d in /sys/bus/pci/devices/*; do
+        [ -r "$d/vendor" ] && [ -r "$d/class" ] || continue
+        [ "$(cat "$d/vendor")" = 0x1002 ] || continue
+        case $(cat "$d/class") in 0x03*) basename "$d" ;; esac
+    done
+}
+if [ -z "${1:-${AM_BDF:-}}" ] && [ -z "$(amd_gpus)" ]; then
+    say "am.sh: no AMD GPU (vendor 0x1002, display class) in /sys/bus/pci/devices; nothing to check"
+    exit 2
+fi
+
 # --- Build ---------------------------------------------------------------------------------
 say "building (release) ..."
-if ! step build 300 cargo build --release --bin baregpu; then
+if ! step build 900 cargo build --release --locked --bin baregpu; then
     summary
     exit 1
 fi
@@ -114,6 +132,8 @@ if [ ! -d "$SYSDEV" ]; then
     exit 2
 fi
 
+VRAM_BEFORE=$(cat "$SYSDEV/mem_info_vram_total" 2>/dev/null || true)
+
 # --- Free it from amdgpu (or hand it to vfio-pci) --------------------------------------------
 driver_of() { [ -L "$SYSDEV/driver" ] && basename "$(readlink "$SYSDEV/driver")"; }
 DRIVER=$(driver_of || true)
@@ -151,6 +171,49 @@ say "driver now: $(driver_of || echo none)"
     say "iommu group: $(readlink "$SYSDEV/iommu_group" 2>&1) type $(cat "$SYSDEV/iommu_group/type" 2>&1)"
     lspci -vvv -s "$BDF" 2>&1
 } >"$LOGDIR/sysfs.log"
+
+# --- Firmware --------------------------------------------------------------------------------
+# The files the driver loads (drivers::amd::am::firmware::ChipVersions::blob_names), by device
+# id for the chips it knows; another chip's missing file is named by the boot itself.
+FWDIR=/lib/firmware/amdgpu
+DEVID=$(cat "$SYSDEV/device" 2>/dev/null)
+case $DEVID in
+    0x744c|0x7448) FW="psp_13_0_0_sos smu_13_0_0 sdma_6_0_0 gc_11_0_0_pfp gc_11_0_0_me gc_11_0_0_mec gc_11_0_0_imu gc_11_0_0_rlc" ;;
+    0x74a0|0x74a1|0x74a5) FW="psp_13_0_6_sos smu_13_0_6 sdma_4_4_2 gc_9_4_3_mec gc_9_4_3_rlc" ;;
+    *) FW="" ;;
+esac
+if [ -z "$FW" ]; then
+    record firmware skip "device $DEVID: no file list here; the boot names a missing file"
+else
+    MISSING="" ZST=""
+    for f in $FW; do
+        if [ -f "$FWDIR/$f.bin" ]; then continue; fi
+        if [ -f "$FWDIR/$f.bin.zst" ]; then ZST="$ZST $f.bin.zst"; else MISSING="$MISSING $f.bin"; fi
+    done
+    if [ -n "$MISSING" ]; then
+        record firmware FAIL "missing in $FWDIR:$MISSING (Debian: firmware-amd-graphics, non-free-firmware)"
+    elif [ -n "$ZST" ]; then
+        record firmware FAIL "only zstd-compressed copies:$ZST; the driver reads no zstd: run \`cd $FWDIR && unzstd -k$ZST\` as root"
+    else
+        record firmware ok "$(echo "$FW" | wc -w) files in $FWDIR"
+    fi
+fi
+
+# --- BAR0 against VRAM (resizable BAR) --------------------------------------------------------
+# resource line 1 is BAR0 (VRAM): start end flags. VRAM size as amdgpu reported it before the
+# unbind (VRAM_BEFORE); without amdgpu the boot's RCC_CONFIG_MEMSIZE is the only source.
+BAR0=""
+if read -r B0S B0E _ <"$SYSDEV/resource" 2>/dev/null && [ $((B0E)) -gt $((B0S)) ]; then
+    BAR0=$((B0E - B0S + 1))
+fi
+VRAM=$VRAM_BEFORE
+if [ -z "$BAR0" ]; then
+    record bar0 FAIL "no BAR0 in $SYSDEV/resource"
+elif [ -n "$VRAM" ] && [ "$BAR0" -lt "$VRAM" ]; then
+    record bar0 warn "BAR0 $((BAR0 >> 20)) MiB < VRAM $((VRAM >> 20)) MiB: enable Resizable BAR (Above 4G decoding) in the firmware setup; resource0_resize: $(cat "$SYSDEV/resource0_resize" 2>/dev/null || echo none)"
+else
+    record bar0 ok "BAR0 $((BAR0 >> 20)) MiB${VRAM:+, VRAM $((VRAM >> 20)) MiB}"
+fi
 
 # --- The checks -----------------------------------------------------------------------------
 if step devices 30 "$BIN" devices; then

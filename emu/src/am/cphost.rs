@@ -41,6 +41,14 @@ impl CpHost for EmuPciGpu {
 
     fn stopped(&self, q: &EmuQueue, label: &str, why: Stop) {
         let mut st = self.lock();
+        // A queue the driver dequeued or a reset killed reports nothing, as on the hardware. Its
+        // thread is stopped only once the register write that retired it released the lock, and
+        // meanwhile it may run into the translation a mode-1 reset took away: a fault recorded
+        // then would outlive the reset and spoil the next session's partial boot.
+        if !st.hqds.values().any(|h| h.queue_id == q.queue_id) {
+            log::debug!("{label}: stopped after it was retired ({why:?}): not reported");
+            return;
+        }
         match why {
             Stop::Destroyed => {}
             Stop::Fault { va, write, what } => {
@@ -72,6 +80,54 @@ impl CpHost for EmuPciGpu {
                 };
                 self.ih_push(&mut st, &e);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::amd::QueueKind;
+    use crate::rdna::Interpreter;
+    use std::sync::Arc;
+
+    fn queue(queue_id: u32) -> EmuQueue {
+        EmuQueue {
+            queue_id,
+            gpu_id: 0,
+            kind: QueueKind::Compute,
+            ring_va: 0,
+            ring_size: 0,
+            ring_host: 0,
+            read_ptr_va: 0,
+            read_ptr_host: 0,
+            write_ptr_va: 0,
+            write_ptr_host: 0,
+            eop_va: 0,
+            eop_size: 0,
+            ctx_save_restore_va: 0,
+            ctx_save_restore_size: 0,
+            ctl_stack_size: 0,
+            doorbell_id: 0,
+            doorbell_offset: 0,
+            doorbell_host: 0,
+            priority: 0,
+            percentage: 100,
+            pm4_target_xcc: 0,
+            sdma_engine: 0,
+            sdma_queue: 0,
+            buffers: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_queue_no_hqd_holds_records_no_fault() {
+        for arch in ["gfx1100", "gfx942"] {
+            let gpu = EmuPciGpu::new(arch, Arc::new(Interpreter::new(arch))).unwrap();
+            let status = gpu.map.gc_vm(0, "L2_PROTECTION_FAULT_STATUS");
+            let fault = Stop::Fault { va: 0x1000, write: true, what: "the ring".into() };
+            gpu.stopped(&queue(7), "retired queue", fault);
+            assert_eq!(gpu.lock().regs.get(status), 0, "{arch}: a retired queue's fault was recorded");
         }
     }
 }

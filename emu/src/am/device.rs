@@ -70,6 +70,13 @@ pub struct EmuPciGpu {
     pub(crate) epoch: AtomicU64,
     /// HDP flush requests (GPU_HDP_FLUSH_REQ writes, from BAR5 or a command processor).
     pub(crate) hdp_flushes: AtomicU64,
+    /// CP soft resets through GRBM_SOFT_RESET.
+    pub(crate) soft_resets: AtomicU64,
+    /// Mode-1 resets the SMU performed.
+    pub(crate) mode1_resets: AtomicU64,
+    /// The wall-clock budget of one dispatch in ms, 0 for the CP's default (see
+    /// [`EmuPciGpu::set_dispatch_budget`]).
+    pub(crate) dispatch_budget_ms: AtomicU64,
 }
 
 impl std::fmt::Debug for EmuPciGpu {
@@ -127,6 +134,9 @@ impl EmuPciGpu {
             writes: Arc::default(),
             epoch: AtomicU64::new(0),
             hdp_flushes: AtomicU64::new(0),
+            soft_resets: AtomicU64::new(0),
+            mode1_resets: AtomicU64::new(0),
+            dispatch_budget_ms: AtomicU64::new(0),
         }))
     }
 

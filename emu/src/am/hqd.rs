@@ -15,7 +15,9 @@ use crate::amd::cp::{CpHost, Running};
 use crate::amd::{EmuQueue, QueueKind};
 use baregpu_drivers::amd::am::mmio::Ip;
 use baregpu_drivers::pci::PciDevice;
+use std::sync::atomic::Ordering;
 use std::sync::Weak;
+use std::time::Duration;
 
 /// A started queue.
 pub(crate) struct HqdQueue {
@@ -178,10 +180,35 @@ impl EmuPciGpu {
         let label = format!("{} {} queue {key:#x}", self.name(), if kind.is_sdma() { "SDMA" } else { "compute" });
         match Running::start(me, q, self.engine.clone(), self.chip.arch, xcc, self.writes.clone(), label) {
             Ok(running) => {
+                // Before the driver can ring the doorbell: it holds the lock taken for this write.
+                match self.dispatch_budget_ms.load(Ordering::Relaxed) {
+                    0 => {}
+                    ms => running.set_dispatch_budget(Duration::from_millis(ms)),
+                }
                 st.hqds.insert(key, HqdQueue { running, doorbell: bell, queue_id });
             }
             Err(e) => log::error!("{}: no thread for queue {key:#x}: {e}", self.name()),
         }
+    }
+
+    /// How long each dispatch of the compute queues started from now on may run before their CP
+    /// calls it a hang: the dispatch stops and an SQ interrupt goes to the IH ring (what the
+    /// hardware's hang detection reports). By default `BAREGPU_EMU_DISPATCH_MS` or 120 s; a test
+    /// sets its own here rather than in the environment every emulated GPU of the process reads.
+    pub fn set_dispatch_budget(&self, budget: Duration) {
+        self.dispatch_budget_ms.store((budget.as_millis() as u64).max(1), Ordering::Relaxed);
+    }
+
+    /// How many compute queues run on each XCC's HQDs (index: XCC).
+    pub fn compute_queues_per_xcc(&self) -> Vec<usize> {
+        let st = self.lock();
+        let mut per = vec![0; usize::from(self.map.instances(Ip::Gc).max(1))];
+        for &key in st.hqds.keys().filter(|&&k| k < SDMA_KEY) {
+            if let Some(n) = per.get_mut((key >> 16) as usize) {
+                *n += 1;
+            }
+        }
+        per
     }
 
     /// A UTCL2 fault of context 0 at `va`: the fault status and address registers of the

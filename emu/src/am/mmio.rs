@@ -66,7 +66,14 @@ impl McBus for Mc<'_> {
 impl EmuPciGpu {
     pub(crate) fn reg_read(&self, addr: u32) -> u32 {
         let mut st = self.lock();
-        self.read_locked(&mut st, addr)
+        let v = self.read_locked(&mut st, addr);
+        // A read of CP_HQD_ACTIVE may complete a drain: stop that queue without the lock.
+        let retired = std::mem::take(&mut st.retired);
+        drop(st);
+        for q in retired {
+            q.running.stop();
+        }
+        v
     }
 
     pub(crate) fn reg_write(&self, addr: u32, v: u32) {
@@ -126,8 +133,11 @@ impl EmuPciGpu {
             Some(Act::MmData) => self.indirect(st, false, None),
             Some(Act::RsmuData) => self.indirect(st, true, None),
             Some(Act::InvalidateSem) => 1,
-            Some(Act::Hqd { xcc, .. }) => {
+            Some(Act::Hqd { xcc, active }) => {
                 let sel = self.hqd_selected(st, xcc);
+                if active {
+                    self.drain_done(st, xcc, sel);
+                }
                 st.hqd_regs.get(&(sel, addr)).copied().unwrap_or(0)
             }
             _ => st.regs.get(addr),
@@ -164,10 +174,12 @@ impl EmuPciGpu {
             Some(Act::Mailbox(Mailbox::Smu(n))) => {
                 st.regs.set(addr, v);
                 let State { regs, smu, .. } = st;
-                let snapshot: Vec<(u32, u32)> =
-                    [super::smu::ARG, super::smu::RESP].iter().map(|&k| (k, regs.mailbox(Mailbox::Smu(k)))).collect();
+                let keys = [super::smu::ARG, super::smu::RESP, super::smu::DEBUG_ARG, super::smu::DEBUG_RESP];
+                let snapshot: Vec<(u32, u32)> = keys.iter().map(|&k| (k, regs.mailbox(Mailbox::Smu(k)))).collect();
                 let get = |k: u32| snapshot.iter().find(|(n, _)| *n == k).map_or(0, |p| p.1);
-                smu.written(n, v, &get, &mut |k, val| regs.set_mailbox(Mailbox::Smu(k), val));
+                if smu.written(n, v, &get, &mut |k, val| regs.set_mailbox(Mailbox::Smu(k), val)) {
+                    self.mode1_reset(st);
+                }
             }
             Some(Act::InvalidateReq { ack, gc }) => {
                 st.regs.set(addr, v);
@@ -178,14 +190,11 @@ impl EmuPciGpu {
                 st.regs.set(ack, v & 0xffff);
             }
             Some(Act::Hqd { xcc, .. }) if addr == self.map.at(Ip::Gc, xcc, "CP_HQD_DEQUEUE_REQUEST") && v != 0 => {
-                // A dequeue request: the queue stops at once (nothing to drain or save: no
-                // CWSR on AM), CP_HQD_ACTIVE reads 0 and the request is done.
-                let sel = self.hqd_selected(st, xcc);
-                if let Some(q) = st.hqds.remove(&sel) {
-                    st.retired.push(q);
-                }
-                st.hqd_regs.insert((sel, self.map.at(Ip::Gc, xcc, "CP_HQD_ACTIVE")), 0);
-                st.hqd_regs.insert((sel, addr), 0);
+                self.dequeue_request(st, xcc, v);
+            }
+            Some(Act::GrbmSoftReset { xcc }) => {
+                st.regs.set(addr, v);
+                self.grbm_soft_reset(st, xcc, v);
             }
             Some(Act::Hqd { xcc, active }) => {
                 let sel = self.hqd_selected(st, xcc);
@@ -304,6 +313,8 @@ pub(crate) fn wire(st: &mut State, chip: &Chip, layout: &Layout, m: &RegMap) {
         }
     }
     let State { regs, psp, smu, .. } = st;
+    let mp1 = layout.version(baregpu_drivers::amd::am::discovery::hw_id::MP1);
+    smu.mode1 = mp1.map(|v| super::smu::Mode1Reset::for_mp1(v.major, v.minor, v.revision));
     psp.reset(&mut PspMail(regs), m.chip.rlc_autoload);
     smu.reset(&mut |k, v| regs.set_mailbox(Mailbox::Smu(k), v));
 }
@@ -327,6 +338,7 @@ fn wire_vm(r: &mut RegFile, m: &RegMap) {
         for a in first..=last {
             r.act(a, Act::Hqd { xcc, active: a == active });
         }
+        r.act(m.at(Ip::Gc, xcc, "GRBM_SOFT_RESET"), Act::GrbmSoftReset { xcc });
     }
     r.act(m.at(Ip::Osssys, 0, "IH_RB_CNTL"), Act::IhCntl);
     r.act(m.sdma_queue("RB_CNTL"), Act::SdmaRbCntl);

@@ -37,6 +37,10 @@ pub enum Act {
         ack: u32,
         gc: Option<u8>,
     },
+    /// GRBM_SOFT_RESET of XCC `xcc`: the CP/CPC bits stop its compute queues and halt its MEC.
+    GrbmSoftReset {
+        xcc: u8,
+    },
     /// INVALIDATE_ENGn_SEM: reads 1 (acquired) — one driver, no contention.
     InvalidateSem,
     /// The HQD registers of XCC `xcc`, banked by its GRBM_GFX_CNTL; `active` for

@@ -260,14 +260,17 @@ impl AmDriver for AmDeviceDriver {
         self.hdp
     }
 
-    /// The queues are gone (the runtime destroyed them): drain what the IH ring still holds
-    /// and clear the GC hub's fault status. Context 0 redirects faulting accesses to the dummy
-    /// page (the *_ENABLE_DEFAULT bits) rather than stalling, so nothing else needs a reset.
+    /// The runtime destroyed its queues (their HQDs dequeued with RESET_WAVES); what a hung
+    /// wave or a wedged CP left is cleared by the compute reset the hardware needs (amd.md
+    /// §6.3: every HQD dequeued again, GRBM soft reset of the CP, the MEC restarted), then the
+    /// IH ring is drained and the GC hub's fault status cleared. The runtime then maps fresh
+    /// queues with zeroed pointers. Context 0 sends faulting accesses to the dummy page (the
+    /// *_ENABLE_DEFAULT bits) rather than stalling, so the VM needs no reset.
     fn reset(&self) -> Result<bool> {
         let mut st = self.lock();
-        let dev = st.dev()?;
-        dev.poll_interrupts()?;
-        dev.vm_fault()?;
+        st.dev()?.reset_compute()?;
+        // Compute queues a failed destroy left listed went with the reset.
+        st.queues.retain(|_, h| h.kind == am::QueueKind::Sdma);
         Ok(true)
     }
 

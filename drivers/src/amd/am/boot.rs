@@ -24,6 +24,8 @@ pub const AM_VERSION: u32 = 0xA000_0008;
 /// the driver supports) + the register's offset 0xC3 (nbio_4_3_0, nbio_7_9_0). Read before
 /// discovery, which lives at the top of the VRAM it reports.
 pub const RCC_CONFIG_MEMSIZE_DWORD: u32 = 0xDE3;
+/// How long the chip takes to come back from a mode-1 reset (`SMU13_MODE1_RESET_WAIT_TIME_IN_MS`).
+const MODE1_RESET_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 /// Bytes of the IH ring.
 pub const IH_RING_BYTES: u64 = 256 << 10;
 /// Bytes of the SMU driver table.
@@ -174,6 +176,9 @@ pub struct BootPlan<'a> {
     /// Set by [`BootPlan::run`]: the MEC runs firmware (the PSP loaded its image in this boot,
     /// or a partial boot found the previous session's running).
     pub mec_loaded: bool,
+    /// Set by [`BootPlan::run`]: the RS64 MEC's firmware start address (what a compute reset
+    /// restarts it at).
+    pub mec_start: u64,
 }
 
 impl BootPlan<'_> {
@@ -192,6 +197,9 @@ impl BootPlan<'_> {
         let m = self.mmio;
         let major = self.chip.gc_major;
         m.trace_note(if self.partial { "AM partial boot" } else { "AM full boot" });
+        if !self.partial {
+            self.mode1_reset_if_alive()?;
+        }
         // SOC: doorbell aperture on, HDP flush remapped.
         m.update(m.reg(Ip::Nbio, 0, "RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN")?, &[("BIF_DOORBELL_APER_EN", 1)])?;
         gmc::remap_hdp(m)?;
@@ -205,6 +213,9 @@ impl BootPlan<'_> {
         let ih = IhRing::init(m, self.io.mc(self.bufs.ih_ring), IH_RING_BYTES, self.io.mc(self.bufs.ih_wptr))?;
         let mut mec_start = 0;
         self.mec_loaded = self.partial;
+        if self.partial {
+            mec_start = gfx::mec_start_addr(m, major)?;
+        }
         if !self.partial {
             let blobs = blobs()?;
             mec_start = blobs.mec_ucode_start;
@@ -228,10 +239,31 @@ impl BootPlan<'_> {
             }
             gfx::init_compute(m, xcc, major)?;
         }
+        self.mec_start = mec_start;
         sdma::init(m, &self.chip)?;
         m.write(m.reg(Ip::Gc, 0, "SCRATCH_REG7")?, AM_VERSION)?;
         m.write(m.reg(Ip::Gc, 0, "SCRATCH_REG6")?, 1)?;
         Ok(ih)
+    }
+
+    /// A full boot of a GPU whose PSP sOS and SMU still run (what amdgpu or a session that
+    /// did not close left) starts with an SMU mode-1 reset, bus mastering off meanwhile
+    /// (amd.md §7.4 step 6): the chip comes back as at power-on (PSP bootloader waiting, MEC
+    /// halted), so the boot's PSP and MEC steps run on a known state.
+    fn mode1_reset_if_alive(&self) -> Result<()> {
+        let m = self.mmio;
+        if !(Psp::new(m, self.io, self.bufs.psp).sos_alive()? && smu::alive(m)?) {
+            return Ok(());
+        }
+        m.trace_note("SMU mode-1 reset: the PSP sOS of an earlier driver or session still runs");
+        log::info!("{}: mode-1 reset (the PSP sOS of an earlier session still runs)", m.pci().name());
+        let v = self.versions.mp1;
+        set_bus_master(m.pci().as_ref(), false)?;
+        let r = smu::mode1_reset(m, smu::Mode1Reset::for_mp1(v.major, v.minor, v.revision));
+        // The chip resets behind the answer: tinygrad and linux wait 500 ms (one GPU, no hive).
+        std::thread::sleep(MODE1_RESET_WAIT);
+        set_bus_master(m.pci().as_ref(), true)?;
+        r
     }
 
     fn psp(&mut self, blobs: &BootFirmware) -> Result<()> {
@@ -266,6 +298,16 @@ impl BootPlan<'_> {
         }
         Ok(())
     }
+}
+
+/// Sets or clears PCI bus mastering (the command register's MASTER bit).
+fn set_bus_master(pci: &dyn PciDevice, on: bool) -> Result<()> {
+    use crate::pci::config::{PCI_COMMAND, PCI_COMMAND_MASTER};
+    let mut cmd = [0u8; 2];
+    pci.config_read(PCI_COMMAND, &mut cmd)?;
+    let old = u16::from_le_bytes(cmd);
+    let new = if on { old | PCI_COMMAND_MASTER } else { old & !PCI_COMMAND_MASTER };
+    pci.config_write(PCI_COMMAND, &new.to_le_bytes())
 }
 
 /// The instances of `ip` bound in `mmio` (0, 1, … until one is missing).

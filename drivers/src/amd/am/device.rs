@@ -10,6 +10,7 @@ use super::gmc::{self, Hub};
 use super::ih::{IhEntry, IhEvent, IhRing};
 use super::mmio::{trace_from_env, Ip, Mmio};
 use super::pagetable::{PtGeneration, PteFlags};
+use super::recover;
 use super::sdma::{self, SdmaQueueDesc, DOORBELL_SDMA0};
 use super::vm::{PageTable, VramTables};
 use super::vram::{RangeAllocator, Vram, VramIo};
@@ -69,6 +70,8 @@ pub struct AmDevice {
     pub partial_boot: bool,
     /// The MEC runs firmware ([`BootPlan::mec_loaded`]): compute queues can run.
     mec_loaded: bool,
+    /// The RS64 MEC's firmware start address ([`BootPlan::mec_start`]).
+    mec_start: u64,
     error_state: bool,
 }
 
@@ -99,11 +102,20 @@ impl AmDevice {
         let bufs = BootBuffers::alloc(&mut vram)?;
         let fb_base = Hub::mm(chip.gc_major, 0).fb_base(&mmio)?;
         let partial = boot::can_partial_boot(&mmio, chip.gc_major)?;
-        let (ih, mec_loaded) = {
+        let (ih, mec_loaded, mec_start) = {
             let io = VramIo { pci: pci.as_ref(), fb_base };
-            let mut plan =
-                BootPlan { mmio: &mmio, io, chip, versions, bufs, vram: &mut vram, partial, mec_loaded: false };
-            (plan.run(&mut || blobs(&discovery))?, plan.mec_loaded)
+            let mut plan = BootPlan {
+                mmio: &mmio,
+                io,
+                chip,
+                versions,
+                bufs,
+                vram: &mut vram,
+                partial,
+                mec_loaded: false,
+                mec_start: 0,
+            };
+            (plan.run(&mut || blobs(&discovery))?, plan.mec_loaded, plan.mec_start)
         };
         let layout = chip.pt_generation().layout();
         let pt = PageTable { layout, root: bufs.root, va_start: CONTEXT0_START, va_end: CONTEXT0_END };
@@ -121,6 +133,7 @@ impl AmDevice {
             queues: Vec::new(),
             partial_boot: partial,
             mec_loaded,
+            mec_start,
             error_state: false,
         })
     }
@@ -469,6 +482,25 @@ impl AmDevice {
             self.error_state = true;
         }
         Ok(out)
+    }
+
+    /// Brings the compute engine back after a hang or a fault ([`recover::reset_mec`]): every
+    /// HQD dequeued with its waves killed, the CP soft-reset, the MEC restarted; compute queues
+    /// still listed are gone with it (their MQD and EOP memory freed), the IH ring drained and
+    /// the GC hub's fault status cleared. The SDMA queue is left as it is.
+    pub fn reset_compute(&mut self) -> Result<()> {
+        recover::reset_mec(&self.mmio, self.chip.gc_major, self.mec_start)?;
+        let (gone, kept): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.queues).into_iter().partition(|(h, _)| h.kind != QueueKind::Sdma);
+        self.queues = kept;
+        for (_, mem) in gone {
+            for pa in mem {
+                self.vram.heap.free(pa)?;
+            }
+        }
+        self.poll_interrupts()?;
+        self.vm_fault()?;
+        Ok(())
     }
 
     /// The GC hub's recorded VM fault, if any (cleared).

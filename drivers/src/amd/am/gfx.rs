@@ -72,6 +72,19 @@ pub fn start_mec(mmio: &Mmio, xcc: u8, gc_major: u8, mec_ucode_start: u64) -> Re
     Ok(())
 }
 
+/// The RS64 MEC's firmware start address as `start_mec` programmed it (a partial boot reads it
+/// back for a later [`super::recover::reset_mec`]); 0 on gfx9, whose MEC starts by un-halting.
+pub fn mec_start_addr(mmio: &Mmio, gc_major: u8) -> Result<u64> {
+    if !chip(gc_major)?.mec_rs64 {
+        return Ok(0);
+    }
+    select(mmio, 0, 1, 0, 0, 0)?;
+    let lo = mmio.read(gc(mmio, 0, "CP_MEC_RS64_PRGRM_CNTR_START")?);
+    let hi = mmio.read(gc(mmio, 0, "CP_MEC_RS64_PRGRM_CNTR_START_HI")?);
+    select(mmio, 0, 0, 0, 0, 0)?;
+    Ok((u64::from(hi?) << 34) | (u64::from(lo?) << 2))
+}
+
 /// The chip's per-XCC setup writes, the shader memory apertures of every VMID
 /// (`init_compute_vmid`), and the MEC doorbell range.
 pub fn init_compute(mmio: &Mmio, xcc: u8, gc_major: u8) -> Result<()> {
@@ -176,13 +189,24 @@ pub fn map_queue(mmio: &Mmio, xcc: u8, mqd: &Mqd, q: &ComputeQueueDesc) -> Resul
     select(mmio, xcc, 0, 0, 0, 0)
 }
 
-/// Dequeues the HQD of ME 1, pipe 0, `queue` (fini): request, wait for inactive.
+/// `CP_HQD_DEQUEUE_REQUEST` types (`enum hqd_dequeue_request_type`, linux
+/// `drivers/gpu/drm/amd/include/kgd_kfd_interface.h`; tinygrad's `_dequeue_hqds` comment "1 -
+/// DRAIN_PIPE; 2 - RESET_WAVES"): a drain waits for the queue's waves to end, so a wave that never
+/// ends never lets the HQD go; a reset kills them.
+pub const DEQUEUE_DRAIN_PIPE: u32 = 1;
+pub const DEQUEUE_RESET_WAVES: u32 = 2;
+const DEQUEUE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Dequeues the HQD of ME 1, pipe 0, `queue`, killing its waves (what KFD's queue destroy and
+/// tinygrad's `_dequeue_hqds` do: RESET_WAVES, then `SPI_COMPUTE_QUEUE_RESET`), and waits for
+/// it to go inactive.
 pub fn unmap_queue(mmio: &Mmio, xcc: u8, queue: u32) -> Result<()> {
     select(mmio, xcc, 1, 0, queue, 0)?;
     let active = gc(mmio, xcc, "CP_HQD_ACTIVE")?;
     let res = if mmio.read(active)? & 1 != 0 {
-        mmio.write(gc(mmio, xcc, "CP_HQD_DEQUEUE_REQUEST")?, 1)
-            .and_then(|_| mmio.poll(active, 1, 0, Duration::from_secs(1), "the HQD to dequeue").map(drop))
+        mmio.write(gc(mmio, xcc, "CP_HQD_DEQUEUE_REQUEST")?, DEQUEUE_RESET_WAVES)
+            .and_then(|_| mmio.write(gc(mmio, xcc, "SPI_COMPUTE_QUEUE_RESET")?, 1))
+            .and_then(|_| mmio.poll(active, 1, 0, DEQUEUE_TIMEOUT, "the HQD to dequeue").map(drop))
     } else {
         Ok(())
     };

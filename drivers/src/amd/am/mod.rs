@@ -35,6 +35,7 @@ pub mod pagetable;
 pub mod psp;
 pub mod psp_abi;
 pub mod raw;
+pub mod recover;
 pub mod sdma;
 pub mod smu;
 #[cfg(test)]

@@ -109,9 +109,19 @@ pub(crate) struct Ctl {
     pub waits: WaitCounters,
     /// End-of-pipe writes (RELEASE_MEM with data) this queue's CP made.
     pub eop_writes: std::sync::atomic::AtomicU64,
+    /// A dispatch of this queue has waves running (what a drain dequeue waits for).
+    pub waves: AtomicBool,
+    /// How long one dispatch may run, in ms, before the CP calls it a hang (see
+    /// [`pm4::dispatch_budget`]); a device may set its own.
+    budget_ms: std::sync::atomic::AtomicU64,
 }
 
 impl Ctl {
+    /// The wall-clock budget of this queue's next dispatch.
+    pub fn dispatch_budget(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.budget_ms.load(Ordering::Relaxed))
+    }
+
     /// Whether to stop: the queue is being destroyed, or nobody but us holds the machine.
     pub fn should_stop(&self, holding: bool) -> bool {
         self.stop.load(Ordering::Acquire) || self.host.strong_count() <= holding as usize
@@ -211,12 +221,24 @@ impl Running {
             writes,
             waits: WaitCounters::default(),
             eop_writes: Default::default(),
+            waves: AtomicBool::new(false),
+            budget_ms: (pm4::dispatch_budget().as_millis() as u64).into(),
         });
         let c = ctl.clone();
         let thread = crate::engine_thread::spawn(format!("emu-cp-q{}", q.queue_id), move || {
             queue::run(c, q, engine, arch, xcc, label)
         })?;
         Ok(Running { ctl, thread })
+    }
+
+    /// Gives the queue's dispatches from the next one on `budget` of wall clock each.
+    pub(crate) fn set_dispatch_budget(&self, budget: std::time::Duration) {
+        self.ctl.budget_ms.store(budget.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Whether a dispatch of the queue still has waves running.
+    pub(crate) fn waves_running(&self) -> bool {
+        self.ctl.waves.load(Ordering::Acquire)
     }
 
     /// Stop the thread and wait for it (it stops using the queue's memory before this returns).

@@ -20,8 +20,6 @@ pub(crate) struct Pm4Exec {
     xccs: u32,
     regs: RegFile,
     engine: Arc<dyn WaveEngine>,
-    /// How long one dispatch may run (wall clock) before the CP calls it a hang.
-    budget: Duration,
 }
 
 /// The wall-clock budget of one dispatch: `BAREGPU_EMU_DISPATCH_MS`, by default 120 s. It bounds
@@ -54,7 +52,7 @@ impl Pm4Exec {
     /// The CP of XCC `xcc` of `xccs`.
     pub fn new(arch: &'static str, engine: Arc<dyn WaveEngine>, xcc: u32, xccs: u32) -> Option<Pm4Exec> {
         let family = Pm4Generation::for_arch(arch)?.family;
-        Some(Pm4Exec { family, arch, xcc, xccs, regs: RegFile::new(family), engine, budget: dispatch_budget() })
+        Some(Pm4Exec { family, arch, xcc, xccs, regs: RegFile::new(family), engine })
     }
 
     /// PRED_EXEC: how many of the following dwords this XCC skips. The CP honours it only in an
@@ -205,9 +203,12 @@ impl Pm4Exec {
             Pm4Packet::DispatchDirect { grid, initiator } => {
                 match self.regs.dispatch_state(self.arch, grid, initiator, self.xccs) {
                     Some(mut d) => {
-                        d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone()).with_budget(self.budget);
+                        d.cancel = super::super::dispatch::Cancel::new(cx.ctl.stop.clone())
+                            .with_budget(cx.ctl.dispatch_budget());
                         let mem = cx.mem.fresh(cx.host);
+                        cx.ctl.waves.store(true, std::sync::atomic::Ordering::Release);
                         let r = self.engine.dispatch(&d, mem);
+                        cx.ctl.waves.store(false, std::sync::atomic::Ordering::Release);
                         // Whatever the waves wrote (before a fault too) is visible to memory waits.
                         cx.mem.wrote();
                         match r {
