@@ -11,6 +11,7 @@ use baregpu::drivers::pci::drained::{image_len, sentinel};
 use baregpu::drivers::pci::{DmaMemory, PciDevice};
 use baregpu::emu::usb_bridge::{EmuAsm24xx, Fault};
 use baregpu::runtime::amd::drained::MAX_WINDOW;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -30,6 +31,19 @@ fn drainer(
     windows: [u64; 2],
     first: u64,
     lens: Vec<usize>,
+) -> JoinHandle<Result<Vec<u8>, String>> {
+    torn_drainer(bridge, windows, first, lens, None)
+}
+
+/// [`drainer`], which with `torn` shows a torn fence for a while before the last chunk's true
+/// one: the new value's high bytes over the old value's low byte, what a byte-wise read across
+/// a carry returns; `torn` is set just before the true fence is written.
+fn torn_drainer(
+    bridge: Arc<EmuAsm24xx>,
+    windows: [u64; 2],
+    first: u64,
+    lens: Vec<usize>,
+    torn: Option<Arc<AtomicBool>>,
 ) -> JoinHandle<Result<Vec<u8>, String>> {
     thread::spawn(move || {
         let mut out = Vec::new();
@@ -55,6 +69,12 @@ fn drainer(
                 return Err(format!("chunk {seq}: its window was refilled before the fence said it was drained"));
             }
             out.extend_from_slice(&chunk);
+            if let (Some(flag), true) = (&torn, i + 1 == lens.len()) {
+                let mix = ((seq + 1) & !0xff) | (seq & 0xff);
+                bridge.dma_write(FENCE_PCIE, &mix.to_le_bytes());
+                thread::sleep(Duration::from_millis(50));
+                flag.store(true, Ordering::SeqCst);
+            }
             bridge.dma_write(FENCE_PCIE, &(seq + 1).to_le_bytes());
         }
         Ok(out)
@@ -88,6 +108,28 @@ fn chunks_alternate_between_windows_and_wait_for_the_drain_fence() {
     assert!(bridge.dma_write(FENCE_PCIE, &0xff_fffeu64.to_le_bytes()));
     let fence = stream_drained(&bridge, &pci, staging.as_ref(), &pattern(4 * W as usize, 2));
     assert_eq!(fence, 0xff_fffe + 5);
+}
+
+/// A fence read torn across a carry (0x1ff -> 0x200 read as 0x2ff) is beyond any chunk queued:
+/// the host reads again rather than take the copy for finished before the last chunk drained.
+#[test]
+fn a_torn_fence_read_is_not_taken_for_drained() {
+    let (_gpu, bridge) = bridge();
+    let pci = Asm24xx::open(bridge.clone()).expect("open");
+    let staging = pci.alloc_dma(2 * W, false).expect("SRAM");
+    assert!(bridge.dma_write(FENCE_PCIE, &0x1fdu64.to_le_bytes()));
+    let data = pattern(3 * (W as usize - 4), 5);
+    let chunks: Vec<&[u8]> = data.chunks(W as usize - 4).collect();
+    let w = pci.drained_windows().expect("drained windows");
+    let bus = staging.bus_pages()[0];
+    let flag = Arc::new(AtomicBool::new(false));
+    let lens = chunks.iter().map(|c| c.len()).collect();
+    let gpu = torn_drainer(bridge.clone(), [bus, bus + W], 0x1fd, lens, Some(flag.clone()));
+    w.stream(staging.as_ref(), [0, W], W, 0x1fd, &chunks).expect("stream");
+    assert!(flag.load(Ordering::SeqCst), "the copy ended on the torn fence, before the last chunk drained");
+    let out = gpu.join().expect("drainer thread").expect("the GPU's side");
+    assert!(out == data, "the chunks the GPU drained differ from the data");
+    assert_eq!(w.fence().expect("fence"), 0x200);
 }
 
 #[test]

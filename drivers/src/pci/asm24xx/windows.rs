@@ -141,7 +141,8 @@ impl Link {
                 pipe.take_oldest()?;
             }
             if i >= 2 && drained < seq - 1 {
-                drained = self.wait_drain(seq - 1, timeout)?;
+                // Chunks up to seq - 1 are out: the fence can read seq at most.
+                drained = self.wait_drain(seq - 1, seq, timeout)?;
             }
             let image = image(chunk, seq);
             let slot = slots[i % 2];
@@ -150,20 +151,30 @@ impl Link {
             pipe.submit_out((), what, image)?;
         }
         pipe.finish(|(), _| ())?;
-        self.wait_drain(first + chunks.len() as u64, timeout).map(drop)
+        let last = first + chunks.len() as u64;
+        self.wait_drain(last, last, timeout).map(drop)
     }
 
     /// Reads the drain fence until it reaches `want`; its value then. A fence that cannot
     /// move (the PCIe link down) or does not within `timeout` is an error.
-    fn wait_drain(&self, want: u64, timeout: Duration) -> Result<u64> {
+    ///
+    /// A read beyond `most` (one past the last chunk queued) is torn, not drained: the bridge
+    /// copies the fence out of XDATA byte by byte while the GPU's write may land, and a mix of
+    /// the old bytes and the new ones across a carry (0x00ff -> 0x0100 read as 0x01ff) reads
+    /// at least 255 too high, never just above the true value. It is read again.
+    fn wait_drain(&self, want: u64, most: u64, timeout: Duration) -> Result<u64> {
         let start = Instant::now();
         let mut pause = FIRST_PAUSE;
         loop {
             let fence = self.fence()?;
-            if fence >= want {
+            if (want..=most).contains(&fence) {
                 return Ok(fence);
             }
-            let what = format!("waiting for the drain fence to reach {want} (it reads {fence})");
+            let what = if fence > most {
+                format!("waiting for the drain fence to reach {want} (it reads {fence}, beyond the last chunk queued, {most})")
+            } else {
+                format!("waiting for the drain fence to reach {want} (it reads {fence})")
+            };
             match self.ltssm()? {
                 LTSSM_L0 => {}
                 s => {
