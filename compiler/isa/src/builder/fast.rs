@@ -39,14 +39,26 @@ const SPECIALS: [Special; 12] = [
 enum How {
     /// A register-only field: a plain run as `Fast` says. `vector`: the field holds only VGPRs
     /// or AGPRs, so any other kind of operand rules the encoding out.
-    Reg { fast: Fast, vector: bool },
+    Reg {
+        fast: Fast,
+        vector: bool,
+    },
     /// A source: a VGPR run (`vgpr`, where the field holds one), an SGPR run, an inline
     /// constant or the literal. `wide`: a 64-bit operand (its constants are left to the general
     /// path).
-    Src { vgpr: Option<Fast>, sgpr: Fast, wide: bool },
+    Src {
+        vgpr: Option<Fast>,
+        sgpr: Fast,
+        wide: bool,
+    },
     /// An immediate field: `short` a 16-bit one (simm16, branch target), else any u32;
     /// `float`: an f32 is taken as its bits; `label`, `waitcnt`: the field takes those.
-    Imm { short: bool, float: bool, label: bool, waitcnt: bool },
+    Imm {
+        short: bool,
+        float: bool,
+        label: bool,
+        waitcnt: bool,
+    },
     /// The named register the encoding implies.
     Fixed(Special),
     Off,
@@ -54,12 +66,44 @@ enum How {
     Unsure,
 }
 
-/// One operand's plan: how, and the field.
+/// One operand's plan: how, and where its field is.
 #[derive(Clone, Copy, Debug)]
 struct FastSlot {
     how: How,
-    /// The field (every `How` but `Fixed`, `Off` and `Unsure` has one).
-    put: Option<Put>,
+    /// The field (`Fixed` and `Off` have none: 0s, never written).
+    at: Place,
+}
+
+/// A field within one dword: where and how wide.
+#[derive(Clone, Copy, Debug, Default)]
+struct Place {
+    /// The field's mask before the shift.
+    mask: u32,
+    word: u8,
+    shift: u8,
+}
+
+impl Place {
+    /// `None` for a field across two dwords (left to the general path).
+    fn of(p: &Put) -> Option<Place> {
+        let (lo, hi) = (p.f.lo as u32, p.f.hi as u32);
+        (lo / 32 == hi / 32 && hi < 128).then(|| Place {
+            mask: u32::MAX >> (31 - (hi - lo)),
+            word: (lo / 32) as u8,
+            shift: (lo % 32) as u8,
+        })
+    }
+
+    /// Writes `v`; false (nothing written) when it does not fit the field.
+    #[inline(always)]
+    fn write(self, words: &mut [u32; 4], v: u32) -> bool {
+        if v & !self.mask != 0 {
+            return false;
+        }
+        let w = &mut words[self.word as usize & 3];
+        *w = (*w & !(self.mask << self.shift)) | (v << self.shift);
+        true
+    }
 }
 
 /// A candidate's fast plan (only candidates without DPP/SDWA, LDS DMA, MFMA register-file pairs
@@ -74,7 +118,7 @@ pub(crate) struct FastPlan {
     /// The constant bus limit (gfx9: one scalar value, gfx10+: two).
     bus_limit: u8,
     /// DS: the `offset0`/`offset1` fields of `offset:`.
-    ds_offsets: Option<[Put; 2]>,
+    ds_offsets: Option<[Place; 2]>,
     arch: Arch,
 }
 
@@ -105,7 +149,15 @@ pub(crate) struct Filled {
 fn sgpr_fast(arch: Arch, dwords: i64, bus: bool) -> Option<Fast> {
     let size = RegFile::Sgpr.size(arch) as i64;
     let align = Reg::new(RegFile::Sgpr, 0, dwords).align(arch) - 1;
-    (size >= dwords).then_some(Fast { file: RegFile::Sgpr, count: dwords, last_first: size - dwords, align, base: 0, shift: 0, bus })
+    (size >= dwords).then_some(Fast {
+        file: RegFile::Sgpr,
+        count: dwords,
+        last_first: size - dwords,
+        align,
+        base: 0,
+        shift: 0,
+        bus,
+    })
 }
 
 fn how(arch: Arch, s: &Slot, t16: bool, valu: bool) -> How {
@@ -146,20 +198,22 @@ impl FastPlan {
             .iter()
             .enumerate()
             .map(|(k, s)| {
-                let how = match (s.put, s.act) {
+                let at = s.put.as_ref().and_then(Place::of);
+                let how = match (at, s.act) {
                     (Some(_), _) | (None, Act::Fixed | Act::Off) => how(arch, s, c.t16 >> k & 1 != 0, valu),
                     _ => How::Unsure,
                 };
-                FastSlot { how, put: s.put }
+                FastSlot { how, at: at.unwrap_or_default() }
             })
             .collect();
+        let place = |p: Option<Put>| p.as_ref().and_then(Place::of);
         let lit_ok = match c.shape {
             Shape::Salu | Shape::E32 => true,
             Shape::Vop3 | Shape::Vop3p => !is_gfx9(arch),
             _ => false,
         };
         let ds_offsets = match (c.shape, c.extra.offsets) {
-            (Shape::Ds, [Some(a), Some(b)]) => Some([a, b]),
+            (Shape::Ds, [a, b]) => place(a).zip(place(b)).map(|(a, b)| [a, b]),
             _ => None,
         };
         let bus_limit = if is_gfx9(arch) { 1 } else { 2 };
@@ -284,7 +338,7 @@ impl FastPlan {
                 (How::Off, Operand::Off) => continue,
                 _ => return Verdict::Unsure,
             };
-            if !s.put.is_some_and(|p| p.write(&mut out.words, v)) {
+            if !s.at.write(&mut out.words, v) {
                 return Verdict::Unsure;
             }
         }

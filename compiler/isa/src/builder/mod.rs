@@ -40,8 +40,10 @@
 mod cands;
 pub mod dpp;
 mod encode;
-mod fast;
 pub mod export;
+mod fast;
+#[cfg(test)]
+mod fast_check;
 pub mod label;
 mod mods;
 pub mod operand;
@@ -145,14 +147,23 @@ pub struct Builder {
 impl Ctors for Builder {
     type Op = Operand;
 
+    #[inline]
     fn ctor(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
-        if self.pending.is_empty() {
-            if self.emit(id, ops, &[]).is_none() {
-                let e = self.why_not(id, ops, &[]);
-                return self.record::<()>(Err(e));
-            }
-            return self;
+        if !self.pending.is_empty() {
+            return self.ctor_mods(id, ops);
         }
+        if self.emit(id, ops, &[]).is_none() {
+            let e = self.why_not(id, ops, &[]);
+            return self.record::<()>(Err(e));
+        }
+        self
+    }
+}
+
+impl Builder {
+    /// [`Ctors::ctor`] with the modifiers of [`Builder::mods`].
+    #[inline(never)]
+    fn ctor_mods(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
         let mut mods = std::mem::take(&mut self.pending);
         let r = match self.emit(id, ops, &mods) {
             Some(_) => Ok(()),
