@@ -352,7 +352,6 @@ impl Builder {
     #[inline]
     fn emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
         let cands = self.cands(id, mods);
-        let lds = !mods.is_empty() && mods.contains(&Mod::Flag(Flag::Lds));
         for c in cands {
             if let Some(plan) = &c.fast {
                 let mut f = Filled { words: c.init.words, lit: None, target: None, used: [0; 4], vcc: false };
@@ -367,6 +366,7 @@ impl Builder {
             if !plan::admits(c, ops) {
                 continue;
             }
+            let lds = !mods.is_empty() && mods.contains(&Mod::Flag(Flag::Lds));
             let mut f = Fill::new(c, self.arch, lds);
             f.quiet = true;
             if f.operands(ops).is_ok() && (mods.is_empty() || f.mods(mods).is_ok()) && f.finish().is_ok() {
