@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use baregpu_autogen::isa::ctors::NAMES;
 use baregpu_autogen::isa::Operand as TableOperand;
 
+use super::fast::FastPlan;
 use super::plan::{self, Extra, Slot};
 use crate::asm::parser::{start, Ext};
 use crate::inst::Instruction;
@@ -80,6 +81,8 @@ pub(crate) struct Cand {
     pub f8f6f4: bool,
     /// The DPP16, DPP8 or SDWA form, or `Ext::None`.
     pub ext: Ext,
+    /// The fast path's plan, where the encoding has one.
+    pub fast: Option<FastPlan>,
 }
 
 /// Every constructor's candidates of one architecture, by constructor id.
@@ -163,7 +166,9 @@ pub(crate) fn cand(arch: Arch, op: u32, suffixed: bool, ext: Ext) -> Option<Cand
     let extra = Extra::of(&init, shape);
     let index = |name: &str| slots.iter().position(|s| s.op.name == name).map(|k| k as u8);
     let cd_pair = extra.acc_cd.and_then(|_| Some((index("vdst")?, index("src2")?)));
-    Some(Cand { init, shape, slots, lds_slots, cd_pair, extra, t16, suffixed, format, f8f6f4, ext })
+    let mut c = Cand { init, shape, slots, lds_slots, cd_pair, extra, t16, suffixed, format, f8f6f4, ext, fast: None };
+    c.fast = FastPlan::of(&c);
+    Some(c)
 }
 
 /// The gfx9 buffer loads that take `lds` (LDS DMA), as llvm-mc 22 accepts them: gfx950 adds the

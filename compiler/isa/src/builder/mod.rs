@@ -41,6 +41,9 @@ mod cands;
 pub mod dpp;
 mod encode;
 pub mod export;
+mod fast;
+#[cfg(test)]
+mod fast_check;
 pub mod label;
 mod mods;
 pub mod operand;
@@ -83,6 +86,7 @@ use crate::inst::Instruction;
 use crate::Arch;
 use cands::{Cand, CtorTable};
 use encode::{describe, Fail, Fill};
+use fast::{Filled, Verdict};
 use label::{FnvBuild, LabelDef};
 
 /// One emitted instruction.
@@ -143,14 +147,23 @@ pub struct Builder {
 impl Ctors for Builder {
     type Op = Operand;
 
+    #[inline]
     fn ctor(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
-        if self.pending.is_empty() {
-            if self.emit(id, ops, &[]).is_none() {
-                let e = self.why_not(id, ops, &[]);
-                return self.record::<()>(Err(e));
-            }
-            return self;
+        if !self.pending.is_empty() {
+            return self.ctor_mods(id, ops);
         }
+        if self.emit(id, ops, &[]).is_none() {
+            let e = self.why_not(id, ops, &[]);
+            return self.record::<()>(Err(e));
+        }
+        self
+    }
+}
+
+impl Builder {
+    /// [`Ctors::ctor`] with the modifiers of [`Builder::mods`].
+    #[inline(never)]
+    fn ctor_mods(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
         let mut mods = std::mem::take(&mut self.pending);
         let r = match self.emit(id, ops, &mods) {
             Some(_) => Ok(()),
@@ -339,13 +352,21 @@ impl Builder {
     #[inline]
     fn emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
         let cands = self.cands(id, mods);
-        let lds = !mods.is_empty() && mods.contains(&Mod::Flag(Flag::Lds));
         for c in cands {
+            if let Some(plan) = &c.fast {
+                let mut f = Filled { words: c.init.words, lit: None, target: None, used: [0; 4], vcc: false };
+                match plan.fill(&mut f, ops, mods) {
+                    Verdict::Fits => return self.push_fast(c, &f),
+                    Verdict::No => continue,
+                    Verdict::Unsure => {}
+                }
+            }
             // An encoding the operands' kinds rule out is not tried (`_e32` with an SGPR in a
             // VGPR-only field); `why_not` tries every one for the error.
             if !plan::admits(c, ops) {
                 continue;
             }
+            let lds = !mods.is_empty() && mods.contains(&Mod::Flag(Flag::Lds));
             let mut f = Fill::new(c, self.arch, lds);
             f.quiet = true;
             if f.operands(ops).is_ok() && (mods.is_empty() || f.mods(mods).is_ok()) && f.finish().is_ok() {
@@ -428,6 +449,39 @@ impl Builder {
             return get(Ext::None);
         }
         c
+    }
+
+    /// Emits what the fast path filled in (see [`Builder::emit`]): the words straight into the
+    /// code, no [`Instruction`] made.
+    #[inline(always)]
+    fn push_fast(&mut self, c: &Cand, f: &Filled) -> Option<usize> {
+        let n = self.items.len() as u32;
+        if let Some(l) = f.target {
+            if l.0 as usize >= self.labels.len() {
+                return None;
+            }
+            self.branches.push((n, l.0));
+        }
+        self.tracker.note_used(f.used, f.vcc);
+        let word = self.code.len() as u32;
+        let nd = c.init.ndwords;
+        // Fixed-size copies (a variable one is a call to memcpy).
+        match nd {
+            1 => self.code.push(f.words[0]),
+            2 => self.code.extend_from_slice(&f.words[..2]),
+            3 => self.code.extend_from_slice(&f.words[..3]),
+            _ => self.code.extend_from_slice(&f.words),
+        }
+        let mut flags = if c.suffixed { SUFFIX_CHOSEN } else { 0 };
+        let mut size = nd as usize * 4;
+        if let Some(l) = f.lit {
+            self.code.push(l);
+            flags |= LITERAL;
+            size += 4;
+        }
+        self.items.push(Item { word, op: c.init.op, fmt: c.init.fmt, ndwords: nd, flags });
+        self.size += size;
+        Some(size)
     }
 
     #[inline]
