@@ -16,11 +16,13 @@ use baregpu_emu::amd::machine;
 use baregpu_emu::catalog::{self, Vendor};
 use baregpu_emu::nv::EmuRm;
 use baregpu_emu::rdna::Interpreter;
+use baregpu_emu::work::emulated;
 use baregpu_runtime::amd::am::AmIface;
 use baregpu_runtime::amd::am_device::AmDeviceDriver;
 use baregpu_runtime::amd::{AmdDevice, AmdIface, KfdIface};
 use baregpu_runtime::nv::{NvDevice, NvIsa};
 use baregpu_runtime::spec::MAX_EMULATED;
+use baregpu_runtime::timeout::{Progress, ProgressProbe};
 use baregpu_runtime::DeviceSpec;
 use std::sync::Arc;
 
@@ -60,9 +62,21 @@ pub fn open_with(spec: &DeviceSpec, os: Arc<dyn Os>) -> Result<Device> {
             let engine = crate::device_usb::engine(path);
             let (pci, fw) = crate::device_usb::open_pci(path, engine.clone())?;
             let dev = open_am_over(pci, &*fw, &label)?;
-            Ok(Device::Amd(dev.with_progress(Arc::new(move || engine.workgroups_retired()))))
+            Ok(Device::Amd(dev.with_progress(emu_progress(engine))))
         }
     }
+}
+
+/// What hang detection reads of an emulated AMD GPU running dispatches on `engine`: workgroups
+/// retired, and its instructions as emulated time (`runtime::timeout::Watchdog`).
+pub fn emu_progress(engine: Arc<dyn WaveEngine>) -> ProgressProbe {
+    Arc::new(move || Progress { retired: engine.workgroups_retired(), ran: emulated(engine.instructions_executed()) })
+}
+
+/// [`emu_progress`] of an emulated NVIDIA GPU: CTAs retired; its PTX interpreter counts no
+/// instructions, so its waits keep the wall clock alone.
+fn emu_nv_progress(emu: Arc<EmuRm>) -> ProgressProbe {
+    Arc::new(move || Progress { retired: emu.ctas_retired(), ran: std::time::Duration::ZERO })
 }
 
 /// A spec built in code (not parsed) gets the parser's bound too: an emulated machine is built
@@ -82,7 +96,7 @@ pub fn open_emulated(arch: &str, index: usize, engine: Arc<dyn WaveEngine>) -> R
     let archs = vec![arch; index + 1];
     let kfd: Arc<dyn Os> = machine(&archs, engine.clone())?;
     // Workgroups the interpreter retires count as progress while a wait sleeps on one long dispatch.
-    Ok(AmdDevice::open(kfd, index, &label)?.with_progress(Arc::new(move || engine.workgroups_retired())))
+    Ok(AmdDevice::open(kfd, index, &label)?.with_progress(emu_progress(engine)))
 }
 
 /// The emulated PCI GPU (`am:emu:ARCH`), booted by the AM driver (firmware from
@@ -91,7 +105,7 @@ pub fn open_emulated(arch: &str, index: usize, engine: Arc<dyn WaveEngine>) -> R
 pub fn open_am_emulated(arch: &str, engine: Arc<dyn WaveEngine>) -> Result<AmdDevice> {
     let label = DeviceSpec::Am { bdf: format!("emu:{arch}") }.to_string();
     let iface = am_emulated_iface(arch, engine.clone())?;
-    Ok(AmdDevice::open_on(iface, &label)?.with_progress(Arc::new(move || engine.workgroups_retired())))
+    Ok(AmdDevice::open_on(iface, &label)?.with_progress(emu_progress(engine)))
 }
 
 fn am_emulated_iface(arch: &str, engine: Arc<dyn WaveEngine>) -> Result<Box<dyn AmdIface>> {
@@ -126,7 +140,7 @@ pub fn open_emulated_nv(arch: &str, index: usize) -> Result<NvDevice> {
     // The interpreter's parser checks each module at load, as ptxas would for a real GPU.
     let check = |ptx: &str| baregpu_emu::nv::ptx::Module::parse(ptx).map(drop).map_err(|e| e.to_string());
     // CTAs the interpreter retires count as progress while a wait sleeps on one long kernel.
-    let probe = Arc::new(move || emu.ctas_retired());
+    let probe = emu_nv_progress(emu);
     Ok(NvDevice::open(rm, index, &label, NvIsa::Ptx)?.with_ptx_check(Arc::new(check)).with_progress(probe))
 }
 
@@ -151,7 +165,7 @@ pub fn open_group(spec: &DeviceSpec, count: usize) -> Result<Vec<Device>> {
                 .map(|i| {
                     let e = engine.clone();
                     let dev = AmdDevice::open(kfd.clone(), index + i, &at(i).to_string())?;
-                    Ok(Device::Amd(dev.with_progress(Arc::new(move || e.workgroups_retired()))))
+                    Ok(Device::Amd(dev.with_progress(emu_progress(e))))
                 })
                 .collect()
         }
@@ -164,7 +178,7 @@ pub fn open_group(spec: &DeviceSpec, count: usize) -> Result<Vec<Device>> {
                 .map(|i| {
                     let emu = emu.clone();
                     let dev = NvDevice::open(rm.clone(), index + i, &at(i).to_string(), NvIsa::Ptx)?;
-                    let dev = dev.with_ptx_check(Arc::new(check)).with_progress(Arc::new(move || emu.ctas_retired()));
+                    let dev = dev.with_ptx_check(Arc::new(check)).with_progress(emu_nv_progress(emu));
                     Ok(Device::Nv(dev))
                 })
                 .collect()

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 #[path = "hcq_contract/am.rs"]
 mod am;
+#[path = "hcq_contract/hang_budget.rs"]
+mod hang_budget;
 #[path = "hcq_contract/iface.rs"]
 mod iface;
 #[path = "hcq_contract/link.rs"]

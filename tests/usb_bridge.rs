@@ -11,7 +11,6 @@ use baregpu::drivers::pci::asm24xx::{setup, Asm24xx};
 use baregpu::drivers::pci::{PciDevice, AMD_BAR_MMIO, AMD_BAR_VRAM};
 use baregpu::drivers::usb::UsbTransport;
 use baregpu::emu::am::EmuPciGpu;
-use baregpu::emu::amd::dispatch::WaveEngine;
 use baregpu::emu::rdna::Interpreter;
 use baregpu::emu::usb_bridge::{EmuAsm24xx, Fault};
 use std::sync::Arc;
@@ -186,7 +185,7 @@ fn runtime_over_bridge() -> (baregpu::runtime::amd::AmdDevice, Arc<EmuAsm24xx>) 
     let (bridge, pci) = baregpu::device_usb::open_emulated("gfx1100", engine.clone()).expect("bridge");
     let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").expect("layout"));
     let dev = baregpu::device::open_am_over(pci, &fw, "usb:emu:gfx1100").expect("runtime over the bridge");
-    (dev.with_progress(Arc::new(move || engine.workgroups_retired())), bridge)
+    (dev.with_progress(baregpu::device::emu_progress(engine)), bridge)
 }
 
 fn basic_code_object() -> baregpu::runtime::program::CodeObject {

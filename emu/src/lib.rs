@@ -15,3 +15,4 @@ pub mod nv;
 mod os;
 pub mod rdna;
 pub mod usb_bridge;
+pub mod work;

@@ -9,6 +9,7 @@
 //! [`Port`]: through its address where the page is CPU-mapped, by calls over a link otherwise.
 
 use crate::port::Port;
+use crate::timeout::Watchdog;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -172,15 +173,15 @@ impl Signal {
     }
 
     /// Wait until the value reaches `target`: spin briefly, then call `sleep(budget)` (the
-    /// device's interrupt wait, which may also report a fault) between checks. The timeout
-    /// restarts whenever the value moves or `sleep` says the device made progress of another
-    /// kind (workgroups retired inside one long kernel), so long-running work that makes
+    /// device's interrupt wait, which may also report a fault) between checks. The value moving
+    /// is progress; `dog` sees the device's other progress (workgroups retired inside one long
+    /// kernel) and decides when its absence is a hang, so long-running work that makes
     /// progress never times out while a hang does.
     pub fn wait(
         &self,
         target: u64,
-        timeout: Duration,
-        sleep: &mut dyn FnMut(Duration) -> Result<bool, WaitError>,
+        dog: &mut Watchdog,
+        sleep: &mut dyn FnMut(Duration) -> Result<(), WaitError>,
     ) -> Result<(), WaitError> {
         // Short work finishes within tens of microseconds: poll that long before paying for a
         // sleep and a wake-up (tinygrad polls far longer; this keeps an idle host core free).
@@ -196,7 +197,6 @@ impl Signal {
             std::thread::yield_now(); // let an emulated engine on this core run (2-core hosts)
         }
         let mut last = self.value();
-        let mut since = Instant::now();
         loop {
             if self.reached(target) {
                 return Ok(());
@@ -204,15 +204,11 @@ impl Signal {
             let now = self.value();
             if now != last {
                 last = now;
-                since = Instant::now();
+                dog.progressed();
             }
-            let waited = since.elapsed();
-            if waited >= timeout {
-                return Err(WaitError::Timeout { last });
-            }
-            // Sleep in slices so that progress is noticed and the timeout stays accurate.
-            if sleep((timeout - waited).min(Duration::from_millis(10)))? {
-                since = Instant::now();
+            match dog.check() {
+                Some(slice) => sleep(slice)?,
+                None => return Err(WaitError::Timeout { last }),
             }
         }
     }
@@ -221,6 +217,7 @@ impl Signal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::timeout::{Progress, ProgressProbe};
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Arc;
 
@@ -231,9 +228,14 @@ mod tests {
         (mem, sig)
     }
 
-    fn nap(d: Duration) -> Result<bool, WaitError> {
+    fn nap(d: Duration) -> Result<(), WaitError> {
         std::thread::sleep(d.min(Duration::from_millis(1)));
-        Ok(false)
+        Ok(())
+    }
+
+    /// A watchdog of `timeout` without a probe.
+    fn dog(timeout: Duration) -> Watchdog<'static> {
+        Watchdog::new(timeout, None)
     }
 
     #[test]
@@ -259,7 +261,7 @@ mod tests {
                 }
             })
         };
-        sig.wait(5, Duration::from_secs(5), &mut nap).unwrap();
+        sig.wait(5, &mut dog(Duration::from_secs(5)), &mut nap).unwrap();
         writer.join().unwrap();
     }
 
@@ -267,9 +269,10 @@ mod tests {
     fn a_stuck_value_times_out_and_a_fault_is_passed_on() {
         let (_mem, sig) = slot();
         sig.set(3);
-        let err = sig.wait(4, Duration::from_millis(30), &mut nap).unwrap_err();
+        let err = sig.wait(4, &mut dog(Duration::from_millis(30)), &mut nap).unwrap_err();
         assert_eq!(err, WaitError::Timeout { last: 3 });
-        let err = sig.wait(4, Duration::from_secs(5), &mut |_| Err(WaitError::Fault("page fault at 0x1000".into())));
+        let err = sig
+            .wait(4, &mut dog(Duration::from_secs(5)), &mut |_| Err(WaitError::Fault("page fault at 0x1000".into())));
         assert_eq!(err, Err(WaitError::Fault("page fault at 0x1000".into())));
     }
 
@@ -286,31 +289,32 @@ mod tests {
                 }
             })
         };
-        sig.wait(10, Duration::from_millis(60), &mut nap).unwrap();
+        sig.wait(10, &mut dog(Duration::from_millis(60)), &mut nap).unwrap();
         writer.join().unwrap();
     }
 
     #[test]
     fn device_progress_restarts_the_timeout_and_its_end_times_out() {
         let (mem, sig) = slot();
-        // The value stays put for 150 ms while the device reports work done for the first 120
-        // ms (one long kernel retiring workgroups), inside a 60 ms timeout; then it signals.
+        // The value stays put for 150 ms while the device reports workgroups retiring for the
+        // first 120 ms (one long kernel), inside a 60 ms timeout; then it signals.
         let start = Instant::now();
+        let retiring = move |until: u64| -> ProgressProbe {
+            Arc::new(move || Progress { retired: (start.elapsed().as_millis() as u64).min(until), ran: Duration::ZERO })
+        };
+        let probe = retiring(120);
         let mut working = |d: Duration| {
             std::thread::sleep(d.min(Duration::from_millis(1)));
             if start.elapsed() >= Duration::from_millis(150) {
                 mem[0].store(1, Ordering::Release);
             }
-            Ok(start.elapsed() < Duration::from_millis(120))
+            Ok(())
         };
-        sig.wait(1, Duration::from_millis(60), &mut working).unwrap();
+        sig.wait(1, &mut Watchdog::new(Duration::from_millis(60), Some(&probe)), &mut working).unwrap();
         // Progress that stops is a hang after the timeout. Reported until 400 ms, it carries the
         // wait well past the 60 ms a wait without it would last.
-        let mut stalls = |d: Duration| {
-            std::thread::sleep(d.min(Duration::from_millis(1)));
-            Ok(start.elapsed() < Duration::from_millis(400))
-        };
-        let err = sig.wait(2, Duration::from_millis(60), &mut stalls).unwrap_err();
+        let probe = retiring(400);
+        let err = sig.wait(2, &mut Watchdog::new(Duration::from_millis(60), Some(&probe)), &mut nap).unwrap_err();
         assert_eq!(err, WaitError::Timeout { last: 1 });
         assert!(start.elapsed() >= Duration::from_millis(400), "timed out while the device reported progress");
     }

@@ -11,7 +11,6 @@ use baregpu_emu::am::firmware_standin::StandinSource;
 use baregpu_emu::am::layout::Layout;
 use baregpu_emu::am::restricted::Restricted;
 use baregpu_emu::am::EmuPciGpu;
-use baregpu_emu::amd::dispatch::WaveEngine;
 use baregpu_emu::rdna::Interpreter;
 use baregpu_runtime::amd::{AmdDevice, AmdIface};
 use baregpu_runtime::program::{ArgValue, Launch};
@@ -47,7 +46,7 @@ impl Over {
         };
         let fw = StandinSource::for_layout(&Layout::for_arch("gfx1100").unwrap());
         let iface = device::am_iface_over(link.clone(), &fw).unwrap_or_else(|e| panic!("{}: {e}", self.label()));
-        (iface, link, Arc::new(move || engine.workgroups_retired()))
+        (iface, link, device::emu_progress(engine))
     }
 
     /// The runtime's device over it, and the link.

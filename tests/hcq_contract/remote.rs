@@ -11,7 +11,6 @@ use baregpu::drivers::pci::PciDevice;
 use baregpu_emu::am::firmware_standin::StandinSource;
 use baregpu_emu::am::layout::Layout;
 use baregpu_emu::am::EmuPciGpu;
-use baregpu_emu::amd::dispatch::WaveEngine;
 use baregpu_emu::rdna::Interpreter;
 use baregpu_runtime::amd::{AmdDevice, AmdIface};
 use std::cell::RefCell;
@@ -72,8 +71,7 @@ impl Remote {
     /// The runtime's device over a new session.
     pub fn open(&self) -> AmdDevice {
         let dev = AmdDevice::open_on(self.iface(), &self.label()).unwrap_or_else(|e| panic!("{}: {e}", self.label()));
-        let engine = self.engine.clone();
-        dev.with_progress(Arc::new(move || engine.workgroups_retired()))
+        dev.with_progress(device::emu_progress(self.engine.clone()))
     }
 }
 

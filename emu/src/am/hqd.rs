@@ -192,8 +192,9 @@ impl EmuPciGpu {
     }
 
     /// How long each dispatch of the compute queues started from now on may run before their CP
-    /// calls it a hang: the dispatch stops and an SQ interrupt goes to the IH ring (what the
-    /// hardware's hang detection reports). By default `BAREGPU_EMU_DISPATCH_MS` or 120 s; a test
+    /// calls it a hang (that much wall clock and emulated time, see `Cancel::with_budget`): the
+    /// dispatch stops and an SQ interrupt goes to the IH ring (what the hardware's hang
+    /// detection reports). By default `BAREGPU_EMU_DISPATCH_MS` or 120 s; a test
     /// sets its own here rather than in the environment every emulated GPU of the process reads.
     pub fn set_dispatch_budget(&self, budget: Duration) {
         self.dispatch_budget_ms.store((budget.as_millis() as u64).max(1), Ordering::Relaxed);

@@ -5,29 +5,42 @@
 
 use super::EmuKfd;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Set when the dispatch must stop: its queue is being destroyed (after a hang, say), or its
-/// wall-clock budget ran out. Engines check it now and then (between workgroups, and every few
+/// Set when the dispatch must stop: its queue is being destroyed (after a hang, say), or it
+/// ran past its budget. Engines check it now and then (between workgroups, and every few
 /// thousand instructions), so a kernel that never ends cannot hold its queue forever.
 #[derive(Debug, Clone, Default)]
 pub struct Cancel {
     flag: Option<Arc<AtomicBool>>,
-    /// When the dispatch must end, and the budget that set it (for the report).
+    /// When the dispatch may end at the earliest, and the budget that set it (for the report).
     deadline: Option<(Instant, Duration)>,
+    /// Wave instructions the dispatch executed (published in batches, as `crate::work` counts).
+    spent: Arc<AtomicU64>,
 }
 
 impl Cancel {
     pub fn new(flag: Arc<AtomicBool>) -> Cancel {
-        Cancel { flag: Some(flag), deadline: None }
+        Cancel { flag: Some(flag), deadline: None, spent: Arc::default() }
     }
 
-    /// The same flag, and a deadline `budget` from now.
+    /// The same flag, and a budget: the dispatch is over it once `budget` of wall clock has
+    /// passed from now AND its instructions make `budget` of emulated time
+    /// ([`crate::work::emulated`]). The second keeps a valid dispatch on a host loaded by other
+    /// work (whose emulator executes little per second) from being called a hang; the first
+    /// keeps a quiet host, where emulated time runs ahead, reporting a hang no sooner than the
+    /// budget says.
     pub fn with_budget(mut self, budget: Duration) -> Cancel {
         self.deadline = Instant::now().checked_add(budget).map(|t| (t, budget));
         self
+    }
+
+    /// `n` more instructions of the dispatch ran.
+    #[inline]
+    pub fn spend(&self, n: u64) {
+        self.spent.fetch_add(n, Ordering::Relaxed);
     }
 
     #[inline]
@@ -42,7 +55,11 @@ impl Cancel {
             return Err(DispatchFault::Cancelled);
         }
         match self.deadline {
-            Some((at, budget)) if Instant::now() >= at => Err(DispatchFault::OverBudget { budget }),
+            Some((at, budget))
+                if crate::work::emulated(self.spent.load(Ordering::Relaxed)) >= budget && Instant::now() >= at =>
+            {
+                Err(DispatchFault::OverBudget { budget })
+            }
             _ => Ok(()),
         }
     }
@@ -153,7 +170,8 @@ pub enum DispatchFault {
     Trap { pc: u64 },
     /// Stopped through [`DispatchState::cancel`].
     Cancelled,
-    /// Ran past its wall-clock budget (a hang, as the hardware's hang detection sees it).
+    /// Ran past its budget, of wall clock and of emulated time (a hang, as the hardware's hang
+    /// detection sees it).
     OverBudget { budget: Duration },
 }
 
@@ -180,6 +198,14 @@ pub trait WaveEngine: Send + Sync {
     /// Workgroups retired over every dispatch so far: the progress a host wait can see inside
     /// one long dispatch. An engine that does not count says 0, and waits rely on signals.
     fn workgroups_retired(&self) -> u64 {
+        0
+    }
+
+    /// Wave instructions executed over every dispatch so far, those of a running dispatch
+    /// included (published in batches): what hang detection holds its budgets against
+    /// (`crate::work`). An engine that does not count says 0, and waits fall back on the wall
+    /// clock alone.
+    fn instructions_executed(&self) -> u64 {
         0
     }
 }
@@ -223,6 +249,24 @@ mod tests {
             xcc,
             cancel: Cancel::default(),
         }
+    }
+
+    #[test]
+    fn a_budget_needs_its_wall_clock_and_its_emulated_time_both() {
+        let over = |c: &Cancel| matches!(c.check(), Err(DispatchFault::OverBudget { .. }));
+        // A whole emulated second at once (a quiet host runs ahead): the wall clock decides.
+        let quiet = Cancel::default().with_budget(Duration::from_millis(20));
+        quiet.spend(crate::work::NOMINAL_RATE);
+        assert!(!over(&quiet));
+        std::thread::sleep(Duration::from_millis(25));
+        assert!(over(&quiet));
+        // The wall clock past, the emulated time not (a loaded host): not yet.
+        let loaded = Cancel::default().with_budget(Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(5));
+        loaded.spend(crate::work::NOMINAL_RATE / 1000 - 1);
+        assert!(!over(&loaded));
+        loaded.spend(1);
+        assert!(over(&loaded));
     }
 
     #[test]

@@ -504,7 +504,7 @@ impl Channel {
             dynamic_shared: dynamic,
             sm_count: gpu.sm_count,
             cancel: Some(&self.ctl.stop),
-            retired: Some(&self.inner.ctas_retired),
+            retired: Some(&self.inner.work),
         };
         let regions = self.inner.gpu_regions();
         let ran = module.launch(&launch, &regions);

@@ -245,8 +245,10 @@ pub(crate) struct Inner {
     pub modules: Mutex<HashMap<u64, Arc<ptx::Module>>>,
     /// The doorbell watcher.
     pub threads: Mutex<Vec<JoinHandle<()>>>,
-    /// CTAs retired by every launch: progress a host wait can see inside one long kernel.
-    pub ctas_retired: AtomicU64,
+    /// CTAs retired by every launch: progress a host wait can see inside one long kernel. The
+    /// PTX interpreter counts no instructions (see `crate::work`), so waits on this GPU fall
+    /// back on the wall clock when nothing retires.
+    pub work: crate::work::WorkCounter,
 }
 
 /// The emulated RM and UVM with their GPUs: an [`Os`](baregpu_drivers::os::Os) to hand to `drivers::nv`.
@@ -270,7 +272,7 @@ impl EmuRm {
 
     /// CTAs retired by every kernel so far (see `runtime::timeout::ProgressProbe`).
     pub fn ctas_retired(&self) -> u64 {
-        self.inner.ctas_retired.load(Ordering::Relaxed)
+        self.inner.work.retired()
     }
 
     /// As [`EmuRm::new`] with another driver version (any branch `drivers::nv` speaks): the RM
@@ -330,7 +332,7 @@ impl EmuRm {
             fault_records: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
             threads: Mutex::new(Vec::new()),
-            ctas_retired: AtomicU64::new(0),
+            work: Default::default(),
         });
         let watcher = {
             let inner = inner.clone();

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::amd::dispatch::{DispatchFault, DispatchState, GpuMemory, WaveEngine};
+use crate::work::WorkCounter;
 use baregpu_isa::Arch;
 use exec::{Ctx, Stop, Wave};
 use ops::{Inst, Op, Tgt};
@@ -187,10 +188,8 @@ impl Segment {
 pub struct Interpreter {
     arch: Arch,
     segments: Mutex<HashMap<u64, Arc<Segment>>>,
-    /// Wave instructions executed, over every dispatch.
-    executed: AtomicU64,
-    /// Workgroups retired, over every dispatch.
-    retired: AtomicU64,
+    /// Workgroups retired and wave instructions executed, over every dispatch.
+    work: WorkCounter,
     /// Segments decoded, over every dispatch: a dispatch of cached code decodes nothing.
     decodes: AtomicU64,
 }
@@ -202,8 +201,7 @@ impl Interpreter {
         Interpreter {
             arch,
             segments: Mutex::new(HashMap::new()),
-            executed: AtomicU64::new(0),
-            retired: AtomicU64::new(0),
+            work: WorkCounter::default(),
             decodes: AtomicU64::new(0),
         }
     }
@@ -213,9 +211,14 @@ impl Interpreter {
         self.decodes.load(Ordering::Relaxed)
     }
 
-    /// Wave instructions executed so far.
+    /// Wave instructions executed so far (those of a running dispatch in batches).
     pub fn instructions(&self) -> u64 {
-        self.executed.load(Ordering::Relaxed)
+        self.work.executed()
+    }
+
+    /// What the interpreter counts of its work (hang detection reads it; tests pace it).
+    pub fn work(&self) -> &WorkCounter {
+        &self.work
     }
 
     /// The instructions of the code at `pc` (decoded as a dispatch would) that the interpreter
@@ -285,10 +288,10 @@ impl Interpreter {
         let fault: Mutex<Option<DispatchFault>> = Mutex::new(None);
         let code = |pc: u64| self.segment(pc, mem);
         let worker = |wi: usize| {
-            let ctx = Ctx { mem, cancel: &d.cancel, code: &code };
+            let tally = retire::Unpublished::new(&self.work, &d.cancel);
+            let ctx = Ctx { mem, cancel: &d.cancel, tally: &tally, code: &code };
             let mut waves: Vec<Wave<W>> = (0..nwaves).map(|_| Wave::new(entry.clone())).collect();
             let mut lds = vec![0u8; d.lds_bytes as usize];
-            let mut unpublished = retire::Unpublished::default();
             let executed = |waves: &[Wave<W>]| waves.iter().map(|w| w.count).sum::<u64>();
             loop {
                 if stop.load(Ordering::Relaxed) {
@@ -320,11 +323,9 @@ impl Interpreter {
                     break;
                 }
                 // Published in batches bounded by work (retire.rs): a host wait's progress.
-                unpublished.retire(executed(&waves), &self.retired);
+                tally.retire(executed(&waves));
             }
-            let count = executed(&waves);
-            unpublished.publish(count, &self.retired);
-            self.executed.fetch_add(count, Ordering::Relaxed);
+            tally.publish(executed(&waves));
         };
         if workers == 1 {
             worker(0);
@@ -428,7 +429,11 @@ fn run_group<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx, lds: &mut [u8]) -
 
 impl WaveEngine for Interpreter {
     fn workgroups_retired(&self) -> u64 {
-        self.retired.load(Ordering::Relaxed)
+        self.work.retired()
+    }
+
+    fn instructions_executed(&self) -> u64 {
+        self.work.executed()
     }
 
     fn dispatch(&self, d: &DispatchState, mem: &GpuMemory) -> Result<(), DispatchFault> {

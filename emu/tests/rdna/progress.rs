@@ -1,5 +1,6 @@
-//! The retired-workgroup count a host wait reads as progress moves while a dispatch runs, not
-//! only in batches of 16 workgroups per worker: long workgroups each count as they end.
+//! The counts hang detection reads move while a dispatch runs: retired workgroups not only in
+//! batches of 16 per worker (long workgroups each count as they end), and the instructions of a
+//! workgroup that has not ended.
 
 use super::common::wave::Buf;
 use baregpu_emu::amd::dispatch::{Cancel, DispatchFault, DispatchState, GpuMemory, WaveEngine};
@@ -22,24 +23,8 @@ fn long_workgroups_count_as_retired_while_the_dispatch_still_runs() {
     let code = Buf::from(&baregpu_isa::assemble(Arch::Gfx1100, SRC).unwrap());
     let mem = GpuMemory::from_ranges(&[(code.va(), code.len as u64, code.va() as usize)]);
     let stop = Arc::new(AtomicBool::new(false));
-    let d = DispatchState {
-        arch: "gfx1100",
-        pgm: code.va(),
-        rsrc1: 0,
-        rsrc2: 1 << 7, // the workgroup id x in s0
-        rsrc3: 0,
-        user_data: [0; 16],
-        // More spinning workgroups than any host has workers.
-        grid: [FINITE as u32 + 4096, 1, 1],
-        block: [32, 1, 1],
-        start: [0; 3],
-        wave32: true,
-        tmpring_size: 0,
-        scratch_base: 0,
-        lds_bytes: 0,
-        xcc: Default::default(),
-        cancel: Cancel::new(stop.clone()),
-    };
+    // More spinning workgroups than any host has workers.
+    let d = state(&code, FINITE as u32 + 4096, &stop);
     let engine = Interpreter::new("gfx1100");
     let (seen, result) = std::thread::scope(|s| {
         let run = s.spawn(|| engine.dispatch(&d, &mem));
@@ -54,4 +39,50 @@ fn long_workgroups_count_as_retired_while_the_dispatch_still_runs() {
     assert_eq!(result, Err(DispatchFault::Cancelled), "the spinning workgroups end only when cancelled");
     assert_eq!(seen, FINITE, "workgroups retired before the dispatch ended");
     assert_eq!(engine.workgroups_retired(), FINITE);
+}
+
+/// One workgroup that never ends retires nothing, but its instructions count as it runs: what
+/// tells hang detection that the emulator runs, and how much (`baregpu_emu::work`).
+#[test]
+fn a_workgroup_that_never_ends_publishes_its_instructions_as_it_runs() {
+    let code = Buf::from(&baregpu_isa::assemble(Arch::Gfx1100, "spin:\n  s_branch spin\n").unwrap());
+    let mem = GpuMemory::from_ranges(&[(code.va(), code.len as u64, code.va() as usize)]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let d = state(&code, 1, &stop);
+    let engine = Interpreter::new("gfx1100");
+    let want = 8 * baregpu_emu::work::BATCH;
+    let (seen, result) = std::thread::scope(|s| {
+        let run = s.spawn(|| engine.dispatch(&d, &mem));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while engine.instructions() < want && Instant::now() < deadline && !run.is_finished() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let seen = engine.instructions();
+        stop.store(true, Ordering::Relaxed);
+        (seen, run.join().unwrap())
+    });
+    assert_eq!(result, Err(DispatchFault::Cancelled));
+    assert!(seen >= want, "{seen} instructions published while the workgroup ran");
+    assert_eq!(engine.workgroups_retired(), 0);
+}
+
+/// A wave32 dispatch of `groups` workgroups of `code`, the workgroup id in s0.
+fn state(code: &Buf, groups: u32, stop: &Arc<AtomicBool>) -> DispatchState {
+    DispatchState {
+        arch: "gfx1100",
+        pgm: code.va(),
+        rsrc1: 0,
+        rsrc2: 1 << 7, // the workgroup id x in s0
+        rsrc3: 0,
+        user_data: [0; 16],
+        grid: [groups, 1, 1],
+        block: [32, 1, 1],
+        start: [0; 3],
+        wave32: true,
+        tmpring_size: 0,
+        scratch_base: 0,
+        lds_bytes: 0,
+        xcc: Default::default(),
+        cancel: Cancel::new(stop.clone()),
+    }
 }

@@ -127,8 +127,8 @@ impl<B: Backend> Device<B> {
         })
     }
 
-    /// Count work the device retires inside a dispatch as progress in waits (an emulated GPU;
-    /// see [`ProgressProbe`]).
+    /// Count work the device retires inside a dispatch as progress in waits, and hold the
+    /// timeout against the work it runs too (an emulated GPU; see [`ProgressProbe`]).
     pub fn with_progress(mut self, probe: ProgressProbe) -> Self {
         self.progress = Some(probe);
         self.timeout = crate::timeout::measured_timeout();

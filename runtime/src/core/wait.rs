@@ -5,20 +5,16 @@
 use super::last::Last;
 use super::{Backend, Device, Queue, SubmitError};
 use crate::signal::{Signal, WaitError};
-use crate::timeout::progressed;
+use crate::timeout::Watchdog;
 use crate::{Error, Result};
 use std::time::Duration;
 
 impl<B: Backend> Device<B> {
     /// Wait until `sig` reaches `value`; `queue` and `last` go into the error.
     pub(crate) fn wait_on(&self, sig: &Signal, value: u64, queue: &'static str, last: &Last) -> Result<()> {
-        let probe = self.progress.as_ref();
-        let mut seen = probe.map_or(0, |p| p());
-        let mut sleep = |d: Duration| -> std::result::Result<bool, WaitError> {
-            self.backend.sleep(d).map_err(WaitError::Fault)?;
-            Ok(progressed(probe, &mut seen))
-        };
-        sig.wait(value, self.timeout, &mut sleep).map_err(|e| match e {
+        let mut dog = Watchdog::new(self.timeout, self.progress.as_ref());
+        let mut sleep = |d: Duration| self.backend.sleep(d).map_err(WaitError::Fault);
+        sig.wait(value, &mut dog, &mut sleep).map_err(|e| match e {
             WaitError::Timeout { last: reached } => Error::Timeout {
                 device: self.label.clone(),
                 queue,

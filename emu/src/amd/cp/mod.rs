@@ -117,7 +117,7 @@ pub(crate) struct Ctl {
 }
 
 impl Ctl {
-    /// The wall-clock budget of this queue's next dispatch.
+    /// The budget of this queue's next dispatch (wall clock and emulated time).
     pub fn dispatch_budget(&self) -> std::time::Duration {
         std::time::Duration::from_millis(self.budget_ms.load(Ordering::Relaxed))
     }
@@ -231,7 +231,7 @@ impl Running {
         Ok(Running { ctl, thread })
     }
 
-    /// Gives the queue's dispatches from the next one on `budget` of wall clock each.
+    /// Gives the queue's dispatches from the next one on `budget` each (wall clock and emulated time).
     pub(crate) fn set_dispatch_budget(&self, budget: std::time::Duration) {
         self.ctl.budget_ms.store(budget.as_millis() as u64, Ordering::Relaxed);
     }

@@ -22,9 +22,10 @@ pub(crate) struct Pm4Exec {
     engine: Arc<dyn WaveEngine>,
 }
 
-/// The wall-clock budget of one dispatch: `BAREGPU_EMU_DISPATCH_MS`, by default 120 s. It bounds
-/// grids too large to finish (2^32 tiny workgroups retire steadily, so no no-progress watchdog
-/// fires); a hang, where nothing retires, is the runtime's no-progress timeout's to report.
+/// The budget of one dispatch: `BAREGPU_EMU_DISPATCH_MS`, by default 120 s, of wall clock and
+/// of emulated time both (see `Cancel::with_budget`). It bounds grids too large to finish (2^32
+/// tiny workgroups retire steadily, so no no-progress watchdog fires); a hang, where nothing
+/// retires, is the runtime's no-progress timeout's to report.
 pub const DEFAULT_DISPATCH_BUDGET: Duration = Duration::from_secs(120);
 
 pub(crate) fn dispatch_budget() -> Duration {

@@ -64,6 +64,8 @@ pub enum Stop {
 pub struct Ctx<'a> {
     pub mem: &'a GpuMemory,
     pub cancel: &'a crate::amd::dispatch::Cancel,
+    /// Where the wave publishes the instructions it runs inside a long workgroup.
+    pub tally: &'a super::retire::Unpublished<'a>,
     pub code: &'a dyn Fn(u64) -> Result<(Arc<Segment>, usize), DispatchFault>,
 }
 

@@ -27,8 +27,10 @@ impl<const W: usize> Wave<W> {
                 }
             };
             count += 1;
-            // A kernel that never ends must not hold its queue: look at the flag now and then.
-            if count & 0xffff == 0 {
+            // Hang detection counts the work of a long workgroup as it runs, and a kernel that
+            // never ends must not hold its queue: publish and look at the flag now and then.
+            if count.is_multiple_of(crate::work::BATCH) {
+                ctx.tally.ran_batch();
                 if let Err(f) = ctx.cancel.check() {
                     break Err(f);
                 }

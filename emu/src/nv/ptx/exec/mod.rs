@@ -50,7 +50,7 @@ pub struct Launch<'a> {
     /// kernel must not outlive its channel).
     pub cancel: Option<&'a AtomicBool>,
     /// Counts every CTA that retires: the progress a host wait can see inside one long launch.
-    pub retired: Option<&'a AtomicU64>,
+    pub retired: Option<&'a crate::work::WorkCounter>,
 }
 
 impl<'a> Launch<'a> {
@@ -247,7 +247,7 @@ impl Module {
                     return Err(e);
                 }
                 if let Some(r) = l.retired {
-                    r.fetch_add(1, Ordering::Relaxed);
+                    r.add_retired(1);
                 }
             }
         };
