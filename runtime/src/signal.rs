@@ -8,12 +8,19 @@
 //! is gone, even after its device was dropped. A signal reaches its slot through its device's
 //! [`Port`]: through its address where the page is CPU-mapped, by calls over a link otherwise.
 
-use crate::port::Port;
+use crate::port::{Link, Port};
+use baregpu_drivers::pci::Until;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Size of one signal slot.
 pub const SIGNAL_BYTES: usize = 16;
+
+/// A wait over a link runs next to the device in slices this long: one round trip each, the
+/// device's fault poll between two. Short enough that a fault is reported soon and the link
+/// (shared by every thread of the device) is not held long; long enough that most waits on
+/// one submission take one slice.
+pub const LINK_WAIT_SLICE: Duration = Duration::from_millis(20);
 
 /// How much of the value the GPU writes and compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,6 +189,9 @@ impl Signal {
         timeout: Duration,
         sleep: &mut dyn FnMut(Duration) -> Result<bool, WaitError>,
     ) -> Result<(), WaitError> {
+        if let Port::Link(link) = &self.port {
+            return self.wait_over(link, target, timeout, sleep);
+        }
         // Short work finishes within tens of microseconds: poll that long before paying for a
         // sleep and a wake-up (tinygrad polls far longer; this keeps an idle host core free).
         const SPIN: Duration = Duration::from_micros(50);
@@ -212,6 +222,42 @@ impl Signal {
             }
             // Sleep in slices so that progress is noticed and the timeout stays accurate.
             if sleep((timeout - waited).min(Duration::from_millis(10)))? {
+                since = Instant::now();
+            }
+        }
+    }
+}
+
+impl Signal {
+    /// [`Signal::wait`] over a link, where each read is a round trip: each slice is one wait
+    /// next to the device ([`Link::wait_u64`]), then `sleep(0)` polls the device's faults. The
+    /// timeout restarts as in [`Signal::wait`]; a link failure is latched and the sleep reports it.
+    fn wait_over(
+        &self,
+        link: &Link,
+        target: u64,
+        timeout: Duration,
+        sleep: &mut dyn FnMut(Duration) -> Result<bool, WaitError>,
+    ) -> Result<(), WaitError> {
+        let until = Until::at_least(target, self.width.mask());
+        let mut last = None;
+        let mut since = Instant::now();
+        loop {
+            let slice = timeout.saturating_sub(since.elapsed()).min(LINK_WAIT_SLICE);
+            if let Ok(v) = link.wait_u64(self.addr as u64, until, slice) {
+                if until.holds(v) {
+                    return Ok(());
+                }
+                let v = v & self.width.mask();
+                if last.is_some_and(|l| l != v) {
+                    since = Instant::now();
+                }
+                last = Some(v);
+            }
+            if since.elapsed() >= timeout {
+                return Err(WaitError::Timeout { last: last.unwrap_or(0) });
+            }
+            if sleep(Duration::ZERO)? {
                 since = Instant::now();
             }
         }
@@ -313,5 +359,56 @@ mod tests {
         let err = sig.wait(2, Duration::from_millis(60), &mut stalls).unwrap_err();
         assert_eq!(err, WaitError::Timeout { last: 1 });
         assert!(start.elapsed() >= Duration::from_millis(400), "timed out while the device reported progress");
+    }
+
+    /// Link memory whose word stays at `value`, counting the waits run on it (reads fail: a
+    /// wait over a link must not poll by reads).
+    struct WaitMem {
+        value: AtomicU64,
+        waits: AtomicU64,
+    }
+
+    impl crate::port::LinkMem for WaitMem {
+        fn name(&self) -> String {
+            "fake-link".into()
+        }
+        fn read(&self, va: u64, _: &mut [u8]) -> crate::Result<()> {
+            Err(crate::Error::Device { device: self.name(), msg: format!("a read of {va:#x}") })
+        }
+        fn write(&self, _: u64, _: &[u8]) -> crate::Result<()> {
+            Ok(())
+        }
+        fn wait_u64(&self, _: u64, until: Until, timeout: Duration) -> crate::Result<u64> {
+            self.waits.fetch_add(1, Ordering::SeqCst);
+            let v = self.value.load(Ordering::SeqCst);
+            if !until.holds(v) {
+                std::thread::sleep(timeout.min(Duration::from_millis(1)));
+            }
+            Ok(v)
+        }
+    }
+
+    #[test]
+    fn a_wait_over_a_link_is_one_call_per_slice_and_still_times_out() {
+        let mem = Arc::new(WaitMem { value: AtomicU64::new(0x1_0000_0005), waits: AtomicU64::new(0) });
+        // SAFETY: a link port never dereferences its addresses.
+        let page = unsafe { SignalPage::new(0x1000, SIGNAL_BYTES, Port::Link(Link::new(mem.clone()))) };
+        let sig = page.slots(Width::Bits32).remove(0);
+        let mut sleeps = 0;
+        sig.wait(5, Duration::from_secs(5), &mut |_| {
+            sleeps += 1;
+            Ok(false)
+        })
+        .unwrap();
+        assert_eq!((mem.waits.load(Ordering::SeqCst), sleeps), (1, 0), "one wait, no fault poll");
+        let mut polls = |d: Duration| {
+            assert_eq!(d, Duration::ZERO, "the slice waited already");
+            Ok(false)
+        };
+        let err = sig.wait(6, Duration::from_millis(30), &mut polls).unwrap_err();
+        assert_eq!(err, WaitError::Timeout { last: 5 });
+        assert!(mem.waits.load(Ordering::SeqCst) > 2);
+        let mut faults = |_: Duration| Err(WaitError::Fault("memory fault".into()));
+        assert_eq!(sig.wait(6, Duration::from_secs(5), &mut faults), Err(WaitError::Fault("memory fault".into())));
     }
 }
