@@ -87,9 +87,19 @@ fn the_link_bench_checks_its_copies_over_loopback() {
     let (addr, _rx) = serve(None);
     let spec = format!("remote:127.0.0.1:{}/{DEVICE}", addr.port()).parse().unwrap();
     let pci = baregpu::pci_device::open(&spec).unwrap();
-    let f = baregpu::bench_link::run(&*pci, 50, 5000, 3 << 20, 2).unwrap();
+    let mut f = baregpu::bench_link::run(&*pci, 50, 5000, 3 << 20, 2).unwrap();
     assert_eq!(f.copy_bytes, 6 << 20);
     assert!(f.read_rtt_us > 0.0 && f.posted_writes_per_s > 0.0 && f.dma_read_gb_s > 0.0, "{f:?}");
+    // A graph replay's cost, through the runtime booted over the same link.
+    let fw = baregpu::pci_device::firmware(&spec);
+    let dev = baregpu::device::open_am_over(pci.clone(), &*fw, "link bench").unwrap();
+    let gpu = baregpu::gpu::from_device(baregpu::device::Device::Amd(dev)).unwrap();
+    let e = baregpu::bench_link::replay(&mut f, &*pci, &*gpu, 0, 5).unwrap_err().to_string();
+    assert!(e.contains("--replay 0: expected 1 to"), "{e}");
+    baregpu::bench_link::replay(&mut f, &*pci, &*gpu, 16, 5).unwrap();
+    assert_eq!(f.replay_nodes, 16);
+    assert!(f.replay_us.is_some_and(|us| us > 0.0), "{f:?}");
+    assert!(f.replay_round_trips.is_some_and(|n| n >= 1.0), "{f:?}");
 }
 
 #[test]
