@@ -157,13 +157,19 @@ pub fn staged(f: &mut LinkFigures, dev: &AmdDevice, chunk: usize, reps: u32) -> 
     Ok(())
 }
 
+/// The replayed graph's size, checked before any device is opened.
+pub fn check_replay(nodes: usize) -> Result<()> {
+    match nodes {
+        1..=crate::bench_graph::MAX_NODES => Ok(()),
+        _ => Err(Error::Usage(format!("--replay {nodes}: expected 1 to {}", crate::bench_graph::MAX_NODES))),
+    }
+}
+
 /// Adds to `f` what a graph replay costs over the transport: a graph of `nodes` empty kernels
 /// compiled once on `gpu` (the runtime booted on `pci`), then `runs` replays, each run and waited
 /// for: the median time and round trips (where `pci` counts them) of one.
 pub fn replay(f: &mut LinkFigures, pci: &dyn PciDevice, gpu: &dyn Gpu, nodes: usize, runs: u32) -> Result<()> {
-    if nodes == 0 || nodes > crate::bench_graph::MAX_NODES {
-        return Err(Error::Usage(format!("--replay {nodes}: expected 1 to {}", crate::bench_graph::MAX_NODES)));
-    }
+    check_replay(nodes)?;
     let prog = gpu.empty_kernel()?;
     let measured: Result<(f64, Option<f64>)> = (|| {
         let mut g = GraphDesc::new();

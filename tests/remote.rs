@@ -585,3 +585,24 @@ fn a_graph_replay_and_its_wait_cost_one_round_trip_for_one_node_or_sixteen() {
     }
     dev.unload(prog).unwrap();
 }
+
+/// A client of another protocol version (2: before waits ran on the server) is refused with one
+/// line naming both versions, on both sides.
+#[test]
+fn a_client_of_another_protocol_version_is_refused_naming_both() {
+    use baregpu::drivers::pci::remote::protocol::{Hello, VERSION};
+    let (addr, rx) = serve(None);
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(WAIT)).unwrap();
+    // A frame: its length (u32, little-endian), then the hello.
+    let hello = Hello { version: VERSION - 1, keyed: false }.encode();
+    s.write_all(&[&(hello.len() as u32).to_le_bytes()[..], &hello].concat()).unwrap();
+    let mut len = [0; 4];
+    s.read_exact(&mut len).unwrap();
+    let mut frame = vec![0; u32::from_le_bytes(len) as usize];
+    s.read_exact(&mut frame).unwrap();
+    let want = format!("protocol version {} is not this server's ({VERSION})", VERSION - 1);
+    assert_eq!((frame[0], String::from_utf8_lossy(&frame[1..]).to_string()), (1, want.clone()), "a refusal");
+    let line = report(&rx);
+    assert!(line.contains(&want), "{line}");
+}

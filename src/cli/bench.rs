@@ -87,6 +87,7 @@ struct LinkArgs {
 }
 
 fn link(a: LinkArgs, json: bool) -> Result<()> {
+    a.replay.map_or(Ok(()), baregpu::bench_link::check_replay)?;
     let pci = baregpu::pci_device::open(&a.device)?;
     let mut f = baregpu::bench_link::run(&*pci, a.reads, a.writes, a.copy_bytes, a.copies)?;
     if a.staged.is_some() || a.replay.is_some() {
@@ -125,7 +126,7 @@ fn link(a: LinkArgs, json: bool) -> Result<()> {
         out::line(format_args!("  staged VRAM ({mib:.1} MiB):   {to:8.3} GB/s to, {from:8.3} GB/s from"))?;
     }
     if let Some(us) = f.replay_us {
-        let trips = f.replay_round_trips.map_or("not counted".into(), |n| format!("{n} round trips"));
+        let trips = f.replay_round_trips.map_or("round trips not counted".into(), |n| format!("round trips: {n}"));
         out::line(format_args!("  graph replay ({} nodes):   {us:8.1} us run and wait, {trips}", f.replay_nodes))?;
     }
     Ok(())
