@@ -177,3 +177,74 @@ impl HwRing {
         self.check_link()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::amd::iface::QueueBacking;
+    use crate::port::{Link, LinkMem};
+    use std::collections::BTreeMap;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::{Arc, Mutex};
+
+    const RING: u64 = 0x10_0000;
+    const RPTR: u64 = 0x20_0000;
+
+    /// Memory over calls that counts the reads of the read pointer.
+    #[derive(Default)]
+    struct Mem {
+        words: Mutex<BTreeMap<u64, u8>>,
+        rptr_reads: AtomicUsize,
+    }
+
+    impl LinkMem for Mem {
+        fn name(&self) -> String {
+            "ring-test".into()
+        }
+        fn read(&self, va: u64, buf: &mut [u8]) -> crate::Result<()> {
+            if va == RPTR {
+                self.rptr_reads.fetch_add(1, Ordering::SeqCst);
+            }
+            let m = self.words.lock().unwrap();
+            buf.iter_mut().enumerate().for_each(|(i, b)| *b = m.get(&(va + i as u64)).copied().unwrap_or(0));
+            Ok(())
+        }
+        fn write(&self, va: u64, data: &[u8]) -> crate::Result<()> {
+            let mut m = self.words.lock().unwrap();
+            for (i, &b) in data.iter().enumerate() {
+                m.insert(va + i as u64, b);
+            }
+            Ok(())
+        }
+    }
+
+    struct NoDoorbell;
+    impl QueueBacking for NoDoorbell {
+        fn ring_doorbell(&self, _: u64) {}
+    }
+
+    #[test]
+    fn the_read_pointer_is_read_only_when_the_ring_runs_full() {
+        let mem = Arc::new(Mem::default());
+        let q = HwQueue::new(1, QueueKind::Compute, RING, 1024 * 4, 0, vec![RPTR], RPTR + 8, NoDoorbell);
+        let mut ring = HwRing::new(q, Port::Link(Link::new(mem.clone())));
+        let packet = [0u32; 100];
+        let reads = || mem.rptr_reads.load(Ordering::SeqCst);
+        // Ten packets fit in 1023 dwords: no read.
+        for _ in 0..10 {
+            ring.submit(&[], &packet, &[], Duration::from_secs(1)).unwrap();
+        }
+        assert_eq!(reads(), 0);
+        // The engine consumed 500 dwords: the eleventh packet reads the pointer once, and the
+        // next four fit in what that read freed.
+        mem.write(RPTR, &500u64.to_le_bytes()).unwrap();
+        for _ in 0..5 {
+            ring.submit(&[], &packet, &[], Duration::from_secs(1)).unwrap();
+        }
+        assert_eq!(reads(), 1);
+        // With nothing more consumed, a full ring stalls instead of overwriting (it re-reads).
+        let e = ring.submit(&[], &packet, &[], Duration::from_millis(20)).unwrap_err();
+        assert!(matches!(e, RingError::Stalled { in_flight: 1000 }), "{e:?}");
+        assert!(reads() > 1);
+    }
+}
