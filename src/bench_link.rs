@@ -2,10 +2,13 @@
 //! emulated GPU here, one behind `baregpu serve`, later the USB bridge): a register read's round
 //! trip, the rate of posted register writes, and bulk copy bandwidth both ways through BAR0
 //! (VRAM) and DMA memory. Every figure is checked: what was written is read back and compared.
+//! With the runtime booted on the device: staged copies, and what a graph replay costs.
 
+use crate::gpu::{ExecOptions, Gpu, GraphDesc};
 use crate::{Error, Result};
 use baregpu_drivers::pci::{PciDevice, AMD_BAR_MMIO, AMD_BAR_VRAM};
 use baregpu_runtime::amd::AmdDevice;
+use baregpu_runtime::graph::{Bindings, QueueKey, Shape};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -34,6 +37,12 @@ pub struct LinkFigures {
     /// Host to VRAM the CPU does not map through the runtime's staging, and back (`--staged`).
     pub staged_write_gb_s: Option<f64>,
     pub staged_read_gb_s: Option<f64>,
+    /// Empty kernels of the replayed graph (`--replay`; 0 when not taken).
+    pub replay_nodes: usize,
+    /// A replay's run and wait (median).
+    pub replay_us: Option<f64>,
+    /// A replay's round trips, run and wait (median), where the transport counts them.
+    pub replay_round_trips: Option<f64>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -127,6 +136,9 @@ pub fn run(pci: &dyn PciDevice, reads: usize, writes: usize, chunk: usize, reps:
         staged_copy_bytes: 0,
         staged_write_gb_s: None,
         staged_read_gb_s: None,
+        replay_nodes: 0,
+        replay_us: None,
+        replay_round_trips: None,
     })
 }
 
@@ -142,5 +154,48 @@ pub fn staged(f: &mut LinkFigures, dev: &AmdDevice, chunk: usize, reps: u32) -> 
     let (to, from) = r?;
     f.staged_copy_bytes = chunk as u64 * reps as u64;
     (f.staged_write_gb_s, f.staged_read_gb_s) = (Some(to), Some(from));
+    Ok(())
+}
+
+/// The replayed graph's size, checked before any device is opened.
+pub fn check_replay(nodes: usize) -> Result<()> {
+    match nodes {
+        1..=crate::bench_graph::MAX_NODES => Ok(()),
+        _ => Err(Error::Usage(format!("--replay {nodes}: expected 1 to {}", crate::bench_graph::MAX_NODES))),
+    }
+}
+
+/// Adds to `f` what a graph replay costs over the transport: a graph of `nodes` empty kernels
+/// compiled once on `gpu` (the runtime booted on `pci`), then `runs` replays, each run and waited
+/// for: the median time and round trips (where `pci` counts them) of one.
+pub fn replay(f: &mut LinkFigures, pci: &dyn PciDevice, gpu: &dyn Gpu, nodes: usize, runs: u32) -> Result<()> {
+    check_replay(nodes)?;
+    let prog = gpu.empty_kernel()?;
+    let measured: Result<(f64, Option<f64>)> = (|| {
+        let mut g = GraphDesc::new();
+        for _ in 0..nodes {
+            g.launch(QueueKey::compute(0), &prog, "empty", vec![], Shape::linear(1, 32));
+        }
+        let mut exec = gpu.compile_graph(g, &[], ExecOptions::default())?;
+        let b = Bindings::new();
+        // A first run outside the figures (first touches of the command buffers).
+        exec.run(&b)?;
+        exec.wait()?;
+        let (mut us, mut trips) = (Vec::new(), Vec::new());
+        for _ in 0..runs.max(1) {
+            let (t, before) = (Instant::now(), pci.link_round_trips());
+            exec.run(&b)?;
+            exec.wait()?;
+            us.push(t.elapsed().as_secs_f64() * 1e6);
+            if let (Some(a), Some(z)) = (before, pci.link_round_trips()) {
+                trips.push((z - a) as f64);
+            }
+        }
+        Ok((median(us), (!trips.is_empty()).then(|| median(trips))))
+    })();
+    let unloaded = gpu.unload(prog);
+    let (us, trips) = measured?;
+    unloaded?;
+    (f.replay_nodes, f.replay_us, f.replay_round_trips) = (nodes, Some(us), trips);
     Ok(())
 }

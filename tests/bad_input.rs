@@ -225,6 +225,7 @@ const TABLE: &[Row] = &[
     row("any", 1, r"^baregpu: error: remote:127\.0\.0\.1:1: no server: Connection refused", "bench link --device remote:127.0.0.1:1/am:emu:gfx1100"),
     row("any", 1, r"^baregpu: error: remote:127\.0\.0\.1:1: no server: Connection refused", "demo --device remote:127.0.0.1:1/am:emu:gfx1100"),
     row("any", 1, r"^baregpu: error: emu:gfx1100: not a PCI function", "bench link --device emu:gfx1100"),
+    row("any", 1, r"--replay 0: expected 1 to 10000$", "bench link --device remote:127.0.0.1:1/am:emu:gfx1100 --replay 0"),
     row("any", 1, r"a server serves PCI functions .*not emu:gfx1100$", "bench link --device remote:127.0.0.1:1/emu:gfx1100"),
     row("any", 1, r"^baregpu: error: remote:192\.0\.2\.1:1: a link beyond loopback needs a pre-shared key \(BAREGPU_REMOTE_KEY_FILE\)$", "bench link --device remote:192.0.2.1:1/am:emu:gfx1100"),
     row("any", 1, r"^baregpu: error: BAREGPU_REMOTE_KEY_FILE: .*nonexistent: No such file", "BAREGPU_REMOTE_KEY_FILE={d}/nonexistent bench link --device remote:127.0.0.1:1/am:emu:gfx1100"),

@@ -13,8 +13,10 @@
 //!   error naming the link.
 
 use crate::{Error, Result};
+use baregpu_drivers::pci::Until;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 /// Memory reached by calls: what a driver over a link implements. Addresses are GPU virtual
 /// addresses of memory the driver allocated; an access stays inside one allocation.
@@ -23,6 +25,16 @@ pub trait LinkMem: Send + Sync {
     fn name(&self) -> String;
     fn read(&self, va: u64, buf: &mut [u8]) -> Result<()>;
     fn write(&self, va: u64, data: &[u8]) -> Result<()>;
+    /// Wait up to `timeout` until the 64-bit word at `va` satisfies `until`; the last value
+    /// read. By default polls [`LinkMem::read`]; a network link waits next to the device
+    /// instead (one round trip).
+    fn wait_u64(&self, va: u64, until: Until, timeout: Duration) -> Result<u64> {
+        let read = || {
+            let mut b = [0u8; 8];
+            self.read(va, &mut b).map(|()| u64::from_le_bytes(b))
+        };
+        baregpu_drivers::pci::wait::poll(read, until, timeout)
+    }
 }
 
 /// A link's memory and its first failure.
@@ -78,6 +90,14 @@ impl Link {
             return Err(e);
         }
         self.mem.write(va, data).map_err(|e| self.fail(e))
+    }
+
+    /// See [`LinkMem::wait_u64`]; a failure is latched as a read's.
+    pub fn wait_u64(&self, va: u64, until: Until, timeout: Duration) -> Result<u64> {
+        if let Some(e) = self.error() {
+            return Err(e);
+        }
+        self.mem.wait_u64(va, until, timeout).map_err(|e| self.fail(e))
     }
 }
 

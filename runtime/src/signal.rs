@@ -8,13 +8,20 @@
 //! is gone, even after its device was dropped. A signal reaches its slot through its device's
 //! [`Port`]: through its address where the page is CPU-mapped, by calls over a link otherwise.
 
-use crate::port::Port;
+use crate::port::{Link, Port};
 use crate::timeout::Watchdog;
+use baregpu_drivers::pci::Until;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Size of one signal slot.
 pub const SIGNAL_BYTES: usize = 16;
+
+/// A wait over a link runs next to the device in slices this long: one round trip each, the
+/// device's fault poll between two. Short enough that a fault is reported soon and the link
+/// (shared by every thread of the device) is not held long; long enough that most waits on
+/// one submission take one slice.
+pub const LINK_WAIT_SLICE: Duration = Duration::from_millis(20);
 
 /// How much of the value the GPU writes and compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,6 +190,9 @@ impl Signal {
         dog: &mut Watchdog,
         sleep: &mut dyn FnMut(Duration) -> Result<(), WaitError>,
     ) -> Result<(), WaitError> {
+        if let Port::Link(link) = &self.port {
+            return self.wait_over(link, target, dog, sleep);
+        }
         // Short work finishes within tens of microseconds: poll that long before paying for a
         // sleep and a wake-up (tinygrad polls far longer; this keeps an idle host core free).
         const SPIN: Duration = Duration::from_micros(50);
@@ -210,6 +220,38 @@ impl Signal {
                 Some(slice) => sleep(slice)?,
                 None => return Err(WaitError::Timeout { last }),
             }
+        }
+    }
+}
+
+impl Signal {
+    /// [`Signal::wait`] over a link, where each read is a round trip: each slice is one wait
+    /// next to the device ([`Link::wait_u64`]), then `sleep(0)` polls the device's faults. The
+    /// watchdog decides as in [`Signal::wait`]; a link failure is latched and the sleep reports it.
+    fn wait_over(
+        &self,
+        link: &Link,
+        target: u64,
+        dog: &mut Watchdog,
+        sleep: &mut dyn FnMut(Duration) -> Result<(), WaitError>,
+    ) -> Result<(), WaitError> {
+        let until = Until::at_least(target, self.width.mask());
+        let mut last = None;
+        loop {
+            let Some(left) = dog.check() else {
+                return Err(WaitError::Timeout { last: last.unwrap_or(0) });
+            };
+            if let Ok(v) = link.wait_u64(self.addr as u64, until, left.min(LINK_WAIT_SLICE)) {
+                if until.holds(v) {
+                    return Ok(());
+                }
+                let v = v & self.width.mask();
+                if last.is_some_and(|l| l != v) {
+                    dog.progressed();
+                }
+                last = Some(v);
+            }
+            sleep(Duration::ZERO)?;
         }
     }
 }
@@ -317,5 +359,56 @@ mod tests {
         let err = sig.wait(2, &mut Watchdog::new(Duration::from_millis(60), Some(&probe)), &mut nap).unwrap_err();
         assert_eq!(err, WaitError::Timeout { last: 1 });
         assert!(start.elapsed() >= Duration::from_millis(400), "timed out while the device reported progress");
+    }
+
+    /// Link memory whose word stays at `value`, counting the waits run on it (reads fail: a
+    /// wait over a link must not poll by reads).
+    struct WaitMem {
+        value: AtomicU64,
+        waits: AtomicU64,
+    }
+
+    impl crate::port::LinkMem for WaitMem {
+        fn name(&self) -> String {
+            "fake-link".into()
+        }
+        fn read(&self, va: u64, _: &mut [u8]) -> crate::Result<()> {
+            Err(crate::Error::Device { device: self.name(), msg: format!("a read of {va:#x}") })
+        }
+        fn write(&self, _: u64, _: &[u8]) -> crate::Result<()> {
+            Ok(())
+        }
+        fn wait_u64(&self, _: u64, until: Until, timeout: Duration) -> crate::Result<u64> {
+            self.waits.fetch_add(1, Ordering::SeqCst);
+            let v = self.value.load(Ordering::SeqCst);
+            if !until.holds(v) {
+                std::thread::sleep(timeout.min(Duration::from_millis(1)));
+            }
+            Ok(v)
+        }
+    }
+
+    #[test]
+    fn a_wait_over_a_link_is_one_call_per_slice_and_still_times_out() {
+        let mem = Arc::new(WaitMem { value: AtomicU64::new(0x1_0000_0005), waits: AtomicU64::new(0) });
+        // SAFETY: a link port never dereferences its addresses.
+        let page = unsafe { SignalPage::new(0x1000, SIGNAL_BYTES, Port::Link(Link::new(mem.clone()))) };
+        let sig = page.slots(Width::Bits32).remove(0);
+        let mut sleeps = 0;
+        sig.wait(5, &mut dog(Duration::from_secs(5)), &mut |_| {
+            sleeps += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((mem.waits.load(Ordering::SeqCst), sleeps), (1, 0), "one wait, no fault poll");
+        let mut polls = |d: Duration| {
+            assert_eq!(d, Duration::ZERO, "the slice waited already");
+            Ok(())
+        };
+        let err = sig.wait(6, &mut dog(Duration::from_millis(30)), &mut polls).unwrap_err();
+        assert_eq!(err, WaitError::Timeout { last: 5 });
+        assert!(mem.waits.load(Ordering::SeqCst) > 2);
+        let mut faults = |_: Duration| Err(WaitError::Fault("memory fault".into()));
+        assert_eq!(sig.wait(6, &mut dog(Duration::from_secs(5)), &mut faults), Err(WaitError::Fault("memory fault".into())));
     }
 }

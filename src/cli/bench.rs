@@ -80,15 +80,26 @@ struct LinkArgs {
     /// runtime's staging (the SRAM's drained windows on a USB bridge), of this many bytes.
     #[arg(long)]
     staged: Option<usize>,
+    /// Also boot the GPU and time replays of a compiled graph of this many empty kernels (run
+    /// and wait; `--copies` replays), with the link's round trips per replay where it counts them.
+    #[arg(long)]
+    replay: Option<usize>,
 }
 
 fn link(a: LinkArgs, json: bool) -> Result<()> {
+    a.replay.map_or(Ok(()), baregpu::bench_link::check_replay)?;
     let pci = baregpu::pci_device::open(&a.device)?;
     let mut f = baregpu::bench_link::run(&*pci, a.reads, a.writes, a.copy_bytes, a.copies)?;
-    if let Some(bytes) = a.staged {
+    if a.staged.is_some() || a.replay.is_some() {
         let fw = baregpu::pci_device::firmware(&a.device);
         let dev = baregpu::device::open_am_over(pci.clone(), &*fw, &a.device.to_string())?;
-        baregpu::bench_link::staged(&mut f, &dev, bytes, a.copies)?;
+        if let Some(bytes) = a.staged {
+            baregpu::bench_link::staged(&mut f, &dev, bytes, a.copies)?;
+        }
+        if let Some(nodes) = a.replay {
+            let gpu = baregpu::gpu::from_device(baregpu::device::Device::Amd(dev))?;
+            baregpu::bench_link::replay(&mut f, &*pci, &*gpu, nodes, a.copies)?;
+        }
     }
     if json {
         return out::json(&f);
@@ -113,6 +124,10 @@ fn link(a: LinkArgs, json: bool) -> Result<()> {
     if let (Some(to), Some(from)) = (f.staged_write_gb_s, f.staged_read_gb_s) {
         let mib = f.staged_copy_bytes as f64 / (1 << 20) as f64;
         out::line(format_args!("  staged VRAM ({mib:.1} MiB):   {to:8.3} GB/s to, {from:8.3} GB/s from"))?;
+    }
+    if let Some(us) = f.replay_us {
+        let trips = f.replay_round_trips.map_or("round trips not counted".into(), |n| format!("round trips: {n}"));
+        out::line(format_args!("  graph replay ({} nodes):   {us:8.1} us run and wait, {trips}", f.replay_nodes))?;
     }
     Ok(())
 }

@@ -22,6 +22,7 @@ pub mod scan;
 pub mod sysfs;
 pub mod vfio;
 mod vfio_abi;
+pub mod wait;
 
 pub(crate) use open::explain;
 pub use open::{open_host, open_host_with};
@@ -29,6 +30,7 @@ pub use open::{open_host, open_host_with};
 use crate::Result;
 use std::fmt::Debug;
 use std::time::Duration;
+pub use wait::{Cmp, Until};
 
 /// BAR indices of an AMD GPU (SOC15 and later): VRAM, doorbells, registers.
 pub const AMD_BAR_VRAM: u8 = 0;
@@ -62,6 +64,16 @@ pub trait DmaMemory: Send + Sync + Debug {
     /// Copy out of the memory (every implementation, local or across a link).
     fn read(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
     fn write(&self, offset: u64, data: &[u8]) -> Result<()>;
+    /// Wait up to `timeout` until the 64-bit word at `offset` satisfies `until`; the last value
+    /// read. Polls [`DmaMemory::read`] here; across a link it runs next to the memory (one
+    /// round trip).
+    fn wait_u64(&self, offset: u64, until: Until, timeout: Duration) -> Result<u64> {
+        let read = || {
+            let mut b = [0u8; 8];
+            self.read(offset, &mut b).map(|()| u64::from_le_bytes(b))
+        };
+        wait::poll(read, until, timeout)
+    }
 }
 
 /// One PCI function.
@@ -84,6 +96,12 @@ pub trait PciDevice: Send + Sync + Debug {
     /// Bulk copies (VRAM through BAR0).
     fn copy_from_bar(&self, bar: u8, offset: u64, buf: &mut [u8]) -> Result<()>;
     fn copy_to_bar(&self, bar: u8, offset: u64, data: &[u8]) -> Result<()>;
+    /// Wait up to `timeout` until the 64-bit word at `offset` of BAR `bar` satisfies `until`;
+    /// the last value read. Polls [`PciDevice::read64`] here; across a link it runs next to the
+    /// device (one round trip).
+    fn wait_bar_u64(&self, bar: u8, offset: u64, until: Until, timeout: Duration) -> Result<u64> {
+        wait::poll(|| self.read64(bar, offset), until, timeout)
+    }
 
     /// The CPU's mapping of a BAR when it is local to this process and mapped whole (VRAM the
     /// runtime writes kernargs and code into). `None` across a link or when only partly mapped.
@@ -115,6 +133,12 @@ pub trait PciDevice: Send + Sync + Debug {
     /// one). `Ok(true)` when one fired; `Ok(false)` on timeout, and always where interrupts are
     /// polled: the caller then reads the IH ring's write pointer itself.
     fn wait_interrupt(&self, timeout: Duration) -> Result<bool>;
+
+    /// Round trips so far (answers waited for) where the device is behind a link that counts
+    /// them (the remote client); `None` elsewhere.
+    fn link_round_trips(&self) -> Option<u64> {
+        None
+    }
 
     /// A function-level reset, when the implementation can do one.
     fn reset(&self) -> Result<()> {

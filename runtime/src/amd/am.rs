@@ -22,6 +22,7 @@ use super::iface::{AmdIface, GpuInfo, HwQueue, MemKind, Memory, QueueBacking, Qu
 use crate::port::{Link, LinkMem, Port};
 use crate::Result;
 use baregpu_autogen::amd::hsa::amd_queue_t;
+use baregpu_drivers::pci::Until;
 use baregpu_drivers::va_window::Placement;
 use std::any::Any;
 use std::mem::offset_of;
@@ -105,6 +106,16 @@ pub trait AmDriver: Send + Sync + 'static {
         let _ = data;
         Err(crate::Error::Driver(baregpu_drivers::Error::Unsupported(format!("AM: no access to {va:#x} by calls"))))
     }
+    /// Wait up to `timeout` until the 64-bit word at `va` (where memory is not mapped: a
+    /// signal) satisfies `until`; the last value read. By default polls [`AmDriver::read`]; a
+    /// driver over a link waits next to the device (one round trip).
+    fn wait_u64(&self, va: u64, until: Until, timeout: Duration) -> Result<u64> {
+        let read = || {
+            let mut b = [0u8; 8];
+            self.read(va, &mut b).map(|()| u64::from_le_bytes(b))
+        };
+        baregpu_drivers::pci::wait::poll(read, until, timeout)
+    }
     /// Where host data reaches the GPU only through windows of the DMA pool it drains
     /// (`PciDevice::drained_windows`, a USB bridge): their host side.
     fn drained(&self) -> Option<&dyn DrainedCopy> {
@@ -183,6 +194,9 @@ impl LinkMem for DriverMem {
     }
     fn write(&self, va: u64, data: &[u8]) -> Result<()> {
         self.0.write(va, data)
+    }
+    fn wait_u64(&self, va: u64, until: Until, timeout: Duration) -> Result<u64> {
+        self.0.wait_u64(va, until, timeout)
     }
 }
 

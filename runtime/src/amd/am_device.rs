@@ -15,9 +15,10 @@ use baregpu_drivers::amd::am::discovery::{hw_id, IpVersion};
 use baregpu_drivers::amd::am::ih::IhEvent;
 use baregpu_drivers::amd::am::{self as am, AmDevice, GpuAlloc, Placement as GpuPlacement, QueueHandle};
 use baregpu_drivers::pci::drained::DrainedWindows;
-use baregpu_drivers::pci::{AMD_BAR_VRAM, DMA_PAGE};
+use baregpu_drivers::pci::{Until, AMD_BAR_VRAM, DMA_PAGE};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 /// Scratch wave slots per CU where the discovery table does not say (the KFD's default too).
 const SCRATCH_SLOTS_PER_CU: u64 = 32;
@@ -199,6 +200,13 @@ impl AmDriver for AmDeviceDriver {
         let st = self.lock();
         let (dev, a, off) = st.holding(va, data.len())?;
         Ok(dev.write(a, off, data)?)
+    }
+
+    /// Holds the device's lock for the wait, as a read does (a wait is one slice: short).
+    fn wait_u64(&self, va: u64, until: Until, timeout: Duration) -> Result<u64> {
+        let st = self.lock();
+        let (dev, a, off) = st.holding(va, 8)?;
+        Ok(dev.wait_u64(a, off, until, timeout)?)
     }
 
     fn create_queue(&self, kind: QueueKind, ring_va: u64, ring_bytes: u64, rptr_va: u64, wptr_va: u64) -> Result<u32> {

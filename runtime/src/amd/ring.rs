@@ -1,7 +1,9 @@
 //! Writing commands into a hardware queue's ring and ringing its doorbell. PM4 rings count
 //! in dwords and packets may wrap; SDMA rings count in bytes and a packet may not straddle the
 //! end, so the tail is filled with NOPs (zero dwords). Space is checked against the read pointer
-//! the engine writes back: never overwrite what it has not consumed. The ring and its pointers
+//! the engine writes back: never overwrite what it has not consumed. The last read pointers read
+//! are kept, and read again only when they leave too little room (over a link a read is a round
+//! trip; a submission into a ring with room costs none). The ring and its pointers
 //! are reached through the device's [`Port`] (word stores locally, at most two bulk writes per
 //! submission over a link).
 
@@ -16,6 +18,9 @@ pub struct HwRing {
     put: u64,
     ring_dwords: u64,
     port: Port,
+    /// Each XCC's read pointer as last read: the engine has consumed at least this much, and
+    /// `put` never runs a ring's length past it, so distances from it are exact.
+    seen: Vec<u64>,
 }
 
 /// Why a submission could not be placed.
@@ -33,7 +38,9 @@ impl HwRing {
     pub fn new(queue: HwQueue, port: Port) -> Self {
         // The engine wraps at the size the queue was created with, not the page-rounded allocation.
         let ring_dwords = queue.ring_bytes / 4;
-        HwRing { queue, put: 0, ring_dwords, port }
+        // A new queue's engine starts at the ring's start.
+        let seen = vec![0; queue.read_ptrs.len()];
+        HwRing { queue, put: 0, ring_dwords, port, seen }
     }
 
     fn unit(&self) -> u64 {
@@ -49,21 +56,30 @@ impl HwRing {
         unsafe { self.port.load_u64(at) }
     }
 
-    /// Dwords written and not yet consumed by every XCC that reads the ring. An engine may
-    /// report its read pointer wrapped to the ring or monotonic: both agree modulo the ring size,
-    /// which is a power of two.
-    fn in_flight(&self) -> u64 {
+    /// Dwords written and not known to be consumed by every XCC that reads the ring (`fresh`:
+    /// read the read pointers again first, else as last read). An engine may report its read
+    /// pointer wrapped to the ring or monotonic: both agree modulo the ring size, which is a
+    /// power of two.
+    fn in_flight(&mut self, fresh: bool) -> u64 {
+        if fresh {
+            for i in 0..self.seen.len() {
+                self.seen[i] = self.read_ptr(self.queue.read_ptrs[i]);
+            }
+        }
         let put = self.put / self.unit();
-        let behind = |at: u64| put.wrapping_sub(self.read_ptr(at) / self.unit()) & (self.ring_dwords - 1);
-        self.queue.read_ptrs.iter().copied().map(behind).max().unwrap_or(0)
+        let behind = |r: &u64| put.wrapping_sub(r / self.unit()) & (self.ring_dwords - 1);
+        self.seen.iter().map(behind).max().unwrap_or(0)
     }
 
     /// Wait until `need` dwords are free (one is always kept free so that full and empty differ).
-    fn wait_space(&self, need: u64, timeout: Duration) -> Result<(), RingError> {
+    fn wait_space(&mut self, need: u64, timeout: Duration) -> Result<(), RingError> {
+        if self.in_flight(false) + need < self.ring_dwords {
+            return Ok(());
+        }
         let start = Instant::now();
         let mut spins = 0u32;
         loop {
-            let busy = self.in_flight();
+            let busy = self.in_flight(true);
             if busy + need < self.ring_dwords {
                 return Ok(());
             }
@@ -159,5 +175,76 @@ impl HwRing {
         fence(Ordering::SeqCst);
         self.queue.ring_doorbell(self.put);
         self.check_link()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::amd::iface::QueueBacking;
+    use crate::port::{Link, LinkMem};
+    use std::collections::BTreeMap;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::{Arc, Mutex};
+
+    const RING: u64 = 0x10_0000;
+    const RPTR: u64 = 0x20_0000;
+
+    /// Memory over calls that counts the reads of the read pointer.
+    #[derive(Default)]
+    struct Mem {
+        words: Mutex<BTreeMap<u64, u8>>,
+        rptr_reads: AtomicUsize,
+    }
+
+    impl LinkMem for Mem {
+        fn name(&self) -> String {
+            "ring-test".into()
+        }
+        fn read(&self, va: u64, buf: &mut [u8]) -> crate::Result<()> {
+            if va == RPTR {
+                self.rptr_reads.fetch_add(1, Ordering::SeqCst);
+            }
+            let m = self.words.lock().unwrap();
+            buf.iter_mut().enumerate().for_each(|(i, b)| *b = m.get(&(va + i as u64)).copied().unwrap_or(0));
+            Ok(())
+        }
+        fn write(&self, va: u64, data: &[u8]) -> crate::Result<()> {
+            let mut m = self.words.lock().unwrap();
+            for (i, &b) in data.iter().enumerate() {
+                m.insert(va + i as u64, b);
+            }
+            Ok(())
+        }
+    }
+
+    struct NoDoorbell;
+    impl QueueBacking for NoDoorbell {
+        fn ring_doorbell(&self, _: u64) {}
+    }
+
+    #[test]
+    fn the_read_pointer_is_read_only_when_the_ring_runs_full() {
+        let mem = Arc::new(Mem::default());
+        let q = HwQueue::new(1, QueueKind::Compute, RING, 1024 * 4, 0, vec![RPTR], RPTR + 8, NoDoorbell);
+        let mut ring = HwRing::new(q, Port::Link(Link::new(mem.clone())));
+        let packet = [0u32; 100];
+        let reads = || mem.rptr_reads.load(Ordering::SeqCst);
+        // Ten packets fit in 1023 dwords: no read.
+        for _ in 0..10 {
+            ring.submit(&[], &packet, &[], Duration::from_secs(1)).unwrap();
+        }
+        assert_eq!(reads(), 0);
+        // The engine consumed 500 dwords: the eleventh packet reads the pointer once, and the
+        // next four fit in what that read freed.
+        mem.write(RPTR, &500u64.to_le_bytes()).unwrap();
+        for _ in 0..5 {
+            ring.submit(&[], &packet, &[], Duration::from_secs(1)).unwrap();
+        }
+        assert_eq!(reads(), 1);
+        // With nothing more consumed, a full ring stalls instead of overwriting (it re-reads).
+        let e = ring.submit(&[], &packet, &[], Duration::from_millis(20)).unwrap_err();
+        assert!(matches!(e, RingError::Stalled { in_flight: 1000 }), "{e:?}");
+        assert!(reads() > 1);
     }
 }

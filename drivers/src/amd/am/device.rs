@@ -14,9 +14,10 @@ use super::recover;
 use super::sdma::{self, SdmaQueueDesc, DOORBELL_SDMA0};
 use super::vm::{PageTable, VramTables};
 use super::vram::{RangeAllocator, Vram, VramIo};
-use crate::pci::{DmaMemory, PciDevice, AMD_BAR_DOORBELL, AMD_BAR_VRAM, DMA_PAGE};
+use crate::pci::{DmaMemory, PciDevice, Until, AMD_BAR_DOORBELL, AMD_BAR_VRAM, DMA_PAGE};
 use crate::{Error, Result};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Where an allocation lives.
 #[derive(Debug)]
@@ -309,6 +310,19 @@ impl AmDevice {
             }
             Placement::Vram { pa } => self.io().read(pa + offset, buf),
             Placement::System { dma } => dma.read(offset, buf),
+        }
+    }
+
+    /// Wait up to `timeout` until the aligned 64-bit word at `offset` of an allocation (a
+    /// signal) satisfies `until`; the last value read. Waits where the memory is (see
+    /// [`crate::pci::wait`]): across a link, one round trip.
+    pub fn wait_u64(&self, a: &GpuAlloc, offset: u64, until: Until, timeout: Duration) -> Result<u64> {
+        if !offset.is_multiple_of(8) || offset.checked_add(8).is_none_or(|end| end > a.size) {
+            return Err(Error::Unsupported(format!("AM: a wait on {offset:#x} of an allocation of {:#x}", a.size)));
+        }
+        match &a.place {
+            Placement::Vram { pa } => self.pci.wait_bar_u64(AMD_BAR_VRAM, pa + offset, until, timeout),
+            Placement::System { dma } => dma.wait_u64(offset, until, timeout),
         }
     }
 

@@ -11,7 +11,8 @@
 use super::channel::Channel;
 use super::protocol::{batch_is_empty, begin_batch, set_answer, Exported, Request, Response};
 use super::{check_keyless, Key};
-use crate::pci::{BarInfo, DmaMemory, PciDevice};
+use crate::pci::wait::MAX_WAIT;
+use crate::pci::{BarInfo, DmaMemory, PciDevice, Until};
 use crate::{Error, Result};
 use std::io;
 use std::net::{TcpStream, ToSocketAddrs};
@@ -254,6 +255,18 @@ impl Link {
         failed.map_or(Ok(()), Err)
     }
 
+    /// A wait for a word that the server runs next to the device (`wait`: the request, given
+    /// its bound in microseconds): one round trip, answered with the last value read. The bound
+    /// is the server's ([`MAX_WAIT`] at most), and the link's own timeout comes on top of it.
+    fn wait_word(&self, timeout: Duration, wait: impl FnOnce(u64) -> Request<'static>) -> Result<u64> {
+        let timeout = timeout.min(MAX_WAIT);
+        let mut conn = self.lock();
+        self.exchange(&mut conn, &wait(timeout.as_micros() as u64), self.timeout + timeout, |r| match r {
+            Response::Value(v) => Ok(v),
+            r => self.unexpected(r),
+        })
+    }
+
     /// Close the session: posted writes run, the server releases the device and says so.
     fn close(&self) -> Result<()> {
         let mut conn = self.lock();
@@ -405,6 +418,14 @@ impl PciDevice for RemotePci {
         Ok(())
     }
 
+    fn wait_bar_u64(&self, bar: u8, offset: u64, until: Until, timeout: Duration) -> Result<u64> {
+        self.link.wait_word(timeout, |timeout_us| Request::WaitBar { bar, offset, until, timeout_us })
+    }
+
+    fn link_round_trips(&self) -> Option<u64> {
+        Some(self.round_trips())
+    }
+
     fn alloc_dma(&self, size: u64, contiguous: bool) -> Result<Box<dyn DmaMemory>> {
         let (id, bus_pages) = self.link.call(Request::AllocDma { size, contiguous }, |r| match r {
             Response::Dma { id, bus_pages } => Ok((id, bus_pages)),
@@ -462,6 +483,11 @@ impl DmaMemory for RemoteDma {
             self.link.post(Request::DmaWrite { id: self.id, offset: offset + (i * PIECE) as u64, data: chunk })?;
         }
         Ok(())
+    }
+
+    fn wait_u64(&self, offset: u64, until: Until, timeout: Duration) -> Result<u64> {
+        let id = self.id;
+        self.link.wait_word(timeout, |timeout_us| Request::WaitDma { id, offset, until, timeout_us })
     }
 }
 

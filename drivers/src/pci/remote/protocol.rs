@@ -10,12 +10,14 @@
 //! requests of the run are not run).
 //!
 //! Version 2: the batch's answer byte, `Close` (the server confirms the release), `List`, and
-//! AES-GCM for keyed links.
+//! AES-GCM for keyed links. Version 3: `WaitBar` and `WaitDma` (a host's wait for a signal runs
+//! on the server, next to the device: one round trip instead of one per poll).
 
+use crate::pci::wait::{Cmp, Until};
 use crate::pci::BarInfo;
 
 /// The protocol's version: a client and a server of different versions refuse each other.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 
 /// The first bytes of every connection (before any version or key is known).
 pub const MAGIC: &[u8; 8] = b"BGPULINK";
@@ -96,6 +98,21 @@ pub enum Request<'a> {
     Close,
     /// Instead of `Open`: what the server exports, and who holds each device.
     List,
+    /// Wait (on the server, up to `timeout_us`) until the 64-bit word at `offset` of BAR `bar`
+    /// satisfies `until`; answered with the last value read.
+    WaitBar {
+        bar: u8,
+        offset: u64,
+        until: Until,
+        timeout_us: u64,
+    },
+    /// As `WaitBar`, for a word of DMA memory `id`.
+    WaitDma {
+        id: u32,
+        offset: u64,
+        until: Until,
+        timeout_us: u64,
+    },
 }
 
 /// One device a server exports, as `List` tells it.
@@ -147,6 +164,16 @@ trait Put {
     fn u32(&mut self, v: u32);
     fn u64(&mut self, v: u64);
     fn bytes(&mut self, v: &[u8]);
+    /// A wait's condition and bound.
+    fn until(&mut self, u: &Until, timeout_us: u64) {
+        self.u8(match u.cmp {
+            Cmp::AtLeast => 0,
+            Cmp::NotEqual => 1,
+        });
+        self.u64(u.mask);
+        self.u64(u.value);
+        self.u64(timeout_us);
+    }
 }
 
 impl Put for Vec<u8> {
@@ -216,6 +243,15 @@ impl<'a> Cursor<'a> {
     }
     fn str(&mut self) -> Result<&'a str, Malformed> {
         std::str::from_utf8(self.bytes()?).map_err(|_| Malformed("text is not UTF-8".into()))
+    }
+    /// A wait's condition and bound (see [`Put::until`]).
+    fn until(&mut self) -> Result<(Until, u64), Malformed> {
+        let cmp = match self.u8()? {
+            0 => Cmp::AtLeast,
+            1 => Cmp::NotEqual,
+            v => return Err(Malformed(format!("unknown comparison {v}"))),
+        };
+        Ok((Until { cmp, mask: self.u64()?, value: self.u64()? }, self.u64()?))
     }
     fn bool(&mut self) -> Result<bool, Malformed> {
         match self.u8()? {
@@ -315,6 +351,18 @@ impl<'a> Request<'a> {
             Reset => out.u8(14),
             Close => out.u8(15),
             List => out.u8(16),
+            WaitBar { bar, offset, until, timeout_us } => {
+                out.u8(17);
+                out.u8(bar);
+                out.u64(offset);
+                out.until(&until, timeout_us);
+            }
+            WaitDma { id, offset, until, timeout_us } => {
+                out.u8(18);
+                out.u32(id);
+                out.u64(offset);
+                out.until(&until, timeout_us);
+            }
         }
         &[]
     }
@@ -340,6 +388,16 @@ impl<'a> Request<'a> {
             14 => Reset,
             15 => Close,
             16 => List,
+            17 => {
+                let (bar, offset) = (c.u8()?, c.u64()?);
+                let (until, timeout_us) = c.until()?;
+                WaitBar { bar, offset, until, timeout_us }
+            }
+            18 => {
+                let (id, offset) = (c.u32()?, c.u64()?);
+                let (until, timeout_us) = c.until()?;
+                WaitDma { id, offset, until, timeout_us }
+            }
             t => return Err(Malformed(format!("unknown request type {t}"))),
         })
     }
@@ -537,6 +595,8 @@ mod tests {
             Reset,
             Close,
             List,
+            WaitBar { bar: 0, offset: 0x40, until: Until::at_least(7, u32::MAX as u64), timeout_us: 10_000 },
+            WaitDma { id: 2, offset: 8, until: Until { cmp: Cmp::NotEqual, mask: !0, value: 3 }, timeout_us: 1 },
         ];
         let mut buf = Vec::new();
         begin_batch(&mut buf);
@@ -559,6 +619,13 @@ mod tests {
         }
         assert!(Request::decode_batch(&[1]).is_err(), "an empty batch");
         assert!(Request::decode_batch(&[2, 14]).is_err(), "the answer byte is a boolean");
+        // A wait's comparison is one of the two.
+        let mut wait = vec![1, 17, 0];
+        wait.extend_from_slice(&[0; 8]);
+        wait.push(2);
+        wait.extend_from_slice(&[0; 24]);
+        let e = Request::decode_batch(&wait).unwrap_err();
+        assert!(e.0.contains("unknown comparison 2"), "{e}");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 use super::channel::Channel;
 use super::protocol::{Exported, Request, Response, MAX_CHUNK};
 use super::Key;
+use crate::pci::wait::MAX_WAIT;
 use crate::pci::{DmaMemory, PciDevice};
 use crate::{Error, Result};
 use std::collections::HashMap;
@@ -317,9 +318,17 @@ impl Session<'_> {
             Request::DmaWrite { id, offset, data } => Answer::Done.after(self.dma(id)?.write(offset, data))?,
             Request::WaitInterrupt { timeout_us } => {
                 // Bounded, so that a session always comes back to its client.
-                Answer::Flag(dev.wait_interrupt(Duration::from_micros(timeout_us.min(60_000_000)))?)
+                Answer::Flag(dev.wait_interrupt(Duration::from_micros(timeout_us).min(MAX_WAIT))?)
             }
             Request::Reset => Answer::Done.after(dev.reset())?,
+            // Bounded, as an interrupt wait: the session comes back to its client.
+            Request::WaitBar { bar, offset, until, timeout_us } => {
+                Answer::Value(dev.wait_bar_u64(bar, offset, until, Duration::from_micros(timeout_us).min(MAX_WAIT))?)
+            }
+            Request::WaitDma { id, offset, until, timeout_us } => {
+                let bound = Duration::from_micros(timeout_us).min(MAX_WAIT);
+                Answer::Value(self.dma(id)?.wait_u64(offset, until, bound)?)
+            }
         })
     }
 }

@@ -11,7 +11,7 @@ use crate::graph::{
 use crate::program::{ArgValue, Launch};
 use crate::signal::Signal;
 use crate::{Error, Result};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 
 /// Largest command buffer: a PM4 INDIRECT_BUFFER's size field (and an NVIDIA GP entry's).
 pub(super) const MAX_DWORDS: usize = (1 << 20) - 1;
@@ -60,6 +60,7 @@ pub(super) fn compile<'d, B: Backend>(
         runs: 0,
         released: vec![0; devices.len()],
         faulted: AtomicBool::new(false),
+        completed: AtomicU64::new(0),
     };
     // Resources go into `x` as they are taken: on an error its drop gives them back.
     for (d, dev) in devices.iter().enumerate() {

@@ -32,7 +32,7 @@ use crate::graph::{Graph, Node, NodeId, Plan, QueueKey, Slot};
 use crate::signal::Signal;
 use crate::Result;
 use patch::PatchTable;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// How to compile a graph.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -112,6 +112,9 @@ pub struct GraphExec<'d, B: Backend> {
     released: Vec<u64>,
     /// The last run failed: its signals never completed and the queues were rebuilt.
     faulted: AtomicBool,
+    /// The epoch a wait saw complete (0: none since the last rebase): a run after it need not
+    /// read the epoch signal again (over a link, a round trip).
+    completed: AtomicU64,
 }
 
 impl<'d, B: Backend> GraphExec<'d, B> {
@@ -161,6 +164,8 @@ impl<'d, B: Backend> GraphExec<'d, B> {
             self.wait()?;
         }
         self.epoch = epoch;
+        // The signals say so: the run of that epoch is complete.
+        self.completed.store(epoch, Ordering::Relaxed);
         for r in &self.devs {
             r.epoch.set(epoch);
             if let Some(s) = &r.copy_end {
