@@ -4,7 +4,7 @@
 //! instructions looks them up once; [`decode_at`] is the one-shot form. Decoding allocates
 //! nothing.
 
-use crate::decode_lut::{DecodeLut, Form, Key, OpEntry};
+use crate::decode_lut::{DecodeLut, EncLut, Form, Key, OpEntry};
 use crate::error::{IsaError, Result};
 use crate::inst::Instruction;
 use crate::tables::Tables;
@@ -117,21 +117,20 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
     // The common case reads the opcode entry through the key alone; the encoding's own entry
     // (modifiers) is loaded beside it, off the chain of loads that ends in the length.
     let k = lut.key_of(d0);
-    let (enc, w, o) = if k.kind == Key::FAST {
+    let (e, w, o) = if k.kind == Key::FAST {
         let need = k.bytes as usize;
         if have < need {
             return Err(truncated(offset, need, have));
         }
         let w = read128(bytes, offset, have);
-        let v = (w as u64 >> k.op_shift) as u32 & k.op_mask as u32;
-        match lut.opmap.get(k.op_base as usize + v as usize) {
-            Some(o) if o.form.has(Form::KNOWN) => (k.enc as u16, w, *o),
-            _ => return Err(unknown_opcode(t, offset, k.enc as u16, v, d0)),
+        let (v, o) = lut.fast_entry(k, w);
+        if !o.form.has(Form::KNOWN) {
+            return Err(unknown_opcode(t, offset, k.enc as u16, v, d0));
         }
+        (lut.enc_of(k), w, o)
     } else {
         decode_scanning(t, lut, bytes, offset, d0, have)?
     };
-    let e = &lut.encs[enc as usize];
     let mut op = o.op as u32;
     // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
     // backwards so that the earliest match is the one left, without a data-dependent exit.
@@ -142,11 +141,11 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
         }
     }
     let mut always_lit = o.form.has(Form::LITERAL);
-    let mut src_lit = lut.lits[o.lits as usize].any_255(w);
+    let mut src_lit = lut.lits_of(&o).any_255(w);
     // One flag (rarely set) for what the flat tables do not hold: the answers come from the
     // generic tables' scans. No early return: both paths end in the same registers.
     if o.form.has(Form::SCAN) {
-        (op, form, always_lit, src_lit) = scan(t, enc, w, op);
+        (op, form, always_lit, src_lit) = scan(t, e.enc, w, op);
     }
     let mut op_y = None;
     if form.has(Form::VOPD) {
@@ -169,14 +168,14 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
 /// Encoding, bits and opcode entry where the key does not hold them: the encoding from the
 /// generic scan, the opcode through [`crate::decode_lut::EncLut`].
 #[cold]
-fn decode_scanning(
+fn decode_scanning<'l>(
     t: &Tables,
-    lut: &DecodeLut,
+    lut: &'l DecodeLut,
     bytes: &[u8],
     offset: usize,
     d0: u32,
     have: usize,
-) -> Result<(u16, u128, OpEntry)> {
+) -> Result<(&'l EncLut, u128, OpEntry)> {
     let Some(enc) = t.encoding(d0) else { return Err(unknown_encoding(offset, d0)) };
     let e = &lut.encs[enc as usize];
     let need = e.bytes as usize;
@@ -185,7 +184,7 @@ fn decode_scanning(
     }
     let w = read128(bytes, offset, have);
     match lut.opcode(e, w) {
-        Some(o) => Ok((enc, w, o)),
+        Some(o) => Ok((e, w, o)),
         None => Err(unknown_opcode(t, offset, enc, DecodeLut::opcode_value(e, w), d0)),
     }
 }

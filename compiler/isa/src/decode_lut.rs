@@ -98,9 +98,11 @@ pub(crate) struct Sel {
     pub form: Form,
 }
 
-/// Per top-level encoding: what finds its opcode and modifier (64 bytes, one cache line).
+/// Per top-level encoding: what finds its opcode and modifier.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EncLut {
+    /// Its format index.
+    pub enc: u16,
     /// Length without literal, in bytes.
     pub bytes: u8,
     /// The opcode field as a shift and mask (mask 0: no opcode field, value 0).
@@ -265,6 +267,10 @@ impl DecodeLut {
                 mods_scan |= mask >> 64 != 0;
                 *slot = Sel { mask: mask as u64, value: value as u64, form: Form::new(t, mf, fi.bytes) };
             }
+            // The nested layouts' selects as mask/value pairs (gfx950 VOP3PX2: one, which fixes
+            // the encoding's own opcode field).
+            let nests: Vec<(u128, u128)> = t.nested[f].iter().map(|&l| select_mask(t.format(l).select)).collect();
+            let op_bits = (op_mask as u128) << op_shift;
             for v in 0..len {
                 let Some(o) = t.opcode(f as u16, v) else {
                     opmap.push(OpEntry::default());
@@ -280,11 +286,15 @@ impl DecodeLut {
                 // modifier forms other than its encoding's, or an encoding with nested layouts.
                 let layout = t.layout[o as usize] as usize;
                 let own_mods = layout != f && t.mods[layout] != t.mods[f];
-                let scan = if mods_scan || l.scan || own_mods || !t.nested[f].is_empty() { Form::SCAN } else { 0 };
+                // Only the opcode values a nested layout's select admits are scanned for it.
+                let v_bits = (v as u128) << op_shift;
+                let nest = nests.iter().any(|&(m, x)| (m & op_bits) & (x ^ v_bits) == 0);
+                let scan = if mods_scan || l.scan || own_mods || nest { Form::SCAN } else { 0 };
                 let form = Form::new(t, t.layout[o as usize], fi.bytes).with(Form::KNOWN | literal | scan);
                 opmap.push(OpEntry { op: o as u16, lits: li, form });
             }
             encs.push(EncLut {
+                enc: f as u16,
                 bytes: fi.bytes as u8,
                 op_shift,
                 op_slow: op_shift as u32 + op_mask.count_ones() > 64 || !padded,
@@ -298,7 +308,51 @@ impl DecodeLut {
         let mut lut = DecodeLut { encs, opmap, lits, ..DecodeLut::default() };
         // After the encodings: a key holds its encoding's opcode range.
         lut.build_keys(t);
+        lut.check_bounds();
         lut
+    }
+
+    /// The bounds the unchecked loads of the hot path rely on: every index a key, an opcode
+    /// entry or a masked first dword can form lies within its table. Checked once per build,
+    /// so that a table built wrong fails here and never reads out of bounds.
+    fn check_bounds(&self) {
+        assert_eq!(self.keys.len(), 512 << self.key_bits, "keys cover every top-9-bits and key-bits value");
+        assert_eq!(self.key_mask, (1u32 << self.key_bits) - 1, "key mask and width agree");
+        for k in self.keys.iter().filter(|k| k.kind == Key::FAST) {
+            assert!(usize::from(k.enc) < self.encs.len(), "key encoding in range");
+            assert!(
+                usize::from(k.op_base) + usize::from(k.op_mask) < self.opmap.len(),
+                "key opcode range in the table"
+            );
+        }
+        assert!(self.opmap.iter().all(|o| usize::from(o.lits) < self.lits.len()), "literal set index in range");
+    }
+
+    /// The key's opcode entry for the instruction's bits `w` (the key is [`Key::FAST`]).
+    #[inline(always)]
+    pub(crate) fn fast_entry(&self, k: Key, w: u128) -> (u32, OpEntry) {
+        debug_assert_eq!(k.kind, Key::FAST);
+        let v = (w as u64 >> k.op_shift) as u32 & k.op_mask as u32;
+        let i = k.op_base as usize + v as usize;
+        // SAFETY: `v <= k.op_mask` and a FAST key's `op_base + op_mask < opmap.len()`
+        // (`check_bounds`, after every change of the tables).
+        (v, unsafe { *self.opmap.get_unchecked(i) })
+    }
+
+    /// The top-level encoding `enc` of a FAST key.
+    #[inline(always)]
+    pub(crate) fn enc_of(&self, k: Key) -> &EncLut {
+        debug_assert_eq!(k.kind, Key::FAST);
+        // SAFETY: a FAST key's `enc < encs.len()` (`check_bounds`).
+        unsafe { self.encs.get_unchecked(k.enc as usize) }
+    }
+
+    /// The literal field set of an opcode entry.
+    #[inline(always)]
+    pub(crate) fn lits_of(&self, o: &OpEntry) -> &LitFields {
+        // SAFETY: every entry's `lits < lits.len()` (`check_bounds`); entries are only made by
+        // `build`.
+        unsafe { self.lits.get_unchecked(o.lits as usize) }
     }
 
     /// The first-dword dispatch: the top 9 bits and the lower bits any encoding's mask tests
@@ -359,14 +413,17 @@ impl DecodeLut {
         for l in &mut self.lits {
             l.scan = true;
         }
+        self.check_bounds();
     }
 
     /// The key of a first dword.
     #[inline(always)]
     pub(crate) fn key_of(&self, d0: u32) -> Key {
         let low = (d0 >> self.key_shift) & self.key_mask;
-        let k = self.keys.get((((d0 >> 23) << self.key_bits) | low) as usize);
-        k.copied().unwrap_or(Key { kind: Key::SCAN, ..Key::default() })
+        let i = (((d0 >> 23) << self.key_bits) | low) as usize;
+        // SAFETY: `d0 >> 23 < 512` and `low <= key_mask = 2^key_bits - 1`, so `i < 512 <<
+        // key_bits = keys.len()` (`check_bounds`, after every change of the tables).
+        unsafe { *self.keys.get_unchecked(i) }
     }
 
     /// The top-level encoding format index of a first dword.
@@ -458,6 +515,21 @@ mod tests {
                     let (mask, _) = select_mask(t.format(mf).select);
                     assert_eq!(mask >> 64, 0, "{} {}: select beyond 64 bits", arch.name(), t.format(mf).name);
                 }
+            }
+        }
+    }
+
+    /// Of an encoding with a nested layout only the opcodes its select admits are sent to the
+    /// scans (gfx950 VOP3P: every packed-math instruction was).
+    #[test]
+    fn nested_selects_fit_inline() {
+        for arch in Arch::ALL {
+            let t = Tables::get(arch);
+            for (f, n) in t.nested.iter().enumerate().filter(|(_, n)| !n.is_empty()) {
+                let name = t.format(f as u16).name;
+                let e = &t.lut.encs[f];
+                let scanned = (0..e.op_len).filter_map(|v| t.lut.entry(e, v)).filter(|o| o.form.has(Form::SCAN));
+                assert_eq!(scanned.count(), n.len(), "{} {name}: opcodes scanned for nesting", arch.name());
             }
         }
     }

@@ -27,6 +27,16 @@ pub fn parse_reg(s: &str) -> Option<Reg> {
 }
 
 fn parse_reg_any(s: &str) -> Option<Reg> {
+    // Most words are one register of one letter and decimal digits (`v12`, `s3`) or no register
+    // at all: read those bytewise; the rest (ranges, `ttmp`, `.l`/`.h`) as below.
+    let b = s.as_bytes();
+    match b.first() {
+        Some(b'v' | b's' | b'a') if b.len() > 1 && b[1..].iter().all(u8::is_ascii_digit) => {
+            return single(b[0] as char, &b[1..], None)
+        }
+        Some(b'v' | b's' | b'a' | b't') => {}
+        _ => return None,
+    }
     let (s, hi) = if let Some(x) = s.strip_suffix(".l") {
         (x, Some(false))
     } else if let Some(x) = s.strip_suffix(".h") {
@@ -51,6 +61,19 @@ fn parse_reg_any(s: &str) -> Option<Reg> {
         }
     }
     None
+}
+
+/// One register numbered by the decimal `digits` (leading zeros allowed, as `str::parse` takes
+/// them); `None` past [`REG_NUMBER_MAX`].
+fn single(file: char, digits: &[u8], hi: Option<bool>) -> Option<Reg> {
+    let mut n = 0u32;
+    for &d in digits {
+        n = n * 10 + u32::from(d - b'0');
+        if n >= REG_NUMBER_MAX {
+            return None;
+        }
+    }
+    Some(Reg { file, first: n, count: 1, hi })
 }
 
 /// llvm-mc's register tuple alignment: a scalar (SGPR or trap temporary) pair starts at an even
@@ -152,4 +175,34 @@ pub fn src_code(arch: Arch, s: &str, vgpr_ok: bool) -> Result<(u32, Option<u32>)
         return Ok((255, Some(v as u32)));
     }
     Err(format!("expected a source operand, found '{s}'"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(file: char, first: u32, count: u32, hi: Option<bool>) -> Option<Reg> {
+        Some(Reg { file, first, count, hi })
+    }
+
+    /// The bytewise single-register path and the general one read the same words.
+    #[test]
+    fn registers() {
+        assert_eq!(parse_reg("v0"), r('v', 0, 1, None));
+        assert_eq!(parse_reg("s101"), r('s', 101, 1, None));
+        assert_eq!(parse_reg("a255"), r('a', 255, 1, None));
+        assert_eq!(parse_reg("v0007"), r('v', 7, 1, None));
+        assert_eq!(parse_reg("v65535"), r('v', 65535, 1, None));
+        assert_eq!(parse_reg("v65536"), None);
+        assert_eq!(parse_reg("v99999999999"), None);
+        assert_eq!(parse_reg("v1.l"), r('v', 1, 1, Some(false)));
+        assert_eq!(parse_reg("v1.h"), r('v', 1, 1, Some(true)));
+        assert_eq!(parse_reg("v[2:3]"), r('v', 2, 2, None));
+        assert_eq!(parse_reg("s[4 : 7]"), r('s', 4, 4, None));
+        assert_eq!(parse_reg("ttmp3"), r('t', 3, 1, None));
+        assert_eq!(parse_reg("ttmp[2:3]"), r('t', 2, 2, None));
+        for w in ["v", "s", "vcc", "scc", "v1a", "V1", "m0", "exec", "1", "", "v-1", "v+1", "t1", ".l"] {
+            assert_eq!(parse_reg(w), None, "{w}");
+        }
+    }
 }
