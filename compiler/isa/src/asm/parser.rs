@@ -211,6 +211,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     } else {
         ops
     };
+    if implicit_vcc(fname, m, toks.len(), ops) {
+        // `v_cmp_*_e32 v1, v2`: the VCC destination is implied.
+        toks.to_mut().insert(0, Tok { text: ops[0].name, col: line.rest.col });
+    }
     if toks.len() > ops.len() {
         // Extra operands are modifiers that came before a comma-less tail (e.g. `off`).
         let extra = toks.to_mut().split_off(ops.len());
@@ -527,6 +531,15 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     }
     let _ = max_sgpr;
     Ok(())
+}
+
+/// VOPC written without its VCC destination (`written` operands, one short): llvm-mc 22 takes
+/// `v_cmp_lt_f32_e32 v1, v2` on every target.
+pub(super) fn implicit_vcc(fname: &str, m: &str, written: usize, ops: &[baregpu_autogen::isa::Operand]) -> bool {
+    fname == "VOPC"
+        && m.starts_with("v_cmp")
+        && written + 1 == ops.len()
+        && ops.first().is_some_and(|o| o.kind == OperandKind::Special && matches!(o.name, "vcc" | "vcc_lo"))
 }
 
 /// The bits of `lit(X)`'s X: an integer (32-bit, two's complement if negative) or a float in

@@ -109,6 +109,12 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     // takes them): `global_inv scope:SCOPE_SYS`.
     let (w_ops, w_mods) = split_extra(w, kinds.len());
     let (g_ops, g_mods) = split_extra(g, kinds.len());
+    // `v_cmp_*_e32 v1, v2`: the implied VCC destination is left out of the comparison.
+    let (kinds, g_ops) = if super::parser::implicit_vcc(fname, i.mnemonic(), w_ops.len(), kinds) {
+        (&kinds[1..], &g_ops[1.min(g_ops.len())..])
+    } else {
+        (kinds, g_ops)
+    };
     if w_ops.len() != g_ops.len() {
         return false;
     }
