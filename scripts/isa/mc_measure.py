@@ -75,10 +75,17 @@ def collect(data, arch):
     asm, dis = {}, {}
     for p in sorted(glob.glob(os.path.join(data, "llvm", "*.s"))) + sorted(
             glob.glob(os.path.join(data, "clang", arch, "*.s"))):
-        src = "clang" if "/clang/" in p else "llvm"
+        # pat*.s: LLVM pages' operand and modifier patterns applied to the golden vectors' opcodes
+        # (generated outside the repository), not lines of LLVM's pages.
+        src = "clang" if "/clang/" in p else "pattern" if os.path.basename(p).startswith("pat") else "llvm"
         for s in asm_lines(p):
             asm.setdefault(s, f"{src}:{os.path.basename(p)}")
     for p in sorted(glob.glob(os.path.join(data, "llvm", "*.txt"))):
+        # A page named `..._<arch>.txt` holds words of that architecture only (words of another
+        # can crash llvm-mc's disassembler, which ends the oracle's whole batch).
+        own = [a for a in ARCHS if os.path.basename(p).endswith(f"_{a}.txt")]
+        if own and own != [arch]:
+            continue
         for bs in byte_lines(p):
             dis.setdefault(tuple(bs), os.path.basename(p))
     return asm, dis
@@ -140,17 +147,24 @@ def write_vectors(arch, asm, acc):
         fh.write("\n".join(out) + "\n")
 
 
+FIXED_CAP = 300
+
+
 def append_fixed(arch, asm, fixed):
-    """Appends to tests/isa/llvm_mc/<arch>.txt the LLVM lines a fix made pass (not yet there),
-    each under its source file's class, with llvm-mc's bytes."""
+    """Appends to tests/isa/llvm_mc/<arch>.txt the LLVM (and pattern) lines a fix made pass (not
+    yet there), each under its source file's class, with llvm-mc's bytes; at most FIXED_CAP per
+    class, spread evenly over it."""
     path = os.path.join(ROOT, "tests", "isa", "llvm_mc", f"{arch}.txt")
     have = set()
     if os.path.exists(path):
         have = {l.rsplit(" ; [", 1)[0] for l in open(path) if not l.startswith("#") and " ; [" in l}
     by_file = collections.defaultdict(list)
     for s, bs in fixed:
-        if asm[s].startswith("llvm:") and s not in have:
+        if asm[s].startswith(("llvm:", "pattern:")) and s not in have:
             by_file[asm[s]].append(mcoracle.fmt_line(s, bs))
+    for f, lines in by_file.items():
+        if len(lines) > FIXED_CAP:
+            by_file[f] = [lines[k * len(lines) // FIXED_CAP] for k in range(FIXED_CAP)]
     if not by_file:
         return
     with open(path, "a") as fh:

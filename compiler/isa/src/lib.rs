@@ -20,6 +20,7 @@ pub mod fixup;
 pub mod inst;
 pub mod names;
 pub mod operand;
+mod src_type;
 pub mod t16;
 pub mod tables;
 pub mod vopd_banks;

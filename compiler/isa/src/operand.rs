@@ -75,49 +75,17 @@ pub fn src(arch: Arch, v: u16) -> Src {
 pub enum ValType {
     B16,
     F16,
+    /// bfloat16: inline constants are the high halves of their f32 patterns.
+    Bf16,
+    /// Two f16 halves (VOP2 v_pk_fmac_f16): an inline constant stands for both.
+    PkF16,
     B32,
     F32,
     B64,
     F64,
 }
 
-/// gfx12 SALU instructions whose sources are f16 to llvm-mc 22 (it folds `0x3800` into 0.5 there).
-const SALU_F16: [&str; 8] = [
-    "s_add_f16",
-    "s_sub_f16",
-    "s_mul_f16",
-    "s_fmac_f16",
-    "s_max_num_f16",
-    "s_min_num_f16",
-    "s_maximum_f16",
-    "s_minimum_f16",
-];
-
-/// The value type llvm-mc reads a source as, from the mnemonic and the operand's width: f64 for
-/// 64-bit operands of f64 mnemonics (b64 for other 64-bit ones), f16 where the mnemonic names f16/bf16, else f32 (integer 32-bit operands
-/// take the same inline constants).
-pub fn src_val_type(mnemonic: &str, dwords: u32) -> ValType {
-    if dwords >= 2 && mnemonic.contains("f64") {
-        ValType::F64
-    } else if dwords >= 2 {
-        ValType::B64
-    } else if mnemonic.starts_with("s_") {
-        // gfx12 SALU: only the SOP2 f16 arithmetic takes f16 sources (not s_cvt_pk_rtz_f16_f32); to llvm-mc 22 the SOP1/SOPC
-        // "f16" sources are 32-bit (`s_cmp_lt_f16 0x3800, s2` keeps the literal, `s_ceil_f16 s5,
-        // 0x3f000000` is 0.5).
-        if SALU_F16.contains(&mnemonic) {
-            ValType::F16
-        } else {
-            ValType::F32
-        }
-    } else if mnemonic.contains("f16") || mnemonic.contains("_mix") {
-        // Mixed-precision sources take f16 literals and inline-constant patterns (llvm-mc 22:
-        // `v_fma_mix_f32 v0, 1.5, ...` writes 0x3e00, `0x3c00` is the constant 1.0).
-        ValType::F16
-    } else {
-        ValType::F32
-    }
-}
+pub use crate::src_type::src_val_type;
 
 /// The inline-constant code a 32-bit literal's bits stand for in an operand of type `ty`, as
 /// llvm-mc folds an integer or float spelling of them (`0x3f800000` is `1.0`, `0x40` is `64`,
@@ -132,6 +100,8 @@ pub fn literal_inline_code(lit: u32, ty: ValType) -> Option<u32> {
     }
     let hit = |f: &&InlineFloat| match ty {
         ValType::F16 => u32::from(f.f16) == lit,
+        ValType::Bf16 => u32::from(f.bf16) == lit,
+        ValType::PkF16 => u32::from(f.f16) * 0x1_0001 == lit,
         ValType::F32 | ValType::B32 => f.f32 == lit,
         ValType::F64 => f.code != 248 && (f.f64 >> 32) as u32 == lit,
         ValType::B16 | ValType::B64 => false,

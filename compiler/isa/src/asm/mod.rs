@@ -72,12 +72,10 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
         for n in dpp_bases(b) {
             add(&n, Ext::Sdwa, &mut out);
         }
-    } else if m.starts_with("v_cmp") {
-        add(&format!("{m}_e32"), Ext::Dpp16, &mut out);
-        add(&format!("{m}_e32"), Ext::Dpp8, &mut out);
     } else if m.starts_with("v_") && !m.ends_with("_e32") && !m.ends_with("_e64") {
         // llvm-mc picks DPP and SDWA by their modifiers when the suffix is left out; they come
-        // last, so a line without such modifiers never reaches them.
+        // last, so a line without such modifiers never reaches them. VOPC too: a scalar or
+        // constant src1 (`v_cmp_lt_f32 vcc_lo, v1, s2 dpp8:[..]`) takes the VOP3 DPP form.
         for n in dpp_bases(m) {
             add(&n, Ext::Dpp16, &mut out);
             add(&n, Ext::Dpp8, &mut out);

@@ -24,6 +24,15 @@ fn list_bits(v: &str) -> Option<(u32, usize)> {
     Some((bits, n))
 }
 
+/// VOP3P: the selector bits of its sources; llvm-mc takes longer `op_sel`/`neg_lo`/`neg_hi`
+/// lists (`op_sel:[1,1,1,1]` on a two-source op) and drops the rest. Other formats: all bits.
+fn vop3p_mask(i: &Instruction) -> u32 {
+    match super::verify::vop3p_sources(i) {
+        Some(n) => (1 << n) - 1,
+        None => u32::MAX,
+    }
+}
+
 pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
     let s = t.text;
     let (name, val) = s.split_once(':').unwrap_or((s, ""));
@@ -146,6 +155,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         }
         "op_sel" => {
             let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
+            let b = b & vop3p_mask(i);
             let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) {
                 b
             } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
@@ -159,14 +169,18 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         "op_sel_hi" => {
             let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
             set1(i, "opsel_hi", b & 3)?;
-            // A list shorter than the sources leaves the third selector 0 (llvm-mc).
+            // A list shorter than the sources leaves the third selector 0; a two-source op keeps
+            // its default whatever a longer list says (llvm-mc).
             let three = i.operands().iter().any(|o| o.name == "src2");
-            if (n >= 3 || three) && i.field_def("opsel_hi2").is_some() {
+            let two_src = super::verify::vop3p_sources(i) == Some(2);
+            if (n >= 3 && !two_src || three) && i.field_def("opsel_hi2").is_some() {
                 set1(i, "opsel_hi2", b >> 2 & 1)?;
             }
         }
-        "neg_lo" => set1(i, "neg", list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?.0)?,
-        "neg_hi" => set1(i, "neg_hi", list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?.0)?,
+        "neg_lo" | "neg_hi" => {
+            let b = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?.0;
+            set1(i, if name == "neg_lo" { "neg" } else { "neg_hi" }, b & vop3p_mask(i))?
+        }
         "wait_exp" => set1(i, "waitexp", int(val)? as u32)?,
         "wait_vdst" | "wait_va_vdst" => set1(i, "wait_va_vdst", int(val)? as u32)?,
         "wait_vm_vsrc" => set1(i, "wait_vm_vsrc", int(val)? as u32)?,

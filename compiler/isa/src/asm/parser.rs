@@ -9,8 +9,8 @@ use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
 use super::symbolic::{exp, gpr_idx, simm16};
 use crate::inst::{set, Instruction};
-use crate::operand::src_val_type;
 use crate::operand::{is_gfx9, src_index};
+use crate::operand::{src_val_type, ValType};
 use crate::tables::Tables;
 use crate::Arch;
 
@@ -211,6 +211,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     } else {
         ops
     };
+    if implicit_vcc(fname, m, toks.len(), ops) {
+        // `v_cmp_*_e32 v1, v2`: the VCC destination is implied.
+        toks.to_mut().insert(0, Tok { text: ops[0].name, col: line.rest.col });
+    }
     if toks.len() > ops.len() {
         // Extra operands are modifiers that came before a comma-less tail (e.g. `off`).
         let extra = toks.to_mut().split_off(ops.len());
@@ -382,7 +386,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     _ if s.starts_with("lit(") => {
                         // `lit(X)`: X as a literal even where an inline constant would hold it.
                         let x = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map(str::trim);
-                        let l = x.and_then(|x| literal_bits(m, d, x));
+                        let l = x.and_then(|x| literal_bits(src_val_type(arch, m, idx.unwrap_or(0), d), x));
                         match l {
                             Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                             _ => return err(t, format!("'{s}': expected a 32-bit literal here")),
@@ -390,9 +394,12 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     }
                     _ => {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
-                        let c = match src_code(arch, s, vgpr_ok) {
+                        let ty = src_val_type(arch, m, idx.unwrap_or(0), d);
+                        // A float for two f16 halves is its f16 bits in the low half: a literal.
+                        let pk = (ty == ValType::PkF16).then(|| float_literal(ty, s)).flatten();
+                        let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
                             Ok(c) => c,
-                            Err(e) => match float_literal(m, d, s) {
+                            Err(e) => match float_literal(ty, s) {
                                 Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                                 _ => return err(t, e),
                             },
@@ -400,7 +407,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         // Literal bits an inline constant holds are that constant (llvm-mc's
                         // folding: `0x3f800000` is `1.0`, `0.0` is `0`).
                         match c {
-                            (255, Some(l)) => match crate::operand::literal_inline_code(l, src_val_type(m, d)) {
+                            (255, Some(l)) => match crate::operand::literal_inline_code(l, ty) {
                                 Some(k) => (k, None),
                                 None => c,
                             },
@@ -444,7 +451,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     continue;
                 }
                 let float_k = if o.kind == OperandKind::Imm && opc.flags & FLAG_LITERAL != 0 {
-                    float_literal(m, d, s).map(i64::from)
+                    float_literal(src_val_type(arch, m, 0, d), s).map(i64::from)
                 } else {
                     None
                 };
@@ -452,9 +459,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 let lit_k = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map(str::trim);
                 let v = match (gpr_idx(s), lit_k) {
                     (Some(g), _) if o.kind == OperandKind::Simm16 => g as i64,
-                    (_, Some(k)) if float_k.is_none() && opc.flags & FLAG_LITERAL != 0 => literal_bits(m, d, k)
-                        .map(i64::from)
-                        .ok_or_else(|| (t.col, format!("'{s}': expected a 32-bit literal here")))?,
+                    (_, Some(k)) if float_k.is_none() && opc.flags & FLAG_LITERAL != 0 => {
+                        literal_bits(src_val_type(arch, m, 0, d), k)
+                            .map(i64::from)
+                            .ok_or_else(|| (t.col, format!("'{s}': expected a 32-bit literal here")))?
+                    }
                     _ => parse_int(s)
                         .or(float_k)
                         .ok_or_else(|| (t.col, format!("expected an immediate, found '{s}'")))?,
@@ -524,29 +533,38 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     Ok(())
 }
 
+/// VOPC written without its VCC destination (`written` operands, one short): llvm-mc 22 takes
+/// `v_cmp_lt_f32_e32 v1, v2` on every target.
+pub(super) fn implicit_vcc(fname: &str, m: &str, written: usize, ops: &[baregpu_autogen::isa::Operand]) -> bool {
+    fname == "VOPC"
+        && m.starts_with("v_cmp")
+        && written + 1 == ops.len()
+        && ops.first().is_some_and(|o| o.kind == OperandKind::Special && matches!(o.name, "vcc" | "vcc_lo"))
+}
+
 /// The bits of `lit(X)`'s X: an integer (32-bit, two's complement if negative) or a float in
 /// the operand's type.
-fn literal_bits(m: &str, dwords: u32, x: &str) -> Option<u32> {
+fn literal_bits(ty: ValType, x: &str) -> Option<u32> {
     match parse_int(x) {
         Some(v) if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) => Some(v as u32),
         Some(_) => None,
-        None => float_literal(m, dwords, x),
+        None => float_literal(ty, x),
     }
 }
 
 /// A float written where a literal goes: its bits in the operand's type (f16 for 16-bit
-/// mnemonics, the high half of the f64 for 64-bit operands, else f32), as llvm-mc encodes it.
-fn float_literal(m: &str, dwords: u32, s: &str) -> Option<u32> {
+/// sources, the high half of the f64 for 64-bit operands, bf16 when exact, else f32), as llvm-mc
+/// encodes it.
+fn float_literal(ty: ValType, s: &str) -> Option<u32> {
     let f = match super::value::value(s) {
         super::value::Val::Float(f) => f,
         _ => return None,
     };
-    if dwords >= 2 {
-        Some((f.to_bits() >> 32) as u32)
-    } else if src_val_type(m, dwords) == crate::operand::ValType::F16 {
-        super::value::f16_bits(f).map(u32::from)
-    } else {
-        Some((f as f32).to_bits())
+    match ty {
+        ValType::F64 | ValType::B64 => Some((f.to_bits() >> 32) as u32),
+        ValType::F16 | ValType::PkF16 => super::value::f16_bits(f).map(u32::from),
+        ValType::Bf16 => Some((f as f32).to_bits()).filter(|b| b & 0xffff == 0).map(|b| b >> 16),
+        _ => Some((f as f32).to_bits()),
     }
 }
 

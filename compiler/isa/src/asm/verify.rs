@@ -109,6 +109,12 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     // takes them): `global_inv scope:SCOPE_SYS`.
     let (w_ops, w_mods) = split_extra(w, kinds.len());
     let (g_ops, g_mods) = split_extra(g, kinds.len());
+    // `v_cmp_*_e32 v1, v2`: the implied VCC destination is left out of the comparison.
+    let (kinds, g_ops) = if super::parser::implicit_vcc(fname, i.mnemonic(), w_ops.len(), kinds) {
+        (&kinds[1..], &g_ops[1.min(g_ops.len())..])
+    } else {
+        (kinds, g_ops)
+    };
     if w_ops.len() != g_ops.len() {
         return false;
     }
@@ -158,7 +164,32 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
         }
     }
     let implied = implied_op_sel(fname, kinds, w_ops, &w_mods);
-    same_mods(arch, implied.as_deref().unwrap_or(&w_mods), &g_mods)
+    let w_mods = implied.map(Cow::Owned).unwrap_or(w_mods);
+    match vop3p_sources(i) {
+        Some(n) => same_mods(arch, &vop3p_lists(&w_mods, n), &g_mods),
+        None => same_mods(arch, &w_mods, &g_mods),
+    }
+}
+
+/// The number of sources of a VOP3P instruction, `None` for other formats.
+pub(super) fn vop3p_sources(i: &Instruction) -> Option<usize> {
+    i.format()
+        .name
+        .starts_with("VOP3P")
+        .then(|| i.operands().iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count())
+}
+
+/// VOP3P selector lists cut to the instruction's sources (llvm-mc ignores the rest).
+fn vop3p_lists<'a>(mods: &[Modifier<'a>], n: usize) -> Vec<Modifier<'a>> {
+    let lists = ["op_sel", "op_sel_hi", "neg_lo", "neg_hi"];
+    mods.iter()
+        .map(|m| match &m.val {
+            Some(Val::List(v)) if lists.contains(&m.name) && v.len() > n => {
+                Modifier { val: Some(Val::List(v[..n].to_vec())), ..m.clone() }
+            }
+            _ => m.clone(),
+        })
+        .collect()
 }
 
 /// gfx1201 (fake16 in llvm-mc 22) VOPC: llvm-mc still reads `vN.h` (N < 128) in a 16-bit source of
@@ -300,11 +331,16 @@ fn same_int(wrap16: bool, x: i64, y: i64) -> bool {
             && x as u32 == y as u32
 }
 
-/// A float written where the instruction holds a literal: the literal is its f32, f16 or the high
-/// half of its f64 bits (the operand type decides which; each is the encoding llvm-mc writes).
+/// A float written where the instruction holds a literal: the literal is its f32, f16, bf16, the
+/// f16 in both halves (v_pk_fmac_f16) or the high half of its f64 bits (the operand type decides
+/// which; each is the encoding llvm-mc writes).
 fn float_is_literal(f: f64, lit: i64) -> bool {
     let Ok(l) = u32::try_from(lit) else { return false };
-    l == (f as f32).to_bits() || f16_bits(f).is_some_and(|h| u32::from(h) == l) || (f.to_bits() >> 32) as u32 == l
+    let f32b = (f as f32).to_bits();
+    l == f32b
+        || f32b & 0xffff == 0 && l == f32b >> 16
+        || f16_bits(f).is_some_and(|h| u32::from(h) == l || u32::from(h) * 0x1_0001 == l)
+        || (f.to_bits() >> 32) as u32 == l
 }
 
 fn same_reg(x: &Reg, y: &Reg) -> bool {
@@ -332,7 +368,10 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
     match (a, b) {
         (Val::Reg(x), Val::Reg(y)) => same_reg(x, y),
         (Val::Name(x), Val::Name(y)) => {
-            x == y || crate::names::sreg::code(arch, x).is_some_and(|c| crate::names::sreg::code(arch, y) == Some(c))
+            x == y
+                || crate::names::sreg::code(arch, x).is_some_and(|c| crate::names::sreg::code(arch, y) == Some(c))
+                // gfx11+: an absent scalar address (`off`) is the null register's code.
+                || !crate::operand::is_gfx9(arch) && matches!((*x, *y), ("null", "off") | ("off", "null"))
         }
         (Val::Int(x), Val::Int(y)) => same_int(wrap16, *x, *y),
         (Val::Float(x), Val::Float(y)) => x == y || float_code_f64(*x).is_some_and(|c| float_code_f64(*y) == Some(c)),

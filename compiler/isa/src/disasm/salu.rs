@@ -23,7 +23,7 @@ pub fn text(i: &Instruction) -> String {
                 if m.starts_with("s_sendmsg_rtn") {
                     names::sendmsg::text(i.arch, v)
                 } else {
-                    src_text(i.arch, v, d, crate::operand::src_val_type(m, d), i.literal)
+                    src_text(i.arch, v, d, crate::operand::src_val_type(i.arch, m, 0, d), i.literal)
                 }
             }
             OperandKind::Hwreg => names::hwreg::text(i.arch, i.f(o.name)),

@@ -84,8 +84,8 @@ fn has_e32_form(i: &Instruction) -> bool {
         .is_some_and(|ops| ops.iter().any(|&op| matches!(t.op(op).format, "VOP1" | "VOP2" | "VOPC")))
 }
 
-fn val_type(m: &str, dwords: u32) -> ValType {
-    crate::operand::src_val_type(m, dwords)
+fn val_type(i: &Instruction, m: &str, idx: Option<usize>, dwords: u32) -> ValType {
+    crate::operand::src_val_type(i.arch, m, idx.unwrap_or(0), dwords)
 }
 
 pub fn text(i: &Instruction) -> String {
@@ -134,12 +134,12 @@ pub fn text(i: &Instruction) -> String {
                     is_vgpr_field = i.f("s0") == 0;
                     if !is_vgpr_field {
                         // An SGPR or an inline constant.
-                        ops.push(sdwa_mods(i, 0, src_text(i.arch, v, d, val_type(m, d), None)));
+                        ops.push(sdwa_mods(i, 0, src_text(i.arch, v, d, val_type(i, m, idx, d), None)));
                         continue;
                     }
                 }
                 if ext == Ext::Sdwa && o.name == "vsrc1" && i.f("s1") != 0 {
-                    ops.push(sdwa_mods(i, 1, src_text(i.arch, v, d, val_type(m, d), None)));
+                    ops.push(sdwa_mods(i, 1, src_text(i.arch, v, d, val_type(i, m, idx, d), None)));
                     continue;
                 }
                 let acc = s == Shape::Mfma && mfma_acc(i, o.name)
@@ -156,7 +156,7 @@ pub fn text(i: &Instruction) -> String {
                     reg_range("a", v - 256, d)
                 } else {
                     let lit = if op.flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
-                    let t = src_text(i.arch, v, d, val_type(m, d), lit);
+                    let t = src_text(i.arch, v, d, val_type(i, m, idx, d), lit);
                     if is16 && v >= 256 && s == Shape::E32 {
                         format!("v{}.{}", (v - 256) & 0x7f, if v & 0x80 != 0 { "h" } else { "l" })
                     } else {
@@ -177,7 +177,7 @@ pub fn text(i: &Instruction) -> String {
                 // A scalar-only source in a 9-bit field (v_s_*): llvm-mc prints a VGPR there with
                 // a comment naming the register class it wanted.
                 let v = i.f(o.name);
-                let mut t = src_text(i.arch, v, d, val_type(m, d), i.literal);
+                let mut t = src_text(i.arch, v, d, val_type(i, m, idx, d), i.literal);
                 if v >= 256 {
                     t.push_str(&format!("/*Invalid register, operand has 'SReg_{}' register class*/", 32 * d));
                 }

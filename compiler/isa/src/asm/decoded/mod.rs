@@ -17,7 +17,7 @@ use super::value::{Modifier, Operand, Typed, Val};
 use crate::disasm::byte_sel;
 use crate::disasm::valu::{shape, Ext, Shape};
 use crate::inst::Instruction;
-use crate::operand::{is_gfx9, src, src_index, Src, ValType};
+use crate::operand::{is_gfx9, src, src_index, src_val_type, Src, ValType};
 use crate::tables::FLAG_LIT16;
 use crate::Arch;
 
@@ -120,17 +120,6 @@ fn salu(i: &Instruction) -> Option<Typed<'static>> {
     Some(Typed { ops, mods: Vec::new() })
 }
 
-/// How an inline float prints (as disasm::valu does); `half`: the mnemonic names f16 or bf16.
-fn val_type(half: bool, dwords: u32) -> ValType {
-    if dwords >= 2 {
-        ValType::F64
-    } else if half {
-        ValType::F16
-    } else {
-        ValType::F32
-    }
-}
-
 fn valu(i: &Instruction) -> Option<Typed<'static>> {
     let (s, ext) = shape(i);
     let m = i.mnemonic();
@@ -156,7 +145,8 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
             OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => vector(i, s, ext, t16 >> k & 1 != 0, o)?,
             OperandKind::Ssrc => {
                 let d = o.dwords.max(1) as u32;
-                let mut x = op(source(i.arch, i.f(o.name), d, val_type(m.contains("f16"), d), i.literal)?);
+                let ty = src_val_type(i.arch, m, src_index(o.name).unwrap_or(0), d);
+                let mut x = op(source(i.arch, i.f(o.name), d, ty, i.literal)?);
                 if let Some(si) = src_index(o.name).filter(|&x| x < 3) {
                     ext::src_mods(i, s, ext, si, &mut x)?;
                 }
@@ -228,7 +218,7 @@ fn vector(
             } else if is16 && v >= 256 && s == Shape::E32 {
                 ext::vgpr(v - 256, d, true)
             } else {
-                source(i.arch, v, d, val_type(m.contains("f16"), d), lit)?
+                source(i.arch, v, d, src_val_type(i.arch, m, si.unwrap_or(0), d), lit)?
             }
         }
     };

@@ -27,7 +27,7 @@ fn vector(i: &Instruction, s: Shape, k: usize, o: &baregpu_autogen::isa::Operand
         reg('a', v - 256, d)
     } else {
         let lit = if i.opcode().flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
-        source(i.arch, v, d, src_val_type(m, d), lit)?
+        source(i.arch, v, d, src_val_type(i.arch, m, src_index(o.name).unwrap_or(0), d), lit)?
     };
     let idx = src_index(o.name);
     let is16 = i.tables().t16[i.op as usize] >> k & 1 != 0;
@@ -69,7 +69,18 @@ pub(super) fn vop3p(i: &Instruction, s: Shape) -> Option<Typed<'static>> {
                 if v >= 256 {
                     return None;
                 }
-                with_mods(i, s, src_index(o.name), op(source(i.arch, v, d, src_val_type(i.mnemonic(), d), i.literal)?))?
+                with_mods(
+                    i,
+                    s,
+                    src_index(o.name),
+                    op(source(
+                        i.arch,
+                        v,
+                        d,
+                        src_val_type(i.arch, i.mnemonic(), src_index(o.name).unwrap_or(0), d),
+                        i.literal,
+                    )?),
+                )?
             }
             OperandKind::Imm => op(Val::Int(i.literal.unwrap_or(0).into())),
             _ => op(Val::Int(i.f(o.name).into())),
