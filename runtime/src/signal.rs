@@ -409,6 +409,9 @@ mod tests {
         assert_eq!(err, WaitError::Timeout { last: 5 });
         assert!(mem.waits.load(Ordering::SeqCst) > 2);
         let mut faults = |_: Duration| Err(WaitError::Fault("memory fault".into()));
-        assert_eq!(sig.wait(6, &mut dog(Duration::from_secs(5)), &mut faults), Err(WaitError::Fault("memory fault".into())));
+        assert_eq!(
+            sig.wait(6, &mut dog(Duration::from_secs(5)), &mut faults),
+            Err(WaitError::Fault("memory fault".into()))
+        );
     }
 }
