@@ -24,6 +24,7 @@ mod golden;
 mod image;
 mod llvm;
 mod probe;
+pub mod src_types;
 mod text;
 
 use crate::inputs::{Input, Inputs};

@@ -16,6 +16,8 @@ pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;
 pub mod gfx950;
+/// Source value types per architecture (generator `isa_src_types`, autogen/gen/src/isa/src_types.rs).
+pub mod src_types;
 
 /// A bit range `lo..=hi` of an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,4 +208,23 @@ pub const fn op(
 /// Constructor used by the generated tables.
 pub const fn o(name: &'static str, kind: OperandKind, dwords: u8) -> Operand {
     Operand { name, kind, dwords }
+}
+
+/// The value type llvm-mc 22 reads a VALU/SALU source as: which bit patterns fold into inline
+/// constants and how a float token becomes literal bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SrcType {
+    /// 16-bit integer: only the integer inline constants fold.
+    B16,
+    F16,
+    /// bfloat16: the high halves of the f32 patterns fold.
+    Bf16,
+    /// Two f16 halves: an inline constant stands for both.
+    PkF16,
+    /// Any 32-bit source (float or integer): the f32 patterns fold.
+    F32,
+    /// 64-bit integer: only the integer inline constants fold.
+    B64,
+    /// f64: the high halves of the f64 patterns fold.
+    F64,
 }

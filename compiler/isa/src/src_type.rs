@@ -6,6 +6,45 @@
 
 use crate::operand::{is_gfx9, ValType};
 use crate::Arch;
+use baregpu_autogen::isa::{src_types, SrcType};
+
+/// Per mnemonic (without its encoding suffix, sorted), the types of src0..src2.
+type Table = &'static [(&'static str, [Option<SrcType>; 3])];
+
+fn table(arch: Arch) -> Table {
+    match arch {
+        Arch::Gfx1100 => src_types::GFX1100,
+        Arch::Gfx1201 => src_types::GFX1201,
+        Arch::Gfx942 => src_types::GFX942,
+        Arch::Gfx950 => src_types::GFX950,
+    }
+}
+
+/// The value type of source `src` (0 = src0) of `mnemonic` (with or without its encoding
+/// suffix), `dwords` wide, as llvm-mc 22 reads it (generated table `src_types`). A source the
+/// table does not hold (a VGPR-only one, an unknown mnemonic) is read as a 32- or 64-bit one.
+pub fn src_val_type(arch: Arch, mnemonic: &str, src: usize, dwords: u32) -> ValType {
+    let t = table(arch);
+    let base = base_name(mnemonic);
+    let found = t.binary_search_by(|(m, _)| (*m).cmp(base)).ok().and_then(|i| t[i].1.get(src).copied().flatten());
+    match found {
+        Some(ty) => val_type(ty),
+        None if dwords >= 2 => ValType::B64,
+        None => ValType::F32,
+    }
+}
+
+fn val_type(t: SrcType) -> ValType {
+    match t {
+        SrcType::B16 => ValType::B16,
+        SrcType::F16 => ValType::F16,
+        SrcType::Bf16 => ValType::Bf16,
+        SrcType::PkF16 => ValType::PkF16,
+        SrcType::F32 => ValType::F32,
+        SrcType::B64 => ValType::B64,
+        SrcType::F64 => ValType::F64,
+    }
+}
 
 /// gfx12 SALU instructions whose sources are f16 to llvm-mc 22 (it folds `0x3800` into 0.5 there).
 const SALU_F16: [&str; 8] = [
@@ -20,7 +59,7 @@ const SALU_F16: [&str; 8] = [
 ];
 
 /// The value type of source `src` (0 = src0) of `mnemonic`, `dwords` wide.
-pub fn src_val_type(arch: Arch, mnemonic: &str, src: usize, dwords: u32) -> ValType {
+pub fn name_rule_type(arch: Arch, mnemonic: &str, src: usize, dwords: u32) -> ValType {
     if dwords >= 2 && mnemonic.contains("f64") {
         return ValType::F64;
     }
@@ -99,6 +138,42 @@ fn type_token(t: &str, pair16: bool) -> Option<ValType> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One-off: the generated table against the name rules, for every probed source.
+    #[test]
+    fn table_matches_name_rules() {
+        let mut diffs = Vec::new();
+        for arch in Arch::ALL {
+            let tab = baregpu_autogen::isa::ARCHS.iter().find(|a| a.name == arch.name()).unwrap();
+            for (m, tys) in table(arch) {
+                for (src, ty) in tys.iter().enumerate() {
+                    let Some(ty) = ty else { continue };
+                    let dw: Vec<u8> = tab
+                        .opcodes
+                        .iter()
+                        .filter(|o| base_name(o.mnemonic) == *m)
+                        .flat_map(|o| o.operands.iter())
+                        .filter(|o| {
+                            matches!(
+                                (o.name, src),
+                                ("src0" | "ssrc0" | "src0x" | "src0y", 0) | ("src1" | "ssrc1", 1) | ("src2", 2)
+                            )
+                        })
+                        .map(|o| o.dwords)
+                        .collect();
+                    let d = u32::from(dw.iter().copied().max().unwrap_or(1));
+                    let old = name_rule_type(arch, m, src, d);
+                    let new = val_type(*ty);
+                    let same = old == new || matches!((old, new), (ValType::B32, ValType::F32));
+                    if !same {
+                        diffs.push(format!("{} {m} src{src} dw{d:?}{dw:?}: name rule {old:?}, table {new:?}", arch.name()));
+                    }
+                }
+            }
+        }
+        std::fs::write("/tmp/srctypegen/diffs.txt", diffs.join("\n")).unwrap();
+        assert!(diffs.is_empty(), "{} disagreements", diffs.len());
+    }
 
     #[test]
     fn probed_types() {
