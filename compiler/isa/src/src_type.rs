@@ -1,10 +1,11 @@
 //! The value type llvm-mc 22 reads a VALU/SALU source as: which bit patterns it folds into an
 //! inline constant (`0x3800` is 0.5 for an f16 source, a literal for an f32 one) and how a float
-//! token becomes literal bits. The rules follow llvm-mc's per-operand types, probed on all four
-//! targets with `0x3800`, `0x3f000000`, `0x3f00`, `0x38003800` in every source of every VALU
-//! opcode of the golden vectors.
+//! token becomes literal bits. The types are facts from llvm-mc: the generated table
+//! `baregpu_autogen::isa::src_types` (generator autogen/gen/src/isa/src_types.rs) holds, per
+//! architecture, mnemonic and source, what llvm-mc 22 made of `0x3800`, `0x3f00`, `0x38003800`,
+//! `0x3f000000`, `0x3fe00000` and `1.5` written in that source of a golden line.
 
-use crate::operand::{is_gfx9, ValType};
+use crate::operand::ValType;
 use crate::Arch;
 use baregpu_autogen::isa::{src_types, SrcType};
 
@@ -46,159 +47,119 @@ fn val_type(t: SrcType) -> ValType {
     }
 }
 
-/// gfx12 SALU instructions whose sources are f16 to llvm-mc 22 (it folds `0x3800` into 0.5 there).
-const SALU_F16: [&str; 8] = [
-    "s_add_f16",
-    "s_sub_f16",
-    "s_mul_f16",
-    "s_fmac_f16",
-    "s_max_num_f16",
-    "s_min_num_f16",
-    "s_maximum_f16",
-    "s_minimum_f16",
-];
-
-/// The value type of source `src` (0 = src0) of `mnemonic`, `dwords` wide.
-pub fn name_rule_type(arch: Arch, mnemonic: &str, src: usize, dwords: u32) -> ValType {
-    if dwords >= 2 && mnemonic.contains("f64") {
-        return ValType::F64;
-    }
-    if dwords >= 2 {
-        return ValType::B64;
-    }
-    if mnemonic.starts_with("s_") {
-        // gfx12 SALU: only the SOP2 f16 arithmetic takes f16 sources; to llvm-mc 22 the SOP1/SOPC
-        // "f16" sources are 32-bit (`s_cmp_lt_f16 0x3800, s2` keeps the literal, `s_ceil_f16 s5,
-        // 0x3f000000` is 0.5).
-        return if SALU_F16.contains(&mnemonic) { ValType::F16 } else { ValType::F32 };
-    }
-    let base = base_name(mnemonic);
-    if base == "v_pk_fmac_f16" && !is_gfx9(arch) {
-        // gfx11+ VOP2 packed math: an inline constant fills both halves, so 0.5 alone is a
-        // literal (gfx9 reads it as f16).
-        return ValType::PkF16;
-    }
-    if let Some(rest) = base.strip_prefix("v_cvt_") {
-        return cvt_type(arch, rest, src);
-    }
-    if let Some(rest) = base.strip_prefix("v_dot2c_").or_else(|| base.strip_prefix("v_dot2_")) {
-        // v_dot2_<acc>_<in>: src0/src1 of the input type, src2 (the accumulator) of the result's.
-        if let Some((acc, input @ ("f16" | "bf16"))) = rest.split_once('_') {
-            return type_token(if src >= 2 { acc } else { input }, false).unwrap_or(ValType::F32);
-        }
-    }
-    if is_gfx9(arch) && src == 1 && base.starts_with("v_cmp") && base.contains("_class_") {
-        // The class mask is a 32-bit integer.
-        return ValType::F32;
-    }
-    if base.contains("_bf16") {
-        // bf16 sources (VOPD v_dual_dot2acc_f32_bf16...): `0x3f00` is 0.5, `0x3800` a literal.
-        return ValType::Bf16;
-    }
-    if base.contains("f16") || base.contains("_mix") {
-        // Mixed-precision sources take f16 literals and inline-constant patterns (llvm-mc 22:
-        // `v_fma_mix_f32 v0, 1.5, ...` writes 0x3e00, `0x3c00` is the constant 1.0).
-        ValType::F16
-    } else {
-        ValType::F32
-    }
-}
-
 /// The mnemonic without its encoding suffix.
 fn base_name(m: &str) -> &str {
     ["_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa"].iter().find_map(|s| m.strip_suffix(s)).unwrap_or(m)
-}
-
-/// Conversions `v_cvt_[scalef32_][sr_][pk_]<dst>_<src>`: src0 is of the last type named; the
-/// scale and seed operands are 32-bit, as is src1 of a two-source pack of 32-bit values.
-fn cvt_type(arch: Arch, rest: &str, src: usize) -> ValType {
-    let last = rest.rsplit('_').next().unwrap_or(rest);
-    // gfx11+ v_cvt_pk_f32_fp8/bf8 read a 16-bit pair of bytes, typed f16 by llvm-mc.
-    let pair16 = !is_gfx9(arch) && rest.starts_with("pk_f32_");
-    let t = type_token(last, pair16).unwrap_or(ValType::F32);
-    if src == 0 || !rest.starts_with("scalef32") && t == ValType::F16 && !rest.starts_with("sr_") {
-        t
-    } else {
-        ValType::F32
-    }
-}
-
-/// The value type of a type name in a mnemonic (`f16`, `bf16`, `i16`, `f32`...).
-fn type_token(t: &str, pair16: bool) -> Option<ValType> {
-    Some(match t {
-        "f16" => ValType::F16,
-        "bf16" => ValType::Bf16,
-        "i16" | "u16" => ValType::B16,
-        "fp8" | "bf8" if pair16 => ValType::F16,
-        "f32" | "i32" | "u32" | "fp8" | "bf8" | "fp4" | "fp6" | "bf6" => ValType::F32,
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// One-off: the generated table against the name rules, for every probed source.
-    #[test]
-    fn table_matches_name_rules() {
-        let mut diffs = Vec::new();
-        for arch in Arch::ALL {
-            let tab = baregpu_autogen::isa::ARCHS.iter().find(|a| a.name == arch.name()).unwrap();
-            for (m, tys) in table(arch) {
-                for (src, ty) in tys.iter().enumerate() {
-                    let Some(ty) = ty else { continue };
-                    let dw: Vec<u8> = tab
-                        .opcodes
-                        .iter()
-                        .filter(|o| base_name(o.mnemonic) == *m)
-                        .flat_map(|o| o.operands.iter())
-                        .filter(|o| {
-                            matches!(
-                                (o.name, src),
-                                ("src0" | "ssrc0" | "src0x" | "src0y", 0) | ("src1" | "ssrc1", 1) | ("src2", 2)
-                            )
-                        })
-                        .map(|o| o.dwords)
-                        .collect();
-                    let d = u32::from(dw.iter().copied().max().unwrap_or(1));
-                    let old = name_rule_type(arch, m, src, d);
-                    let new = val_type(*ty);
-                    let same = old == new || matches!((old, new), (ValType::B32, ValType::F32));
-                    if !same {
-                        diffs.push(format!("{} {m} src{src} dw{d:?}{dw:?}: name rule {old:?}, table {new:?}", arch.name()));
-                    }
-                }
-            }
-        }
-        std::fs::write("/tmp/srctypegen/diffs.txt", diffs.join("\n")).unwrap();
-        assert!(diffs.is_empty(), "{} disagreements", diffs.len());
-    }
-
+    /// Facts of llvm-mc 22 (checked by hand with llvm-mc-22 as well as by the generator).
     #[test]
     fn probed_types() {
-        let g12 = Arch::Gfx1201;
-        let g9 = Arch::Gfx950;
+        let (g11, g12, g942, g950) = (Arch::Gfx1100, Arch::Gfx1201, Arch::Gfx942, Arch::Gfx950);
         assert_eq!(src_val_type(g12, "v_cvt_f16_f32_e32", 0, 1), ValType::F32);
         assert_eq!(src_val_type(g12, "v_cvt_f32_f16_e64", 0, 1), ValType::F16);
         assert_eq!(src_val_type(g12, "v_cvt_f16_u16_e32", 0, 1), ValType::B16);
         assert_eq!(src_val_type(g12, "v_cvt_pk_f32_fp8_e32", 0, 1), ValType::F16);
-        assert_eq!(src_val_type(Arch::Gfx942, "v_cvt_pk_f32_fp8", 0, 1), ValType::F32);
+        assert_eq!(src_val_type(g942, "v_cvt_pk_f32_fp8", 0, 1), ValType::F32);
         assert_eq!(src_val_type(g12, "v_cvt_pk_rtz_f16_f32_e64", 1, 1), ValType::F32);
-        assert_eq!(src_val_type(g12, "v_cvt_pknorm_i16_f16", 1, 1), ValType::F16);
         assert_eq!(src_val_type(g12, "v_dot2_f32_f16", 2, 1), ValType::F32);
         assert_eq!(src_val_type(g12, "v_dot2_f32_bf16", 0, 1), ValType::Bf16);
-        assert_eq!(src_val_type(g12, "v_dot2_f16_f16", 2, 1), ValType::F16);
-        assert_eq!(src_val_type(g12, "v_dual_dot2acc_f32_bf16", 0, 1), ValType::Bf16);
         assert_eq!(src_val_type(g12, "v_pk_fmac_f16", 0, 1), ValType::PkF16);
-        assert_eq!(src_val_type(Arch::Gfx942, "v_pk_fmac_f16_e32", 0, 1), ValType::F16);
-        assert_eq!(src_val_type(g9, "v_cvt_scalef32_pk_fp8_f16", 0, 1), ValType::F16);
-        assert_eq!(src_val_type(g9, "v_cvt_scalef32_pk_fp8_f16", 1, 1), ValType::F32);
-        assert_eq!(src_val_type(g9, "v_cvt_scalef32_sr_fp8_f16", 1, 1), ValType::F32);
-        assert_eq!(src_val_type(g9, "v_cvt_sr_f16_f32", 1, 1), ValType::F32);
-        assert_eq!(src_val_type(g9, "v_cmp_class_f16_e64", 1, 1), ValType::F32);
-        assert_eq!(src_val_type(g9, "v_add_f16_e64", 1, 1), ValType::F16);
-        assert_eq!(src_val_type(g12, "s_cmp_lt_f16", 0, 1), ValType::F32);
+        assert_eq!(src_val_type(g942, "v_pk_fmac_f16_e32", 0, 1), ValType::F16);
+        assert_eq!(src_val_type(g950, "v_cvt_scalef32_pk_fp8_f16", 0, 1), ValType::F16);
+        assert_eq!(src_val_type(g950, "v_cvt_scalef32_pk_fp8_f16", 1, 1), ValType::F32);
+        assert_eq!(src_val_type(g950, "v_cvt_sr_f16_f32", 1, 1), ValType::F32);
+        assert_eq!(src_val_type(g950, "v_cmp_class_f16_e64", 1, 1), ValType::F32);
+        assert_eq!(src_val_type(g950, "v_add_f16_e64", 1, 1), ValType::F16);
         assert_eq!(src_val_type(g12, "v_add_f64_e64", 0, 2), ValType::F64);
+        // gfx12 SALU f16 arithmetic folds `0x3800`; its compares reject `0x3f000000` (16-bit
+        // sources) and keep `0x3800` a literal.
+        assert_eq!(src_val_type(g12, "s_add_f16", 1, 1), ValType::F16);
+        assert_eq!(src_val_type(g12, "s_cmp_lt_f16", 0, 1), ValType::B16);
+        // 16-bit integer sources fold no float pattern (`v_add_nc_u16 v0, 0x3f000000, v1` is
+        // rejected); neither do gfx11+ true16 `v_alignbit_b32`'s shift nor `v_mad_u32_u16`.
+        assert_eq!(src_val_type(g11, "v_add_nc_u16_e64_dpp", 0, 1), ValType::B16);
+        assert_eq!(src_val_type(g12, "v_alignbit_b32", 2, 1), ValType::B16);
+        assert_eq!(src_val_type(g942, "v_mad_u32_u16", 0, 1), ValType::B16);
+        // Packed f32 and MFMA/WMMA f32 accumulators fold `0x3f000000` into 0.5 although they are
+        // wider than a dword; the f64 MFMA accumulator folds nothing (`0x3fe00000` is rejected).
+        assert_eq!(src_val_type(g942, "v_pk_add_f32", 0, 2), ValType::F32);
+        assert_eq!(src_val_type(g950, "v_mfma_f32_16x16x32_f16", 2, 4), ValType::F32);
+        assert_eq!(src_val_type(g12, "v_wmma_f16_16x16x16_f16", 2, 4), ValType::F16);
+        assert_eq!(src_val_type(g942, "v_mfma_f64_4x4x4_4b_f64", 2, 2), ValType::B64);
+        assert_eq!(src_val_type(g942, "v_lshlrev_b64", 1, 2), ValType::B64);
+        // SDWA and DPP spellings read the table of their instruction.
+        assert_eq!(src_val_type(g942, "v_add_f16_sdwa", 0, 1), ValType::F16);
+        assert_eq!(src_val_type(g12, "v_add_f16_dpp", 1, 1), ValType::F16);
+        // Outside the table: by width.
+        assert_eq!(src_val_type(g12, "v_no_such_op", 0, 1), ValType::F32);
+        assert_eq!(src_val_type(g12, "v_no_such_op", 0, 2), ValType::B64);
+    }
+
+    /// The operand texts of one instruction (without the modifiers after the last operand).
+    fn operand_texts(part: &str) -> Vec<&str> {
+        let rest = part.split_once(' ').map_or("", |r| r.1);
+        let mut out = Vec::new();
+        let (mut depth, mut start) = (0i32, 0usize);
+        for (i, c) in rest.char_indices() {
+            match c {
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.push(rest[start..i].trim());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        out.push(rest[start..].split_whitespace().next().unwrap_or(""));
+        out
+    }
+
+    /// Each architecture's table is sorted (it is binary searched) and types every source that
+    /// holds a constant in a golden line.
+    #[test]
+    fn table_covers_golden_sources() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/isa/golden");
+        for arch in Arch::ALL {
+            let t = table(arch);
+            assert!(t.windows(2).all(|w| w[0].0 < w[1].0), "{} table not sorted", arch.name());
+            let tab = baregpu_autogen::isa::ARCHS.iter().find(|a| a.name == arch.name()).unwrap();
+            let text = std::fs::read_to_string(root.join(format!("{}.txt", arch.name()))).unwrap();
+            let mut missing = Vec::new();
+            let mut checked = 0;
+            for line in text.lines().filter(|l| !l.starts_with('#')) {
+                for part in line.split(" ; [").next().unwrap_or("").split(" :: ") {
+                    let m = part.split_whitespace().next().unwrap_or("");
+                    let texts = operand_texts(part);
+                    for op in tab.opcodes.iter().filter(|o| o.mnemonic == m && o.operands.len() == texts.len()) {
+                        for (o, text) in op.operands.iter().zip(&texts) {
+                            let text = text.trim_start_matches(['-', '|']);
+                            if !text.starts_with(|c: char| c.is_ascii_digit()) && !text.starts_with("lit(") {
+                                continue;
+                            }
+                            let src = match o.name {
+                                "src0" | "ssrc0" | "src0x" | "src0y" => 0,
+                                "src1" | "ssrc1" => 1,
+                                "src2" => 2,
+                                _ => continue,
+                            };
+                            checked += 1;
+                            let base = base_name(m);
+                            let hit = t.binary_search_by(|(x, _)| (*x).cmp(base)).ok().and_then(|i| t[i].1[src]);
+                            if hit.is_none() && !missing.contains(&(base, src)) {
+                                missing.push((base, src));
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(missing.is_empty(), "{}: sources without a type: {missing:?}", arch.name());
+            assert!(checked > 100, "{}: only {checked} constant sources in the golden vectors", arch.name());
+        }
     }
 }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use baregpu_autogen::isa::{Arch as Table, OperandKind};
+use baregpu_autogen::isa::{Arch as Table, Opcode, OperandKind};
 
 use super::text::operands;
 use super::{llvm, ARCHS, LLVM_INPUT};
@@ -118,28 +118,58 @@ fn read_golden(arch: &str) -> Result<Golden, String> {
     Ok(g)
 }
 
-/// Every source of every opcode of `table`, with the golden lines to probe it in.
+/// A line of `op` written from its operand list (registers of each operand's kind and size, an
+/// integer for immediates; the last VALU source an SGPR where `vsrc_sgpr`, for lane masks such
+/// as `v_cndmask_b32_e64`'s src2), for opcodes no golden line shows (`v_fmamk_f16`, gfx9
+/// `v_dot2_f32_f16`).
+fn synth_line(op: &Opcode, vsrc_sgpr: bool) -> Option<String> {
+    let mut ops = Vec::new();
+    let last_vsrc = op.operands.iter().rposition(|o| o.kind == OperandKind::Vsrc);
+    for (i, o) in op.operands.iter().enumerate() {
+        let n = 8 * (i + 1);
+        let d = usize::from(o.dwords.max(1));
+        let reg = |c: &str| if d == 1 { format!("{c}{n}") } else { format!("{c}[{n}:{}]", n + d - 1) };
+        ops.push(match o.kind {
+            OperandKind::Vsrc if vsrc_sgpr && last_vsrc == Some(i) => reg("s"),
+            OperandKind::Vgpr | OperandKind::Vsrc => reg("v"),
+            OperandKind::Agpr => reg("a"),
+            OperandKind::Sgpr | OperandKind::Ssrc => reg("s"),
+            OperandKind::Special | OperandKind::Off => o.name.to_string(),
+            OperandKind::Imm | OperandKind::Simm16 | OperandKind::Offset => "0x1234".to_string(),
+            _ => return None,
+        });
+    }
+    Some(format!("{} {}", op.mnemonic, ops.join(", ")))
+}
+
+/// Every source of every opcode of `table`, with the golden lines to probe it in (or a line
+/// written from its operands where no golden line has its mnemonic and operand count).
 fn targets(table: &Table, golden: &Golden) -> Vec<Target> {
     let mut out = Vec::new();
+    let none = Vec::new();
     for op in table.opcodes {
-        let Some(lines) = golden.get(op.mnemonic) else { continue };
+        let mut lines: Vec<(String, usize)> = golden
+            .get(op.mnemonic)
+            .unwrap_or(&none)
+            .iter()
+            .filter(|(l, half)| l.split(" :: ").nth(*half).is_some_and(|p| operands(p, 0).len() == op.operands.len()))
+            .take(LINES_PER_SOURCE)
+            .cloned()
+            .collect();
+        if lines.is_empty() && !op.format.starts_with("VOPD") {
+            lines.extend([false, true].into_iter().filter_map(|sgpr| synth_line(op, sgpr)).map(|l| (l, 0)));
+        }
         for (k, o) in op.operands.iter().enumerate() {
             let Some(src) = source_index(o.name) else { continue };
             if !matches!(o.kind, OperandKind::Vsrc | OperandKind::Ssrc) {
                 continue;
             }
             let mut t = Target { key: (base(op.mnemonic).to_string(), src), dwords: o.dwords, lines: Vec::new() };
-            for (line, half) in lines {
+            for (line, half) in &lines {
                 let Some(part) = line.split(" :: ").nth(*half) else { continue };
-                if operands(part, 0).len() != op.operands.len() {
-                    continue;
-                }
                 let offset = part.as_ptr() as usize - line.as_ptr() as usize;
                 if let Some(r) = operand_range(part, k) {
                     t.lines.push((line.clone(), r.start + offset..r.end + offset));
-                }
-                if t.lines.len() == LINES_PER_SOURCE {
-                    break;
                 }
             }
             if !t.lines.is_empty() {
