@@ -228,3 +228,32 @@ fn the_check_can_fail() {
         Some("v_add_f32")
     );
 }
+
+/// The source-type tables: sorted by mnemonic (they are binary searched), each mnemonic an
+/// instruction of its architecture, each typed source one the instruction has.
+#[test]
+fn src_types_name_real_sources() {
+    use baregpu_autogen::isa::src_types;
+    let tables = [src_types::GFX1100, src_types::GFX1201, src_types::GFX942, src_types::GFX950];
+    for (a, t) in ARCHS.iter().zip(tables) {
+        assert!(t.len() > 500, "{}: {} typed mnemonics", a.name, t.len());
+        assert!(t.windows(2).all(|w| w[0].0 < w[1].0), "{}: not sorted", a.name);
+        for (m, tys) in t {
+            let srcs: BTreeSet<usize> = a
+                .opcodes
+                .iter()
+                .filter(|o| base(o.mnemonic) == *m)
+                .flat_map(|o| o.operands.iter())
+                .filter_map(|o| match o.name {
+                    "src0" | "ssrc0" | "src0x" | "src0y" => Some(0),
+                    "src1" | "ssrc1" => Some(1),
+                    "src2" => Some(2),
+                    _ => None,
+                })
+                .collect();
+            for (k, ty) in tys.iter().enumerate() {
+                assert!(ty.is_none() || srcs.contains(&k), "{} {m}: src{k} typed but not a source", a.name);
+            }
+        }
+    }
+}

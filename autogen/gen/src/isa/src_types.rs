@@ -2,8 +2,9 @@
 //! architecture, mnemonic and source, found by asking llvm-mc.
 //!
 //! For every opcode of the committed tables with a source operand (`src0`..`src2`, `ssrc0`,
-//! `ssrc1`, VOPD `src0x`/`src0y`), a golden line of that mnemonic is assembled with the source
-//! replaced by each of [`PROBES`]. A probe that encodes no longer than the inline integer `64`
+//! `ssrc1`, VOPD `src0x`/`src0y`), a golden line of that mnemonic (or, where no golden line
+//! shows it, a line written from its operand list) is assembled with the source replaced by each
+//! of [`PROBES`]. A probe that encodes no longer than the inline integer `64`
 //! was folded into an inline constant; one four bytes longer became a literal (its bits are the
 //! last dword). Which patterns fold gives the type (`0x3800` is 0.5 only to an f16 source,
 //! `0x3f00` only to bf16, `0x38003800` to two f16 halves, `0x3f000000` to 32-bit sources,
@@ -51,7 +52,7 @@ enum Outcome {
 const SUFFIXES: &[&str] = &["_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa"];
 
 /// The mnemonic without its encoding suffix: the key of the emitted tables.
-pub(crate) fn base(m: &str) -> &str {
+fn base(m: &str) -> &str {
     SUFFIXES.iter().find_map(|s| m.strip_suffix(s)).unwrap_or(m)
 }
 
@@ -239,10 +240,8 @@ fn outcome(base: &[u8], r: &Option<llvm::Inst>) -> Outcome {
 type Types = BTreeMap<(String, usize), &'static str>;
 
 fn probe_arch(arch: &str) -> Result<Types, String> {
-    let table = baregpu_autogen::isa::ARCHS
-        .iter()
-        .find(|a| a.name == arch)
-        .ok_or_else(|| format!("no table for {arch}"))?;
+    let table =
+        baregpu_autogen::isa::ARCHS.iter().find(|a| a.name == arch).ok_or_else(|| format!("no table for {arch}"))?;
     let golden = read_golden(arch)?;
     let targets = targets(table, &golden);
     let mut lines = Vec::new();
