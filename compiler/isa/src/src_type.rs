@@ -8,6 +8,9 @@
 use crate::operand::ValType;
 use crate::Arch;
 use baregpu_autogen::isa::{src_types, SrcType};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 /// Per mnemonic (without its encoding suffix, sorted), the types of src0..src2.
 type Table = &'static [(&'static str, [Option<SrcType>; 3])];
@@ -21,13 +24,39 @@ fn table(arch: Arch) -> Table {
     }
 }
 
+/// FNV-1a: the keys are short mnemonics, for which SipHash and a binary search over the sorted
+/// table both cost several times the name rules this lookup replaced (the assembler asks for
+/// every source it parses and verifies).
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type Index = HashMap<&'static str, [Option<SrcType>; 3], BuildHasherDefault<Fnv>>;
+
+/// The table of an architecture as a hash map, built on first use.
+fn index(arch: Arch) -> &'static Index {
+    static INDEX: [OnceLock<Index>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let k = Arch::ALL.iter().position(|&a| a == arch).unwrap_or(0);
+    INDEX[k].get_or_init(|| table(arch).iter().copied().collect())
+}
+
 /// The value type of source `src` (0 = src0) of `mnemonic` (with or without its encoding
 /// suffix), `dwords` wide, as llvm-mc 22 reads it (generated table `src_types`). A source the
 /// table does not hold (a VGPR-only one, an unknown mnemonic) is read as a 32- or 64-bit one.
 pub fn src_val_type(arch: Arch, mnemonic: &str, src: usize, dwords: u32) -> ValType {
-    let t = table(arch);
-    let base = base_name(mnemonic);
-    let found = t.binary_search_by(|(m, _)| (*m).cmp(base)).ok().and_then(|i| t[i].1.get(src).copied().flatten());
+    let found = index(arch).get(base_name(mnemonic)).and_then(|t| t.get(src).copied().flatten());
     match found {
         Some(ty) => val_type(ty),
         None if dwords >= 2 => ValType::B64,
