@@ -18,22 +18,6 @@ use crate::asm::parser::Ext;
 use crate::operand::is_gfx9;
 use crate::Arch;
 
-/// Every named register, to find the one a fixed operand names.
-const SPECIALS: [Special; 12] = [
-    Special::Vcc,
-    Special::VccLo,
-    Special::VccHi,
-    Special::Exec,
-    Special::ExecLo,
-    Special::ExecHi,
-    Special::M0,
-    Special::Null,
-    Special::Scc,
-    Special::Vccz,
-    Special::Execz,
-    Special::FlatScratch,
-];
-
 /// How the fast path takes one operand.
 #[derive(Clone, Copy, Debug)]
 enum How {
@@ -146,13 +130,13 @@ pub(crate) struct Filled {
 
 /// The SGPR run a source of `dwords` takes, as [`super::encode`]'s scalar check: the file, the
 /// count, the range and the tuple alignment.
-fn sgpr_fast(arch: Arch, dwords: i64, bus: bool) -> Option<Fast> {
-    let size = RegFile::Sgpr.size(arch) as i64;
-    let align = Reg::new(RegFile::Sgpr, 0, dwords).align(arch) - 1;
-    (size >= dwords).then_some(Fast {
+fn sgpr_fast(arch: Arch, dwords: i16, bus: bool) -> Option<Fast> {
+    let size = RegFile::Sgpr.size(arch) as i32;
+    let align = Reg::new(RegFile::Sgpr, 0, dwords as i64).align(arch) - 1;
+    (size >= dwords as i32).then_some(Fast {
         file: RegFile::Sgpr,
         count: dwords,
-        last_first: size - dwords,
+        last_first: size - dwords as i32,
         align,
         base: 0,
         shift: 0,
@@ -161,7 +145,7 @@ fn sgpr_fast(arch: Arch, dwords: i64, bus: bool) -> Option<Fast> {
 }
 
 fn how(arch: Arch, s: &Slot, t16: bool, valu: bool) -> How {
-    let dwords = s.op.dwords.max(1) as i64;
+    let dwords = s.op.dwords.max(1) as i16;
     match s.act {
         _ if t16 => How::Unsure,
         Act::Vreg { .. } | Act::Sgpr { .. } => match s.fast {
@@ -179,7 +163,7 @@ fn how(arch: Arch, s: &Slot, t16: bool, valu: bool) -> How {
             let short = matches!(s.op.kind, K::Simm16 | K::Label | K::Hwreg | K::Sendmsg);
             How::Imm { short, float, label: s.op.kind == K::Label, waitcnt: s.op.kind == K::Simm16 }
         }
-        Act::Fixed => SPECIALS.iter().find(|r| r.name() == s.op.name).map_or(How::Unsure, |&r| How::Fixed(r)),
+        Act::Fixed => Special::ALL.iter().find(|r| r.name() == s.op.name).map_or(How::Unsure, |&r| How::Fixed(r)),
         Act::Off => How::Off,
         _ => How::Unsure,
     }
@@ -381,5 +365,5 @@ impl FastPlan {
 #[inline(always)]
 fn note(used: &mut [u32; 4], reg: &Reg) {
     let e = &mut used[reg.file as usize];
-    *e = (*e).max((reg.first + reg.count) as u32);
+    *e = (*e).max(reg.end() as u32);
 }

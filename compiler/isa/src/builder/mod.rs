@@ -44,7 +44,9 @@ pub mod export;
 mod fast;
 #[cfg(test)]
 mod fast_check;
+pub mod intern;
 pub mod label;
+mod modified;
 mod mods;
 pub mod operand;
 mod plan;
@@ -62,10 +64,11 @@ pub use dpp::{
     SdwaSel,
 };
 pub use export::{ExpTarget, Export};
+pub use intern::Interned;
 pub use label::{branch_offset, Label};
 pub use operand::{
     abid, abs, attr, blgp, cbsz, clamp, expcnt, fabs, field, flag, fneg, lgkmcnt, lit, neg, off, offset, op_sel,
-    op_sel_hi, sext, vmcnt, Attr, Flag, Mod, Omod, Operand, Waitcnt,
+    op_sel_hi, sext, vmcnt, Attr, Base, BitList, Flag, Mod, Omod, Operand, Waitcnt,
 };
 pub use reg::{
     a, a_range, exec, exec_hi, exec_lo, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_hi, vcc_lo, Half, Reg,

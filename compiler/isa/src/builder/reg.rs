@@ -63,26 +63,36 @@ pub enum Half {
     Hi,
 }
 
-/// A register or an aligned run of registers of one file.
+/// A register or an aligned run of registers of one file: 8 bytes, since every operand of
+/// every built instruction carries one.
 ///
 /// `first` and `count` are kept as given (even when invalid, e.g. negative or empty) so that the
-/// builder can report them as errors instead of panicking at construction.
+/// builder can report them as errors instead of panicking at construction; values beyond their
+/// type's range (no register file comes near) are saturated, which keeps them invalid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Reg {
     pub file: RegFile,
-    pub first: i64,
-    pub count: i64,
     pub half: Option<Half>,
+    pub count: i16,
+    pub first: i32,
 }
 
 impl Reg {
     pub fn new(file: RegFile, first: i64, count: i64) -> Reg {
+        let first = first.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        let count = count.clamp(i16::MIN as i64, i16::MAX as i64) as i16;
         Reg { file, first, count, half: None }
     }
 
     /// The last register of the run.
     pub fn last(&self) -> i64 {
-        self.first + self.count - 1
+        self.end() - 1
+    }
+
+    /// One past the last register of the run.
+    #[inline]
+    pub fn end(&self) -> i64 {
+        self.first as i64 + self.count as i64
     }
 
     /// The low 16-bit half (`v1.l`).
@@ -99,12 +109,12 @@ impl Reg {
 
     /// The `i`-th register of a run as a single register (`v(4..8).at(1)` is `v5`).
     pub fn at(&self, i: i64) -> Reg {
-        Reg::new(self.file, self.first + i, 1)
+        Reg::new(self.file, (self.first as i64).saturating_add(i), 1)
     }
 
     /// A sub-range of a run (`s(4..12).sub(2, 2)` is `s[6:7]`).
     pub fn sub(&self, start: i64, count: i64) -> Reg {
-        Reg::new(self.file, self.first + start, count)
+        Reg::new(self.file, (self.first as i64).saturating_add(start), count)
     }
 
     /// Checks the register against the architecture's register file.
@@ -120,7 +130,7 @@ impl Reg {
     /// Tuple alignment as llvm-mc checks it: SGPR/TTMP pairs even, longer tuples on 4; on gfx90a+
     /// (CDNA) VGPR/AGPR tuples even.
     #[inline]
-    pub(crate) fn align(&self, arch: Arch) -> i64 {
+    pub(crate) fn align(&self, arch: Arch) -> i32 {
         match self.file {
             RegFile::Sgpr | RegFile::Ttmp if self.count == 2 => 2,
             RegFile::Sgpr | RegFile::Ttmp if self.count > 2 => 4,
@@ -136,7 +146,7 @@ impl Reg {
         size != 0
             && self.count >= 1
             && self.first >= 0
-            && self.last() < size
+            && self.end() <= size
             && self.first & (self.align(arch) - 1) == 0
             && (self.half.is_none() || self.count == 1 && self.file == RegFile::Vgpr)
     }
@@ -152,7 +162,7 @@ impl Reg {
         if self.count < 1 {
             return Err(format!("empty register range {}[{}:{}]", self.file.prefix(), self.first, self.last()));
         }
-        if self.first < 0 || self.last() >= size {
+        if self.first < 0 || self.end() > size {
             return Err(format!(
                 "register {} is beyond the {} file of {} ({} registers)",
                 self,
@@ -275,6 +285,22 @@ pub enum Special {
 }
 
 impl Special {
+    /// Every named register, in declaration order (`ALL[r as usize] == r`).
+    pub const ALL: [Special; 12] = [
+        Special::Vcc,
+        Special::VccLo,
+        Special::VccHi,
+        Special::Exec,
+        Special::ExecLo,
+        Special::ExecHi,
+        Special::M0,
+        Special::Null,
+        Special::Scc,
+        Special::Vccz,
+        Special::Execz,
+        Special::FlatScratch,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Special::Vcc => "vcc",
