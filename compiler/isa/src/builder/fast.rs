@@ -78,15 +78,30 @@ impl Place {
         })
     }
 
-    /// Writes `v`; false (nothing written) when it does not fit the field.
+    /// Writes `v` into the field, which the plan's template has cleared; false (nothing
+    /// written) when it does not fit.
     #[inline(always)]
     fn write(self, words: &mut [u32; 4], v: u32) -> bool {
         if v & !self.mask != 0 {
             return false;
         }
-        let w = &mut words[self.word as usize & 3];
-        *w = (*w & !(self.mask << self.shift)) | (v << self.shift);
+        self.or(words, v);
         true
+    }
+
+    /// [`Place::write`] of a value known to fit (a register code the plan has checked).
+    #[inline(always)]
+    fn or(self, words: &mut [u32; 4], v: u32) {
+        words[self.word as usize & 3] |= v << self.shift;
+    }
+
+    fn clear(self, words: &mut [u32; 4]) {
+        words[self.word as usize & 3] &= !(self.mask << self.shift);
+    }
+
+    /// Whether every code of a register run `f` takes fits the field.
+    fn holds(self, f: &Fast) -> bool {
+        ((f.last_first as u32) >> f.shift) + f.base <= self.mask
     }
 }
 
@@ -95,6 +110,8 @@ impl Place {
 #[derive(Debug)]
 pub(crate) struct FastPlan {
     slots: Box<[FastSlot]>,
+    /// The candidate's started words with every operand field cleared: operands are ORed in.
+    words: [u32; 4],
     /// The encoding takes a literal.
     lit_ok: bool,
     /// A VALU encoding: scalar values count against the constant bus.
@@ -189,7 +206,7 @@ impl FastPlan {
                 };
                 FastSlot { how, at: at.unwrap_or_default() }
             })
-            .collect();
+            .collect::<Box<[FastSlot]>>();
         let place = |p: Option<Put>| p.as_ref().and_then(Place::of);
         let lit_ok = match c.shape {
             Shape::Salu | Shape::E32 => true,
@@ -201,7 +218,43 @@ impl FastPlan {
             _ => None,
         };
         let bus_limit = if is_gfx9(arch) { 1 } else { 2 };
-        Some(FastPlan { slots, lit_ok, valu, bus_limit, ds_offsets, arch })
+        let mut slots: Box<[FastSlot]> = slots;
+        // Register codes are ORed in unchecked, so each field must hold every code it may get
+        // (an inline constant or the literal's 255 too, for a source).
+        for s in slots.iter_mut() {
+            let ok = match &s.how {
+                How::Reg { fast, .. } => s.at.holds(fast),
+                How::Src { vgpr, sgpr, .. } => {
+                    vgpr.as_ref().is_none_or(|f| s.at.holds(f)) && s.at.holds(sgpr) && s.at.mask >= 255
+                }
+                _ => true,
+            };
+            if !ok {
+                s.how = How::Unsure;
+            }
+        }
+        let mut words = c.init.words;
+        let mut seen = [0u32; 4];
+        for s in slots.iter().filter(|s| s.at.mask != 0) {
+            let (w, m) = (s.at.word as usize & 3, s.at.mask << s.at.shift);
+            // Two operands in one field (ORing both would differ from the last write winning).
+            if seen[w] & m != 0 {
+                return None;
+            }
+            seen[w] |= m;
+            s.at.clear(&mut words);
+        }
+        // The DS offsets are written the same way.
+        if let Some(p) = &ds_offsets {
+            for q in p {
+                let (w, m) = (q.word as usize & 3, q.mask << q.shift);
+                if seen[w] & m != 0 {
+                    return None;
+                }
+                seen[w] |= m;
+            }
+        }
+        Some(FastPlan { slots, words, lit_ok, valu, bus_limit, ds_offsets, arch })
     }
 }
 
@@ -248,15 +301,23 @@ macro_rules! unsure {
 }
 
 impl FastPlan {
-    /// Encodes `ops` with `mods` into `out` (the candidate's started words, nothing else yet),
-    /// or says why not.
+    /// What [`FastPlan::fill`] starts from.
+    #[inline(always)]
+    pub fn start(&self) -> Filled {
+        Filled { words: self.words, lit: None, target: None, used: [0; 4], vcc: false }
+    }
+
+    /// Encodes `ops` with `mods` into `out` (as [`FastPlan::start`] made it), or says why not.
     #[inline]
     pub fn fill(&self, out: &mut Filled, ops: &[Operand], mods: &[Mod]) -> Verdict {
         if ops.len() != self.slots.len() {
             return Verdict::No;
         }
         let mut bus = Bus { codes: [0; 2], n: 0 };
-        for (x, s) in ops.iter().zip(self.slots.iter()) {
+        // Indexed (both lengths equal): cheaper than a zip of two slice iterators here.
+        let slots = &self.slots[..ops.len()];
+        for k in 0..ops.len() {
+            let (x, s) = (&ops[k], &slots[k]);
             let v = match (&s.how, x) {
                 // The general path's check, as `plan::admits` makes it.
                 (How::Reg { vector: true, .. }, Operand::Reg { reg, .. })
@@ -309,11 +370,15 @@ impl FastPlan {
                         Operand::Waitcnt(w) if *waitcnt => unsure!(w.encode(self.arch).ok()) as i64,
                         _ => return Verdict::Unsure,
                     };
-                    match *short {
+                    let v = match *short {
                         true if (-32768..=65535).contains(&v) => v as u32 & 0xffff,
                         false if (0..=u32::MAX as i64).contains(&v) => v as u32,
                         _ => return Verdict::Unsure,
+                    };
+                    if v & !s.at.mask != 0 {
+                        return Verdict::Unsure;
                     }
+                    v
                 }
                 (How::Fixed(r), Operand::Special { reg, neg: false, abs: false }) if reg == r => {
                     out.vcc |= r.is_vcc();
@@ -322,14 +387,17 @@ impl FastPlan {
                 (How::Off, Operand::Off) => continue,
                 _ => return Verdict::Unsure,
             };
-            if !s.at.write(&mut out.words, v) {
-                return Verdict::Unsure;
-            }
+            // Register codes and source constants fit (checked when planned); immediates
+            // were checked against the field above.
+            s.at.or(&mut out.words, v);
         }
         match mods {
             [] => {}
             [Mod::Offset(v)] => {
                 let [lo, hi] = unsure!(self.ds_offsets);
+                // The template keeps the started offsets (for no `offset:`): replace them.
+                lo.clear(&mut out.words);
+                hi.clear(&mut out.words);
                 if !(0..=0xffff).contains(v) || !lo.write(&mut out.words, *v as u32 & 0xff) {
                     return Verdict::Unsure;
                 }

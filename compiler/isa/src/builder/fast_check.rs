@@ -8,7 +8,7 @@ use baregpu_autogen::isa::OperandKind as K;
 
 use super::cands::CtorTable;
 use super::encode::Fill;
-use super::fast::{Filled, Verdict};
+use super::fast::Verdict;
 use super::label::Label;
 use super::operand::{abs, neg, offset, vmcnt, Mod, Operand};
 use super::reg::{a, exec, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_lo};
@@ -107,7 +107,7 @@ fn fast_path_agrees_with_the_general_fill() {
                         })
                         .collect();
                     let mods = mods(&mut d);
-                    let mut f = Filled { words: c.init.words, lit: None, target: None, used: [0; 4], vcc: false };
+                    let mut f = plan.start();
                     let verdict = plan.fill(&mut f, &ops, &mods);
                     let mut g = Fill::new(c, arch, false);
                     g.quiet = true;
