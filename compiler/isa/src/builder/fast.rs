@@ -283,10 +283,11 @@ impl Bus {
 /// A plain register run `fast` takes: its field value.
 #[inline(always)]
 fn reg_code(f: &Fast, reg: &Reg) -> Option<u32> {
+    // A negative first is a large unsigned one.
     let ok = reg.file == f.file
         && reg.count == f.count
         && reg.half.is_none()
-        && (0..=f.last_first).contains(&reg.first)
+        && reg.first as u32 <= f.last_first as u32
         && reg.first & f.align == 0;
     ok.then(|| ((reg.first as u32) >> f.shift) + f.base)
 }
@@ -319,20 +320,18 @@ impl FastPlan {
         for k in 0..ops.len() {
             let (x, s) = (&ops[k], &slots[k]);
             let v = match (&s.how, x) {
-                // The general path's check, as `plan::admits` makes it.
-                (How::Reg { vector: true, .. }, Operand::Reg { reg, .. })
-                    if !matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) =>
-                {
-                    return Verdict::No
-                }
-                (How::Reg { fast, .. }, Operand::Reg { reg, neg: false, abs: false }) => {
-                    let code = unsure!(reg_code(fast, reg));
-                    if fast.bus && self.valu && !bus.read(self.bus_limit, reg.first as u32) {
+                (How::Reg { fast, vector }, Operand::Reg { reg, neg: false, abs: false }) => {
+                    let Some(code) = reg_code(fast, reg) else {
+                        return not_vector(*vector, reg);
+                    };
+                    // (`fast.bus` is set for VALU encodings only.)
+                    if fast.bus && !bus.read(self.bus_limit, reg.first as u32) {
                         return Verdict::Unsure;
                     }
                     note(&mut out.used, reg);
                     code
                 }
+                (How::Reg { vector: true, .. }, Operand::Reg { reg, .. }) => return not_vector(true, reg),
                 (How::Reg { vector: true, .. }, Operand::Special { .. } | Operand::Int(_))
                 | (How::Reg { vector: true, .. }, Operand::F32(_) | Operand::F64(_)) => return Verdict::No,
                 (How::Src { vgpr, sgpr, .. }, Operand::Reg { reg, neg: false, abs: false }) => {
@@ -427,6 +426,17 @@ impl FastPlan {
             }
         }
         Some(255)
+    }
+}
+
+/// The verdict on a register a `How::Reg` slot did not take: a scalar one in a VGPR-only field
+/// certainly fails (the general path's check, as `plan::admits` makes it); anything else is
+/// left to the general path.
+#[inline]
+fn not_vector(vector: bool, reg: &Reg) -> Verdict {
+    match vector && !matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) {
+        true => Verdict::No,
+        false => Verdict::Unsure,
     }
 }
 

@@ -154,11 +154,15 @@ impl Ctors for Builder {
 
     #[inline]
     fn ctor(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
-        if !self.pending.is_empty() {
+        if self.pending.len() > 1 {
             return self.ctor_mods(id, ops);
         }
-        if self.emit(id, ops, &[]).is_none() {
-            let e = self.why_not(id, ops, &[]);
+        // No modifier or one (a DS `offset:`, say): taken out by copy, so that one inlined
+        // `emit` serves both, the common cases.
+        let one = self.pending.pop();
+        let mods = one.as_slice();
+        if self.emit(id, ops, mods).is_none() {
+            let e = self.why_not(id, ops, mods);
             return self.record::<()>(Err(e));
         }
         self
@@ -166,7 +170,7 @@ impl Ctors for Builder {
 }
 
 impl Builder {
-    /// [`Ctors::ctor`] with the modifiers of [`Builder::mods`].
+    /// [`Ctors::ctor`] with two or more modifiers of [`Builder::mods`].
     #[inline(never)]
     fn ctor_mods(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
         let mut mods = std::mem::take(&mut self.pending);
