@@ -199,10 +199,35 @@ impl fmt::Display for Reg {
 }
 
 /// What `s(..)`, `v(..)`, `a(..)` and `ttmp(..)` accept: one index or a range of indices.
-pub trait RegIndex {
+pub trait RegIndex: Sized {
     /// `(first, count)`.
     fn span(self) -> (i64, i64);
+
+    /// The register or run of `file` it names.
+    #[inline]
+    fn reg(self, file: RegFile) -> Reg {
+        let (first, count) = self.span();
+        Reg::new(file, first, count)
+    }
 }
+
+/// One index of a type that fits `Reg::first` as it is: no saturation to compute (the common
+/// `v(3)` of a code generator).
+macro_rules! reg_index_small {
+    ($($t:ty),*) => {$(
+        impl RegIndex for $t {
+            fn span(self) -> (i64, i64) {
+                (self as i64, 1)
+            }
+
+            #[inline]
+            fn reg(self, file: RegFile) -> Reg {
+                Reg { file, half: None, count: 1, first: self as i32 }
+            }
+        }
+    )*};
+}
+reg_index_small!(i32, u8, u16);
 
 macro_rules! reg_index {
     ($($t:ty),*) => {$(
@@ -211,6 +236,12 @@ macro_rules! reg_index {
                 (self as i64, 1)
             }
         }
+)*};
+}
+reg_index!(u32, usize, i64);
+
+macro_rules! reg_ranges {
+    ($($t:ty),*) => {$(
         impl RegIndex for Range<$t> {
             fn span(self) -> (i64, i64) {
                 (self.start as i64, self.end as i64 - self.start as i64)
@@ -223,30 +254,26 @@ macro_rules! reg_index {
         }
     )*};
 }
-reg_index!(i32, u32, usize, u8, u16, i64);
+reg_ranges!(i32, u32, usize, u8, u16, i64);
 
 /// An SGPR or SGPR range: `s(3)`, `s(4..8)` (= `s[4:7]`), `s(4..=7)`.
 pub fn s(i: impl RegIndex) -> Reg {
-    let (first, count) = i.span();
-    Reg::new(RegFile::Sgpr, first, count)
+    i.reg(RegFile::Sgpr)
 }
 
 /// A VGPR or VGPR range: `v(3)`, `v(4..8)` (= `v[4:7]`), `v(4..=7)`.
 pub fn v(i: impl RegIndex) -> Reg {
-    let (first, count) = i.span();
-    Reg::new(RegFile::Vgpr, first, count)
+    i.reg(RegFile::Vgpr)
 }
 
 /// An AccVGPR or AccVGPR range (gfx942, gfx950): `a(0)`, `a(0..4)`.
 pub fn a(i: impl RegIndex) -> Reg {
-    let (first, count) = i.span();
-    Reg::new(RegFile::Agpr, first, count)
+    i.reg(RegFile::Agpr)
 }
 
 /// A trap temporary SGPR or range: `ttmp(7)`, `ttmp(4..8)`.
 pub fn ttmp(i: impl RegIndex) -> Reg {
-    let (first, count) = i.span();
-    Reg::new(RegFile::Ttmp, first, count)
+    i.reg(RegFile::Ttmp)
 }
 
 /// `count` SGPRs from `first`.
