@@ -561,17 +561,34 @@ impl Builder {
     /// The instruction at `n` with its branch patched.
     fn resolved(&self, n: usize) -> Result<Instruction> {
         let it = self.emitted(n);
-        let mut inst = it.inst;
-        let Some(l) = it.target else { return Ok(inst) };
-        let def = &self.labels[l.0 as usize];
-        let m = inst.mnemonic();
-        let (target, _) = def.at.ok_or_else(|| {
-            IsaError::Encode(format!("instruction {n} ({m}): label '{}' is never bound", self.def_name(def)))
-        })?;
-        let d = branch_offset(it.at, inst.size(), target)
-            .map_err(|e| IsaError::Encode(format!("instruction {n} ({m}): {e}")))?;
+        match it.target {
+            Some(l) => self.patched(n, l.0),
+            None => Ok(it.inst),
+        }
+    }
+
+    /// Instruction `n`, a branch to label `l`, with its offset patched (a branch is no VOPD
+    /// pair: nothing kept aside to look up).
+    fn patched(&self, n: usize, l: u32) -> Result<Instruction> {
+        let it = &self.items[n];
+        let (w, nd) = (it.word as usize, it.ndwords as usize);
+        let mut words = [0; 4];
+        words[..nd].copy_from_slice(&self.code[w..w + nd]);
+        let literal = (it.flags & LITERAL != 0).then(|| self.code[w + nd]);
+        let mut inst =
+            Instruction { words, op: it.op, op_y: None, literal, fmt: it.fmt, ndwords: it.ndwords, arch: self.arch };
+        // The mnemonic is looked up for a message only.
+        let why =
+            |inst: &Instruction, e: String| IsaError::Encode(format!("instruction {n} ({}): {e}", inst.mnemonic()));
+        let Some(def) = self.labels.get(l as usize) else {
+            return Err(why(&inst, format!("label {l} is not from this builder")));
+        };
+        let Some((target, _)) = def.at else {
+            return Err(why(&inst, format!("label '{}' is never bound", self.def_name(def))));
+        };
+        let d = branch_offset(w * 4, inst.size(), target).map_err(|e| why(&inst, e))?;
         if !inst.set_field("simm16", d as u16 as u32) {
-            return Err(IsaError::Encode(format!("instruction {n} ({m}): no simm16 field")));
+            return Err(why(&inst, "no simm16 field".into()));
         }
         Ok(inst)
     }
@@ -588,8 +605,8 @@ impl Builder {
         for (b, w) in out.chunks_exact_mut(4).zip(&self.code) {
             b.copy_from_slice(&w.to_le_bytes());
         }
-        for &(n, _) in &self.branches {
-            let inst = self.resolved(n as usize)?;
+        for &(n, l) in &self.branches {
+            let inst = self.patched(n as usize, l)?;
             let at = self.items[n as usize].word as usize * 4;
             for (k, w) in inst.words[..inst.ndwords as usize].iter().enumerate() {
                 out[at + 4 * k..at + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
