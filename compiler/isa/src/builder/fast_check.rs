@@ -71,12 +71,12 @@ fn operand(d: &mut Draw, pool: &[Operand], kind: K, dwords: u8) -> Operand {
     let n = dwords.max(1) as u32;
     let first = [0u32, 2, 4, 8, 100][d.next(5)];
     match (d.next(4), kind) {
-        (0, _) => pool[d.next(pool.len())].clone(),
+        (0, _) => pool[d.next(pool.len())],
         (_, K::Vgpr | K::Vsrc) if d.next(3) > 0 => v_range(first, n).into(),
         (_, K::Sgpr | K::Ssrc | K::Vsrc) => s_range(first, n).into(),
         (_, K::Simm16 | K::Imm | K::Offset) => Operand::Int([0i64, 3, 64, 1000, -5][d.next(5)]),
         (_, K::Label) => Operand::Label(Label(d.next(2) as u32)),
-        _ => pool[d.next(pool.len())].clone(),
+        _ => pool[d.next(pool.len())],
     }
 }
 
@@ -103,7 +103,7 @@ fn fast_path_agrees_with_the_general_fill() {
                     let ops: Vec<Operand> = (0..count)
                         .map(|k| match c.slots.get(k) {
                             Some(s) => operand(&mut d, &pool, s.op.kind, s.op.dwords),
-                            None => pool[0].clone(),
+                            None => pool[0],
                         })
                         .collect();
                     let mods = mods(&mut d);

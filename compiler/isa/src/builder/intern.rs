@@ -11,9 +11,12 @@ use std::sync::Mutex;
 
 use super::symbolic::{Hwreg, Sendmsg};
 
+/// The values by index, and the index of each.
+type Table<T> = (Vec<T>, HashMap<T, u32>);
+
 /// The distinct values of one type, by index.
 pub struct Pool<T> {
-    inner: Mutex<Option<(Vec<T>, HashMap<T, u32>)>>,
+    inner: Mutex<Option<Table<T>>>,
 }
 
 impl<T: Copy + Eq + Hash> Pool<T> {
