@@ -136,7 +136,7 @@ fn rdna_common(b: &mut Builder) {
     b.v_add_co_u32(v(5), vcc_lo(), s(4), v(3));
     b.v_add_co_ci_u32(v(6), vcc_lo(), s(5), v(4), vcc_lo());
     b.v_add_co_ci_u32(v(6), null(), s(5), v(4), vcc_lo());
-    b.mods([op_sel(&[1, 0, 0]), Mod::NegLo(vec![0, 1, 0])]).v_pk_fma_f16(v(1), v(2), v(3), v(4));
+    b.mods([op_sel(&[1, 0, 0]), Mod::NegLo(BitList::new(&[0, 1, 0]))]).v_pk_fma_f16(v(1), v(2), v(3), v(4));
     b.v_cvt_f32_u32(v(7), v(6));
     b.v_readfirstlane_b32(s(9), v(1));
     b.s_mov_b32(s(1), lit(0x1234_5678));

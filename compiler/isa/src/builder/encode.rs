@@ -228,7 +228,7 @@ impl<'a> Fill<'a> {
                 if reg.half.is_some() {
                     return self.failf(Some(k), format_args!("{reg}: a scalar register has no 16-bit halves"));
                 }
-                if reg.count != dwords as i64 {
+                if reg.count != dwords as i16 {
                     return self.failf(Some(k), format_args!("{reg} is {} registers; {dwords} expected", reg.count));
                 }
                 Ok(base + reg.first as u32)
@@ -282,7 +282,7 @@ impl<'a> Fill<'a> {
                 if f.bus {
                     self.bus_read(k, code)?;
                 }
-                self.note(f.file, reg.first + reg.count);
+                self.note(f.file, reg.end());
                 return self.put(k, p, (code >> f.shift) + f.base);
             }
         }
@@ -303,10 +303,10 @@ impl<'a> Fill<'a> {
                 };
                 self.put_named(Some(k), field, 1, "sext")?;
             }
-            return self.operand_general(k, x, s);
+            return self.operand_general(k, &x.get(), s);
         }
         match x {
-            Operand::Reg { reg, .. } => self.note(reg.file, (reg.first + reg.count).max(0)),
+            Operand::Reg { reg, .. } => self.note(reg.file, reg.end().max(0)),
             Operand::Special { reg, .. } if reg.is_vcc() => self.vcc = true,
             _ => {}
         }
@@ -449,7 +449,7 @@ impl<'a> Fill<'a> {
     /// Checks a VGPR/AGPR operand's file, range and size.
     #[inline]
     fn vreg(&mut self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
-        if reg.fits(self.arch) && reg.count == dwords.max(1) as i64 {
+        if reg.fits(self.arch) && reg.count == dwords.max(1) as i16 {
             return Ok(());
         }
         self.vreg_size(k, reg, dwords)
@@ -461,7 +461,7 @@ impl<'a> Fill<'a> {
     #[inline(never)]
     fn vreg_size(&mut self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
         reg.check(self.arch).map_err(|m| Fail::new(Some(k), m))?;
-        if reg.count == dwords.max(1) as i64 {
+        if reg.count == dwords.max(1) as i16 {
             return Ok(());
         }
         let o = self.slots[k].op;
@@ -472,7 +472,7 @@ impl<'a> Fill<'a> {
             return self.failf(Some(k), format_args!("{reg} is {} registers; {} expected", reg.count, dwords.max(1)));
         }
         if self.c.f8f6f4 {
-            self.ab_regs[(o.name == "src1") as usize] = reg.count;
+            self.ab_regs[(o.name == "src1") as usize] = reg.count as i64;
         }
         Ok(())
     }
@@ -687,8 +687,14 @@ impl<'a> Fill<'a> {
             Operand::Int(v) => *v,
             Operand::F32(f) if float => f.to_bits() as i64,
             Operand::Waitcnt(w) if kind == K::Simm16 => w.encode(self.arch).map_err(|m| Fail::new(Some(k), m))? as i64,
-            Operand::Hwreg(h) if kind == K::Hwreg => h.value(self.arch).map_err(|m| Fail::new(Some(k), m))? as i64,
-            Operand::Sendmsg(m) if kind == K::Sendmsg => m.value(self.arch).map_err(|e| Fail::new(Some(k), e))? as i64,
+            Operand::Hwreg(h) if kind == K::Hwreg => {
+                let h = h.get().ok_or_else(|| Fail::new(Some(k), "an interned hwreg that does not exist"))?;
+                h.value(self.arch).map_err(|m| Fail::new(Some(k), m))? as i64
+            }
+            Operand::Sendmsg(m) if kind == K::Sendmsg => {
+                let m = m.get().ok_or_else(|| Fail::new(Some(k), "an interned sendmsg that does not exist"))?;
+                m.value(self.arch).map_err(|e| Fail::new(Some(k), e))? as i64
+            }
             Operand::Label(l) if kind == K::Label => {
                 self.target = Some(*l);
                 0
@@ -800,7 +806,7 @@ impl fmt::Display for Describe<'_> {
             Operand::Modified { x, neg, abs, sext } => {
                 let (n, a) = (if *neg { "-" } else { "" }, if *abs { "|" } else { "" });
                 let (s0, s1) = if *sext { ("sext(", ")") } else { ("", "") };
-                write!(f, "{s0}{n}{a}{}{a}{s1}", describe(x))
+                write!(f, "{s0}{n}{a}{}{a}{s1}", describe(&x.get()))
             }
         }
     }

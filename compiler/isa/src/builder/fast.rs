@@ -18,22 +18,6 @@ use crate::asm::parser::Ext;
 use crate::operand::is_gfx9;
 use crate::Arch;
 
-/// Every named register, to find the one a fixed operand names.
-const SPECIALS: [Special; 12] = [
-    Special::Vcc,
-    Special::VccLo,
-    Special::VccHi,
-    Special::Exec,
-    Special::ExecLo,
-    Special::ExecHi,
-    Special::M0,
-    Special::Null,
-    Special::Scc,
-    Special::Vccz,
-    Special::Execz,
-    Special::FlatScratch,
-];
-
 /// How the fast path takes one operand.
 #[derive(Clone, Copy, Debug)]
 enum How {
@@ -94,15 +78,30 @@ impl Place {
         })
     }
 
-    /// Writes `v`; false (nothing written) when it does not fit the field.
+    /// Writes `v` into the field, which the plan's template has cleared; false (nothing
+    /// written) when it does not fit.
     #[inline(always)]
     fn write(self, words: &mut [u32; 4], v: u32) -> bool {
         if v & !self.mask != 0 {
             return false;
         }
-        let w = &mut words[self.word as usize & 3];
-        *w = (*w & !(self.mask << self.shift)) | (v << self.shift);
+        self.or(words, v);
         true
+    }
+
+    /// [`Place::write`] of a value known to fit (a register code the plan has checked).
+    #[inline(always)]
+    fn or(self, words: &mut [u32; 4], v: u32) {
+        words[self.word as usize & 3] |= v << self.shift;
+    }
+
+    fn clear(self, words: &mut [u32; 4]) {
+        words[self.word as usize & 3] &= !(self.mask << self.shift);
+    }
+
+    /// Whether every code of a register run `f` takes fits the field.
+    fn holds(self, f: &Fast) -> bool {
+        ((f.last_first as u32) >> f.shift) + f.base <= self.mask
     }
 }
 
@@ -111,6 +110,8 @@ impl Place {
 #[derive(Debug)]
 pub(crate) struct FastPlan {
     slots: Box<[FastSlot]>,
+    /// The candidate's started words with every operand field cleared: operands are ORed in.
+    words: [u32; 4],
     /// The encoding takes a literal.
     lit_ok: bool,
     /// A VALU encoding: scalar values count against the constant bus.
@@ -146,13 +147,13 @@ pub(crate) struct Filled {
 
 /// The SGPR run a source of `dwords` takes, as [`super::encode`]'s scalar check: the file, the
 /// count, the range and the tuple alignment.
-fn sgpr_fast(arch: Arch, dwords: i64, bus: bool) -> Option<Fast> {
-    let size = RegFile::Sgpr.size(arch) as i64;
-    let align = Reg::new(RegFile::Sgpr, 0, dwords).align(arch) - 1;
-    (size >= dwords).then_some(Fast {
+fn sgpr_fast(arch: Arch, dwords: i16, bus: bool) -> Option<Fast> {
+    let size = RegFile::Sgpr.size(arch) as i32;
+    let align = Reg::new(RegFile::Sgpr, 0, dwords as i64).align(arch) - 1;
+    (size >= dwords as i32).then_some(Fast {
         file: RegFile::Sgpr,
         count: dwords,
-        last_first: size - dwords,
+        last_first: size - dwords as i32,
         align,
         base: 0,
         shift: 0,
@@ -161,7 +162,7 @@ fn sgpr_fast(arch: Arch, dwords: i64, bus: bool) -> Option<Fast> {
 }
 
 fn how(arch: Arch, s: &Slot, t16: bool, valu: bool) -> How {
-    let dwords = s.op.dwords.max(1) as i64;
+    let dwords = s.op.dwords.max(1) as i16;
     match s.act {
         _ if t16 => How::Unsure,
         Act::Vreg { .. } | Act::Sgpr { .. } => match s.fast {
@@ -179,7 +180,7 @@ fn how(arch: Arch, s: &Slot, t16: bool, valu: bool) -> How {
             let short = matches!(s.op.kind, K::Simm16 | K::Label | K::Hwreg | K::Sendmsg);
             How::Imm { short, float, label: s.op.kind == K::Label, waitcnt: s.op.kind == K::Simm16 }
         }
-        Act::Fixed => SPECIALS.iter().find(|r| r.name() == s.op.name).map_or(How::Unsure, |&r| How::Fixed(r)),
+        Act::Fixed => Special::ALL.iter().find(|r| r.name() == s.op.name).map_or(How::Unsure, |&r| How::Fixed(r)),
         Act::Off => How::Off,
         _ => How::Unsure,
     }
@@ -205,7 +206,7 @@ impl FastPlan {
                 };
                 FastSlot { how, at: at.unwrap_or_default() }
             })
-            .collect();
+            .collect::<Box<[FastSlot]>>();
         let place = |p: Option<Put>| p.as_ref().and_then(Place::of);
         let lit_ok = match c.shape {
             Shape::Salu | Shape::E32 => true,
@@ -217,7 +218,43 @@ impl FastPlan {
             _ => None,
         };
         let bus_limit = if is_gfx9(arch) { 1 } else { 2 };
-        Some(FastPlan { slots, lit_ok, valu, bus_limit, ds_offsets, arch })
+        let mut slots: Box<[FastSlot]> = slots;
+        // Register codes are ORed in unchecked, so each field must hold every code it may get
+        // (an inline constant or the literal's 255 too, for a source).
+        for s in slots.iter_mut() {
+            let ok = match &s.how {
+                How::Reg { fast, .. } => s.at.holds(fast),
+                How::Src { vgpr, sgpr, .. } => {
+                    vgpr.as_ref().is_none_or(|f| s.at.holds(f)) && s.at.holds(sgpr) && s.at.mask >= 255
+                }
+                _ => true,
+            };
+            if !ok {
+                s.how = How::Unsure;
+            }
+        }
+        let mut words = c.init.words;
+        let mut seen = [0u32; 4];
+        for s in slots.iter().filter(|s| s.at.mask != 0) {
+            let (w, m) = (s.at.word as usize & 3, s.at.mask << s.at.shift);
+            // Two operands in one field (ORing both would differ from the last write winning).
+            if seen[w] & m != 0 {
+                return None;
+            }
+            seen[w] |= m;
+            s.at.clear(&mut words);
+        }
+        // The DS offsets are written the same way.
+        if let Some(p) = &ds_offsets {
+            for q in p {
+                let (w, m) = (q.word as usize & 3, q.mask << q.shift);
+                if seen[w] & m != 0 {
+                    return None;
+                }
+                seen[w] |= m;
+            }
+        }
+        Some(FastPlan { slots, words, lit_ok, valu, bus_limit, ds_offsets, arch })
     }
 }
 
@@ -246,10 +283,11 @@ impl Bus {
 /// A plain register run `fast` takes: its field value.
 #[inline(always)]
 fn reg_code(f: &Fast, reg: &Reg) -> Option<u32> {
+    // A negative first is a large unsigned one.
     let ok = reg.file == f.file
         && reg.count == f.count
         && reg.half.is_none()
-        && (0..=f.last_first).contains(&reg.first)
+        && reg.first as u32 <= f.last_first as u32
         && reg.first & f.align == 0;
     ok.then(|| ((reg.first as u32) >> f.shift) + f.base)
 }
@@ -264,30 +302,36 @@ macro_rules! unsure {
 }
 
 impl FastPlan {
-    /// Encodes `ops` with `mods` into `out` (the candidate's started words, nothing else yet),
-    /// or says why not.
+    /// What [`FastPlan::fill`] starts from.
+    #[inline(always)]
+    pub fn start(&self) -> Filled {
+        Filled { words: self.words, lit: None, target: None, used: [0; 4], vcc: false }
+    }
+
+    /// Encodes `ops` with `mods` into `out` (as [`FastPlan::start`] made it), or says why not.
     #[inline]
     pub fn fill(&self, out: &mut Filled, ops: &[Operand], mods: &[Mod]) -> Verdict {
         if ops.len() != self.slots.len() {
             return Verdict::No;
         }
         let mut bus = Bus { codes: [0; 2], n: 0 };
-        for (x, s) in ops.iter().zip(self.slots.iter()) {
+        // Indexed (both lengths equal): cheaper than a zip of two slice iterators here.
+        let slots = &self.slots[..ops.len()];
+        for k in 0..ops.len() {
+            let (x, s) = (&ops[k], &slots[k]);
             let v = match (&s.how, x) {
-                // The general path's check, as `plan::admits` makes it.
-                (How::Reg { vector: true, .. }, Operand::Reg { reg, .. })
-                    if !matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) =>
-                {
-                    return Verdict::No
-                }
-                (How::Reg { fast, .. }, Operand::Reg { reg, neg: false, abs: false }) => {
-                    let code = unsure!(reg_code(fast, reg));
-                    if fast.bus && self.valu && !bus.read(self.bus_limit, reg.first as u32) {
+                (How::Reg { fast, vector }, Operand::Reg { reg, neg: false, abs: false }) => {
+                    let Some(code) = reg_code(fast, reg) else {
+                        return not_vector(*vector, reg);
+                    };
+                    // (`fast.bus` is set for VALU encodings only.)
+                    if fast.bus && !bus.read(self.bus_limit, reg.first as u32) {
                         return Verdict::Unsure;
                     }
                     note(&mut out.used, reg);
                     code
                 }
+                (How::Reg { vector: true, .. }, Operand::Reg { reg, .. }) => return not_vector(true, reg),
                 (How::Reg { vector: true, .. }, Operand::Special { .. } | Operand::Int(_))
                 | (How::Reg { vector: true, .. }, Operand::F32(_) | Operand::F64(_)) => return Verdict::No,
                 (How::Src { vgpr, sgpr, .. }, Operand::Reg { reg, neg: false, abs: false }) => {
@@ -325,11 +369,15 @@ impl FastPlan {
                         Operand::Waitcnt(w) if *waitcnt => unsure!(w.encode(self.arch).ok()) as i64,
                         _ => return Verdict::Unsure,
                     };
-                    match *short {
+                    let v = match *short {
                         true if (-32768..=65535).contains(&v) => v as u32 & 0xffff,
                         false if (0..=u32::MAX as i64).contains(&v) => v as u32,
                         _ => return Verdict::Unsure,
+                    };
+                    if v & !s.at.mask != 0 {
+                        return Verdict::Unsure;
                     }
+                    v
                 }
                 (How::Fixed(r), Operand::Special { reg, neg: false, abs: false }) if reg == r => {
                     out.vcc |= r.is_vcc();
@@ -338,14 +386,17 @@ impl FastPlan {
                 (How::Off, Operand::Off) => continue,
                 _ => return Verdict::Unsure,
             };
-            if !s.at.write(&mut out.words, v) {
-                return Verdict::Unsure;
-            }
+            // Register codes and source constants fit (checked when planned); immediates
+            // were checked against the field above.
+            s.at.or(&mut out.words, v);
         }
         match mods {
             [] => {}
             [Mod::Offset(v)] => {
                 let [lo, hi] = unsure!(self.ds_offsets);
+                // The template keeps the started offsets (for no `offset:`): replace them.
+                lo.clear(&mut out.words);
+                hi.clear(&mut out.words);
                 if !(0..=0xffff).contains(v) || !lo.write(&mut out.words, *v as u32 & 0xff) {
                     return Verdict::Unsure;
                 }
@@ -378,8 +429,19 @@ impl FastPlan {
     }
 }
 
+/// The verdict on a register a `How::Reg` slot did not take: a scalar one in a VGPR-only field
+/// certainly fails (the general path's check, as `plan::admits` makes it); anything else is
+/// left to the general path.
+#[inline]
+fn not_vector(vector: bool, reg: &Reg) -> Verdict {
+    match vector && !matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) {
+        true => Verdict::No,
+        false => Verdict::Unsure,
+    }
+}
+
 #[inline(always)]
 fn note(used: &mut [u32; 4], reg: &Reg) {
     let e = &mut used[reg.file as usize];
-    *e = (*e).max((reg.first + reg.count) as u32);
+    *e = (*e).max(reg.end() as u32);
 }

@@ -8,7 +8,7 @@ use baregpu_autogen::isa::OperandKind as K;
 
 use super::cands::CtorTable;
 use super::encode::Fill;
-use super::fast::{Filled, Verdict};
+use super::fast::Verdict;
 use super::label::Label;
 use super::operand::{abs, neg, offset, vmcnt, Mod, Operand};
 use super::reg::{a, exec, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_lo};
@@ -71,12 +71,12 @@ fn operand(d: &mut Draw, pool: &[Operand], kind: K, dwords: u8) -> Operand {
     let n = dwords.max(1) as u32;
     let first = [0u32, 2, 4, 8, 100][d.next(5)];
     match (d.next(4), kind) {
-        (0, _) => pool[d.next(pool.len())].clone(),
+        (0, _) => pool[d.next(pool.len())],
         (_, K::Vgpr | K::Vsrc) if d.next(3) > 0 => v_range(first, n).into(),
         (_, K::Sgpr | K::Ssrc | K::Vsrc) => s_range(first, n).into(),
         (_, K::Simm16 | K::Imm | K::Offset) => Operand::Int([0i64, 3, 64, 1000, -5][d.next(5)]),
         (_, K::Label) => Operand::Label(Label(d.next(2) as u32)),
-        _ => pool[d.next(pool.len())].clone(),
+        _ => pool[d.next(pool.len())],
     }
 }
 
@@ -103,11 +103,11 @@ fn fast_path_agrees_with_the_general_fill() {
                     let ops: Vec<Operand> = (0..count)
                         .map(|k| match c.slots.get(k) {
                             Some(s) => operand(&mut d, &pool, s.op.kind, s.op.dwords),
-                            None => pool[0].clone(),
+                            None => pool[0],
                         })
                         .collect();
                     let mods = mods(&mut d);
-                    let mut f = Filled { words: c.init.words, lit: None, target: None, used: [0; 4], vcc: false };
+                    let mut f = plan.start();
                     let verdict = plan.fill(&mut f, &ops, &mods);
                     let mut g = Fill::new(c, arch, false);
                     g.quiet = true;

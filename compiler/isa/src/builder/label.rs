@@ -17,10 +17,11 @@ impl Label {
     }
 }
 
-/// A label's name and where it is bound (byte offset, instruction index).
+/// A label's name (its byte range in the builder's one string of names: no allocation per
+/// label) and where it is bound (byte offset, instruction index).
 #[derive(Debug, Clone)]
 pub(crate) struct LabelDef {
-    pub name: String,
+    pub name: (u32, u32),
     pub at: Option<(usize, usize)>,
 }
 
@@ -49,9 +50,9 @@ pub(crate) fn base_name(name: &str) -> std::borrow::Cow<'_, str> {
     base
 }
 
-/// `base_n`, written without the formatting machinery (a label every few dozen instructions
-/// showed it in the builder's profile).
-pub(crate) fn suffixed(base: &str, n: u32) -> String {
+/// Appends `_n`, written without the formatting machinery (a label every few dozen
+/// instructions showed it in the builder's profile).
+pub(crate) fn push_suffix(s: &mut String, n: u32) {
     let mut digits = [0u8; 10];
     let (mut at, mut v) = (digits.len(), n);
     loop {
@@ -62,11 +63,8 @@ pub(crate) fn suffixed(base: &str, n: u32) -> String {
             break;
         }
     }
-    let mut s = String::with_capacity(base.len() + 1 + digits.len() - at);
-    s.push_str(base);
     s.push('_');
     s.extend(digits[at..].iter().map(|&d| d as char));
-    s
 }
 
 /// FNV-1a, for the label-name sets: a code generator makes a label every few dozen
@@ -90,12 +88,46 @@ impl std::hash::Hasher for Fnv {
 
 pub(crate) type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 
+/// A label name's 64-bit FNV-1a hash.
+pub(crate) fn name_hash(name: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = Fnv::default();
+    h.write(name.as_bytes());
+    h.finish()
+}
+
+/// For sets of [`name_hash`]es: the key is a hash already, used as it is.
+#[derive(Default, Clone, Copy, Debug)]
+pub(crate) struct Prehashed(u64);
+
+impl std::hash::Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used (u64 keys); any other input is folded in, not dropped.
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+pub(crate) type HashBuild = std::hash::BuildHasherDefault<Prehashed>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn names() {
+        let suffixed = |base: &str, n| {
+            let mut s = base.to_string();
+            push_suffix(&mut s, n);
+            s
+        };
         assert_eq!(suffixed("loop", 0), "loop_0");
         assert_eq!(suffixed("loop", 7), "loop_7");
         assert_eq!(suffixed("top", 4_294_967_295), "top_4294967295");

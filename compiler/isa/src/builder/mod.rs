@@ -44,7 +44,9 @@ pub mod export;
 mod fast;
 #[cfg(test)]
 mod fast_check;
+pub mod intern;
 pub mod label;
+mod modified;
 mod mods;
 pub mod operand;
 mod plan;
@@ -62,10 +64,11 @@ pub use dpp::{
     SdwaSel,
 };
 pub use export::{ExpTarget, Export};
+pub use intern::Interned;
 pub use label::{branch_offset, Label};
 pub use operand::{
     abid, abs, attr, blgp, cbsz, clamp, expcnt, fabs, field, flag, fneg, lgkmcnt, lit, neg, off, offset, op_sel,
-    op_sel_hi, sext, vmcnt, Attr, Flag, Mod, Omod, Operand, Waitcnt,
+    op_sel_hi, sext, vmcnt, Attr, Base, BitList, Flag, Mod, Omod, Operand, Waitcnt,
 };
 pub use reg::{
     a, a_range, exec, exec_hi, exec_lo, m0, null, s, s_range, scc, ttmp, v, v_range, vcc, vcc_hi, vcc_lo, Half, Reg,
@@ -134,8 +137,10 @@ pub struct Builder {
     /// The plain encodings' candidates of this architecture (the common case), looked up once.
     plain: &'static CtorTable,
     labels: Vec<LabelDef>,
-    /// The labels' names, kept unique.
-    label_names: HashSet<String, FnvBuild>,
+    /// The labels' names' hashes ([`label::name_hash`]), kept unique.
+    label_names: HashSet<u64, label::HashBuild>,
+    /// Every label's name, one after the other ([`LabelDef::name`]).
+    label_text: String,
     label_next: HashMap<String, u32, FnvBuild>,
     size: usize,
     tracker: ResourceTracker,
@@ -149,11 +154,15 @@ impl Ctors for Builder {
 
     #[inline]
     fn ctor(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
-        if !self.pending.is_empty() {
+        if self.pending.len() > 1 {
             return self.ctor_mods(id, ops);
         }
-        if self.emit(id, ops, &[]).is_none() {
-            let e = self.why_not(id, ops, &[]);
+        // No modifier or one (a DS `offset:`, say): taken out by copy, so that one inlined
+        // `emit` serves both, the common cases.
+        let one = self.pending.pop();
+        let mods = one.as_slice();
+        if self.emit(id, ops, mods).is_none() {
+            let e = self.why_not(id, ops, mods);
             return self.record::<()>(Err(e));
         }
         self
@@ -161,7 +170,7 @@ impl Ctors for Builder {
 }
 
 impl Builder {
-    /// [`Ctors::ctor`] with the modifiers of [`Builder::mods`].
+    /// [`Ctors::ctor`] with two or more modifiers of [`Builder::mods`].
     #[inline(never)]
     fn ctor_mods(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
         let mut mods = std::mem::take(&mut self.pending);
@@ -187,6 +196,7 @@ impl Builder {
             plain: CtorTable::get(arch, Ext::None),
             labels: Vec::new(),
             label_names: HashSet::default(),
+            label_text: String::new(),
             label_next: HashMap::default(),
             size: 0,
             tracker: ResourceTracker::new(),
@@ -281,26 +291,40 @@ impl Builder {
         // A valid name (the common case) is used as it is: no copy to check it against.
         let mut base = label::base_name(name);
         // Per base name, the next suffix to try: a code generator makes thousands of `loop`s.
-        let mut next = self.label_next.get(base.as_ref()).copied().unwrap_or(0);
-        let mut name = if next == 0 { base.to_string() } else { label::suffixed(&base, next) };
-        while self.label_names.contains(&name) {
+        let slot = self.label_next.get_mut(base.as_ref());
+        let mut next = slot.as_ref().map_or(0, |n| **n);
+        let start = self.label_text.len();
+        // The names taken, by hash: a name whose hash is taken (another name's, in the rare
+        // collision) counts as taken too, so names stay unique with no copy of each kept.
+        loop {
+            self.label_text.truncate(start);
+            self.label_text.push_str(&base);
+            if next != 0 {
+                label::push_suffix(&mut self.label_text, next);
+            }
+            if self.label_names.insert(label::name_hash(&self.label_text[start..])) {
+                break;
+            }
             next += 1;
-            name = label::suffixed(&base, next);
         }
-        match self.label_next.get_mut(base.as_ref()) {
+        match slot {
             Some(n) => *n = next + 1,
             None => {
                 self.label_next.insert(std::mem::take(base.to_mut()), next + 1);
             }
         }
-        self.label_names.insert(name.clone());
+        let name = (start as u32, self.label_text.len() as u32);
         self.labels.push(LabelDef { name, at: None });
         Label(self.labels.len() as u32 - 1)
     }
 
+    fn def_name(&self, d: &LabelDef) -> &str {
+        self.label_text.get(d.name.0 as usize..d.name.1 as usize).unwrap_or("?")
+    }
+
     /// The label's (unique) name.
     pub fn label_name(&self, l: Label) -> Option<&str> {
-        self.labels.get(l.0 as usize).map(|d| d.name.as_str())
+        self.labels.get(l.0 as usize).map(|d| self.def_name(d))
     }
 
     /// Binds a label to the current position; binding twice is an error.
@@ -311,7 +335,7 @@ impl Builder {
         }
         let def = &mut self.labels[l.0 as usize];
         if def.at.is_some() {
-            let name = def.name.clone();
+            let name = self.label_text.get(def.name.0 as usize..def.name.1 as usize).unwrap_or("?").to_string();
             return Err(self.err(format!("label '{name}' bound twice")));
         }
         def.at = Some((at, idx));
@@ -354,7 +378,7 @@ impl Builder {
         let cands = self.cands(id, mods);
         for c in cands {
             if let Some(plan) = &c.fast {
-                let mut f = Filled { words: c.init.words, lit: None, target: None, used: [0; 4], vcc: false };
+                let mut f = plan.start();
                 match plan.fill(&mut f, ops, mods) {
                     Verdict::Fits => return self.push_fast(c, &f),
                     Verdict::No => continue,
@@ -537,17 +561,34 @@ impl Builder {
     /// The instruction at `n` with its branch patched.
     fn resolved(&self, n: usize) -> Result<Instruction> {
         let it = self.emitted(n);
-        let mut inst = it.inst;
-        let Some(l) = it.target else { return Ok(inst) };
-        let def = &self.labels[l.0 as usize];
-        let m = inst.mnemonic();
-        let (target, _) = def
-            .at
-            .ok_or_else(|| IsaError::Encode(format!("instruction {n} ({m}): label '{}' is never bound", def.name)))?;
-        let d = branch_offset(it.at, inst.size(), target)
-            .map_err(|e| IsaError::Encode(format!("instruction {n} ({m}): {e}")))?;
+        match it.target {
+            Some(l) => self.patched(n, l.0),
+            None => Ok(it.inst),
+        }
+    }
+
+    /// Instruction `n`, a branch to label `l`, with its offset patched (a branch is no VOPD
+    /// pair: nothing kept aside to look up).
+    fn patched(&self, n: usize, l: u32) -> Result<Instruction> {
+        let it = &self.items[n];
+        let (w, nd) = (it.word as usize, it.ndwords as usize);
+        let mut words = [0; 4];
+        words[..nd].copy_from_slice(&self.code[w..w + nd]);
+        let literal = (it.flags & LITERAL != 0).then(|| self.code[w + nd]);
+        let mut inst =
+            Instruction { words, op: it.op, op_y: None, literal, fmt: it.fmt, ndwords: it.ndwords, arch: self.arch };
+        // The mnemonic is looked up for a message only.
+        let why =
+            |inst: &Instruction, e: String| IsaError::Encode(format!("instruction {n} ({}): {e}", inst.mnemonic()));
+        let Some(def) = self.labels.get(l as usize) else {
+            return Err(why(&inst, format!("label {l} is not from this builder")));
+        };
+        let Some((target, _)) = def.at else {
+            return Err(why(&inst, format!("label '{}' is never bound", self.def_name(def))));
+        };
+        let d = branch_offset(w * 4, inst.size(), target).map_err(|e| why(&inst, e))?;
         if !inst.set_field("simm16", d as u16 as u32) {
-            return Err(IsaError::Encode(format!("instruction {n} ({m}): no simm16 field")));
+            return Err(why(&inst, "no simm16 field".into()));
         }
         Ok(inst)
     }
@@ -559,10 +600,13 @@ impl Builder {
             return Err(e.clone());
         }
         // The bytes are written once; the branches are patched in them.
-        let mut out = Vec::with_capacity(self.size);
-        out.extend(self.code.iter().flat_map(|w| w.to_le_bytes()));
-        for &(n, _) in &self.branches {
-            let inst = self.resolved(n as usize)?;
+        // Zeroed, then filled four bytes at a time (a byte-wise iterator is several times slower).
+        let mut out = vec![0u8; self.code.len() * 4];
+        for (b, w) in out.chunks_exact_mut(4).zip(&self.code) {
+            b.copy_from_slice(&w.to_le_bytes());
+        }
+        for &(n, l) in &self.branches {
+            let inst = self.patched(n as usize, l)?;
             let at = self.items[n as usize].word as usize * 4;
             for (k, w) in inst.words[..inst.ndwords as usize].iter().enumerate() {
                 out[at + 4 * k..at + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
@@ -577,7 +621,7 @@ impl Builder {
         let mut s = String::new();
         let labels_at = |s: &mut String, n: usize| {
             for l in self.labels.iter().filter(|l| l.at.map(|(_, i)| i) == Some(n)) {
-                s.push_str(&l.name);
+                s.push_str(self.def_name(l));
                 s.push_str(":\n");
             }
         };

@@ -3,7 +3,7 @@
 use super::cands::Shape;
 use super::dpp::dpp8_lanes;
 use super::encode::{fail, Fail, Fill};
-use super::operand::{Mod, Omod};
+use super::operand::{BitList, Mod, Omod};
 use crate::asm::parser::Ext;
 use crate::disasm::has_dst;
 use crate::operand::is_gfx9;
@@ -14,9 +14,12 @@ use crate::Arch;
 const DPP8_FI: u32 = 0xea;
 
 /// `[a, b, c]` of 0/1 as bits (entry 0 is bit 0) and the count.
-fn list_bits(what: &str, bits: &[u8]) -> Result<(u32, usize), Fail> {
+fn list_bits(what: &str, bits: &BitList) -> Result<(u32, usize), Fail> {
+    if bits.len() > bits.entries().len() {
+        return fail(None, format!("{what}: {} entries; at most 8", bits.len()));
+    }
     let mut v = 0;
-    for (k, &b) in bits.iter().enumerate() {
+    for (k, &b) in bits.entries().iter().enumerate() {
         match b {
             0 => {}
             1 => v |= 1 << k,
@@ -126,7 +129,7 @@ impl Fill<'_> {
         self.put_named(None, "src0", DPP8_FI, "fi")
     }
 
-    fn op_sel(&mut self, b: &[u8]) -> Result<(), Fail> {
+    fn op_sel(&mut self, b: &BitList) -> Result<(), Fail> {
         let (bits, n) = list_bits("op_sel", b)?;
         if self.i.field_def("scale_opsel").is_some() {
             return self.put_named(None, "scale_opsel", bits, "op_sel");

@@ -4,15 +4,20 @@
 //! `Operand::Int(65)` as a 32-bit literal, `1.0f32` as the inline float 1.0 and `3.14f32` as the
 //! literal of its bits (the encoder's choice for the value, as llvm-mc's).
 
+use std::num::NonZeroU32;
+
 use super::dpp::{DppCtrl, DstUnused, SdwaSel};
+use super::intern::Interned;
 use super::label::Label;
+pub use super::modified::Base;
 use super::reg::{Reg, Special};
 use super::symbolic::{Hwreg, Sendmsg};
 use crate::names::waitcnt;
 use crate::Arch;
 
-/// One instruction operand.
-#[derive(Debug, Clone, PartialEq)]
+/// One instruction operand: 16 bytes and `Copy`, since every constructor call builds an array
+/// of them (nothing to allocate or free per instruction).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Operand {
     /// A register or register range with the VOP3 source modifiers `-x` (neg) and `|x|` (abs).
     Reg { reg: Reg, neg: bool, abs: bool },
@@ -34,18 +39,19 @@ pub enum Operand {
     Waitcnt(Waitcnt),
     /// An LDS parameter (`attr3.z`), for `lds_param_load` / `ds_param_load`.
     Attr(Attr),
-    /// `hwreg(..)`, resolved for the builder's architecture.
-    Hwreg(Hwreg),
-    /// `sendmsg(..)` (boxed: larger than the other operands, and rare).
-    Sendmsg(Box<Sendmsg>),
+    /// `hwreg(..)`, resolved for the builder's architecture (interned: larger than the other
+    /// operands, and rare).
+    Hwreg(Interned<Hwreg>),
+    /// `sendmsg(..)` (interned, as `Hwreg`).
+    Sendmsg(Interned<Sendmsg>),
     /// A source with modifier bits the other variants do not carry: `-x` / `|x|` set in the
     /// encoding of a constant (llvm-mc's `-|0.5|`), as [`fneg`] and [`fabs`] make it ([`neg`]
     /// and [`abs`] of a constant give a new constant instead); SDWA's `sext(x)` ([`sext`]).
-    Modified { x: Box<Operand>, neg: bool, abs: bool, sext: bool },
+    Modified { x: Base, neg: bool, abs: bool, sext: bool },
 }
 
 // Every constructor call builds an array of operands: keep them small.
-const _: () = assert!(std::mem::size_of::<Operand>() <= 32);
+const _: () = assert!(std::mem::size_of::<Operand>() <= 16);
 
 impl Operand {
     /// Applies `-x` (also written `-op`).
@@ -80,7 +86,7 @@ pub fn fneg(x: impl Into<Operand>) -> Operand {
     match x.into() {
         r @ (Operand::Reg { .. } | Operand::Special { .. }) => r.negated(),
         Operand::Modified { x, neg, abs, sext } => Operand::Modified { x, neg: !neg, abs, sext },
-        other => Operand::Modified { x: Box::new(other), neg: true, abs: false, sext: false },
+        other => Operand::Modified { x: Base::of(other), neg: true, abs: false, sext: false },
     }
 }
 
@@ -89,7 +95,7 @@ pub fn fabs(x: impl Into<Operand>) -> Operand {
     match x.into() {
         r @ (Operand::Reg { .. } | Operand::Special { .. }) => r.absolute(),
         Operand::Modified { x, neg, sext, .. } => Operand::Modified { x, neg, abs: true, sext },
-        other => Operand::Modified { x: Box::new(other), neg: false, abs: true, sext: false },
+        other => Operand::Modified { x: Base::of(other), neg: false, abs: true, sext: false },
     }
 }
 
@@ -97,7 +103,7 @@ pub fn fabs(x: impl Into<Operand>) -> Operand {
 pub fn sext(x: impl Into<Operand>) -> Operand {
     match x.into() {
         Operand::Modified { x, neg, abs, .. } => Operand::Modified { x, neg, abs, sext: true },
-        other => Operand::Modified { x: Box::new(other), neg: false, abs: false, sext: true },
+        other => Operand::Modified { x: Base::of(other), neg: false, abs: false, sext: true },
     }
 }
 
@@ -170,7 +176,7 @@ impl From<f64> for Operand {
     }
 }
 /// An LDS parameter: attribute `index` (0..=32, as llvm-mc takes), channel 0..=3 (`x`, `y`, `z`, `w`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Attr {
     pub index: u8,
     pub chan: u8,
@@ -188,12 +194,12 @@ impl From<Attr> for Operand {
 }
 impl From<Hwreg> for Operand {
     fn from(h: Hwreg) -> Operand {
-        Operand::Hwreg(h)
+        Operand::Hwreg(Interned::new(h))
     }
 }
 impl From<Sendmsg> for Operand {
     fn from(m: Sendmsg) -> Operand {
-        Operand::Sendmsg(Box::new(m))
+        Operand::Sendmsg(Interned::new(m))
     }
 }
 impl From<Waitcnt> for Operand {
@@ -220,21 +226,21 @@ pub enum Omod {
     Div2,
 }
 
-/// An instruction modifier (written after the operands).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An instruction modifier (written after the operands); `Copy`, with no heap data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mod {
     /// `clamp`.
     Clamp,
     /// `mul:2`, `mul:4`, `div:2`.
     Omod(Omod),
     /// `op_sel:[..]` (VOP3 16-bit halves: sources then destination; VOP3P: sources).
-    OpSel(Vec<u8>),
+    OpSel(BitList),
     /// `op_sel_hi:[..]` (VOP3P).
-    OpSelHi(Vec<u8>),
+    OpSelHi(BitList),
     /// `neg_lo:[..]` (VOP3P).
-    NegLo(Vec<u8>),
+    NegLo(BitList),
     /// `neg_hi:[..]` (VOP3P).
-    NegHi(Vec<u8>),
+    NegHi(BitList),
     /// `offset:N` (DS, FLAT/GLOBAL/SCRATCH, MUBUF).
     Offset(i64),
     /// A one-bit flag (cache policy `glc`, `slc`, `dlc`, `nt`, `sc0`, `sc1`; `tfe`, `offen`,
@@ -271,6 +277,38 @@ pub enum Mod {
     /// [`super::dpp::sdwa_form`]).
     DppForm,
     SdwaForm,
+}
+
+/// The entries of an `op_sel:[..]`-style list, kept as given (up to 8; a longer list is an
+/// error when built) without a heap allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BitList {
+    entries: [u8; 8],
+    /// The number of entries given (saturated at 255).
+    len: u8,
+}
+
+impl BitList {
+    pub fn new(bits: &[u8]) -> BitList {
+        let mut entries = [0; 8];
+        let n = bits.len().min(8);
+        entries[..n].copy_from_slice(&bits[..n]);
+        BitList { entries, len: bits.len().min(255) as u8 }
+    }
+
+    /// The entries kept (the first 8).
+    pub fn entries(&self) -> &[u8] {
+        &self.entries[..(self.len as usize).min(8)]
+    }
+
+    /// The number of entries given.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// The one-bit modifiers, each named after the field it sets.
@@ -310,12 +348,18 @@ impl Flag {
     }
 }
 
-/// `s_waitcnt` counters; a counter left `None` is not waited for (its field at its maximum).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// `s_waitcnt` counters; a counter not given is not waited for (its field at its maximum).
+/// Each is kept as `n + 1` in a `NonZeroU32` (`None`: not given) so that the operand stays
+/// small; `u32::MAX`, which fits no counter anyway, is kept as `u32::MAX - 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct Waitcnt {
-    pub vmcnt: Option<u32>,
-    pub expcnt: Option<u32>,
-    pub lgkmcnt: Option<u32>,
+    vmcnt: Option<NonZeroU32>,
+    expcnt: Option<NonZeroU32>,
+    lgkmcnt: Option<NonZeroU32>,
+}
+
+fn count(n: u32) -> Option<NonZeroU32> {
+    NonZeroU32::new(n.saturating_add(1))
 }
 
 impl Waitcnt {
@@ -324,16 +368,21 @@ impl Waitcnt {
         Waitcnt::default()
     }
     pub fn vmcnt(mut self, n: u32) -> Waitcnt {
-        self.vmcnt = Some(n);
+        self.vmcnt = count(n);
         self
     }
     pub fn expcnt(mut self, n: u32) -> Waitcnt {
-        self.expcnt = Some(n);
+        self.expcnt = count(n);
         self
     }
     pub fn lgkmcnt(mut self, n: u32) -> Waitcnt {
-        self.lgkmcnt = Some(n);
+        self.lgkmcnt = count(n);
         self
+    }
+
+    /// The counters given (vmcnt, expcnt, lgkmcnt).
+    pub fn counters(&self) -> [Option<u32>; 3] {
+        [self.vmcnt, self.expcnt, self.lgkmcnt].map(|c| c.map(|n| n.get() - 1))
     }
 
     /// The `simm16` of an architecture; `Err` names the counter that does not fit. The field
@@ -345,9 +394,10 @@ impl Waitcnt {
             Some(n) if n <= max => Ok(n),
             Some(n) => Err(format!("{name}({n}) does not fit in {} bits", max.count_ones())),
         };
-        let vm = get(self.vmcnt, vm_max, "vmcnt")?;
-        let ex = get(self.expcnt, ex_max, "expcnt")?;
-        let lg = get(self.lgkmcnt, lg_max, "lgkmcnt")?;
+        let [vm, ex, lg] = self.counters();
+        let vm = get(vm, vm_max, "vmcnt")?;
+        let ex = get(ex, ex_max, "expcnt")?;
+        let lg = get(lg, lg_max, "lgkmcnt")?;
         Ok(waitcnt::encode(arch, vm, ex, lg))
     }
 }
@@ -375,11 +425,11 @@ pub fn offset(n: i64) -> Mod {
 }
 /// `op_sel:[..]`.
 pub fn op_sel(bits: &[u8]) -> Mod {
-    Mod::OpSel(bits.to_vec())
+    Mod::OpSel(BitList::new(bits))
 }
 /// `op_sel_hi:[..]`.
 pub fn op_sel_hi(bits: &[u8]) -> Mod {
-    Mod::OpSelHi(bits.to_vec())
+    Mod::OpSelHi(BitList::new(bits))
 }
 /// A one-bit modifier (`flag(Flag::Offen)`).
 pub fn flag(f: Flag) -> Mod {

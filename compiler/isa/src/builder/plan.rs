@@ -106,12 +106,12 @@ pub(crate) struct Slot {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fast {
     pub file: RegFile,
-    pub count: i64,
+    pub count: i16,
     /// The highest first register (file size - count).
-    pub last_first: i64,
+    pub last_first: i32,
     /// Alignment mask the first register must clear (tuple alignment, SMEM base pairs,
     /// buffer resource quads).
-    pub align: i64,
+    pub align: i32,
     /// Added to the register number (256 for a VGPR in a 9-bit source field).
     pub base: u32,
     pub shift: u8,
@@ -168,7 +168,7 @@ impl Extra {
 
 /// The fast path of an operand, where it has one.
 fn fast(arch: Arch, act: Act, o: &TableOperand, shape: Shape, t16: bool) -> Option<Fast> {
-    let count = o.dwords.max(1) as i64;
+    let count = o.dwords.max(1) as i16;
     let (file, base, shift, bus) = match act {
         Act::Sgpr { shift, .. } => (RegFile::Sgpr, 0, shift, false),
         Act::Vreg { nine, agpr, .. } => {
@@ -182,12 +182,12 @@ fn fast(arch: Arch, act: Act, o: &TableOperand, shape: Shape, t16: bool) -> Opti
     if t16 && file == RegFile::Vgpr {
         return None;
     }
-    let size = file.size(arch) as i64;
-    if size < count {
+    let size = file.size(arch) as i32;
+    if size < count as i32 {
         return None;
     }
-    let align = Reg::new(file, 0, count).align(arch).max(1 << shift) - 1;
-    Some(Fast { file, count, last_first: size - count, align, base, shift, bus })
+    let align = Reg::new(file, 0, count as i64).align(arch).max(1 << shift) - 1;
+    Some(Fast { file, count, last_first: size - count as i32, align, base, shift, bus })
 }
 
 /// The plan of one operand of `init`'s encoding (`ext`: its DPP16, DPP8 or SDWA form).

@@ -63,26 +63,36 @@ pub enum Half {
     Hi,
 }
 
-/// A register or an aligned run of registers of one file.
+/// A register or an aligned run of registers of one file: 8 bytes, since every operand of
+/// every built instruction carries one.
 ///
 /// `first` and `count` are kept as given (even when invalid, e.g. negative or empty) so that the
-/// builder can report them as errors instead of panicking at construction.
+/// builder can report them as errors instead of panicking at construction; values beyond their
+/// type's range (no register file comes near) are saturated, which keeps them invalid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Reg {
     pub file: RegFile,
-    pub first: i64,
-    pub count: i64,
     pub half: Option<Half>,
+    pub count: i16,
+    pub first: i32,
 }
 
 impl Reg {
     pub fn new(file: RegFile, first: i64, count: i64) -> Reg {
+        let first = first.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        let count = count.clamp(i16::MIN as i64, i16::MAX as i64) as i16;
         Reg { file, first, count, half: None }
     }
 
     /// The last register of the run.
     pub fn last(&self) -> i64 {
-        self.first + self.count - 1
+        self.end() - 1
+    }
+
+    /// One past the last register of the run.
+    #[inline]
+    pub fn end(&self) -> i64 {
+        self.first as i64 + self.count as i64
     }
 
     /// The low 16-bit half (`v1.l`).
@@ -99,12 +109,12 @@ impl Reg {
 
     /// The `i`-th register of a run as a single register (`v(4..8).at(1)` is `v5`).
     pub fn at(&self, i: i64) -> Reg {
-        Reg::new(self.file, self.first + i, 1)
+        Reg::new(self.file, (self.first as i64).saturating_add(i), 1)
     }
 
     /// A sub-range of a run (`s(4..12).sub(2, 2)` is `s[6:7]`).
     pub fn sub(&self, start: i64, count: i64) -> Reg {
-        Reg::new(self.file, self.first + start, count)
+        Reg::new(self.file, (self.first as i64).saturating_add(start), count)
     }
 
     /// Checks the register against the architecture's register file.
@@ -120,7 +130,7 @@ impl Reg {
     /// Tuple alignment as llvm-mc checks it: SGPR/TTMP pairs even, longer tuples on 4; on gfx90a+
     /// (CDNA) VGPR/AGPR tuples even.
     #[inline]
-    pub(crate) fn align(&self, arch: Arch) -> i64 {
+    pub(crate) fn align(&self, arch: Arch) -> i32 {
         match self.file {
             RegFile::Sgpr | RegFile::Ttmp if self.count == 2 => 2,
             RegFile::Sgpr | RegFile::Ttmp if self.count > 2 => 4,
@@ -136,7 +146,7 @@ impl Reg {
         size != 0
             && self.count >= 1
             && self.first >= 0
-            && self.last() < size
+            && self.end() <= size
             && self.first & (self.align(arch) - 1) == 0
             && (self.half.is_none() || self.count == 1 && self.file == RegFile::Vgpr)
     }
@@ -152,7 +162,7 @@ impl Reg {
         if self.count < 1 {
             return Err(format!("empty register range {}[{}:{}]", self.file.prefix(), self.first, self.last()));
         }
-        if self.first < 0 || self.last() >= size {
+        if self.first < 0 || self.end() > size {
             return Err(format!(
                 "register {} is beyond the {} file of {} ({} registers)",
                 self,
@@ -189,10 +199,35 @@ impl fmt::Display for Reg {
 }
 
 /// What `s(..)`, `v(..)`, `a(..)` and `ttmp(..)` accept: one index or a range of indices.
-pub trait RegIndex {
+pub trait RegIndex: Sized {
     /// `(first, count)`.
     fn span(self) -> (i64, i64);
+
+    /// The register or run of `file` it names.
+    #[inline]
+    fn reg(self, file: RegFile) -> Reg {
+        let (first, count) = self.span();
+        Reg::new(file, first, count)
+    }
 }
+
+/// One index of a type that fits `Reg::first` as it is: no saturation to compute (the common
+/// `v(3)` of a code generator).
+macro_rules! reg_index_small {
+    ($($t:ty),*) => {$(
+        impl RegIndex for $t {
+            fn span(self) -> (i64, i64) {
+                (self as i64, 1)
+            }
+
+            #[inline]
+            fn reg(self, file: RegFile) -> Reg {
+                Reg { file, half: None, count: 1, first: self as i32 }
+            }
+        }
+    )*};
+}
+reg_index_small!(i32, u8, u16);
 
 macro_rules! reg_index {
     ($($t:ty),*) => {$(
@@ -201,6 +236,12 @@ macro_rules! reg_index {
                 (self as i64, 1)
             }
         }
+)*};
+}
+reg_index!(u32, usize, i64);
+
+macro_rules! reg_ranges {
+    ($($t:ty),*) => {$(
         impl RegIndex for Range<$t> {
             fn span(self) -> (i64, i64) {
                 (self.start as i64, self.end as i64 - self.start as i64)
@@ -213,30 +254,26 @@ macro_rules! reg_index {
         }
     )*};
 }
-reg_index!(i32, u32, usize, u8, u16, i64);
+reg_ranges!(i32, u32, usize, u8, u16, i64);
 
 /// An SGPR or SGPR range: `s(3)`, `s(4..8)` (= `s[4:7]`), `s(4..=7)`.
 pub fn s(i: impl RegIndex) -> Reg {
-    let (first, count) = i.span();
-    Reg::new(RegFile::Sgpr, first, count)
+    i.reg(RegFile::Sgpr)
 }
 
 /// A VGPR or VGPR range: `v(3)`, `v(4..8)` (= `v[4:7]`), `v(4..=7)`.
 pub fn v(i: impl RegIndex) -> Reg {
-    let (first, count) = i.span();
-    Reg::new(RegFile::Vgpr, first, count)
+    i.reg(RegFile::Vgpr)
 }
 
 /// An AccVGPR or AccVGPR range (gfx942, gfx950): `a(0)`, `a(0..4)`.
 pub fn a(i: impl RegIndex) -> Reg {
-    let (first, count) = i.span();
-    Reg::new(RegFile::Agpr, first, count)
+    i.reg(RegFile::Agpr)
 }
 
 /// A trap temporary SGPR or range: `ttmp(7)`, `ttmp(4..8)`.
 pub fn ttmp(i: impl RegIndex) -> Reg {
-    let (first, count) = i.span();
-    Reg::new(RegFile::Ttmp, first, count)
+    i.reg(RegFile::Ttmp)
 }
 
 /// `count` SGPRs from `first`.
@@ -275,6 +312,22 @@ pub enum Special {
 }
 
 impl Special {
+    /// Every named register, in declaration order (`ALL[r as usize] == r`).
+    pub const ALL: [Special; 12] = [
+        Special::Vcc,
+        Special::VccLo,
+        Special::VccHi,
+        Special::Exec,
+        Special::ExecLo,
+        Special::ExecHi,
+        Special::M0,
+        Special::Null,
+        Special::Scc,
+        Special::Vccz,
+        Special::Execz,
+        Special::FlatScratch,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Special::Vcc => "vcc",

@@ -30,7 +30,7 @@ impl ResourceTracker {
 
     /// Counts a register (already checked against its file).
     pub fn note_reg(&mut self, r: &Reg) {
-        let end = (r.first + r.count).max(0) as u32;
+        let end = r.end().max(0) as u32;
         let u = &mut self.usage;
         match r.file {
             RegFile::Sgpr => u.sgprs = u.sgprs.max(end),

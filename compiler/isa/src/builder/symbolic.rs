@@ -6,7 +6,7 @@ use crate::names::{hwreg as hw, sendmsg as msg};
 use crate::Arch;
 
 /// A name or a number of a symbolic field (a hardware register, a message, a message operation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sym {
     Name(&'static str),
     Id(u32),
@@ -24,7 +24,7 @@ impl From<u32> for Sym {
 }
 
 /// `hwreg(id, offset, size)`: bits `offset..offset + size` of hardware register `id`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Hwreg {
     pub id: Sym,
     pub offset: u8,
@@ -57,7 +57,7 @@ impl Hwreg {
 }
 
 /// `sendmsg(msg, op, stream)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Sendmsg {
     pub msg: Sym,
     /// The operation (gfx9 GS and system messages: `GS_OP_*`, `SYSMSG_OP_*`, or a number).

@@ -53,7 +53,7 @@ impl Lower<'_> {
         self.address(idx, dtype.size());
         if let Some(ok) = valid {
             // Masked elements read element 0 (always there) and become 0.
-            let o = self.vops(&[ok])[0].clone();
+            let o = self.vops(&[ok])[0];
             self.vcc_from_bool(o);
             let vcc = self.vcc();
             self.b.v_cndmask_b32(addr, 0, addr, vcc);
@@ -106,7 +106,7 @@ impl Lower<'_> {
         self.t.v_add_u32(&mut self.b, t, Operand::Int(0x7fff), t);
         self.b.v_and_b32(t, Operand::Int(0xffff_0000u32 as i32 as i64), t);
         let vcc = self.vcc();
-        self.b.v_cmp_u_f32(vcc.clone(), x, x);
+        self.b.v_cmp_u_f32(vcc, x, x);
         self.b.v_mov_b32(nan, Operand::Int(BF16_NAN as i64));
         self.b.v_cndmask_b32(d, t, nan, vcc);
     }

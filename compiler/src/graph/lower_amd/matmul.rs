@@ -251,7 +251,7 @@ impl Lower<'_> {
                     self.wait_loads();
                     let len = self.literal_operand((len as i32 - (K_STRIDE * j) as i32) as u32, 1);
                     let vcc = self.vcc();
-                    self.b.v_cmp_gt_i32(vcc.clone(), len, v(KB));
+                    self.b.v_cmp_gt_i32(vcc, len, v(KB));
                     self.b.v_cndmask_b32(r, 0, r, vcc);
                 }
                 staged.push(r);
@@ -337,9 +337,9 @@ impl Lower<'_> {
                 let skip = masked.then(|| self.b.label("skip"));
                 if let Some(skip) = skip {
                     let vcc = self.vcc();
-                    self.b.v_cmp_gt_u32(vcc.clone(), Operand::Int(mm.m as i64), v(MI));
+                    self.b.v_cmp_gt_u32(vcc, Operand::Int(mm.m as i64), v(MI));
                     self.and_exec_vcc(skip);
-                    self.b.v_cmp_gt_u32(vcc.clone(), Operand::Int(mm.n as i64), v(NJ));
+                    self.b.v_cmp_gt_u32(vcc, Operand::Int(mm.n as i64), v(NJ));
                     if self.wave64 {
                         self.b.s_and_b64(exec(), exec(), vcc);
                     } else {
@@ -359,7 +359,7 @@ impl Lower<'_> {
                 if let Some(skip) = skip {
                     self.b.bind(skip);
                     let save = self.mask_reg(self.f.save);
-                    self.mov_mask(exec_reg.clone(), save);
+                    self.mov_mask(exec_reg, save);
                 }
             }
         }

@@ -358,7 +358,7 @@ impl Lower<'_> {
         let x = self.k.body_result.ok_or_else(|| codegen(self.k, "a reduction without an operand"))?;
         self.wait_loads();
         let ops = self.vops(&[x]);
-        self.combine(red, v(f.vt[2]), v(f.acc).into(), ops[0].clone());
+        self.combine(red, v(f.vt[2]), v(f.acc).into(), ops[0]);
         let (vcc, valid) = (self.vcc(), self.mask_reg(f.valid));
         self.mov_mask(vcc, valid);
         self.b.v_cndmask_b32(v(f.acc), v(f.acc), v(f.vt[2]), self.vcc());

@@ -93,9 +93,9 @@ impl Lower<'_> {
             Inst::Binary(op, d, a, b) => self.binary(val, op, d, a, b)?,
             Inst::Where(_, c, a, b) => {
                 let ops = self.vops(&[c, a, b]);
-                self.vcc_from_bool(ops[0].clone());
+                self.vcc_from_bool(ops[0]);
                 let (d, vcc) = (self.dst(val), self.vcc());
-                self.b.v_cndmask_b32(d, ops[2].clone(), ops[1].clone(), vcc);
+                self.b.v_cndmask_b32(d, ops[2], ops[1], vcc);
             }
         }
         match self.b.error() {
@@ -125,10 +125,10 @@ impl Lower<'_> {
             IdxOp::DivC(n) | IdxOp::ModC(n) => {
                 let q = if matches!(op, IdxOp::DivC(_)) { d } else { t };
                 if n.is_power_of_two() {
-                    self.b.s_lshr_b32(q, x.clone(), n.trailing_zeros() as i32);
+                    self.b.s_lshr_b32(q, x, n.trailing_zeros() as i32);
                 } else {
                     let (m, sh) = Self::magic(n);
-                    self.b.s_mul_hi_u32(q, x.clone(), Operand::Int(m as i64)).s_lshr_b32(q, q, sh as i32);
+                    self.b.s_mul_hi_u32(q, x, Operand::Int(m as i64)).s_lshr_b32(q, q, sh as i32);
                 }
                 if let IdxOp::ModC(_) = op {
                     self.b.s_mul_i32(t, t, Operand::Int(n as i64));
@@ -147,7 +147,7 @@ impl Lower<'_> {
     fn valu_idx(&mut self, val: Val, op: IdxOp, a: Val, b: Val) {
         let d = self.dst(val);
         let ops = self.vops(&[a, b]);
-        let (x, y) = (ops[0].clone(), ops[1].clone());
+        let (x, y) = (ops[0], ops[1]);
         let t = v(self.f.vt[2]);
         match op {
             IdxOp::Add => self.t.v_add_u32(&mut self.b, d, x, y),
@@ -157,11 +157,11 @@ impl Lower<'_> {
             IdxOp::DivC(n) | IdxOp::ModC(n) => {
                 let q = if matches!(op, IdxOp::DivC(_)) { d } else { t };
                 if n.is_power_of_two() {
-                    self.b.v_lshrrev_b32(q, n.trailing_zeros() as i32, x.clone());
+                    self.b.v_lshrrev_b32(q, n.trailing_zeros() as i32, x);
                 } else {
                     let (m, sh) = Self::magic(n);
                     let m = self.literal_operand(m, 3);
-                    self.b.v_mul_hi_u32(q, x.clone(), m).v_lshrrev_b32(q, sh as i32, q);
+                    self.b.v_mul_hi_u32(q, x, m).v_lshrrev_b32(q, sh as i32, q);
                 }
                 if let IdxOp::ModC(_) = op {
                     let n = self.literal_operand(n, 3);
@@ -238,7 +238,7 @@ impl Lower<'_> {
         let from = self.k.dtype(a);
         let d = self.dst(val);
         // Neg and Sin add a literal of their own: the operand must be a VGPR.
-        let x = self.vops(&[a])[0].clone();
+        let x = self.vops(&[a])[0];
         let xr = self.in_vgpr(x, v(self.f.vt[0]));
         let x: Operand = xr.into();
         let t = v(self.f.vt[2]);
@@ -273,7 +273,7 @@ impl Lower<'_> {
     fn binary(&mut self, val: Val, op: BinaryOp, dt: DType, a: Val, b: Val) -> Result<(), GraphError> {
         let d = self.dst(val);
         let ops = self.vops(&[a, b]);
-        let (x, y) = (ops[0].clone(), ops[1].clone());
+        let (x, y) = (ops[0], ops[1]);
         let vcc = self.vcc();
         let float = dt.is_float();
         use BinaryOp::*;
