@@ -97,11 +97,10 @@ pub fn value(s: &str) -> Val<'_> {
         }
         return Val::Other(s);
     }
-    if let Some((name, rest)) = s.split_once('(') {
-        if let Some(args) = rest.strip_suffix(')') {
-            if !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
-                return Val::Call(name, args.trim());
-            }
+    // A call ends with `)`: the search for `(` only then.
+    if let Some((name, args)) = s.strip_suffix(')').and_then(|x| x.split_once('(')) {
+        if !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+            return Val::Call(name, args.trim());
         }
     }
     if !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {

@@ -471,7 +471,14 @@ const IMAGE_FLAGS: [&str; 8] = ["unorm", "r128", "a16", "d16", "lwe", "nv", "tfe
 /// takes in any order), the same order (llvm-mc rejects `mul:2 clamp` for `clamp mul:2`).
 fn same_mods(arch: Arch, a: &[Modifier], b: &[Modifier]) -> bool {
     let free = |m: &Modifier| CPOL.contains(&m.name) || matches!(m.name, "th" | "scope");
-    let mut used = vec![false; b.len()];
+    // On the stack for the usual few modifiers (this runs on every line).
+    let (mut small, mut big) = ([false; 32], Vec::new());
+    let used: &mut [bool] = if b.len() <= small.len() {
+        &mut small[..b.len()]
+    } else {
+        big.resize(b.len(), false);
+        &mut big
+    };
     let mut last_fixed = None;
     for x in a {
         match (0..b.len()).find(|&y| !used[y] && b[y].name == x.name) {
