@@ -33,6 +33,18 @@ fn main() {
         Some(a) => vec![Arch::from_name(&a).expect("arch")],
         None => Arch::ALL.to_vec(),
     };
+    if let Some(path) = std::env::var_os("ISA_SPEED_FILE") {
+        // One assembly of the first ISA_SPEED_LINES lines of a file (`bench asm --keep`'s), for
+        // counting instructions under callgrind: a run on a few lines gives the start-up to
+        // subtract.
+        let src = std::fs::read_to_string(&path).expect("ISA_SPEED_FILE");
+        let count = std::env::var("ISA_SPEED_LINES").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
+        let text: String = src.lines().take(count).flat_map(|l| [l, "\n"]).collect();
+        for arch in archs {
+            black_box(assemble(arch, &text).unwrap());
+        }
+        return;
+    }
     for arch in archs {
         let p = format!("{}/../../tests/isa/golden/{}.txt", env!("CARGO_MANIFEST_DIR"), arch.name());
         let src = std::fs::read_to_string(p).expect("golden file");

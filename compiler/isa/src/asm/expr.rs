@@ -18,6 +18,11 @@ pub fn int(s: &str) -> Option<i64> {
     if !b.is_empty() && b.len() < 19 && b[0] != b'0' && b.iter().all(u8::is_ascii_digit) {
         return s.parse().ok();
     }
+    // A name (`vcc`, `off`, `row_mirror`): a symbol first, which has no value here (as `eval`
+    // would find after parsing it).
+    if b.first().is_some_and(|&c| is_ident_start(c)) {
+        return None;
+    }
     eval(s, &mut |_| None)
 }
 

@@ -1,7 +1,7 @@
 //! Splitting an instruction line into mnemonic, operands and trailing modifiers.
 
 /// One piece of text with its 1-based column.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tok<'a> {
     pub text: &'a str,
     pub col: usize,
@@ -42,8 +42,8 @@ pub fn split_top<'a>(s: &'a str, col0: usize, sep: fn(u8) -> bool) -> Vec<Tok<'a
 }
 
 /// [`split_top`] appending to `out` (a line's operands and modifiers share no allocation with
-/// a temporary list).
-fn split_top_into<'a>(s: &'a str, col0: usize, sep: fn(u8) -> bool, out: &mut Vec<Tok<'a>>) {
+/// a temporary list). Generic in `sep`, so that the test is inlined into the byte loop.
+fn split_top_into<'a>(s: &'a str, col0: usize, sep: impl Fn(u8) -> bool, out: &mut Vec<Tok<'a>>) {
     let (mut depth, mut quote, mut start) = (0i32, false, 0usize);
     for (i, &c) in s.as_bytes().iter().enumerate() {
         match c {
@@ -99,7 +99,7 @@ fn operand_like(w: &str) -> bool {
 }
 
 /// A parsed line: mnemonic, comma-separated operands, space-separated trailing modifiers.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Line<'a> {
     pub mnemonic: Tok<'a>,
     pub operands: Vec<Tok<'a>>,
@@ -109,34 +109,55 @@ pub struct Line<'a> {
 }
 
 pub fn split_line(s: &str, col0: usize) -> Option<Line<'_>> {
-    let lead = s.len() - s.trim_start().len();
-    let t = s.trim();
+    split_line_reuse(s, col0, Line::default())
+}
+
+/// [`split_line`] into `spare`'s lists, emptied first (the line before's, given back: no
+/// allocation per line).
+pub fn split_line_reuse<'a>(s: &'a str, col0: usize, spare: Line<'a>) -> Option<Line<'a>> {
+    let Line { mut operands, mut mods, .. } = spare;
+    operands.clear();
+    mods.clear();
+    // Byte-level trims and split (as `str::trim` and a split on the first whitespace char would
+    // give, non-ASCII text included): decoding chars cost a tenth of assembling a line.
+    let t = trim(s);
     if t.is_empty() {
         return None;
     }
-    let (m, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+    let lead = t.as_ptr() as usize - s.as_ptr() as usize;
+    let (m, rest) = first_word(t);
     let mcol = col0 + lead;
     let rest_off = t.len() - rest.len();
     let rcol = mcol + rest_off;
     // Operands and trailing modifiers: the last comma-separated piece splits on blanks, its
     // first word an operand, then any further words that read as operands (llvm-mc takes
     // operands without a comma between them: `v_max_f32 v1, v2 v3`), the rest modifiers.
-    let mut operands = Vec::with_capacity(4);
     split_top_into(rest, rcol, |c| c == b',', &mut operands);
-    let mut mods = Vec::new();
     if let Some(last) = operands.pop() {
         let n = operands.len();
         split_top_into(last.text, last.col, |c| c.is_ascii_whitespace(), &mut operands);
         let ops_end = n + 1 + operands.iter().skip(n + 1).take_while(|t| operand_like(t.text)).count();
         if operands.len() > ops_end {
-            mods = operands.split_off(ops_end);
+            mods.extend(operands.drain(ops_end..));
         }
     }
-    let rest_trim = rest.trim();
+    let rest_trim = trim(rest);
+    let rest_lead =
+        if rest_trim.is_empty() { rest.len() } else { rest_trim.as_ptr() as usize - rest.as_ptr() as usize };
     Some(Line {
         mnemonic: Tok { text: m, col: mcol },
         operands,
         mods,
-        rest: Tok { text: rest_trim, col: rcol + (rest.len() - rest.trim_start().len()) },
+        rest: Tok { text: rest_trim, col: rcol + rest_lead },
     })
+}
+
+/// `t` split at its first whitespace char (dropped), or `(t, "")`; ASCII blanks found bytewise.
+fn first_word(t: &str) -> (&str, &str) {
+    let b = t.as_bytes();
+    match b.iter().position(|&c| c.is_ascii_whitespace() || c == 0x0b || c >= 0x80) {
+        Some(k) if b[k] < 0x80 => (&t[..k], &t[k + 1..]),
+        Some(_) => t.split_once(char::is_whitespace).unwrap_or((t, "")),
+        None => (t, ""),
+    }
 }

@@ -30,8 +30,9 @@ use crate::error::{IsaError, Result};
 use crate::inst::Instruction;
 use crate::tables::Tables;
 use crate::Arch;
-use lexer::{blank_block_comments, split_line, strip_comment, Line};
+use lexer::{blank_block_comments, split_line_reuse, strip_comment, Line};
 use parser::{fill, start, Cand, Ext};
+use value::Typed;
 
 fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
     let t = Tables::get(arch);
@@ -174,14 +175,24 @@ fn candidates(arch: Arch, m: &str) -> Cow<'static, [Cand]> {
     Cow::Borrowed(c)
 }
 
+/// Lists one assembly reuses from line to line (the split line, its typed form, the
+/// verification's buffers): no heap allocation per line once they have grown.
+#[derive(Default)]
+struct Reuse<'a> {
+    line: Line<'a>,
+    want: Typed<'a>,
+    check: verify::Scratch,
+}
+
 /// Assembles one instruction (the text of one line, no label) into a typed instruction.
 /// `line` and `col0` position errors.
 pub fn assemble_inst(arch: Arch, text: &str, line: usize, col0: usize) -> Result<Instruction> {
-    let l = split_line(text, col0).ok_or_else(|| IsaError::asm(line, col0, "empty line"))?;
-    assemble_parsed(arch, &l, text, line)
+    let mut r = Reuse::default();
+    let l = split_line_reuse(text, col0, Line::default()).ok_or_else(|| IsaError::asm(line, col0, "empty line"))?;
+    assemble_parsed(arch, &l, text, line, &mut r)
 }
 
-fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Instruction> {
+fn assemble_parsed<'a>(arch: Arch, l: &Line<'a>, text: &str, line: usize, r: &mut Reuse<'a>) -> Result<Instruction> {
     let lower;
     let m = if l.mnemonic.text.bytes().any(|b| b.is_ascii_uppercase()) {
         lower = l.mnemonic.text.to_ascii_lowercase();
@@ -210,9 +221,22 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
             format!("unknown mnemonic '{}' for {}", l.mnemonic.text, arch.name()),
         ));
     }
-    let want = verify::Want::new(l);
-    // Scratch for the verification that reads a candidate back as text (grown only there).
-    let mut buf = String::new();
+    let want = verify::Want::reuse(l, std::mem::take(&mut r.want));
+    let res = pick(&cands, l, &want, &mut r.check, text, line);
+    r.want = want.typed;
+    res
+}
+
+/// The first candidate that fills from the line and reads back as what it says; else the error
+/// of the candidate that got furthest, or the closest encoding's text.
+fn pick(
+    cands: &[Cand],
+    l: &Line,
+    want: &verify::Want,
+    sc: &mut verify::Scratch,
+    text: &str,
+    line: usize,
+) -> Result<Instruction> {
     let mut first_err: Option<(usize, String)> = None;
     // The first candidate that fills but means something else, disassembled for the error.
     let mut mismatch: Option<Instruction> = None;
@@ -220,7 +244,7 @@ fn assemble_parsed(arch: Arch, l: &Line, text: &str, line: usize) -> Result<Inst
         let mut i = c.init;
         match fill(&mut i, l, c.ext) {
             Ok(()) => {
-                if verify::agrees(&i, &want, &mut buf) {
+                if verify::agrees(&i, want, sc) {
                     return Ok(i);
                 }
                 mismatch.get_or_insert(i);
@@ -300,6 +324,9 @@ fn take_labels<'a>(
     labels: &mut HashMap<&'a str, usize>,
     errs: &mut Errors,
 ) -> (&'a str, usize) {
+    if !label_first(s) {
+        return (s, 1);
+    }
     let mut col = 1;
     while let Some((name, rest)) = s.split_once(':') {
         let nm = name.trim();
@@ -318,15 +345,45 @@ fn take_labels<'a>(
     (s, col)
 }
 
+/// Whether the line may start with a label: blanks, name characters, blanks, then `:` (or a
+/// non-ASCII byte, which `take_labels` judges). Most lines have none, and a `:` of a modifier
+/// (`offset:16`) comes after a character no label has, so one scan of the front decides.
+fn label_first(s: &str) -> bool {
+    let b = s.as_bytes();
+    let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+    let name = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
+    let mut k = 0;
+    while k < b.len() && blank(b[k]) {
+        k += 1;
+    }
+    while k < b.len() && name(b[k]) {
+        k += 1;
+    }
+    while k < b.len() && blank(b[k]) {
+        k += 1;
+    }
+    b.get(k).is_some_and(|&c| c == b':' || c >= 0x80)
+}
+
 /// Assembles one line's instruction; a branch whose target is a label (or an expression of
 /// labels) is assembled with target 0 and the expression returned for the second pass.
-fn first_pass_line(arch: Arch, s: &str, col: usize, lno: usize) -> Result<(Instruction, Option<(&str, usize)>)> {
-    let l = split_line(s, col).ok_or_else(|| IsaError::asm(lno, col, "empty line"))?;
-    let e = match assemble_parsed(arch, &l, s, lno) {
+fn first_pass_line<'a>(
+    arch: Arch,
+    s: &'a str,
+    col: usize,
+    lno: usize,
+    r: &mut Reuse<'a>,
+) -> Result<(Instruction, Option<(&'a str, usize)>)> {
+    let l =
+        split_line_reuse(s, col, std::mem::take(&mut r.line)).ok_or_else(|| IsaError::asm(lno, col, "empty line"))?;
+    let res = assemble_parsed(arch, &l, s, lno, r);
+    let last = l.operands.last().cloned();
+    r.line = l;
+    let e = match res {
         Ok(i) => return Ok((i, None)),
         Err(e) => e,
     };
-    match l.operands.last() {
+    match last {
         Some(t) if !expr::symbols(t.text).is_empty() => {
             let off = t.col - col;
             let replaced = format!("{}0{}", &s[..off], &s[off + t.text.len()..]);
@@ -374,9 +431,17 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
     let mut items = Vec::new();
     let mut errs = Errors::default();
     let mut at = 0usize;
-    // Lines borrowed from the source; only one with a block comment is copied.
-    let lines: Vec<std::borrow::Cow<str>> =
-        src.lines().map(|l| blank_block_comments(l).map_or(std::borrow::Cow::Borrowed(l), Into::into)).collect();
+    // Lines borrowed from the source; only one with a block comment is copied (one search of
+    // the whole source spares the others a search each).
+    let blocks = src.contains("/*");
+    let lines: Vec<Cow<str>> = src
+        .lines()
+        .map(|l| match blocks {
+            true => blank_block_comments(l).map_or(Cow::Borrowed(l), Into::into),
+            false => Cow::Borrowed(l),
+        })
+        .collect();
+    let mut reuse = Reuse::default();
     for (n, raw) in lines.iter().enumerate() {
         if errs.full() {
             break;
@@ -386,7 +451,7 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
         if s.trim().is_empty() {
             continue;
         }
-        match first_pass_line(arch, s, col, lno) {
+        match first_pass_line(arch, s, col, lno, &mut reuse) {
             Ok((inst, label)) => {
                 items.push(Item { line: lno, inst, at, label });
                 at += inst.size();

@@ -34,7 +34,14 @@ fn parse_reg_any(s: &str) -> Option<Reg> {
         Some(b'v' | b's' | b'a') if b.len() > 1 && b[1..].iter().all(u8::is_ascii_digit) => {
             return single(b[0] as char, &b[1..], None)
         }
-        Some(b'v' | b's' | b'a' | b't') => {}
+        // `v[2:3]` and `v1.l` written plainly, read bytewise too; anything else (blanks in the
+        // brackets, a bad range) goes the general way, which has the last word.
+        Some(&f @ (b'v' | b's' | b'a')) => {
+            if let Some(r) = plain_range(f as char, &b[1..]).or_else(|| plain_half(f as char, &b[1..])) {
+                return Some(r);
+            }
+        }
+        Some(b't') => {}
         _ => return None,
     }
     let (s, hi) = if let Some(x) = s.strip_suffix(".l") {
@@ -61,6 +68,32 @@ fn parse_reg_any(s: &str) -> Option<Reg> {
         }
     }
     None
+}
+
+/// `[A:B]` of decimal digits, A <= B: the register range, else `None`.
+fn plain_range(file: char, b: &[u8]) -> Option<Reg> {
+    let inner = b.strip_prefix(b"[")?.strip_suffix(b"]")?;
+    let colon = inner.iter().position(|&c| c == b':')?;
+    let (a, z) = (&inner[..colon], &inner[colon + 1..]);
+    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
+    if !digits(a) || !digits(z) {
+        return None;
+    }
+    let (first, last) = (single(file, a, None)?.first, single(file, z, None)?.first);
+    (last >= first).then(|| Reg { file, first, count: last - first + 1, hi: None })
+}
+
+/// `N.l` or `N.h` of decimal digits: a 16-bit half, else `None`.
+fn plain_half(file: char, b: &[u8]) -> Option<Reg> {
+    let (digits, hi) = match b {
+        [d @ .., b'.', b'l'] => (d, false),
+        [d @ .., b'.', b'h'] => (d, true),
+        _ => return None,
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    single(file, digits, Some(hi))
 }
 
 /// One register numbered by the decimal `digits` (leading zeros allowed, as `str::parse` takes
@@ -201,6 +234,16 @@ mod tests {
         assert_eq!(parse_reg("s[4 : 7]"), r('s', 4, 4, None));
         assert_eq!(parse_reg("ttmp3"), r('t', 3, 1, None));
         assert_eq!(parse_reg("ttmp[2:3]"), r('t', 2, 2, None));
+        assert_eq!(parse_reg("v[03:4]"), r('v', 3, 2, None));
+        assert_eq!(parse_reg("a[4:4]"), r('a', 4, 1, None));
+        assert_eq!(parse_reg("s[1:0]"), None);
+        assert_eq!(parse_reg("v[65535:65535]"), r('v', 65535, 1, None));
+        assert_eq!(parse_reg("v[0:65536]"), None);
+        assert_eq!(parse_reg("v[1:]"), None);
+        assert_eq!(parse_reg("v[:1]"), None);
+        assert_eq!(parse_reg("v007.h"), r('v', 7, 1, Some(true)));
+        assert_eq!(parse_reg("v.h"), None);
+        assert_eq!(parse_reg("s[2:3].l"), r('s', 2, 2, Some(false)));
         for w in ["v", "s", "vcc", "scc", "v1a", "V1", "m0", "exec", "1", "", "v-1", "v+1", "t1", ".l"] {
             assert_eq!(parse_reg(w), None, "{w}");
         }

@@ -144,9 +144,12 @@ fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &To
         }
         i.literal = Some(l);
     }
-    let width = i.field_def(field).map(|f| f.hi - f.lo + 1).unwrap_or(0);
-    let v = if width == 8 && code >= 256 { code - 256 } else { code };
-    if !i.set_field(field, v) {
+    // One lookup of the field by name for its width and the write.
+    let written = i.field_def(field).is_some_and(|f| {
+        let v = if f.hi - f.lo + 1 == 8 && code >= 256 { code - 256 } else { code };
+        set(&mut i.words, f, v)
+    });
+    if !written {
         return err(t, format!("'{}' cannot be encoded in field {field}", t.text));
     }
     Ok(())
@@ -187,9 +190,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     let mut toks: Cow<[Tok]> = Cow::Borrowed(&line.operands);
     let mut mods: Cow<[Tok]> = Cow::Borrowed(&line.mods);
     // Returning atomics print a destination the table does not list.
-    let atomic_ret = m.contains("_atomic_")
-        && !ops.iter().any(|o| o.name == "vdst" || o.name == "vdata" && fname.contains("BUF"))
-        && toks.len() == ops.len() + 1;
+    // The operand count first: it rules out most lines before the name is searched.
+    let atomic_ret = toks.len() == ops.len() + 1
+        && m.contains("_atomic_")
+        && !ops.iter().any(|o| o.name == "vdst" || o.name == "vdata" && fname.contains("BUF"));
     if atomic_ret {
         let t = toks.to_mut().remove(0);
         let r = parse_reg(t.text).ok_or_else(|| (t.col, format!("expected a register, found '{}'", t.text)))?;
@@ -394,12 +398,19 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     }
                     _ => {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
-                        let ty = src_val_type(arch, m, idx.unwrap_or(0), d);
+                        // The type reads the mnemonic: asked only where a float or a literal needs
+                        // it (most sources are registers).
+                        let ty = || src_val_type(arch, m, idx.unwrap_or(0), d);
                         // A float for two f16 halves is its f16 bits in the low half: a literal.
-                        let pk = (ty == ValType::PkF16).then(|| float_literal(ty, s)).flatten();
+                        let pk = if may_be_float(s) {
+                            let ty = ty();
+                            (ty == ValType::PkF16).then(|| float_literal(ty, s)).flatten()
+                        } else {
+                            None
+                        };
                         let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
                             Ok(c) => c,
-                            Err(e) => match float_literal(ty, s) {
+                            Err(e) => match float_literal(ty(), s) {
                                 Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                                 _ => return err(t, e),
                             },
@@ -407,7 +418,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         // Literal bits an inline constant holds are that constant (llvm-mc's
                         // folding: `0x3f800000` is `1.0`, `0.0` is `0`).
                         match c {
-                            (255, Some(l)) => match crate::operand::literal_inline_code(l, ty) {
+                            (255, Some(l)) => match crate::operand::literal_inline_code(l, ty()) {
                                 Some(k) => (k, None),
                                 None => c,
                             },
@@ -542,6 +553,14 @@ pub(super) fn implicit_vcc(fname: &str, m: &str, written: usize, ops: &[baregpu_
         && ops.first().is_some_and(|o| o.kind == OperandKind::Special && matches!(o.name, "vcc" | "vcc_lo"))
 }
 
+/// Whether `s` may read as a float (`value::value` gives `Val::Float` only for such text): a
+/// number with a point or an exponent.
+fn may_be_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.first().is_some_and(|&c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'(' | b'~'))
+        && b.iter().any(|&c| matches!(c, b'.' | b'e' | b'E'))
+}
+
 /// The bits of `lit(X)`'s X: an integer (32-bit, two's complement if negative) or a float in
 /// the operand's type.
 fn literal_bits(ty: ValType, x: &str) -> Option<u32> {
@@ -597,8 +616,8 @@ const SRC_SCC: u32 = 253;
 /// (SMEM soffset, scratch saddr, gfx12 VBUFFER soffset) `src_scc` becomes its low 7 bits, m0's
 /// code (llvm-mc truncates it there rather than refuse it); any other code as it is.
 fn scc_low7(i: &Instruction, field: &str, code: u32) -> u32 {
-    let seven = i.field_def(field).is_some_and(|f| f.hi - f.lo == 6);
-    if code == SRC_SCC && seven && !is_gfx9(i.arch) {
+    // The code first: the field is looked up by name only for `src_scc`.
+    if code == SRC_SCC && !is_gfx9(i.arch) && i.field_def(field).is_some_and(|f| f.hi - f.lo == 6) {
         code & 0x7f
     } else {
         code

@@ -51,7 +51,7 @@ pub struct Modifier<'a> {
 }
 
 /// A line in typed form.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Typed<'a> {
     pub ops: Vec<Operand<'a>>,
     pub mods: Vec<Modifier<'a>>,
@@ -97,11 +97,10 @@ pub fn value(s: &str) -> Val<'_> {
         }
         return Val::Other(s);
     }
-    if let Some((name, rest)) = s.split_once('(') {
-        if let Some(args) = rest.strip_suffix(')') {
-            if !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
-                return Val::Call(name, args.trim());
-            }
+    // A call ends with `)`: the search for `(` only then.
+    if let Some((name, args)) = s.strip_suffix(')').and_then(|x| x.split_once('(')) {
+        if !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+            return Val::Call(name, args.trim());
         }
     }
     if !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
@@ -158,9 +157,15 @@ pub fn modifier<'a>(t: &Tok<'a>) -> Modifier<'a> {
 
 /// The typed form of a split line.
 pub fn typed<'a>(l: &Line<'a>) -> Typed<'a> {
-    let mut ops = Vec::with_capacity(l.operands.len());
+    typed_into(l, Typed::default())
+}
+
+/// [`typed`] written into `spare`'s lists, emptied first.
+pub fn typed_into<'a>(l: &Line<'a>, spare: Typed<'a>) -> Typed<'a> {
+    let Typed { mut ops, mut mods } = spare;
+    ops.clear();
+    mods.clear();
     ops.extend(l.operands.iter().map(operand));
-    let mut mods = Vec::with_capacity(l.mods.len());
     mods.extend(l.mods.iter().map(modifier));
     Typed { ops, mods }
 }

@@ -11,36 +11,53 @@ use baregpu_autogen::isa::OperandKind;
 use super::lexer::{blank_block_comments, split_line, Line};
 use super::operand::{float_code_f64, parse_int, Reg};
 use super::symbolic::{exp_words, simm16};
-use super::value::{f16_bits, typed, value, Modifier, Operand, Typed, Val};
+use super::value::{f16_bits, typed, typed_into, value, Modifier, Operand, Typed, Val};
 use crate::decode::decode;
 use crate::disasm::disassemble_into;
 use crate::inst::Instruction;
 use crate::Arch;
 
 /// The input line, parsed once and compared with every candidate.
-pub struct Want<'a> {
-    pub line: &'a Line<'a>,
+pub struct Want<'l, 'a> {
+    pub line: &'l Line<'a>,
     pub typed: Typed<'a>,
 }
 
-impl<'a> Want<'a> {
-    pub fn new(line: &'a Line<'a>) -> Want<'a> {
-        Want { line, typed: typed(line) }
+impl<'l, 'a> Want<'l, 'a> {
+    #[cfg(test)]
+    pub fn new(line: &'l Line<'a>) -> Want<'l, 'a> {
+        Want::reuse(line, Typed::default())
+    }
+    /// The line's typed form written into `spare`'s lists (given back by the caller from the
+    /// line before: no allocation per line).
+    pub fn reuse(line: &'l Line<'a>, spare: Typed<'a>) -> Want<'l, 'a> {
+        Want { line, typed: typed_into(line, spare) }
     }
 }
 
-/// Whether the candidate `i` decodes to the instruction the line describes. `buf` is scratch.
-pub fn agrees(i: &Instruction, want: &Want, buf: &mut String) -> bool {
+/// Buffers the verification reuses from candidate to candidate and line to line.
+#[derive(Default)]
+pub struct Scratch {
+    /// A candidate's text (the forms `decoded` does not read).
+    text: String,
+    /// A candidate's decoded operands and modifiers.
+    got: Typed<'static>,
+}
+
+/// Whether the candidate `i` decodes to the instruction the line describes.
+pub fn agrees(i: &Instruction, want: &Want, sc: &mut Scratch) -> bool {
     if !decodes_to_itself(i) {
         return false;
     }
     if let Some(r) = same_field(i, want.line) {
         return r;
     }
-    if let Some(g) = super::decoded::decoded(i) {
-        return same_typed(i, &want.typed, &g);
+    if let Some(g) = super::decoded::decoded_reuse(i, std::mem::take(&mut sc.got)) {
+        let r = same_typed(i, &want.typed, &g);
+        sc.got = g;
+        return r;
     }
-    by_text(i, want, buf)
+    by_text(i, want, &mut sc.text)
 }
 
 /// The candidate read back through the disassembler's text (the forms `decoded` does not read).
@@ -197,9 +214,13 @@ fn vop3p_lists<'a>(mods: &[Modifier<'a>], n: usize) -> Vec<Modifier<'a>> {
 /// it does so only when every VGPR source of the line is written as a half
 /// (`v_cmp_eq_f16 vcc_lo, v1.h, v2.l`, not `v_cmp_eq_f16 vcc_lo, v1.h, v2`).
 fn fake16_high_half(i: &Instruction, k: usize, w_ops: &[Operand], a: &Val, b: &Val) -> bool {
-    let mask = crate::t16::lo128_mask(i.arch, i.opcode());
     let (Val::Reg(x), Val::Reg(y)) = (a, b) else { return false };
-    if i.format().name != "VOPC" || mask >> k & 1 == 0 || x.hi != Some(true) || y.hi.is_some() {
+    // The registers first: the opcode's mask is looked up only for a written `.h`.
+    if x.hi != Some(true) || y.hi.is_some() || i.format().name != "VOPC" {
+        return false;
+    }
+    let mask = crate::t16::lo128_mask(i.arch, i.opcode());
+    if mask >> k & 1 == 0 {
         return false;
     }
     let halves = w_ops.iter().enumerate().all(|(j, o)| match &o.val {
@@ -450,7 +471,14 @@ const IMAGE_FLAGS: [&str; 8] = ["unorm", "r128", "a16", "d16", "lwe", "nv", "tfe
 /// takes in any order), the same order (llvm-mc rejects `mul:2 clamp` for `clamp mul:2`).
 fn same_mods(arch: Arch, a: &[Modifier], b: &[Modifier]) -> bool {
     let free = |m: &Modifier| CPOL.contains(&m.name) || matches!(m.name, "th" | "scope");
-    let mut used = vec![false; b.len()];
+    // On the stack for the usual few modifiers (this runs on every line).
+    let (mut small, mut big) = ([false; 32], Vec::new());
+    let used: &mut [bool] = if b.len() <= small.len() {
+        &mut small[..b.len()]
+    } else {
+        big.resize(b.len(), false);
+        &mut big
+    };
     let mut last_fixed = None;
     for x in a {
         match (0..b.len()).find(|&y| !used[y] && b[y].name == x.name) {
@@ -569,6 +597,7 @@ mod tests {
             let mut classes = [(0, 0); 3];
             let mut text_formats = std::collections::BTreeMap::new();
             let mut buf = String::new();
+            let mut sc = Scratch::default();
             for (text, bytes) in golden(arch).into_iter().chain(extra) {
                 let Ok(i) = decode(arch, &bytes) else { continue };
                 if i.size() != bytes.len() {
@@ -586,7 +615,7 @@ mod tests {
                     // Golden text our printer spells differently (not a round trip): skip.
                     continue;
                 }
-                assert!(agrees(&i, &want, &mut buf), "{}: '{text}' refused", arch.name());
+                assert!(agrees(&i, &want, &mut sc), "{}: '{text}' refused", arch.name());
                 lines += 1;
                 extra_seen += usize::from(EXTRA.iter().any(|e| e.1 == text));
                 if let Some(c) = class {
@@ -602,7 +631,7 @@ mod tests {
                         if decoded(&m).is_none() {
                             continue;
                         }
-                        let d = agrees(&m, &want, &mut buf);
+                        let d = agrees(&m, &want, &mut sc);
                         assert_eq!(
                             d,
                             by_text(&m, &want, &mut buf),

@@ -36,10 +36,9 @@ pub(super) fn cpol(i: &Instruction, mods: &mut Vec<Modifier<'static>>) -> Option
 }
 
 /// SMEM: the offset is an operand (immediate or SGPR) or, beside an SGPR, `offset:`.
-pub(super) fn smem(i: &Instruction) -> Option<Typed<'static>> {
+pub(super) fn smem(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
     let g9 = is_gfx9(i.arch);
-    let mut ops = Vec::with_capacity(4);
-    let mut mods = Vec::new();
+    let Typed { mut ops, mut mods } = spare;
     for o in i.operands() {
         let d = o.dwords.max(1) as u32;
         let v = i.f(o.name);
@@ -89,19 +88,19 @@ pub(super) fn smem(i: &Instruction) -> Option<Typed<'static>> {
 
 /// MUBUF/MTBUF/VBUFFER: vaddr by idxen/offen, the resource, soffset, then format, idxen, offen,
 /// offset, cache policy, tfe and lds in llvm-mc's order.
-pub(super) fn buffer(i: &Instruction) -> Option<Typed<'static>> {
+pub(super) fn buffer(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
     let m = i.mnemonic();
     let fam = i.format().name;
     let acc = i.field("acc").unwrap_or(0) != 0;
     let file = |a: bool| if a { 'a' } else { 'v' };
-    let mut ops = Vec::with_capacity(5);
     // A returning atomic without its own destination operand writes back into vdata.
-    if m.contains("_atomic_") && returns(i) && !i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata") {
+    if returns(i) && m.contains("_atomic_") && !i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata") {
         return None;
     }
     let (offen, idxen) = (i.field("offen").unwrap_or(0) != 0, i.field("idxen").unwrap_or(0) != 0);
     let lds = lds_load(i);
     let tfe = i.field("tfe").unwrap_or(0) != 0;
+    let Typed { mut ops, mut mods } = spare;
     for o in i.operands() {
         let d = o.dwords.max(1) as u32;
         let v = i.f(o.name);
@@ -119,7 +118,7 @@ pub(super) fn buffer(i: &Instruction) -> Option<Typed<'static>> {
                 reg(file(a), v, if tfe && o.name == "vdata" { d + 1 } else { d })
             }
             (OperandKind::Sgpr, "srsrc" | "rsrc") => sreg(i.arch, if fam == "VBUFFER" { v } else { v * 4 }, 4)?,
-            (OperandKind::Sgpr | OperandKind::Ssrc, "soffset") => source(i.arch, v, 1, ValType::B32, i.literal)?,
+            (OperandKind::Sgpr | OperandKind::Ssrc, "soffset") => source(i.arch, v, 1, || ValType::B32, i.literal)?,
             (OperandKind::Sgpr, _) => sreg(i.arch, v, d)?,
             (OperandKind::Off, _) => Val::Name("off"),
             (OperandKind::Special, _) => Val::Name(o.name),
@@ -127,7 +126,6 @@ pub(super) fn buffer(i: &Instruction) -> Option<Typed<'static>> {
         };
         ops.push(op(val));
     }
-    let mut mods = Vec::new();
     if fam == "MTBUF" || fam == "VBUFFER" && m.starts_with("tbuffer") {
         format(i, &mut mods)?;
     }

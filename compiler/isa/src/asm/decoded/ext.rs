@@ -35,7 +35,7 @@ pub(super) fn ext_src(i: &Instruction, ext: Ext, name: &str, dwords: u32) -> Opt
     if matches!(src(i.arch, v as u16), Src::Literal) {
         return None;
     }
-    let ty = src_val_type(i.arch, i.mnemonic(), usize::from(name != "src0"), dwords);
+    let ty = || src_val_type(i.arch, i.mnemonic(), usize::from(name != "src0"), dwords);
     let mut x = op(source(i.arch, v, dwords, ty, None)?);
     sdwa_src_mods(i, usize::from(name != "src0"), &mut x)?;
     Some(Some(ExtSrc::Scalar(x)))

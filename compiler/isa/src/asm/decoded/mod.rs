@@ -22,16 +22,25 @@ use crate::tables::FLAG_LIT16;
 use crate::Arch;
 
 /// The instruction's operands and modifiers, or `None` for a form this module does not read.
+#[cfg(test)]
 pub fn decoded(i: &Instruction) -> Option<Typed<'static>> {
+    decoded_reuse(i, Typed::default())
+}
+
+/// [`decoded`] written into `spare`'s lists (emptied first): the assembler reads back every
+/// line it assembles, and reusing one pair of lists spares it two allocations a line.
+pub fn decoded_reuse(i: &Instruction, mut spare: Typed<'static>) -> Option<Typed<'static>> {
+    spare.ops.clear();
+    spare.mods.clear();
     let f = i.format();
     match f.parent.unwrap_or(f.name) {
-        "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i),
-        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i),
-        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i),
-        "SMEM" => buf::smem(i),
-        "MUBUF" | "MTBUF" | "VBUFFER" => buf::buffer(i),
+        "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i, spare),
+        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i, spare),
+        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i, spare),
+        "SMEM" => buf::smem(i, spare),
+        "MUBUF" | "MTBUF" | "VBUFFER" => buf::buffer(i, spare),
         _ => match shape(i) {
-            (s @ (Shape::Vop3p | Shape::Mfma), Ext::None) => vop3p::vop3p(i, s),
+            (s @ (Shape::Vop3p | Shape::Mfma), Ext::None) => vop3p::vop3p(i, s, spare),
             _ => None,
         },
     }
@@ -70,20 +79,21 @@ fn sreg(arch: Arch, v: u32, count: u32) -> Option<Val<'static>> {
     })
 }
 
-/// A source field's value, as `src_text` prints it.
-fn source(arch: Arch, v: u32, dwords: u32, ty: ValType, literal: Option<u32>) -> Option<Val<'static>> {
+/// A source field's value, as `src_text` prints it. `ty` is asked only for an inline float (it
+/// reads the mnemonic; most sources are registers or integers).
+fn source(arch: Arch, v: u32, dwords: u32, ty: impl FnOnce() -> ValType, literal: Option<u32>) -> Option<Val<'static>> {
     Some(match src(arch, v as u16) {
         Src::Vgpr(n) => reg('v', n.into(), dwords),
         Src::Int(n) => Val::Int(n.into()),
-        Src::Float(c) => Val::Float(crate::operand::float_text(c, ty).parse().ok()?),
+        Src::Float(c) => Val::Float(crate::operand::float_text(c, ty()).parse().ok()?),
         Src::Literal => Val::Int(literal.unwrap_or(0).into()),
         _ => sreg(arch, v, dwords)?,
     })
 }
 
-fn salu(i: &Instruction) -> Option<Typed<'static>> {
+fn salu(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
     let m = i.mnemonic();
-    let mut ops = Vec::with_capacity(4);
+    let Typed { mut ops, mods } = spare;
     for o in i.operands() {
         let d = o.dwords.max(1) as u32;
         let v = i.f(o.name);
@@ -92,7 +102,7 @@ fn salu(i: &Instruction) -> Option<Typed<'static>> {
             OperandKind::Ssrc if m.starts_with("s_sendmsg_rtn") => return None,
             OperandKind::Ssrc => {
                 let ty = if d == 2 { ValType::B64 } else { ValType::B32 };
-                source(i.arch, v, d, ty, i.literal)?
+                source(i.arch, v, d, || ty, i.literal)?
             }
             OperandKind::Label if is_gfx9(i.arch) => Val::Int(v.into()),
             OperandKind::Label => Val::Int((v as u16 as i16).into()),
@@ -117,10 +127,10 @@ fn salu(i: &Instruction) -> Option<Typed<'static>> {
         };
         ops.push(op(val));
     }
-    Some(Typed { ops, mods: Vec::new() })
+    Some(Typed { ops, mods })
 }
 
-fn valu(i: &Instruction) -> Option<Typed<'static>> {
+fn valu(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
     let (s, ext) = shape(i);
     let m = i.mnemonic();
     let g9 = is_gfx9(i.arch);
@@ -133,7 +143,7 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
         return None;
     }
     let t16 = i.tables().t16[i.op as usize];
-    let mut ops = Vec::with_capacity(4);
+    let Typed { mut ops, mut mods } = spare;
     for (k, o) in i.operands().iter().enumerate() {
         let x = match o.kind {
             OperandKind::Special if ext == Ext::Sdwa && o.name == "vcc" && i.f("sd") != 0 => {
@@ -145,7 +155,7 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
             OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => vector(i, s, ext, t16 >> k & 1 != 0, o)?,
             OperandKind::Ssrc => {
                 let d = o.dwords.max(1) as u32;
-                let ty = src_val_type(i.arch, m, src_index(o.name).unwrap_or(0), d);
+                let ty = || src_val_type(i.arch, m, src_index(o.name).unwrap_or(0), d);
                 let mut x = op(source(i.arch, i.f(o.name), d, ty, i.literal)?);
                 if let Some(si) = src_index(o.name).filter(|&x| x < 3) {
                     ext::src_mods(i, s, ext, si, &mut x)?;
@@ -157,7 +167,6 @@ fn valu(i: &Instruction) -> Option<Typed<'static>> {
         };
         ops.push(x);
     }
-    let mut mods = Vec::new();
     if s == Shape::Vop3 {
         if i.f("clamp") != 0 {
             mods.push(Modifier { name: "clamp", val: None, col: 0 });
@@ -192,7 +201,9 @@ fn vector(
     let g9 = is_gfx9(i.arch);
     let is_cmp = m.starts_with("v_cmp");
     let d = o.dwords.max(1) as u32;
-    let v = i.f(o.name);
+    // The field looked up by name once, for its value and its width.
+    let fd = i.field_def(o.name);
+    let v = fd.map_or(0, |f| crate::inst::get(&i.words, f));
     if o.name == "vdst"
         && (is_cmp && s == Shape::Vop3 || m.starts_with("v_readlane") || m.starts_with("v_readfirstlane"))
     {
@@ -204,7 +215,7 @@ fn vector(
         Some(ext::ExtSrc::Scalar(x)) => return Some(x),
         Some(ext::ExtSrc::Vgpr(v)) => ext::vgpr(v, d, is16 && s == Shape::E32),
         None => {
-            let nine_bit = i.field_def(o.name).is_some_and(|f| f.hi - f.lo == 8);
+            let nine_bit = fd.is_some_and(|f| f.hi - f.lo == 8);
             let agpr = o.kind == OperandKind::Agpr;
             let lit = if i.opcode().flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
             if !nine_bit {
@@ -218,7 +229,7 @@ fn vector(
             } else if is16 && v >= 256 && s == Shape::E32 {
                 ext::vgpr(v - 256, d, true)
             } else {
-                source(i.arch, v, d, src_val_type(i.arch, m, si.unwrap_or(0), d), lit)?
+                source(i.arch, v, d, || src_val_type(i.arch, m, si.unwrap_or(0), d), lit)?
             }
         }
     };
@@ -238,7 +249,7 @@ fn vector(
 /// DS and FLAT/GLOBAL/SCRATCH (atomics included: a returning one without a destination operand
 /// reads its vdst field first), as disasm::mem prints them; GWS and ds_swizzle go through the
 /// text.
-fn mem(i: &Instruction) -> Option<Typed<'static>> {
+fn mem(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
     use crate::disasm::mem::{atomic_ret_dst, gws, null_sgpr, sext, two_offsets};
     let fam = i.format().name;
     let m = i.mnemonic();
@@ -248,7 +259,7 @@ fn mem(i: &Instruction) -> Option<Typed<'static>> {
     }
     let acc = i.field("acc").unwrap_or(0) != 0;
     let null_saddr = |v: u32| v == null_sgpr(i.arch) || g9 && v == 0x7d;
-    let mut ops = Vec::with_capacity(5);
+    let Typed { mut ops, mut mods } = spare;
     if let Some((first, n)) = atomic_ret_dst(i) {
         ops.push(op(reg(if acc { 'a' } else { 'v' }, first, n)));
     }
@@ -279,7 +290,6 @@ fn mem(i: &Instruction) -> Option<Typed<'static>> {
         };
         ops.push(op(val));
     }
-    let mut mods = Vec::new();
     let mut push = |name: &'static str, val: Option<Val<'static>>| mods.push(Modifier { name, val, col: 0 });
     if fam == "DS" {
         let (o0, o1) = (i.f("offset0"), i.f("offset1"));

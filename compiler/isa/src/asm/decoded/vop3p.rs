@@ -27,7 +27,7 @@ fn vector(i: &Instruction, s: Shape, k: usize, o: &baregpu_autogen::isa::Operand
         reg('a', v - 256, d)
     } else {
         let lit = if i.opcode().flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
-        source(i.arch, v, d, src_val_type(i.arch, m, src_index(o.name).unwrap_or(0), d), lit)?
+        source(i.arch, v, d, || src_val_type(i.arch, m, src_index(o.name).unwrap_or(0), d), lit)?
     };
     let idx = src_index(o.name);
     let is16 = i.tables().t16[i.op as usize] >> k & 1 != 0;
@@ -55,9 +55,9 @@ fn with_mods(i: &Instruction, s: Shape, idx: Option<usize>, mut x: Operand<'stat
 }
 
 /// VOP3P or MFMA (`s`), no DPP.
-pub(super) fn vop3p(i: &Instruction, s: Shape) -> Option<Typed<'static>> {
+pub(super) fn vop3p(i: &Instruction, s: Shape, spare: Typed<'static>) -> Option<Typed<'static>> {
     let kinds = i.operands();
-    let mut ops = Vec::with_capacity(kinds.len());
+    let Typed { mut ops, mut mods } = spare;
     for (k, o) in kinds.iter().enumerate() {
         let x = match o.kind {
             OperandKind::Special => op(Val::Name(o.name)),
@@ -77,7 +77,7 @@ pub(super) fn vop3p(i: &Instruction, s: Shape) -> Option<Typed<'static>> {
                         i.arch,
                         v,
                         d,
-                        src_val_type(i.arch, i.mnemonic(), src_index(o.name).unwrap_or(0), d),
+                        || src_val_type(i.arch, i.mnemonic(), src_index(o.name).unwrap_or(0), d),
                         i.literal,
                     )?),
                 )?
@@ -88,7 +88,11 @@ pub(super) fn vop3p(i: &Instruction, s: Shape) -> Option<Typed<'static>> {
         ops.push(x);
     }
     let nsrc = kinds.iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2" | "vsrc1")).count();
-    let mods = if s == Shape::Mfma { mfma_mods(i) } else { packed_mods(i, nsrc) };
+    if s == Shape::Mfma {
+        mfma_mods(i, &mut mods);
+    } else {
+        packed_mods(i, nsrc, &mut mods);
+    }
     Some(Typed { ops, mods })
 }
 
@@ -102,48 +106,45 @@ fn push(mods: &mut Vec<Modifier<'static>>, name: &'static str, val: Option<Val<'
 
 /// As disasm::valu::vop3p_mods: op_sel (or a sparse WMMA's index_key), op_sel_hi where it is
 /// not the default, neg_lo/neg_hi (packed math only), clamp.
-fn packed_mods(i: &Instruction, nsrc: usize) -> Vec<Modifier<'static>> {
-    let mut mods = Vec::new();
+fn packed_mods(i: &Instruction, nsrc: usize, mods: &mut Vec<Modifier<'static>>) {
     let mix = i.mnemonic().contains("_mix");
     let opsel = i.f("opsel");
     let hi = i.f("opsel_hi") | i.f("opsel_hi2") << 2;
     let full = (1u32 << nsrc) - 1;
     if i.mnemonic().starts_with("v_swmmac") {
         if opsel & 3 != 0 {
-            push(&mut mods, "index_key", Some(Val::Int((opsel & 3).into())));
+            push(mods, "index_key", Some(Val::Int((opsel & 3).into())));
         }
     } else if opsel & full != 0 {
-        push(&mut mods, "op_sel", Some(bits(opsel, nsrc)));
+        push(mods, "op_sel", Some(bits(opsel, nsrc)));
     }
     if hi & full != if mix { 0 } else { full } {
-        push(&mut mods, "op_sel_hi", Some(bits(hi, nsrc)));
+        push(mods, "op_sel_hi", Some(bits(hi, nsrc)));
     }
     if !mix {
         let (nl, nh) = (i.f("neg"), i.f("neg_hi"));
         if nl & full != 0 {
-            push(&mut mods, "neg_lo", Some(bits(nl, nsrc)));
+            push(mods, "neg_lo", Some(bits(nl, nsrc)));
         }
         if nh & full != 0 {
-            push(&mut mods, "neg_hi", Some(bits(nh, nsrc)));
+            push(mods, "neg_hi", Some(bits(nh, nsrc)));
         }
     }
     if i.f("clamp") != 0 {
-        push(&mut mods, "clamp", None);
+        push(mods, "clamp", None);
     }
-    mods
 }
 
 /// As disasm::valu::mfma_mods: the scale word's op_sel/op_sel_hi (gfx950 scaled MFMA), then
 /// cbsz, abid and blgp (an f64 MFMA's blgp is its `neg`).
-fn mfma_mods(i: &Instruction) -> Vec<Modifier<'static>> {
-    let mut mods = Vec::new();
+fn mfma_mods(i: &Instruction, mods: &mut Vec<Modifier<'static>>) {
     let x2 = i.field_def("scale_opsel").is_some();
     if x2 {
         let sel = i.f("scale_opsel") & 3;
         if sel != 0 {
-            push(&mut mods, "op_sel", Some(bits(sel, 3)));
+            push(mods, "op_sel", Some(bits(sel, 3)));
         }
-        push(&mut mods, "op_sel_hi", Some(bits(i.f("scale_opsel_hi") & 3, 3)));
+        push(mods, "op_sel_hi", Some(bits(i.f("scale_opsel_hi") & 3, 3)));
     }
     let f64 = i.mnemonic().starts_with("v_mfma_f64");
     for n in ["cbsz", "abid", "blgp"] {
@@ -152,10 +153,9 @@ fn mfma_mods(i: &Instruction) -> Vec<Modifier<'static>> {
             continue;
         }
         if f64 && n == "blgp" {
-            push(&mut mods, "neg", Some(bits(v, 3)));
+            push(mods, "neg", Some(bits(v, 3)));
         } else {
-            push(&mut mods, n, Some(Val::Int(v.into())));
+            push(mods, n, Some(Val::Int(v.into())));
         }
     }
-    mods
 }
