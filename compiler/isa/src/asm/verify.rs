@@ -165,18 +165,26 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     }
     let implied = implied_op_sel(fname, kinds, w_ops, &w_mods);
     let w_mods = implied.map(Cow::Owned).unwrap_or(w_mods);
-    match vop3p_sources(i) {
+    match vop3p_sources(i).or_else(|| vop3_opsel_entries(i)) {
         Some(n) => same_mods(arch, &vop3p_lists(&w_mods, n), &g_mods),
         None => same_mods(arch, &w_mods, &g_mods),
     }
 }
 
-/// The number of sources of a VOP3P instruction, `None` for other formats.
+/// The number of sources of a VOP3P (or gfx11 WMMA) instruction, `None` for other formats.
 pub(super) fn vop3p_sources(i: &Instruction) -> Option<usize> {
-    i.format()
-        .name
-        .starts_with("VOP3P")
+    let f = i.format().name;
+    (f.starts_with("VOP3P") || f == "WMMA")
         .then(|| i.operands().iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count())
+}
+
+/// How many `op_sel` entries llvm-mc reads on a VOP3 (not VOP3P) instruction with a destination
+/// entry (parser's modifier rule); `None` where it reads them all.
+fn vop3_opsel_entries(i: &Instruction) -> Option<usize> {
+    let f = i.format().name;
+    let m = i.mnemonic();
+    let vop3 = f.starts_with("VOP3") && !f.starts_with("VOP3P") && f != "WMMA";
+    (vop3 && !m.starts_with("v_permlane") && crate::disasm::has_dst(i)).then(|| crate::disasm::vop3_opsel_len(i))
 }
 
 /// VOP3P selector lists cut to the instruction's sources (llvm-mc ignores the rest).
