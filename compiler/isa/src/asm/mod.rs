@@ -7,6 +7,7 @@
 //! in llvm-mc's order of preference (e32 before e64, inline constant before literal).
 
 mod decoded;
+mod exp16;
 mod expr;
 mod image;
 pub mod lexer;

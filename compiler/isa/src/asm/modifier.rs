@@ -98,7 +98,11 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                     if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
                 let hi = if matches!(fname, "FLAT") && i.arch != Arch::Gfx1201 { 0xfff } else { hi };
                 if v < lo || v > hi {
-                    return err(t, format!("offset {v} out of range"));
+                    let bits = (hi - lo + 1).ilog2();
+                    // llvm-mc 22 keeps the low 12 bits of a buffer offset (on gfx9 the rest
+                    // spills into offen/idxen): the bytes would not say this offset.
+                    let mc = if fname.contains("BUF") { "; llvm-mc drops the high bits" } else { "" };
+                    return err(t, format!("offset {v} out of range: {fname} offsets are {bits} bits ({lo}..{hi}){mc}"));
                 }
                 set1(i, "offset", (v as u32) & ((1u64 << width) - 1) as u32)?;
             }

@@ -137,6 +137,12 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
 
 fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &Tok) -> Result<(), PErr> {
     if let Some(l) = lit {
+        let f = i.format().name;
+        if is_gfx9(i.arch) && (f.starts_with("VOP3") || f == "MFMA") {
+            // gfx9's 64-bit VALU encodings have no literal dword (llvm-mc: "literal operands are
+            // not supported").
+            return err(t, format!("'{}': gfx9's 64-bit encoding takes no literal", t.text));
+        }
         // One literal dword. The FLAG_LITERAL opcodes' constant (parsed later) must repeat a
         // literal source (v_fmamk_f32 v0, K, K, v1); `start` left a placeholder there.
         if i.literal.is_some_and(|x| x != l) && i.opcode().flags & FLAG_LITERAL == 0 {
@@ -200,8 +206,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
             return err(&t, "too many operands");
         }
     }
-    if fname == "LDSDIR" {
-        // lds_param_load vdst, attrN.c wait_vdst:N
+    if !atomic_ret && m.contains("_atomic_") && matches!(fname, "FLAT" | "GLOBAL" | "SCRATCH") {
+        if let Some(t) = mods.iter().find(|t| t.text.contains("TH_ATOMIC_RETURN")) {
+            // gfx12: llvm-mc 22 writes the returning form with destination v0 (clobbering it).
+            return err(t, "TH_ATOMIC_RETURN needs the returning form's destination (llvm-mc writes v0)");
+        }
     }
     // gfx9 MUBUF loads to LDS (`lds`) have no vdata operand.
     let lds_ops: Vec<baregpu_autogen::isa::Operand>;
@@ -252,6 +261,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 }
             };
             if !ok {
+                if abs && i.field_def("abs").is_none() && i.field_def("neg").is_some() {
+                    // VOP3B (v_div_scale_*, v_mad_*64_*32...) and VINTERP: llvm-mc 22 reads abs
+                    // and writes no abs bit.
+                    return err(t, format!("'{}': the {fname} encoding has no abs bits (llvm-mc drops abs)", t.text));
+                }
                 return err(t, "this operand takes no modifiers");
             }
         }
@@ -386,11 +400,20 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     _ if s.starts_with("lit(") => {
                         // `lit(X)`: X as a literal even where an inline constant would hold it.
                         let x = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map(str::trim);
-                        let l = x.and_then(|x| literal_bits(src_val_type(arch, m, idx.unwrap_or(0), d), x));
+                        let ty = src_val_type(arch, m, idx.unwrap_or(0), d);
+                        if let Some(e) = x.and_then(|x| float_in_int16(ty, x)) {
+                            return err(t, e);
+                        }
+                        let l = x.and_then(|x| literal_bits(ty, x));
+                        // The 16-bit exponent keeps only those bits of a literal too.
+                        let l = if super::exp16::is_exp16(i, idx) { l.map(|l| l & 0xffff) } else { l };
                         match l {
                             Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                             _ => return err(t, format!("'{s}': expected a 32-bit literal here")),
                         }
+                    }
+                    _ if super::exp16::is_exp16(i, idx) && super::exp16::code(s).is_some() => {
+                        super::exp16::code(s).unwrap_or((0, None))
                     }
                     _ => {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
@@ -400,6 +423,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
                             Ok(c) => c,
                             Err(e) => match float_literal(ty, s) {
+                                _ if float_in_int16(ty, s).is_some() => {
+                                    return err(t, float_in_int16(ty, s).unwrap_or(e));
+                                }
                                 Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                                 _ => return err(t, e),
                             },
@@ -417,6 +443,12 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 };
                 let code = (scc_low7(i, field, code.0), code.1);
                 if matches!(o.kind, OperandKind::Sgpr) && code.0 > 127 {
+                    let seven = i.field_def(field).is_some_and(|f| f.hi - f.lo == 6);
+                    if seven && crate::names::sreg::code(arch, s).is_some() {
+                        // gfx9 scratch: llvm-mc 22 writes the code's low 7 bits, another register.
+                        let mc = if fname == "SCRATCH" { format!(" (llvm-mc writes {:#x})", code.0 & 0x7f) } else { String::new() };
+                        return err(t, format!("'{s}' (code {}) does not fit the 7-bit {field} field{mc}", code.0));
+                    }
                     return err(t, format!("'{s}': expected a scalar register"));
                 }
                 if matches!(o.kind, OperandKind::Vgpr)
@@ -566,6 +598,20 @@ fn float_literal(ty: ValType, s: &str) -> Option<u32> {
         ValType::Bf16 => Some((f as f32).to_bits()).filter(|b| b & 0xffff == 0).map(|b| b >> 16),
         _ => Some((f as f32).to_bits()),
     }
+}
+
+/// The refusal of a float that is no inline constant in a 16-bit integer source: llvm-mc 22
+/// writes its f32 bits as the literal, and the operand reads only their low half (it prints
+/// `v_cvt_f16_u16 v8, 1.5` back as `v_cvt_f16_u16 v8, 0x0`), so the bytes do not say 1.5.
+fn float_in_int16(ty: ValType, s: &str) -> Option<String> {
+    let bits = match (ty, super::value::value(s)) {
+        (ValType::B16, super::value::Val::Float(f)) => (f as f32).to_bits(),
+        _ => return None,
+    };
+    Some(format!(
+        "'{s}' in a 16-bit integer operand: llvm-mc writes its f32 bits {bits:#x}, of which the operand reads {:#x}",
+        bits & 0xffff
+    ))
 }
 
 /// Marks an operand as an AGPR: MFMA `acc_cd` (destination and accumulator) and `acc` (one bit

@@ -159,6 +159,14 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
                 continue;
             }
         }
+        if super::exp16::is_exp16(i, kinds.get(k).and_then(|o| crate::operand::src_index(o.name))) {
+            if let Some(same) = super::exp16::same_vals(&a.val, &b.val).filter(|_| a.plain() && b.plain()) {
+                if same {
+                    continue;
+                }
+                return false;
+            }
+        }
         if !same_operand(arch, fname, kind, a, b) {
             return false;
         }

@@ -404,6 +404,10 @@ pub fn bitop3(i: &Instruction) -> u32 {
 }
 
 fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bool) -> String {
+    if (s, ext) == (Shape::E32, Ext::Sdwa) && si < 2 {
+        // sext stands where neg/abs do not (v_ldexp_f16's integer exponent): sdwa_mods checks.
+        return sdwa_mods(i, si, t);
+    }
     if s == Shape::Vop3 && is_gfx9(i.arch) && i.mnemonic().starts_with("v_bitop3") || !takes_mods(i.opcode(), si) {
         return t;
     }
