@@ -79,14 +79,14 @@ fn matrix_sources_llvm_mc_refuses_are_refused() {
 /// - `|v|` on VOP3B (v_div_scale) and VINTERP: no abs bits, llvm-mc writes none;
 /// - gfx12 non-returning flat/global atomics with th:TH_ATOMIC_RETURN: the returning form with
 ///   destination v0;
-/// - gfx9 v_pk_fmac_f16 op_sel: parsed and printed back, no op_sel bits written;
+/// - gfx9 v_pk_fmac_f16 op_sel, and sext on its SDWA sources: parsed, no bits written;
 /// - gfx9 src_scc (253) as a scratch address: its low 7 bits, 0x7d, are written;
 /// - a float that is no inline constant in a 16-bit integer source: its f32 bits, of which the
 ///   operand reads the low half (0x0 for 1.5).
 #[test]
 fn lines_llvm_mc_misencodes_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 12] = [
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 14] = [
         (Gfx942, "buffer_load_dword v1, off, s[4:7], s1 offset:4096", 39, "MUBUF offsets are 12 bits (0..4095)"),
         (Gfx1100, "buffer_load_b32 v1, off, s[4:7], s1 offset:65535", 37, "MUBUF offsets are 12 bits (0..4095)"),
         (
@@ -104,6 +104,13 @@ fn lines_llvm_mc_misencodes_are_refused() {
         (Gfx950, "v_pk_fmac_f16_e64 v12, v24, v40 op_sel:[0,1,0]", 33, "op_sel is not encodable"),
         (Gfx942, "scratch_load_ubyte v56, v8, src_scc offset:4", 29, "does not fit the 7-bit saddr field"),
         (Gfx1100, "v_cvt_f16_u16_e32 v8, 1.5", 23, "reads 0x0"),
+        (Gfx942, "v_add_u16 v8, 0.1, v1", 15, "reads 0xcccd"),
+        (
+            Gfx942,
+            "v_pk_fmac_f16_sdwa v8, v24, sext(v40) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
+            29,
+            "sext is not encodable",
+        ),
     ];
     for (arch, line, col, what) in bad {
         let e = assemble(arch, line).unwrap_err();

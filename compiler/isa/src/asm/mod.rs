@@ -7,10 +7,10 @@
 //! in llvm-mc's order of preference (e32 before e64, inline constant before literal).
 
 mod decoded;
-mod exp16;
 mod expr;
 mod image;
 pub mod lexer;
+mod low16;
 mod matrix;
 mod modifier;
 pub mod operand;

@@ -102,7 +102,10 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                     // llvm-mc 22 keeps the low 12 bits of a buffer offset (on gfx9 the rest
                     // spills into offen/idxen): the bytes would not say this offset.
                     let mc = if fname.contains("BUF") { "; llvm-mc drops the high bits" } else { "" };
-                    return err(t, format!("offset {v} out of range: {fname} offsets are {bits} bits ({lo}..{hi}){mc}"));
+                    return err(
+                        t,
+                        format!("offset {v} out of range: {fname} offsets are {bits} bits ({lo}..{hi}){mc}"),
+                    );
                 }
                 set1(i, "offset", (v as u32) & ((1u64 << width) - 1) as u32)?;
             }

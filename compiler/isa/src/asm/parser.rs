@@ -1,6 +1,6 @@
 //! Building a typed instruction for one candidate opcode from a parsed line.
 
-use baregpu_autogen::isa::{OperandKind, FLAG_LITERAL};
+use baregpu_autogen::isa::{Opcode, OperandKind, FLAG_LITERAL};
 
 use std::borrow::Cow;
 
@@ -11,7 +11,7 @@ use super::symbolic::{exp, gpr_idx, simm16};
 use crate::inst::{set, Instruction};
 use crate::operand::{is_gfx9, src_index};
 use crate::operand::{src_val_type, ValType};
-use crate::tables::Tables;
+use crate::tables::{Tables, FLAG_LIT16};
 use crate::Arch;
 
 /// Error: column and reason.
@@ -244,6 +244,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         }
         if neg || abs || sext {
             let si = idx.unwrap_or(0);
+            if sext && ext == Ext::Sdwa && m.starts_with("v_pk_fmac_f16") {
+                // Packed f16 sources: llvm-mc 22 reads sext and writes no sext bit.
+                return err(t, "sext is not encodable on v_pk_fmac_f16_sdwa's f16 sources (llvm-mc drops it)");
+            }
             let ok = match (ext, fname) {
                 (Ext::Sdwa, _) | (Ext::Dpp16, _) if !fname.starts_with("VOP3") => {
                     (!neg || i.set_field(&format!("src{si}_neg"), 1))
@@ -401,19 +405,19 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         // `lit(X)`: X as a literal even where an inline constant would hold it.
                         let x = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map(str::trim);
                         let ty = src_val_type(arch, m, idx.unwrap_or(0), d);
-                        if let Some(e) = x.and_then(|x| float_in_int16(ty, x)) {
+                        if let Some(e) = x.and_then(|x| float_in_int16(opc, ty, x)) {
                             return err(t, e);
                         }
                         let l = x.and_then(|x| literal_bits(ty, x));
-                        // The 16-bit exponent keeps only those bits of a literal too.
-                        let l = if super::exp16::is_exp16(i, idx) { l.map(|l| l & 0xffff) } else { l };
+                        // A truncating 16-bit source (low16.rs) keeps only those bits of a literal too.
+                        let l = if super::low16::low16(i, idx).is_some() { l.map(|l| l & 0xffff) } else { l };
                         match l {
                             Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                             _ => return err(t, format!("'{s}': expected a 32-bit literal here")),
                         }
                     }
-                    _ if super::exp16::is_exp16(i, idx) && super::exp16::code(s).is_some() => {
-                        super::exp16::code(s).unwrap_or((0, None))
+                    _ if super::low16::low16(i, idx).and_then(|ty| super::low16::code(ty, s)).is_some() => {
+                        super::low16::low16(i, idx).and_then(|ty| super::low16::code(ty, s)).unwrap_or((0, None))
                     }
                     _ => {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
@@ -423,8 +427,8 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
                             Ok(c) => c,
                             Err(e) => match float_literal(ty, s) {
-                                _ if float_in_int16(ty, s).is_some() => {
-                                    return err(t, float_in_int16(ty, s).unwrap_or(e));
+                                _ if float_in_int16(opc, ty, s).is_some() => {
+                                    return err(t, float_in_int16(opc, ty, s).unwrap_or(e));
                                 }
                                 Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                                 _ => return err(t, e),
@@ -446,7 +450,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     let seven = i.field_def(field).is_some_and(|f| f.hi - f.lo == 6);
                     if seven && crate::names::sreg::code(arch, s).is_some() {
                         // gfx9 scratch: llvm-mc 22 writes the code's low 7 bits, another register.
-                        let mc = if fname == "SCRATCH" { format!(" (llvm-mc writes {:#x})", code.0 & 0x7f) } else { String::new() };
+                        let mc = if fname == "SCRATCH" {
+                            format!(" (llvm-mc writes {:#x})", code.0 & 0x7f)
+                        } else {
+                            String::new()
+                        };
                         return err(t, format!("'{s}' (code {}) does not fit the 7-bit {field} field{mc}", code.0));
                     }
                     return err(t, format!("'{s}': expected a scalar register"));
@@ -603,9 +611,12 @@ fn float_literal(ty: ValType, s: &str) -> Option<u32> {
 /// The refusal of a float that is no inline constant in a 16-bit integer source: llvm-mc 22
 /// writes its f32 bits as the literal, and the operand reads only their low half (it prints
 /// `v_cvt_f16_u16 v8, 1.5` back as `v_cvt_f16_u16 v8, 0x0`), so the bytes do not say 1.5.
-fn float_in_int16(ty: ValType, s: &str) -> Option<String> {
-    let bits = match (ty, super::value::value(s)) {
-        (ValType::B16, super::value::Val::Float(f)) => (f as f32).to_bits(),
+/// A 16-bit integer source is one typed B16, or a 32-bit-typed source of an opcode whose
+/// literal llvm-mc reads as 16 bits (FLAG_LIT16, gfx9's v_add_u16 ...).
+fn float_in_int16(opc: &Opcode, ty: ValType, s: &str) -> Option<String> {
+    let int16 = ty == ValType::B16 || opc.flags & FLAG_LIT16 != 0 && ty == ValType::F32;
+    let bits = match super::value::value(s) {
+        super::value::Val::Float(f) if int16 => (f as f32).to_bits(),
         _ => return None,
     };
     Some(format!(

@@ -159,8 +159,8 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
                 continue;
             }
         }
-        if super::exp16::is_exp16(i, kinds.get(k).and_then(|o| crate::operand::src_index(o.name))) {
-            if let Some(same) = super::exp16::same_vals(&a.val, &b.val).filter(|_| a.plain() && b.plain()) {
+        if let Some(ty) = super::low16::low16(i, kinds.get(k).and_then(|o| crate::operand::src_index(o.name))) {
+            if let Some(same) = super::low16::same_vals(ty, &a.val, &b.val).filter(|_| a.plain() && b.plain()) {
                 if same {
                     continue;
                 }
