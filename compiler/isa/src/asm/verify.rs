@@ -402,7 +402,12 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
         }
         // ds_swizzle_b32's offset, numeric or as swizzle(...).
         (Val::Int(n), Val::Call("swizzle", args)) | (Val::Call("swizzle", args), Val::Int(n)) => {
-            crate::names::swizzle::parse(arch, &format!("swizzle({args})")).is_some_and(|v| i64::from(v) == *n)
+            let text = format!("swizzle({args})");
+            // A number whose unused bits are set (`offset:65535`) prints as the mode it selects;
+            // `fill` wrote the number itself, so printing it the same way is agreement.
+            crate::names::swizzle::parse(arch, &text).is_some_and(|v| i64::from(v) == *n)
+                || u32::try_from(*n)
+                    .is_ok_and(|v| v <= 0xffff && no_space(&crate::names::swizzle::text(arch, v)) == no_space(&text))
         }
         // MTBUF formats by value: a default part may be written or left out
         // (`[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_UNORM]` is `[BUF_DATA_FORMAT_8_8_8_8]`).
