@@ -72,3 +72,65 @@ fn matrix_sources_llvm_mc_refuses_are_refused() {
     let ok = assemble(Gfx942, "v_mfma_f32_4x4x1f32 a[0:3], v0, v1, 1.0").unwrap();
     assert_eq!(ok, [0x00, 0x80, 0xc2, 0xd3, 0x00, 0x03, 0xca, 0x03]);
 }
+
+/// Lines llvm-mc 22 accepts but writes to bytes that do not say what the line says (checked with
+/// llvm-mc-22 -show-encoding): each is refused at the operand or modifier, with a one-line reason.
+/// - a buffer offset above 4095: llvm-mc keeps the low 12 bits (`offset:4096` is written as 0);
+/// - `|v|` on VOP3B (v_div_scale) and VINTERP: no abs bits, llvm-mc writes none;
+/// - gfx12 non-returning flat/global atomics with th:TH_ATOMIC_RETURN: the returning form with
+///   destination v0;
+/// - gfx9 v_pk_fmac_f16 op_sel, and sext on its SDWA sources: parsed, no bits written;
+/// - gfx9 src_scc (253) as a scratch address: its low 7 bits, 0x7d, are written;
+/// - a float that is no inline constant in a 16-bit integer source: its f32 bits, of which the
+///   operand reads the low half (0x0 for 1.5).
+#[test]
+fn lines_llvm_mc_misencodes_are_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 14] = [
+        (Gfx942, "buffer_load_dword v1, off, s[4:7], s1 offset:4096", 39, "MUBUF offsets are 12 bits (0..4095)"),
+        (Gfx1100, "buffer_load_b32 v1, off, s[4:7], s1 offset:65535", 37, "MUBUF offsets are 12 bits (0..4095)"),
+        (
+            Gfx1100,
+            "tbuffer_load_format_x v1, off, s[4:7], s1 format:[BUF_FMT_32_FLOAT] offset:4100",
+            69,
+            "MTBUF offsets are 12 bits",
+        ),
+        (Gfx1100, "v_div_scale_f32 v12, s0, |v24|, v40, v56", 26, "no abs bits"),
+        (Gfx942, "v_div_scale_f64 v[12:13], s[0:1], v[24:25], |v[40:41]|, v[56:57]", 45, "no abs bits"),
+        (Gfx1100, "v_interp_p10_f32 v0, |v1|, v2, v3", 22, "VINTERP encoding has no abs bits"),
+        (Gfx1201, "global_atomic_add_u32 v8, v24, s[16:17] th:TH_ATOMIC_RETURN", 41, "returning form's destination"),
+        (Gfx1201, "flat_atomic_swap_b32 v[8:9], v24 th:TH_ATOMIC_RETURN", 34, "returning form's destination"),
+        (Gfx942, "v_pk_fmac_f16 v8, v28, v40 op_sel:[1,0,0]", 28, "op_sel is not encodable"),
+        (Gfx950, "v_pk_fmac_f16_e64 v12, v24, v40 op_sel:[0,1,0]", 33, "op_sel is not encodable"),
+        (Gfx942, "scratch_load_ubyte v56, v8, src_scc offset:4", 29, "does not fit the 7-bit saddr field"),
+        (Gfx1100, "v_cvt_f16_u16_e32 v8, 1.5", 23, "reads 0x0"),
+        (Gfx942, "v_add_u16 v8, 0.1, v1", 15, "reads 0xcccd"),
+        (
+            Gfx942,
+            "v_pk_fmac_f16_sdwa v8, v24, sext(v40) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
+            29,
+            "sext is not encodable",
+        ),
+    ];
+    for (arch, line, col, what) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
+        assert!(e.to_string().contains(what), "{line}: {e}");
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+    // What llvm-mc writes the same way is taken: a returning atomic written with its destination,
+    // the default op_sel, an inline float in a 16-bit integer source.
+    let ok = [
+        (Gfx1201, "global_atomic_add_u32 v0, v8, v24, s[16:17] th:TH_ATOMIC_RETURN"),
+        (Gfx942, "v_pk_fmac_f16_e64 v8, v28, v40 op_sel:[0,0,0]"),
+        (Gfx942, "v_cvt_f16_u16_e32 v8, 0.5"),
+    ];
+    let want: [&[u8]; 3] = [
+        &[0x10, 0x40, 0x0d, 0xee, 0x00, 0x00, 0x10, 0x0c, 0x08, 0x00, 0x00, 0x00],
+        &[0x08, 0x00, 0x3c, 0xd1, 0x1c, 0x51, 0x02, 0x00],
+        &[0xf0, 0x72, 0x10, 0x7e],
+    ];
+    for ((arch, line), bytes) in ok.iter().zip(want) {
+        assert_eq!(assemble(*arch, line).unwrap(), bytes, "{line}");
+    }
+}

@@ -10,6 +10,7 @@ mod decoded;
 mod expr;
 mod image;
 pub mod lexer;
+mod low16;
 mod matrix;
 mod modifier;
 pub mod operand;

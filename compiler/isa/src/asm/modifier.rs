@@ -98,7 +98,14 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                     if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
                 let hi = if matches!(fname, "FLAT") && i.arch != Arch::Gfx1201 { 0xfff } else { hi };
                 if v < lo || v > hi {
-                    return err(t, format!("offset {v} out of range"));
+                    let bits = (hi - lo + 1).ilog2();
+                    // llvm-mc 22 keeps the low 12 bits of a buffer offset (on gfx9 the rest
+                    // spills into offen/idxen): the bytes would not say this offset.
+                    let mc = if fname.contains("BUF") { "; llvm-mc drops the high bits" } else { "" };
+                    return err(
+                        t,
+                        format!("offset {v} out of range: {fname} offsets are {bits} bits ({lo}..{hi}){mc}"),
+                    );
                 }
                 set1(i, "offset", (v as u32) & ((1u64 << width) - 1) as u32)?;
             }
@@ -154,13 +161,20 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             set1(i, "opsel", i.f("opsel") | bit)?;
         }
         "op_sel" => {
-            let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
+            let (b, _) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
+            if b != 0 && is_gfx9(i.arch) && i.mnemonic().starts_with("v_pk_fmac_f16") {
+                // llvm-mc 22 reads it, prints it back and writes no op_sel bits: refused rather
+                // than assembled to bytes that drop it.
+                return err(t, "op_sel is not encodable on gfx9 v_pk_fmac_f16_e64 (llvm-mc drops it)");
+            }
             let b = b & vop3p_mask(i);
             let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) {
                 b
             } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
-                let last = n.saturating_sub(1);
-                (b & ((1 << last) - 1)) | ((b >> last) & 1) << 3
+                // llvm-mc reads entries by position: one per source, then the destination's;
+                // entries past those are ignored (`op_sel:[0,1,0,0]` on a VOP1 is `[0,1]`).
+                let dst = crate::disasm::vop3_opsel_len(i) - 1;
+                (b & ((1 << dst.min(3)) - 1)) | ((b >> dst) & 1) << 3
             } else {
                 b
             };

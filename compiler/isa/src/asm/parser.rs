@@ -1,6 +1,6 @@
 //! Building a typed instruction for one candidate opcode from a parsed line.
 
-use baregpu_autogen::isa::{OperandKind, FLAG_LITERAL};
+use baregpu_autogen::isa::{Opcode, OperandKind, FLAG_LITERAL};
 
 use std::borrow::Cow;
 
@@ -11,7 +11,7 @@ use super::symbolic::{exp, gpr_idx, simm16};
 use crate::inst::{set, Instruction};
 use crate::operand::{is_gfx9, src_index};
 use crate::operand::{src_val_type, ValType};
-use crate::tables::Tables;
+use crate::tables::{Tables, FLAG_LIT16};
 use crate::Arch;
 
 /// Error: column and reason.
@@ -137,6 +137,12 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
 
 fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &Tok) -> Result<(), PErr> {
     if let Some(l) = lit {
+        let f = i.format().name;
+        if is_gfx9(i.arch) && (f.starts_with("VOP3") || f == "MFMA") {
+            // gfx9's 64-bit VALU encodings have no literal dword (llvm-mc: "literal operands are
+            // not supported").
+            return err(t, format!("'{}': gfx9's 64-bit encoding takes no literal", t.text));
+        }
         // One literal dword. The FLAG_LITERAL opcodes' constant (parsed later) must repeat a
         // literal source (v_fmamk_f32 v0, K, K, v1); `start` left a placeholder there.
         if i.literal.is_some_and(|x| x != l) && i.opcode().flags & FLAG_LITERAL == 0 {
@@ -204,8 +210,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
             return err(&t, "too many operands");
         }
     }
-    if fname == "LDSDIR" {
-        // lds_param_load vdst, attrN.c wait_vdst:N
+    if !atomic_ret && m.contains("_atomic_") && matches!(fname, "FLAT" | "GLOBAL" | "SCRATCH") {
+        if let Some(t) = mods.iter().find(|t| t.text.contains("TH_ATOMIC_RETURN")) {
+            // gfx12: llvm-mc 22 writes the returning form with destination v0 (clobbering it).
+            return err(t, "TH_ATOMIC_RETURN needs the returning form's destination (llvm-mc writes v0)");
+        }
     }
     // gfx9 MUBUF loads to LDS (`lds`) have no vdata operand.
     let lds_ops: Vec<baregpu_autogen::isa::Operand>;
@@ -239,6 +248,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         }
         if neg || abs || sext {
             let si = idx.unwrap_or(0);
+            if sext && ext == Ext::Sdwa && m.starts_with("v_pk_fmac_f16") {
+                // Packed f16 sources: llvm-mc 22 reads sext and writes no sext bit.
+                return err(t, "sext is not encodable on v_pk_fmac_f16_sdwa's f16 sources (llvm-mc drops it)");
+            }
             let ok = match (ext, fname) {
                 (Ext::Sdwa, _) | (Ext::Dpp16, _) if !fname.starts_with("VOP3") => {
                     (!neg || i.set_field(&format!("src{si}_neg"), 1))
@@ -256,6 +269,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 }
             };
             if !ok {
+                if abs && i.field_def("abs").is_none() && i.field_def("neg").is_some() {
+                    // VOP3B (v_div_scale_*, v_mad_*64_*32...) and VINTERP: llvm-mc 22 reads abs
+                    // and writes no abs bit.
+                    return err(t, format!("'{}': the {fname} encoding has no abs bits (llvm-mc drops abs)", t.text));
+                }
                 return err(t, "this operand takes no modifiers");
             }
         }
@@ -390,11 +408,20 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     _ if s.starts_with("lit(") => {
                         // `lit(X)`: X as a literal even where an inline constant would hold it.
                         let x = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map(str::trim);
-                        let l = x.and_then(|x| literal_bits(src_val_type(arch, m, idx.unwrap_or(0), d), x));
+                        let ty = src_val_type(arch, m, idx.unwrap_or(0), d);
+                        if let Some(e) = x.and_then(|x| float_in_int16(opc, ty, x)) {
+                            return err(t, e);
+                        }
+                        let l = x.and_then(|x| literal_bits(ty, x));
+                        // A truncating 16-bit source (low16.rs) keeps only those bits of a literal too.
+                        let l = if super::low16::low16(i, idx).is_some() { l.map(|l| l & 0xffff) } else { l };
                         match l {
                             Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                             _ => return err(t, format!("'{s}': expected a 32-bit literal here")),
                         }
+                    }
+                    _ if super::low16::low16(i, idx).and_then(|ty| super::low16::code(ty, s)).is_some() => {
+                        super::low16::low16(i, idx).and_then(|ty| super::low16::code(ty, s)).unwrap_or((0, None))
                     }
                     _ => {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
@@ -411,6 +438,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
                             Ok(c) => c,
                             Err(e) => match float_literal(ty(), s) {
+                                _ if float_in_int16(opc, ty(), s).is_some() => {
+                                    return err(t, float_in_int16(opc, ty(), s).unwrap_or(e));
+                                }
                                 Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
                                 _ => return err(t, e),
                             },
@@ -428,6 +458,16 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 };
                 let code = (scc_low7(i, field, code.0), code.1);
                 if matches!(o.kind, OperandKind::Sgpr) && code.0 > 127 {
+                    let seven = i.field_def(field).is_some_and(|f| f.hi - f.lo == 6);
+                    if seven && crate::names::sreg::code(arch, s).is_some() {
+                        // gfx9 scratch: llvm-mc 22 writes the code's low 7 bits, another register.
+                        let mc = if fname == "SCRATCH" {
+                            format!(" (llvm-mc writes {:#x})", code.0 & 0x7f)
+                        } else {
+                            String::new()
+                        };
+                        return err(t, format!("'{s}' (code {}) does not fit the 7-bit {field} field{mc}", code.0));
+                    }
                     return err(t, format!("'{s}': expected a scalar register"));
                 }
                 if matches!(o.kind, OperandKind::Vgpr)
@@ -585,6 +625,23 @@ fn float_literal(ty: ValType, s: &str) -> Option<u32> {
         ValType::Bf16 => Some((f as f32).to_bits()).filter(|b| b & 0xffff == 0).map(|b| b >> 16),
         _ => Some((f as f32).to_bits()),
     }
+}
+
+/// The refusal of a float that is no inline constant in a 16-bit integer source: llvm-mc 22
+/// writes its f32 bits as the literal, and the operand reads only their low half (it prints
+/// `v_cvt_f16_u16 v8, 1.5` back as `v_cvt_f16_u16 v8, 0x0`), so the bytes do not say 1.5.
+/// A 16-bit integer source is one typed B16, or a 32-bit-typed source of an opcode whose
+/// literal llvm-mc reads as 16 bits (FLAG_LIT16, gfx9's v_add_u16 ...).
+fn float_in_int16(opc: &Opcode, ty: ValType, s: &str) -> Option<String> {
+    let int16 = ty == ValType::B16 || opc.flags & FLAG_LIT16 != 0 && ty == ValType::F32;
+    let bits = match super::value::value(s) {
+        super::value::Val::Float(f) if int16 => (f as f32).to_bits(),
+        _ => return None,
+    };
+    Some(format!(
+        "'{s}' in a 16-bit integer operand: llvm-mc writes its f32 bits {bits:#x}, of which the operand reads {:#x}",
+        bits & 0xffff
+    ))
 }
 
 /// Marks an operand as an AGPR: MFMA `acc_cd` (destination and accumulator) and `acc` (one bit

@@ -176,24 +176,40 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
                 continue;
             }
         }
+        if let Some(ty) = super::low16::low16(i, kinds.get(k).and_then(|o| crate::operand::src_index(o.name))) {
+            if let Some(same) = super::low16::same_vals(ty, &a.val, &b.val).filter(|_| a.plain() && b.plain()) {
+                if same {
+                    continue;
+                }
+                return false;
+            }
+        }
         if !same_operand(arch, fname, kind, a, b) {
             return false;
         }
     }
     let implied = implied_op_sel(fname, kinds, w_ops, &w_mods);
     let w_mods = implied.map(Cow::Owned).unwrap_or(w_mods);
-    match vop3p_sources(i) {
+    match vop3p_sources(i).or_else(|| vop3_opsel_entries(i)) {
         Some(n) => same_mods(arch, &vop3p_lists(&w_mods, n), &g_mods),
         None => same_mods(arch, &w_mods, &g_mods),
     }
 }
 
-/// The number of sources of a VOP3P instruction, `None` for other formats.
+/// The number of sources of a VOP3P (or gfx11 WMMA) instruction, `None` for other formats.
 pub(super) fn vop3p_sources(i: &Instruction) -> Option<usize> {
-    i.format()
-        .name
-        .starts_with("VOP3P")
+    let f = i.format().name;
+    (f.starts_with("VOP3P") || f == "WMMA")
         .then(|| i.operands().iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count())
+}
+
+/// How many `op_sel` entries llvm-mc reads on a VOP3 (not VOP3P) instruction with a destination
+/// entry (parser's modifier rule); `None` where it reads them all.
+fn vop3_opsel_entries(i: &Instruction) -> Option<usize> {
+    let f = i.format().name;
+    let m = i.mnemonic();
+    let vop3 = f.starts_with("VOP3") && !f.starts_with("VOP3P") && f != "WMMA";
+    (vop3 && !m.starts_with("v_permlane") && crate::disasm::has_dst(i)).then(|| crate::disasm::vop3_opsel_len(i))
 }
 
 /// VOP3P selector lists cut to the instruction's sources (llvm-mc ignores the rest).
@@ -407,7 +423,12 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
         }
         // ds_swizzle_b32's offset, numeric or as swizzle(...).
         (Val::Int(n), Val::Call("swizzle", args)) | (Val::Call("swizzle", args), Val::Int(n)) => {
-            crate::names::swizzle::parse(arch, &format!("swizzle({args})")).is_some_and(|v| i64::from(v) == *n)
+            let text = format!("swizzle({args})");
+            // A number whose unused bits are set (`offset:65535`) prints as the mode it selects;
+            // `fill` wrote the number itself, so printing it the same way is agreement.
+            crate::names::swizzle::parse(arch, &text).is_some_and(|v| i64::from(v) == *n)
+                || u32::try_from(*n)
+                    .is_ok_and(|v| v <= 0xffff && no_space(&crate::names::swizzle::text(arch, v)) == no_space(&text))
         }
         // MTBUF formats by value: a default part may be written or left out
         // (`[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_UNORM]` is `[BUF_DATA_FORMAT_8_8_8_8]`).

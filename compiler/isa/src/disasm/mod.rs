@@ -5,7 +5,7 @@ pub mod mem;
 mod salu;
 pub(crate) mod valu;
 
-pub use valu::{byte_sel, byte_sel_opsel, has_dst, sdwa_has_dst_sel};
+pub use valu::{byte_sel, byte_sel_opsel, has_dst, sdwa_has_dst_sel, vop3_opsel_len};
 
 use crate::inst::Instruction;
 use crate::operand::{float_text, reg_range, src, sreg_text, Src, ValType};

@@ -287,6 +287,20 @@ pub fn has_dst(i: &Instruction) -> bool {
     i.operands().iter().any(|o| o.name == "vdst" || o.name == "sdst")
 }
 
+/// The length of a VOP3 (not VOP3P) `op_sel` list with a destination entry, which is its last:
+/// one entry per source, plus one for the destination; four where the destination is also read
+/// (v_fmac/v_mac, gfx9's tied `vdst_in`), as llvm-mc counts them.
+pub fn vop3_opsel_len(i: &Instruction) -> usize {
+    let m = i.mnemonic();
+    let tied = m.starts_with("v_fmac") || m.starts_with("v_mac") || is_gfx9(i.arch) && TIED_VDST_IN.contains(&m);
+    let nsrc = i.operands().iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2" | "vsrc1")).count();
+    if tied {
+        4
+    } else {
+        nsrc + 1
+    }
+}
+
 /// The gfx12 fp8/bf8 conversions select a byte with op_sel bits that llvm-mc prints as
 /// `byte_sel:N`: the source byte of v_cvt_f32_{fp8,bf8} (op_sel[0] is its high bit, op_sel[1]
 /// its low bit) and the destination byte of v_cvt_sr_{fp8,bf8}_f32 (op_sel[2..3]).
@@ -390,6 +404,10 @@ pub fn bitop3(i: &Instruction) -> u32 {
 }
 
 fn apply_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, t: String, mix: bool) -> String {
+    if (s, ext) == (Shape::E32, Ext::Sdwa) && si < 2 {
+        // sext stands where neg/abs do not (v_ldexp_f16's integer exponent): sdwa_mods checks.
+        return sdwa_mods(i, si, t);
+    }
     if s == Shape::Vop3 && is_gfx9(i.arch) && i.mnemonic().starts_with("v_bitop3") || !takes_mods(i.opcode(), si) {
         return t;
     }

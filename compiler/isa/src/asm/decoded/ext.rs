@@ -63,7 +63,11 @@ pub(super) fn negated_name(x: &Operand) -> Option<()> {
 /// The source modifiers of source `si` (0..=2) in shape `s` with extension `ext`, as
 /// disasm::valu::apply_mods reads them.
 pub(super) fn src_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, x: &mut Operand<'static>) -> Option<()> {
-    // The printer applies none, not even SDWA's sext, where the opcode takes no modifiers.
+    if (s, ext) == (Shape::E32, Ext::Sdwa) && si < 2 {
+        // SDWA's sext applies where neg/abs do not (sdwa_src_mods checks those).
+        return sdwa_src_mods(i, si, x);
+    }
+    // The printer applies no other modifier where the opcode takes none.
     if !takes_mods(i.opcode(), si) {
         return Some(());
     }
