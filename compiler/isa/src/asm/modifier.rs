@@ -274,9 +274,8 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                 let k = names::cpol::scope(val).ok_or_else(|| (t.col, format!("bad scope '{val}'")))?;
                 (st & !3) | k
             } else {
-                // The default hint has a name per access kind, code 0.
-                let rt = matches!(val, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT").then_some(0);
-                let k = rt.or_else(|| names::cpol::th(val)).ok_or_else(|| (t.col, format!("bad th '{val}'")))?;
+                let a = names::cpol::Access::of(i.mnemonic());
+                let k = names::cpol::th_value(a, val).ok_or_else(|| (t.col, format!("bad th '{val}'")))?;
                 (st & 3) | k << 2
             };
             set1(i, "scope_th", v)?;
