@@ -1,0 +1,36 @@
+//! Words no instruction line produces, printed as the `.long` dwords they are (which llvm-mc
+//! and our assembler both read back to the same bytes), the decoded text after them as a
+//! comment. The tests are the rules the assembler itself enforces, not copies of them.
+
+use crate::asm::lexer::split_line;
+use crate::asm::operand::check_alignment;
+use crate::asm::value::{typed, Val};
+use crate::inst::Instruction;
+use crate::operand::{is_gfx9, takes_no_literal};
+
+/// Whether no instruction line assembles to `i`, whose text is `text`: a source field holds
+/// the literal code where the encoding takes no literal (gfx9 VOP3), or a register tuple breaks
+/// the alignment the assembler requires (gfx9: even VGPR/AGPR tuples).
+pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
+    if !is_gfx9(i.arch) {
+        return false;
+    }
+    if i.literal.is_none() && takes_no_literal(i.arch, i.format().name) {
+        let lit_code = |o: &baregpu_autogen::isa::Operand| {
+            matches!(o.kind, baregpu_autogen::isa::OperandKind::Ssrc | baregpu_autogen::isa::OperandKind::Vsrc)
+                && i.field(o.name) == Some(255)
+        };
+        if i.operands().iter().any(lit_code) {
+            return true;
+        }
+    }
+    let Some(line) = split_line(text, 1) else { return false };
+    typed(&line).ops.iter().any(|o| matches!(&o.val, Val::Reg(r) if check_alignment(i.arch, r).is_err()))
+}
+
+/// `.long` with the instruction's dwords, then `text` as a comment.
+pub(crate) fn text(i: &Instruction, text: &str) -> String {
+    let words: Vec<String> =
+        i.encode().chunks(4).map(|c| format!("0x{:08x}", u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect();
+    format!(".long {} // {text}", words.join(", "))
+}
