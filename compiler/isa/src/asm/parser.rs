@@ -305,12 +305,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 let r = parse_reg(s);
                 if let Some(r) = r {
                     check_alignment(arch, &r).map_err(|e| (t.col, e))?;
-                    if r.file == 'v'
-                        && r.first + r.count > 128
-                        && !fname.starts_with("VOP3")
-                        && fname.starts_with("VOP")
-                        && crate::t16::lo128_mask(arch, opc) >> k & 1 != 0
-                    {
+                    if r.file == 'v' && crate::t16::lo128_breaks(arch, fname, opc, k, r.first + r.count) {
                         return err(t, format!("'{s}': a 16-bit operand of the 32-bit encoding is v0..v127"));
                     }
                     if r.count != d

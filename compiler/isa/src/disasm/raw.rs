@@ -7,11 +7,21 @@ use crate::asm::operand::check_alignment;
 use crate::asm::value::{typed, Val};
 use crate::inst::Instruction;
 use crate::operand::{is_gfx9, takes_no_literal};
+use crate::Arch;
 
 /// Whether no instruction line assembles to `i`, whose text is `text`: a source field holds
 /// the literal code where the encoding takes no literal (gfx9 VOP3), or a register tuple breaks
-/// the alignment the assembler requires (gfx9: even VGPR/AGPR tuples).
+/// the alignment the assembler requires (gfx9: even VGPR/AGPR tuples), or a 16-bit VGPR operand
+/// of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we refuse
+/// what it refuses).
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
+    if i.arch == Arch::Gfx1201 && crate::t16::lo128_mask(i.arch, i.opcode()) != 0 {
+        let Some(line) = split_line(text, 1) else { return false };
+        let (fname, op) = (i.format().name, i.opcode());
+        return typed(&line).ops.iter().enumerate().any(|(k, o)| {
+            matches!(&o.val, Val::Reg(r) if r.file == 'v' && crate::t16::lo128_breaks(i.arch, fname, op, k, r.first + r.count))
+        });
+    }
     if !is_gfx9(i.arch) {
         return false;
     }
