@@ -558,3 +558,15 @@ fn gfx12_temporal_hint_names_and_numbers() {
     assert!(assemble_line(Arch::Gfx1201, "global_store_b32 v[2:3], v1, off th:TH_LOAD_NT").is_err());
     assert!(assemble_line(Arch::Gfx1201, "global_load_b32 v1, v[2:3], off th:8").is_err());
 }
+
+/// gfx90a+ DPP of a 64-bit instruction takes row_newbcast only, as llvm-mc 22 (bytes from it).
+#[test]
+fn dp_alu_dpp_row_newbcast_only() {
+    check(&[(
+        Arch::Gfx942,
+        "v_floor_f64_dpp v[0:1], v[2:3] row_newbcast:1",
+        &[0xfa, 0x34, 0x00, 0x7e, 0x02, 0x51, 0x01, 0xff],
+    )]);
+    assert!(assemble_line(Arch::Gfx942, "v_cvt_f32_f64_dpp v0, v[2:3] quad_perm:[0,1,2,3]").is_err());
+    assert!(assemble_line(Arch::Gfx942, "v_floor_f64_dpp v[0:1], v[2:3] row_shl:1").is_err());
+}

@@ -381,6 +381,13 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0x0a1050fa, 0xff01e418 // v_mul_f32_dpp v8, v24, v40 dpp_ctrl:0x1e4 row_mask:0xf bank_mask:0xf",
         true,
     ),
+    // gfx90a+ DPP with a 64-bit operand takes row_newbcast only.
+    (
+        Arch::Gfx942,
+        &[0xfa, 0x34, 0x10, 0x7e, 0x18, 0xe4, 0x00, 0xff],
+        ".long 0x7e1034fa, 0xff00e418 // v_floor_f64_dpp v[8:9], v[24:25] quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
     // A compare's DPP op_sel, as llvm-mc prints it: no destination entry.
     (
         Arch::Gfx1100,

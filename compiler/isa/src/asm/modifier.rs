@@ -45,6 +45,13 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             err(t, format!("modifier '{s}' is not valid here or out of range"))
         }
     };
+    // DPP16 controls: gfx90a+ 64-bit ("DP ALU") instructions take row_newbcast only.
+    let set_ctrl = |i: &mut Instruction, c: u32| -> Result<(), PErr> {
+        if names::dpp::dp_alu_refuses(i, c) {
+            return err(t, "DP ALU dpp only supports row_newbcast");
+        }
+        set1(i, "dpp_ctrl", c)
+    };
     match name {
         // gfx9's GWS operations are the only ones that take (and require) gds.
         "gds" if is_gfx9(i.arch) && !i.mnemonic().starts_with("ds_gws_") => {
@@ -216,7 +223,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             for (k, x) in inner.split(',').enumerate() {
                 c |= (int(x.trim())? as u32 & 3) << (2 * k);
             }
-            set1(i, "dpp_ctrl", c)?;
+            set_ctrl(i, c)?;
         }
         "row_shl" | "row_shr" | "row_ror" | "row_share" | "row_xmask" | "wave_shl" | "wave_rol" | "wave_shr"
         | "wave_ror" | "row_bcast" | "row_newbcast" => {
@@ -239,10 +246,10 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                     }
                 }
             };
-            set1(i, "dpp_ctrl", c)?;
+            set_ctrl(i, c)?;
         }
-        "row_mirror" => set1(i, "dpp_ctrl", 0x140)?,
-        "row_half_mirror" => set1(i, "dpp_ctrl", 0x141)?,
+        "row_mirror" => set_ctrl(i, 0x140)?,
+        "row_half_mirror" => set_ctrl(i, 0x141)?,
         "dpp8" => {
             let inner = val
                 .strip_prefix('[')

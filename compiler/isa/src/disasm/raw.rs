@@ -10,14 +10,17 @@ use crate::operand::{is_gfx9, takes_no_literal};
 use crate::Arch;
 
 /// Whether no instruction line assembles to `i`, whose text is `text`: a DPP16 control is
-/// reserved, a source field holds
+/// reserved or not row_newbcast on a gfx9 64-bit instruction, a source field holds
 /// the literal code where the encoding takes no literal (gfx9 VOP3), or a register tuple breaks
 /// the alignment the assembler requires (gfx9: even VGPR/AGPR tuples), or a 16-bit VGPR operand
 /// of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we refuse
 /// what it refuses).
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // A reserved DPP16 control: no control name spells it.
-    if i.field("dpp_ctrl").is_some_and(|c| crate::names::dpp::ctrl_parts(i.arch, c).is_none()) {
+    let ctrl = i.field("dpp_ctrl");
+    if ctrl
+        .is_some_and(|c| crate::names::dpp::ctrl_parts(i.arch, c).is_none() || crate::names::dpp::dp_alu_refuses(i, c))
+    {
         return true;
     }
     if i.arch == Arch::Gfx1201 && crate::t16::lo128_mask(i.arch, i.opcode()) != 0 {
