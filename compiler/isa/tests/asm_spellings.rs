@@ -570,3 +570,15 @@ fn dp_alu_dpp_row_newbcast_only() {
     assert!(assemble_line(Arch::Gfx942, "v_cvt_f32_f64_dpp v0, v[2:3] quad_perm:[0,1,2,3]").is_err());
     assert!(assemble_line(Arch::Gfx942, "v_floor_f64_dpp v[0:1], v[2:3] row_shl:1").is_err());
 }
+
+/// `.long` data among instructions (what the disassembler prints for words no line produces):
+/// its dwords in place, labels after it at the right offsets, a bad value reported.
+#[test]
+fn long_data_lines() {
+    let src = "s_nop 0\n.long 0x7e1044fa, 0xff01e418 // v_ceil_f32_dpp\nl: s_branch l\n";
+    let want = [0x00, 0x00, 0x80, 0xbf, 0xfa, 0x44, 0x10, 0x7e, 0x18, 0xe4, 0x01, 0xff, 0xff, 0xff, 0xa0, 0xbf];
+    assert_eq!(assemble(Arch::Gfx1100, src).ok().as_deref(), Some(&want[..]));
+    assert_eq!(assemble_line(Arch::Gfx942, ".long -1").ok(), Some(vec![0xff; 4]));
+    let e = assemble(Arch::Gfx1100, "s_nop 0\n.long 0x1, v0\n").unwrap_err().to_string();
+    assert!(e.contains("2:") && e.contains("32-bit integers"), "{e}");
+}
