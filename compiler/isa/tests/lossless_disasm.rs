@@ -381,6 +381,13 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0x0a1050fa, 0xff01e418 // v_mul_f32_dpp v8, v24, v40 dpp_ctrl:0x1e4 row_mask:0xf bank_mask:0xf",
         true,
     ),
+    // A matrix source the assembler refuses (an SGPR as the sparsity index).
+    (
+        Arch::Gfx942,
+        &[0x0c, 0x00, 0xe6, 0xd3, 0x18, 0x51, 0xe2, 0x00],
+        ".long 0xd3e6000c, 0x00e25118 // v_smfmac_f32_16x16x32_bf16 v[12:15], v[24:25], v[40:43], s56",
+        true,
+    ),
     // gfx90a+ DPP with a 64-bit operand takes row_newbcast only.
     (
         Arch::Gfx942,

@@ -11,7 +11,7 @@ mod decoded;
 mod expr;
 mod image;
 pub mod lexer;
-mod matrix;
+pub(crate) mod matrix;
 mod modifier;
 pub mod operand;
 pub mod parser;

@@ -12,7 +12,8 @@ use crate::Arch;
 /// Whether no instruction line assembles to `i`, whose text is `text`: a DPP16 control is
 /// reserved or not row_newbcast on a gfx9 64-bit instruction, a source field holds
 /// the literal code where the encoding takes no literal (gfx9 VOP3), or a register tuple breaks
-/// the alignment the assembler requires (gfx9: even VGPR/AGPR tuples), or a 16-bit VGPR operand
+/// the alignment the assembler requires (gfx9: even VGPR/AGPR tuples), a matrix source is one
+/// the assembler refuses (asm::matrix), or a 16-bit VGPR operand
 /// of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we refuse
 /// what it refuses).
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
@@ -43,7 +44,18 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         }
     }
     let Some(line) = split_line(text, 1) else { return false };
-    typed(&line).ops.iter().any(|o| matches!(&o.val, Val::Reg(r) if check_alignment(i.arch, r).is_err()))
+    let ops = typed(&line).ops;
+    if ops.iter().any(|o| matches!(&o.val, Val::Reg(r) if check_alignment(i.arch, r).is_err())) {
+        return true;
+    }
+    // Matrix sources the assembler refuses (SGPRs, literals), printed in the operand order.
+    i.operands().iter().enumerate().any(|(k, o)| {
+        let file = match ops.get(k).map(|x| &x.val) {
+            Some(Val::Reg(r)) => Some(r.file),
+            _ => None,
+        };
+        i.field(o.name).is_some_and(|code| crate::asm::matrix::check(i, o.name, code, file).is_err())
+    })
 }
 
 /// `.long` with the instruction's dwords, then `text` as a comment.
