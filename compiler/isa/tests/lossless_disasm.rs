@@ -402,6 +402,12 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         "v_cmp_ge_f16_e64_dpp s8, v24.h, v40.l op_sel:[1,0] quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
         true,
     ),
+    (
+        Arch::Gfx1100,
+        &[0x08, 0x10, 0x02, 0xd4, 0xfa, 0x50, 0x02, 0x00, 0x18, 0xe4, 0x00, 0xff],
+        "v_cmp_eq_f16_e64_dpp s8, v24.l, v40.h op_sel:[0,1] quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
     // gfx9 VOP3 takes no literal: a source of 255 is an 8-byte word.
     (
         Arch::Gfx942,

@@ -163,7 +163,9 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         "op_sel" => {
             let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
             let b = b & vop3p_mask(i);
-            let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) {
+            // A compare's two-entry list has no destination entry (llvm-mc prints its DPP so).
+            let cmp_pair = n <= 2 && i.mnemonic().starts_with("v_cmp");
+            let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) || cmp_pair {
                 b
             } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
                 let last = n.saturating_sub(1);
