@@ -13,6 +13,7 @@ LLVM_MC = "/usr/bin/llvm-mc-22"
 MARKER_SGPR = 100
 CHUNK = 100_000
 _DIAG = re.compile(r"^<stdin>:(\d+):\d+: (error|warning)")
+_LONG = re.compile(r"^\s*\.long\s+(-?\d+)\s*$")
 _ENC = re.compile(r"^\s*(.*?)\s*; encoding: \[([^\]]*)\]")
 
 
@@ -41,7 +42,21 @@ def _run(cpu, text, disassemble):
 def _split(stdout, stderr, n):
     per = [[] for _ in range(n)]
     cur = 0
+    prev_long = False
     for line in stdout.splitlines():
+        # `.long` data (what the disassembler prints for words no instruction line produces):
+        # consecutive dwords of one input line make one answer, text `.long`.
+        d = _LONG.match(line)
+        if d:
+            if cur < n:
+                bs = list((int(d.group(1)) & 0xFFFFFFFF).to_bytes(4, "little"))
+                if prev_long and per[cur]:
+                    per[cur][-1] = (".long", per[cur][-1][1] + bs)
+                else:
+                    per[cur].append((".long", bs))
+            prev_long = True
+            continue
+        prev_long = False
         m = _ENC.match(line)
         if not m:
             continue

@@ -30,6 +30,12 @@ pub enum Src {
     Invalid(u16),
 }
 
+/// gfx9's 64-bit VALU layouts take no literal (llvm-mc: "literal operands are not supported"):
+/// a source field of 255 there is read as 8 bytes with no dword after them.
+pub fn takes_no_literal(arch: Arch, layout: &str) -> bool {
+    is_gfx9(arch) && matches!(layout, "VOP3" | "VOP3SD" | "MFMA" | "VOP3P")
+}
+
 pub fn is_gfx9(arch: Arch) -> bool {
     matches!(arch, Arch::Gfx942 | Arch::Gfx950)
 }

@@ -175,3 +175,10 @@ pub fn lo128_mask(arch: Arch, op: &Opcode) -> u8 {
     let b = base(op.mnemonic);
     GFX11.binary_search_by(|(k, _)| k.cmp(&b)).map(|i| GFX11[i].1).unwrap_or(0)
 }
+
+/// Whether a VGPR operand `k` of `op` in format `fname` ending below register `end` breaks the
+/// v0..v127 limit of [`lo128_mask`] (the assembler refuses such a line; the disassembler prints
+/// such a word as data).
+pub fn lo128_breaks(arch: Arch, fname: &str, op: &Opcode, k: usize, end: u32) -> bool {
+    end > 128 && fname.starts_with("VOP") && !fname.starts_with("VOP3") && lo128_mask(arch, op) >> k & 1 != 0
+}

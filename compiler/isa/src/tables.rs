@@ -114,7 +114,8 @@ impl Tables {
             layout.push(l);
             let lf = &table.formats[l as usize];
             let mut lits = Vec::new();
-            for o in crate::fixup::operands(arch, op).iter() {
+            let no_lit = crate::operand::takes_no_literal(arch, lf.name);
+            for o in crate::fixup::operands(arch, op).iter().filter(|_| !no_lit) {
                 if matches!(o.kind, OperandKind::Ssrc | OperandKind::Vsrc) {
                     if let Some(fl) = lf.field(o.name) {
                         if fl.hi - fl.lo >= 7 && !lits.iter().any(|x: &Field| x.name == fl.name) {

@@ -100,6 +100,8 @@ fn lines_llvm_mc_misencodes_are_refused() {
         (Gfx1100, "v_interp_p10_f32 v0, |v1|, v2, v3", 22, "VINTERP encoding has no abs bits"),
         (Gfx1201, "global_atomic_add_u32 v8, v24, s[16:17] th:TH_ATOMIC_RETURN", 41, "returning form's destination"),
         (Gfx1201, "flat_atomic_swap_b32 v[8:9], v24 th:TH_ATOMIC_RETURN", 34, "returning form's destination"),
+        (Gfx1201, "flat_atomic_swap_b32 v[8:9], v24 th:TH_ATOMIC_RT_RETURN", 34, "returning form's destination"),
+        (Gfx1201, "global_atomic_add_u32 v8, v24, s[16:17] th:1", 41, "returning form's destination"),
         (Gfx942, "v_pk_fmac_f16 v8, v28, v40 op_sel:[1,0,0]", 28, "op_sel is not encodable"),
         (Gfx950, "v_pk_fmac_f16_e64 v12, v24, v40 op_sel:[0,1,0]", 33, "op_sel is not encodable"),
         (Gfx942, "scratch_load_ubyte v56, v8, src_scc offset:4", 29, "does not fit the 7-bit saddr field"),

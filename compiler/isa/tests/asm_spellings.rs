@@ -490,3 +490,95 @@ fn concatenated_smfmac_names() {
         ),
     ]);
 }
+
+/// gfx12 temporal hints: every name llvm-mc 22 reads for the access kind (the cascades at any
+/// scope, the `RT` and `TH_DEFAULT` defaults, `TH_ATOMIC_RT_RETURN`, a returning hint without
+/// the destination), bytes from llvm-mc 22; and the numbers our disassembler prints where no
+/// name reads back (which llvm-mc does not read).
+#[test]
+fn gfx12_temporal_hint_names_and_numbers() {
+    check(&[
+        (
+            Arch::Gfx1201,
+            "global_atomic_add_u32 v[2:3], v1, off th:TH_ATOMIC_CASCADE_RT",
+            &[0x7c, 0x40, 0x0d, 0xee, 0x00, 0x00, 0xc0, 0x00, 0x02, 0x00, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1201,
+            "global_atomic_add_u32 v[2:3], v1, off th:TH_ATOMIC_CASCADE_NT scope:SCOPE_SE",
+            &[0x7c, 0x40, 0x0d, 0xee, 0x00, 0x00, 0xe4, 0x00, 0x02, 0x00, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1201,
+            "global_atomic_add_u32 v[2:3], v1, off th:TH_ATOMIC_RT_RETURN",
+            &[0x7c, 0x40, 0x0d, 0xee, 0x00, 0x00, 0x90, 0x00, 0x02, 0x00, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1201,
+            "global_atomic_add_u32 v0, v[2:3], v1, off th:TH_ATOMIC_RETURN",
+            &[0x7c, 0x40, 0x0d, 0xee, 0x00, 0x00, 0x90, 0x00, 0x02, 0x00, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1201,
+            "global_atomic_add_u32 v[2:3], v1, off th:TH_DEFAULT scope:SCOPE_DEV",
+            &[0x7c, 0x40, 0x0d, 0xee, 0x00, 0x00, 0x88, 0x00, 0x02, 0x00, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1201,
+            "global_store_b32 v[2:3], v1, off th:TH_LOAD_RT",
+            &[0x7c, 0x80, 0x06, 0xee, 0x00, 0x00, 0x80, 0x00, 0x02, 0x00, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1201,
+            "global_store_b32 v[2:3], v1, off th:TH_STORE_NT_WB",
+            &[0x7c, 0x80, 0x06, 0xee, 0x00, 0x00, 0xf0, 0x00, 0x02, 0x00, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1201,
+            "flat_atomic_swap_b32 v[8:9], v24 th:TH_ATOMIC_RETURN",
+            &[0x7c, 0xc0, 0x0c, 0xec, 0x00, 0x00, 0x10, 0x0c, 0x08, 0x00, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1201,
+            "s_load_b32 s0, s[2:3], 0x0 th:TH_LOAD_BYPASS scope:SCOPE_SYS",
+            &[0x01, 0x00, 0xe0, 0xf5, 0x00, 0x00, 0x00, 0xf8],
+        ),
+        (
+            Arch::Gfx1201,
+            "global_atomic_add_u32 v[2:3], v1, off th:0x4",
+            &[0x7c, 0x40, 0x0d, 0xee, 0x00, 0x00, 0xc0, 0x00, 0x02, 0x00, 0x00, 0x00],
+        ),
+        (
+            Arch::Gfx1201,
+            "global_load_b32 v1, v[2:3], off th:7 scope:2",
+            &[0x7c, 0x00, 0x05, 0xee, 0x01, 0x00, 0x78, 0x00, 0x02, 0x00, 0x00, 0x00],
+        ),
+    ]);
+    // A name of another access kind is not read (as llvm-mc).
+    assert!(assemble_line(Arch::Gfx1201, "global_store_b32 v[2:3], v1, off th:TH_LOAD_NT").is_err());
+    assert!(assemble_line(Arch::Gfx1201, "global_load_b32 v1, v[2:3], off th:8").is_err());
+}
+
+/// gfx90a+ DPP of a 64-bit instruction takes row_newbcast only, as llvm-mc 22 (bytes from it).
+#[test]
+fn dp_alu_dpp_row_newbcast_only() {
+    check(&[(
+        Arch::Gfx942,
+        "v_floor_f64_dpp v[0:1], v[2:3] row_newbcast:1",
+        &[0xfa, 0x34, 0x00, 0x7e, 0x02, 0x51, 0x01, 0xff],
+    )]);
+    assert!(assemble_line(Arch::Gfx942, "v_cvt_f32_f64_dpp v0, v[2:3] quad_perm:[0,1,2,3]").is_err());
+    assert!(assemble_line(Arch::Gfx942, "v_floor_f64_dpp v[0:1], v[2:3] row_shl:1").is_err());
+}
+
+/// `.long` data among instructions (what the disassembler prints for words no line produces):
+/// its dwords in place, labels after it at the right offsets, a bad value reported.
+#[test]
+fn long_data_lines() {
+    let src = "s_nop 0\n.long 0x7e1044fa, 0xff01e418 // v_ceil_f32_dpp\nl: s_branch l\n";
+    let want = [0x00, 0x00, 0x80, 0xbf, 0xfa, 0x44, 0x10, 0x7e, 0x18, 0xe4, 0x01, 0xff, 0xff, 0xff, 0xa0, 0xbf];
+    assert_eq!(assemble(Arch::Gfx1100, src).ok().as_deref(), Some(&want[..]));
+    assert_eq!(assemble_line(Arch::Gfx942, ".long -1").ok(), Some(vec![0xff; 4]));
+    let e = assemble(Arch::Gfx1100, "s_nop 0\n.long 0x1, v0\n").unwrap_err().to_string();
+    assert!(e.contains("2:") && e.contains("32-bit integers"), "{e}");
+}

@@ -11,7 +11,7 @@ fn is_matrix(i: &Instruction) -> bool {
 
 /// Checks one source of a matrix instruction: `code` is its 9-bit source code (256+ for vector
 /// registers), `file` the register file when the operand is a register.
-pub(super) fn check(i: &Instruction, name: &str, code: u32, file: Option<char>) -> Result<(), String> {
+pub(crate) fn check(i: &Instruction, name: &str, code: u32, file: Option<char>) -> Result<(), String> {
     if !is_matrix(i) {
         return Ok(());
     }

@@ -6,12 +6,13 @@
 //! (`verify`): the first candidate that means what the line says wins, and the candidates come
 //! in llvm-mc's order of preference (e32 before e64, inline constant before literal).
 
+mod data;
 mod decoded;
 mod expr;
 mod image;
 pub mod lexer;
 mod low16;
-mod matrix;
+pub(crate) mod matrix;
 mod modifier;
 pub mod operand;
 pub mod parser;
@@ -275,6 +276,9 @@ fn pick(
 pub fn assemble_line(arch: Arch, line: &str) -> Result<Vec<u8>> {
     let blanked = blank_block_comments(line);
     let text = strip_comment(blanked.as_deref().unwrap_or(line));
+    if let Some(raw) = data::long(text, 1, 1) {
+        return raw;
+    }
     Ok(assemble_inst(arch, text, 1, 1)?.encode())
 }
 
@@ -288,7 +292,9 @@ pub const MAX_ERRORS: usize = 20;
 /// One instruction of a source after the first pass.
 struct Item<'a> {
     line: usize,
-    inst: Instruction,
+    /// `None` for a `.long` line, whose bytes are `raw`.
+    inst: Option<Instruction>,
+    raw: Vec<u8>,
     at: usize,
     /// The branch target expression and its column, resolved in the second pass.
     label: Option<(&'a str, usize)>,
@@ -399,7 +405,7 @@ fn first_pass_line<'a>(
 
 /// Writes a branch's target into its offset field.
 fn resolve(it: &mut Item, labels: &HashMap<&str, usize>) -> Result<()> {
-    let Some((name, col)) = it.label else { return Ok(()) };
+    let (Some((name, col)), Some(inst)) = (it.label, it.inst.as_mut()) else { return Ok(()) };
     let mut undefined = None;
     let target = expr::eval(name, &mut |sym| {
         let v = labels.get(sym).map(|&a| a as i64);
@@ -416,9 +422,9 @@ fn resolve(it: &mut Item, labels: &HashMap<&str, usize>) -> Result<()> {
     if target.rem_euclid(4) != 0 {
         return Err(IsaError::asm(it.line, col, format!("branch target '{name}' is not a multiple of 4 bytes")));
     }
-    let next = it.at + it.inst.size();
+    let next = it.at + inst.size();
     let delta = (target - next as i64) / 4;
-    if !(-32768..=32767).contains(&delta) || !it.inst.set_field("simm16", delta as u16 as u32) {
+    if !(-32768..=32767).contains(&delta) || !inst.set_field("simm16", delta as u16 as u32) {
         return Err(IsaError::asm(it.line, col, format!("branch to '{name}' out of range ({delta} dwords)")));
     }
     Ok(())
@@ -452,9 +458,20 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
         if s.trim().is_empty() {
             continue;
         }
+        if let Some(raw) = data::long(s, lno, col) {
+            match raw {
+                Ok(raw) => {
+                    let n = raw.len();
+                    items.push(Item { line: lno, inst: None, raw, at, label: None });
+                    at += n;
+                }
+                Err(e) => errs.push(e),
+            }
+            continue;
+        }
         match first_pass_line(arch, s, col, lno, &mut reuse) {
             Ok((inst, label)) => {
-                items.push(Item { line: lno, inst, at, label });
+                items.push(Item { line: lno, inst: Some(inst), raw: Vec::new(), at, label });
                 at += inst.size();
             }
             Err(e) => errs.push(e),
@@ -463,7 +480,10 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(at);
     for it in &mut items {
         match resolve(it, &labels) {
-            Ok(()) => it.inst.encode_into(&mut out),
+            Ok(()) => match &it.inst {
+                Some(i) => i.encode_into(&mut out),
+                None => out.extend_from_slice(&it.raw),
+            },
             Err(e) => errs.push(e),
         }
     }

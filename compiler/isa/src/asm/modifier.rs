@@ -45,6 +45,13 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             err(t, format!("modifier '{s}' is not valid here or out of range"))
         }
     };
+    // DPP16 controls: gfx90a+ 64-bit ("DP ALU") instructions take row_newbcast only.
+    let set_ctrl = |i: &mut Instruction, c: u32| -> Result<(), PErr> {
+        if names::dpp::dp_alu_refuses(i, c) {
+            return err(t, "DP ALU dpp only supports row_newbcast");
+        }
+        set1(i, "dpp_ctrl", c)
+    };
     match name {
         // gfx9's GWS operations are the only ones that take (and require) gds.
         "gds" if is_gfx9(i.arch) && !i.mnemonic().starts_with("ds_gws_") => {
@@ -168,7 +175,9 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                 return err(t, "op_sel is not encodable on gfx9 v_pk_fmac_f16_e64 (llvm-mc drops it)");
             }
             let b = b & vop3p_mask(i);
-            let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) {
+            // A compare's two-entry list has no destination entry (llvm-mc prints its DPP so).
+            let cmp_pair = n <= 2 && i.mnemonic().starts_with("v_cmp");
+            let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) || cmp_pair {
                 b
             } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
                 // llvm-mc reads entries by position: one per source, then the destination's;
@@ -230,7 +239,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             for (k, x) in inner.split(',').enumerate() {
                 c |= (int(x.trim())? as u32 & 3) << (2 * k);
             }
-            set1(i, "dpp_ctrl", c)?;
+            set_ctrl(i, c)?;
         }
         "row_shl" | "row_shr" | "row_ror" | "row_share" | "row_xmask" | "wave_shl" | "wave_rol" | "wave_shr"
         | "wave_ror" | "row_bcast" | "row_newbcast" => {
@@ -253,10 +262,10 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                     }
                 }
             };
-            set1(i, "dpp_ctrl", c)?;
+            set_ctrl(i, c)?;
         }
-        "row_mirror" => set1(i, "dpp_ctrl", 0x140)?,
-        "row_half_mirror" => set1(i, "dpp_ctrl", 0x141)?,
+        "row_mirror" => set_ctrl(i, 0x140)?,
+        "row_half_mirror" => set_ctrl(i, 0x141)?,
         "dpp8" => {
             let inner = val
                 .strip_prefix('[')
@@ -288,9 +297,8 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                 let k = names::cpol::scope(val).ok_or_else(|| (t.col, format!("bad scope '{val}'")))?;
                 (st & !3) | k
             } else {
-                // The default hint has a name per access kind, code 0.
-                let rt = matches!(val, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT").then_some(0);
-                let k = rt.or_else(|| names::cpol::th(val)).ok_or_else(|| (t.col, format!("bad th '{val}'")))?;
+                let a = names::cpol::Access::of(i.mnemonic());
+                let k = names::cpol::th_value(a, val).ok_or_else(|| (t.col, format!("bad th '{val}'")))?;
                 (st & 3) | k << 2
             };
             set1(i, "scope_th", v)?;

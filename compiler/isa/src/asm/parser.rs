@@ -211,9 +211,17 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         }
     }
     if !atomic_ret && m.contains("_atomic_") && matches!(fname, "FLAT" | "GLOBAL" | "SCRATCH") {
-        if let Some(t) = mods.iter().find(|t| t.text.contains("TH_ATOMIC_RETURN")) {
+        // Any spelling of a returning hint (`TH_ATOMIC_RETURN`, `TH_ATOMIC_RT_RETURN`, `th:1`...):
+        // bit 0 of an atomic's hint is "return".
+        let returning = |t: &&Tok| {
+            t.text
+                .strip_prefix("th:")
+                .and_then(|v| crate::names::cpol::th_value(crate::names::cpol::Access::Atomic, v.trim()))
+                .is_some_and(|c| c & 1 == 1)
+        };
+        if let Some(t) = mods.iter().find(returning) {
             // gfx12: llvm-mc 22 writes the returning form with destination v0 (clobbering it).
-            return err(t, "TH_ATOMIC_RETURN needs the returning form's destination (llvm-mc writes v0)");
+            return err(t, "a returning th: hint needs the returning form's destination (llvm-mc writes v0)");
         }
     }
     // gfx9 MUBUF loads to LDS (`lds`) have no vdata operand.
@@ -327,12 +335,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 let r = parse_reg(s);
                 if let Some(r) = r {
                     check_alignment(arch, &r).map_err(|e| (t.col, e))?;
-                    if r.file == 'v'
-                        && r.first + r.count > 128
-                        && !fname.starts_with("VOP3")
-                        && fname.starts_with("VOP")
-                        && crate::t16::lo128_mask(arch, opc) >> k & 1 != 0
-                    {
+                    if r.file == 'v' && crate::t16::lo128_breaks(arch, fname, opc, k, r.first + r.count) {
                         return err(t, format!("'{s}': a 16-bit operand of the 32-bit encoding is v0..v127"));
                     }
                     if r.count != d

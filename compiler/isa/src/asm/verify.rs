@@ -132,6 +132,7 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     } else {
         (kinds, g_ops)
     };
+    let g_ops = if ret { &g_ops[1..] } else { g_ops };
     if w_ops.len() != g_ops.len() {
         return false;
     }
@@ -473,11 +474,11 @@ fn is_default(arch: Arch, m: &Modifier) -> bool {
         ("op_sel_hi", Some(Val::List(v))) => zero_list(v) || v.iter().all(|&x| x == 1),
         ("dst_sel" | "src0_sel" | "src1_sel", Some(Val::Name("DWORD"))) => true,
         ("dst_unused", Some(Val::Name("UNUSED_PRESERVE"))) => true,
-        ("scope", Some(Val::Name("SCOPE_CU"))) => true,
+        ("scope", Some(v)) => th_scope_code("scope", v) == Some(0),
         // MTBUF: BUF_FMT_8_UNORM (gfx11+) or BUF_DATA_FORMAT_8 and BUF_NUM_FORMAT_UNORM (gfx9).
         ("format", Some(Val::Names(f))) => format_value(arch, f) == Some(1),
         ("format", Some(Val::Int(1))) => true,
-        ("th", Some(Val::Name(t))) => matches!(*t, "TH_LOAD_RT" | "TH_STORE_RT" | "TH_ATOMIC_RT"),
+        ("th", Some(v)) => th_scope_code("th", v) == Some(0),
         _ => false,
     }
 }
@@ -531,6 +532,10 @@ fn same_mod(arch: Arch, a: &Modifier, b: &Modifier) -> bool {
             }
             // `glc` is `glc:1`.
             (None, Some(Val::Int(1))) | (Some(Val::Int(1)), None) => true,
+            // gfx12 cache policies by code: any name the table reads, or a number.
+            (Some(x), Some(y)) if matches!(a.name, "th" | "scope") => {
+                th_scope_code(a.name, x).is_some_and(|c| th_scope_code(a.name, y) == Some(c))
+            }
             // Image dimensions, full (`SQ_RSRC_IMG_2D`) or short (`2D`).
             (Some(Val::Name(x)), Some(Val::Name(y))) if a.name == "dim" => {
                 crate::disasm::image::dim(x).is_some_and(|d| crate::disasm::image::dim(y) == Some(d))
@@ -538,6 +543,18 @@ fn same_mod(arch: Arch, a: &Modifier, b: &Modifier) -> bool {
             (Some(x), Some(y)) => same_val(arch, false, x, y),
             _ => false,
         }
+}
+
+/// The code of a gfx12 `th:` or `scope:` value (already checked against its instruction when
+/// it was encoded, so any access kind's name will do).
+fn th_scope_code(name: &str, v: &Val) -> Option<u32> {
+    use crate::names::cpol;
+    match v {
+        Val::Int(n) => u32::try_from(*n).ok(),
+        Val::Name(t) if name == "th" => cpol::th_code(t),
+        Val::Name(t) => cpol::scope(t),
+        _ => None,
+    }
 }
 
 /// VOPD: each half compared on its own.

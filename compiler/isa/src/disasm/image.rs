@@ -162,16 +162,7 @@ pub fn text(i: &Instruction) -> String {
         flag(&mut s, n);
     }
     if let Some(st) = i.field("scope_th") {
-        let (th, scope) = (st >> 2, st & 3);
-        if th != 0 {
-            match cp::th_name(cp::Access::of(i.mnemonic()), th, scope) {
-                Some(n) => s.push_str(&format!(" th:{n}")),
-                None => s.push_str(&format!(" th:0x{th:x}")),
-            }
-        }
-        if scope != 0 {
-            s.push_str(&format!(" scope:{}", cp::scope_name(scope).unwrap_or("?")));
-        }
+        cp::push_th_scope(cp::Access::of(i.mnemonic()), st, &mut s);
     }
     for n in ["nv", "r128", "a16", "tfe", "lwe", "d16"] {
         if !(bvh && n == "r128") {

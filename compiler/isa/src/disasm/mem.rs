@@ -123,17 +123,7 @@ fn cpol(i: &Instruction, out: &mut String) {
         }
     }
     if let Some(st) = i.field("scope_th") {
-        let (th, scope) = (st >> 2, st & 3);
-        if th != 0 {
-            match cp::th_name(cp::Access::of(i.mnemonic()), th, scope) {
-                Some(n) => out.push_str(&format!(" th:{n}")),
-                // No name: llvm-mc's form (which it does not read back; nothing spells it).
-                None => out.push_str(&format!(" th:0x{th:x}")),
-            }
-        }
-        if scope != 0 {
-            out.push_str(&format!(" scope:{}", cp::scope_name(scope).unwrap_or("?")));
-        }
+        cp::push_th_scope(cp::Access::of(i.mnemonic()), st, out);
     }
 }
 

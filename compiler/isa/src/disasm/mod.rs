@@ -2,6 +2,7 @@
 
 pub mod image;
 pub mod mem;
+mod raw;
 mod salu;
 pub(crate) mod valu;
 
@@ -13,6 +14,15 @@ use crate::Arch;
 
 /// The instruction's text as llvm-mc 22 prints it.
 pub fn disassemble(i: &Instruction) -> String {
+    let text = symbolic(i);
+    if raw::unencodable(i, &text) {
+        return raw::text(i, &text);
+    }
+    text
+}
+
+/// The instruction's text, whether or not an assembler reads it back.
+fn symbolic(i: &Instruction) -> String {
     let f = i.format();
     let base = f.parent.unwrap_or(f.name);
     let fam = match f.name {

@@ -210,10 +210,17 @@ pub fn text(i: &Instruction) -> String {
                 out.push_str(&format!(" op_sel:{}", list(opsel, n)));
             } else if opsel != 0 {
                 let tied = m.starts_with("v_fmac") || m.starts_with("v_mac") || g9 && TIED_VDST_IN.contains(&m);
-                let n = if tied { 4 } else { nsrc + 1 };
-                let bits: Vec<String> =
-                    (0..n).map(|b| if b == n - 1 { opsel >> 3 & 1 } else { opsel >> b & 1 }.to_string()).collect();
-                out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+                // llvm-mc prints a compare's DPP op_sel without the destination entry (where
+                // that bit is clear, else the list would lose it).
+                let cmp_dpp = m.starts_with("v_cmp") && !matches!(ext, Ext::None) && opsel & 8 == 0;
+                if cmp_dpp {
+                    out.push_str(&format!(" op_sel:{}", list(opsel, nsrc)));
+                } else {
+                    let n = if tied { 4 } else { nsrc + 1 };
+                    let bits: Vec<String> =
+                        (0..n).map(|b| if b == n - 1 { opsel >> 3 & 1 } else { opsel >> b & 1 }.to_string()).collect();
+                    out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
+                }
             }
             if i.f("clamp") != 0 {
                 out.push_str(" clamp");

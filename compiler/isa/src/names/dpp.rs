@@ -39,6 +39,16 @@ pub fn ctrl_parts(arch: Arch, c: u32) -> Option<(&'static str, CtrlArg)> {
     })
 }
 
+/// gfx90a+ (gfx942, gfx950): DPP16 of an instruction with a 64-bit VGPR operand (llvm-mc's
+/// "DP ALU" DPP) takes only the `row_newbcast` controls. One rule for the assembler, which
+/// refuses the others as llvm-mc does, and the disassembler, which prints such words as data.
+pub fn dp_alu_refuses(i: &crate::inst::Instruction, c: u32) -> bool {
+    use baregpu_autogen::isa::OperandKind;
+    is_gfx9(i.arch)
+        && !(0x150..=0x15f).contains(&c)
+        && i.operands().iter().any(|o| o.dwords == 2 && matches!(o.kind, OperandKind::Vgpr | OperandKind::Vsrc))
+}
+
 /// The text of a `dpp_ctrl` value as llvm-mc 22 prints it; `None` for a reserved value.
 pub fn ctrl_text(arch: Arch, c: u32) -> Option<String> {
     let (name, arg) = ctrl_parts(arch, c)?;

@@ -15,8 +15,7 @@ fn push(mods: &mut Vec<Modifier<'static>>, name: &'static str, val: Option<Val<'
     mods.push(Modifier { name, val, col: 0 });
 }
 
-/// The cache-policy modifiers in llvm-mc's order (disasm::mem::cpol); `None` for a gfx12 hint
-/// with no name (printed as a number, which the text path reads).
+/// The cache-policy modifiers in llvm-mc's order (disasm::mem::cpol).
 pub(super) fn cpol(i: &Instruction, mods: &mut Vec<Modifier<'static>>) -> Option<()> {
     for n in cp::flags(i.arch) {
         if i.field(n).unwrap_or(0) != 0 {
@@ -26,7 +25,8 @@ pub(super) fn cpol(i: &Instruction, mods: &mut Vec<Modifier<'static>>) -> Option
     if let Some(st) = i.field("scope_th") {
         let (th, scope) = (st >> 2, st & 3);
         if th != 0 {
-            push(mods, "th", Some(Val::Name(cp::th_name(cp::Access::of(i.mnemonic()), th, scope)?)));
+            // By code: the input may name it any way the table reads (or as a number).
+            push(mods, "th", Some(Val::Int(th.into())));
         }
         if scope != 0 {
             push(mods, "scope", Some(Val::Name(cp::scope_name(scope)?)));

@@ -327,7 +327,7 @@ fn mem(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
         use crate::names::cpol as cp;
         let (th, scope) = (st >> 2, st & 3);
         if th != 0 {
-            push("th", Some(Val::Name(cp::th_name(cp::Access::of(m), th, scope)?)));
+            push("th", Some(Val::Int(th.into())));
         }
         if scope != 0 {
             push("scope", Some(Val::Name(cp::scope_name(scope)?)));

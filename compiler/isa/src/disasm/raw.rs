@@ -1,0 +1,66 @@
+//! Words no instruction line produces, printed as the `.long` dwords they are (which llvm-mc
+//! and our assembler both read back to the same bytes), the decoded text after them as a
+//! comment. The tests are the rules the assembler itself enforces, not copies of them.
+
+use crate::asm::lexer::split_line;
+use crate::asm::operand::check_alignment;
+use crate::asm::value::{typed, Val};
+use crate::inst::Instruction;
+use crate::operand::{is_gfx9, takes_no_literal};
+use crate::Arch;
+
+/// Whether no instruction line assembles to `i`, whose text is `text`: a DPP16 control is
+/// reserved or not row_newbcast on a gfx9 64-bit instruction, a source field holds
+/// the literal code where the encoding takes no literal (gfx9 VOP3), or a register tuple breaks
+/// the alignment the assembler requires (gfx9: even VGPR/AGPR tuples), a matrix source is one
+/// the assembler refuses (asm::matrix), or a 16-bit VGPR operand
+/// of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we refuse
+/// what it refuses).
+pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
+    // A reserved DPP16 control: no control name spells it.
+    let ctrl = i.field("dpp_ctrl");
+    if ctrl
+        .is_some_and(|c| crate::names::dpp::ctrl_parts(i.arch, c).is_none() || crate::names::dpp::dp_alu_refuses(i, c))
+    {
+        return true;
+    }
+    if i.arch == Arch::Gfx1201 && crate::t16::lo128_mask(i.arch, i.opcode()) != 0 {
+        let Some(line) = split_line(text, 1) else { return false };
+        let (fname, op) = (i.format().name, i.opcode());
+        return typed(&line).ops.iter().enumerate().any(|(k, o)| {
+            matches!(&o.val, Val::Reg(r) if r.file == 'v' && crate::t16::lo128_breaks(i.arch, fname, op, k, r.first + r.count))
+        });
+    }
+    if !is_gfx9(i.arch) {
+        return false;
+    }
+    if i.literal.is_none() && takes_no_literal(i.arch, i.format().name) {
+        let lit_code = |o: &baregpu_autogen::isa::Operand| {
+            matches!(o.kind, baregpu_autogen::isa::OperandKind::Ssrc | baregpu_autogen::isa::OperandKind::Vsrc)
+                && i.field(o.name) == Some(255)
+        };
+        if i.operands().iter().any(lit_code) {
+            return true;
+        }
+    }
+    let Some(line) = split_line(text, 1) else { return false };
+    let ops = typed(&line).ops;
+    if ops.iter().any(|o| matches!(&o.val, Val::Reg(r) if check_alignment(i.arch, r).is_err())) {
+        return true;
+    }
+    // Matrix sources the assembler refuses (SGPRs, literals), printed in the operand order.
+    i.operands().iter().enumerate().any(|(k, o)| {
+        let file = match ops.get(k).map(|x| &x.val) {
+            Some(Val::Reg(r)) => Some(r.file),
+            _ => None,
+        };
+        i.field(o.name).is_some_and(|code| crate::asm::matrix::check(i, o.name, code, file).is_err())
+    })
+}
+
+/// `.long` with the instruction's dwords, then `text` as a comment.
+pub(crate) fn text(i: &Instruction, text: &str) -> String {
+    let words: Vec<String> =
+        i.encode().chunks(4).map(|c| format!("0x{:08x}", u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect();
+    format!(".long {} // {text}", words.join(", "))
+}
