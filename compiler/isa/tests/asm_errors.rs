@@ -86,7 +86,7 @@ fn matrix_sources_llvm_mc_refuses_are_refused() {
 #[test]
 fn lines_llvm_mc_misencodes_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 14] = [
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 16] = [
         (Gfx942, "buffer_load_dword v1, off, s[4:7], s1 offset:4096", 39, "MUBUF offsets are 12 bits (0..4095)"),
         (Gfx1100, "buffer_load_b32 v1, off, s[4:7], s1 offset:65535", 37, "MUBUF offsets are 12 bits (0..4095)"),
         (

@@ -510,11 +510,6 @@ fn gfx12_temporal_hint_names_and_numbers() {
         ),
         (
             Arch::Gfx1201,
-            "global_atomic_add_u32 v[2:3], v1, off th:TH_ATOMIC_RT_RETURN",
-            &[0x7c, 0x40, 0x0d, 0xee, 0x00, 0x00, 0x90, 0x00, 0x02, 0x00, 0x00, 0x00],
-        ),
-        (
-            Arch::Gfx1201,
             "global_atomic_add_u32 v0, v[2:3], v1, off th:TH_ATOMIC_RETURN",
             &[0x7c, 0x40, 0x0d, 0xee, 0x00, 0x00, 0x90, 0x00, 0x02, 0x00, 0x00, 0x00],
         ),
@@ -535,11 +530,6 @@ fn gfx12_temporal_hint_names_and_numbers() {
         ),
         (
             Arch::Gfx1201,
-            "flat_atomic_swap_b32 v[8:9], v24 th:TH_ATOMIC_RETURN",
-            &[0x7c, 0xc0, 0x0c, 0xec, 0x00, 0x00, 0x10, 0x0c, 0x08, 0x00, 0x00, 0x00],
-        ),
-        (
-            Arch::Gfx1201,
             "s_load_b32 s0, s[2:3], 0x0 th:TH_LOAD_BYPASS scope:SCOPE_SYS",
             &[0x01, 0x00, 0xe0, 0xf5, 0x00, 0x00, 0x00, 0xf8],
         ),
@@ -554,6 +544,9 @@ fn gfx12_temporal_hint_names_and_numbers() {
             &[0x7c, 0x00, 0x05, 0xee, 0x01, 0x00, 0x78, 0x00, 0x02, 0x00, 0x00, 0x00],
         ),
     ]);
+    // A returning hint without the returning form's destination is refused (llvm-mc writes the
+    // returning form with destination v0, which would clobber v0): asm_errors.rs lists them.
+    assert!(assemble_line(Arch::Gfx1201, "global_atomic_add_u32 v[2:3], v1, off th:TH_ATOMIC_RT_RETURN").is_err());
     // A name of another access kind is not read (as llvm-mc).
     assert!(assemble_line(Arch::Gfx1201, "global_store_b32 v[2:3], v1, off th:TH_LOAD_NT").is_err());
     assert!(assemble_line(Arch::Gfx1201, "global_load_b32 v1, v[2:3], off th:8").is_err());

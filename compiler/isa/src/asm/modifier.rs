@@ -168,7 +168,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             set1(i, "opsel", i.f("opsel") | bit)?;
         }
         "op_sel" => {
-            let (b, _) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
+            let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
             if b != 0 && is_gfx9(i.arch) && i.mnemonic().starts_with("v_pk_fmac_f16") {
                 // llvm-mc 22 reads it, prints it back and writes no op_sel bits: refused rather
                 // than assembled to bytes that drop it.

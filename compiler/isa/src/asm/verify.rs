@@ -132,7 +132,6 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     } else {
         (kinds, g_ops)
     };
-    let g_ops = if ret { &g_ops[1..] } else { g_ops };
     if w_ops.len() != g_ops.len() {
         return false;
     }
