@@ -108,8 +108,95 @@ impl Decoder {
 ///
 /// The answers are those of the generic tables' scans (`decode_ref` in the tests), read from
 /// the flat tables of [`crate::decode_lut`] with the instruction's first 128 bits as one `u128`.
+/// With [`WINDOW`] bytes at hand (all but the last few instructions of a stream) the common
+/// case is [`decode_window`]'s.
 #[inline(always)]
 pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usize) -> Result<Instruction> {
+    if let Some(win) = bytes.get(offset..).and_then(|b| b.first_chunk::<WINDOW>()) {
+        if let Some(i) = decode_window(t, lut, win) {
+            return Ok(i);
+        }
+    }
+    decode_general(t, lut, bytes, offset)
+}
+
+/// Bytes [`decode_window`] reads: the longest instruction (16 bytes) with its literal, and a
+/// literal field window (8 bytes from byte 15 at most); `DecodeLut::check_bounds` holds the
+/// tables to both.
+const WINDOW: usize = 24;
+
+/// `N` bytes of the window at `at`; the callers' `at` are bounded so that the compiler drops
+/// the check (zeros where it could not hold, never a panic).
+#[inline(always)]
+fn window_bytes<const N: usize>(win: &[u8; WINDOW], at: usize) -> [u8; N] {
+    win.get(at..at + N).and_then(|b| b.try_into().ok()).unwrap_or([0; N])
+}
+
+/// The dwords of an instruction's first 128 bits, from its two halves.
+#[inline(always)]
+fn halves_to_words(lo: u64, hi: u64) -> [u32; 4] {
+    #[cfg(target_endian = "little")]
+    // SAFETY: `[u64; 2]` and `[u32; 4]` have the same size and every bit pattern is valid for
+    // both; on a little-endian host the low half of each `u64` is the earlier `u32`, so this is
+    // `[lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32]` in one 16-byte move
+    // (written out with shifts, the compiler shuffles the four dwords through vector registers).
+    return unsafe { std::mem::transmute::<[u64; 2], [u32; 4]>([lo, hi]) };
+    #[cfg(not(target_endian = "little"))]
+    return [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32];
+}
+
+/// A VOPD instruction's Y opcode, and whether it always carries a literal; out of line, so
+/// that the registers of the common case are not spent on it.
+#[cold]
+#[inline(never)]
+fn vopd_y(t: &Tables, d0: u32) -> (Option<u32>, bool) {
+    let op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
+    (op_y, matches!(op_y, Some(y) if t.op_literal[y as usize]))
+}
+
+/// The common case with no bounds to test: a FAST key, a known opcode the flat tables hold
+/// (no SCAN flag), [`WINDOW`] bytes at hand, so that the instruction and its literal are in
+/// the window. `None` leaves the instruction (or its error) to [`decode_general`], which
+/// answers the same wherever this answers.
+#[inline(always)]
+fn decode_window(t: &Tables, lut: &DecodeLut, win: &[u8; WINDOW]) -> Option<Instruction> {
+    let w = u128::from_le_bytes(window_bytes(win, 0));
+    let d0 = w as u32;
+    let k = lut.key_of(d0);
+    if k.kind != Key::FAST {
+        return None;
+    }
+    let (_, o) = lut.fast_entry(k, w);
+    // One test for both: an unknown opcode (an error) and an entry sent to the scans.
+    if o.form.flags() & (Form::KNOWN | Form::SCAN) != Form::KNOWN {
+        return None;
+    }
+    let e = lut.enc_of(k);
+    let mut form = o.form;
+    for m in e.mods.iter().rev() {
+        if w as u64 & m.mask == m.value {
+            form = m.form;
+        }
+    }
+    let l = lut.lits_of(&o);
+    // The literal fields' window straight from the bytes (`shift` is a multiple of 8 below 128).
+    let x = u64::from_le_bytes(window_bytes(win, l.byte as usize & 15));
+    let src_lit = l.any_255_at(x);
+    let (op_y, y_lit) = if form.has(Form::VOPD) { vopd_y(t, d0) } else { (None, false) };
+    let has_lit = o.form.has(Form::LITERAL) | (src_lit & !form.has(Form::MODIFIER)) | y_lit;
+    // At most 4 dwords (`check_bounds`): the literal lies within the window.
+    let ndw = form.ndw().min(4);
+    let m = w & LOW_DWORDS[ndw];
+    let words = halves_to_words(m as u64, (m >> 64) as u64);
+    let lit = u32::from_le_bytes(window_bytes(win, ndw * 4));
+    let literal = if has_lit { Some(lit) } else { None };
+    Some(Instruction { arch: t.arch, op: o.op as u32, fmt: form.fmt(), op_y, words, ndwords: ndw as u8, literal })
+}
+
+/// [`decode_with`] for every case: near the end of `bytes`, errors, and what the flat tables
+/// send to the generic scans.
+#[inline(never)]
+fn decode_general(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usize) -> Result<Instruction> {
     let have = bytes.len().saturating_sub(offset);
     // Errors are built out of line: built in place, their fields would be kept live (and
     // spilled) on the path that does not fail.
