@@ -341,8 +341,7 @@ impl DecodeLut {
         }
         assert!(self.opmap.iter().all(|o| usize::from(o.lits) < self.lits.len()), "literal set index in range");
         // What `decode_window` assumes of the instructions it reads from its 24 bytes.
-        let lit_window =
-            |l: &LitFields| l.scan || (l.shift.is_multiple_of(8) && l.shift < 128 && l.byte == l.shift / 8);
+        let lit_window = |l: &LitFields| l.scan || (l.shift % 8 == 0 && l.shift < 128 && l.byte == l.shift / 8);
         assert!(self.lits.iter().all(lit_window), "literal field windows whole bytes within the instruction");
         let forms =
             self.opmap.iter().map(|o| o.form).chain(self.encs.iter().flat_map(|e| e.mods.iter().map(|m| m.form)));
