@@ -82,12 +82,7 @@ impl Form {
 
     #[inline(always)]
     pub fn has(self, flag: u8) -> bool {
-        self.flags() & flag != 0
-    }
-
-    #[inline(always)]
-    pub fn flags(self) -> u8 {
-        (self.0 >> 24) as u8
+        (self.0 >> 24) as u8 & flag != 0
     }
 
     fn with(self, flag: u8) -> Form {
@@ -171,8 +166,6 @@ pub(crate) struct LitFields {
     pub m8: u64,
     pub m9: u64,
     pub shift: u8,
-    /// `shift / 8`: the window's first byte, as the decoder reads it from the bytes.
-    pub byte: u8,
     /// A field of another width, or fields too far apart for one window: scan
     /// [`Tables::lit_src`] instead.
     pub scan: bool,
@@ -183,12 +176,7 @@ impl LitFields {
     /// bits `i..i+8` are all ones (an 8-bit 255), and a 9-bit 255 also needs bit `i + 8` clear.
     #[inline(always)]
     pub fn any_255(&self, w: u128) -> bool {
-        self.any_255_at((w >> self.shift) as u64)
-    }
-
-    /// [`LitFields::any_255`] of the 64 bits from bit `shift` on.
-    #[inline(always)]
-    pub fn any_255_at(&self, x: u64) -> bool {
+        let x = (w >> self.shift) as u64;
         let a = x & (x >> 1);
         let b = a & (a >> 2);
         let ones8 = b & (b >> 4);
@@ -241,12 +229,10 @@ fn select_mask(select: &[(u16, u16, u32)]) -> (u128, u128) {
 
 /// The literal field set of bit ranges.
 fn lit_fields(fields: &[(u16, u16)]) -> LitFields {
-    // A whole byte, so that the decoder may load the window from the instruction's bytes.
-    let shift = fields.iter().map(|f| f.0).min().unwrap_or(0) & !7;
+    let shift = fields.iter().map(|f| f.0).min().unwrap_or(0);
     // The last bit a field's test reads: its own for 8 bits, the one past it for 9.
     let last = fields.iter().map(|&(lo, _)| lo + 8).max().unwrap_or(0);
-    let (scan, byte) = (last - shift >= 64 || shift >= 128, (shift / 8) as u8);
-    let mut l = LitFields { shift: shift as u8, byte, scan, ..LitFields::default() };
+    let mut l = LitFields { shift: shift as u8, scan: last - shift >= 64 || shift >= 128, ..LitFields::default() };
     for &(lo, hi) in fields {
         let bit = 1u64.checked_shl((lo - shift) as u32).unwrap_or(0);
         match hi - lo + 1 {
@@ -340,12 +326,6 @@ impl DecodeLut {
             );
         }
         assert!(self.opmap.iter().all(|o| usize::from(o.lits) < self.lits.len()), "literal set index in range");
-        // What `decode_window` assumes of the instructions it reads from its 24 bytes.
-        let lit_window = |l: &LitFields| l.scan || (l.shift % 8 == 0 && l.shift < 128 && l.byte == l.shift / 8);
-        assert!(self.lits.iter().all(lit_window), "literal field windows whole bytes within the instruction");
-        let forms =
-            self.opmap.iter().map(|o| o.form).chain(self.encs.iter().flat_map(|e| e.mods.iter().map(|m| m.form)));
-        assert!(forms.into_iter().all(|f| f.ndw() <= 4), "instructions of at most 4 dwords before the literal");
     }
 
     /// The key's opcode entry for the instruction's bits `w` (the key is [`Key::FAST`]).
