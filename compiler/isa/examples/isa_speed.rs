@@ -2,6 +2,11 @@
 //! instructions per second of this thread's CPU time (Linux `schedstat`; wall time elsewhere),
 //! so that a loaded machine still gives usable numbers.
 //! `cargo run --release -p baregpu-isa --example isa_speed [ARCH]`
+//!
+//! `ISA_SPEED_STREAM=FILE.s ISA_SPEED_PASSES=N isa_speed ARCH` assembles FILE (say one that
+//! `baregpu bench asm --keep DIR` wrote) and decodes its bytes N times in [`decode_pass`], for
+//! counting host instructions per decoded instruction (a `.bin` FILE is taken as the bytes):
+//! `valgrind --tool=callgrind --toggle-collect='isa_speed::decode_pass' ...`.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -28,6 +33,35 @@ fn rate(n: usize, mut f: impl FnMut()) -> f64 {
     (n * k) as f64 / secs
 }
 
+/// One pass of the decode loop `baregpu bench asm` times; returns the instructions decoded.
+#[inline(never)]
+fn decode_pass(d: &Decoder, bytes: &[u8]) -> usize {
+    let (mut at, mut n) = (0, 0);
+    while at < bytes.len() {
+        let i = d.decode_at(bytes, at).unwrap();
+        at += i.size();
+        n += 1;
+        black_box(&i);
+    }
+    n
+}
+
+/// The `ISA_SPEED_STREAM` mode (see the module comment).
+fn stream(arch: Arch, path: &std::ffi::OsStr) {
+    // Raw bytes as they are (`.bin`, which ISA_SPEED_SAVE=FILE writes), else assembly source.
+    let bytes = match std::path::Path::new(path).extension().is_some_and(|e| e == "bin") {
+        true => std::fs::read(path).expect("stream file"),
+        false => assemble(arch, &std::fs::read_to_string(path).expect("stream file")).expect("stream assembles"),
+    };
+    if let Some(out) = std::env::var_os("ISA_SPEED_SAVE") {
+        std::fs::write(out, &bytes).expect("write the stream's bytes");
+    }
+    let passes: usize = std::env::var("ISA_SPEED_PASSES").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let d = Decoder::new(arch);
+    let n: usize = (0..passes).map(|_| decode_pass(&d, black_box(&bytes))).sum();
+    println!("{}: {n} instructions decoded in {passes} passes", arch.name());
+}
+
 fn main() {
     let archs: Vec<Arch> = match std::env::args().nth(1) {
         Some(a) => vec![Arch::from_name(&a).expect("arch")],
@@ -44,6 +78,9 @@ fn main() {
             black_box(assemble(arch, &text).unwrap());
         }
         return;
+    }
+    if let Some(path) = std::env::var_os("ISA_SPEED_STREAM") {
+        return archs.into_iter().for_each(|arch| stream(arch, &path));
     }
     for arch in archs {
         let p = format!("{}/../../tests/isa/golden/{}.txt", env!("CARGO_MANIFEST_DIR"), arch.name());
