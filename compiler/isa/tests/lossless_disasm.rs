@@ -388,6 +388,13 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0xd3e6000c, 0x00e25118 // v_smfmac_f32_16x16x32_bf16 v[12:15], v[24:25], v[40:43], s56",
         true,
     ),
+    // gfx9 v_pk_fmac_f16 with op_sel bits: llvm-mc writes none for `op_sel:[1,0,0]` and ignores them.
+    (
+        Arch::Gfx942,
+        &[0x08, 0x08, 0x3c, 0xd1, 0x1c, 0x51, 0x02, 0x00],
+        ".long 0xd13c0808, 0x0002511c // v_pk_fmac_f16_e64 v8, v28, v40 op_sel:[1,0,0]",
+        true,
+    ),
     // gfx90a+ DPP with a 64-bit operand takes row_newbcast only.
     (
         Arch::Gfx942,

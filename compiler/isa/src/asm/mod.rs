@@ -13,7 +13,7 @@ mod image;
 pub mod lexer;
 mod low16;
 pub(crate) mod matrix;
-mod modifier;
+pub(crate) mod modifier;
 pub mod operand;
 pub mod parser;
 mod symbolic;

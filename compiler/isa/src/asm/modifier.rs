@@ -169,7 +169,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         }
         "op_sel" => {
             let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;
-            if b != 0 && is_gfx9(i.arch) && i.mnemonic().starts_with("v_pk_fmac_f16") {
+            if b != 0 && pk_fmac_drops_mods(i) {
                 // llvm-mc 22 reads it, prints it back and writes no op_sel bits: refused rather
                 // than assembled to bytes that drop it.
                 return err(t, "op_sel is not encodable on gfx9 v_pk_fmac_f16_e64 (llvm-mc drops it)");
@@ -340,3 +340,10 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
 }
 
 const CPOL: [&str; 6] = ["glc", "slc", "dlc", "sc0", "sc1", "nt"];
+
+/// gfx9 `v_pk_fmac_f16`: llvm-mc 22 reads `op_sel` (e64) and `sext` (SDWA) on it, prints them
+/// back and writes no bits for them, and its disassembler ignores those bits. So the assembler
+/// refuses them and the disassembler prints a word with them set as `.long` (one rule for both).
+pub(crate) fn pk_fmac_drops_mods(i: &Instruction) -> bool {
+    is_gfx9(i.arch) && i.mnemonic().starts_with("v_pk_fmac_f16")
+}

@@ -256,7 +256,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         }
         if neg || abs || sext {
             let si = idx.unwrap_or(0);
-            if sext && ext == Ext::Sdwa && m.starts_with("v_pk_fmac_f16") {
+            if sext && ext == Ext::Sdwa && super::modifier::pk_fmac_drops_mods(i) {
                 // Packed f16 sources: llvm-mc 22 reads sext and writes no sext bit.
                 return err(t, "sext is not encodable on v_pk_fmac_f16_sdwa's f16 sources (llvm-mc drops it)");
             }

@@ -34,6 +34,11 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     if !is_gfx9(i.arch) {
         return false;
     }
+    if crate::asm::modifier::pk_fmac_drops_mods(i)
+        && ["opsel", "src0_sext", "src1_sext"].iter().any(|f| i.field(f).is_some_and(|v| v != 0))
+    {
+        return true;
+    }
     if i.literal.is_none() && takes_no_literal(i.arch, i.format().name) {
         let lit_code = |o: &baregpu_autogen::isa::Operand| {
             matches!(o.kind, baregpu_autogen::isa::OperandKind::Ssrc | baregpu_autogen::isa::OperandKind::Vsrc)
