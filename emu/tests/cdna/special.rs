@@ -213,7 +213,7 @@ fn ds_wrxchg2_swaps_two_addresses() {
     let input = words(64 * 4, 0x0d5e_0d5e);
     // Lane l's LDS dwords at 8l and 8l + 4, and at 1024 + 4l + 256 and + 512 for the st64
     // forms, pre-filled by ds_write2.
-    let body = "v_lshlrev_b32 v3, 3, v0\nv_lshl_add_u32 v4, v0, 2, 0x400\nds_write2_b32 v3, v16, v17 offset1:1\n\
+    let body = "v_lshlrev_b32 v3, 3, v0\nv_mov_b32 v5, 0x400\nv_lshl_add_u32 v4, v0, 2, v5\nds_write2_b32 v3, v16, v17 offset1:1\n\
                 ds_write2st64_b32 v4, v16, v17 offset0:1 offset1:2\ns_waitcnt lgkmcnt(0)\n\
                 ds_wrxchg2_rtn_b32 v[64:65], v3, v18, v19 offset1:1\n\
                 ds_wrxchg2st64_rtn_b32 v[66:67], v4, v19, v18 offset0:1 offset1:2\n\
