@@ -17,6 +17,7 @@ mod decode_ref;
 pub mod disasm;
 pub mod error;
 pub mod fixup;
+mod fnv;
 pub mod inst;
 pub mod names;
 pub mod operand;

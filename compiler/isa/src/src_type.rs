@@ -5,11 +5,11 @@
 //! architecture, mnemonic and source, what llvm-mc 22 made of `0x3800`, `0x3f00`, `0x38003800`,
 //! `0x3f000000`, `0x3fe00000` and `1.5` written in that source of a golden line.
 
+use crate::fnv::FnvBuild;
 use crate::operand::ValType;
 use crate::Arch;
 use baregpu_autogen::isa::{src_types, SrcType};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 /// Per mnemonic (without its encoding suffix, sorted), the types of src0..src2.
@@ -24,26 +24,7 @@ fn table(arch: Arch) -> Table {
     }
 }
 
-/// FNV-1a: the keys are short mnemonics, for which SipHash and a binary search over the sorted
-/// table both cost several times the name rules this lookup replaced (the assembler asks for
-/// every source it parses and verifies).
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-type Index = HashMap<&'static str, [Option<SrcType>; 3], BuildHasherDefault<Fnv>>;
+type Index = HashMap<&'static str, [Option<SrcType>; 3], FnvBuild>;
 
 /// The table of an architecture as a hash map, built on first use.
 fn index(arch: Arch) -> &'static Index {

@@ -29,6 +29,7 @@ use std::sync::{OnceLock, RwLock};
 use baregpu_autogen::isa::OperandKind;
 
 use crate::error::{IsaError, Result};
+use crate::fnv::FnvBuild;
 use crate::inst::Instruction;
 use crate::tables::Tables;
 use crate::Arch;
@@ -113,25 +114,6 @@ fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
     }
 }
 
-/// FNV-1a: mnemonics are short and come from the tables or the source being assembled, so a
-/// keyed hash buys nothing here and SipHash cost a few percent of assembly time.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 type CandMap = HashMap<&'static str, &'static [Cand], FnvBuild>;
 
 /// Most mnemonics kept per architecture: the tables' names with their suffixes are far fewer, so
