@@ -3,7 +3,7 @@
 //! of assembly time (and several times the source-type lookup it serves).
 
 /// The FNV-1a hasher.
-#[derive(Default)]
+#[derive(Default, Clone, Copy, Debug)]
 pub(crate) struct Fnv(u64);
 
 impl std::hash::Hasher for Fnv {

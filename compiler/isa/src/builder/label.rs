@@ -67,26 +67,9 @@ pub(crate) fn push_suffix(s: &mut String, n: u32) {
     s.extend(digits[at..].iter().map(|&d| d as char));
 }
 
-/// FNV-1a, for the label-name sets: a code generator makes a label every few dozen
-/// instructions, and SipHash's cost showed in the builder's profile. Names come from the program
-/// that builds, not from an adversary.
-#[derive(Default, Clone, Copy, Debug)]
-pub(crate) struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for &b in bytes {
-            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-pub(crate) type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+// Label-name sets hash with FNV-1a (`crate::fnv`): a code generator makes a label every few
+// dozen instructions, and SipHash's cost showed in the builder's profile.
+pub(crate) use crate::fnv::{Fnv, FnvBuild};
 
 /// A label name's 64-bit FNV-1a hash.
 pub(crate) fn name_hash(name: &str) -> u64 {
