@@ -18,21 +18,17 @@ use crate::asm::parser::Ext;
 use crate::operand::is_gfx9;
 use crate::Arch;
 
-/// How the fast path takes one operand.
+/// How the fast path takes an operand other than a register (registers: [`RegRule`]).
 #[derive(Clone, Copy, Debug)]
 enum How {
-    /// A register-only field: a plain run as `Fast` says. `vector`: the field holds only VGPRs
-    /// or AGPRs, so any other kind of operand rules the encoding out.
+    /// A register-only field. `vector`: the field holds only VGPRs or AGPRs, so a constant or a
+    /// named register rules the encoding out.
     Reg {
-        fast: Fast,
         vector: bool,
     },
-    /// A source: a VGPR run (`vgpr`, where the field holds one), an SGPR run, an inline
-    /// constant or the literal. `wide`: a 64-bit operand (its constants are left to the general
-    /// path).
+    /// A source: an inline constant or the literal (registers by the slot's rules). `wide`: a
+    /// 64-bit operand (its constants are left to the general path).
     Src {
-        vgpr: Option<Fast>,
-        sgpr: Fast,
         wide: bool,
     },
     /// An immediate field: `short` a 16-bit one (simm16, branch target), else any u32;
@@ -50,9 +46,49 @@ enum How {
     Unsure,
 }
 
-/// One operand's plan: how, and where its field is.
+/// How a slot takes a plain register of one file: [`Fast`]'s checks as numbers, kept in the
+/// slot, so that a register operand costs no branch on the slot's kind.
+#[derive(Clone, Copy, Debug)]
+struct RegRule {
+    file: RegFile,
+    /// The run length taken; [`RegRule::NONE`]: none (a rule that takes nothing).
+    count: i32,
+    /// The highest first register.
+    last_first: u32,
+    /// Added to the register number (256 for a VGPR in a 9-bit source field).
+    base: u16,
+    /// Alignment mask the first register must clear.
+    align: u8,
+    shift: u8,
+}
+
+impl RegRule {
+    /// No register count equals it (counts are `i16`).
+    const NONE: i32 = i32::MIN;
+
+    const NO: RegRule =
+        RegRule { file: RegFile::Ttmp, count: RegRule::NONE, last_first: 0, base: 0, align: 0, shift: 0 };
+
+    /// `None` where the numbers do not fit the rule's fields (left to the general path).
+    fn of(f: &Fast) -> Option<RegRule> {
+        Some(RegRule {
+            file: f.file,
+            count: f.count as i32,
+            last_first: u32::try_from(f.last_first).ok()?,
+            base: u16::try_from(f.base).ok()?,
+            align: u8::try_from(f.align).ok()?,
+            shift: f.shift,
+        })
+    }
+}
+
+/// One operand's plan: the registers it takes (of two files at most: a source's VGPRs and
+/// SGPRs), the verdict on any other register by file, how it takes the rest, and where its
+/// field is.
 #[derive(Clone, Copy, Debug)]
 struct FastSlot {
+    rules: [RegRule; 2],
+    miss: [Verdict; 4],
     how: How,
     /// The field (`Fixed` and `Off` have none: 0s, never written).
     at: Place,
@@ -114,8 +150,9 @@ pub(crate) struct FastPlan {
     words: [u32; 4],
     /// The encoding takes a literal.
     lit_ok: bool,
-    /// A VALU encoding: scalar values count against the constant bus.
-    valu: bool,
+    /// A VALU encoding with more sources that may read a scalar value (an SGPR or the
+    /// literal) than the constant bus takes: the fill counts them after the operands.
+    bus_check: bool,
     /// The constant bus limit (gfx9: one scalar value, gfx10+: two).
     bus_limit: u8,
     /// DS: the `offset0`/`offset1` fields of `offset:`.
@@ -135,13 +172,11 @@ pub(crate) enum Verdict {
 }
 
 /// What the fast path made of an instruction: the words, the literal, the branch target,
-/// registers used.
+/// (the registers used are noted in the caller's array).
 pub(crate) struct Filled {
     pub words: [u32; 4],
     pub lit: Option<u32>,
     pub target: Option<Label>,
-    /// Per register file (by `RegFile as usize`), the highest register named + 1.
-    pub used: [u32; 4],
     pub vcc: bool,
 }
 
@@ -161,29 +196,59 @@ fn sgpr_fast(arch: Arch, dwords: i16, bus: bool) -> Option<Fast> {
     })
 }
 
-fn how(arch: Arch, s: &Slot, t16: bool, valu: bool) -> How {
+/// A slot's registers: the rules, and the verdict on a register no rule takes, by file.
+type Regs = ([RegRule; 2], [Verdict; 4]);
+
+/// The plan of one operand: how it takes registers and anything else.
+fn how(arch: Arch, s: &Slot, t16: bool, valu: bool, at: Place) -> (Regs, How) {
+    let no_regs: Regs = ([RegRule::NO; 2], [Verdict::Unsure; 4]);
+    let unsure = (no_regs, How::Unsure);
     let dwords = s.op.dwords.max(1) as i16;
-    match s.act {
-        _ if t16 => How::Unsure,
-        Act::Vreg { .. } | Act::Sgpr { .. } => match s.fast {
-            Some(fast) => How::Reg { fast, vector: matches!(s.act, Act::Vreg { .. }) },
-            None => How::Unsure,
-        },
+    // Register codes are ORed in unchecked, so the field must hold every code the rules give
+    // (an inline constant or the literal's 255 too, for a source).
+    let (regs, how) = match s.act {
+        _ if t16 => return unsure,
+        Act::Vreg { .. } | Act::Sgpr { .. } => {
+            let Some(fast) = s.fast.filter(|f| at.holds(f)) else { return unsure };
+            let Some(rule) = RegRule::of(&fast) else { return unsure };
+            let vector = matches!(s.act, Act::Vreg { .. });
+            // A scalar register in a VGPR-only field certainly fails (as `plan::admits` says).
+            let miss = [RegFile::Sgpr, RegFile::Vgpr, RegFile::Agpr, RegFile::Ttmp].map(|f| {
+                match vector && matches!(f, RegFile::Sgpr | RegFile::Ttmp) {
+                    true => Verdict::No,
+                    false => Verdict::Unsure,
+                }
+            });
+            (([rule, RegRule::NO], miss), How::Reg { vector })
+        }
         Act::Src { nine, vsrc } => {
             let vgpr = s.fast.filter(|f| f.file == RegFile::Vgpr && nine && vsrc);
-            match sgpr_fast(arch, dwords, valu) {
-                Some(sgpr) => How::Src { vgpr, sgpr, wide: dwords > 1 },
-                None => How::Unsure,
+            let Some(sgpr) = sgpr_fast(arch, dwords, valu) else { return unsure };
+            if !(vgpr.as_ref().is_none_or(|f| at.holds(f)) && at.holds(&sgpr) && at.mask >= 255) {
+                return unsure;
             }
+            let Some(s_rule) = RegRule::of(&sgpr) else { return unsure };
+            // The VGPR first, the common source.
+            let rules = match vgpr.as_ref().map(RegRule::of) {
+                Some(Some(v_rule)) => [v_rule, s_rule],
+                Some(None) => return unsure,
+                None => [s_rule, RegRule::NO],
+            };
+            ((rules, no_regs.1), How::Src { wide: dwords > 1 })
         }
         Act::Imm { float } => {
             let short = matches!(s.op.kind, K::Simm16 | K::Label | K::Hwreg | K::Sendmsg);
-            How::Imm { short, float, label: s.op.kind == K::Label, waitcnt: s.op.kind == K::Simm16 }
+            let how = How::Imm { short, float, label: s.op.kind == K::Label, waitcnt: s.op.kind == K::Simm16 };
+            (no_regs, how)
         }
-        Act::Fixed => Special::ALL.iter().find(|r| r.name() == s.op.name).map_or(How::Unsure, |&r| How::Fixed(r)),
-        Act::Off => How::Off,
-        _ => How::Unsure,
-    }
+        Act::Fixed => match Special::ALL.iter().find(|r| r.name() == s.op.name) {
+            Some(&r) => (no_regs, How::Fixed(r)),
+            None => return unsure,
+        },
+        Act::Off => (no_regs, How::Off),
+        _ => return unsure,
+    };
+    (regs, how)
 }
 
 impl FastPlan {
@@ -200,11 +265,13 @@ impl FastPlan {
             .enumerate()
             .map(|(k, s)| {
                 let at = s.put.as_ref().and_then(Place::of);
-                let how = match (at, s.act) {
-                    (Some(_), _) | (None, Act::Fixed | Act::Off) => how(arch, s, c.t16 >> k & 1 != 0, valu),
-                    _ => How::Unsure,
+                let ((rules, miss), how) = match (at, s.act) {
+                    (Some(_), _) | (None, Act::Fixed | Act::Off) => {
+                        how(arch, s, c.t16 >> k & 1 != 0, valu, at.unwrap_or_default())
+                    }
+                    _ => (([RegRule::NO; 2], [Verdict::Unsure; 4]), How::Unsure),
                 };
-                FastSlot { how, at: at.unwrap_or_default() }
+                FastSlot { rules, miss, how, at: at.unwrap_or_default() }
             })
             .collect::<Box<[FastSlot]>>();
         let place = |p: Option<Put>| p.as_ref().and_then(Place::of);
@@ -218,21 +285,6 @@ impl FastPlan {
             _ => None,
         };
         let bus_limit = if is_gfx9(arch) { 1 } else { 2 };
-        let mut slots: Box<[FastSlot]> = slots;
-        // Register codes are ORed in unchecked, so each field must hold every code it may get
-        // (an inline constant or the literal's 255 too, for a source).
-        for s in slots.iter_mut() {
-            let ok = match &s.how {
-                How::Reg { fast, .. } => s.at.holds(fast),
-                How::Src { vgpr, sgpr, .. } => {
-                    vgpr.as_ref().is_none_or(|f| s.at.holds(f)) && s.at.holds(sgpr) && s.at.mask >= 255
-                }
-                _ => true,
-            };
-            if !ok {
-                s.how = How::Unsure;
-            }
-        }
         let mut words = c.init.words;
         let mut seen = [0u32; 4];
         for s in slots.iter().filter(|s| s.at.mask != 0) {
@@ -254,7 +306,12 @@ impl FastPlan {
                 seen[w] |= m;
             }
         }
-        Some(FastPlan { slots, words, lit_ok, valu, bus_limit, ds_offsets, arch })
+        // Each source reads one scalar value at most: with no more of them than the bus takes,
+        // it cannot overflow and is not counted.
+        // (Register-only fields are not counted: `plan::fast` marks none of them.)
+        let readers = slots.iter().filter(|s| matches!(s.how, How::Src { .. })).count();
+        let bus_check = valu && readers > bus_limit as usize;
+        Some(FastPlan { slots, words, lit_ok, bus_check, bus_limit, ds_offsets, arch })
     }
 }
 
@@ -280,18 +337,6 @@ impl Bus {
     }
 }
 
-/// A plain register run `fast` takes: its field value.
-#[inline(always)]
-fn reg_code(f: &Fast, reg: &Reg) -> Option<u32> {
-    // A negative first is a large unsigned one.
-    let ok = reg.file == f.file
-        && reg.count == f.count
-        && reg.half.is_none()
-        && reg.first as u32 <= f.last_first as u32
-        && reg.first & f.align == 0;
-    ok.then(|| ((reg.first as u32) >> f.shift) + f.base)
-}
-
 macro_rules! unsure {
     ($e:expr) => {
         match $e {
@@ -305,143 +350,169 @@ impl FastPlan {
     /// What [`FastPlan::fill`] starts from.
     #[inline(always)]
     pub fn start(&self) -> Filled {
-        Filled { words: self.words, lit: None, target: None, used: [0; 4], vcc: false }
+        Filled { words: self.words, lit: None, target: None, vcc: false }
     }
 
     /// Encodes `ops` with `mods` into `out` (as [`FastPlan::start`] made it), or says why not.
-    #[inline]
-    pub fn fill(&self, out: &mut Filled, ops: &[Operand], mods: &[Mod]) -> Verdict {
+    /// The registers named are noted in `used` (per file, the highest + 1), also when the
+    /// verdict is not [`Verdict::Fits`]: the caller keeps a copy to put back.
+    #[inline(always)]
+    pub fn fill(&self, out: &mut Filled, ops: &[Operand], mods: &[Mod], used: &mut [u32; 4]) -> Verdict {
         if ops.len() != self.slots.len() {
             return Verdict::No;
         }
-        let mut bus = Bus { codes: [0; 2], n: 0 };
         // Indexed (both lengths equal): cheaper than a zip of two slice iterators here.
         let slots = &self.slots[..ops.len()];
         for k in 0..ops.len() {
             let (x, s) = (&ops[k], &slots[k]);
-            let v = match (&s.how, x) {
-                (How::Reg { fast, vector }, Operand::Reg { reg, neg: false, abs: false }) => {
-                    let Some(code) = reg_code(fast, reg) else {
-                        return not_vector(*vector, reg);
+            let v = match x {
+                // The common operand: one lookup by file, no branch on the slot's kind.
+                Operand::Reg { reg, neg, abs } => {
+                    let f = reg.file as usize & 3;
+                    let r = match reg.file {
+                        x if x == s.rules[0].file => &s.rules[0],
+                        x if x == s.rules[1].file => &s.rules[1],
+                        _ => return s.miss[f],
                     };
-                    // (`fast.bus` is set for VALU encodings only.)
-                    if fast.bus && !bus.read(self.bus_limit, reg.first as u32) {
-                        return Verdict::Unsure;
+                    // A negative first is a large unsigned one.
+                    if *neg
+                        || *abs
+                        || reg.half.is_some()
+                        || reg.count as i32 != r.count
+                        || reg.first as u32 > r.last_first
+                        || reg.first & r.align as i32 != 0
+                    {
+                        return s.miss[f];
                     }
-                    note(&mut out.used, reg);
-                    code
+                    // The highest register + 1 (first and count are checked: no overflow).
+                    let end = reg.first as u32 + reg.count as u32;
+                    used[f] = used[f].max(end);
+                    ((reg.first as u32) >> r.shift) + r.base as u32
                 }
-                (How::Reg { vector: true, .. }, Operand::Reg { reg, .. }) => return not_vector(true, reg),
-                (How::Reg { vector: true, .. }, Operand::Special { .. } | Operand::Int(_))
-                | (How::Reg { vector: true, .. }, Operand::F32(_) | Operand::F64(_)) => return Verdict::No,
-                (How::Src { vgpr, sgpr, .. }, Operand::Reg { reg, neg: false, abs: false }) => {
-                    if let Some(code) = vgpr.as_ref().and_then(|f| reg_code(f, reg)) {
-                        note(&mut out.used, reg);
-                        code
-                    } else {
-                        let code = unsure!(reg_code(sgpr, reg));
-                        if self.valu && !bus.read(self.bus_limit, code) {
-                            return Verdict::Unsure;
-                        }
-                        note(&mut out.used, reg);
-                        code
-                    }
-                }
-                (How::Src { wide: false, .. }, Operand::Int(v)) => match inline_int_code(*v) {
-                    Some(c) => c,
-                    None if (i32::MIN as i64..=u32::MAX as i64).contains(v) => {
-                        unsure!(self.literal(&mut out.lit, &mut bus, *v as u32))
-                    }
-                    None => return Verdict::Unsure,
+                _ => match self.other(s, x, out) {
+                    Ok(Some(v)) => v,
+                    Ok(None) => continue,
+                    Err(v) => return v,
                 },
-                (How::Src { wide: false, .. }, Operand::F32(x)) => match inline_f32_code(*x) {
-                    Some(c) => c,
-                    None => unsure!(self.literal(&mut out.lit, &mut bus, x.to_bits())),
-                },
-                (How::Imm { short, float, label, waitcnt }, x) => {
-                    let v: i64 = match x {
-                        Operand::Int(v) => *v,
-                        Operand::F32(f) if *float => f.to_bits() as i64,
-                        Operand::Label(l) if *label => {
-                            out.target = Some(*l);
-                            0
-                        }
-                        Operand::Waitcnt(w) if *waitcnt => unsure!(w.encode(self.arch).ok()) as i64,
-                        _ => return Verdict::Unsure,
-                    };
-                    let v = match *short {
-                        true if (-32768..=65535).contains(&v) => v as u32 & 0xffff,
-                        false if (0..=u32::MAX as i64).contains(&v) => v as u32,
-                        _ => return Verdict::Unsure,
-                    };
-                    if v & !s.at.mask != 0 {
-                        return Verdict::Unsure;
-                    }
-                    v
-                }
-                (How::Fixed(r), Operand::Special { reg, neg: false, abs: false }) if reg == r => {
-                    out.vcc |= r.is_vcc();
-                    continue;
-                }
-                (How::Off, Operand::Off) => continue,
-                _ => return Verdict::Unsure,
             };
             // Register codes and source constants fit (checked when planned); immediates
-            // were checked against the field above.
+            // were checked against the field in `other`.
             s.at.or(&mut out.words, v);
         }
-        match mods {
-            [] => {}
-            [Mod::Offset(v)] => {
-                let [lo, hi] = unsure!(self.ds_offsets);
-                // The template keeps the started offsets (for no `offset:`): replace them.
-                lo.clear(&mut out.words);
-                hi.clear(&mut out.words);
-                if !(0..=0xffff).contains(v) || !lo.write(&mut out.words, *v as u32 & 0xff) {
-                    return Verdict::Unsure;
-                }
-                if !hi.write(&mut out.words, (*v as u32) >> 8) {
-                    return Verdict::Unsure;
-                }
-            }
-            _ => return Verdict::Unsure,
+        if self.bus_check && !self.bus_fits(ops, out.lit) {
+            return Verdict::Unsure;
         }
-        Verdict::Fits
+        match mods {
+            [] => Verdict::Fits,
+            [Mod::Offset(v)] => self.ds_offset(&mut out.words, *v),
+            _ => Verdict::Unsure,
+        }
+    }
+
+    /// A DS `offset:` into `offset0`/`offset1` (out of line: it keeps the operand loop's
+    /// registers free).
+    #[inline(never)]
+    fn ds_offset(&self, words: &mut [u32; 4], v: i64) -> Verdict {
+        let [lo, hi] = unsure!(self.ds_offsets);
+        if !(0..=0xffff).contains(&v) {
+            return Verdict::Unsure;
+        }
+        let v = v as u32;
+        // The template keeps the started offsets (for no `offset:`): replace them. Where the
+        // two bytes lie side by side (every DS layout), as one 16-bit field.
+        if lo.mask == 0xff && hi.mask == 0xff && hi.word == lo.word && hi.shift == lo.shift + 8 {
+            let both = Place { mask: 0xffff, ..lo };
+            both.clear(words);
+            both.or(words, v);
+            return Verdict::Fits;
+        }
+        lo.clear(words);
+        hi.clear(words);
+        match lo.write(words, v & 0xff) && hi.write(words, v >> 8) {
+            true => Verdict::Fits,
+            false => Verdict::Unsure,
+        }
+    }
+
+    /// An operand other than a register: its field value, `None` for one with no field
+    /// (a fixed register, `off`), or the verdict. Out of line: it keeps the operand loop's
+    /// registers free for the common operand, a register.
+    #[inline(never)]
+    fn other(&self, s: &FastSlot, x: &Operand, out: &mut Filled) -> Result<Option<u32>, Verdict> {
+        let v = match (&s.how, x) {
+            (How::Reg { vector: true }, Operand::Special { .. } | Operand::Int(_))
+            | (How::Reg { vector: true }, Operand::F32(_) | Operand::F64(_)) => return Err(Verdict::No),
+            (How::Src { wide: false }, Operand::Int(v)) => match inline_int_code(*v) {
+                Some(c) => c,
+                None if (i32::MIN as i64..=u32::MAX as i64).contains(v) => {
+                    self.literal(&mut out.lit, *v as u32).ok_or(Verdict::Unsure)?
+                }
+                None => return Err(Verdict::Unsure),
+            },
+            (How::Src { wide: false }, Operand::F32(x)) => match inline_f32_code(*x) {
+                Some(c) => c,
+                None => self.literal(&mut out.lit, x.to_bits()).ok_or(Verdict::Unsure)?,
+            },
+            (How::Imm { short, float, label, waitcnt }, x) => {
+                let v: i64 = match x {
+                    Operand::Int(v) => *v,
+                    Operand::F32(f) if *float => f.to_bits() as i64,
+                    Operand::Label(l) if *label => {
+                        out.target = Some(*l);
+                        0
+                    }
+                    Operand::Waitcnt(w) if *waitcnt => w.encode(self.arch).map_err(|_| Verdict::Unsure)? as i64,
+                    _ => return Err(Verdict::Unsure),
+                };
+                let v = match *short {
+                    true if (-32768..=65535).contains(&v) => v as u32 & 0xffff,
+                    false if (0..=u32::MAX as i64).contains(&v) => v as u32,
+                    _ => return Err(Verdict::Unsure),
+                };
+                if v & !s.at.mask != 0 {
+                    return Err(Verdict::Unsure);
+                }
+                v
+            }
+            (How::Fixed(r), Operand::Special { reg, neg: false, abs: false }) if reg == r => {
+                out.vcc |= r.is_vcc();
+                return Ok(None);
+            }
+            (How::Off, Operand::Off) => return Ok(None),
+            _ => return Err(Verdict::Unsure),
+        };
+        Ok(Some(v))
     }
 
     /// The literal `v` (the one a source may take): its source code, 255.
     #[inline]
-    fn literal(&self, lit: &mut Option<u32>, bus: &mut Bus, v: u32) -> Option<u32> {
+    fn literal(&self, lit: &mut Option<u32>, v: u32) -> Option<u32> {
         if !self.lit_ok {
             return None;
         }
         match *lit {
-            Some(l) if l != v => return None,
-            Some(_) => {}
-            None => {
+            Some(l) if l != v => None,
+            _ => {
                 *lit = Some(v);
-                if self.valu && !bus.read(self.bus_limit, 255) {
-                    return None;
+                Some(255)
+            }
+        }
+    }
+
+    /// Whether the scalar values `ops` read (SGPRs, the literal `lit`) fit the constant bus; for
+    /// a plan with `bus_check` only, once the operands are in (a set of values: no order).
+    #[cold]
+    #[inline(never)]
+    fn bus_fits(&self, ops: &[Operand], lit: Option<u32>) -> bool {
+        let mut bus = Bus { codes: [0; 2], n: 0 };
+        for (x, s) in ops.iter().zip(&self.slots[..]) {
+            // An SGPR a source took (its code is its number).
+            if let (Operand::Reg { reg, .. }, How::Src { .. }) = (x, &s.how) {
+                if reg.file == RegFile::Sgpr && !bus.read(self.bus_limit, reg.first as u32) {
+                    return false;
                 }
             }
         }
-        Some(255)
+        lit.is_none() || bus.read(self.bus_limit, 255)
     }
-}
-
-/// The verdict on a register a `How::Reg` slot did not take: a scalar one in a VGPR-only field
-/// certainly fails (the general path's check, as `plan::admits` makes it); anything else is
-/// left to the general path.
-#[inline]
-fn not_vector(vector: bool, reg: &Reg) -> Verdict {
-    match vector && !matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) {
-        true => Verdict::No,
-        false => Verdict::Unsure,
-    }
-}
-
-#[inline(always)]
-fn note(used: &mut [u32; 4], reg: &Reg) {
-    let e = &mut used[reg.file as usize];
-    *e = (*e).max(reg.end() as u32);
 }

@@ -89,7 +89,7 @@ use crate::inst::Instruction;
 use crate::Arch;
 use cands::{Cand, CtorTable};
 use encode::{describe, Fail, Fill};
-use fast::{Filled, Verdict};
+use fast::{FastPlan, Verdict};
 use label::{FnvBuild, LabelDef};
 
 /// One emitted instruction.
@@ -142,7 +142,6 @@ pub struct Builder {
     /// Every label's name, one after the other ([`LabelDef::name`]).
     label_text: String,
     label_next: HashMap<String, u32, FnvBuild>,
-    size: usize,
     tracker: ResourceTracker,
     first_error: Option<IsaError>,
     /// Modifiers for the next instruction ([`Builder::mods`]).
@@ -198,7 +197,6 @@ impl Builder {
             label_names: HashSet::default(),
             label_text: String::new(),
             label_next: HashMap::default(),
-            size: 0,
             tracker: ResourceTracker::new(),
             first_error: None,
             pending: Vec::new(),
@@ -218,9 +216,9 @@ impl Builder {
         self.arch
     }
 
-    /// Code size so far, in bytes (literals included).
+    /// Code size so far, in bytes (literals included): every word is in `code`.
     pub fn size(&self) -> usize {
-        self.size
+        self.code.len() * 4
     }
 
     /// Number of instructions emitted.
@@ -329,7 +327,7 @@ impl Builder {
 
     /// Binds a label to the current position; binding twice is an error.
     pub fn try_bind(&mut self, l: Label) -> Result<()> {
-        let (at, idx) = (self.size, self.items.len());
+        let (at, idx) = (self.size(), self.items.len());
         if l.0 as usize >= self.labels.len() {
             return Err(self.err(format!("label {} is not from this builder", l.0)));
         }
@@ -372,15 +370,33 @@ impl Builder {
     }
 
     /// Emits the instruction with the first encoding that holds it; `None` (nothing emitted)
-    /// when none does. The common path: no message is made.
+    /// when none does. The common path: the fast fill of the first candidates, no message made.
     #[inline]
     fn emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
-        let cands = self.cands(id, mods);
-        for c in cands {
+        let (cands, words) = (self.cands(id, mods), self.code.len());
+        for (k, c) in cands.iter().enumerate() {
             if let Some(plan) = &c.fast {
-                let mut f = plan.start();
-                match plan.fill(&mut f, ops, mods) {
-                    Verdict::Fits => return self.push_fast(c, &f),
+                match self.emit_fast(c, plan, ops, mods) {
+                    Verdict::Fits => return Some((self.code.len() - words) * 4),
+                    Verdict::No => continue,
+                    Verdict::Unsure => {}
+                }
+            }
+            return self.emit_general(&cands[k..], ops, mods);
+        }
+        None
+    }
+
+    /// [`Builder::emit`] from a candidate the fast path left to the general fill (out of line:
+    /// the common path stays small).
+    #[inline(never)]
+    fn emit_general(&mut self, cands: &'static [Cand], ops: &[Operand], mods: &[Mod]) -> Option<usize> {
+        for (k, c) in cands.iter().enumerate() {
+            // The first was tried by the fast path already.
+            if let (Some(plan), true) = (&c.fast, k > 0) {
+                let words = self.code.len();
+                match self.emit_fast(c, plan, ops, mods) {
+                    Verdict::Fits => return Some((self.code.len() - words) * 4),
                     Verdict::No => continue,
                     Verdict::Unsure => {}
                 }
@@ -459,7 +475,11 @@ impl Builder {
     /// The candidates of constructor `id` in the form the modifiers select (see [`dpp`]).
     #[inline]
     fn cands(&self, id: u16, mods: &[Mod]) -> &'static [Cand] {
-        let ext = if mods.is_empty() { Ext::None } else { dpp::ext_of(mods) };
+        // No modifier or a memory offset alone (the common cases): the plain encodings.
+        let ext = match mods {
+            [] | [Mod::Offset(_)] => Ext::None,
+            _ => dpp::ext_of(mods),
+        };
         let get = |ext| {
             let t = if ext == Ext::None { self.plain } else { CtorTable::get(self.arch, ext) };
             t.cands.get(id as usize).map_or(&[][..], |c| &c[..])
@@ -475,37 +495,39 @@ impl Builder {
         c
     }
 
-    /// Emits what the fast path filled in (see [`Builder::emit`]): the words straight into the
-    /// code, no [`Instruction`] made.
+    /// The fast path of candidate `c` (see [`Builder::emit`]): on [`Verdict::Fits`] the words
+    /// are emitted straight into the code, no [`Instruction`] made; otherwise nothing changes.
     #[inline(always)]
-    fn push_fast(&mut self, c: &Cand, f: &Filled) -> Option<usize> {
+    fn emit_fast(&mut self, c: &Cand, plan: &FastPlan, ops: &[Operand], mods: &[Mod]) -> Verdict {
+        let mut f = plan.start();
+        // The fill notes registers in the tracker as it goes: put back unless it fits.
+        let used = self.tracker.used;
+        let mut v = plan.fill(&mut f, ops, mods, &mut self.tracker.used);
+        if v == Verdict::Fits && f.target.is_some_and(|l| l.0 as usize >= self.labels.len()) {
+            // (A label from another builder: the general path makes the error.)
+            v = Verdict::Unsure;
+        }
+        if v != Verdict::Fits {
+            self.tracker.used = used;
+            return v;
+        }
+        self.tracker.set_vcc(f.vcc);
         let n = self.items.len() as u32;
         if let Some(l) = f.target {
-            if l.0 as usize >= self.labels.len() {
-                return None;
-            }
             self.branches.push((n, l.0));
         }
-        self.tracker.note_used(f.used, f.vcc);
-        let word = self.code.len() as u32;
+        let word = self.code.len();
         let nd = c.init.ndwords;
-        // Fixed-size copies (a variable one is a call to memcpy).
-        match nd {
-            1 => self.code.push(f.words[0]),
-            2 => self.code.extend_from_slice(&f.words[..2]),
-            3 => self.code.extend_from_slice(&f.words[..3]),
-            _ => self.code.extend_from_slice(&f.words),
-        }
+        // One fixed-size copy of the four words, cut back (a variable one is a call to memcpy).
+        self.code.extend_from_slice(&f.words);
+        self.code.truncate(word + nd as usize);
         let mut flags = if c.suffixed { SUFFIX_CHOSEN } else { 0 };
-        let mut size = nd as usize * 4;
         if let Some(l) = f.lit {
             self.code.push(l);
             flags |= LITERAL;
-            size += 4;
         }
-        self.items.push(Item { word, op: c.init.op, fmt: c.init.fmt, ndwords: nd, flags });
-        self.size += size;
-        Some(size)
+        self.items.push(Item { word: word as u32, op: c.init.op, fmt: c.init.fmt, ndwords: nd, flags });
+        Verdict::Fits
     }
 
     #[inline]
@@ -530,7 +552,6 @@ impl Builder {
         }
         let flags = if inst.literal.is_some() { LITERAL } else { 0 } | if suffix_chosen { SUFFIX_CHOSEN } else { 0 };
         self.items.push(Item { word, op: inst.op, fmt: inst.fmt, ndwords: inst.ndwords, flags });
-        self.size += inst.size();
     }
 
     /// [`Builder::try_emit`] by instruction name (a constructor's name: a mnemonic, or one

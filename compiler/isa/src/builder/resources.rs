@@ -20,7 +20,10 @@ pub struct ResourceUsage {
 /// Accumulates [`ResourceUsage`] over emitted instructions.
 #[derive(Debug, Clone, Default)]
 pub struct ResourceTracker {
-    usage: ResourceUsage,
+    /// Per register file (by `RegFile as usize`; trap temporaries are not counted), the
+    /// highest register named + 1: the builder's fast path updates it in place.
+    pub(crate) used: [u32; 4],
+    vcc: bool,
 }
 
 impl ResourceTracker {
@@ -30,13 +33,9 @@ impl ResourceTracker {
 
     /// Counts a register (already checked against its file).
     pub fn note_reg(&mut self, r: &Reg) {
-        let end = r.end().max(0) as u32;
-        let u = &mut self.usage;
-        match r.file {
-            RegFile::Sgpr => u.sgprs = u.sgprs.max(end),
-            RegFile::Vgpr => u.vgprs = u.vgprs.max(end),
-            RegFile::Agpr => u.agprs = u.agprs.max(end),
-            RegFile::Ttmp => {}
+        if r.file != RegFile::Ttmp {
+            let e = &mut self.used[r.file as usize];
+            *e = (*e).max(r.end().max(0) as u32);
         }
     }
 
@@ -44,18 +43,18 @@ impl ResourceTracker {
     /// highest register + 1, and whether VCC is named.
     #[inline]
     pub(crate) fn note_used(&mut self, used: [u32; 4], vcc: bool) {
-        let u = &mut self.usage;
-        u.sgprs = u.sgprs.max(used[RegFile::Sgpr as usize]);
-        u.vgprs = u.vgprs.max(used[RegFile::Vgpr as usize]);
-        u.agprs = u.agprs.max(used[RegFile::Agpr as usize]);
-        u.vcc |= vcc;
+        for f in [RegFile::Sgpr, RegFile::Vgpr, RegFile::Agpr] {
+            let e = &mut self.used[f as usize];
+            *e = (*e).max(used[f as usize]);
+        }
+        self.vcc |= vcc;
     }
 
     /// Counts an operand.
     pub fn note(&mut self, op: &Operand) {
         match op {
             Operand::Reg { reg, .. } => self.note_reg(reg),
-            Operand::Special { reg, .. } if reg.is_vcc() => self.usage.vcc = true,
+            Operand::Special { reg, .. } if reg.is_vcc() => self.vcc = true,
             _ => {}
         }
     }
@@ -63,19 +62,33 @@ impl ResourceTracker {
     /// Registers the hardware initialises (user and system SGPRs, work-item id VGPRs) count as
     /// used even when the code never names them: `reserve_sgprs(16)` covers s0..s15.
     pub fn reserve_sgprs(&mut self, n: u32) {
-        self.usage.sgprs = self.usage.sgprs.max(n);
+        let e = &mut self.used[RegFile::Sgpr as usize];
+        *e = (*e).max(n);
     }
 
     pub fn reserve_vgprs(&mut self, n: u32) {
-        self.usage.vgprs = self.usage.vgprs.max(n);
+        let e = &mut self.used[RegFile::Vgpr as usize];
+        *e = (*e).max(n);
     }
 
     /// VCC used implicitly (an instruction whose text does not name it).
     pub fn note_vcc(&mut self) {
-        self.usage.vcc = true;
+        self.vcc = true;
     }
 
     pub fn usage(&self) -> ResourceUsage {
-        self.usage
+        let u = &self.used;
+        ResourceUsage {
+            vgprs: u[RegFile::Vgpr as usize],
+            sgprs: u[RegFile::Sgpr as usize],
+            agprs: u[RegFile::Agpr as usize],
+            vcc: self.vcc,
+        }
+    }
+
+    /// VCC named (by the builder's fast path).
+    #[inline]
+    pub(crate) fn set_vcc(&mut self, vcc: bool) {
+        self.vcc |= vcc;
     }
 }
