@@ -370,10 +370,26 @@ impl Builder {
     }
 
     /// Emits the instruction with the first encoding that holds it; `None` (nothing emitted)
-    /// when none does. The common path: the fast fill of the first candidates, no message made.
+    /// when none does. The common path: the fast fill of the first candidate, no message made.
     #[inline]
     fn emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
         let (cands, words) = (self.cands(id, mods), self.code.len());
+        let tried = match cands.first().map(|c| (c, &c.fast)) {
+            Some((c, Some(plan))) => match self.emit_fast(c, plan, ops, mods) {
+                Verdict::Fits => return Some((self.code.len() - words) * 4),
+                Verdict::No => return self.emit_next(&cands[1..], ops, mods),
+                Verdict::Unsure => true,
+            },
+            _ => false,
+        };
+        self.emit_general(cands, tried, ops, mods)
+    }
+
+    /// [`Builder::emit`] from the second candidate, the first ruled out (`_e32` with an SGPR
+    /// in `vsrc1`): the fast paths, then the general fill from the first they leave to it.
+    #[inline(never)]
+    fn emit_next(&mut self, cands: &'static [Cand], ops: &[Operand], mods: &[Mod]) -> Option<usize> {
+        let words = self.code.len();
         for (k, c) in cands.iter().enumerate() {
             if let Some(plan) = &c.fast {
                 match self.emit_fast(c, plan, ops, mods) {
@@ -382,18 +398,17 @@ impl Builder {
                     Verdict::Unsure => {}
                 }
             }
-            return self.emit_general(&cands[k..], ops, mods);
+            return self.emit_general(&cands[k..], c.fast.is_some(), ops, mods);
         }
         None
     }
 
-    /// [`Builder::emit`] from a candidate the fast path left to the general fill (out of line:
-    /// the common path stays small).
+    /// [`Builder::emit`] past the fast path of the first candidate (`tried`: it was tried and
+    /// left the candidate to the general fill). Out of line: the common path stays small.
     #[inline(never)]
-    fn emit_general(&mut self, cands: &'static [Cand], ops: &[Operand], mods: &[Mod]) -> Option<usize> {
+    fn emit_general(&mut self, cands: &'static [Cand], tried: bool, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
         for (k, c) in cands.iter().enumerate() {
-            // The first was tried by the fast path already.
-            if let (Some(plan), true) = (&c.fast, k > 0) {
+            if let (Some(plan), false) = (&c.fast, k == 0 && tried) {
                 let words = self.code.len();
                 match self.emit_fast(c, plan, ops, mods) {
                     Verdict::Fits => return Some((self.code.len() - words) * 4),
