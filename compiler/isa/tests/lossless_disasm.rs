@@ -448,6 +448,22 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0xdc540004, 0x39000008 // flat_load_dwordx2 v[57:58], v[8:9] offset:4",
         true,
     ),
+    // From LLVM's disassembler test pages: words llvm-mc decodes but whose text neither
+    // assembler reads back to them. A gfx9 16-bit literal with high bits (the text has the low
+    // half), an attribute above attr32, a C matrix partly overlapping a 16-register destination.
+    (
+        Arch::Gfx942,
+        &[0xff, 0x04, 0x0a, 0x4c, 0x73, 0x72, 0x71, 0x3f],
+        ".long 0x4c0a04ff, 0x3f717273 // v_add_u16_e32 v5, 0x7273, v2",
+        true,
+    ),
+    (Arch::Gfx1100, &[0x0c, 0x86, 0x04, 0xce], ".long 0xce04860c // lds_param_load v12, attr33.z wait_vdst:4", true),
+    (
+        Arch::Gfx942,
+        &[0x00, 0x80, 0xe0, 0xd3, 0x02, 0x09, 0x0a, 0x04],
+        ".long 0xd3e08000, 0x040a0902 // v_mfma_f32_32x32x8_bf16 a[0:15], v[2:3], v[4:5], a[2:17]",
+        true,
+    ),
 ];
 
 #[test]

@@ -13,6 +13,7 @@ mod image;
 pub mod lexer;
 mod low16;
 pub(crate) mod matrix;
+pub(crate) mod mfma_overlap;
 pub(crate) mod modifier;
 pub mod operand;
 pub mod parser;

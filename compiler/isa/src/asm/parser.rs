@@ -571,7 +571,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     .and_then(|x| x.split_once('.'))
                     .ok_or_else(|| (t.col, "bad attr".to_string()))?;
                 let c = "xyzw".find(c).ok_or_else(|| (t.col, "bad channel".to_string()))?;
-                i.set_field("attr", a.parse().map_err(|_| (t.col, "bad attr".to_string()))?);
+                let a: u32 = a.parse().map_err(|_| (t.col, "bad attr".to_string()))?;
+                super::operand::check_attr(a).map_err(|e| (t.col, e))?;
+                i.set_field("attr", a);
                 i.set_field("attrchan", c as u32);
             }
             OperandKind::Off => {}
@@ -584,7 +586,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         modifier(i, t, ext)?;
     }
     let _ = max_sgpr;
-    Ok(())
+    // Whole-instruction rule: a wide MFMA's C matrix is its destination or apart from it.
+    let c_col = ops.iter().position(|o| o.name == "src2").and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
+    super::mfma_overlap::check(i).map_err(|e| (c_col, e))
 }
 
 /// VOPC written without its VCC destination (`written` operands, one short): llvm-mc 22 takes
