@@ -322,6 +322,12 @@ const PRINTED: &[(Arch, &[u8], &str)] = &[
         "s_setreg_imm32_b32 hwreg(HW_REG_WAVE_SCHED_MODE), 2",
     ),
     (Arch::Gfx942, &[0x01, 0xf8, 0x00, 0xba, 0xf0, 0xff, 0xff, 0xff], "s_setreg_imm32_b32 hwreg(HW_REG_MODE), -16"),
+    // A gfx12 v_s_* f16 source reads 16 bits: a literal holding an inline value keeps `lit()`.
+    (
+        Arch::Gfx1201,
+        &[0x05, 0x00, 0x81, 0xd6, 0xff, 0x00, 0x00, 0x00, 0x00, 0x38, 0x00, 0x00],
+        "v_s_exp_f16 s5, lit(0x3800)",
+    ),
     // VINTERP: llvm-mc reads clamp only before op_sel.
     (
         Arch::Gfx1100,
