@@ -184,3 +184,39 @@ fn attributes_and_mfma_c_llvm_mc_refuses_are_refused() {
         assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
     }
 }
+
+/// The constant bus, as llvm-mc 22 counts it: one scalar value on gfx9, two on gfx11/gfx12 (one
+/// for the 64-bit shifts); a register counts once per width, the literal once, `null` never; the
+/// lane mask that VOP2 carry-in, `v_cndmask_b32_e32` and `v_div_fmas` read counts too.
+#[test]
+fn constant_bus_llvm_mc_refuses_is_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
+    let bad = [
+        (Gfx942, "v_add_f32_e64 v0, s1, s2", 23),
+        (Gfx950, "v_cndmask_b32_e64 v1, s0, v2, s[0:1]", 31),
+        (Gfx942, "v_addc_co_u32_e32 v5, vcc, s1, v2, vcc", 36),
+        (Gfx942, "v_div_fmas_f32 v0, s1, v2, v3", 16),
+        (Gfx1100, "v_fma_f32 v0, s1, s2, s3", 23),
+        (Gfx1100, "v_fma_f32 v0, s1, 0x1234, s2", 27),
+        (Gfx1201, "v_lshlrev_b64 v[0:1], s1, s[2:3]", 27),
+    ];
+    for (arch, line, col) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
+        assert!(e.to_string().contains("the constant bus limit"), "{line}: {e}");
+    }
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 5] = [
+        (Gfx942, "v_add_f32_e64 v0, s1, s1", &[0x00, 0x00, 0x01, 0xd1, 0x01, 0x02, 0x00, 0x00]),
+        (Gfx942, "v_add_f64 v[0:1], s[2:3], s[2:3]", &[0x00, 0x00, 0x80, 0xd2, 0x02, 0x04, 0x00, 0x00]),
+        (
+            Gfx1100,
+            "v_fma_f32 v0, s1, 0x1234, 0x1234",
+            &[0x00, 0x00, 0x13, 0xd6, 0x01, 0xfe, 0xfd, 0x03, 0x34, 0x12, 0x00, 0x00],
+        ),
+        (Gfx1100, "v_fma_f32 v0, s1, s2, null", &[0x00, 0x00, 0x13, 0xd6, 0x01, 0x04, 0xf0, 0x01]),
+        (Gfx1100, "v_cndmask_b32_e32 v1, vcc_lo, v2, vcc_lo", &[0x6a, 0x04, 0x02, 0x02]),
+    ];
+    for (arch, line, bytes) in ok {
+        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
+    }
+}

@@ -464,6 +464,8 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         true,
     ),
     (Arch::Gfx1100, &[0x0c, 0x86, 0x04, 0xce], ".long 0xce04860c // lds_param_load v12, attr33.z wait_vdst:4", true),
+    // gfx9 reads one scalar value: VCC and s1 are two.
+    (Arch::Gfx942, &[0x01, 0x04, 0x0a, 0x38], ".long 0x380a0401 // v_addc_co_u32_e32 v5, vcc, s1, v2, vcc", true),
     (
         Arch::Gfx942,
         &[0x00, 0x80, 0xe0, 0xd3, 0x02, 0x09, 0x0a, 0x04],

@@ -586,9 +586,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         modifier(i, t, ext)?;
     }
     let _ = max_sgpr;
-    // Whole-instruction rule: a wide MFMA's C matrix is its destination or apart from it.
-    let c_col = ops.iter().position(|o| o.name == "src2").and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
-    super::mfma_overlap::check(i).map_err(|e| (c_col, e))
+    // Whole-instruction rules: a wide MFMA's C matrix is its destination or apart from it; the
+    // constant bus.
+    let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
+    super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
+    super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }
 
 /// VOPC written without its VCC destination (`written` operands, one short): llvm-mc 22 takes

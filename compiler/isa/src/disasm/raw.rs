@@ -17,7 +17,8 @@ use crate::Arch;
 /// the assembler refuses (asm::matrix), or a 16-bit VGPR operand
 /// of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we refuse
 /// what it refuses), an interpolation attribute is above attr32, a wide MFMA's C matrix partially
-/// overlaps its destination (asm::mfma_overlap), or a gfx9 16-bit literal has high bits.
+/// overlaps its destination (asm::mfma_overlap), the constant bus is over its limit
+/// (asm::const_bus), or a gfx9 16-bit literal has high bits.
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // A reserved DPP16 control: no control name spells it.
     let ctrl = i.field("dpp_ctrl");
@@ -27,8 +28,11 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         return true;
     }
     // An interpolation attribute llvm-mc refuses to read; a wide MFMA's C matrix that
-    // partially overlaps its destination.
-    if i.field("attr").is_some_and(|a| check_attr(a).is_err()) || crate::asm::mfma_overlap::check(i).is_err() {
+    // partially overlaps its destination; more scalar values than the constant bus carries.
+    if i.field("attr").is_some_and(|a| check_attr(a).is_err())
+        || crate::asm::mfma_overlap::check(i).is_err()
+        || crate::asm::const_bus::check(i).is_err()
+    {
         return true;
     }
     if i.arch == Arch::Gfx1201 && crate::t16::lo128_mask(i.arch, i.opcode()) != 0 {
