@@ -187,7 +187,8 @@ fn attributes_and_mfma_c_llvm_mc_refuses_are_refused() {
 
 /// The constant bus, as llvm-mc 22 counts it: one scalar value on gfx9, two on gfx11/gfx12 (one
 /// for the 64-bit shifts); a register counts once per width, the literal once, `null` never; the
-/// lane mask that VOP2 carry-in, `v_cndmask_b32_e32` and `v_div_fmas` read counts too.
+/// lane mask that VOP2 carry-in, `v_cndmask_b32_e32` and `v_div_fmas` read counts too; VOPD
+/// halves share the bus.
 #[test]
 fn constant_bus_llvm_mc_refuses_is_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
@@ -199,13 +200,15 @@ fn constant_bus_llvm_mc_refuses_is_refused() {
         (Gfx1100, "v_fma_f32 v0, s1, s2, s3", 23),
         (Gfx1100, "v_fma_f32 v0, s1, 0x1234, s2", 27),
         (Gfx1201, "v_lshlrev_b64 v[0:1], s1, s[2:3]", 27),
+        (Gfx1100, "v_dual_add_f32 v255, s105, v2 :: v_dual_cndmask_b32 v6, s1, v3", 53),
+        (Gfx1201, "v_dual_fmaak_f32 v255, s1, v2, 0x1234 :: v_dual_add_f32 v6, s2, v3", 57),
     ];
     for (arch, line, col) in bad {
         let e = assemble(arch, line).unwrap_err();
         assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
         assert!(e.to_string().contains("the constant bus limit"), "{line}: {e}");
     }
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 5] = [
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 6] = [
         (Gfx942, "v_add_f32_e64 v0, s1, s1", &[0x00, 0x00, 0x01, 0xd1, 0x01, 0x02, 0x00, 0x00]),
         (Gfx942, "v_add_f64 v[0:1], s[2:3], s[2:3]", &[0x00, 0x00, 0x80, 0xd2, 0x02, 0x04, 0x00, 0x00]),
         (
@@ -215,6 +218,11 @@ fn constant_bus_llvm_mc_refuses_is_refused() {
         ),
         (Gfx1100, "v_fma_f32 v0, s1, s2, null", &[0x00, 0x00, 0x13, 0xd6, 0x01, 0x04, 0xf0, 0x01]),
         (Gfx1100, "v_cndmask_b32_e32 v1, vcc_lo, v2, vcc_lo", &[0x6a, 0x04, 0x02, 0x02]),
+        (
+            Gfx1100,
+            "v_dual_add_f32 v255, s105, v2 :: v_dual_cndmask_b32 v6, s105, v3",
+            &[0x69, 0x04, 0x12, 0xc9, 0x69, 0x06, 0x06, 0xff],
+        ),
     ];
     for (arch, line, bytes) in ok {
         assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");

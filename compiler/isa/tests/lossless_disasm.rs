@@ -467,6 +467,12 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
     // gfx9 reads one scalar value: VCC and s1 are two.
     (Arch::Gfx942, &[0x01, 0x04, 0x0a, 0x38], ".long 0x380a0401 // v_addc_co_u32_e32 v5, vcc, s1, v2, vcc", true),
     (
+        Arch::Gfx1100,
+        &[0x69, 0x04, 0x12, 0xc9, 0x01, 0x06, 0x06, 0xff],
+        ".long 0xc9120469, 0xff060601 // v_dual_add_f32 v255, s105, v2 :: v_dual_cndmask_b32 v6, s1, v3",
+        true,
+    ),
+    (
         Arch::Gfx942,
         &[0x00, 0x80, 0xe0, 0xd3, 0x02, 0x09, 0x0a, 0x04],
         ".long 0xd3e08000, 0x040a0902 // v_mfma_f32_32x32x8_bf16 a[0:15], v[2:3], v[4:5], a[2:17]",

@@ -4,7 +4,8 @@
 //! temporary, M0, EXEC, the `src_*` registers; `null` is none), counted once per register and
 //! width (`s0` and `s[0:1]` are two), or the literal, counted once. The lane mask VOP2 carry-in
 //! and `v_cndmask_b32_e32` read, and `v_div_fmas_*`'s, counts too (VCC on gfx9, VCC_LO in
-//! wave32). VOPD, DPP, SDWA and matrix instructions have rules of their own, not checked here.
+//! wave32). VOPD halves share the bus. DPP, SDWA and matrix instructions have rules of their
+//! own, not checked here.
 
 use baregpu_autogen::isa::OperandKind;
 
@@ -28,9 +29,42 @@ fn checked(i: &Instruction) -> bool {
         && !["_DPP16", "_DPP8", "_SDWA"].iter().any(|s| f.name.ends_with(s))
 }
 
+/// VOPD: both halves share the bus (two values); `v_dual_cndmask_b32` reads VCC_LO, which
+/// llvm-mc counts apart from a VCC_LO source; the literal (a source's or fmaak/fmamk's K) once.
+fn vopd(i: &Instruction) -> Result<(), (Option<usize>, String)> {
+    let mut seen: Vec<u32> = Vec::with_capacity(4);
+    let mut read = |v: u32| {
+        if !seen.contains(&v) {
+            seen.push(v)
+        }
+    };
+    for name in ["src0x", "src0y"] {
+        match i.field(name) {
+            Some(code) if scalar(code, false) => read(code),
+            Some(255) => read(255),
+            _ => {}
+        }
+    }
+    if i.literal.is_some() {
+        read(255);
+    }
+    let halves = [Some(i.mnemonic()), i.opcode_y().map(|o| o.mnemonic)];
+    if halves.iter().flatten().any(|m| *m == "v_dual_cndmask_b32") {
+        read(u32::MAX);
+    }
+    if seen.len() > 2 {
+        return Err((None, "VOPD: more than 2 scalar values or literals (the constant bus limit)".to_string()));
+    }
+    Ok(())
+}
+
 /// Refuses a VALU instruction that reads more scalar values than the bus carries; `Err` holds
-/// the index of the operand that went over (None: an implicit read) and the message.
+/// the index of the operand that went over (None: an implicit read, or VOPD) and the message.
 pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
+    // A VOPD instruction is checked whole: its halves are filled one by one (op_y comes last).
+    if i.format().name == "VOPD" {
+        return if i.op_y.is_some() { vopd(i) } else { Ok(()) };
+    }
     if !checked(i) {
         return Ok(());
     }
