@@ -22,6 +22,7 @@ mod formats;
 mod forms;
 mod golden;
 mod image;
+mod line_operands;
 mod llvm;
 mod probe;
 pub mod src_types;

@@ -8,7 +8,7 @@
 
 use super::SrcType::{self, *};
 
-/// 1152 sources of 614 mnemonics of gfx1100.
+/// 1159 sources of 618 mnemonics of gfx1100.
 pub static GFX1100: &[(&str, [Option<SrcType>; 3])] = &[
     ("s_abs_i32", [Some(F32), None, None]),
     ("s_absdiff_i32", [Some(F32), Some(F32), None]),
@@ -555,6 +555,8 @@ pub static GFX1100: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_or_b32", [Some(F32), Some(F32), None]),
     ("v_pack_b32_f16", [Some(F16), Some(F16), None]),
     ("v_perm_b32", [Some(F32), Some(F32), Some(F32)]),
+    ("v_permlane16_b32", [None, Some(F32), Some(F32)]),
+    ("v_permlanex16_b32", [None, Some(F32), Some(F32)]),
     ("v_pk_add_f16", [Some(F16), Some(F16), None]),
     ("v_pk_add_i16", [Some(F32), Some(F32), None]),
     ("v_pk_add_u16", [Some(F32), Some(F32), None]),
@@ -580,6 +582,7 @@ pub static GFX1100: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_rcp_f32", [Some(F32), None, None]),
     ("v_rcp_f64", [Some(F64), None, None]),
     ("v_rcp_iflag_f32", [Some(F32), None, None]),
+    ("v_readlane_b32", [None, Some(F32), None]),
     ("v_rndne_f16", [Some(F16), None, None]),
     ("v_rndne_f32", [Some(F32), None, None]),
     ("v_rndne_f64", [Some(F64), None, None]),
@@ -619,6 +622,7 @@ pub static GFX1100: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_wmma_f32_16x16x16_f16", [None, None, Some(B64)]),
     ("v_wmma_i32_16x16x16_iu4", [None, None, Some(B64)]),
     ("v_wmma_i32_16x16x16_iu8", [None, None, Some(B64)]),
+    ("v_writelane_b32", [Some(F32), Some(F32), None]),
     ("v_xad_u32", [Some(F32), Some(F32), Some(F32)]),
     ("v_xnor_b32", [Some(F32), Some(F32), None]),
     ("v_xor3_b32", [Some(F32), Some(F32), Some(F32)]),
@@ -626,7 +630,7 @@ pub static GFX1100: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_xor_b32", [Some(F32), Some(F32), None]),
 ];
 
-/// 1283 sources of 688 mnemonics of gfx1201.
+/// 1300 sources of 702 mnemonics of gfx1201.
 pub static GFX1201: &[(&str, [Option<SrcType>; 3])] = &[
     ("s_abs_i32", [Some(F32), None, None]),
     ("s_absdiff_i32", [Some(F32), Some(F32), None]),
@@ -1240,6 +1244,8 @@ pub static GFX1201: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_or_b32", [Some(F32), Some(F32), None]),
     ("v_pack_b32_f16", [Some(F16), Some(F16), None]),
     ("v_perm_b32", [Some(F32), Some(F32), Some(F32)]),
+    ("v_permlane16_b32", [None, Some(F32), Some(F32)]),
+    ("v_permlanex16_b32", [None, Some(F32), Some(F32)]),
     ("v_pk_add_f16", [Some(F16), Some(F16), None]),
     ("v_pk_add_i16", [Some(F32), Some(F32), None]),
     ("v_pk_add_u16", [Some(F32), Some(F32), None]),
@@ -1267,12 +1273,23 @@ pub static GFX1201: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_rcp_f32", [Some(F32), None, None]),
     ("v_rcp_f64", [Some(F64), None, None]),
     ("v_rcp_iflag_f32", [Some(F32), None, None]),
+    ("v_readlane_b32", [None, Some(F32), None]),
     ("v_rndne_f16", [Some(F16), None, None]),
     ("v_rndne_f32", [Some(F32), None, None]),
     ("v_rndne_f64", [Some(F64), None, None]),
     ("v_rsq_f16", [Some(F16), None, None]),
     ("v_rsq_f32", [Some(F32), None, None]),
     ("v_rsq_f64", [Some(F64), None, None]),
+    ("v_s_exp_f16", [Some(F16), None, None]),
+    ("v_s_exp_f32", [Some(F32), None, None]),
+    ("v_s_log_f16", [Some(F16), None, None]),
+    ("v_s_log_f32", [Some(F32), None, None]),
+    ("v_s_rcp_f16", [Some(F16), None, None]),
+    ("v_s_rcp_f32", [Some(F32), None, None]),
+    ("v_s_rsq_f16", [Some(F16), None, None]),
+    ("v_s_rsq_f32", [Some(F32), None, None]),
+    ("v_s_sqrt_f16", [Some(F16), None, None]),
+    ("v_s_sqrt_f32", [Some(F32), None, None]),
     ("v_sad_hi_u8", [Some(F32), Some(F32), Some(F32)]),
     ("v_sad_u16", [Some(F32), Some(F32), Some(F32)]),
     ("v_sad_u32", [Some(F32), Some(F32), Some(F32)]),
@@ -1311,6 +1328,7 @@ pub static GFX1201: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_wmma_i32_16x16x16_iu4", [None, None, Some(F32)]),
     ("v_wmma_i32_16x16x16_iu8", [None, None, Some(F32)]),
     ("v_wmma_i32_16x16x32_iu4", [None, None, Some(F32)]),
+    ("v_writelane_b32", [Some(F32), Some(F32), None]),
     ("v_xad_u32", [Some(F32), Some(F32), Some(F32)]),
     ("v_xnor_b32", [Some(F32), Some(F32), None]),
     ("v_xor3_b32", [Some(F32), Some(F32), Some(F32)]),
@@ -1318,7 +1336,7 @@ pub static GFX1201: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_xor_b32", [Some(F32), Some(F32), None]),
 ];
 
-/// 1178 sources of 630 mnemonics of gfx942.
+/// 1181 sources of 632 mnemonics of gfx942.
 pub static GFX942: &[(&str, [Option<SrcType>; 3])] = &[
     ("s_abs_i32", [Some(F32), None, None]),
     ("s_absdiff_i32", [Some(F32), Some(F32), None]),
@@ -1912,6 +1930,7 @@ pub static GFX942: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_rcp_f32", [Some(F32), None, None]),
     ("v_rcp_f64", [Some(F64), None, None]),
     ("v_rcp_iflag_f32", [Some(F32), None, None]),
+    ("v_readlane_b32", [None, Some(F32), None]),
     ("v_rndne_f16", [Some(F16), None, None]),
     ("v_rndne_f32", [Some(F32), None, None]),
     ("v_rndne_f64", [Some(F64), None, None]),
@@ -1947,12 +1966,13 @@ pub static GFX942: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_trunc_f16", [Some(F16), None, None]),
     ("v_trunc_f32", [Some(F32), None, None]),
     ("v_trunc_f64", [Some(F64), None, None]),
+    ("v_writelane_b32", [Some(F32), Some(F32), None]),
     ("v_xad_u32", [Some(F32), Some(F32), Some(F32)]),
     ("v_xnor_b32", [Some(F32), Some(F32), None]),
     ("v_xor_b32", [Some(F32), Some(F32), None]),
 ];
 
-/// 1325 sources of 704 mnemonics of gfx950.
+/// 1328 sources of 706 mnemonics of gfx950; 4 scale sources take no constant (llvm-mc refuses every probe).
 pub static GFX950: &[(&str, [Option<SrcType>; 3])] = &[
     ("s_abs_i32", [Some(F32), None, None]),
     ("s_absdiff_i32", [Some(F32), Some(F32), None]),
@@ -2620,6 +2640,7 @@ pub static GFX950: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_rcp_f32", [Some(F32), None, None]),
     ("v_rcp_f64", [Some(F64), None, None]),
     ("v_rcp_iflag_f32", [Some(F32), None, None]),
+    ("v_readlane_b32", [None, Some(F32), None]),
     ("v_rndne_f16", [Some(F16), None, None]),
     ("v_rndne_f32", [Some(F32), None, None]),
     ("v_rndne_f64", [Some(F64), None, None]),
@@ -2655,6 +2676,7 @@ pub static GFX950: &[(&str, [Option<SrcType>; 3])] = &[
     ("v_trunc_f16", [Some(F16), None, None]),
     ("v_trunc_f32", [Some(F32), None, None]),
     ("v_trunc_f64", [Some(F64), None, None]),
+    ("v_writelane_b32", [Some(F32), Some(F32), None]),
     ("v_xad_u32", [Some(F32), Some(F32), Some(F32)]),
     ("v_xnor_b32", [Some(F32), Some(F32), None]),
     ("v_xor_b32", [Some(F32), Some(F32), None]),

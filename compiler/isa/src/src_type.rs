@@ -102,6 +102,9 @@ mod tests {
         assert_eq!(src_val_type(g12, "v_wmma_f16_16x16x16_f16", 2, 4), ValType::F16);
         assert_eq!(src_val_type(g942, "v_mfma_f64_4x4x4_4b_f64", 2, 2), ValType::B64);
         assert_eq!(src_val_type(g942, "v_lshlrev_b64", 1, 2), ValType::B64);
+        // Sources the tables split in two (line_operands.rs): gfx12 v_s_* scalar sources.
+        assert_eq!(src_val_type(g12, "v_s_exp_f16", 0, 1), ValType::F16);
+        assert_eq!(src_val_type(g12, "v_s_rsq_f32", 0, 1), ValType::F32);
         // SDWA and DPP spellings read the table of their instruction.
         assert_eq!(src_val_type(g942, "v_add_f16_sdwa", 0, 1), ValType::F16);
         assert_eq!(src_val_type(g12, "v_add_f16_dpp", 1, 1), ValType::F16);

@@ -136,3 +136,95 @@ fn lines_llvm_mc_misencodes_are_refused() {
         assert_eq!(assemble(*arch, line).unwrap(), bytes, "{line}");
     }
 }
+
+/// Operands llvm-mc 22 refuses whose words it still decodes (LLVM's disassembler test pages):
+/// an interpolation attribute above attr32, and a C matrix that partially overlaps a destination
+/// of more than four registers. The same C and attributes that llvm-mc takes are taken, with its
+/// bytes: attr32, a C that is the destination, a four-register overlap, and the gfx950
+/// `*_f8f6f4` forms, which llvm-mc 22 does not check.
+#[test]
+fn attributes_and_mfma_c_llvm_mc_refuses_are_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
+    let bad = [
+        (Gfx1100, "lds_param_load v12, attr33.z wait_vdst:4", 21, "out of bounds interpolation attribute"),
+        (Gfx1201, "ds_param_load v1, attr63.w", 19, "out of bounds interpolation attribute"),
+        (Gfx942, "v_mfma_f32_32x32x8_bf16 v[0:15], v[2:3], v[4:5], v[2:17]", 50, "C matrix must be the destination"),
+        (Gfx942, "v_mfma_i32_32x32x16_i8 a[0:15], v[2:3], v[4:5], a[8:23]", 49, "C matrix must be the destination"),
+        (Gfx950, "v_mfma_f64_16x16x4_f64 v[0:7], v[2:3], v[4:5], v[2:9]", 48, "C matrix must be the destination"),
+    ];
+    for (arch, line, col, what) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
+        assert!(e.to_string().contains(what), "{line}: {e}");
+    }
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 5] = [
+        (Gfx1100, "lds_param_load v1, attr32.x wait_vdst:4", &[0x01, 0x80, 0x04, 0xce]),
+        (
+            Gfx942,
+            "v_mfma_f32_32x32x8_bf16 a[0:15], v[2:3], v[4:5], a[0:15]",
+            &[0x00, 0x80, 0xe0, 0xd3, 0x02, 0x09, 0x02, 0x04],
+        ),
+        (
+            Gfx942,
+            "v_mfma_f32_16x16x16_bf16 v[0:3], v[2:3], v[4:5], v[2:5]",
+            &[0x00, 0x00, 0xe1, 0xd3, 0x02, 0x09, 0x0a, 0x04],
+        ),
+        (
+            Gfx950,
+            "v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[2:17]",
+            &[0x00, 0x00, 0xae, 0xd3, 0x10, 0x31, 0x0a, 0x04],
+        ),
+        (
+            Gfx950,
+            "v_mfma_scale_f32_32x32x64_f8f6f4 v[0:15], v[16:23], v[24:31], v[2:17], v0, v1",
+            &[0x00, 0x00, 0xac, 0xd3, 0x00, 0x03, 0x02, 0x00, 0x00, 0x08, 0xae, 0xd3, 0x10, 0x31, 0x0a, 0x04],
+        ),
+    ];
+    for (arch, line, bytes) in ok {
+        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
+    }
+}
+
+/// The constant bus, as llvm-mc 22 counts it: one scalar value on gfx9, two on gfx11/gfx12 (one
+/// for the 64-bit shifts); a register counts once per width, the literal once, `null` never; the
+/// lane mask that VOP2 carry-in, `v_cndmask_b32_e32` and `v_div_fmas` read counts too; VOPD
+/// halves share the bus.
+#[test]
+fn constant_bus_llvm_mc_refuses_is_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
+    let bad = [
+        (Gfx942, "v_add_f32_e64 v0, s1, s2", 23),
+        (Gfx950, "v_cndmask_b32_e64 v1, s0, v2, s[0:1]", 31),
+        (Gfx942, "v_addc_co_u32_e32 v5, vcc, s1, v2, vcc", 36),
+        (Gfx942, "v_div_fmas_f32 v0, s1, v2, v3", 16),
+        (Gfx1100, "v_fma_f32 v0, s1, s2, s3", 23),
+        (Gfx1100, "v_fma_f32 v0, s1, 0x1234, s2", 27),
+        (Gfx1201, "v_lshlrev_b64 v[0:1], s1, s[2:3]", 27),
+        (Gfx1100, "v_dual_add_f32 v255, s105, v2 :: v_dual_cndmask_b32 v6, s1, v3", 53),
+        (Gfx1201, "v_dual_fmaak_f32 v255, s1, v2, 0x1234 :: v_dual_add_f32 v6, s2, v3", 57),
+    ];
+    for (arch, line, col) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
+        assert!(e.to_string().contains("the constant bus limit"), "{line}: {e}");
+    }
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 6] = [
+        (Gfx942, "v_add_f32_e64 v0, s1, s1", &[0x00, 0x00, 0x01, 0xd1, 0x01, 0x02, 0x00, 0x00]),
+        (Gfx942, "v_add_f64 v[0:1], s[2:3], s[2:3]", &[0x00, 0x00, 0x80, 0xd2, 0x02, 0x04, 0x00, 0x00]),
+        (
+            Gfx1100,
+            "v_fma_f32 v0, s1, 0x1234, 0x1234",
+            &[0x00, 0x00, 0x13, 0xd6, 0x01, 0xfe, 0xfd, 0x03, 0x34, 0x12, 0x00, 0x00],
+        ),
+        (Gfx1100, "v_fma_f32 v0, s1, s2, null", &[0x00, 0x00, 0x13, 0xd6, 0x01, 0x04, 0xf0, 0x01]),
+        (Gfx1100, "v_cndmask_b32_e32 v1, vcc_lo, v2, vcc_lo", &[0x6a, 0x04, 0x02, 0x02]),
+        (
+            Gfx1100,
+            "v_dual_add_f32 v255, s105, v2 :: v_dual_cndmask_b32 v6, s105, v3",
+            &[0x69, 0x04, 0x12, 0xc9, 0x69, 0x06, 0x06, 0xff],
+        ),
+    ];
+    for (arch, line, bytes) in ok {
+        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
+    }
+}

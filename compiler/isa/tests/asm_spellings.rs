@@ -575,3 +575,26 @@ fn long_data_lines() {
     let e = assemble(Arch::Gfx1100, "s_nop 0\n.long 0x1, v0\n").unwrap_err().to_string();
     assert!(e.contains("2:") && e.contains("32-bit integers"), "{e}");
 }
+
+/// Sources the source-type tables used to miss (autogen/gen/src/isa/line_operands.rs): lane
+/// selects, and the scalar source of gfx12 `v_s_*` transcendentals, whose f16 forms fold `0x3800`
+/// into 0.5 and write 1.5 as the f16 literal.
+#[test]
+fn lane_select_and_scalar_transcendental_sources() {
+    check(&[
+        (Arch::Gfx1201, "v_s_exp_f16 s5, 0x3800", &[0x05, 0x00, 0x81, 0xd6, 0xf0, 0x00, 0x00, 0x00]),
+        (
+            Arch::Gfx1201,
+            "v_s_exp_f16 s5, 1.5",
+            &[0x05, 0x00, 0x81, 0xd6, 0xff, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x00],
+        ),
+        (Arch::Gfx1201, "v_s_sqrt_f16 s5, 0x3c00", &[0x05, 0x00, 0x89, 0xd6, 0xf2, 0x00, 0x00, 0x00]),
+        (Arch::Gfx1100, "v_readlane_b32 s8, v24, 0x3f000000", &[0x08, 0x00, 0x60, 0xd7, 0x18, 0xe1, 0x01, 0x00]),
+        (Arch::Gfx942, "v_writelane_b32 v8, 0x3f000000, s1", &[0x08, 0x00, 0x8a, 0xd2, 0xf0, 0x02, 0x00, 0x00]),
+        (
+            Arch::Gfx1100,
+            "v_permlane16_b32 v8, v24, s1, 1.5",
+            &[0x08, 0x00, 0x5b, 0xd6, 0x18, 0x03, 0xfc, 0x03, 0x00, 0x00, 0xc0, 0x3f],
+        ),
+    ]);
+}

@@ -322,6 +322,12 @@ const PRINTED: &[(Arch, &[u8], &str)] = &[
         "s_setreg_imm32_b32 hwreg(HW_REG_WAVE_SCHED_MODE), 2",
     ),
     (Arch::Gfx942, &[0x01, 0xf8, 0x00, 0xba, 0xf0, 0xff, 0xff, 0xff], "s_setreg_imm32_b32 hwreg(HW_REG_MODE), -16"),
+    // A gfx12 v_s_* f16 source reads 16 bits: a literal holding an inline value keeps `lit()`.
+    (
+        Arch::Gfx1201,
+        &[0x05, 0x00, 0x81, 0xd6, 0xff, 0x00, 0x00, 0x00, 0x00, 0x38, 0x00, 0x00],
+        "v_s_exp_f16 s5, lit(0x3800)",
+    ),
     // VINTERP: llvm-mc reads clamp only before op_sel.
     (
         Arch::Gfx1100,
@@ -446,6 +452,30 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         Arch::Gfx950,
         &[0x04, 0x00, 0x54, 0xdc, 0x08, 0x00, 0x00, 0x39],
         ".long 0xdc540004, 0x39000008 // flat_load_dwordx2 v[57:58], v[8:9] offset:4",
+        true,
+    ),
+    // From LLVM's disassembler test pages: words llvm-mc decodes but whose text neither
+    // assembler reads back to them. A gfx9 16-bit literal with high bits (the text has the low
+    // half), an attribute above attr32, a C matrix partly overlapping a 16-register destination.
+    (
+        Arch::Gfx942,
+        &[0xff, 0x04, 0x0a, 0x4c, 0x73, 0x72, 0x71, 0x3f],
+        ".long 0x4c0a04ff, 0x3f717273 // v_add_u16_e32 v5, 0x7273, v2",
+        true,
+    ),
+    (Arch::Gfx1100, &[0x0c, 0x86, 0x04, 0xce], ".long 0xce04860c // lds_param_load v12, attr33.z wait_vdst:4", true),
+    // gfx9 reads one scalar value: VCC and s1 are two.
+    (Arch::Gfx942, &[0x01, 0x04, 0x0a, 0x38], ".long 0x380a0401 // v_addc_co_u32_e32 v5, vcc, s1, v2, vcc", true),
+    (
+        Arch::Gfx1100,
+        &[0x69, 0x04, 0x12, 0xc9, 0x01, 0x06, 0x06, 0xff],
+        ".long 0xc9120469, 0xff060601 // v_dual_add_f32 v255, s105, v2 :: v_dual_cndmask_b32 v6, s1, v3",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0x00, 0x80, 0xe0, 0xd3, 0x02, 0x09, 0x0a, 0x04],
+        ".long 0xd3e08000, 0x040a0902 // v_mfma_f32_32x32x8_bf16 a[0:15], v[2:3], v[4:5], a[2:17]",
         true,
     ),
 ];

@@ -2,7 +2,8 @@
 //! architecture, mnemonic and source, found by asking llvm-mc.
 //!
 //! For every opcode of the committed tables with a source operand (`src0`..`src2`, `ssrc0`,
-//! `ssrc1`, VOPD `src0x`/`src0y`), a golden line of that mnemonic (or, where no golden line
+//! `ssrc1`, VOPD `src0x`/`src0y`, the lane selects the tables split in two (line_operands.rs),
+//! gfx950 `scale_src0/1`, which must refuse every probe), a golden line of that mnemonic (or, where no golden line
 //! shows it, a line written from its operand list) is assembled with the source replaced by each
 //! of [`PROBES`]. A probe that encodes no longer than the inline integer `64`
 //! was folded into an inline constant; one four bytes longer became a literal (its bits are the
@@ -21,6 +22,7 @@ use std::path::PathBuf;
 
 use baregpu_autogen::isa::{Arch as Table, Opcode, OperandKind};
 
+use super::line_operands::{line_operands, LineOperand};
 use super::text::operands;
 use super::{llvm, ARCHS, LLVM_INPUT};
 use crate::inputs::Inputs;
@@ -54,16 +56,6 @@ const SUFFIXES: &[&str] = &["_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa"];
 /// The mnemonic without its encoding suffix: the key of the emitted tables.
 fn base(m: &str) -> &str {
     SUFFIXES.iter().find_map(|s| m.strip_suffix(s)).unwrap_or(m)
-}
-
-/// The source index of an operand name (0 = src0), for the operands that are sources.
-fn source_index(name: &str) -> Option<usize> {
-    match name {
-        "src0" | "ssrc0" | "src0x" | "src0y" => Some(0),
-        "src1" | "ssrc1" => Some(1),
-        "src2" => Some(2),
-        _ => None,
-    }
 }
 
 /// One source to probe: its key, the golden lines to try and where the source is in them.
@@ -117,17 +109,18 @@ fn read_golden(arch: &str) -> Result<Golden, String> {
 
 /// A line of `op` written from its operand list (registers of each operand's kind and size, an
 /// integer for immediates; the last VALU source an SGPR where `vsrc_sgpr`, for lane masks such
-/// as `v_cndmask_b32_e64`'s src2), for opcodes no golden line shows (`v_fmamk_f16`, gfx9
-/// `v_dot2_f32_f16`).
-fn synth_line(op: &Opcode, vsrc_sgpr: bool) -> Option<String> {
+/// as `v_cndmask_b32_e64`'s src2; the destination an SGPR where `sdst`), for opcodes no golden
+/// line shows (`v_fmamk_f16`, gfx9 `v_dot2_f32_f16`).
+fn synth_line(op: &Opcode, lops: &[LineOperand], vsrc_sgpr: bool, sdst: bool) -> Option<String> {
     let mut ops = Vec::new();
-    let last_vsrc = op.operands.iter().rposition(|o| o.kind == OperandKind::Vsrc);
-    for (i, o) in op.operands.iter().enumerate() {
+    let last_vsrc = lops.iter().rposition(|o| o.kind == OperandKind::Vsrc);
+    for (i, o) in lops.iter().enumerate() {
         let n = 8 * (i + 1);
         let d = usize::from(o.dwords.max(1));
         let reg = |c: &str| if d == 1 { format!("{c}{n}") } else { format!("{c}[{n}:{}]", n + d - 1) };
         ops.push(match o.kind {
             OperandKind::Vsrc if vsrc_sgpr && last_vsrc == Some(i) => reg("s"),
+            OperandKind::Vgpr if sdst && i == 0 && o.name == "vdst" => reg("s"),
             OperandKind::Vgpr | OperandKind::Vsrc => reg("v"),
             OperandKind::Agpr => reg("a"),
             OperandKind::Sgpr | OperandKind::Ssrc => reg("s"),
@@ -145,19 +138,24 @@ fn targets(table: &Table, golden: &Golden) -> Vec<Target> {
     let mut out = Vec::new();
     let none = Vec::new();
     for op in table.opcodes {
+        let lops = line_operands(op);
         let mut lines: Vec<(String, usize)> = golden
             .get(op.mnemonic)
             .unwrap_or(&none)
             .iter()
-            .filter(|(l, half)| l.split(" :: ").nth(*half).is_some_and(|p| operands(p, 0).len() == op.operands.len()))
+            .filter(|(l, half)| l.split(" :: ").nth(*half).is_some_and(|p| operands(p, 0).len() == lops.len()))
             .take(LINES_PER_SOURCE)
             .cloned()
             .collect();
         if lines.is_empty() && !op.format.starts_with("VOPD") {
-            lines.extend([false, true].into_iter().filter_map(|sgpr| synth_line(op, sgpr)).map(|l| (l, 0)));
+            // Also with an SGPR destination: the tables type `v_readlane_b32`'s and gfx12
+            // `v_s_exp_f32`'s (scalar) destination as a VGPR.
+            let forms = [(false, false), (true, false), (false, true), (true, true)];
+            lines
+                .extend(forms.into_iter().filter_map(|(sgpr, sdst)| synth_line(op, &lops, sgpr, sdst)).map(|l| (l, 0)));
         }
-        for (k, o) in op.operands.iter().enumerate() {
-            let Some(src) = source_index(o.name) else { continue };
+        for (k, o) in lops.iter().enumerate() {
+            let Some(src) = o.source else { continue };
             if !matches!(o.kind, OperandKind::Vsrc | OperandKind::Ssrc) {
                 continue;
             }
@@ -235,7 +233,12 @@ fn outcome(base: &[u8], r: &Option<llvm::Inst>) -> Outcome {
 /// Per key, the type code; conflicts and unexplained outcomes are errors.
 type Types = BTreeMap<(String, usize), &'static str>;
 
-fn probe_arch(arch: &str) -> Result<Types, String> {
+/// The emitted table's slots: src0..src2. A source beyond them (gfx950 `scale_src0/1`) must
+/// take no constant: llvm-mc refuses every probe there (a VGPR only, as asm::matrix checks).
+const SLOTS: usize = 3;
+
+/// The types of an architecture's sources, and how many sources beyond the slots were probed.
+fn probe_arch(arch: &str) -> Result<(Types, usize), String> {
     let table =
         baregpu_autogen::isa::ARCHS.iter().find(|a| a.name == arch).ok_or_else(|| format!("no table for {arch}"))?;
     let golden = read_golden(arch)?;
@@ -252,16 +255,26 @@ fn probe_arch(arch: &str) -> Result<Types, String> {
     let mut types = Types::new();
     let mut k = 0;
     let mut errors = Vec::new();
+    let mut beyond = 0;
     for t in &targets {
         let mut found = None;
+        let mut refused = true;
         for _ in &t.lines {
             let r = &res[k..k + PROBES.len()];
             k += PROBES.len();
+            refused &= r.iter().all(Option::is_none);
             let Some(base) = r[0].as_ref().map(|i| i.bytes.as_slice()) else { continue };
             if found.is_none() {
                 let o: [Outcome; PROBES.len()] = std::array::from_fn(|i| outcome(base, &r[i]));
                 found = Some(classify(&o, t.dwords));
             }
+        }
+        if t.key.1 >= SLOTS {
+            if !refused {
+                errors.push(format!("{} src{}: takes a constant, the table has no slot for it", t.key.0, t.key.1));
+            }
+            beyond += 1;
+            continue;
         }
         match found {
             Some(Ok(ty)) => match types.insert(t.key.clone(), ty) {
@@ -275,7 +288,7 @@ fn probe_arch(arch: &str) -> Result<Types, String> {
         }
     }
     if errors.is_empty() {
-        Ok(types)
+        Ok((types, beyond))
     } else {
         Err(format!("{arch}: {}", errors.join(&format!("\n{arch}: "))))
     }
@@ -283,7 +296,7 @@ fn probe_arch(arch: &str) -> Result<Types, String> {
 
 pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     llvm::check_version()?;
-    let tables: Vec<Result<Types, String>> = std::thread::scope(|s| {
+    let tables: Vec<Result<(Types, usize), String>> = std::thread::scope(|s| {
         let handles: Vec<_> = ARCHS.iter().map(|a| s.spawn(move || probe_arch(a))).collect();
         handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("isa_src_types worker panicked".into()))).collect()
     });
@@ -300,12 +313,16 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     );
     s.push_str("use super::SrcType::{self, *};\n\n");
     for (arch, table) in ARCHS.iter().zip(tables) {
-        let table = table?;
-        let mut by_name: BTreeMap<&str, [Option<&str>; 3]> = BTreeMap::new();
+        let (table, beyond) = table?;
+        let mut by_name: BTreeMap<&str, [Option<&str>; SLOTS]> = BTreeMap::new();
         for ((m, src), ty) in &table {
             by_name.entry(m.as_str()).or_default()[*src] = Some(ty);
         }
-        let _ = writeln!(s, "/// {} sources of {} mnemonics of {arch}.", table.len(), by_name.len());
+        let _ = write!(s, "/// {} sources of {} mnemonics of {arch}", table.len(), by_name.len());
+        if beyond > 0 {
+            let _ = write!(s, "; {beyond} scale sources take no constant (llvm-mc refuses every probe)");
+        }
+        s.push_str(".\n");
         let _ = writeln!(s, "pub static {}: &[(&str, [Option<SrcType>; 3])] = &[", arch.to_uppercase());
         for (m, tys) in &by_name {
             let t: Vec<String> = tys.iter().map(|t| t.map_or("None".into(), |t| format!("Some({t})"))).collect();

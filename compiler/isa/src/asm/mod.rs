@@ -6,6 +6,7 @@
 //! (`verify`): the first candidate that means what the line says wins, and the candidates come
 //! in llvm-mc's order of preference (e32 before e64, inline constant before literal).
 
+pub(crate) mod const_bus;
 mod data;
 mod decoded;
 mod expr;
@@ -13,6 +14,7 @@ mod image;
 pub mod lexer;
 mod low16;
 pub(crate) mod matrix;
+pub(crate) mod mfma_overlap;
 pub(crate) mod modifier;
 pub mod operand;
 pub mod parser;

@@ -126,6 +126,18 @@ pub fn check_alignment(arch: Arch, r: &Reg) -> Result<(), String> {
     Ok(())
 }
 
+/// The highest interpolation attribute llvm-mc 22 reads (`attr32`); the 6-bit field holds up to
+/// 63, and llvm-mc prints those but refuses them ("out of bounds interpolation attribute number").
+pub const MAX_ATTR: u32 = 32;
+
+/// Refuses an interpolation attribute number above [`MAX_ATTR`].
+pub fn check_attr(n: u32) -> Result<(), String> {
+    if n > MAX_ATTR {
+        return Err(format!("attr{n}: out of bounds interpolation attribute number (at most attr{MAX_ATTR})"));
+    }
+    Ok(())
+}
+
 pub fn float_code(s: &str) -> Option<u32> {
     if matches!(s, "0.15915494" | "0.15915494309189532" | "0.1592") {
         return Some(248);

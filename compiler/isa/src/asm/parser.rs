@@ -571,7 +571,9 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     .and_then(|x| x.split_once('.'))
                     .ok_or_else(|| (t.col, "bad attr".to_string()))?;
                 let c = "xyzw".find(c).ok_or_else(|| (t.col, "bad channel".to_string()))?;
-                i.set_field("attr", a.parse().map_err(|_| (t.col, "bad attr".to_string()))?);
+                let a: u32 = a.parse().map_err(|_| (t.col, "bad attr".to_string()))?;
+                super::operand::check_attr(a).map_err(|e| (t.col, e))?;
+                i.set_field("attr", a);
                 i.set_field("attrchan", c as u32);
             }
             OperandKind::Off => {}
@@ -584,7 +586,11 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
         modifier(i, t, ext)?;
     }
     let _ = max_sgpr;
-    Ok(())
+    // Whole-instruction rules: a wide MFMA's C matrix is its destination or apart from it; the
+    // constant bus.
+    let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
+    super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
+    super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }
 
 /// VOPC written without its VCC destination (`written` operands, one short): llvm-mc 22 takes

@@ -50,6 +50,8 @@ pub fn assemble(arch: Arch, l: &Line, m: &str, text: &str, line: usize) -> Resul
         for &y in &ys {
             match build(arch, x, y, &lx, &ly) {
                 Ok(i) => {
+                    // Before the read-back: a word over the bus limit disassembles as `.long`.
+                    super::const_bus::check(&i).map_err(|(_, e)| IsaError::asm(line, ly.rest.col, e))?;
                     if agrees_vopd(&i, (&lx, &tx), (&ly, &ty), &mut buf) {
                         crate::vopd_banks::check(&i).map_err(|e| IsaError::asm(line, ly.rest.col, e))?;
                         return Ok(i);

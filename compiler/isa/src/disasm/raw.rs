@@ -3,10 +3,11 @@
 //! comment. The tests are the rules the assembler itself enforces, not copies of them.
 
 use crate::asm::lexer::split_line;
-use crate::asm::operand::check_alignment;
+use crate::asm::operand::{check_alignment, check_attr};
 use crate::asm::value::{typed, Val};
 use crate::inst::Instruction;
 use crate::operand::{is_gfx9, takes_no_literal};
+use crate::tables::FLAG_LIT16;
 use crate::Arch;
 
 /// Whether no instruction line assembles to `i`, whose text is `text`: a DPP16 control is
@@ -15,12 +16,22 @@ use crate::Arch;
 /// the alignment the assembler requires (gfx9: even VGPR/AGPR tuples), a matrix source is one
 /// the assembler refuses (asm::matrix), or a 16-bit VGPR operand
 /// of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we refuse
-/// what it refuses).
+/// what it refuses), an interpolation attribute is above attr32, a wide MFMA's C matrix partially
+/// overlaps its destination (asm::mfma_overlap), the constant bus is over its limit
+/// (asm::const_bus), or a gfx9 16-bit literal has high bits.
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // A reserved DPP16 control: no control name spells it.
     let ctrl = i.field("dpp_ctrl");
     if ctrl
         .is_some_and(|c| crate::names::dpp::ctrl_parts(i.arch, c).is_none() || crate::names::dpp::dp_alu_refuses(i, c))
+    {
+        return true;
+    }
+    // An interpolation attribute llvm-mc refuses to read; a wide MFMA's C matrix that
+    // partially overlaps its destination; more scalar values than the constant bus carries.
+    if i.field("attr").is_some_and(|a| check_attr(a).is_err())
+        || crate::asm::mfma_overlap::check(i).is_err()
+        || crate::asm::const_bus::check(i).is_err()
     {
         return true;
     }
@@ -37,6 +48,10 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     if crate::asm::modifier::pk_fmac_drops_mods(i)
         && ["opsel", "src0_sext", "src1_sext"].iter().any(|f| i.field(f).is_some_and(|v| v != 0))
     {
+        return true;
+    }
+    // A 16-bit literal (FLAG_LIT16) with high bits: the text has only the low half.
+    if i.opcode().flags & FLAG_LIT16 != 0 && i.literal.is_some_and(|l| l >> 16 != 0) {
         return true;
     }
     if i.literal.is_none() && takes_no_literal(i.arch, i.format().name) {

@@ -1,0 +1,83 @@
+//! The operands of an opcode as an instruction line writes them, with the source index of each
+//! source. The committed tables keep a scalar-only source that llvm-mc's disassembler printed
+//! with an invalid-register comment (`v_readlane_b32`'s lane select, `v_writelane_b32`'s two,
+//! `v_permlane16_b32`'s src1 and src2, gfx12 `v_s_exp_f32`'s src0) as two `Special` entries,
+//! `vN/*Invalid register` and `operand has '...' register class*/`; here each pair is one
+//! scalar source again, numbered after the sources before it.
+
+use baregpu_autogen::isa::{Opcode, OperandKind};
+
+/// One operand of an instruction line.
+pub struct LineOperand {
+    /// The table's name (the first entry's, for a rejoined pair).
+    pub name: &'static str,
+    pub kind: OperandKind,
+    pub dwords: u8,
+    /// Source index (0 = src0; the gfx950 scale sources are 3 and 4), for sources.
+    pub source: Option<usize>,
+}
+
+/// The source index of a named operand (0 = src0), for the operands that are sources.
+fn named_source(name: &str) -> Option<usize> {
+    match name {
+        "src0" | "ssrc0" | "src0x" | "src0y" => Some(0),
+        "src1" | "ssrc1" => Some(1),
+        "src2" => Some(2),
+        "scale_src0" => Some(3),
+        "scale_src1" => Some(4),
+        _ => None,
+    }
+}
+
+/// Whether a table entry is the first half of a source printed with an invalid-register comment.
+fn split_first(name: &str, kind: OperandKind) -> bool {
+    kind == OperandKind::Special && name.contains("/*Invalid register")
+}
+
+/// The operands of `op` as a line writes them.
+pub fn line_operands(op: &Opcode) -> Vec<LineOperand> {
+    let mut out = Vec::with_capacity(op.operands.len());
+    let mut next_source = 0;
+    let mut it = op.operands.iter().peekable();
+    while let Some(o) = it.next() {
+        let split = split_first(o.name, o.kind);
+        if split && it.peek().is_some_and(|n| n.kind == OperandKind::Special && n.name.starts_with("operand has")) {
+            it.next();
+        }
+        let source = if split { Some(next_source) } else { named_source(o.name) };
+        if let Some(s) = source {
+            next_source = s + 1;
+        }
+        let kind = if split { OperandKind::Ssrc } else { o.kind };
+        out.push(LineOperand { name: o.name, kind, dwords: o.dwords, source });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opcode(arch: &str, m: &str) -> &'static Opcode {
+        let t = baregpu_autogen::isa::ARCHS.iter().find(|a| a.name == arch).expect("arch");
+        t.opcodes.iter().find(|o| o.mnemonic == m).expect("opcode")
+    }
+
+    fn sources(arch: &str, m: &str) -> Vec<Option<usize>> {
+        line_operands(opcode(arch, m)).iter().map(|o| o.source).collect()
+    }
+
+    #[test]
+    fn split_sources_are_one_source_again() {
+        assert_eq!(sources("gfx1100", "v_readlane_b32"), [None, Some(0), Some(1)]);
+        assert_eq!(sources("gfx942", "v_writelane_b32"), [None, Some(0), Some(1)]);
+        assert_eq!(sources("gfx1100", "v_permlane16_b32"), [None, Some(0), Some(1), Some(2)]);
+        assert_eq!(sources("gfx1201", "v_s_exp_f32"), [None, Some(0)]);
+        assert_eq!(
+            sources("gfx950", "v_mfma_scale_f32_16x16x128_f8f6f4"),
+            [None, Some(0), Some(1), Some(2), Some(3), Some(4)]
+        );
+        assert_eq!(sources("gfx942", "v_addc_co_u32_e32").len(), opcode("gfx942", "v_addc_co_u32_e32").operands.len());
+        assert!(line_operands(opcode("gfx1100", "v_readlane_b32")).iter().all(|o| o.kind != OperandKind::Special));
+    }
+}

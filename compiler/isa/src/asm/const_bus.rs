@@ -1,0 +1,111 @@
+//! The constant bus: the scalar values one VALU instruction reads, as llvm-mc 22 counts them
+//! ("invalid operand (violates constant bus restrictions)"). gfx9 reads one; gfx11 and gfx12
+//! two, except the 64-bit shifts, one. A value is a scalar register (an SGPR, VCC, a trap
+//! temporary, M0, EXEC, the `src_*` registers; `null` is none), counted once per register and
+//! width (`s0` and `s[0:1]` are two), or the literal, counted once. The lane mask VOP2 carry-in
+//! and `v_cndmask_b32_e32` read, and `v_div_fmas_*`'s, counts too (VCC on gfx9, VCC_LO in
+//! wave32). VOPD halves share the bus. DPP, SDWA and matrix instructions have rules of their
+//! own, not checked here.
+
+use baregpu_autogen::isa::OperandKind;
+
+use crate::inst::Instruction;
+use crate::operand::is_gfx9;
+
+/// The code of VCC (VCC_LO).
+const VCC: u32 = 106;
+
+/// Whether a 9-bit source code is a scalar register the bus carries (gfx11+ `null` is 124).
+fn scalar(code: u32, gfx9: bool) -> bool {
+    (code < 128 && (gfx9 || code != 124)) || (235..=239).contains(&code) || (251..=253).contains(&code)
+}
+
+/// Whether the constant bus applies to the instruction's encoding.
+fn checked(i: &Instruction) -> bool {
+    let f = i.format();
+    let fam = f.parent.unwrap_or(f.name);
+    matches!(fam, "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" | "VOP3P")
+        && !matches!(f.name, "MFMA" | "VOP3PX2" | "WMMA")
+        && !["_DPP16", "_DPP8", "_SDWA"].iter().any(|s| f.name.ends_with(s))
+}
+
+/// VOPD: both halves share the bus (two values); `v_dual_cndmask_b32` reads VCC_LO, which
+/// llvm-mc counts apart from a VCC_LO source; the literal (a source's or fmaak/fmamk's K) once.
+fn vopd(i: &Instruction) -> Result<(), (Option<usize>, String)> {
+    let mut seen: Vec<u32> = Vec::with_capacity(4);
+    let mut read = |v: u32| {
+        if !seen.contains(&v) {
+            seen.push(v)
+        }
+    };
+    for name in ["src0x", "src0y"] {
+        match i.field(name) {
+            Some(code) if scalar(code, false) => read(code),
+            Some(255) => read(255),
+            _ => {}
+        }
+    }
+    if i.literal.is_some() {
+        read(255);
+    }
+    let halves = [Some(i.mnemonic()), i.opcode_y().map(|o| o.mnemonic)];
+    if halves.iter().flatten().any(|m| *m == "v_dual_cndmask_b32") {
+        read(u32::MAX);
+    }
+    if seen.len() > 2 {
+        return Err((None, "VOPD: more than 2 scalar values or literals (the constant bus limit)".to_string()));
+    }
+    Ok(())
+}
+
+/// Refuses a VALU instruction that reads more scalar values than the bus carries; `Err` holds
+/// the index of the operand that went over (None: an implicit read, or VOPD) and the message.
+pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
+    // A VOPD instruction is checked whole: its halves are filled one by one (op_y comes last).
+    if i.format().name == "VOPD" {
+        return if i.op_y.is_some() { vopd(i) } else { Ok(()) };
+    }
+    if !checked(i) {
+        return Ok(());
+    }
+    let g9 = is_gfx9(i.arch);
+    let m = i.mnemonic();
+    let base = m.trim_end_matches("_e64").trim_end_matches("_e32");
+    let limit = if g9 || matches!(base, "v_lshlrev_b64" | "v_lshrrev_b64" | "v_ashrrev_i64") { 1 } else { 2 };
+    let mut seen: Vec<(u32, u8)> = Vec::with_capacity(4);
+    let mut over = None;
+    let mut read = |v: (u32, u8), k: Option<usize>| {
+        if !seen.contains(&v) {
+            seen.push(v);
+            if seen.len() > limit && over.is_none() {
+                over = Some(k);
+            }
+        }
+    };
+    let ops = i.operands();
+    let first_src = ops.iter().position(|o| o.kind == OperandKind::Vsrc);
+    for (k, o) in ops.iter().enumerate() {
+        match o.kind {
+            OperandKind::Vsrc if i.field_def(o.name).is_some_and(|f| f.hi - f.lo == 8) => {
+                let code = i.f(o.name);
+                if scalar(code, g9) {
+                    read((code, o.dwords), Some(k));
+                } else if code == 255 {
+                    read((255, 0), Some(k));
+                }
+            }
+            // A lane mask after the first source is one it reads (before it, one it writes).
+            OperandKind::Special if matches!(o.name, "vcc" | "vcc_lo") && first_src.is_some_and(|s| k > s) => {
+                read((VCC, o.dwords), Some(k));
+            }
+            _ => {}
+        }
+    }
+    if m.starts_with("v_div_fmas_") {
+        read((VCC, if g9 { 2 } else { 1 }), None);
+    }
+    match over {
+        Some(k) => Err((k, format!("{m}: more than {limit} scalar values or literals (the constant bus limit)"))),
+        None => Ok(()),
+    }
+}
