@@ -52,9 +52,11 @@ impl Instruction {
     pub fn size(&self) -> usize {
         self.ndwords as usize * 4 + if self.literal.is_some() { 4 } else { 0 }
     }
+    /// A field by name, through the format's hash index (this lookup is on every operand and
+    /// modifier the assembler and disassembler handle).
     #[inline]
     pub fn field_def(&self, name: &str) -> Option<&'static Field> {
-        find_field(self.format(), name)
+        self.tables().field_index[self.fmt as usize].find(name)
     }
     /// A field's value, or `None` if the format has no such field.
     pub fn field(&self, name: &str) -> Option<u32> {

@@ -55,6 +55,8 @@ pub struct Tables {
     pub nested: Vec<Vec<u16>>,
     /// The decoder's flat tables, derived from the ones above.
     pub(crate) lut: DecodeLut,
+    /// Per format index: its fields by name (`Instruction::field_def`).
+    pub(crate) field_index: Vec<crate::field_index::FieldIndex>,
 }
 
 /// Per-format facts the decoder reads on every instruction.
@@ -184,6 +186,7 @@ impl Tables {
             lit_src,
             nested,
             lut: DecodeLut::default(),
+            field_index: table.formats.iter().map(crate::field_index::FieldIndex::build).collect(),
         };
         t.lut = DecodeLut::build(&t);
         t

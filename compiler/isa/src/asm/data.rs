@@ -9,6 +9,11 @@ use crate::error::{IsaError, Result};
 /// signed or unsigned, in any base `parse_int` reads); `None` when the line is not `.long`.
 /// `col0` is the column of `text`'s first character, for errors.
 pub fn long(text: &str, line: usize, col0: usize) -> Option<Result<Vec<u8>>> {
+    // Every line comes here first: one byte decides for all but `.long` (and non-ASCII) lines.
+    let first = text.bytes().find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c));
+    if !first.is_some_and(|c| c == b'.' || c >= 0x80) {
+        return None;
+    }
     let lead = text.len() - text.trim_start().len();
     let rest = text.trim_start().strip_prefix(".long")?;
     if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {

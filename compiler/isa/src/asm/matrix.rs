@@ -6,7 +6,12 @@ use crate::inst::Instruction;
 
 /// Whether the instruction's layout is a matrix one.
 fn is_matrix(i: &Instruction) -> bool {
-    matches!(i.format().name, "MFMA" | "VOP3PX2")
+    is_matrix_format(i.format().name)
+}
+
+/// Whether a layout (by name) is a matrix one: [`check`] accepts every source of any other.
+pub(crate) fn is_matrix_format(fname: &str) -> bool {
+    matches!(fname, "MFMA" | "VOP3PX2")
 }
 
 /// Checks one source of a matrix instruction: `code` is its 9-bit source code (256+ for vector

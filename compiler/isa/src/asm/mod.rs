@@ -228,7 +228,7 @@ fn pick(
     let mut mismatch: Option<Instruction> = None;
     for c in cands.iter() {
         let mut i = c.init;
-        match fill(&mut i, l, c.ext) {
+        match fill(&mut i, l, &want.typed.ops, c.ext) {
             Ok(()) => {
                 if verify::agrees(&i, want, sc) {
                     return Ok(i);
@@ -340,9 +340,20 @@ fn take_labels<'a>(
 /// non-ASCII byte, which `take_labels` judges). Most lines have none, and a `:` of a modifier
 /// (`offset:16`) comes after a character no label has, so one scan of the front decides.
 fn label_first(s: &str) -> bool {
+    // Name characters by one table load (this scans every line's mnemonic).
+    static NAME: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut c = 0;
+        while c < 256 {
+            let b = c as u8;
+            t[c] = b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$';
+            c += 1;
+        }
+        t
+    };
     let b = s.as_bytes();
     let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
-    let name = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$');
+    let name = |c: u8| NAME[c as usize];
     let mut k = 0;
     while k < b.len() && blank(b[k]) {
         k += 1;
@@ -423,17 +434,17 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
     let mut errs = Errors::default();
     let mut at = 0usize;
     // Lines borrowed from the source; only one with a block comment is copied (one search of
-    // the whole source spares the others a search each).
-    let blocks = src.contains("/*");
-    let lines: Vec<Cow<str>> = src
-        .lines()
-        .map(|l| match blocks {
-            true => blank_block_comments(l).map_or(Cow::Borrowed(l), Into::into),
-            false => Cow::Borrowed(l),
-        })
-        .collect();
+    // the whole source spares the others a search each, and a source without any a list).
+    let blanked: Vec<Option<String>> = match src.contains("/*") {
+        true => src.lines().map(blank_block_comments).collect(),
+        false => Vec::new(),
+    };
     let mut reuse = Reuse::default();
-    for (n, raw) in lines.iter().enumerate() {
+    for (n, line) in src.lines().enumerate() {
+        let raw = match blanked.get(n) {
+            Some(Some(b)) => b.as_str(),
+            _ => line,
+        };
         if errs.full() {
             break;
         }

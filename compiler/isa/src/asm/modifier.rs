@@ -35,7 +35,7 @@ fn vop3p_mask(i: &Instruction) -> u32 {
 
 pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PErr> {
     let s = t.text;
-    let (name, val) = s.split_once(':').unwrap_or((s, ""));
+    let (name, val) = super::value::split_colon(s).unwrap_or((s, ""));
     let fname = i.format().name;
     let int = |v: &str| parse_int(v).ok_or_else(|| (t.col, format!("bad value in '{s}'")));
     let set1 = |i: &mut Instruction, f: &str, v: u32| -> Result<(), PErr> {

@@ -1,6 +1,6 @@
 //! Building a typed instruction for one candidate opcode from a parsed line.
 
-use baregpu_autogen::isa::{Opcode, OperandKind, FLAG_LITERAL};
+use baregpu_autogen::isa::{Field, Opcode, OperandKind, FLAG_LITERAL};
 
 use std::borrow::Cow;
 
@@ -8,6 +8,7 @@ use super::lexer::{Line, Tok};
 use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
 use super::symbolic::{exp, gpr_idx, simm16};
+use super::value::{Operand, Val};
 use crate::inst::{set, Instruction};
 use crate::operand::{is_gfx9, src_index};
 use crate::operand::{src_val_type, ValType};
@@ -135,7 +136,14 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
     Some(i)
 }
 
-fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &Tok) -> Result<(), PErr> {
+/// Writes a source code (and its literal) into `field`, whose definition `fd` the caller looked up.
+fn set_src(
+    i: &mut Instruction,
+    (field, fd): (&str, Option<&Field>),
+    code: u32,
+    lit: Option<u32>,
+    t: &Tok,
+) -> Result<(), PErr> {
     if let Some(l) = lit {
         let f = i.format().name;
         if is_gfx9(i.arch) && (f.starts_with("VOP3") || f == "MFMA") {
@@ -150,8 +158,7 @@ fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &To
         }
         i.literal = Some(l);
     }
-    // One lookup of the field by name for its width and the write.
-    let written = i.field_def(field).is_some_and(|f| {
+    let written = fd.is_some_and(|f| {
         let v = if f.hi - f.lo + 1 == 8 && code >= 256 { code - 256 } else { code };
         set(&mut i.words, f, v)
     });
@@ -161,8 +168,10 @@ fn set_src(i: &mut Instruction, field: &str, code: u32, lit: Option<u32>, t: &To
     Ok(())
 }
 
-/// Fills the instruction from the line's operands and modifiers.
-pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
+/// Fills the instruction from the line's operands and modifiers. `typed` is the line's operands
+/// in typed form (`value::typed`), read instead of parsing a token again; a token without its
+/// typed form there (an empty `typed`, an implied operand) is parsed.
+pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Result<(), PErr> {
     let arch = i.arch;
     let opc = i.opcode();
     let m = opc.mnemonic;
@@ -200,7 +209,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     let atomic_ret = toks.len() == ops.len() + 1
         && m.contains("_atomic_")
         && !ops.iter().any(|o| o.name == "vdst" || o.name == "vdata" && fname.contains("BUF"));
+    // toks[k] is typed[k + shift] (the typed list follows the line as written).
+    let mut shift = 0isize;
     if atomic_ret {
+        shift += 1;
         let t = toks.to_mut().remove(0);
         let r = parse_reg(t.text).ok_or_else(|| (t.col, format!("expected a register, found '{}'", t.text)))?;
         check_alignment(arch, &r).map_err(|e| (t.col, e))?;
@@ -210,7 +222,8 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
             return err(&t, "too many operands");
         }
     }
-    if !atomic_ret && m.contains("_atomic_") && matches!(fname, "FLAT" | "GLOBAL" | "SCRATCH") {
+    // The format first: the mnemonic is searched only for memory formats.
+    if !atomic_ret && matches!(fname, "FLAT" | "GLOBAL" | "SCRATCH") && crate::substr::has(m, "_atomic_") {
         // Any spelling of a returning hint (`TH_ATOMIC_RETURN`, `TH_ATOMIC_RT_RETURN`, `th:1`...):
         // bit 0 of an atomic's hint is "return".
         let returning = |t: &&Tok| {
@@ -235,6 +248,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     if implicit_vcc(fname, m, toks.len(), ops) {
         // `v_cmp_*_e32 v1, v2`: the VCC destination is implied.
         toks.to_mut().insert(0, Tok { text: ops[0].name, col: line.rest.col });
+        shift -= 1;
     }
     if toks.len() > ops.len() {
         // Extra operands are modifiers that came before a comma-less tail (e.g. `off`).
@@ -248,8 +262,12 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
     let opsel_bits: u32 = 0;
     let mut opsel_bits = opsel_bits;
     for (k, (o, t)) in ops.iter().zip(toks.iter()).enumerate() {
-        // Source modifiers.
-        let (s, neg, abs, sext) = super::value::src_mods(t.text);
+        // Source modifiers, from the typed form where it is this very token.
+        let pre = k.checked_add_signed(shift).and_then(|j| typed.get(j)).filter(|o| std::ptr::eq(o.text, t.text));
+        let (s, neg, abs, sext) = match pre {
+            Some(o) => (o.inner, o.neg, o.abs, o.sext),
+            None => super::value::src_mods(t.text),
+        };
         let idx = src_index(o.name);
         if (neg || abs || sext) && idx.is_none() {
             return err(t, "modifiers are not allowed on this operand");
@@ -318,6 +336,8 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 if matches!(ext, Ext::Dpp16 | Ext::Dpp8) && field == "src0" {
                     field = "dpp_src0";
                 }
+                // The field looked up once for its widths below and the write.
+                let fd = i.field_def(field);
                 if s == "off" {
                     match (fname, field) {
                         ("SCRATCH", "addr" | "vaddr") => {
@@ -332,7 +352,14 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 if field == "ssrc0" && o.kind == OperandKind::Sendmsg {
                     continue;
                 }
-                let r = parse_reg(s);
+                // `value` reads a register exactly as `parse_reg` does.
+                let r = match pre {
+                    Some(o) => match o.val {
+                        Val::Reg(r) => Some(r),
+                        _ => None,
+                    },
+                    None => parse_reg(s),
+                };
                 if let Some(r) = r {
                     check_alignment(arch, &r).map_err(|e| (t.col, e))?;
                     if r.file == 'v' && crate::t16::lo128_breaks(arch, fname, opc, k, r.first + r.count) {
@@ -396,7 +423,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                         if r.first + r.count > 256 {
                             return err(t, format!("register {s} is beyond the vector register file"));
                         }
-                        let nine = i.field_def(field).map(|f| f.hi - f.lo == 8).unwrap_or(false);
+                        let nine = fd.map(|f| f.hi - f.lo == 8).unwrap_or(false);
                         // llvm-mc takes a VGPR in a scalar-only 9-bit source (v_s_*) and prints it
                         // as an invalid register; an 8-bit scalar field cannot hold one.
                         if o.kind == OperandKind::Sgpr || o.kind == OperandKind::Ssrc && !nine {
@@ -461,7 +488,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 };
                 let code = (scc_low7(i, field, code.0), code.1);
                 if matches!(o.kind, OperandKind::Sgpr) && code.0 > 127 {
-                    let seven = i.field_def(field).is_some_and(|f| f.hi - f.lo == 6);
+                    let seven = fd.is_some_and(|f| f.hi - f.lo == 6);
                     if seven && crate::names::sreg::code(arch, s).is_some() {
                         // gfx9 scratch: llvm-mc 22 writes the code's low 7 bits, another register.
                         let mc = if fname == "SCRATCH" {
@@ -476,7 +503,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                 if matches!(o.kind, OperandKind::Vgpr)
                     && code.0 < 256
                     && !matches!(field, "vdst" | "sdata")
-                    && i.field_def(field).map(|f| f.hi - f.lo == 8).unwrap_or(false)
+                    && fd.map(|f| f.hi - f.lo == 8).unwrap_or(false)
                 {
                     return err(t, format!("'{s}': expected a vector register"));
                 }
@@ -496,8 +523,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     i.set_field("soffset", code.0);
                     continue;
                 }
-                super::matrix::check(i, o.name, code.0, r.map(|r| r.file)).map_err(|e| (t.col, e))?;
-                set_src(i, field, code.0, code.1, t)?;
+                if super::matrix::is_matrix_format(fname) {
+                    super::matrix::check(i, o.name, code.0, r.map(|r| r.file)).map_err(|e| (t.col, e))?;
+                }
+                set_src(i, (field, fd), code.0, code.1, t)?;
             }
             OperandKind::Imm | OperandKind::Simm16 | OperandKind::Label | OperandKind::Offset => {
                 if fname == "SMEM" && o.kind == OperandKind::Offset {

@@ -24,7 +24,7 @@ pub(super) fn gpr_idx(s: &str) -> Option<u32> {
 /// The words of an export line: target, four sources (`off` for none), then modifiers; llvm-mc
 /// takes commas or blanks between them.
 pub(super) fn exp_words<'a>(line: &Line<'a>) -> Vec<Tok<'a>> {
-    super::lexer::split_top(line.rest.text, line.rest.col, |c| c == b',' || c.is_ascii_whitespace())
+    super::lexer::split_top(line.rest.text, line.rest.col, super::lexer::SEP_COMMA | super::lexer::SEP_BLANK)
 }
 
 pub(super) fn exp(i: &mut Instruction, line: &Line) -> Result<(), PErr> {

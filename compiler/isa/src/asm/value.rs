@@ -33,6 +33,8 @@ pub struct Operand<'a> {
     pub col: usize,
     /// The operand as written.
     pub text: &'a str,
+    /// `text` without its source modifiers (what `val` was read from).
+    pub inner: &'a str,
 }
 
 impl Operand<'_> {
@@ -73,7 +75,8 @@ fn float(s: &str) -> Option<f64> {
 /// The value of one token (no source modifiers).
 pub fn value(s: &str) -> Val<'_> {
     // Numbers start with a digit, a sign, `(` or `~`; registers and names with a letter.
-    let numeric = s.as_bytes().first().is_some_and(|&c| c.is_ascii_digit() || b"-+(~.".contains(&c));
+    let numeric =
+        s.as_bytes().first().is_some_and(|&c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'(' | b'~' | b'.'));
     if !numeric {
         if let Some(r) = parse_reg(s) {
             return Val::Reg(r);
@@ -113,11 +116,16 @@ pub fn value(s: &str) -> Val<'_> {
 /// `sext(x)`) taken off.
 pub fn operand<'a>(t: &Tok<'a>) -> Operand<'a> {
     let (s, neg, abs, sext) = src_mods(t.text);
-    Operand { val: value(s), neg, abs, sext, col: t.col, text: t.text }
+    Operand { val: value(s), neg, abs, sext, col: t.col, text: t.text, inner: s }
 }
 
 /// Takes the source modifiers off an operand's text: (rest, neg, abs, sext).
 pub fn src_mods(text: &str) -> (&str, bool, bool, bool) {
+    // Every form starts with `-` or `|` or ends with `)`: most operands are neither.
+    let b = text.as_bytes();
+    if !matches!(b.first(), Some(b'-' | b'|')) && b.last() != Some(&b')') {
+        return (text, false, false, false);
+    }
     let mut s = text;
     let (mut neg, mut abs, mut sext) = (false, false, false);
     if let Some(x) = s.strip_prefix("sext(").and_then(|x| x.strip_suffix(')')) {
@@ -149,10 +157,17 @@ pub fn src_mods(text: &str) -> (&str, bool, bool, bool) {
 }
 
 pub fn modifier<'a>(t: &Tok<'a>) -> Modifier<'a> {
-    match t.text.split_once(':') {
+    match split_colon(t.text) {
         Some((n, v)) => Modifier { name: n, val: Some(value(v.trim())), col: t.col },
         None => Modifier { name: t.text, val: None, col: t.col },
     }
+}
+
+/// `s` split at its first `:` (a byte search: this runs on every modifier of every line).
+pub fn split_colon(s: &str) -> Option<(&str, &str)> {
+    // `:` is ASCII, so both cuts are at char boundaries.
+    let k = s.bytes().position(|c| c == b':')?;
+    Some((&s[..k], &s[k + 1..]))
 }
 
 /// The typed form of a split line.

@@ -176,7 +176,10 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
                 continue;
             }
         }
-        if let Some(ty) = super::low16::low16(i, kinds.get(k).and_then(|o| crate::operand::src_index(o.name))) {
+        // Registers are never low-16 values (`same_vals` reads numbers only): asked only for others.
+        let reg = matches!(a.val, Val::Reg(_)) || matches!(b.val, Val::Reg(_));
+        let src = || kinds.get(k).and_then(|o| crate::operand::src_index(o.name));
+        if let Some(ty) = (!reg).then(|| super::low16::low16(i, src())).flatten() {
             if let Some(same) = super::low16::same_vals(ty, &a.val, &b.val).filter(|_| a.plain() && b.plain()) {
                 if same {
                     continue;
@@ -190,11 +193,16 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     }
     let implied = implied_op_sel(fname, kinds, w_ops, &w_mods);
     let w_mods = implied.map(Cow::Owned).unwrap_or(w_mods);
-    match vop3p_sources(i).or_else(|| vop3_opsel_entries(i)) {
+    // The selector lists are cut (a copy of the modifiers) only where the line has one.
+    let lists = w_mods.iter().any(|m| SELECTOR_LISTS.contains(&m.name) && matches!(m.val, Some(Val::List(_))));
+    match lists.then(|| vop3p_sources(i).or_else(|| vop3_opsel_entries(i))).flatten() {
         Some(n) => same_mods(arch, &vop3p_lists(&w_mods, n), &g_mods),
         None => same_mods(arch, &w_mods, &g_mods),
     }
 }
+
+/// The VOP3/VOP3P selector lists, one entry per source (and the destination).
+const SELECTOR_LISTS: [&str; 4] = ["op_sel", "op_sel_hi", "neg_lo", "neg_hi"];
 
 /// The number of sources of a VOP3P (or gfx11 WMMA) instruction, `None` for other formats.
 pub(super) fn vop3p_sources(i: &Instruction) -> Option<usize> {
@@ -214,10 +222,9 @@ fn vop3_opsel_entries(i: &Instruction) -> Option<usize> {
 
 /// VOP3P selector lists cut to the instruction's sources (llvm-mc ignores the rest).
 fn vop3p_lists<'a>(mods: &[Modifier<'a>], n: usize) -> Vec<Modifier<'a>> {
-    let lists = ["op_sel", "op_sel_hi", "neg_lo", "neg_hi"];
     mods.iter()
         .map(|m| match &m.val {
-            Some(Val::List(v)) if lists.contains(&m.name) && v.len() > n => {
+            Some(Val::List(v)) if SELECTOR_LISTS.contains(&m.name) && v.len() > n => {
                 Modifier { val: Some(Val::List(v[..n].to_vec())), ..m.clone() }
             }
             _ => m.clone(),
@@ -399,6 +406,12 @@ fn reg_list(v: &Val) -> Option<Vec<Reg>> {
 }
 
 fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
+    // The usual pairs first (neither is a register list).
+    match (a, b) {
+        (Val::Reg(x), Val::Reg(y)) => return same_reg(x, y),
+        (Val::Int(x), Val::Int(y)) => return same_int(wrap16, *x, *y),
+        _ => {}
+    }
     if let (Some(x), Some(y)) = (reg_list(a), reg_list(b)) {
         return x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| same_reg(p, q));
     }

@@ -145,7 +145,7 @@ pub(crate) fn returns(i: &Instruction) -> bool {
 pub(crate) fn atomic_ret_dst(i: &Instruction) -> Option<(u32, u32)> {
     let m = i.mnemonic();
     let fam = i.format().name;
-    if !m.contains("_atomic_")
+    if !crate::substr::has(m, "_atomic_")
         || !returns(i)
         || i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata" && fam.contains("BUF"))
     {
@@ -296,7 +296,7 @@ fn generic(i: &Instruction) -> String {
 /// DS opcodes that access two addresses, with an 8-bit offset each (gfx9 `ds_read2*`,
 /// `ds_write2*`, `ds_wrxchg2*`; gfx11+ `*_2addr*`).
 pub(crate) fn two_offsets(m: &str) -> bool {
-    ["2addr", "_read2", "_write2", "_wrxchg2"].iter().any(|p| m.contains(p))
+    ["2addr", "_read2", "_write2", "_wrxchg2"].iter().any(|p| crate::substr::has(m, p))
 }
 
 /// MUBUF loads with `lds` write to LDS: llvm-mc prints no vdata operand.

@@ -60,9 +60,32 @@ pub(super) fn negated_name(x: &Operand) -> Option<()> {
     (!(x.neg && !x.abs && matches!(x.val, Val::Name(_)))).then_some(())
 }
 
+/// The VOP3 shape's `neg` and `abs` fields, read once per instruction rather than per source.
+#[derive(Clone, Copy)]
+pub(super) struct Vop3Bits {
+    neg: u32,
+    abs: u32,
+}
+
+impl Vop3Bits {
+    pub(super) fn read(i: &Instruction, s: Shape) -> Vop3Bits {
+        match s {
+            Shape::Vop3 => Vop3Bits { neg: i.f("neg"), abs: i.f("abs") },
+            _ => Vop3Bits { neg: 0, abs: 0 },
+        }
+    }
+}
+
 /// The source modifiers of source `si` (0..=2) in shape `s` with extension `ext`, as
-/// disasm::valu::apply_mods reads them.
-pub(super) fn src_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, x: &mut Operand<'static>) -> Option<()> {
+/// disasm::valu::apply_mods reads them; `bits` is [`Vop3Bits::read`] of the same shape.
+pub(super) fn src_mods(
+    i: &Instruction,
+    s: Shape,
+    ext: Ext,
+    bits: Vop3Bits,
+    si: usize,
+    x: &mut Operand<'static>,
+) -> Option<()> {
     if (s, ext) == (Shape::E32, Ext::Sdwa) && si < 2 {
         // SDWA's sext applies where neg/abs do not (sdwa_src_mods checks those).
         return sdwa_src_mods(i, si, x);
@@ -73,8 +96,8 @@ pub(super) fn src_mods(i: &Instruction, s: Shape, ext: Ext, si: usize, x: &mut O
     }
     match (s, ext) {
         (Shape::Vop3, _) => {
-            x.neg = i.f("neg") >> si & 1 != 0;
-            x.abs = i.f("abs") >> si & 1 != 0;
+            x.neg = bits.neg >> si & 1 != 0;
+            x.abs = bits.abs >> si & 1 != 0;
         }
         (Shape::E32, Ext::Dpp16) if si < 2 => {
             x.neg = i.f(SRC_NEG[si]) != 0;

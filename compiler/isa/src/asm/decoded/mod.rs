@@ -50,7 +50,7 @@ fn op(val: Val<'static>) -> Operand<'static> {
     // A name keeps its text: verify::split_extra reads an operand past the table's (`off` after
     // a returning atomic's extra destination) as the modifier its text names.
     let text = if let Val::Name(n) = val { n } else { "" };
-    Operand { val, neg: false, abs: false, sext: false, col: 0, text }
+    Operand { val, neg: false, abs: false, sext: false, col: 0, text, inner: text }
 }
 
 fn reg(file: char, first: u32, count: u32) -> Val<'static> {
@@ -143,6 +143,7 @@ fn valu(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
         return None;
     }
     let t16 = i.tables().t16[i.op as usize];
+    let bits = ext::Vop3Bits::read(i, s);
     let Typed { mut ops, mut mods } = spare;
     for (k, o) in i.operands().iter().enumerate() {
         let x = match o.kind {
@@ -152,13 +153,15 @@ fn valu(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
             }
             OperandKind::Special => op(Val::Name(o.name)),
             OperandKind::Sgpr => op(sreg(i.arch, i.f(o.name), o.dwords.max(1) as u32)?),
-            OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => vector(i, s, ext, t16 >> k & 1 != 0, o)?,
+            OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => {
+                vector(i, (s, ext, bits), t16 >> k & 1 != 0, o)?
+            }
             OperandKind::Ssrc => {
                 let d = o.dwords.max(1) as u32;
                 let ty = || src_val_type(i.arch, m, src_index(o.name).unwrap_or(0), d);
                 let mut x = op(source(i.arch, i.f(o.name), d, ty, i.literal)?);
                 if let Some(si) = src_index(o.name).filter(|&x| x < 3) {
-                    ext::src_mods(i, s, ext, si, &mut x)?;
+                    ext::src_mods(i, s, ext, bits, si, &mut x)?;
                 }
                 x
             }
@@ -192,8 +195,7 @@ fn omod(v: u32, mods: &mut Vec<Modifier<'static>>) {
 /// with its source modifiers; `is16`: a true16 operand.
 fn vector(
     i: &Instruction,
-    s: Shape,
-    ext: Ext,
+    (s, ext, bits): (Shape, Ext, ext::Vop3Bits),
     is16: bool,
     o: &baregpu_autogen::isa::Operand,
 ) -> Option<Operand<'static>> {
@@ -241,7 +243,7 @@ fn vector(
         }
     }
     if let Some(si) = si {
-        ext::src_mods(i, s, ext, si, &mut x)?;
+        ext::src_mods(i, s, ext, bits, si, &mut x)?;
     }
     Some(x)
 }

@@ -42,7 +42,7 @@ fn vector(i: &Instruction, s: Shape, k: usize, o: &baregpu_autogen::isa::Operand
 /// neg/abs of a mixed-precision source (in the neg and neg_hi fields); the others take none.
 fn with_mods(i: &Instruction, s: Shape, idx: Option<usize>, mut x: Operand<'static>) -> Option<Operand<'static>> {
     let Some(si) = idx.filter(|&k| k < 3) else { return Some(x) };
-    if s != Shape::Vop3p || !i.mnemonic().contains("_mix") || !takes_mods(i.opcode(), si) {
+    if s != Shape::Vop3p || !crate::substr::has(i.mnemonic(), "_mix") || !takes_mods(i.opcode(), si) {
         return Some(x);
     }
     x.neg = i.f("neg") >> si & 1 != 0;
@@ -107,7 +107,7 @@ fn push(mods: &mut Vec<Modifier<'static>>, name: &'static str, val: Option<Val<'
 /// As disasm::valu::vop3p_mods: op_sel (or a sparse WMMA's index_key), op_sel_hi where it is
 /// not the default, neg_lo/neg_hi (packed math only), clamp.
 fn packed_mods(i: &Instruction, nsrc: usize, mods: &mut Vec<Modifier<'static>>) {
-    let mix = i.mnemonic().contains("_mix");
+    let mix = crate::substr::has(i.mnemonic(), "_mix");
     let opsel = i.f("opsel");
     let hi = i.f("opsel_hi") | i.f("opsel_hi2") << 2;
     let full = (1u32 << nsrc) - 1;
