@@ -60,6 +60,9 @@ impl Form {
     /// An opcode entry whose modifiers or literal fields the flat tables do not hold: the
     /// decoder scans the generic tables for them.
     pub const SCAN: u8 = 16;
+    /// `KNOWN` without `SCAN`: the decoder's common case, in one bit so that it is one test
+    /// (`check_bounds` holds the three flags to this).
+    pub const PLAIN: u8 = 32;
 
     /// The reading of format `fmt` within an encoding of `enc_bytes`.
     pub(crate) fn new(t: &Tables, fmt: u16, enc_bytes: u16) -> Form {
@@ -85,11 +88,10 @@ impl Form {
         (self.0 >> 24) as u8 & flag != 0
     }
 
-    /// A known opcode whose entry the flat tables hold in full: `KNOWN` without `SCAN`, in
-    /// one test.
+    /// A known opcode whose entry the flat tables hold in full ([`Form::PLAIN`]).
     #[inline(always)]
     pub fn plain(self) -> bool {
-        (self.0 >> 24) as u8 & (Form::KNOWN | Form::SCAN) == Form::KNOWN
+        self.has(Form::PLAIN)
     }
 
     fn with(self, flag: u8) -> Form {
@@ -351,7 +353,7 @@ impl DecodeLut {
                 // Only the opcode values a nested layout's select admits are scanned for it.
                 let v_bits = (v as u128) << op_shift;
                 let nest = nests.iter().any(|&(m, x)| (m & op_bits) & (x ^ v_bits) == 0);
-                let scan = if mods_scan || l.scan || own_mods || nest { Form::SCAN } else { 0 };
+                let scan = if mods_scan || l.scan || own_mods || nest { Form::SCAN } else { Form::PLAIN };
                 let form = Form::new(t, t.layout[o as usize], fi.bytes).with(Form::KNOWN | literal | scan);
                 opmap.push(OpEntry { op: o as u16, lits: l.starts, form });
             }
@@ -388,6 +390,8 @@ impl DecodeLut {
             );
         }
         // The decoder's masks of an instruction's own dwords cover up to 4 (of the 16 bytes read).
+        let plain = |f: Form| f.has(Form::KNOWN) && !f.has(Form::SCAN);
+        assert!(self.opmap.iter().all(|o| o.form.plain() == plain(o.form)), "PLAIN is KNOWN without SCAN");
         let mut forms = self.opmap.iter().map(|o| o.form).chain(self.encs.iter().flat_map(|e| e.sel.forms));
         assert!(forms.all(|f| f.ndw() <= 4), "no reading longer than 4 dwords");
     }
@@ -464,7 +468,7 @@ impl DecodeLut {
             e.op_slow = true;
         }
         for o in self.opmap.iter_mut().filter(|o| o.form.has(Form::KNOWN)) {
-            o.form = o.form.with(Form::SCAN);
+            o.form = Form(o.form.0 & !((Form::PLAIN as u32) << 24)).with(Form::SCAN);
         }
         self.check_bounds();
     }
