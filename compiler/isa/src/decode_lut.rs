@@ -5,7 +5,8 @@
 //! cost more than the rest of decoding, and decoding a stream is a chain: the next instruction's
 //! offset waits for this one's length. Here every question is an indexed load plus a fixed amount
 //! of branch-free arithmetic on the instruction's bits (one `u128`), and the chain to the length
-//! is two loads:
+//! is two loads (the decoder branches on the rare answers, a modifier or a literal, so that the
+//! CPU predicts them instead of waiting on them):
 //!
 //! - encoding: a [`Key`] indexed by the first dword's top 9 bits and the few lower bits some
 //!   encodings' masks also test (FLAT/GLOBAL/SCRATCH share their top bits), which also says where
