@@ -30,8 +30,10 @@ fn read128(bytes: &[u8], offset: usize, have: usize) -> u128 {
     w
 }
 
-/// Masks of the low `n` dwords of 128 bits.
-const LOW_DWORDS: [u128; 5] = [0, u32::MAX as u128, u64::MAX as u128, (1 << 96) - 1, u128::MAX];
+/// Masks of the low `n` dwords of 128 bits, indexed by `n & 7` (no format has more than 4:
+/// `DecodeLut::check_bounds`).
+const LOW_DWORDS: [u128; 8] =
+    [0, u32::MAX as u128, u64::MAX as u128, (1 << 96) - 1, u128::MAX, u128::MAX, u128::MAX, u128::MAX];
 
 #[inline(always)]
 fn to_words(w: u128) -> [u32; 4] {
@@ -108,6 +110,11 @@ impl Decoder {
 ///
 /// The answers are those of the generic tables' scans (`decode_ref` in the tests), read from
 /// the flat tables of [`crate::decode_lut`] with the instruction's first 128 bits as one `u128`.
+///
+/// Decoding a stream is a chain: the next offset waits on this instruction's length. The rare
+/// cases (a modifier, a literal, VOPD, the scans) are branches, which the CPU predicts, rather
+/// than selects: a select puts its tests on that chain, and in this form measured slower by the
+/// clock even with fewer instructions.
 #[inline(always)]
 pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usize) -> Result<Instruction> {
     let have = bytes.len().saturating_sub(offset);
@@ -117,57 +124,92 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
     // The common case reads the opcode entry through the key alone; the encoding's own entry
     // (modifiers) is loaded beside it, off the chain of loads that ends in the length.
     let k = lut.key_of(d0);
-    let (e, w, o) = if k.kind == Key::FAST {
-        let need = k.bytes as usize;
-        if have < need {
-            return Err(truncated(offset, need, have));
+    let (e, w, o) = match bytes.get(offset..).and_then(|b| b.first_chunk::<16>()) {
+        // No encoding is longer than 16 bytes: no length to check yet.
+        Some(b) if k.kind == Key::FAST => {
+            let w = u128::from_le_bytes(*b);
+            (lut.enc_of(k), w, lut.fast_entry(k, w).1)
         }
-        let w = read128(bytes, offset, have);
-        let (v, o) = lut.fast_entry(k, w);
-        if !o.form.has(Form::KNOWN) {
-            return Err(unknown_opcode(t, offset, k.enc as u16, v, d0));
-        }
-        (lut.enc_of(k), w, o)
-    } else {
-        decode_scanning(t, lut, bytes, offset, d0, have)?
+        _ => decode_start(t, lut, bytes, offset, d0, have)?,
     };
-    let mut op = o.op as u32;
-    // The first modifier (DPP16, DPP8, SDWA) whose select matches, else the layout: scanned
-    // backwards so that the earliest match is the one left, without a data-dependent exit.
-    let mut form = o.form;
-    for m in e.mods.iter().rev() {
-        if w as u64 & m.mask == m.value {
-            form = m.form;
+    // One test for the rare entries: an opcode the table lacks, or one the flat tables do not
+    // hold (the generic tables' scans answer).
+    let (op, form, mut has_lit) = match o.form.plain() {
+        true => {
+            // The modifier (DPP16, DPP8, SDWA) the select field names, else the layout. A
+            // modifier's src0 holds its selector: no literal is looked for there.
+            let (is_mod, i) = e.sel.hit(w);
+            let mut form = o.form;
+            // A branch (predicted), not a select: the length then does not wait on the tests.
+            if is_mod {
+                form = e.sel.forms[i];
+            }
+            let src_lit = o.any_255(w) & !is_mod;
+            (o.op as u32, form, o.form.has(Form::LITERAL) | src_lit)
         }
-    }
-    let mut always_lit = o.form.has(Form::LITERAL);
-    let mut src_lit = lut.lits_of(&o).any_255(w);
-    // One flag (rarely set) for what the flat tables do not hold: the answers come from the
-    // generic tables' scans. No early return: both paths end in the same registers.
-    if o.form.has(Form::SCAN) {
-        (op, form, always_lit, src_lit) = scan(t, e.enc, w, op);
-    }
+        false => rare(t, e, w, (o.op, o.form), offset, d0)?,
+    };
     let mut op_y = None;
     if form.has(Form::VOPD) {
         op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
+        has_lit |= matches!(op_y, Some(y) if t.op_literal[y as usize]);
     }
-    let y_lit = matches!(op_y, Some(y) if t.op_literal[y as usize]);
-    // Non-short-circuit: each term is at hand, a branch per term would only mispredict.
-    let has_lit = always_lit | (src_lit & !form.has(Form::MODIFIER)) | y_lit;
     let ndw = form.ndw();
     let total = ndw * 4 + if has_lit { 4 } else { 0 };
     if have < total {
         return Err(truncated(offset, total, have));
     }
     // Only the instruction's own dwords: what was read past them belongs to the next one.
-    let words = to_words(w & LOW_DWORDS[ndw.min(4)]);
+    let words = to_words(w & LOW_DWORDS[ndw & 7]);
+    // A branch on the literal as well: taken or not, the next offset is then a constant step
+    // from this one's on each path.
     let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
     Ok(Instruction { arch: t.arch, op, fmt: form.fmt(), op_y, words, ndwords: ndw as u8, literal })
+}
+
+/// Encoding, bits and opcode entry where the fast path does not hold them: fewer than 16 bytes
+/// there, or a key without its encoding.
+#[cold]
+#[inline(never)]
+fn decode_start<'l>(
+    t: &Tables,
+    lut: &'l DecodeLut,
+    bytes: &[u8],
+    offset: usize,
+    d0: u32,
+    have: usize,
+) -> Result<(&'l EncLut, u128, OpEntry)> {
+    let k = lut.key_of(d0);
+    if k.kind != Key::FAST {
+        return decode_scanning(t, lut, bytes, offset, d0, have);
+    }
+    let need = k.bytes as usize;
+    if have < need {
+        return Err(truncated(offset, need, have));
+    }
+    let w = read128(bytes, offset, have);
+    Ok((lut.enc_of(k), w, lut.fast_entry(k, w).1))
+}
+
+/// An opcode entry that is not [`Form::plain`]: the error for a value the table lacks, else the
+/// scans' opcode, reading and whether a literal follows.
+///
+/// The entry comes as its two fields: an [`OpEntry`] is passed by reference, and the hot path
+/// would then read its form back through memory.
+#[cold]
+#[inline(never)]
+fn rare(t: &Tables, e: &EncLut, w: u128, o: (u16, Form), offset: usize, d0: u32) -> Result<(u32, Form, bool)> {
+    if !o.1.has(Form::KNOWN) {
+        return Err(unknown_opcode(t, offset, e.enc, DecodeLut::opcode_value(e, w), d0));
+    }
+    let (op, form, always_lit, src_lit) = scan(t, e.enc, w, o.0 as u32);
+    Ok((op, form, always_lit | (src_lit & !form.has(Form::MODIFIER))))
 }
 
 /// Encoding, bits and opcode entry where the key does not hold them: the encoding from the
 /// generic scan, the opcode through [`crate::decode_lut::EncLut`].
 #[cold]
+#[inline(never)]
 fn decode_scanning<'l>(
     t: &Tables,
     lut: &'l DecodeLut,

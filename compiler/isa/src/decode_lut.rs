@@ -5,35 +5,36 @@
 //! cost more than the rest of decoding, and decoding a stream is a chain: the next instruction's
 //! offset waits for this one's length. Here every question is an indexed load plus a fixed amount
 //! of branch-free arithmetic on the instruction's bits (one `u128`), and the chain to the length
-//! is two loads:
+//! is two loads (the decoder branches on the rare answers, a modifier or a literal, so that the
+//! CPU predicts them instead of waiting on them):
 //!
 //! - encoding: a [`Key`] indexed by the first dword's top 9 bits and the few lower bits some
 //!   encodings' masks also test (FLAT/GLOBAL/SCRATCH share their top bits), which also says where
 //!   the encoding's opcode field and opcode table are;
 //! - opcode: a direct-index table per encoding, padded to the opcode field's full range, whose
 //!   [`OpEntry`] also holds the layout, its length and the opcode's literal field set;
-//! - DPP/SDWA modifier: the layout, replaced by the first modifier whose select matches, each
-//!   select one mask/value pair over the first 64 bits ([`EncLut`]);
-//! - literal: whether any literal-capable field holds 255, all fields at once (see
-//!   [`LitFields::any_255`]).
+//! - DPP/SDWA modifier: the layout, replaced by the modifier its select field's value names; an
+//!   encoding's modifiers all test one field (src0, or MIMG's NSA bit), so one read of it answers
+//!   all of them ([`Sel::hit`]);
+//! - literal: whether any literal-capable field holds 255, all fields at once, with the field set
+//!   held in the opcode entry itself (see [`OpEntry::any_255`]).
 //!
 //! Everything is derived from [`Tables`] at first use, so the decoder's answers stay those of the
 //! scans: the tests here check the dispatch over every encoding bucket, and `decode_ref` holds the
 //! whole decoder to the scanning one over golden vectors, rewritten fields and random bytes, with
-//! the flat tables and with every fallback forced. What does not fit the flat form (more
-//! modifiers, selects or literal fields out of a 64-bit window, a wide first-dword key, indices
-//! past a field's range) falls back to the scans, flagged per entry.
-
-use std::collections::HashMap;
+//! the flat tables and with every fallback forced. What does not fit the flat form (modifier
+//! selects on more than one field or values too far apart, literal fields of mixed widths or
+//! beyond the first 64 bits, a wide first-dword key, indices past a field's range) falls back to
+//! the scans, flagged per entry.
 
 use crate::tables::Tables;
 
-/// Modifier formats one encoding may have inline; more go through [`Tables::mods`]. gfx11/gfx12
-/// VOP1/VOP2/VOPC/VOP3 have three (DPP16 and two DPP8 forms, `fi:0` and `fi:1`): with two slots
-/// every VALU instruction took the scanning path (31-36 M instructions/s instead of 50+).
-pub(crate) const MODS: usize = 3;
+/// Select values one encoding's modifier table spans, from its lowest; the last slot is the
+/// "no modifier" answer that every other value is clamped to. gfx11/gfx12 VALU selects are
+/// 0xe9, 0xea (DPP8) and 0xfa (DPP16); gfx9's 0xf9 (SDWA) and 0xfa: 18 values.
+pub(crate) const SEL_SPAN: usize = 19;
 
-/// A mask/value pair no bits satisfy, for unused select slots.
+/// A mask/value pair no bits satisfy.
 const NEVER: (u128, u128) = (0, 1);
 
 /// Widest set of lower first-dword bits the encodings' masks may test (beyond the top 9) for the
@@ -60,6 +61,9 @@ impl Form {
     /// An opcode entry whose modifiers or literal fields the flat tables do not hold: the
     /// decoder scans the generic tables for them.
     pub const SCAN: u8 = 16;
+    /// `KNOWN` without `SCAN`: the decoder's common case, in one bit so that it is one test
+    /// (`check_bounds` holds the three flags to this).
+    pub const PLAIN: u8 = 32;
 
     /// The reading of format `fmt` within an encoding of `enc_bytes`.
     pub(crate) fn new(t: &Tables, fmt: u16, enc_bytes: u16) -> Form {
@@ -85,17 +89,15 @@ impl Form {
         (self.0 >> 24) as u8 & flag != 0
     }
 
+    /// A known opcode whose entry the flat tables hold in full ([`Form::PLAIN`]).
+    #[inline(always)]
+    pub fn plain(self) -> bool {
+        self.has(Form::PLAIN)
+    }
+
     fn with(self, flag: u8) -> Form {
         Form(self.0 | (flag as u32) << 24)
     }
-}
-
-/// A modifier format chosen when the low 64 bits `& mask == value`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Sel {
-    pub mask: u64,
-    pub value: u64,
-    pub form: Form,
 }
 
 /// Per top-level encoding: what finds its opcode and modifier.
@@ -114,8 +116,42 @@ pub(crate) struct EncLut {
     /// This encoding's opcode values in [`DecodeLut::opmap`].
     pub op_base: u32,
     pub op_len: u32,
-    /// The encoding's modifiers in table order; unused slots never match.
-    pub mods: [Sel; MODS],
+    /// The encoding's modifiers.
+    pub sel: Sel,
+}
+
+/// An encoding's modifiers by the value of the one field all their selects test.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Sel {
+    /// The field as a shift and mask in the first 64 bits, and the lowest value a select names.
+    pub shift: u8,
+    pub mask: u16,
+    pub base: u16,
+    /// Bit `i`: value `base + i` selects a modifier (the decoder's branch on it waits on no
+    /// second load).
+    pub bits: u32,
+    /// Per select value from `base`: the modifier it chooses; `Form(0)` (no format has it:
+    /// every format has dwords) where none, the last slot always.
+    pub forms: [Form; SEL_SPAN],
+}
+
+impl Sel {
+    /// Whether the instruction's bits `w` select a modifier, and its index in `forms`.
+    #[inline(always)]
+    pub fn hit(&self, w: u128) -> (bool, usize) {
+        let v = (w as u64 >> self.shift) as u32 & self.mask as u32;
+        // Values below the base wrap past the span and are clamped to its last slot too.
+        let i = v.wrapping_sub(self.base as u32).min(SEL_SPAN as u32 - 1);
+        (self.bits >> i & 1 != 0, i as usize)
+    }
+
+    /// Whether the instruction's bits `w` select a modifier, and its form (`Form(0)` where
+    /// none).
+    #[cfg(test)]
+    pub fn modifier(&self, w: u128) -> (bool, Form) {
+        let (hit, i) = self.hit(w);
+        (hit, self.forms[i])
+    }
 }
 
 /// What the first dword's key says, in one 8-byte load: the encoding and where its opcode is,
@@ -146,42 +182,50 @@ impl Key {
     pub const SCAN: u8 = 2;
 }
 
-/// Per (encoding, opcode value): what decoding needs of the opcode, in one 8-byte load.
+/// Per (encoding, opcode value): what decoding needs of the opcode, in one 16-byte load.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct OpEntry {
+    /// The opcode's literal-capable source fields: bit `i` set for a field starting at bit `i`
+    /// of the first 64 bits, all of one width: 9 bits where bit 63 ([`NINE`]) is set, else 8.
+    /// No field starts there (a field's test reads its bits, all in the first 64).
+    pub lits: u64,
     /// The opcode index.
     pub op: u16,
-    /// Index in [`DecodeLut::lits`] of the opcode's literal-capable fields.
-    pub lits: u16,
     /// The opcode's layout, used when no modifier matches; its flags also say `KNOWN` and
     /// `LITERAL`.
     pub form: Form,
 }
 
-/// An opcode's literal-capable source fields as bit sets of their low bits in a 64-bit window
-/// starting at bit `shift`: `m8` for 8-bit fields (SSRC), `m9` for 9-bit ones (VSRC). A field
-/// holding 255 means a literal follows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub(crate) struct LitFields {
-    pub m8: u64,
-    pub m9: u64,
-    pub shift: u8,
-    /// A field of another width, or fields too far apart for one window: scan
-    /// [`Tables::lit_src`] instead.
-    pub scan: bool,
-}
-
-impl LitFields {
-    /// Whether a field of the set holds 255, all fields at once: bit `i` of `ones8` is set when
-    /// bits `i..i+8` are all ones (an 8-bit 255), and a 9-bit 255 also needs bit `i + 8` clear.
+impl OpEntry {
+    /// Whether a literal field holds 255, all fields at once: bit `i` of `ones8` is set when
+    /// bits `i..i+8` are all ones (an 8-bit 255); a 9-bit 255 also needs bit `i + 8` clear.
     #[inline(always)]
     pub fn any_255(&self, w: u128) -> bool {
-        let x = (w >> self.shift) as u64;
+        let x = w as u64;
         let a = x & (x >> 1);
         let b = a & (a >> 2);
         let ones8 = b & (b >> 4);
-        (ones8 & self.m8) | (ones8 & !(x >> 8) & self.m9) != 0
+        // The fields' ninth bits, where they are 9 bits wide (no branch: a mask of all or none).
+        // The fields' ninth bits, where they are 9 bits wide: bit 63 spread to a mask of all or
+        // none (one arithmetic shift, no branch). Bit 63 itself is never set in `ones8`.
+        let nine = self.lits & ((self.lits as i64 >> 63) as u64);
+        ones8 & self.lits & !((x >> 8) & nine) != 0
     }
+}
+
+/// [`OpEntry::lits`]'s flag of 9-bit fields.
+pub(crate) const NINE: u64 = 1 << 63;
+
+/// An opcode's literal-capable source fields as [`OpEntry::lits`] holds them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LitFields {
+    /// Bit `i`: a field starts at bit `i`.
+    pub starts: u64,
+    /// The fields are 9 bits wide (else 8).
+    pub nine: bool,
+    /// Fields of mixed or other widths, or past the first 64 bits: scan [`Tables::lit_src`]
+    /// instead.
+    pub scan: bool,
 }
 
 /// The decoder's flat tables of one architecture.
@@ -197,8 +241,6 @@ pub(crate) struct DecodeLut {
     pub encs: Vec<EncLut>,
     /// By encoding range and opcode value.
     pub opmap: Vec<OpEntry>,
-    /// Distinct literal field sets.
-    pub lits: Vec<LitFields>,
 }
 
 /// The `u32` read of bits `lo..=hi` as `(shift, mask)` (fields wider than 32 bits read their low 32,
@@ -229,19 +271,53 @@ fn select_mask(select: &[(u16, u16, u32)]) -> (u128, u128) {
 
 /// The literal field set of bit ranges.
 fn lit_fields(fields: &[(u16, u16)]) -> LitFields {
-    let shift = fields.iter().map(|f| f.0).min().unwrap_or(0);
-    // The last bit a field's test reads: its own for 8 bits, the one past it for 9.
-    let last = fields.iter().map(|&(lo, _)| lo + 8).max().unwrap_or(0);
-    let mut l = LitFields { shift: shift as u8, scan: last - shift >= 64 || shift >= 128, ..LitFields::default() };
+    let nine = fields.first().is_some_and(|&(lo, hi)| hi - lo + 1 == 9);
+    let mut l = LitFields { nine, ..LitFields::default() };
+    let want = if nine { 9 } else { 8 };
     for &(lo, hi) in fields {
-        let bit = 1u64.checked_shl((lo - shift) as u32).unwrap_or(0);
-        match hi - lo + 1 {
-            8 => l.m8 |= bit,
-            9 => l.m9 |= bit,
-            _ => l.scan = true,
-        }
+        // A field's test reads its own bits (a 9-bit one's ninth too): all in the first 64.
+        l.scan |= hi - lo + 1 != want || lo + want > 64;
+        l.starts |= 1u64.checked_shl(lo as u32).unwrap_or(0);
+    }
+    if nine {
+        l.starts |= NINE;
     }
     l
+}
+
+/// The modifiers `mods` of an encoding as its select field and table, or `None` where they do
+/// not fit (selects of more than one condition, on different fields, past the first 64 bits, or
+/// values farther apart than the table spans).
+fn modifier_table(t: &Tables, mods: &[u16], enc_bytes: u16) -> Option<Sel> {
+    let mut forms = [Form::default(); SEL_SPAN];
+    let Some(&first) = mods.first() else { return Some(Sel::default()) };
+    let &[(lo, hi, _)] = t.format(first).select else { return None };
+    let (shift, mask) = field_mask(lo, hi);
+    if hi >= 64 || mask > u16::MAX as u32 {
+        return None;
+    }
+    let mut base = u32::MAX;
+    for &m in mods {
+        match t.format(m).select {
+            &[(l, h, v)] if (l, h) == (lo, hi) => base = base.min(v),
+            _ => return None,
+        }
+    }
+    // In reverse table order, so that the first modifier of a value is the one left.
+    for &m in mods.iter().rev() {
+        let v = t.format(m).select[0].2;
+        // A value wider than its field never matches: no slot.
+        if v & !mask != 0 {
+            continue;
+        }
+        let i = (v - base) as usize;
+        if i >= SEL_SPAN - 1 {
+            return None;
+        }
+        forms[i] = Form::new(t, m, enc_bytes);
+    }
+    let bits = forms.iter().enumerate().filter(|(_, f)| f.0 != 0).fold(0, |b, (i, _)| b | 1 << i);
+    Some(Sel { shift, mask: mask as u16, base: base.min(u16::MAX as u32) as u16, bits, forms })
 }
 
 impl DecodeLut {
@@ -249,8 +325,6 @@ impl DecodeLut {
         let nfmt = t.table.formats.len();
         assert!(t.table.opcodes.len() <= u16::MAX as usize, "opcode indices must fit the decoder's u16");
 
-        let mut lits: Vec<LitFields> = Vec::new();
-        let mut lit_index: HashMap<LitFields, u16> = HashMap::new();
         let mut opmap = Vec::new();
         let mut encs = Vec::with_capacity(nfmt);
         for f in 0..nfmt {
@@ -260,13 +334,8 @@ impl DecodeLut {
             // Padded to the field's range, every value of the field has an entry.
             let padded = op_mask.count_ones() <= MAX_PAD_BITS;
             let len = if padded { op_mask + 1 } else { t.opcode_values(f as u16) as u32 };
-            let mut m = [Sel { mask: NEVER.0 as u64, value: NEVER.1 as u64, form: Form::default() }; MODS];
-            let mut mods_scan = t.mods[f].len() > MODS;
-            for (slot, &mf) in m.iter_mut().zip(&t.mods[f]) {
-                let (mask, value) = select_mask(t.format(mf).select);
-                mods_scan |= mask >> 64 != 0;
-                *slot = Sel { mask: mask as u64, value: value as u64, form: Form::new(t, mf, fi.bytes) };
-            }
+            let sel = modifier_table(t, &t.mods[f], fi.bytes);
+            let mods_scan = sel.is_none();
             // The nested layouts' selects as mask/value pairs (gfx950 VOP3PX2: one, which fixes
             // the encoding's own opcode field).
             let nests: Vec<(u128, u128)> = t.nested[f].iter().map(|&l| select_mask(t.format(l).select)).collect();
@@ -277,10 +346,6 @@ impl DecodeLut {
                     continue;
                 };
                 let l = lit_fields(&t.lit_src[o as usize]);
-                let li = *lit_index.entry(l).or_insert_with(|| {
-                    lits.push(l);
-                    (lits.len() - 1) as u16
-                });
                 let literal = if t.op_literal[o as usize] { Form::LITERAL } else { 0 };
                 // Decoded by the scanning decoder: what the entry cannot hold, a layout with
                 // modifier forms other than its encoding's, or an encoding with nested layouts.
@@ -289,9 +354,9 @@ impl DecodeLut {
                 // Only the opcode values a nested layout's select admits are scanned for it.
                 let v_bits = (v as u128) << op_shift;
                 let nest = nests.iter().any(|&(m, x)| (m & op_bits) & (x ^ v_bits) == 0);
-                let scan = if mods_scan || l.scan || own_mods || nest { Form::SCAN } else { 0 };
+                let scan = if mods_scan || l.scan || own_mods || nest { Form::SCAN } else { Form::PLAIN };
                 let form = Form::new(t, t.layout[o as usize], fi.bytes).with(Form::KNOWN | literal | scan);
-                opmap.push(OpEntry { op: o as u16, lits: li, form });
+                opmap.push(OpEntry { op: o as u16, lits: l.starts, form });
             }
             encs.push(EncLut {
                 enc: f as u16,
@@ -301,11 +366,11 @@ impl DecodeLut {
                 op_mask,
                 op_base,
                 op_len: len,
-                mods: m,
+                sel: sel.unwrap_or_default(),
             });
         }
 
-        let mut lut = DecodeLut { encs, opmap, lits, ..DecodeLut::default() };
+        let mut lut = DecodeLut { encs, opmap, ..DecodeLut::default() };
         // After the encodings: a key holds its encoding's opcode range.
         lut.build_keys(t);
         lut.check_bounds();
@@ -325,7 +390,11 @@ impl DecodeLut {
                 "key opcode range in the table"
             );
         }
-        assert!(self.opmap.iter().all(|o| usize::from(o.lits) < self.lits.len()), "literal set index in range");
+        // The decoder's masks of an instruction's own dwords cover up to 4 (of the 16 bytes read).
+        let plain = |f: Form| f.has(Form::KNOWN) && !f.has(Form::SCAN);
+        assert!(self.opmap.iter().all(|o| o.form.plain() == plain(o.form)), "PLAIN is KNOWN without SCAN");
+        let mut forms = self.opmap.iter().map(|o| o.form).chain(self.encs.iter().flat_map(|e| e.sel.forms));
+        assert!(forms.all(|f| f.ndw() <= 4), "no reading longer than 4 dwords");
     }
 
     /// The key's opcode entry for the instruction's bits `w` (the key is [`Key::FAST`]).
@@ -345,14 +414,6 @@ impl DecodeLut {
         debug_assert_eq!(k.kind, Key::FAST);
         // SAFETY: a FAST key's `enc < encs.len()` (`check_bounds`).
         unsafe { self.encs.get_unchecked(k.enc as usize) }
-    }
-
-    /// The literal field set of an opcode entry.
-    #[inline(always)]
-    pub(crate) fn lits_of(&self, o: &OpEntry) -> &LitFields {
-        // SAFETY: every entry's `lits < lits.len()` (`check_bounds`); entries are only made by
-        // `build`.
-        unsafe { self.lits.get_unchecked(o.lits as usize) }
     }
 
     /// The first-dword dispatch: the top 9 bits and the lower bits any encoding's mask tests
@@ -408,10 +469,7 @@ impl DecodeLut {
             e.op_slow = true;
         }
         for o in self.opmap.iter_mut().filter(|o| o.form.has(Form::KNOWN)) {
-            o.form = o.form.with(Form::SCAN);
-        }
-        for l in &mut self.lits {
-            l.scan = true;
+            o.form = Form(o.form.0 & !((Form::PLAIN as u32) << 24)).with(Form::SCAN);
         }
         self.check_bounds();
     }
@@ -503,20 +561,76 @@ mod tests {
         }
     }
 
-    /// Every encoding's modifier selects fit its entry: none is sent to the scans for them (the
+    /// Every encoding's modifier selects fit its table: none is sent to the scans for them (the
     /// scans are for the rare layouts, not for whole encodings).
     #[test]
     fn modifiers_fit_inline() {
         for arch in Arch::ALL {
             let t = Tables::get(arch);
             for (f, m) in t.mods.iter().enumerate() {
-                assert!(m.len() <= MODS, "{} {}: {} modifier formats", arch.name(), t.format(f as u16).name, m.len());
-                for &mf in m {
-                    let (mask, _) = select_mask(t.format(mf).select);
-                    assert_eq!(mask >> 64, 0, "{} {}: select beyond 64 bits", arch.name(), t.format(mf).name);
+                let fits = modifier_table(t, m, t.finfo[f].bytes).is_some();
+                assert!(fits, "{} {}: modifier selects do not fit one table", arch.name(), t.format(f as u16).name);
+            }
+        }
+    }
+
+    /// Every opcode's literal fields fit its entry but those of nested layouts (gfx950
+    /// VOP3PX2, scanned for their opcode space anyway): no other opcode is sent to the scans
+    /// for them.
+    #[test]
+    fn literal_fields_fit_inline() {
+        for arch in Arch::ALL {
+            let t = Tables::get(arch);
+            let nested: Vec<u16> = t.nested.iter().flatten().copied().collect();
+            for (o, fields) in t.lit_src.iter().enumerate() {
+                let fits = !lit_fields(fields).scan || nested.contains(&t.layout[o]);
+                assert!(fits, "{} {}: literal fields {fields:?}", arch.name(), t.op(o as u32).mnemonic);
+            }
+        }
+    }
+
+    /// The select table answers as the selects do, first match first, for every value of the
+    /// field: the modifier's own reading, or none.
+    #[test]
+    fn modifier_table_matches_the_selects() {
+        for arch in Arch::ALL {
+            let t = Tables::get(arch);
+            for (f, m) in t.mods.iter().enumerate().filter(|(_, m)| !m.is_empty()) {
+                let e = &t.lut.encs[f];
+                let &[(lo, hi, _)] = t.format(m[0]).select else { panic!("one condition") };
+                for v in 0..1u128 << (hi - lo + 1) {
+                    let w = v << lo;
+                    let want = m.iter().find(|&&mf| {
+                        let (mask, value) = select_mask(t.format(mf).select);
+                        w & mask == value
+                    });
+                    let want = want.map_or(Form::default(), |&mf| Form::new(t, mf, t.finfo[f].bytes));
+                    let got = e.sel.modifier(w);
+                    assert_eq!(got, (want.0 != 0, want), "{} {} value {v}", arch.name(), t.format(f as u16).name);
                 }
             }
         }
+    }
+
+    /// An encoding's modifiers as a table: clamped values, first match first, refusals.
+    #[test]
+    fn modifier_tables() {
+        let t = Tables::get(Arch::Gfx1100);
+        let vop1 = t.format_index("VOP1").expect("VOP1");
+        let s = modifier_table(t, &t.mods[vop1 as usize], 4).expect("fits");
+        assert_eq!((s.shift, s.mask, s.base), (0, 0x1ff, 0xe9));
+        assert_eq!(s.forms.iter().filter(|f| f.0 != 0).count(), 3);
+        assert_eq!(s.bits, 1 | 2 | 1 << (0xfa - 0xe9));
+        assert_eq!(s.forms[SEL_SPAN - 1], Form::default());
+        let mimg = t.format_index("MIMG").expect("MIMG");
+        let s = modifier_table(t, &t.mods[mimg as usize], 8).expect("fits");
+        assert_eq!((s.shift, s.mask, s.base, s.bits), (0, 1, 1, 1));
+        assert_ne!(s.forms[0], Form::default());
+        // VOP1's and VOP3's modifiers test different fields.
+        let vop3 = t.format_index("VOP3").expect("VOP3");
+        let mixed: Vec<u16> = t.mods[vop1 as usize].iter().chain(&t.mods[vop3 as usize]).copied().collect();
+        assert!(modifier_table(t, &mixed, 8).is_none());
+        assert_eq!(modifier_table(t, &[], 4), Some(Sel::default()));
     }
 
     /// Of an encoding with a nested layout only the opcodes its select admits are sent to the
@@ -552,25 +666,40 @@ mod tests {
         }
     }
 
+    fn entry(fields: &[(u16, u16)]) -> OpEntry {
+        let l = lit_fields(fields);
+        assert!(!l.scan, "{fields:?} fit an entry");
+        OpEntry { lits: l.starts, op: 0, form: Form::default() }
+    }
+
     #[test]
     fn literal_fields_at_once() {
-        let l = lit_fields(&[(0, 8), (9, 16), (32, 40)]);
-        assert_eq!((l.m8, l.m9, l.shift, l.scan), (1 << 9, 1 | 1 << 32, 0, false));
+        let l = lit_fields(&[(0, 8), (9, 17), (32, 40)]);
+        assert_eq!((l.starts, l.nine, l.scan), (1 | 1 << 9 | 1 << 32 | NINE, true, false));
+        assert_eq!(lit_fields(&[(0, 7), (8, 15)]).starts, 1 | 1 << 8);
         assert!(lit_fields(&[(0, 9)]).scan);
-        assert!(lit_fields(&[(0, 8), (56, 64)]).scan);
-        let far = lit_fields(&[(64, 72), (114, 122)]);
-        assert_eq!((far.m9, far.shift, far.scan), (1 | 1 << 50, 64, false));
-        assert!(far.any_255(255 << 114));
-        assert!(!far.any_255(255 << 113));
+        assert!(lit_fields(&[(0, 8), (9, 16)]).scan, "mixed widths");
+        assert!(lit_fields(&[(0, 8), (56, 64)]).scan, "a ninth bit past 64");
+        assert!(!lit_fields(&[(0, 8), (55, 63)]).scan);
+        assert!(!lit_fields(&[(0, 7), (56, 63)]).scan);
+        assert!(lit_fields(&[(64, 72)]).scan);
+        let v = entry(&[(0, 8), (9, 17), (32, 40)]);
         let w = |src0: u128, vsrc1: u128, d1: u128| src0 | vsrc1 << 9 | d1 << 32;
-        assert!(l.any_255(w(255, 0, 0)));
-        assert!(!l.any_255(w(255 | 256, 0, 0)));
-        assert!(!l.any_255(w(254, 0x7f, 0)));
-        assert!(l.any_255(w(0, 255, 0)));
-        assert!(l.any_255(w(0x1fe, 0, 255)));
-        assert!(!l.any_255(w(0x1fe, 0xfe, 0x1ff)));
+        assert!(v.any_255(w(255, 0, 0)));
+        assert!(!v.any_255(w(255 | 256, 0, 0)));
+        assert!(!v.any_255(w(254, 0x7f, 0)));
+        assert!(v.any_255(w(0, 255, 0)));
+        assert!(v.any_255(w(0x1fe, 0, 255)));
+        assert!(!v.any_255(w(0x1fe, 0xfe, 0x1ff)));
         // Ones across field boundaries are not a field's 255.
-        assert!(!l.any_255(w(0x1f0, 0xff >> 4, 0xf0)));
+        assert!(!v.any_255(w(0x1f0, 0xff >> 4, 0xf0)));
+        // 8-bit fields side by side: a 255 with ones above it is still a 255.
+        let s = entry(&[(0, 7), (8, 15)]);
+        assert!(s.any_255(0xffff));
+        assert!(s.any_255(0x01ff));
+        assert!(s.any_255(0xff00));
+        assert!(!s.any_255(0x7ffe));
+        assert!(!s.any_255(0xff << 16));
     }
 
     #[test]
