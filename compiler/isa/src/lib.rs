@@ -21,6 +21,7 @@ mod fnv;
 pub mod inst;
 pub mod names;
 pub mod operand;
+mod src_mods;
 mod src_type;
 pub mod t16;
 pub mod tables;

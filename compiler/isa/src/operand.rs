@@ -93,6 +93,14 @@ pub enum ValType {
 
 pub use crate::src_type::src_val_type;
 
+/// Whether a source of type `ty` reads a 16-bit value (`lit16`: a gfx9 32-bit encoding whose
+/// literal llvm-mc reads as 16 bits) and the 32-bit literal `lit` is not one, signed or unsigned
+/// (-32768..=65535): llvm-mc 22 refuses such a literal rather than write bits the source drops.
+pub(crate) fn literal_too_wide(ty: ValType, lit16: bool, lit: u32) -> bool {
+    let sixteen = matches!(ty, ValType::B16 | ValType::F16 | ValType::Bf16) || lit16 && ty == ValType::F32;
+    sixteen && (0x1_0000..0xffff_8000).contains(&lit)
+}
+
 /// The inline-constant code a 32-bit literal's bits stand for in an operand of type `ty`, as
 /// llvm-mc folds an integer or float spelling of them (`0x3f800000` is `1.0`, `0x40` is `64`,
 /// `0.0` is `0`): the integers -16..=64, the float constants' f16/f32 patterns, and for f64 the

@@ -428,6 +428,57 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0xd1310005, 0x0000f8ff // v_min_u16_e64 v5, 0x0, m0",
         true,
     ),
+    // WMMA: llvm-mc refuses an SGPR as a matrix (it decodes one with an invalid-register comment).
+    (
+        Arch::Gfx1100,
+        &[0x08, 0x40, 0x40, 0xcc, 0x18, 0x51, 0xe2, 0x18],
+        ".long 0xcc404008, 0x18e25118 // v_wmma_f32_16x16x16_f16 v[8:15], v[24:31], v[40:47], s[56:63]",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x08, 0x40, 0x40, 0xcc, 0x18, 0x50, 0xe2, 0x1c],
+        ".long 0xcc404008, 0x1ce25018 // v_wmma_f32_16x16x16_f16 v[8:15], s[24:27], v[40:43], v[56:63]",
+        true,
+    ),
+    // Modifier bits a source does not take (llvm-mc refuses the modifier, and drops or refuses
+    // the bit): abs on v_cvt_sr_fp8_f32's seed, neg on integer sources, sext on a float one.
+    (
+        Arch::Gfx1201,
+        &[0x08, 0x02, 0x6b, 0xd7, 0xfa, 0x50, 0x02, 0x00, 0x18, 0xe4, 0x00, 0xff],
+        ".long 0xd76b0208, 0x000250fa, 0xff00e418 // v_cvt_sr_fp8_f32_e64_dpp v8, v24, v40 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x08, 0x02, 0x6b, 0xd7, 0x18, 0x51, 0x02, 0x00],
+        ".long 0xd76b0208, 0x00025118 // v_cvt_sr_fp8_f32 v8, v24, v40",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x00, 0x00, 0x25, 0xd5, 0x01, 0x05, 0x02, 0x20],
+        ".long 0xd5250000, 0x20020501 // v_add_nc_u32_e64 v0, v1, v2",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0xf9, 0x04, 0x00, 0x4c, 0x01, 0x16, 0x14, 0x06],
+        ".long 0x4c0004f9, 0x06141601 // v_add_u16_sdwa v0, v1, v2 dst_sel:DWORD dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 src1_sel:DWORD",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0xf9, 0x04, 0x00, 0x3e, 0x01, 0x16, 0x0c, 0x06],
+        ".long 0x3e0004f9, 0x060c1601 // v_add_f16_sdwa v0, sext(v1), v2 dst_sel:DWORD dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 src1_sel:DWORD",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0xfa, 0x04, 0x00, 0x4c, 0x01, 0xe4, 0x10, 0xff],
+        ".long 0x4c0004fa, 0xff10e401 // v_add_u16_dpp v0, v1, v2 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
     // gfx9: odd VGPR/AGPR tuples.
     (
         Arch::Gfx942,

@@ -11,7 +11,7 @@ mod decoded;
 mod expr;
 mod image;
 pub mod lexer;
-mod low16;
+pub(crate) mod low16;
 pub(crate) mod matrix;
 pub(crate) mod modifier;
 pub mod operand;

@@ -170,12 +170,6 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
                 continue;
             }
         }
-        // `src_scc` in a 7-bit scalar field reads back as m0 (parser::scc_low7).
-        if let (Val::Name(x), Val::Name(y), Some(o)) = (&a.val, &b.val, kinds.get(k)) {
-            if super::parser::same_low7(i, o.name, x, y) {
-                continue;
-            }
-        }
         if let Some(ty) = super::low16::low16(i, kinds.get(k).and_then(|o| crate::operand::src_index(o.name))) {
             if let Some(same) = super::low16::same_vals(ty, &a.val, &b.val).filter(|_| a.plain() && b.plain()) {
                 if same {

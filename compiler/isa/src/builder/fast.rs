@@ -189,7 +189,8 @@ fn how(arch: Arch, s: &Slot, t16: bool, valu: bool) -> How {
 impl FastPlan {
     /// The plan of a candidate, where it can have one.
     pub fn of(c: &super::cands::Cand) -> Option<FastPlan> {
-        if c.ext != Ext::None || c.lds_slots.is_some() || c.cd_pair.is_some() || c.f8f6f4 {
+        // Matrix ops refuse scalar sources (asm::matrix): the general path checks them.
+        if c.ext != Ext::None || c.lds_slots.is_some() || c.cd_pair.is_some() || c.f8f6f4 || c.shape == Shape::Matrix {
             return None;
         }
         let arch = c.init.arch;
