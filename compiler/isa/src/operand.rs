@@ -93,12 +93,20 @@ pub enum ValType {
 
 pub use crate::src_type::src_val_type;
 
-/// Whether a source of type `ty` reads a 16-bit value (`lit16`: a gfx9 32-bit encoding whose
-/// literal llvm-mc reads as 16 bits) and the 32-bit literal `lit` is not one, signed or unsigned
-/// (-32768..=65535): llvm-mc 22 refuses such a literal rather than write bits the source drops.
-pub(crate) fn literal_too_wide(ty: ValType, lit16: bool, lit: u32) -> bool {
-    let sixteen = matches!(ty, ValType::B16 | ValType::F16 | ValType::Bf16) || lit16 && ty == ValType::F32;
-    sixteen && (0x1_0000..0xffff_8000).contains(&lit)
+/// Whether a source of type `ty` reads a 16-bit integer literal: a 16-bit integer source outside
+/// packed (VOP3P/WMMA) encodings, whose sources take 32-bit literals, or `lit16` (a gfx9 32-bit
+/// encoding whose literal llvm-mc reads as 16 bits). The f16/bf16 types are left out: the table
+/// types packed halves outside VOP3P (`v_dot2*`, gfx9 `v_pk_fmac_f16_e32`) f16 as well, and
+/// those take any 32-bit literal.
+pub(crate) fn reads_16bit_literal(ty: ValType, lit16: bool, packed: bool) -> bool {
+    ty == ValType::B16 && !packed || lit16 && ty == ValType::F32
+}
+
+/// Whether the 32-bit literal `lit` is no 16-bit value, signed or unsigned (-32768..=65535):
+/// llvm-mc 22 refuses such a literal for a source that [`reads_16bit_literal`] rather than write
+/// bits the source drops.
+pub(crate) fn literal_too_wide(lit: u32) -> bool {
+    (0x1_0000..0xffff_8000).contains(&lit)
 }
 
 /// The inline-constant code a 32-bit literal's bits stand for in an operand of type `ty`, as

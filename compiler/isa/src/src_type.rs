@@ -33,6 +33,17 @@ fn index(arch: Arch) -> &'static Index {
     INDEX[k].get_or_init(|| table(arch).iter().copied().collect())
 }
 
+/// The source index (0 = src0) of the operand named `name`, scalar (`ssrc0`) and VOPD (`src0x`)
+/// names included, as the table counts sources.
+pub(crate) fn src_slot(name: &str) -> Option<usize> {
+    match name {
+        "src0" | "ssrc0" | "src0x" | "src0y" => Some(0),
+        "src1" | "ssrc1" | "vsrc1" => Some(1),
+        "src2" => Some(2),
+        _ => None,
+    }
+}
+
 /// The value type of source `src` (0 = src0) of `mnemonic` (with or without its encoding
 /// suffix), `dwords` wide, as llvm-mc 22 reads it (generated table `src_types`). A source the
 /// table does not hold (a VGPR-only one, an unknown mnemonic) is read as a 32- or 64-bit one.

@@ -141,12 +141,13 @@ fn lines_llvm_mc_misencodes_are_refused() {
 /// operand with one line that names it and says why:
 /// - neg/abs on an integer source (u16, u32, the stochastic-rounding seed of v_cvt_sr_*8_f32);
 /// - sext on a float SDWA source;
-/// - a 32-bit value that is no 16-bit one (-32768..65535) in a 16-bit source;
-/// - a WMMA/SWMMAC source that is not a VGPR (C: or an inline constant).
+/// - a 32-bit value that is no 16-bit one (-32768..65535) in a 16-bit integer source;
+/// - a WMMA/SWMMAC source that is not a VGPR (C: or an inline constant);
+/// - `nv` on a gfx1201 image ("not supported on this GPU").
 #[test]
 fn lines_llvm_mc_refuses_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 21] = [
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 22] = [
         (Gfx1100, "v_add_nc_u16 v0, -v1, v2", 18, "source 0 of v_add_nc_u16 takes no neg/abs"),
         (Gfx1100, "v_add_nc_u16_e64_dpp v0, |v1|, v2 quad_perm:[0,1,2,3]", 26, "takes no neg/abs"),
         (Gfx1100, "v_add_nc_u32_e64 v0, -v1, v2", 22, "takes no neg/abs"),
@@ -164,15 +165,16 @@ fn lines_llvm_mc_refuses_are_refused() {
         (Gfx942, "v_add_f16_sdwa v0, sext(v1), v2 src0_sel:WORD_0", 20, "source 0 of v_add_f16"),
         (Gfx942, "v_add_f32_sdwa v0, v1, sext(v2) src1_sel:WORD_0", 24, "is a float source"),
         (Gfx1100, "v_add_nc_u16 v0, 0x12345, v1", 18, "does not fit the 16-bit operand"),
-        (Gfx1100, "v_add_f16 v0, 0x12345, v1", 15, "does not fit the 16-bit operand"),
+        (Gfx1100, "v_cvt_f16_u16 v0, 0x12345", 19, "does not fit the 16-bit operand"),
         (Gfx1100, "v_add_nc_u16 v0, 0xffff1234, v1", 18, "does not fit the 16-bit operand"),
         (Gfx942, "v_add_u16 v0, 0x12345, v1", 15, "does not fit the 16-bit operand"),
-        (Gfx1201, "v_add_f16 v0, v1, -60000", 19, "does not fit the 16-bit operand"),
+        (Gfx1201, "v_add_nc_i16 v0, v1, -60000", 22, "does not fit the 16-bit operand"),
         (Gfx1100, "v_wmma_f32_16x16x16_f16 v[8:15], v[24:31], v[40:47], s[56:63]", 54, "C matrix"),
         (Gfx1201, "v_wmma_f32_16x16x16_f16 v[8:15], v[24:27], v[40:43], 0x1234", 54, "C matrix"),
         (Gfx1201, "v_wmma_f32_16x16x16_f16 v[8:15], v[24:27], v[40:43], m0", 54, "C matrix"),
         (Gfx1100, "v_wmma_f32_16x16x16_f16 v[8:15], s[24:31], v[40:47], v[56:63]", 34, "A matrix"),
         (Gfx1201, "v_swmmac_f32_16x16x32_f16 v[8:15], v[24:27], v[40:47], s56", 56, "sparsity index"),
+        (Gfx1201, "image_load v8, [v24, v0], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D nv", 65, "nv is not supported"),
     ];
     for (arch, line, col, what) in bad {
         let e = assemble(arch, line).unwrap_err();

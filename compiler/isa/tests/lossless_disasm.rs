@@ -479,6 +479,57 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0x4c0004fa, 0xff10e401 // v_add_u16_dpp v0, v1, v2 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
         true,
     ),
+    // Bits and fields no line writes: gfx1201 SMEM bits llvm-mc prints as `nv` and
+    // `scale_offset` (and refuses), the nv bit, an EXP bit llvm-mc drops, an export lane that is
+    // off but names a register, a FLAT-segment offset above 4095, a VOPD pair sharing a bank.
+    (
+        Arch::Gfx1201,
+        &[0x0a, 0x06, 0x10, 0xf4, 0x10, 0x00, 0x00, 0xf8],
+        ".long 0xf410060a, 0xf8000010 // s_load_b32 s24, s[20:21], 0x10",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x0a, 0x06, 0x00, 0xf4, 0x10, 0x00, 0x00, 0xf9],
+        ".long 0xf400060a, 0xf9000010 // s_load_b32 s24, s[20:21], 0x10",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0x0a, 0x86, 0x02, 0xc0, 0x10, 0x00, 0x00, 0x00],
+        ".long 0xc002860a, 0x00000010 // s_load_dword s24, s[20:21], 0x10",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x81, 0x00, 0x40, 0xd0, 0x08, 0x20, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00],
+        ".long 0xd0400081, 0x00002008, 0x00000018 // image_load v8, [v24, v0], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D nv",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x0e, 0x04, 0x00, 0xf8, 0x00, 0x18, 0x28, 0x38],
+        ".long 0xf800040e, 0x38281800 // exp mrt0 off, v24, v40, v56",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x0c, 0x00, 0x00, 0xf8, 0x00, 0x18, 0x28, 0x38],
+        ".long 0xf800000c, 0x38281800 // exp mrt0 off, off, v40, v56",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x04, 0x10, 0x50, 0xdc, 0x08, 0x00, 0x7c, 0x38],
+        ".long 0xdc501004, 0x387c0008 // flat_load_b32 v56, v[8:9] offset:4",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x14, 0x43, 0x10, 0xc8, 0x10, 0x01, 0x18, 0x08],
+        ".long 0xc8104314, 0x08180110 // v_dual_fmac_f32 v8, v20, v33 :: v_dual_mov_b32 v25, v16",
+        true,
+    ),
     // gfx9: odd VGPR/AGPR tuples.
     (
         Arch::Gfx942,

@@ -10,7 +10,7 @@ use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
 use super::symbolic::{exp, gpr_idx, simm16};
 use crate::inst::{set, Instruction};
 use crate::operand::{is_gfx9, src_index};
-use crate::operand::{literal_too_wide, src_val_type, ValType};
+use crate::operand::{literal_too_wide, reads_16bit_literal, src_val_type, ValType};
 use crate::tables::{Tables, FLAG_LIT16};
 use crate::Arch;
 
@@ -431,6 +431,8 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                     }
                     _ => {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
+                        let (lit16, packed) =
+                            (opc.flags & FLAG_LIT16 != 0, fname.starts_with("VOP3P") || fname == "WMMA");
                         // The type reads the mnemonic: asked only where a float or a literal needs
                         // it (most sources are registers).
                         let ty = || src_val_type(arch, m, idx.unwrap_or(0), d);
@@ -442,7 +444,7 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                             None
                         };
                         let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
-                            Ok((255, Some(l))) if literal_too_wide(ty(), opc.flags & FLAG_LIT16 != 0, l) => {
+                            Ok((255, Some(l))) if literal_too_wide(l) && reads_16bit_literal(ty(), lit16, packed) => {
                                 return err(
                                     t,
                                     format!("'{s}' does not fit the 16-bit operand (llvm-mc takes -32768..65535)"),

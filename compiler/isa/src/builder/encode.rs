@@ -195,13 +195,14 @@ impl<'a> Fill<'a> {
     /// A 32-bit integer literal for a 16-bit source must be a 16-bit value, as the assembler
     /// requires (`operand::literal_too_wide`); the sources that keep its low 16 bits excepted.
     fn int16_fits(&self, k: usize, name: &str, dwords: u8, v: u32) -> Result<(), Fail> {
-        let si = src_index(name);
-        if crate::asm::low16::low16(&self.i, si).is_some() {
+        if !crate::operand::literal_too_wide(v) || crate::asm::low16::low16(&self.i, src_index(name)).is_some() {
             return Ok(());
         }
-        let ty = crate::operand::src_val_type(self.arch, self.i.mnemonic(), si.unwrap_or(0), dwords.into());
+        let slot = crate::src_type::src_slot(name).unwrap_or(0);
+        let ty = crate::operand::src_val_type(self.arch, self.i.mnemonic(), slot, dwords.into());
         let lit16 = self.i.opcode().flags & crate::tables::FLAG_LIT16 != 0;
-        if crate::operand::literal_too_wide(ty, lit16, v) {
+        let packed = matches!(self.c.shape, Shape::Vop3p | Shape::Matrix);
+        if crate::operand::reads_16bit_literal(ty, lit16, packed) {
             return self
                 .failf(Some(k), format_args!("0x{v:x} does not fit the 16-bit operand (llvm-mc takes -32768..65535)"));
         }

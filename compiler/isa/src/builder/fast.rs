@@ -28,8 +28,8 @@ enum How {
         vector: bool,
     },
     /// A source: a VGPR run (`vgpr`, where the field holds one), an SGPR run, an inline
-    /// constant or the literal. `wide`: a 64-bit operand (its constants are left to the general
-    /// path).
+    /// constant or the literal. `wide`: a 64-bit operand, or one that reads a 16-bit literal
+    /// (its constants are left to the general path).
     Src {
         vgpr: Option<Fast>,
         sgpr: Fast,
@@ -147,6 +147,14 @@ pub(crate) struct Filled {
 
 /// The SGPR run a source of `dwords` takes, as [`super::encode`]'s scalar check: the file, the
 /// count, the range and the tuple alignment.
+/// Whether source slot `s` of `c` reads a 16-bit literal (the general path checks its range).
+fn reads_16bit(c: &super::cands::Cand, s: &Slot) -> bool {
+    let Some(si) = crate::src_type::src_slot(s.op.name) else { return false };
+    let ty = crate::operand::src_val_type(c.init.arch, c.init.mnemonic(), si, s.op.dwords.max(1).into());
+    let lit16 = c.init.opcode().flags & crate::tables::FLAG_LIT16 != 0;
+    crate::operand::reads_16bit_literal(ty, lit16, matches!(c.shape, Shape::Vop3p | Shape::Matrix))
+}
+
 fn sgpr_fast(arch: Arch, dwords: i16, bus: bool) -> Option<Fast> {
     let size = RegFile::Sgpr.size(arch) as i32;
     let align = Reg::new(RegFile::Sgpr, 0, dwords as i64).align(arch) - 1;
@@ -204,6 +212,10 @@ impl FastPlan {
                 let how = match (at, s.act) {
                     (Some(_), _) | (None, Act::Fixed | Act::Off) => how(arch, s, c.t16 >> k & 1 != 0, valu),
                     _ => How::Unsure,
+                };
+                let how = match how {
+                    How::Src { vgpr, sgpr, wide } => How::Src { vgpr, sgpr, wide: wide || reads_16bit(c, s) },
+                    h => h,
                 };
                 FastSlot { how, at: at.unwrap_or_default() }
             })

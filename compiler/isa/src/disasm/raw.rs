@@ -11,10 +11,11 @@ use crate::Arch;
 
 /// Whether no instruction line assembles to `i`, whose text is `text`: a DPP16 control is
 /// reserved or not row_newbcast on a gfx9 64-bit instruction, a source modifier bit is set where
-/// the source takes no such modifier (`src_mods`), a matrix source is one the assembler refuses
-/// (asm::matrix), a 16-bit VGPR operand of a gfx1201 32-bit encoding is above v127 (llvm-mc 22
-/// reads no `.h` there, and we refuse what it refuses), or a gfx9 word breaks a gfx9 rule
-/// ([`gfx9_fields_unencodable`], odd register tuples).
+/// the source takes no such modifier (`src_mods`), a bit or field no line writes is set
+/// (`unwritten`), a matrix source is one the assembler refuses (asm::matrix), a 16-bit VGPR
+/// operand of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we
+/// refuse what it refuses), or a gfx9 word breaks a gfx9 rule ([`gfx9_fields_unencodable`], odd
+/// register tuples).
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // A reserved DPP16 control: no control name spells it.
     let ctrl = i.field("dpp_ctrl");
@@ -23,7 +24,7 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     {
         return true;
     }
-    if crate::src_mods::refused_bits(i) {
+    if crate::src_mods::refused_bits(i) || super::unwritten::unwritten(i) {
         return true;
     }
     // The operands' text is read only where a rule needs it.
