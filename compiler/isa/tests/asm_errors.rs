@@ -184,8 +184,13 @@ fn lines_llvm_mc_refuses_are_refused() {
     }
     // llvm-mc 22's bytes for what it takes: sext on an integer SDWA source, neg on a float one,
     // 16-bit values at both ends, WMMA C as an inline constant or null.
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 6] = [
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 7] = [
         (Gfx942, "v_add_u16_sdwa v0, sext(v1), v2 src0_sel:WORD_0", &[0xf9, 0x04, 0x00, 0x4c, 0x01, 0x16, 0x0c, 0x06]),
+        (
+            Gfx942,
+            "v_ldexp_f16_sdwa v1, v2, sext(v3) src1_sel:WORD_1",
+            &[0xf9, 0x06, 0x02, 0x66, 0x02, 0x16, 0x06, 0x0d],
+        ),
         (Gfx942, "v_cvt_f32_u32_sdwa v1, sext(v2) src0_sel:WORD_1", &[0xf9, 0x0c, 0x02, 0x7e, 0x02, 0x16, 0x0d, 0x00]),
         (
             Gfx1100,
