@@ -218,8 +218,9 @@ fn lines_llvm_mc_refuses_are_refused() {
     }
 }
 
-/// gfx11+ `src_scc` (253) in a 7-bit scalar field (scratch saddr, SMEM soffset, gfx12 VBUFFER
-/// soffset): llvm-mc 22 writes its low 7 bits, m0's code, as it does on gfx9; refused alike.
+/// gfx11+ `src_scc` (253, also spelled `scc`) in a 7-bit scalar field (scratch saddr, SMEM
+/// soffset, gfx12 VBUFFER soffset): llvm-mc 22 writes its low 7 bits, m0's code, as it does on
+/// gfx9; refused alike (asm_spellings.rs held the old acceptance).
 #[test]
 fn src_scc_in_a_seven_bit_field_is_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201};
@@ -228,6 +229,9 @@ fn src_scc_in_a_seven_bit_field_is_refused() {
         (Gfx1201, "scratch_load_u8 v56, v8, src_scc offset:4", 26, "7-bit saddr field"),
         (Gfx1100, "s_load_b32 s5, s[2:3], src_scc", 24, "7-bit soffset field"),
         (Gfx1201, "buffer_load_b32 v1, off, s[4:7], src_scc", 34, "7-bit soffset field"),
+        (Gfx1100, "scratch_load_b32 v1, off, src_scc", 27, "7-bit saddr field"),
+        (Gfx1201, "s_load_b32 s5, s[2:3], scc", 24, "7-bit soffset field"),
+        (Gfx1201, "scratch_store_b32 off, v1, src_scc offset:4", 28, "7-bit saddr field"),
     ];
     for (arch, line, col, what) in bad {
         let e = assemble(arch, line).unwrap_err();
