@@ -747,12 +747,15 @@ fn register_syntax() {
     assert_eq!(vcc_lo().name(), "vcc_lo");
 }
 
+/// One refused operand list: architecture, mnemonic, operands, modifiers, words of the error.
+type Refused = (Arch, &'static str, Vec<Operand>, Vec<Mod>, &'static [&'static str]);
+
 /// Operands llvm-mc 22 refuses, refused by the builder with the assembler's rules (the rows of
 /// asm_errors.rs `lines_llvm_mc_refuses_are_refused`): neg on an integer source, sext on a float
 /// SDWA source, a 32-bit integer for a 16-bit source, an SGPR as a WMMA matrix.
 #[test]
 fn operands_llvm_mc_refuses_are_refused() {
-    let cases: Vec<(Arch, &str, Vec<Operand>, Vec<Mod>, &[&str])> = vec![
+    let cases: Vec<Refused> = vec![
         (Arch::Gfx1100, "v_add_nc_u16", ops![v(0), neg(v(1)), v(2)].to_vec(), vec![], &["operand 2", "no neg/abs"]),
         (Arch::Gfx942, "v_add_u32", ops![v(0), neg(v(1)), v(2)].to_vec(), vec![], &["operand 2", "no neg/abs"]),
         (
