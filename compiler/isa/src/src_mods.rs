@@ -7,7 +7,8 @@
 
 use crate::disasm::valu::{shape, Ext, Shape};
 use crate::inst::Instruction;
-use crate::tables::takes_mods;
+use crate::operand::is_gfx9;
+use crate::tables::{takes_mods, FLAG_NO_MODS_SHIFT};
 use baregpu_autogen::isa::Opcode;
 
 /// Why source `si` (0..=2) of `op` cannot take the modifiers given (`sdwa`: an SDWA source,
@@ -30,6 +31,11 @@ pub(crate) fn refusal(op: &Opcode, si: usize, neg: bool, abs: bool, sext: bool, 
 /// Whether the word sets a neg, abs or sext bit [`refusal`] refuses: no line writes it.
 pub(crate) fn refused_bits(i: &Instruction) -> bool {
     let op = i.opcode();
+    // The common case, cheaply (the assembler asks for every VALU line it reads back): every
+    // source takes neg/abs, and there is no SDWA sext (gfx11+).
+    if op.flags >> FLAG_NO_MODS_SHIFT & 7 == 0 && !is_gfx9(i.arch) {
+        return false;
+    }
     let (s, ext) = shape(i);
     let bit = |name: &str, si: usize| i.f(name) >> si & 1 != 0;
     match (s, ext) {
