@@ -93,13 +93,14 @@ pub enum ValType {
 
 pub use crate::src_type::src_val_type;
 
-/// Whether a source of type `ty` reads a 16-bit integer literal: a 16-bit integer source outside
-/// packed (VOP3P/WMMA) encodings, whose sources take 32-bit literals, or `lit16` (a gfx9 32-bit
-/// encoding whose literal llvm-mc reads as 16 bits). The f16/bf16 types are left out: the table
-/// types packed halves outside VOP3P (`v_dot2*`, gfx9 `v_pk_fmac_f16_e32`) f16 as well, and
-/// those take any 32-bit literal.
-pub(crate) fn reads_16bit_literal(ty: ValType, lit16: bool, packed: bool) -> bool {
-    ty == ValType::B16 && !packed || lit16 && ty == ValType::F32
+/// Whether a source of type `ty` reads a 16-bit literal: a 16-bit integer source outside packed
+/// (VOP3P/WMMA) encodings, whose sources take 32-bit literals; an f16 or bf16 one unless
+/// `halves` (`src_type::halves_read_32bit`: packed halves, which take any 32-bit literal); or
+/// `lit16` (a gfx9 32-bit encoding whose literal llvm-mc reads as 16 bits).
+pub(crate) fn reads_16bit_literal(ty: ValType, lit16: bool, packed: bool, halves: bool) -> bool {
+    ty == ValType::B16 && !packed
+        || matches!(ty, ValType::F16 | ValType::Bf16) && !halves
+        || lit16 && ty == ValType::F32
 }
 
 /// Whether the 32-bit literal `lit` is no 16-bit value, signed or unsigned (-32768..=65535):

@@ -56,11 +56,19 @@ pub fn src_val_type(arch: Arch, mnemonic: &str, src: usize, dwords: u32) -> ValT
     }
 }
 
+/// Whether source `src` of `mnemonic` is an f16 or bf16 one that reads a 32-bit literal (packed
+/// halves, [`SrcType::F16Lit32`], [`SrcType::Bf16Lit32`]), where [`src_val_type`] says only
+/// f16 or bf16.
+pub(crate) fn halves_read_32bit(arch: Arch, mnemonic: &str, src: usize) -> bool {
+    let t = index(arch).get(base_name(mnemonic)).and_then(|t| t.get(src).copied().flatten());
+    matches!(t, Some(SrcType::F16Lit32 | SrcType::Bf16Lit32))
+}
+
 fn val_type(t: SrcType) -> ValType {
     match t {
         SrcType::B16 => ValType::B16,
-        SrcType::F16 => ValType::F16,
-        SrcType::Bf16 => ValType::Bf16,
+        SrcType::F16 | SrcType::F16Lit32 => ValType::F16,
+        SrcType::Bf16 | SrcType::Bf16Lit32 => ValType::Bf16,
         SrcType::PkF16 => ValType::PkF16,
         SrcType::F32 => ValType::F32,
         SrcType::B64 => ValType::B64,

@@ -141,13 +141,14 @@ fn lines_llvm_mc_misencodes_are_refused() {
 /// operand with one line that names it and says why:
 /// - neg/abs on an integer source (u16, u32, the stochastic-rounding seed of v_cvt_sr_*8_f32);
 /// - sext on a float SDWA source;
-/// - a 32-bit value that is no 16-bit one (-32768..65535) in a 16-bit integer source;
+/// - a 32-bit value that is no 16-bit one (-32768..65535) in a 16-bit source (not packed f16
+///   halves, which take a 32-bit literal: `v_dot2acc_f32_f16 v8, 0x12345678, v40`);
 /// - a WMMA/SWMMAC source that is not a VGPR (C: or an inline constant);
 /// - `nv` on a gfx1201 image ("not supported on this GPU").
 #[test]
 fn lines_llvm_mc_refuses_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 22] = [
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 25] = [
         (Gfx1100, "v_add_nc_u16 v0, -v1, v2", 18, "source 0 of v_add_nc_u16 takes no neg/abs"),
         (Gfx1100, "v_add_nc_u16_e64_dpp v0, |v1|, v2 quad_perm:[0,1,2,3]", 26, "takes no neg/abs"),
         (Gfx1100, "v_add_nc_u32_e64 v0, -v1, v2", 22, "takes no neg/abs"),
@@ -169,6 +170,9 @@ fn lines_llvm_mc_refuses_are_refused() {
         (Gfx1100, "v_add_nc_u16 v0, 0xffff1234, v1", 18, "does not fit the 16-bit operand"),
         (Gfx942, "v_add_u16 v0, 0x12345, v1", 15, "does not fit the 16-bit operand"),
         (Gfx1201, "v_add_nc_i16 v0, v1, -60000", 22, "does not fit the 16-bit operand"),
+        (Gfx1100, "v_add_f16 v0, 0x12345, v1", 15, "does not fit the 16-bit operand"),
+        (Gfx1201, "v_add_f16 v0, v1, -60000", 19, "does not fit the 16-bit operand"),
+        (Gfx1100, "v_dot2_bf16_bf16 v12.l, v24, v40, 0x12345", 35, "does not fit the 16-bit operand"),
         (Gfx1100, "v_wmma_f32_16x16x16_f16 v[8:15], v[24:31], v[40:47], s[56:63]", 54, "C matrix"),
         (Gfx1201, "v_wmma_f32_16x16x16_f16 v[8:15], v[24:27], v[40:43], 0x1234", 54, "C matrix"),
         (Gfx1201, "v_wmma_f32_16x16x16_f16 v[8:15], v[24:27], v[40:43], m0", 54, "C matrix"),
@@ -184,7 +188,8 @@ fn lines_llvm_mc_refuses_are_refused() {
     }
     // llvm-mc 22's bytes for what it takes: sext on an integer SDWA source, neg on a float one,
     // 16-bit values at both ends, WMMA C as an inline constant or null.
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 7] = [
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 8] = [
+        (Gfx1100, "v_dot2acc_f32_f16 v8, 0x12345678, v40", &[0xff, 0x50, 0x10, 0x04, 0x78, 0x56, 0x34, 0x12]),
         (Gfx942, "v_add_u16_sdwa v0, sext(v1), v2 src0_sel:WORD_0", &[0xf9, 0x04, 0x00, 0x4c, 0x01, 0x16, 0x0c, 0x06]),
         (
             Gfx942,

@@ -767,6 +767,8 @@ fn operands_llvm_mc_refuses_are_refused() {
         ),
         (Arch::Gfx1100, "v_add_nc_u16", ops![v(0), 0x12345, v(1)].to_vec(), vec![], &["operand 2", "16-bit operand"]),
         (Arch::Gfx1201, "s_cmp_le_f16", ops![s(8), 0x12345678].to_vec(), vec![], &["operand 2", "16-bit operand"]),
+        (Arch::Gfx1201, "s_add_f16", ops![s(8), s(1), 0x12345678].to_vec(), vec![], &["operand 3", "16-bit operand"]),
+        (Arch::Gfx1100, "v_add_f16", ops![v(0), 0x12345, v(1)].to_vec(), vec![], &["operand 2", "16-bit operand"]),
         (
             Arch::Gfx1100,
             "v_wmma_f32_16x16x16_f16",
@@ -787,5 +789,6 @@ fn operands_llvm_mc_refuses_are_refused() {
     let mut b = Builder::new(Arch::Gfx1100);
     b.op("v_add_nc_u16", ops![v(0), -32768, v(1)]);
     b.op("v_pk_max_f16", ops![v(0), v(0), 0x12345678]);
-    assert_eq!(b.len(), 2);
+    b.op("v_dot2acc_f32_f16", ops![v(8), 0x12345678, v(40)]);
+    assert_eq!(b.len(), 3);
 }

@@ -444,7 +444,10 @@ pub fn fill(i: &mut Instruction, line: &Line, ext: Ext) -> Result<(), PErr> {
                             None
                         };
                         let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
-                            Ok((255, Some(l))) if literal_too_wide(l) && reads_16bit_literal(ty(), lit16, packed) => {
+                            Ok((255, Some(l)))
+                                if literal_too_wide(l)
+                                    && reads_16bit_literal(ty(), lit16, packed, f16_halves(arch, m, idx)) =>
+                            {
                                 return err(
                                     t,
                                     format!("'{s}' does not fit the 16-bit operand (llvm-mc takes -32768..65535)"),
@@ -648,6 +651,11 @@ fn float_in_int16(opc: &Opcode, ty: ValType, s: &str) -> Option<String> {
         "'{s}' in a 16-bit integer operand: llvm-mc writes its f32 bits {bits:#x}, of which the operand reads {:#x}",
         bits & 0xffff
     ))
+}
+
+/// Whether source `idx` of `m` holds packed f16/bf16 halves ([`crate::src_type::halves_read_32bit`]).
+fn f16_halves(arch: Arch, m: &str, idx: Option<usize>) -> bool {
+    crate::src_type::halves_read_32bit(arch, m, idx.unwrap_or(0))
 }
 
 /// Marks an operand as an AGPR: MFMA `acc_cd` (destination and accumulator) and `acc` (one bit

@@ -202,7 +202,8 @@ impl<'a> Fill<'a> {
         let ty = crate::operand::src_val_type(self.arch, self.i.mnemonic(), slot, dwords.into());
         let lit16 = self.i.opcode().flags & crate::tables::FLAG_LIT16 != 0;
         let packed = matches!(self.c.shape, Shape::Vop3p | Shape::Matrix);
-        if crate::operand::reads_16bit_literal(ty, lit16, packed) {
+        let halves = crate::src_type::halves_read_32bit(self.arch, self.i.mnemonic(), slot);
+        if crate::operand::reads_16bit_literal(ty, lit16, packed, halves) {
             return self
                 .failf(Some(k), format_args!("0x{v:x} does not fit the 16-bit operand (llvm-mc takes -32768..65535)"));
         }

@@ -152,7 +152,8 @@ fn reads_16bit(c: &super::cands::Cand, s: &Slot) -> bool {
     let Some(si) = crate::src_type::src_slot(s.op.name) else { return false };
     let ty = crate::operand::src_val_type(c.init.arch, c.init.mnemonic(), si, s.op.dwords.max(1).into());
     let lit16 = c.init.opcode().flags & crate::tables::FLAG_LIT16 != 0;
-    crate::operand::reads_16bit_literal(ty, lit16, matches!(c.shape, Shape::Vop3p | Shape::Matrix))
+    let halves = crate::src_type::halves_read_32bit(c.init.arch, c.init.mnemonic(), si);
+    crate::operand::reads_16bit_literal(ty, lit16, matches!(c.shape, Shape::Vop3p | Shape::Matrix), halves)
 }
 
 fn sgpr_fast(arch: Arch, dwords: i16, bus: bool) -> Option<Fast> {
