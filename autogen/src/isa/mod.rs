@@ -217,8 +217,15 @@ pub enum SrcType {
     /// 16-bit integer: only the integer inline constants fold.
     B16,
     F16,
+    /// f16 constants fold as for `F16`, but a literal is 32 bits (llvm-mc takes `0x38003800`):
+    /// packed halves outside VOP3P (`v_dot2*`, gfx9 `v_pk_fmac_f16_e32`), VOP3P f16 sources and
+    /// the 16-bit sources that keep a 32-bit value's low half (gfx12 `v_ldexp_f16` src1).
+    F16Lit32,
     /// bfloat16: the high halves of the f32 patterns fold.
     Bf16,
+    /// bf16 constants fold as for `Bf16`, but a literal is 32 bits (packed halves:
+    /// `v_dot2*_bf16`).
+    Bf16Lit32,
     /// Two f16 halves: an inline constant stands for both.
     PkF16,
     /// Any 32-bit source (float or integer): the f32 patterns fold.

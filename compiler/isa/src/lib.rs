@@ -22,6 +22,7 @@ mod fnv;
 pub mod inst;
 pub mod names;
 pub mod operand;
+mod src_mods;
 mod src_type;
 mod substr;
 pub mod t16;

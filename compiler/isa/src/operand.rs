@@ -93,6 +93,23 @@ pub enum ValType {
 
 pub use crate::src_type::src_val_type;
 
+/// Whether a source of type `ty` reads a 16-bit literal: a 16-bit integer source outside packed
+/// (VOP3P/WMMA) encodings, whose sources take 32-bit literals; an f16 or bf16 one unless
+/// `halves` (`src_type::halves_read_32bit`: packed halves, which take any 32-bit literal); or
+/// `lit16` (a gfx9 32-bit encoding whose literal llvm-mc reads as 16 bits).
+pub(crate) fn reads_16bit_literal(ty: ValType, lit16: bool, packed: bool, halves: bool) -> bool {
+    ty == ValType::B16 && !packed
+        || matches!(ty, ValType::F16 | ValType::Bf16) && !halves
+        || lit16 && ty == ValType::F32
+}
+
+/// Whether the 32-bit literal `lit` is no 16-bit value, signed or unsigned (-32768..=65535):
+/// llvm-mc 22 refuses such a literal for a source that [`reads_16bit_literal`] rather than write
+/// bits the source drops.
+pub(crate) fn literal_too_wide(lit: u32) -> bool {
+    (0x1_0000..0xffff_8000).contains(&lit)
+}
+
 /// The inline-constant code a 32-bit literal's bits stand for in an operand of type `ty`, as
 /// llvm-mc folds an integer or float spelling of them (`0x3f800000` is `1.0`, `0x40` is `64`,
 /// `0.0` is `0`): the integers -16..=64, the float constants' f16/f32 patterns, and for f64 the

@@ -33,6 +33,17 @@ fn index(arch: Arch) -> &'static Index {
     INDEX[k].get_or_init(|| table(arch).iter().copied().collect())
 }
 
+/// The source index (0 = src0) of the operand named `name`, scalar (`ssrc0`) and VOPD (`src0x`)
+/// names included, as the table counts sources.
+pub(crate) fn src_slot(name: &str) -> Option<usize> {
+    match name {
+        "src0" | "ssrc0" | "src0x" | "src0y" => Some(0),
+        "src1" | "ssrc1" | "vsrc1" => Some(1),
+        "src2" => Some(2),
+        _ => None,
+    }
+}
+
 /// The value type of source `src` (0 = src0) of `mnemonic` (with or without its encoding
 /// suffix), `dwords` wide, as llvm-mc 22 reads it (generated table `src_types`). A source the
 /// table does not hold (a VGPR-only one, an unknown mnemonic) is read as a 32- or 64-bit one.
@@ -45,11 +56,19 @@ pub fn src_val_type(arch: Arch, mnemonic: &str, src: usize, dwords: u32) -> ValT
     }
 }
 
+/// Whether source `src` of `mnemonic` is an f16 or bf16 one that reads a 32-bit literal (packed
+/// halves, [`SrcType::F16Lit32`], [`SrcType::Bf16Lit32`]), where [`src_val_type`] says only
+/// f16 or bf16.
+pub(crate) fn halves_read_32bit(arch: Arch, mnemonic: &str, src: usize) -> bool {
+    let t = index(arch).get(base_name(mnemonic)).and_then(|t| t.get(src).copied().flatten());
+    matches!(t, Some(SrcType::F16Lit32 | SrcType::Bf16Lit32))
+}
+
 fn val_type(t: SrcType) -> ValType {
     match t {
         SrcType::B16 => ValType::B16,
-        SrcType::F16 => ValType::F16,
-        SrcType::Bf16 => ValType::Bf16,
+        SrcType::F16 | SrcType::F16Lit32 => ValType::F16,
+        SrcType::Bf16 | SrcType::Bf16Lit32 => ValType::Bf16,
         SrcType::PkF16 => ValType::PkF16,
         SrcType::F32 => ValType::F32,
         SrcType::B64 => ValType::B64,

@@ -228,3 +228,114 @@ fn constant_bus_llvm_mc_refuses_is_refused() {
         assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
     }
 }
+
+/// Lines llvm-mc 22 refuses (checked with llvm-mc-22 -show-encoding), refused by ours at the
+/// operand with one line that names it and says why:
+/// - neg/abs on an integer source (u16, u32, the stochastic-rounding seed of v_cvt_sr_*8_f32);
+/// - sext on a float SDWA source;
+/// - a 32-bit value that is no 16-bit one (-32768..65535) in a 16-bit source (not packed f16
+///   halves, which take a 32-bit literal: `v_dot2acc_f32_f16 v8, 0x12345678, v40`);
+/// - a WMMA/SWMMAC source that is not a VGPR (C: or an inline constant);
+/// - `nv` on a gfx1201 image ("not supported on this GPU").
+#[test]
+fn lines_llvm_mc_refuses_are_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942};
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 25] = [
+        (Gfx1100, "v_add_nc_u16 v0, -v1, v2", 18, "source 0 of v_add_nc_u16 takes no neg/abs"),
+        (Gfx1100, "v_add_nc_u16_e64_dpp v0, |v1|, v2 quad_perm:[0,1,2,3]", 26, "takes no neg/abs"),
+        (Gfx1100, "v_add_nc_u32_e64 v0, -v1, v2", 22, "takes no neg/abs"),
+        (Gfx942, "v_add_u16_sdwa v0, -v1, v2 src0_sel:WORD_0", 20, "takes no neg/abs"),
+        (Gfx942, "v_add_u16_dpp v0, v1, |v2| quad_perm:[0,1,2,3]", 23, "source 1 of v_add_u16"),
+        (Gfx942, "v_add_u32_dpp v0, -v1, v2 quad_perm:[0,1,2,3]", 19, "takes no neg/abs"),
+        (Gfx1201, "v_cvt_sr_fp8_f32 v8, v24, |v40|", 27, "source 1 of v_cvt_sr_fp8_f32 takes no neg/abs"),
+        (
+            Gfx1201,
+            "v_cvt_sr_fp8_f32_e64_dpp v8, v24, |v40| quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            35,
+            "takes no neg/abs",
+        ),
+        (Gfx1201, "v_cvt_sr_bf8_f32 v8, v24, -v40", 27, "takes no neg/abs"),
+        (Gfx942, "v_add_f16_sdwa v0, sext(v1), v2 src0_sel:WORD_0", 20, "source 0 of v_add_f16"),
+        (Gfx942, "v_add_f32_sdwa v0, v1, sext(v2) src1_sel:WORD_0", 24, "is a float source"),
+        (Gfx1100, "v_add_nc_u16 v0, 0x12345, v1", 18, "does not fit the 16-bit operand"),
+        (Gfx1100, "v_cvt_f16_u16 v0, 0x12345", 19, "does not fit the 16-bit operand"),
+        (Gfx1100, "v_add_nc_u16 v0, 0xffff1234, v1", 18, "does not fit the 16-bit operand"),
+        (Gfx942, "v_add_u16 v0, 0x12345, v1", 15, "does not fit the 16-bit operand"),
+        (Gfx1201, "v_add_nc_i16 v0, v1, -60000", 22, "does not fit the 16-bit operand"),
+        (Gfx1100, "v_add_f16 v0, 0x12345, v1", 15, "does not fit the 16-bit operand"),
+        (Gfx1201, "v_add_f16 v0, v1, -60000", 19, "does not fit the 16-bit operand"),
+        (Gfx1100, "v_dot2_bf16_bf16 v12.l, v24, v40, 0x12345", 35, "does not fit the 16-bit operand"),
+        (Gfx1100, "v_wmma_f32_16x16x16_f16 v[8:15], v[24:31], v[40:47], s[56:63]", 54, "C matrix"),
+        (Gfx1201, "v_wmma_f32_16x16x16_f16 v[8:15], v[24:27], v[40:43], 0x1234", 54, "C matrix"),
+        (Gfx1201, "v_wmma_f32_16x16x16_f16 v[8:15], v[24:27], v[40:43], m0", 54, "C matrix"),
+        (Gfx1100, "v_wmma_f32_16x16x16_f16 v[8:15], s[24:31], v[40:47], v[56:63]", 34, "A matrix"),
+        (Gfx1201, "v_swmmac_f32_16x16x32_f16 v[8:15], v[24:27], v[40:47], s56", 56, "sparsity index"),
+        (Gfx1201, "image_load v8, [v24, v0], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D nv", 65, "nv is not supported"),
+    ];
+    for (arch, line, col, what) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
+        assert!(e.to_string().contains(what), "{line}: {e}");
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+    // llvm-mc 22's bytes for what it takes: sext on an integer SDWA source, neg on a float one,
+    // 16-bit values at both ends, WMMA C as an inline constant or null.
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 8] = [
+        (Gfx1100, "v_dot2acc_f32_f16 v8, 0x12345678, v40", &[0xff, 0x50, 0x10, 0x04, 0x78, 0x56, 0x34, 0x12]),
+        (Gfx942, "v_add_u16_sdwa v0, sext(v1), v2 src0_sel:WORD_0", &[0xf9, 0x04, 0x00, 0x4c, 0x01, 0x16, 0x0c, 0x06]),
+        (
+            Gfx942,
+            "v_ldexp_f16_sdwa v1, v2, sext(v3) src1_sel:WORD_1",
+            &[0xf9, 0x06, 0x02, 0x66, 0x02, 0x16, 0x06, 0x0d],
+        ),
+        (Gfx942, "v_cvt_f32_u32_sdwa v1, sext(v2) src0_sel:WORD_1", &[0xf9, 0x0c, 0x02, 0x7e, 0x02, 0x16, 0x0d, 0x00]),
+        (
+            Gfx1100,
+            "v_add_nc_u16 v0, -32768, v1",
+            &[0x00, 0x00, 0x03, 0xd7, 0xff, 0x02, 0x02, 0x00, 0x00, 0x80, 0xff, 0xff],
+        ),
+        (
+            Gfx1100,
+            "v_add_nc_u16 v0, 65535, v1",
+            &[0x00, 0x00, 0x03, 0xd7, 0xff, 0x02, 0x02, 0x00, 0xff, 0xff, 0x00, 0x00],
+        ),
+        (
+            Gfx1100,
+            "v_wmma_f32_16x16x16_f16 v[8:15], v[24:31], v[40:47], 1.0",
+            &[0x08, 0x40, 0x40, 0xcc, 0x18, 0x51, 0xca, 0x1b],
+        ),
+        (
+            Gfx1201,
+            "v_wmma_f32_16x16x16_f16 v[8:15], v[24:27], v[40:43], null",
+            &[0x08, 0x40, 0x40, 0xcc, 0x18, 0x51, 0xf2, 0x19],
+        ),
+    ];
+    for (arch, line, bytes) in ok {
+        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
+    }
+}
+
+/// gfx11+ `src_scc` (253, also spelled `scc`) in a 7-bit scalar field (scratch saddr, SMEM
+/// soffset, gfx12 VBUFFER soffset): llvm-mc 22 writes its low 7 bits, m0's code, as it does on
+/// gfx9; refused alike (asm_spellings.rs held the old acceptance).
+#[test]
+fn src_scc_in_a_seven_bit_field_is_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201};
+    let bad = [
+        (Gfx1100, "scratch_load_u8 v56, v8, src_scc offset:4", 26, "7-bit saddr field (llvm-mc writes 0x7d)"),
+        (Gfx1201, "scratch_load_u8 v56, v8, src_scc offset:4", 26, "7-bit saddr field"),
+        (Gfx1100, "s_load_b32 s5, s[2:3], src_scc", 24, "7-bit soffset field"),
+        (Gfx1201, "buffer_load_b32 v1, off, s[4:7], src_scc", 34, "7-bit soffset field"),
+        (Gfx1100, "scratch_load_b32 v1, off, src_scc", 27, "7-bit saddr field"),
+        (Gfx1201, "s_load_b32 s5, s[2:3], scc", 24, "7-bit soffset field"),
+        (Gfx1201, "scratch_store_b32 off, v1, src_scc offset:4", 28, "7-bit saddr field"),
+    ];
+    for (arch, line, col, what) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
+        assert!(e.to_string().contains(what), "{line}: {e}");
+    }
+    // gfx11 MUBUF's soffset has 8 bits: src_scc is written as itself (llvm-mc's bytes).
+    let ok = assemble(Gfx1100, "buffer_load_b32 v1, off, s[4:7], src_scc").unwrap();
+    assert_eq!(ok, [0x00, 0x00, 0x50, 0xe0, 0x00, 0x01, 0x01, 0xfd]);
+}

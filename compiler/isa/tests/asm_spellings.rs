@@ -378,27 +378,6 @@ fn mix_sources_are_f16() {
     ]);
 }
 
-/// `src_scc` (or `scc`) in a 7-bit scalar field of gfx11+ (SMEM soffset, scratch saddr, gfx12
-/// VBUFFER soffset): llvm-mc 22 writes its low 7 bits (m0's code).
-#[test]
-fn scc_in_seven_bit_fields() {
-    check(&[
-        (Arch::Gfx1100, "s_load_b32 s5, s[2:3], src_scc", &[0x41, 0x01, 0x00, 0xf4, 0x00, 0x00, 0x00, 0xfa]),
-        (Arch::Gfx1100, "scratch_load_b32 v1, off, src_scc", &[0x00, 0x00, 0x51, 0xdc, 0x00, 0x00, 0x7d, 0x01]),
-        (
-            Arch::Gfx1201,
-            "buffer_load_format_x v5, off, s[8:11], src_scc offset:4095",
-            &[0x7d, 0x00, 0x00, 0xc4, 0x05, 0x10, 0x80, 0x00, 0x00, 0xff, 0x0f, 0x00],
-        ),
-        (Arch::Gfx1201, "s_load_b32 s5, s[2:3], scc", &[0x41, 0x01, 0x00, 0xf4, 0x00, 0x00, 0x00, 0xfa]),
-        (
-            Arch::Gfx1201,
-            "scratch_store_b32 off, v1, src_scc offset:4",
-            &[0x7d, 0x80, 0x06, 0xed, 0x00, 0x00, 0x80, 0x00, 0x00, 0x04, 0x00, 0x00],
-        ),
-    ]);
-}
-
 /// depctr fields separated by `&` or commas; operands without a comma between them.
 #[test]
 fn separators() {

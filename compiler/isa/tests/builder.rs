@@ -746,3 +746,49 @@ fn register_syntax() {
     assert_eq!(s(4..12).sub(2, 2).to_string(), "s[6:7]");
     assert_eq!(vcc_lo().name(), "vcc_lo");
 }
+
+/// One refused operand list: architecture, mnemonic, operands, modifiers, words of the error.
+type Refused = (Arch, &'static str, Vec<Operand>, Vec<Mod>, &'static [&'static str]);
+
+/// Operands llvm-mc 22 refuses, refused by the builder with the assembler's rules (the rows of
+/// asm_errors.rs `lines_llvm_mc_refuses_are_refused`): neg on an integer source, sext on a float
+/// SDWA source, a 32-bit integer for a 16-bit source, an SGPR as a WMMA matrix.
+#[test]
+fn operands_llvm_mc_refuses_are_refused() {
+    let cases: Vec<Refused> = vec![
+        (Arch::Gfx1100, "v_add_nc_u16", ops![v(0), neg(v(1)), v(2)].to_vec(), vec![], &["operand 2", "no neg/abs"]),
+        (Arch::Gfx942, "v_add_u32", ops![v(0), neg(v(1)), v(2)].to_vec(), vec![], &["operand 2", "no neg/abs"]),
+        (
+            Arch::Gfx942,
+            "v_add_f16",
+            ops![v(0), sext(v(1)), v(2)].to_vec(),
+            vec![src0_sel(SdwaSel::Word0)],
+            &["operand 2", "float source"],
+        ),
+        (Arch::Gfx1100, "v_add_nc_u16", ops![v(0), 0x12345, v(1)].to_vec(), vec![], &["operand 2", "16-bit operand"]),
+        (Arch::Gfx1201, "s_cmp_le_f16", ops![s(8), 0x12345678].to_vec(), vec![], &["operand 2", "16-bit operand"]),
+        (Arch::Gfx1201, "s_add_f16", ops![s(8), s(1), 0x12345678].to_vec(), vec![], &["operand 3", "16-bit operand"]),
+        (Arch::Gfx1100, "v_add_f16", ops![v(0), 0x12345, v(1)].to_vec(), vec![], &["operand 2", "16-bit operand"]),
+        (
+            Arch::Gfx1100,
+            "v_wmma_f32_16x16x16_f16",
+            ops![v(8..16), v(24..32), v(40..48), s(56..64)].to_vec(),
+            vec![],
+            &["operand 4", "C matrix"],
+        ),
+    ];
+    for (arch, m, o, mods, want) in cases {
+        let mut b = Builder::new(arch);
+        let e = b.try_op_mods(m, &o, &mods).unwrap_err().to_string();
+        for w in want {
+            assert!(e.contains(w), "{} {m}: '{e}' should say '{w}'", arch.name());
+        }
+        assert_eq!(b.len(), 0);
+    }
+    // What llvm-mc takes: a 16-bit value at either end, a 32-bit literal in a packed source.
+    let mut b = Builder::new(Arch::Gfx1100);
+    b.op("v_add_nc_u16", ops![v(0), -32768, v(1)]);
+    b.op("v_pk_max_f16", ops![v(0), v(0), 0x12345678]);
+    b.op("v_dot2acc_f32_f16", ops![v(8), 0x12345678, v(40)]);
+    assert_eq!(b.len(), 3);
+}

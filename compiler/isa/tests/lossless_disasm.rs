@@ -434,6 +434,108 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0xd1310005, 0x0000f8ff // v_min_u16_e64 v5, 0x0, m0",
         true,
     ),
+    // WMMA: llvm-mc refuses an SGPR as a matrix (it decodes one with an invalid-register comment).
+    (
+        Arch::Gfx1100,
+        &[0x08, 0x40, 0x40, 0xcc, 0x18, 0x51, 0xe2, 0x18],
+        ".long 0xcc404008, 0x18e25118 // v_wmma_f32_16x16x16_f16 v[8:15], v[24:31], v[40:47], s[56:63]",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x08, 0x40, 0x40, 0xcc, 0x18, 0x50, 0xe2, 0x1c],
+        ".long 0xcc404008, 0x1ce25018 // v_wmma_f32_16x16x16_f16 v[8:15], s[24:27], v[40:43], v[56:63]",
+        true,
+    ),
+    // Modifier bits a source does not take (llvm-mc refuses the modifier, and drops or refuses
+    // the bit): abs on v_cvt_sr_fp8_f32's seed, neg on integer sources, sext on a float one.
+    (
+        Arch::Gfx1201,
+        &[0x08, 0x02, 0x6b, 0xd7, 0xfa, 0x50, 0x02, 0x00, 0x18, 0xe4, 0x00, 0xff],
+        ".long 0xd76b0208, 0x000250fa, 0xff00e418 // v_cvt_sr_fp8_f32_e64_dpp v8, v24, v40 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x08, 0x02, 0x6b, 0xd7, 0x18, 0x51, 0x02, 0x00],
+        ".long 0xd76b0208, 0x00025118 // v_cvt_sr_fp8_f32 v8, v24, v40",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x00, 0x00, 0x25, 0xd5, 0x01, 0x05, 0x02, 0x20],
+        ".long 0xd5250000, 0x20020501 // v_add_nc_u32_e64 v0, v1, v2",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0xf9, 0x04, 0x00, 0x4c, 0x01, 0x16, 0x14, 0x06],
+        ".long 0x4c0004f9, 0x06141601 // v_add_u16_sdwa v0, v1, v2 dst_sel:DWORD dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 src1_sel:DWORD",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0xf9, 0x04, 0x00, 0x3e, 0x01, 0x16, 0x0c, 0x06],
+        ".long 0x3e0004f9, 0x060c1601 // v_add_f16_sdwa v0, sext(v1), v2 dst_sel:DWORD dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 src1_sel:DWORD",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0xfa, 0x04, 0x00, 0x4c, 0x01, 0xe4, 0x10, 0xff],
+        ".long 0x4c0004fa, 0xff10e401 // v_add_u16_dpp v0, v1, v2 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
+    // Bits and fields no line writes: gfx1201 SMEM bits llvm-mc prints as `nv` and
+    // `scale_offset` (and refuses), the nv bit, an EXP bit llvm-mc drops, an export lane that is
+    // off but names a register, a FLAT-segment offset above 4095, a VOPD pair sharing a bank.
+    (
+        Arch::Gfx1201,
+        &[0x0a, 0x06, 0x10, 0xf4, 0x10, 0x00, 0x00, 0xf8],
+        ".long 0xf410060a, 0xf8000010 // s_load_b32 s24, s[20:21], 0x10",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x0a, 0x06, 0x00, 0xf4, 0x10, 0x00, 0x00, 0xf9],
+        ".long 0xf400060a, 0xf9000010 // s_load_b32 s24, s[20:21], 0x10",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0x0a, 0x86, 0x02, 0xc0, 0x10, 0x00, 0x00, 0x00],
+        ".long 0xc002860a, 0x00000010 // s_load_dword s24, s[20:21], 0x10",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x81, 0x00, 0x40, 0xd0, 0x08, 0x20, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00],
+        ".long 0xd0400081, 0x00002008, 0x00000018 // image_load v8, [v24, v0], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D nv",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x0e, 0x04, 0x00, 0xf8, 0x00, 0x18, 0x28, 0x38],
+        ".long 0xf800040e, 0x38281800 // exp mrt0 off, v24, v40, v56",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x0c, 0x00, 0x00, 0xf8, 0x00, 0x18, 0x28, 0x38],
+        ".long 0xf800000c, 0x38281800 // exp mrt0 off, off, v40, v56",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x04, 0x10, 0x50, 0xdc, 0x08, 0x00, 0x7c, 0x38],
+        ".long 0xdc501004, 0x387c0008 // flat_load_b32 v56, v[8:9] offset:4",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x14, 0x43, 0x10, 0xc8, 0x10, 0x01, 0x18, 0x08],
+        ".long 0xc8104314, 0x08180110 // v_dual_fmac_f32 v8, v20, v33 :: v_dual_mov_b32 v25, v16",
+        true,
+    ),
     // gfx9: odd VGPR/AGPR tuples.
     (
         Arch::Gfx942,

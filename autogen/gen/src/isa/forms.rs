@@ -1,5 +1,5 @@
 //! DPP16, DPP8 and SDWA forms of the `isa` generator: which VALU opcodes llvm-mc decodes in
-//! each form, which of their sources take neg/abs (gfx9), and the source substitutions
+//! each form, which of their sources take neg/abs, and the source substitutions
 //! (inline constants, SGPRs, literals) that become golden vector candidates.
 
 use std::collections::BTreeMap;
@@ -10,8 +10,7 @@ use super::{bytes_of, field, get, llvm, set, OpInfo};
 /// A modifier-form probe: (opcode index, form, words, length in bytes).
 type FormProbe = (usize, &'static str, u128, usize);
 
-/// Marks the opcodes that have DPP16, DPP8 and SDWA forms (and, on gfx9, the sources that take
-/// neg/abs); the probes that decode join the golden candidates.
+/// Marks the opcodes that have DPP16, DPP8 and SDWA forms (and the sources that take neg/abs); the probes that decode join the golden candidates.
 pub(super) fn mod_forms(
     arch: &str,
     fmts: &[Fmt],
@@ -66,9 +65,7 @@ pub(super) fn mod_forms(
             golden_cands.push((m.2, m.3));
         }
     }
-    if fam == Family::Gfx9 {
-        source_modifiers(arch, fmts, ops, &mods)?;
-    }
+    source_modifiers(arch, fmts, fam, ops, &mods)?;
     Ok(())
 }
 
@@ -101,11 +98,18 @@ pub(super) fn substitutions(fmts: &[Fmt], fam: Family, ops: &[OpInfo], golden_ca
     }
 }
 
-/// gfx9: which sources of each VALU opcode take neg/abs, found by setting each source's neg and
-/// abs bit on its own (VOP3 fields; the DPP16/SDWA dword for VOP1/VOP2/VOPC) and seeing whether
-/// llvm-mc prints it. A source whose both bits leave the text unchanged takes no modifiers. And
-/// which 32-bit encodings read a 16-bit literal (llvm-mc prints its low half).
-pub(super) fn source_modifiers(arch: &str, fmts: &[Fmt], ops: &mut [OpInfo], mods: &[FormProbe]) -> Result<(), String> {
+/// Which sources of each VALU opcode take neg/abs, found by setting each source's neg and abs
+/// bit on its own (VOP3 fields; the DPP16/SDWA dword for VOP1/VOP2/VOPC) and seeing whether
+/// llvm-mc prints it. A source whose bits leave the text unchanged, or make a word llvm-mc does
+/// not decode (an integer source), takes no modifiers. And, on gfx9, which 32-bit encodings read
+/// a 16-bit literal (llvm-mc prints its low half).
+pub(super) fn source_modifiers(
+    arch: &str,
+    fmts: &[Fmt],
+    fam: Family,
+    ops: &mut [OpInfo],
+    mods: &[FormProbe],
+) -> Result<(), String> {
     // (opcode index, source, base word, length, probe word)
     let mut probes: Vec<(usize, usize, u128, usize, u128)> = Vec::new();
     for (oi, o) in ops.iter().enumerate() {
@@ -122,7 +126,8 @@ pub(super) fn source_modifiers(arch: &str, fmts: &[Fmt], ops: &mut [OpInfo], mod
         }
     }
     for &(oi, kind, word, len) in mods {
-        if ops[oi].literal || !matches!(kind, "dpp16" | "sdwa") {
+        // The DPP16 dword's modifier bits belong to VOP1/VOP2/VOPC (VOP3's are in its own dword).
+        if ops[oi].literal || !matches!(kind, "dpp16" | "sdwa") || fmts[ops[oi].fmt].name == "VOP3" {
             continue;
         }
         let b = fmts[ops[oi].fmt].bits;
@@ -140,7 +145,7 @@ pub(super) fn source_modifiers(arch: &str, fmts: &[Fmt], ops: &mut [OpInfo], mod
     let mut lits: Vec<(usize, Vec<u8>)> = Vec::new();
     for (oi, o) in ops.iter().enumerate() {
         let f = &fmts[o.fmt];
-        if !o.literal && f.bits == 32 && matches!(f.name, "VOP1" | "VOP2" | "VOPC") {
+        if fam == Family::Gfx9 && !o.literal && f.bits == 32 && matches!(f.name, "VOP1" | "VOP2" | "VOPC") {
             let w = set(o.word, 0, 8, 0xFF) | ((0x1234_5678u128) << 32);
             lits.push((oi, bytes_of(w, 64)));
         }
@@ -158,10 +163,10 @@ pub(super) fn source_modifiers(arch: &str, fmts: &[Fmt], ops: &mut [OpInfo], mod
     // Per (opcode, source): (probes, probes that changed the text).
     let mut seen: BTreeMap<(usize, usize), (u32, u32)> = BTreeMap::new();
     for ((p, b), r) in probes.iter().zip(rb).zip(rp) {
-        let (Some(b), Some(r)) = (b, r) else { continue };
+        let Some(b) = b else { continue };
         let e = seen.entry((p.0, p.1)).or_default();
         e.0 += 1;
-        e.1 += (b.text != r.text) as u32;
+        e.1 += r.is_some_and(|r| b.text != r.text) as u32;
     }
     for ((oi, k), (n, changed)) in seen {
         if n > 0 && changed == 0 {

@@ -185,8 +185,12 @@ fn classify(o: &[Outcome; PROBES.len()], dwords: u8) -> Result<&'static str, Str
         [] => "B16",
         // A 16-bit source that truncates 32-bit values (gfx12 `v_ldexp_f16` src1, gfx950
         // `v_cvt_scalef32_sr_fp8_f16` src0) folds `0x38003800` as its low half, 0.5.
-        [P_F16] | [P_F16, P_PK] => "F16",
-        [P_BF16] => "Bf16",
+        // An f16 source that refuses `0x38003800` reads a 16-bit literal; one that takes it
+        // (as a literal or folded) reads 32 bits.
+        [P_F16] if o[P_PK] == Outcome::Error => "F16",
+        [P_F16] | [P_F16, P_PK] => "F16Lit32",
+        [P_BF16] if o[P_PK] == Outcome::Error => "Bf16",
+        [P_BF16] => "Bf16Lit32",
         [P_PK] => "PkF16",
         [P_F32] => "F32",
         [P_F64] => "F64",
@@ -194,8 +198,8 @@ fn classify(o: &[Outcome; PROBES.len()], dwords: u8) -> Result<&'static str, Str
     };
     // The float literal, where one is legal, must be 1.5 in that type.
     let want = match t {
-        "F16" | "PkF16" => 0x3e00,
-        "Bf16" => 0x3fc0,
+        "F16" | "F16Lit32" | "PkF16" => 0x3e00,
+        "Bf16" | "Bf16Lit32" => 0x3fc0,
         "F64" | "B64" => 0x3ff8_0000,
         _ => 0x3fc0_0000,
     };
@@ -278,6 +282,12 @@ fn probe_arch(arch: &str) -> Result<(Types, usize), String> {
         }
         match found {
             Some(Ok(ty)) => match types.insert(t.key.clone(), ty) {
+                // gfx9 VOP3 takes no literal at all, so `0x38003800` fails there: the encodings
+                // that take a literal say how wide it is.
+                Some(wide @ ("F16Lit32" | "Bf16Lit32")) if wide.strip_suffix("Lit32") == Some(ty) => {
+                    types.insert(t.key.clone(), wide);
+                }
+                Some(prev) if ty.strip_suffix("Lit32") == Some(prev) => {}
                 Some(prev) if prev != ty => {
                     errors.push(format!("{} src{}: {prev} in one encoding, {ty} in another", t.key.0, t.key.1))
                 }

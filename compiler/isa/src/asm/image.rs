@@ -25,6 +25,9 @@ fn image_modifier(i: &mut Instruction, t: &Tok) -> Result<(), PErr> {
             let v = dim(val).ok_or_else(|| (t.col, format!("bad dim '{val}'")))?;
             i.set_field("dim", v).then_some(()).ok_or_else(bad)
         }
+        // gfx12 images have the bit, but llvm-mc 22 refuses `nv` there ("not supported on this
+        // GPU"); such words print as `.long` (disasm::raw).
+        "nv" if val.is_empty() => Err((t.col, "nv is not supported on this GPU (llvm-mc 22 refuses it)".to_string())),
         n if FLAGS.contains(&n) && val.is_empty() => i.set_field(n, 1).then_some(()).ok_or_else(bad),
         // `noa16`: the flag written as off.
         n if n.strip_prefix("no").is_some_and(|f| FLAGS.contains(&f)) && val.is_empty() => {

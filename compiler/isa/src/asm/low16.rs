@@ -10,7 +10,7 @@ use crate::operand::{is_gfx9, literal_inline_code, ValType, INLINE_FLOATS};
 use crate::Arch;
 
 /// The value type of source `src` of `i` when it is such a source.
-pub(super) fn low16(i: &Instruction, src: Option<usize>) -> Option<ValType> {
+pub(crate) fn low16(i: &Instruction, src: Option<usize>) -> Option<ValType> {
     let m = i.mnemonic();
     match src {
         Some(1) if !is_gfx9(i.arch) && m.starts_with("v_ldexp_f16") => Some(ValType::F16),

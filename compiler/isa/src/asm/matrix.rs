@@ -1,17 +1,24 @@
-//! Which sources a matrix instruction (MFMA, SMFMAC, gfx950 scaled MFMA) takes, as llvm-mc 22
-//! decides for gfx942/gfx950: its 9-bit source fields could hold any source code, but llvm-mc
-//! refuses SGPRs, special registers and literals there.
+//! Which sources a matrix instruction (MFMA, SMFMAC, gfx950 scaled MFMA; gfx11/gfx12 WMMA and
+//! SWMMAC) takes, as llvm-mc 22 decides: its 9-bit source fields could hold any source code, but
+//! llvm-mc refuses SGPRs, special registers and literals there. The C matrix also takes inline
+//! constants and the registers llvm-mc reads as inline values (`null`, `src_shared_base`...,
+//! `src_scc`).
 
 use crate::inst::Instruction;
 
 /// Whether the instruction's layout is a matrix one.
-fn is_matrix(i: &Instruction) -> bool {
+pub(crate) fn is_matrix(i: &Instruction) -> bool {
     is_matrix_format(i.format().name)
 }
 
 /// Whether a layout (by name) is a matrix one: [`check`] accepts every source of any other.
 pub(crate) fn is_matrix_format(fname: &str) -> bool {
-    matches!(fname, "MFMA" | "VOP3PX2")
+    matches!(fname, "MFMA" | "VOP3PX2" | "WMMA")
+}
+
+/// gfx11+ `null` (124; m0 on gfx9), which llvm-mc 22 takes as a C matrix like an inline constant.
+fn is_null(i: &Instruction, code: u32) -> bool {
+    code == 124 && !crate::operand::is_gfx9(i.arch)
 }
 
 /// Checks one source of a matrix instruction: `code` is its 9-bit source code (256+ for vector
@@ -26,10 +33,12 @@ pub(crate) fn check(i: &Instruction, name: &str, code: u32, file: Option<char>) 
     match name {
         "src0" | "src1" if !vector => Err(format!("{m}: the {} matrix must be in VGPRs or AGPRs", ab(name))),
         // SMFMAC's third source is the sparsity index, one VGPR.
-        "src2" if m.starts_with("v_smfmac") && !vgpr => Err(format!("{m}: the sparsity index must be a VGPR")),
+        "src2" if (m.starts_with("v_smfmac") || m.starts_with("v_swmmac")) && !vgpr => {
+            Err(format!("{m}: the sparsity index must be a VGPR"))
+        }
         // The accumulator: vector registers or an inline constant; 254 is lds_direct, 255 a literal.
-        "src2" if !vector && !(128..=253).contains(&code) => {
-            Err(format!("{m}: the C matrix must be VGPRs, AGPRs or an inline constant (no SGPR or literal)"))
+        "src2" if !vector && !(128..=253).contains(&code) && !is_null(i, code) => {
+            Err(format!("{m}: the C matrix must be vector registers or an inline constant (no SGPR or literal)"))
         }
         "scale_src0" | "scale_src1" if !vgpr => Err(format!("{m}: the scale operand must be a VGPR")),
         _ => Ok(()),

@@ -12,7 +12,7 @@ mod decoded;
 mod expr;
 mod image;
 pub mod lexer;
-mod low16;
+pub(crate) mod low16;
 pub(crate) mod matrix;
 pub(crate) mod mfma_overlap;
 pub(crate) mod modifier;

@@ -103,7 +103,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                 let signed = matches!(fname, "GLOBAL" | "SCRATCH") || i.arch == Arch::Gfx1201 && fname != "VBUFFER";
                 let (lo, hi) =
                     if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
-                let hi = if matches!(fname, "FLAT") && i.arch != Arch::Gfx1201 { 0xfff } else { hi };
+                let hi = flat_segment_max(i).unwrap_or(hi);
                 if v < lo || v > hi {
                     let bits = (hi - lo + 1).ilog2();
                     // llvm-mc 22 keeps the low 12 bits of a buffer offset (on gfx9 the rest
@@ -340,6 +340,13 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
 }
 
 const CPOL: [&str; 6] = ["glc", "slc", "dlc", "sc0", "sc1", "nt"];
+
+/// The largest FLAT-segment offset (gfx9, gfx11): 12 bits unsigned, though the field has 13;
+/// llvm-mc 22 refuses more ("expected a 12-bit unsigned offset"), so a word with the 13th bit
+/// set prints as `.long` (disasm::unwritten). `None` for other formats and gfx12.
+pub(crate) fn flat_segment_max(i: &Instruction) -> Option<i64> {
+    (i.format().name == "FLAT" && i.arch != Arch::Gfx1201).then_some(0xfff)
+}
 
 /// gfx9 `v_pk_fmac_f16`: llvm-mc 22 reads `op_sel` (e64) and `sext` (SDWA) on it, prints them
 /// back and writes no bits for them, and its disassembler ignores those bits. So the assembler

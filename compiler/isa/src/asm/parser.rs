@@ -11,7 +11,7 @@ use super::symbolic::{exp, gpr_idx, simm16};
 use super::value::{Operand, Val};
 use crate::inst::{set, Instruction};
 use crate::operand::{is_gfx9, src_index};
-use crate::operand::{src_val_type, ValType};
+use crate::operand::{literal_too_wide, reads_16bit_literal, src_val_type, ValType};
 use crate::tables::{Tables, FLAG_LIT16};
 use crate::Arch;
 
@@ -278,6 +278,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 // Packed f16 sources: llvm-mc 22 reads sext and writes no sext bit.
                 return err(t, "sext is not encodable on v_pk_fmac_f16_sdwa's f16 sources (llvm-mc drops it)");
             }
+            if let Some(e) = crate::src_mods::refusal(opc, si, neg, abs, sext, ext == Ext::Sdwa) {
+                return err(t, e);
+            }
             let ok = match (ext, fname) {
                 (Ext::Sdwa, _) | (Ext::Dpp16, _) if !fname.starts_with("VOP3") => {
                     (!neg || i.set_field(&format!("src{si}_neg"), 1))
@@ -455,6 +458,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                     }
                     _ => {
                         let vgpr_ok = matches!(o.kind, OperandKind::Vsrc);
+                        let (lit16, packed) =
+                            (opc.flags & FLAG_LIT16 != 0, fname.starts_with("VOP3P") || fname == "WMMA");
                         // The type reads the mnemonic: asked only where a float or a literal needs
                         // it (most sources are registers).
                         let ty = || src_val_type(arch, m, idx.unwrap_or(0), d);
@@ -466,6 +471,15 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                             None
                         };
                         let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
+                            Ok((255, Some(l)))
+                                if literal_too_wide(l)
+                                    && reads_16bit_literal(ty(), lit16, packed, f16_halves(arch, m, idx)) =>
+                            {
+                                return err(
+                                    t,
+                                    format!("'{s}' does not fit the 16-bit operand (llvm-mc takes -32768..65535)"),
+                                );
+                            }
                             Ok(c) => c,
                             Err(e) => match float_literal(ty(), s) {
                                 _ if float_in_int16(opc, ty(), s).is_some() => {
@@ -486,17 +500,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                         }
                     }
                 };
-                let code = (scc_low7(i, field, code.0), code.1);
                 if matches!(o.kind, OperandKind::Sgpr) && code.0 > 127 {
-                    let seven = fd.is_some_and(|f| f.hi - f.lo == 6);
-                    if seven && crate::names::sreg::code(arch, s).is_some() {
-                        // gfx9 scratch: llvm-mc 22 writes the code's low 7 bits, another register.
-                        let mc = if fname == "SCRATCH" {
-                            format!(" (llvm-mc writes {:#x})", code.0 & 0x7f)
-                        } else {
-                            String::new()
-                        };
-                        return err(t, format!("'{s}' (code {}) does not fit the 7-bit {field} field{mc}", code.0));
+                    if let Some(e) = too_wide(i, field, s, code.0) {
+                        return err(t, e);
                     }
                     return err(t, format!("'{s}': expected a scalar register"));
                 }
@@ -682,6 +688,11 @@ fn float_in_int16(opc: &Opcode, ty: ValType, s: &str) -> Option<String> {
     ))
 }
 
+/// Whether source `idx` of `m` holds packed f16/bf16 halves ([`crate::src_type::halves_read_32bit`]).
+fn f16_halves(arch: Arch, m: &str, idx: Option<usize>) -> bool {
+    crate::src_type::halves_read_32bit(arch, m, idx.unwrap_or(0))
+}
+
 /// Marks an operand as an AGPR: MFMA `acc_cd` (destination and accumulator) and `acc` (one bit
 /// per A/B source); memory formats have one `acc` bit for their data. AGPR moves have neither
 /// (their fields hold the register itself).
@@ -704,28 +715,16 @@ fn set_acc(i: &mut Instruction, name: &str) {
     }
 }
 
-/// `src_scc`'s code (253).
-const SRC_SCC: u32 = 253;
-
-/// A scalar source code as llvm-mc 22 writes it into `field`: in a 7-bit scalar field of gfx11+
-/// (SMEM soffset, scratch saddr, gfx12 VBUFFER soffset) `src_scc` becomes its low 7 bits, m0's
-/// code (llvm-mc truncates it there rather than refuse it); any other code as it is.
-fn scc_low7(i: &Instruction, field: &str, code: u32) -> u32 {
-    // The code first: the field is looked up by name only for `src_scc`.
-    if code == SRC_SCC && !is_gfx9(i.arch) && i.field_def(field).is_some_and(|f| f.hi - f.lo == 6) {
-        code & 0x7f
-    } else {
-        code
-    }
-}
-
-/// Whether a written scalar source and the decoded one are the same field value because the
-/// field took the written one's low 7 bits ([`scc_low7`]: `src_scc` reads back as m0).
-pub(super) fn same_low7(i: &Instruction, field: &str, written: &str, decoded: &str) -> bool {
-    // The SMEM offset operand's register goes to soffset.
-    let field = if i.format().name == "SMEM" { "soffset" } else { field };
-    let code = |n: &str| crate::names::sreg::code(i.arch, n);
-    code(written).is_some_and(|w| w != scc_low7(i, field, w) && code(decoded) == Some(scc_low7(i, field, w)))
+/// Why a named scalar register (code 128+) cannot stand in the 7-bit scalar `field` (scratch
+/// saddr, gfx11+ SMEM soffset, gfx12 VBUFFER soffset): llvm-mc 22 writes its low 7 bits there,
+/// which name another register (`src_scc` becomes m0), so ours refuses it. None where the field
+/// is wider or `s` names no register.
+fn too_wide(i: &Instruction, field: &str, s: &str, code: u32) -> Option<String> {
+    let seven = i.field_def(field).is_some_and(|f| f.hi - f.lo == 6);
+    let reg = crate::names::sreg::code(i.arch, s).is_some();
+    (seven && reg).then(|| {
+        format!("'{s}' (code {code}) does not fit the 7-bit {field} field (llvm-mc writes {:#x})", code & 0x7f)
+    })
 }
 
 /// `gpr_idx(SRC0,SRC1,SRC2,DST)`: the VGPR-indexing mode bits.
@@ -745,8 +744,10 @@ fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
         return Ok(());
     }
     let (c, _) = src_code(i.arch, s, false).map_err(|e| (t.col, e))?;
-    let c = scc_low7(i, if g9 { "offset" } else { "soffset" }, c);
     if c > 127 {
+        if let Some(e) = too_wide(i, if g9 { "offset" } else { "soffset" }, s, c) {
+            return err(t, e);
+        }
         return err(t, format!("'{s}': expected a scalar register or offset"));
     }
     if g9 {

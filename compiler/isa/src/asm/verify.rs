@@ -170,12 +170,6 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
                 continue;
             }
         }
-        // `src_scc` in a 7-bit scalar field reads back as m0 (parser::scc_low7).
-        if let (Val::Name(x), Val::Name(y), Some(o)) = (&a.val, &b.val, kinds.get(k)) {
-            if super::parser::same_low7(i, o.name, x, y) {
-                continue;
-            }
-        }
         // Registers are never low-16 values (`same_vals` reads numbers only): asked only for others.
         let reg = matches!(a.val, Val::Reg(_)) || matches!(b.val, Val::Reg(_));
         let src = || kinds.get(k).and_then(|o| crate::operand::src_index(o.name));

@@ -192,6 +192,24 @@ impl<'a> Fill<'a> {
         }
     }
 
+    /// A 32-bit integer literal for a 16-bit source must be a 16-bit value, as the assembler
+    /// requires (`operand::literal_too_wide`); the sources that keep its low 16 bits excepted.
+    fn int16_fits(&self, k: usize, name: &str, dwords: u8, v: u32) -> Result<(), Fail> {
+        if !crate::operand::literal_too_wide(v) || crate::asm::low16::low16(&self.i, src_index(name)).is_some() {
+            return Ok(());
+        }
+        let slot = crate::src_type::src_slot(name).unwrap_or(0);
+        let ty = crate::operand::src_val_type(self.arch, self.i.mnemonic(), slot, dwords.into());
+        let lit16 = self.i.opcode().flags & crate::tables::FLAG_LIT16 != 0;
+        let packed = matches!(self.c.shape, Shape::Vop3p | Shape::Matrix);
+        let halves = crate::src_type::halves_read_32bit(self.arch, self.i.mnemonic(), slot);
+        if crate::operand::reads_16bit_literal(ty, lit16, packed, halves) {
+            return self
+                .failf(Some(k), format_args!("0x{v:x} does not fit the 16-bit operand (llvm-mc takes -32768..65535)"));
+        }
+        Ok(())
+    }
+
     /// Counts a scalar value read by a VALU instruction against the constant bus (gfx9: one,
     /// gfx10+: two; the same SGPR or the one literal counts once).
     fn bus_read(&mut self, k: usize, code: u32) -> Result<(), Fail> {
@@ -296,6 +314,10 @@ impl<'a> Fill<'a> {
                 self.source_mods(k, s.op.name, *neg, *abs)?;
             }
             if *sext {
+                let si = src_index(s.op.name).unwrap_or(0);
+                if let Some(e) = crate::src_mods::refusal(self.i.opcode(), si, false, false, true, true) {
+                    return fail(Some(k), e);
+                }
                 let field = match src_index(s.op.name) {
                     Some(0) if self.c.ext == Ext::Sdwa => "src0_sext",
                     Some(1) if self.c.ext == Ext::Sdwa => "src1_sext",
@@ -355,6 +377,9 @@ impl<'a> Fill<'a> {
         let Some(si) = src_index(name).filter(|&s| s < 3) else {
             return self.failf(Some(k), format_args!("operand {name} takes no -x / |x| modifiers"));
         };
+        if let Some(e) = crate::src_mods::refusal(self.i.opcode(), si, neg, abs, false, false) {
+            return fail(Some(k), e);
+        }
         let m = self.i.mnemonic();
         let what = if neg { "-x" } else { "|x|" };
         if self.c.ext != Ext::None && self.c.shape == Shape::E32 && takes_mods(self.i.opcode(), si) {
@@ -554,6 +579,7 @@ impl<'a> Fill<'a> {
                     }
                 }
                 None => {
+                    self.int16_fits(k, s.op.name, dwords, *v as u32)?;
                     self.literal(k, *v as u32)?;
                     255
                 }
@@ -575,6 +601,14 @@ impl<'a> Fill<'a> {
                 return self.failf(Some(k), format_args!("{} where a source operand is required", describe(other)))
             }
         };
+        if self.c.shape == Shape::Matrix {
+            // The sources llvm-mc refuses in a matrix op, the assembler's rule (asm::matrix).
+            let file = match x {
+                Operand::Reg { reg, .. } => reg.file.prefix().chars().next(),
+                _ => None,
+            };
+            crate::asm::matrix::check(&self.i, s.op.name, code, file).or_else(|e| fail(Some(k), e))?;
+        }
         let v = if !nine && code >= 256 { code - 256 } else { code };
         if !nine && code > 255 && vsrc {
             return fail(Some(k), "a vector register does not fit this 8-bit field");

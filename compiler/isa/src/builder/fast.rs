@@ -27,7 +27,8 @@ enum How {
         vector: bool,
     },
     /// A source: an inline constant or the literal (registers by the slot's rules). `wide`: a
-    /// 64-bit operand (its constants are left to the general path).
+    /// 64-bit operand, or one that reads a 16-bit literal (its constants are left to the general
+    /// path).
     Src {
         wide: bool,
     },
@@ -182,6 +183,15 @@ pub(crate) struct Filled {
 
 /// The SGPR run a source of `dwords` takes, as [`super::encode`]'s scalar check: the file, the
 /// count, the range and the tuple alignment.
+/// Whether source slot `s` of `c` reads a 16-bit literal (the general path checks its range).
+fn reads_16bit(c: &super::cands::Cand, s: &Slot) -> bool {
+    let Some(si) = crate::src_type::src_slot(s.op.name) else { return false };
+    let ty = crate::operand::src_val_type(c.init.arch, c.init.mnemonic(), si, s.op.dwords.max(1).into());
+    let lit16 = c.init.opcode().flags & crate::tables::FLAG_LIT16 != 0;
+    let halves = crate::src_type::halves_read_32bit(c.init.arch, c.init.mnemonic(), si);
+    crate::operand::reads_16bit_literal(ty, lit16, matches!(c.shape, Shape::Vop3p | Shape::Matrix), halves)
+}
+
 fn sgpr_fast(arch: Arch, dwords: i16, bus: bool) -> Option<Fast> {
     let size = RegFile::Sgpr.size(arch) as i32;
     let align = Reg::new(RegFile::Sgpr, 0, dwords as i64).align(arch) - 1;
@@ -254,7 +264,8 @@ fn how(arch: Arch, s: &Slot, t16: bool, valu: bool, at: Place) -> (Regs, How) {
 impl FastPlan {
     /// The plan of a candidate, where it can have one.
     pub fn of(c: &super::cands::Cand) -> Option<FastPlan> {
-        if c.ext != Ext::None || c.lds_slots.is_some() || c.cd_pair.is_some() || c.f8f6f4 {
+        // Matrix ops refuse scalar sources (asm::matrix): the general path checks them.
+        if c.ext != Ext::None || c.lds_slots.is_some() || c.cd_pair.is_some() || c.f8f6f4 || c.shape == Shape::Matrix {
             return None;
         }
         let arch = c.init.arch;
@@ -270,6 +281,10 @@ impl FastPlan {
                         how(arch, s, c.t16 >> k & 1 != 0, valu, at.unwrap_or_default())
                     }
                     _ => (([RegRule::NO; 2], [Verdict::Unsure; 4]), How::Unsure),
+                };
+                let how = match how {
+                    How::Src { wide } => How::Src { wide: wide || reads_16bit(c, s) },
+                    h => h,
                 };
                 FastSlot { rules, miss, how, at: at.unwrap_or_default() }
             })

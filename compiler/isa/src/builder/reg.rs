@@ -22,7 +22,7 @@ pub enum RegFile {
 }
 
 impl RegFile {
-    fn prefix(self) -> &'static str {
+    pub(crate) fn prefix(self) -> &'static str {
         match self {
             RegFile::Sgpr => "s",
             RegFile::Vgpr => "v",

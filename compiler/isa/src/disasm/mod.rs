@@ -4,6 +4,7 @@ pub mod image;
 pub mod mem;
 mod raw;
 mod salu;
+pub(crate) mod unwritten;
 pub(crate) mod valu;
 
 pub use valu::{byte_sel, byte_sel_opsel, has_dst, sdwa_has_dst_sel, vop3_opsel_len};

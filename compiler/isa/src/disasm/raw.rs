@@ -11,14 +11,14 @@ use crate::tables::FLAG_LIT16;
 use crate::Arch;
 
 /// Whether no instruction line assembles to `i`, whose text is `text`: a DPP16 control is
-/// reserved or not row_newbcast on a gfx9 64-bit instruction, a source field holds
-/// the literal code where the encoding takes no literal (gfx9 VOP3), or a register tuple breaks
-/// the alignment the assembler requires (gfx9: even VGPR/AGPR tuples), a matrix source is one
-/// the assembler refuses (asm::matrix), or a 16-bit VGPR operand
-/// of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we refuse
-/// what it refuses), an interpolation attribute is above attr32, a wide MFMA's C matrix partially
-/// overlaps its destination (asm::mfma_overlap), the constant bus is over its limit
-/// (asm::const_bus), or a gfx9 16-bit literal has high bits.
+/// reserved or not row_newbcast on a gfx9 64-bit instruction, a source modifier bit is set where
+/// the source takes no such modifier (`src_mods`), a bit or field no line writes is set
+/// (`unwritten`), a matrix source is one the assembler refuses (asm::matrix), a 16-bit VGPR
+/// operand of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we
+/// refuse what it refuses), an interpolation attribute is above attr32, a wide MFMA's C matrix
+/// partially overlaps its destination (asm::mfma_overlap), the constant bus is over its limit
+/// (asm::const_bus), or a gfx9 word breaks a gfx9 rule ([`gfx9_fields_unencodable`], odd
+/// register tuples).
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // A reserved DPP16 control: no control name spells it.
     let ctrl = i.field("dpp_ctrl");
@@ -35,19 +35,54 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     {
         return true;
     }
-    if i.arch == Arch::Gfx1201 && crate::t16::lo128_mask(i.arch, i.opcode()) != 0 {
-        let Some(line) = split_line(text, 1) else { return false };
-        let (fname, op) = (i.format().name, i.opcode());
-        return typed(&line).ops.iter().enumerate().any(|(k, o)| {
-            matches!(&o.val, Val::Reg(r) if r.file == 'v' && crate::t16::lo128_breaks(i.arch, fname, op, k, r.first + r.count))
-        });
+    if crate::src_mods::refused_bits(i) || super::unwritten::unwritten(i) {
+        return true;
     }
-    if !is_gfx9(i.arch) {
+    // The operands' text is read only where a rule needs it.
+    let lo128 = i.arch == Arch::Gfx1201 && crate::t16::lo128_mask(i.arch, i.opcode()) != 0;
+    let matrix = crate::asm::matrix::is_matrix(i);
+    let g9 = is_gfx9(i.arch);
+    if !(lo128 || matrix || g9) {
         return false;
     }
+    if g9 && gfx9_fields_unencodable(i) {
+        return true;
+    }
+    let Some(line) = split_line(text, 1) else { return false };
+    let ops = typed(&line).ops;
+    if lo128 {
+        let (fname, op) = (i.format().name, i.opcode());
+        let high = ops.iter().enumerate().any(|(k, o)| {
+            matches!(&o.val, Val::Reg(r) if r.file == 'v' && crate::t16::lo128_breaks(i.arch, fname, op, k, r.first + r.count))
+        });
+        if high {
+            return true;
+        }
+    }
+    if g9 && ops.iter().any(|o| matches!(&o.val, Val::Reg(r) if check_alignment(i.arch, r).is_err())) {
+        return true;
+    }
+    // Matrix sources the assembler refuses (SGPRs, literals), printed in the operand order.
+    matrix
+        && i.operands().iter().enumerate().any(|(k, o)| {
+            let file = match ops.get(k).map(|x| &x.val) {
+                Some(Val::Reg(r)) => Some(r.file),
+                _ => None,
+            };
+            i.field(o.name).is_some_and(|code| crate::asm::matrix::check(i, o.name, code, file).is_err())
+        })
+}
+
+/// gfx9 fields no line writes: `v_pk_fmac_f16` op_sel or sext bits, a 16-bit literal with high
+/// bits, or a source of 255 where the encoding takes no literal (VOP3).
+fn gfx9_fields_unencodable(i: &Instruction) -> bool {
     if crate::asm::modifier::pk_fmac_drops_mods(i)
         && ["opsel", "src0_sext", "src1_sext"].iter().any(|f| i.field(f).is_some_and(|v| v != 0))
     {
+        return true;
+    }
+    // A 16-bit literal (FLAG_LIT16) with high bits: the text has only the low half.
+    if i.opcode().flags & FLAG_LIT16 != 0 && i.literal.is_some_and(|l| l >> 16 != 0) {
         return true;
     }
     // A 16-bit literal (FLAG_LIT16) with high bits: the text has only the low half.
@@ -59,23 +94,9 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
             matches!(o.kind, baregpu_autogen::isa::OperandKind::Ssrc | baregpu_autogen::isa::OperandKind::Vsrc)
                 && i.field(o.name) == Some(255)
         };
-        if i.operands().iter().any(lit_code) {
-            return true;
-        }
+        return i.operands().iter().any(lit_code);
     }
-    let Some(line) = split_line(text, 1) else { return false };
-    let ops = typed(&line).ops;
-    if ops.iter().any(|o| matches!(&o.val, Val::Reg(r) if check_alignment(i.arch, r).is_err())) {
-        return true;
-    }
-    // Matrix sources the assembler refuses (SGPRs, literals), printed in the operand order.
-    i.operands().iter().enumerate().any(|(k, o)| {
-        let file = match ops.get(k).map(|x| &x.val) {
-            Some(Val::Reg(r)) => Some(r.file),
-            _ => None,
-        };
-        i.field(o.name).is_some_and(|code| crate::asm::matrix::check(i, o.name, code, file).is_err())
-    })
+    false
 }
 
 /// `.long` with the instruction's dwords, then `text` as a comment.

@@ -1,0 +1,44 @@
+//! Bits of a decoded word that no instruction line writes, though llvm-mc 22 decodes the word:
+//! bits outside every field of its format (gfx12 SMEM bits llvm-mc prints as `nv` and
+//! `scale_offset` but refuses to read on gfx1201; EXP's unused bits, which it drops), the nv bit
+//! (gfx9 SMEM: no modifier names it; gfx12 images: llvm-mc refuses `nv`), a FLAT-segment offset
+//! above 4095 (gfx9, gfx11: llvm-mc refuses it), export lanes that are
+//! `off` but name a register, and VOPD pairs whose sources share a VGPR bank (both assemblers
+//! refuse them). Such words print as `.long` (disasm::raw).
+
+use crate::inst::Instruction;
+
+/// Whether the word holds bits [`super::raw`] must print as data.
+pub(super) fn unwritten(i: &Instruction) -> bool {
+    stray_bits(i) || unwritten_field(i) || off_lane_named(i) || crate::vopd_banks::check(i).is_err()
+}
+
+/// Whether the nv bit is set, or a FLAT-segment offset above what the assembler takes (the
+/// assembler's decoded read-back asks too).
+pub(crate) fn unwritten_field(i: &Instruction) -> bool {
+    i.field("nv").is_some_and(|v| v != 0)
+        || crate::asm::modifier::flat_segment_max(i).is_some_and(|m| i64::from(i.f("offset")) > m)
+}
+
+/// Whether a bit outside the format's fields (and outside its fixed encoding bits) is set.
+fn stray_bits(i: &Instruction) -> bool {
+    let f = i.format();
+    let span = |lo: u16, hi: u16| {
+        let width = u32::from(hi.saturating_sub(lo)) + 1;
+        let ones = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+        ones.checked_shl(u32::from(lo)).unwrap_or(0)
+    };
+    let mut held = f.fields.iter().fold(0u128, |a, fd| a | span(fd.lo, fd.hi));
+    held |= f.select.iter().fold(0u128, |a, &(lo, hi, _)| a | span(lo, hi));
+    // The encoding's fixed bits (those of the alternative the first dword matches).
+    held |= u128::from(f.encoding.iter().filter(|&&(m, v)| i.words[0] & m == v).fold(0, |a, &(m, _)| a | m));
+    let n = usize::from(i.ndwords).min(4);
+    let word = i.words[..n].iter().enumerate().fold(0u128, |a, (k, &w)| a | u128::from(w) << (32 * k));
+    word & !held != 0
+}
+
+/// EXP: a lane whose enable bit is clear but whose register field is not 0 (`off` writes 0).
+fn off_lane_named(i: &Instruction) -> bool {
+    let Some(en) = i.field("en").filter(|_| i.format().name == "EXP") else { return false };
+    ["vsrc0", "vsrc1", "vsrc2", "vsrc3"].iter().enumerate().any(|(k, f)| en >> k & 1 == 0 && i.f(f) != 0)
+}
