@@ -32,16 +32,20 @@ pub(crate) fn refusal(op: &Opcode, si: usize, neg: bool, abs: bool, sext: bool, 
 pub(crate) fn refused_bits(i: &Instruction) -> bool {
     let op = i.opcode();
     // The common case, cheaply (the assembler asks for every VALU line it reads back): every
-    // source takes neg/abs, and there is no SDWA sext (gfx11+).
-    if op.flags >> FLAG_NO_MODS_SHIFT & 7 == 0 && !is_gfx9(i.arch) {
+    // source takes neg/abs, and there is no SDWA sext (gfx11+, or no SDWA word).
+    if op.flags >> FLAG_NO_MODS_SHIFT & 7 == 0 && !(is_gfx9(i.arch) && i.format().name.ends_with("_SDWA")) {
         return false;
     }
     let (s, ext) = shape(i);
-    let bit = |name: &str, si: usize| i.f(name) >> si & 1 != 0;
     match (s, ext) {
         // gfx950 v_bitop3 keeps its truth table in the neg/abs bits.
         (Shape::Vop3, _) if i.mnemonic().starts_with("v_bitop3") => false,
-        (Shape::Vop3, _) => (0..3).any(|si| refusal(op, si, bit("neg", si), bit("abs", si), false, false).is_some()),
+        (Shape::Vop3, _) => {
+            // Two field reads, and none of the per-source tests where no bit is set.
+            let (neg, abs) = (i.f("neg"), i.f("abs"));
+            (neg | abs) != 0
+                && (0..3).any(|si| refusal(op, si, neg >> si & 1 != 0, abs >> si & 1 != 0, false, false).is_some())
+        }
         (Shape::E32, Ext::Dpp16 | Ext::Sdwa) => (0..2).any(|si| {
             let [neg, abs, sext] = E32_MODS[si].map(|f| i.f(f) != 0);
             refusal(op, si, neg, abs, sext, ext == Ext::Sdwa).is_some()
