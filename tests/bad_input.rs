@@ -239,7 +239,7 @@ const TABLE: &[Row] = &[
     row("any", 1, r"^baregpu: error: usb:emu:gfx9999: no emulated PCI GPU of that architecture$", "demo --device usb:emu:gfx9999"),
     row("any", 1, r"^baregpu: error: usb:first: (cannot list the host's USB devices|no ASM24xx USB bridge)", "demo --device usb:first"),
     // asm: operands llvm-mc refuses
-    row("any", 1, r":1:37: .*C matrix must be VGPRs, AGPRs or an inline constant", "asm --arch gfx942 -o - {d}/mfma-sgpr-c.s"),
+    row("any", 1, r":1:37: .*the C matrix must be vector registers or an inline constant \(no SGPR or literal\)$", "asm --arch gfx942 -o - {d}/mfma-sgpr-c.s"),
     row("any", 1, r"missing dim operand", "asm --arch gfx1100 -o - {d}/image-nodim.s"),
 ];
 

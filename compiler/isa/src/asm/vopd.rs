@@ -50,10 +50,11 @@ pub fn assemble(arch: Arch, l: &Line, m: &str, text: &str, line: usize) -> Resul
         for &y in &ys {
             match build(arch, x, y, &lx, &ly) {
                 Ok(i) => {
-                    // Before the read-back: a word over the bus limit disassembles as `.long`.
+                    // Before the read-back: a word over the bus limit or with a bank clash
+                    // disassembles as `.long` (disasm::unwritten), which never agrees.
                     super::const_bus::check(&i).map_err(|(_, e)| IsaError::asm(line, ly.rest.col, e))?;
+                    crate::vopd_banks::check(&i).map_err(|e| IsaError::asm(line, ly.rest.col, e))?;
                     if agrees_vopd(&i, (&lx, &tx), (&ly, &ty), &mut buf) {
-                        crate::vopd_banks::check(&i).map_err(|e| IsaError::asm(line, ly.rest.col, e))?;
                         return Ok(i);
                     }
                     mismatch.get_or_insert_with(|| buf.clone());
