@@ -580,6 +580,20 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0xd3e08000, 0x040a0902 // v_mfma_f32_32x32x8_bf16 a[0:15], v[2:3], v[4:5], a[2:17]",
         true,
     ),
+    // A literal that is no 16-bit value in a 16-bit source: both assemblers refuse the text
+    // (llvm-mc prints `0x0` for it, which is another word).
+    (
+        Arch::Gfx1100,
+        &[0xff, 0xa0, 0x10, 0x7e, 0x00, 0x00, 0xc0, 0x3f],
+        ".long 0x7e10a0ff, 0x3fc00000 // v_cvt_f16_u16_e32 v8.l, 0x3fc00000",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x00, 0x00, 0x03, 0xd7, 0xff, 0x02, 0x02, 0x00, 0x45, 0x23, 0x01, 0x00],
+        ".long 0xd7030000, 0x000202ff, 0x00012345 // v_add_nc_u16 v0, 0x12345, v1",
+        true,
+    ),
 ];
 
 #[test]

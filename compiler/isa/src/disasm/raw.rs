@@ -9,6 +9,7 @@ use crate::inst::Instruction;
 use crate::operand::{is_gfx9, takes_no_literal};
 use crate::tables::FLAG_LIT16;
 use crate::Arch;
+use baregpu_autogen::isa::OperandKind;
 
 /// Whether no instruction line assembles to `i`, whose text is `text`: a DPP16 control is
 /// reserved or not row_newbcast on a gfx9 64-bit instruction, a source modifier bit is set where
@@ -35,7 +36,7 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     {
         return true;
     }
-    if crate::src_mods::refused_bits(i) || super::unwritten::unwritten(i) {
+    if crate::src_mods::refused_bits(i) || super::unwritten::unwritten(i) || wide_literal_in_16bit_source(i) {
         return true;
     }
     // The operands' text is read only where a rule needs it.
@@ -104,4 +105,25 @@ pub(crate) fn text(i: &Instruction, text: &str) -> String {
     let words: Vec<String> =
         i.encode().chunks(4).map(|c| format!("0x{:08x}", u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect();
     format!(".long {} // {text}", words.join(", "))
+}
+
+/// A literal that is no 16-bit value (-32768..65535) in a source that reads 16 bits of it: the
+/// assembler refuses such a line, as llvm-mc 22 does (the same test as `asm::parser::fill`), so
+/// no line writes the word. Sources that keep a literal's low 16 bits (`asm::low16`) take any.
+fn wide_literal_in_16bit_source(i: &Instruction) -> bool {
+    if !i.literal.is_some_and(crate::operand::literal_too_wide) {
+        return false;
+    }
+    let (m, fname) = (i.mnemonic(), i.format().name);
+    let lit16 = i.opcode().flags & FLAG_LIT16 != 0;
+    let packed = fname.starts_with("VOP3P") || fname == "WMMA";
+    i.operands().iter().any(|o| {
+        let holds = matches!(o.kind, OperandKind::Ssrc | OperandKind::Vsrc) && i.field(o.name) == Some(255);
+        let idx = crate::operand::src_index(o.name);
+        holds && crate::asm::low16::low16(i, idx).is_none() && {
+            let k = idx.unwrap_or(0);
+            let ty = crate::src_type::src_val_type(i.arch, m, k, u32::from(o.dwords.max(1)));
+            crate::operand::reads_16bit_literal(ty, lit16, packed, crate::src_type::halves_read_32bit(i.arch, m, k))
+        }
+    })
 }
