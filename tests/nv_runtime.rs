@@ -6,6 +6,9 @@
 //! With `BAREGPU_NV_DEVICE=nv:0` the same tests run on a real GPU (scripts/hw/nv.sh does this):
 //! the kernels are compiled for it with ptxas, and the emulator-only checks are skipped.
 
+#[path = "common/long_run.rs"]
+mod long_run;
+
 use baregpu::device::open_emulated_nv;
 use baregpu_drivers::nv::qmd::{LaunchDesc, Qmd, QmdVersion};
 use baregpu_emu::nv::ptx::exec::{f16_to_f32, f32_to_f16};
@@ -337,21 +340,16 @@ fn a_long_kernel_that_retires_ctas_is_not_a_hang() {
     let work = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry work(.param .u32 n)\n{\n\
                 \t.reg .pred %p;\n\t.reg .b32 %r<3>;\n\tld.param.u32 %r1, [n];\n\tmov.u32 %r2, 0;\n$L_top:\n\
                 \tadd.u32 %r2, %r2, 1;\n\tsetp.lt.u32 %p, %r2, %r1;\n\t@%p bra.uni $L_top;\n\tret;\n}\n";
-    let prog = dev.load(NvCode::parse(work.as_bytes()).unwrap()).unwrap();
     let mut dev = dev;
-    let run = |dev: &NvDevice| {
+    let prog = dev.load(NvCode::parse(work.as_bytes()).unwrap()).unwrap();
+    long_run::outlasts_timeout(|timeout| {
+        dev.timeout = timeout;
         let t = std::time::Instant::now();
         dev.launch(&prog, "work", &[ArgValue::u32(400)], &Launch::new([1500, 1, 1], [32, 1, 1]), false).unwrap();
         dev.synchronize()
             .unwrap_or_else(|e| panic!("a progressing kernel was taken for a hang after {:?}: {e}", t.elapsed()));
         t.elapsed()
-    };
-    // The kernel must outlast the timeout many times over, or this proves nothing: the timeout
-    // is set from the kernel's own time on this machine (a fast machine runs it sooner).
-    let took = run(&dev);
-    dev.timeout = (took / 8).max(std::time::Duration::from_millis(10));
-    let took = run(&dev);
-    assert!(took > 4 * dev.timeout, "the kernel took only {took:?} against a timeout of {:?}", dev.timeout);
+    });
 }
 
 /// A kernel that traps: RM's SM debugger names the SM with the error and the PC (on the
