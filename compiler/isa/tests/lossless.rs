@@ -132,8 +132,12 @@ fn run(arch: Arch) {
             if !allow.contains(&key) {
                 unexpected.push(format!("{} {fmt} {who}: {k}/{t}", arch.name()));
             }
-        } else if allow.contains(&key) {
-            stale.push(format!("{} {fmt} {who}", arch.name()));
+        }
+    }
+    // A listed triple is stale when it now passes or no longer occurs at all.
+    for (a, fmt, who) in allow.iter().filter(|(a, ..)| a == arch.name()) {
+        if !per.get(&(fmt.clone(), who.as_str())).is_some_and(|(t, k)| k != t) {
+            stale.push(format!("{a} {fmt} {who}"));
         }
     }
     let n = rows.len();
