@@ -627,6 +627,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     // Whole-instruction rules: a wide MFMA's C matrix is its destination or apart from it; the
     // constant bus.
     let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
+    if let Some(e) = crate::ext_forms::refusal(i) {
+        return Err((line.mnemonic.col, e));
+    }
     super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
     super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }

@@ -36,7 +36,11 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     {
         return true;
     }
-    if crate::src_mods::refused_bits(i) || super::unwritten::unwritten(i) || wide_literal_in_16bit_source(i) {
+    if crate::src_mods::refused_bits(i)
+        || super::unwritten::unwritten(i)
+        || wide_literal_in_16bit_source(i)
+        || crate::ext_forms::refusal(i).is_some()
+    {
         return true;
     }
     // The operands' text is read only where a rule needs it.
