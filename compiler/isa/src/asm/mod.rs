@@ -70,10 +70,13 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
             add(&n, Ext::Dpp8, &mut out);
         }
     } else if let Some(b) = m.strip_suffix("_dpp") {
+        // `_dpp` names the DPP form of a 32-bit encoding; llvm-mc 22 refuses it for the VOP3
+        // forms ("dpp variant of this instruction is not supported"), which take `_e64_dpp`.
         for n in dpp_bases(b) {
             add(&n, Ext::Dpp16, &mut out);
             add(&n, Ext::Dpp8, &mut out);
         }
+        out.retain(|c| c.ext == Ext::None || matches!(t.op(c.op).format, "VOP1" | "VOP2" | "VOPC"));
     } else if let Some(b) = m.strip_suffix("_sdwa") {
         for n in dpp_bases(b) {
             add(&n, Ext::Sdwa, &mut out);
