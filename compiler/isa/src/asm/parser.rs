@@ -630,6 +630,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     if let Some(e) = crate::ext_forms::refusal(i) {
         return Err((line.mnemonic.col, e));
     }
+    if let Some(e) = crate::ext_forms::src_refusal(i) {
+        return Err((col(ops.iter().position(|o| o.name == "src1")), e));
+    }
     super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
     super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }
