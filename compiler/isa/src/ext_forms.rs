@@ -35,26 +35,30 @@ pub(crate) fn refusal(i: &Instruction) -> Option<String> {
     (op.flags & flag == 0).then(|| format!("{}: llvm-mc 22 has no {form} form of this instruction", op.mnemonic))
 }
 
-/// Why a source of `i`, a gfx11 VOP3 DPP16/DPP8 instruction, is not one llvm-mc 22 reads there:
-/// src1 is a VGPR (`v_add_f32_e64_dpp v1, v2, s3` and `…, v2, 1.0` are refused; gfx12 takes
-/// them). src2 takes scalars and inline constants on both. `None` for every other case.
+/// Why a source of `i`, a gfx11 VOP3 DPP16/DPP8 instruction, is not one llvm-mc 22 reads there
+/// (see [`src1_refusal`]); `None` for every other case.
 pub(crate) fn src_refusal(i: &Instruction) -> Option<String> {
-    if i.arch != Arch::Gfx1100 || !matches!(i.format().parent, Some("VOP3" | "VOP3SD")) {
+    src1_refusal(i, i.field("src1")?)
+}
+
+/// Why `code` cannot be src1 of `i` (a started or filled instruction): on gfx1100 a VOP3 DPP16/
+/// DPP8 src1 is a VGPR (`v_add_f32_e64_dpp v1, v2, s3` and `…, v2, 1.0` are refused; gfx12 takes
+/// them). src2 takes scalars and inline constants on both.
+pub(crate) fn src1_refusal(i: &Instruction, code: u32) -> Option<String> {
+    let f = i.format();
+    if code >= 256 || i.arch != Arch::Gfx1100 || !matches!(f.parent, Some("VOP3" | "VOP3SD")) {
         return None;
     }
-    let f = i.format().name;
-    if !f.ends_with("_DPP16") && !f.ends_with("_DPP8") {
+    if !f.name.ends_with("_DPP16") && !f.name.ends_with("_DPP8") {
         return None;
     }
     // VOP1 opcodes in VOP3 have a src1 field but no such operand.
-    if !i.opcode().operands.iter().any(|o| o.name == "src1") {
+    let op = i.opcode();
+    if !op.operands.iter().any(|o| o.name == "src1") {
         return None;
     }
-    match i.field("src1") {
-        Some(code) if code < 256 => Some(format!(
-            "src1 of {}_e64_dpp must be a VGPR on gfx1100 (llvm-mc 22 refuses scalars and constants there)",
-            i.opcode().mnemonic.trim_end_matches("_e64")
-        )),
-        _ => None,
-    }
+    Some(format!(
+        "src1 of {}_e64_dpp must be a VGPR on gfx1100 (llvm-mc 22 refuses scalars and constants there)",
+        op.mnemonic.trim_end_matches("_e64")
+    ))
 }

@@ -45,7 +45,9 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
     let add = |name: &str, ext: Ext, out: &mut Vec<Cand>| {
         if let Some(v) = t.by_mnemonic.get(name) {
             for &op in v {
-                if let Some(init) = start(arch, op, ext) {
+                // A DPP/SDWA form llvm-mc 22 does not have for the opcode (ext_forms) is no
+                // candidate.
+                if let Some(init) = start(arch, op, ext).filter(|i| crate::ext_forms::refusal(i).is_none()) {
                     out.push(Cand { op, ext, init });
                 }
             }
@@ -204,16 +206,25 @@ fn assemble_parsed<'a>(arch: Arch, l: &Line<'a>, text: &str, line: usize, r: &mu
         return vopd::assemble(arch, l, m, text, line);
     }
     if cands.is_empty() {
-        return Err(IsaError::asm(
-            line,
-            l.mnemonic.col,
-            format!("unknown mnemonic '{}' for {}", l.mnemonic.text, arch.name()),
-        ));
+        return Err(IsaError::asm(line, l.mnemonic.col, no_candidate(arch, m, l.mnemonic.text)));
     }
     let want = verify::Want::reuse(l, std::mem::take(&mut r.want));
     let res = pick(&cands, l, &want, &mut r.check, text, line);
     r.want = want.typed;
     res
+}
+
+/// Why no encoding reads mnemonic `m`: an unknown name, or a DPP/SDWA suffix on an instruction
+/// llvm-mc 22 has in no such form (`ext_forms`; `_dpp` names the 32-bit encoding's DPP form).
+fn no_candidate(arch: Arch, m: &str, written: &str) -> String {
+    let form = [("_e64_dpp", "VOP3 DPP"), ("_dpp", "32-bit DPP"), ("_sdwa", "SDWA")]
+        .into_iter()
+        .find_map(|(suf, form)| m.strip_suffix(suf).map(|b| (b, form)))
+        .filter(|(b, _)| !candidates(arch, b).is_empty());
+    match form {
+        Some((b, form)) => format!("'{m}': llvm-mc 22 has no {form} form of {b} on {}", arch.name()),
+        None => format!("unknown mnemonic '{written}' for {}", arch.name()),
+    }
 }
 
 /// The first candidate that fills from the line and reads back as what it says; else the error

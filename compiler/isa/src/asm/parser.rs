@@ -535,6 +535,11 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 if super::matrix::is_matrix_format(fname) {
                     super::matrix::check(i, o.name, code.0, r.map(|r| r.file)).map_err(|e| (t.col, e))?;
                 }
+                if field == "src1" && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
+                    if let Some(e) = crate::ext_forms::src1_refusal(i, code.0) {
+                        return err(t, e);
+                    }
+                }
                 set_src(i, (field, fd), code.0, code.1, t)?;
             }
             OperandKind::Imm | OperandKind::Simm16 | OperandKind::Label | OperandKind::Offset => {
@@ -627,12 +632,6 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     // Whole-instruction rules: a wide MFMA's C matrix is its destination or apart from it; the
     // constant bus.
     let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
-    if let Some(e) = crate::ext_forms::refusal(i) {
-        return Err((line.mnemonic.col, e));
-    }
-    if let Some(e) = crate::ext_forms::src_refusal(i) {
-        return Err((col(ops.iter().position(|o| o.name == "src1")), e));
-    }
     super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
     super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }
