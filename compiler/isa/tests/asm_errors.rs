@@ -208,7 +208,8 @@ fn constant_bus_llvm_mc_refuses_is_refused() {
         assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
         assert!(e.to_string().contains("the constant bus limit"), "{line}: {e}");
     }
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 6] = [
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 7] = [
+        (Gfx1100, "buffer_load_b32 v1, off, s[4:7], 1.0", &[0x00, 0x00, 0x50, 0xe0, 0x00, 0x01, 0x01, 0xf2]),
         (Gfx942, "v_add_f32_e64 v0, s1, s1", &[0x00, 0x00, 0x01, 0xd1, 0x01, 0x02, 0x00, 0x00]),
         (Gfx942, "v_add_f64 v[0:1], s[2:3], s[2:3]", &[0x00, 0x00, 0x80, 0xd2, 0x02, 0x04, 0x00, 0x00]),
         (
@@ -320,11 +321,11 @@ fn lines_llvm_mc_refuses_are_refused() {
 /// size (`vcc` in a 32-bit operand, `m0` in a 64-bit one; gfx9 has no `vcc_lo` lane mask); a
 /// DPP16/DPP8/SDWA form the opcode does not have (`isa::ext_forms`, from the generated form
 /// flags); `_dpp` on a VOP3-only opcode (it names the 32-bit encoding's DPP form); a gfx1100
-/// VOP3 DPP src1 that is not a VGPR. Such words print as `.long`.
+/// VOP3 DPP src1 that is not a VGPR; a literal buffer soffset. Such words print as `.long`.
 #[test]
 fn sizes_and_forms_llvm_mc_refuses_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 14] = [
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 16] = [
         (Gfx942, "v_mul_f32_e32 v8, vcc, v40", 19, "'vcc' is 2 dwords; v_mul_f32_e32 expects 1"),
         (Gfx1100, "s_add_u32 s16, vcc, s40", 16, "'vcc' is 2 dwords"),
         (Gfx942, "v_cvt_i32_f64_e32 v8, m0", 23, "'m0' is 1 dwords; v_cvt_i32_f64_e32 expects 2"),
@@ -359,6 +360,8 @@ fn sizes_and_forms_llvm_mc_refuses_are_refused() {
         (Gfx1100, "v_add_f32_e64_dpp v1, v2, s3 quad_perm:[0,1,2,3]", 27, "src1 of v_add_f32_e64_dpp must be a VGPR"),
         (Gfx1100, "v_cmp_eq_f32_e64_dpp s5, v2, 1.0 quad_perm:[0,1,2,3]", 30, "must be a VGPR on gfx1100"),
         (Gfx1100, "v_add_f32_e64_dpp v1, v2, s3 dpp8:[0,1,2,3,4,5,6,7]", 27, "must be a VGPR"),
+        (Gfx1100, "buffer_load_b32 v1, off, s[4:7], 0x1234", 34, "a MUBUF soffset takes no literal"),
+        (Gfx942, "buffer_load_dword v1, off, s[4:7], 65", 36, "soffset takes no literal"),
     ];
     for (arch, line, col, what) in bad {
         let e = assemble(arch, line).unwrap_err();
@@ -397,7 +400,8 @@ fn sizes_and_forms_llvm_mc_refuses_are_refused() {
         assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
     }
     // The words of refused lines print as `.long` (llvm-mc prints text it does not read back).
-    let words: [&[u8]; 2] = [
+    let words: [&[u8]; 3] = [
+        &[0x00, 0x00, 0x50, 0xe0, 0x00, 0x01, 0x01, 0xff, 0x34, 0x12, 0x00, 0x00],
         &[0x01, 0x00, 0x03, 0xd5, 0xe9, 0x06, 0x00, 0x00, 0x02, 0x88, 0xc6, 0xfa],
         &[0xfa, 0x50, 0x10, 0x0c, 0x1c, 0xe4, 0x00, 0xff],
     ];

@@ -6,6 +6,7 @@
 //! (`verify`): the first candidate that means what the line says wins, and the candidates come
 //! in llvm-mc's order of preference (e32 before e64, inline constant before literal).
 
+pub(crate) mod buf_soffset;
 pub(crate) mod const_bus;
 mod data;
 mod decoded;

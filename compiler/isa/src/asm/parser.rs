@@ -396,7 +396,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                         }
                     }
                 }
-                if r.is_none() {
+                // Matrix sources have a rule of their own (asm::matrix refuses scalars there).
+                if r.is_none() && !super::matrix::is_matrix_format(fname) {
                     named_size(s, d, m, fname, field).map_err(|e| (t.col, e))?;
                 }
                 // SGPR or trap-temporary tuples (ttmp0 is scalar register 108).
@@ -534,6 +535,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 }
                 if super::matrix::is_matrix_format(fname) {
                     super::matrix::check(i, o.name, code.0, r.map(|r| r.file)).map_err(|e| (t.col, e))?;
+                }
+                if let Some(e) = super::buf_soffset::refusal(fname, field, code.0, s) {
+                    return err(t, e);
                 }
                 if field == "src1" && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
                     if let Some(e) = crate::ext_forms::src1_refusal(i, code.0) {

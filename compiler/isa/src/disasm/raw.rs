@@ -41,6 +41,7 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         || wide_literal_in_16bit_source(i)
         || crate::ext_forms::refusal(i).is_some()
         || crate::ext_forms::src_refusal(i).is_some()
+        || crate::asm::buf_soffset::refused(i)
     {
         return true;
     }
