@@ -8,6 +8,7 @@
 use baregpu_autogen::isa::{FLAG_DPP16, FLAG_DPP8, FLAG_SDWA};
 
 use crate::inst::Instruction;
+use crate::operand::is_gfx9;
 use crate::Arch;
 
 /// Why `i`'s DPP16, DPP8 or SDWA form is not one llvm-mc 22 has for its opcode; `None` for the
@@ -28,8 +29,9 @@ pub(crate) fn refusal(i: &Instruction) -> Option<String> {
         return None;
     };
     let op = i.opcode();
-    // It probes with a VGPR in src0: an opcode without one (`v_nop`) is not probed.
-    if !op.operands.iter().any(|o| o.name == "src0") {
+    // It probes with a VGPR in src0, so an opcode without one is not probed: gfx9 `v_nop` has
+    // DPP16 and SDWA forms to llvm-mc 22; gfx11+ `v_nop`, `v_pipeflush` and `v_illegal` none.
+    if is_gfx9(i.arch) && !op.operands.iter().any(|o| o.name == "src0") {
         return None;
     }
     (op.flags & flag == 0).then(|| format!("{}: llvm-mc 22 has no {form} form of this instruction", op.mnemonic))
