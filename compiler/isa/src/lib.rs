@@ -16,6 +16,7 @@ mod decode_lut;
 mod decode_ref;
 pub mod disasm;
 pub mod error;
+mod ext_forms;
 mod field_index;
 pub mod fixup;
 mod fnv;

@@ -208,7 +208,8 @@ fn constant_bus_llvm_mc_refuses_is_refused() {
         assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
         assert!(e.to_string().contains("the constant bus limit"), "{line}: {e}");
     }
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 6] = [
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 7] = [
+        (Gfx1100, "buffer_load_b32 v1, off, s[4:7], 1.0", &[0x00, 0x00, 0x50, 0xe0, 0x00, 0x01, 0x01, 0xf2]),
         (Gfx942, "v_add_f32_e64 v0, s1, s1", &[0x00, 0x00, 0x01, 0xd1, 0x01, 0x02, 0x00, 0x00]),
         (Gfx942, "v_add_f64 v[0:1], s[2:3], s[2:3]", &[0x00, 0x00, 0x80, 0xd2, 0x02, 0x04, 0x00, 0x00]),
         (
@@ -312,6 +313,102 @@ fn lines_llvm_mc_refuses_are_refused() {
     ];
     for (arch, line, bytes) in ok {
         assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
+    }
+}
+
+/// Lines llvm-mc 22 refuses that ours took (found by comparing neg/abs/sext, register and
+/// literal variants of the golden lines with llvm-mc): a named scalar register of the other
+/// size (`vcc` in a 32-bit operand, `m0` in a 64-bit one; gfx9 has no `vcc_lo` lane mask); a
+/// DPP16/DPP8/SDWA form the opcode does not have (`isa::ext_forms`, from the generated form
+/// flags); `_dpp` on a VOP3-only opcode (it names the 32-bit encoding's DPP form); a gfx1100
+/// VOP3 DPP src1 that is not a VGPR; a literal buffer soffset. Such words print as `.long`.
+#[test]
+fn sizes_and_forms_llvm_mc_refuses_are_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942};
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 16] = [
+        (Gfx942, "v_mul_f32_e32 v8, vcc, v40", 19, "'vcc' is 2 dwords; v_mul_f32_e32 expects 1"),
+        (Gfx1100, "s_add_u32 s16, vcc, s40", 16, "'vcc' is 2 dwords"),
+        (Gfx942, "v_cvt_i32_f64_e32 v8, m0", 23, "'m0' is 1 dwords; v_cvt_i32_f64_e32 expects 2"),
+        (Gfx942, "v_cmp_class_f32_e64 m0, v28, v40", 21, "'m0' is 1 dwords"),
+        (Gfx942, "v_cmp_class_f32_e32 vcc_lo, v28, v40", 21, "expected vcc, found 'vcc_lo'"),
+        (
+            Gfx1100,
+            "v_fmac_dx9_zero_f32_dpp v8, v28, v40 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            1,
+            "no 32-bit DPP form of v_fmac_dx9_zero_f32",
+        ),
+        (
+            Gfx1100,
+            "v_readlane_b32_e64_dpp s8, v24, m0 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            1,
+            "no VOP3 DPP form of v_readlane_b32",
+        ),
+        (
+            Gfx942,
+            "v_fmamk_f32_dpp v8, v28, 0x40490fdb, v40 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            1,
+            "no 32-bit DPP form of v_fmamk_f32",
+        ),
+        (
+            Gfx1100,
+            "v_mad_i32_i24_dpp v12, v24, v40, v56 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            1,
+            "no 32-bit DPP form",
+        ),
+        (Gfx1201, "v_xor_b16_dpp v12.l, v24.l, v40.l dpp8:[0,1,2,3,4,5,6,7]", 1, "no 32-bit DPP form of v_xor_b16"),
+        (Gfx1100, "v_add_f32_dpp v8, -v28, v40 dpp8:[0,1,2,3,4,5,6,7]", 29, "dpp8"),
+        (Gfx1100, "v_add_f32_e64_dpp v1, v2, s3 quad_perm:[0,1,2,3]", 27, "src1 of v_add_f32_e64_dpp must be a VGPR"),
+        (Gfx1100, "v_cmp_eq_f32_e64_dpp s5, v2, 1.0 quad_perm:[0,1,2,3]", 30, "must be a VGPR on gfx1100"),
+        (Gfx1100, "v_add_f32_e64_dpp v1, v2, s3 dpp8:[0,1,2,3,4,5,6,7]", 27, "must be a VGPR"),
+        (Gfx1100, "buffer_load_b32 v1, off, s[4:7], 0x1234", 34, "a MUBUF soffset takes no literal"),
+        (Gfx942, "buffer_load_dword v1, off, s[4:7], 65", 36, "soffset takes no literal"),
+    ];
+    for (arch, line, col, what) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
+        assert!(e.to_string().contains(what), "{line}: {e}");
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+    // llvm-mc 22's bytes for the neighbours it takes: vcc as a 64-bit address, m0 as a wave32
+    // lane mask, `_e64_dpp` on a VOP3-only opcode, gfx1100 src2 and gfx1201 src1 scalars in
+    // VOP3 DPP, v_nop_dpp.
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 6] = [
+        (Gfx1100, "global_atomic_add_f32 v8, v24, vcc offset:4", &[0x04, 0x00, 0x5a, 0xdd, 0x08, 0x18, 0x6a, 0x00]),
+        (Gfx1100, "v_cmp_lt_u64_e64 m0, v[28:29], v[40:41]", &[0x7d, 0x00, 0x59, 0xd4, 0x1c, 0x51, 0x02, 0x00]),
+        (
+            Gfx1100,
+            "v_mad_i32_i24_e64_dpp v12, v24, v40, v56 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            &[0x0c, 0x00, 0x0a, 0xd6, 0xfa, 0x50, 0xe2, 0x04, 0x18, 0xe4, 0x00, 0xff],
+        ),
+        (
+            Gfx1100,
+            "v_fma_f32_e64_dpp v1, v2, v3, s4 quad_perm:[0,1,2,3]",
+            &[0x01, 0x00, 0x13, 0xd6, 0xfa, 0x06, 0x12, 0x00, 0x02, 0xe4, 0x00, 0xff],
+        ),
+        (
+            Gfx1201,
+            "v_add_f32_e64_dpp v1, v2, s3 dpp8:[0,1,2,3,4,5,6,7]",
+            &[0x01, 0x00, 0x03, 0xd5, 0xe9, 0x06, 0x00, 0x00, 0x02, 0x88, 0xc6, 0xfa],
+        ),
+        (
+            Gfx942,
+            "v_nop_dpp quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            &[0xfa, 0x00, 0x00, 0x7e, 0x00, 0xe4, 0x00, 0xff],
+        ),
+    ];
+    for (arch, line, bytes) in ok {
+        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
+    }
+    // The words of refused lines print as `.long` (llvm-mc prints text it does not read back).
+    let words: [&[u8]; 3] = [
+        &[0x00, 0x00, 0x50, 0xe0, 0x00, 0x01, 0x01, 0xff, 0x34, 0x12, 0x00, 0x00],
+        &[0x01, 0x00, 0x03, 0xd5, 0xe9, 0x06, 0x00, 0x00, 0x02, 0x88, 0xc6, 0xfa],
+        &[0xfa, 0x50, 0x10, 0x0c, 0x1c, 0xe4, 0x00, 0xff],
+    ];
+    for w in words {
+        let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, w).unwrap());
+        assert!(text.starts_with(".long"), "{text}");
+        assert_eq!(assemble(Gfx1100, &text).unwrap(), w, "{text}");
     }
 }
 

@@ -6,6 +6,7 @@
 //! (`verify`): the first candidate that means what the line says wins, and the candidates come
 //! in llvm-mc's order of preference (e32 before e64, inline constant before literal).
 
+pub(crate) mod buf_soffset;
 pub(crate) mod const_bus;
 mod data;
 mod decoded;
@@ -45,7 +46,9 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
     let add = |name: &str, ext: Ext, out: &mut Vec<Cand>| {
         if let Some(v) = t.by_mnemonic.get(name) {
             for &op in v {
-                if let Some(init) = start(arch, op, ext) {
+                // A DPP/SDWA form llvm-mc 22 does not have for the opcode (ext_forms) is no
+                // candidate.
+                if let Some(init) = start(arch, op, ext).filter(|i| crate::ext_forms::refusal(i).is_none()) {
                     out.push(Cand { op, ext, init });
                 }
             }
@@ -70,10 +73,13 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
             add(&n, Ext::Dpp8, &mut out);
         }
     } else if let Some(b) = m.strip_suffix("_dpp") {
+        // `_dpp` names the DPP form of a 32-bit encoding; llvm-mc 22 refuses it for the VOP3
+        // forms ("dpp variant of this instruction is not supported"), which take `_e64_dpp`.
         for n in dpp_bases(b) {
             add(&n, Ext::Dpp16, &mut out);
             add(&n, Ext::Dpp8, &mut out);
         }
+        out.retain(|c| c.ext == Ext::None || matches!(t.op(c.op).format, "VOP1" | "VOP2" | "VOPC"));
     } else if let Some(b) = m.strip_suffix("_sdwa") {
         for n in dpp_bases(b) {
             add(&n, Ext::Sdwa, &mut out);
@@ -201,16 +207,25 @@ fn assemble_parsed<'a>(arch: Arch, l: &Line<'a>, text: &str, line: usize, r: &mu
         return vopd::assemble(arch, l, m, text, line);
     }
     if cands.is_empty() {
-        return Err(IsaError::asm(
-            line,
-            l.mnemonic.col,
-            format!("unknown mnemonic '{}' for {}", l.mnemonic.text, arch.name()),
-        ));
+        return Err(IsaError::asm(line, l.mnemonic.col, no_candidate(arch, m, l.mnemonic.text)));
     }
     let want = verify::Want::reuse(l, std::mem::take(&mut r.want));
     let res = pick(&cands, l, &want, &mut r.check, text, line);
     r.want = want.typed;
     res
+}
+
+/// Why no encoding reads mnemonic `m`: an unknown name, or a DPP/SDWA suffix on an instruction
+/// llvm-mc 22 has in no such form (`ext_forms`; `_dpp` names the 32-bit encoding's DPP form).
+fn no_candidate(arch: Arch, m: &str, written: &str) -> String {
+    let form = [("_e64_dpp", "VOP3 DPP"), ("_dpp", "32-bit DPP"), ("_sdwa", "SDWA")]
+        .into_iter()
+        .find_map(|(suf, form)| m.strip_suffix(suf).map(|b| (b, form)))
+        .filter(|(b, _)| !candidates(arch, b).is_empty());
+    match form {
+        Some((b, form)) => format!("'{m}': llvm-mc 22 has no {form} form of {b} on {}", arch.name()),
+        None => format!("unknown mnemonic '{written}' for {}", arch.name()),
+    }
 }
 
 /// The first candidate that fills from the line and reads back as what it says; else the error

@@ -310,13 +310,18 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
         match o.kind {
             OperandKind::Special if ext == Ext::Sdwa && o.name == "vcc" && s != "vcc" => {
                 // gfx9 VOPC SDWA with an SGPR-pair destination (`sd`).
+                named_size(s, 2, m, fname, "sdst").map_err(|e| (t.col, e))?;
+                if let Some(r) = parse_reg(s).filter(|r| r.count != 2) {
+                    return err(t, format!("'{s}' has {} registers, {m} expects 2 here", r.count));
+                }
                 let (c, _) = src_code(arch, s, false).map_err(|e| (t.col, e))?;
                 if c > 127 || !i.set_field("sdst", c) || !i.set_field("sd", 1) {
                     return err(t, format!("'{s}' cannot be the destination"));
                 }
             }
             OperandKind::Special => {
-                if s != o.name && !(o.name == "vcc" && s == "vcc_lo") {
+                // `vcc_lo` for the lane mask is wave32's (gfx11+); gfx9 has wave64 only.
+                if s != o.name && !(o.name == "vcc" && s == "vcc_lo" && !g9) {
                     return err(t, format!("expected {}, found '{s}'", o.name));
                 }
             }
@@ -368,12 +373,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                     if r.file == 'v' && crate::t16::lo128_breaks(arch, fname, opc, k, r.first + r.count) {
                         return err(t, format!("'{s}': a 16-bit operand of the 32-bit encoding is v0..v127"));
                     }
-                    if r.count != d
-                        && !(m.ends_with("_f8f6f4") && matches!(field, "src0" | "src1"))
-                        && !(fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
-                        && !(fname == "GLOBAL" && matches!(field, "addr" | "vaddr"))
-                        && !(o.name == "vdst" && r.file == 's')
-                    {
+                    if r.count != d && !any_size(m, fname, field) && !(o.name == "vdst" && r.file == 's') {
                         return err(t, format!("'{s}' has {} registers, {m} expects {d} here", r.count));
                     }
                     if r.file == 'a' {
@@ -395,6 +395,10 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                             return err(t, format!("register {s} is beyond the 16-bit addressable range"));
                         }
                     }
+                }
+                // Matrix sources have a rule of their own (asm::matrix refuses scalars there).
+                if r.is_none() && !super::matrix::is_matrix_format(fname) {
+                    named_size(s, d, m, fname, field).map_err(|e| (t.col, e))?;
                 }
                 // SGPR or trap-temporary tuples (ttmp0 is scalar register 108).
                 let sreg = r.filter(|r| r.file == 's' || r.file == 't' && r.first + r.count <= 16);
@@ -532,6 +536,14 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 if super::matrix::is_matrix_format(fname) {
                     super::matrix::check(i, o.name, code.0, r.map(|r| r.file)).map_err(|e| (t.col, e))?;
                 }
+                if let Some(e) = super::buf_soffset::refusal(fname, field, code.0, s) {
+                    return err(t, e);
+                }
+                if field == "src1" && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
+                    if let Some(e) = crate::ext_forms::src1_refusal(i, code.0) {
+                        return err(t, e);
+                    }
+                }
                 set_src(i, (field, fd), code.0, code.1, t)?;
             }
             OperandKind::Imm | OperandKind::Simm16 | OperandKind::Label | OperandKind::Offset => {
@@ -626,6 +638,25 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
     super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
     super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
+}
+
+/// Operands whose register count is not the table's: `_f8f6f4` A/B matrices (their format
+/// sets it), buffer addresses and data, global addresses.
+fn any_size(m: &str, fname: &str, field: &str) -> bool {
+    (m.ends_with("_f8f6f4") && matches!(field, "src0" | "src1"))
+        || (fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
+        || (fname == "GLOBAL" && matches!(field, "addr" | "vaddr"))
+}
+
+/// Refuses a named scalar register of the wrong size for a `d`-dword operand (`vcc` in a 32-bit
+/// source, `m0` in a 64-bit one), as llvm-mc 22 does (`names::sreg::dwords`).
+fn named_size(s: &str, d: u32, m: &str, fname: &str, field: &str) -> Result<(), String> {
+    match crate::names::sreg::dwords(s) {
+        Some(w) if u32::from(w) != d && !any_size(m, fname, field) => {
+            Err(format!("'{s}' is {w} dwords; {m} expects {d} here"))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// VOPC written without its VCC destination (`written` operands, one short): llvm-mc 22 takes

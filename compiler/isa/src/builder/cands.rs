@@ -145,6 +145,9 @@ impl CtorTable {
 pub(crate) fn cand(arch: Arch, op: u32, suffixed: bool, ext: Ext) -> Option<Cand> {
     let t = Tables::get(arch);
     let init = start(arch, op, ext)?;
+    if crate::ext_forms::refusal(&init).is_some() {
+        return None;
+    }
     let operands: &'static [TableOperand] = &t.operands[op as usize];
     let m = t.op(op).mnemonic;
     let f = init.format();

@@ -782,6 +782,15 @@ impl<'a> Fill<'a> {
             self.put_extra(None, p, "opsel", v, "a 16-bit high half")?;
         }
         self.i.literal = self.lit;
+        if self.lit.is_some() && crate::asm::buf_soffset::refused(&self.i) {
+            let k = self.slots.iter().position(|s| s.op.name == "soffset");
+            return self.failf(k, format_args!("a buffer soffset takes no literal (an SGPR or an inline constant)"));
+        }
+        if self.c.ext != Ext::None {
+            if let Some(e) = crate::ext_forms::src_refusal(&self.i) {
+                return self.failf(self.slots.iter().position(|s| s.op.name == "src1"), format_args!("{e}"));
+            }
+        }
         if self.c.f8f6f4 {
             self.f8f6f4_sizes()?;
         }

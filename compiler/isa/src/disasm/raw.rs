@@ -36,7 +36,13 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     {
         return true;
     }
-    if crate::src_mods::refused_bits(i) || super::unwritten::unwritten(i) || wide_literal_in_16bit_source(i) {
+    if crate::src_mods::refused_bits(i)
+        || super::unwritten::unwritten(i)
+        || wide_literal_in_16bit_source(i)
+        || crate::ext_forms::refusal(i).is_some()
+        || crate::ext_forms::src_refusal(i).is_some()
+        || crate::asm::buf_soffset::refused(i)
+    {
         return true;
     }
     // The operands' text is read only where a rule needs it.

@@ -34,6 +34,19 @@ pub fn code(arch: Arch, s: &str) -> Option<u32> {
     })
 }
 
+/// The size in dwords of a named scalar register: 2 for the pairs (`vcc`, `exec`,
+/// `flat_scratch`, `xnack_mask`), 1 for their halves and `m0`; `None` for names of any size
+/// (`null`, the `src_*` constants). llvm-mc 22 refuses a name of the other size
+/// ("invalid operand for instruction"): `vcc` in a 32-bit source, `m0` in a 64-bit one.
+pub fn dwords(s: &str) -> Option<u8> {
+    match s {
+        "vcc" | "exec" | "flat_scratch" | "xnack_mask" => Some(2),
+        "vcc_lo" | "vcc_hi" | "exec_lo" | "exec_hi" | "m0" | "flat_scratch_lo" | "flat_scratch_hi"
+        | "xnack_mask_lo" | "xnack_mask_hi" => Some(1),
+        _ => None,
+    }
+}
+
 /// The name of a named constant source code (not registers), as llvm-mc prints it.
 pub fn const_name(arch: Arch, v: u32) -> Option<&'static str> {
     let g9 = is_gfx9(arch);
