@@ -5,6 +5,7 @@
 use crate::asm::lexer::split_line;
 use crate::asm::operand::{check_alignment, check_attr};
 use crate::asm::value::{typed, Val};
+use super::valu::Ext;
 use crate::inst::Instruction;
 use crate::operand::{is_gfx9, takes_no_literal};
 use crate::tables::FLAG_LIT16;
@@ -18,7 +19,8 @@ use baregpu_autogen::isa::OperandKind;
 /// operand of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we
 /// refuse what it refuses), an interpolation attribute is above attr32, a wide MFMA's C matrix
 /// partially overlaps its destination (asm::mfma_overlap), the constant bus is over its limit
-/// (asm::const_bus), or a gfx9 word breaks a gfx9 rule ([`gfx9_fields_unencodable`], odd
+/// (asm::const_bus), a source holds the literal code where the encoding has no literal dword
+/// ([`literal_code_without_literal`]), or a gfx9 word breaks a gfx9 rule ([`gfx9_fields_unencodable`], odd
 /// register tuples).
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // A reserved DPP16 control: no control name spells it.
@@ -36,7 +38,11 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     {
         return true;
     }
-    if crate::src_mods::refused_bits(i) || super::unwritten::unwritten(i) || wide_literal_in_16bit_source(i) {
+    if crate::src_mods::refused_bits(i)
+        || super::unwritten::unwritten(i)
+        || wide_literal_in_16bit_source(i)
+        || literal_code_without_literal(i)
+    {
         return true;
     }
     // The operands' text is read only where a rule needs it.
@@ -74,8 +80,8 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         })
 }
 
-/// gfx9 fields no line writes: `v_pk_fmac_f16` op_sel or sext bits, a 16-bit literal with high
-/// bits, or a source of 255 where the encoding takes no literal (VOP3).
+/// gfx9 fields no line writes: `v_pk_fmac_f16` op_sel or sext bits, or a 16-bit literal with
+/// high bits.
 fn gfx9_fields_unencodable(i: &Instruction) -> bool {
     if crate::asm::modifier::pk_fmac_drops_mods(i)
         && ["opsel", "src0_sext", "src1_sext"].iter().any(|f| i.field(f).is_some_and(|v| v != 0))
@@ -83,21 +89,32 @@ fn gfx9_fields_unencodable(i: &Instruction) -> bool {
         return true;
     }
     // A 16-bit literal (FLAG_LIT16) with high bits: the text has only the low half.
-    if i.opcode().flags & FLAG_LIT16 != 0 && i.literal.is_some_and(|l| l >> 16 != 0) {
-        return true;
+    i.opcode().flags & FLAG_LIT16 != 0 && i.literal.is_some_and(|l| l >> 16 != 0)
+}
+
+/// A source holding the literal code (255) in an encoding without a literal dword: gfx9's
+/// 64-bit VALU encodings, DPP and SDWA. The text has no value to print (llvm-mc prints a stray
+/// value), and both assemblers refuse a literal there (asm::parser: "SDWA takes no literal",
+/// "gfx9's 64-bit encoding takes no literal"; the DPP forms have no literal candidate).
+fn literal_code_without_literal(i: &Instruction) -> bool {
+    if i.literal.is_some() {
+        return false;
     }
-    // A 16-bit literal (FLAG_LIT16) with high bits: the text has only the low half.
-    if i.opcode().flags & FLAG_LIT16 != 0 && i.literal.is_some_and(|l| l >> 16 != 0) {
-        return true;
+    let (_, ext) = super::valu::shape(i);
+    // SDWA: a scalar source is its 8-bit field with the s0/s1 bit set.
+    if ext == Ext::Sdwa {
+        return i.field("s0") == Some(1) && i.field("sdwa_src0") == Some(255)
+            || i.field("s1") == Some(1) && i.field("vsrc1") == Some(255);
     }
-    if i.literal.is_none() && takes_no_literal(i.arch, i.format().name) {
-        let lit_code = |o: &baregpu_autogen::isa::Operand| {
-            matches!(o.kind, baregpu_autogen::isa::OperandKind::Ssrc | baregpu_autogen::isa::OperandKind::Vsrc)
-                && i.field(o.name) == Some(255)
-        };
-        return i.operands().iter().any(lit_code);
+    if ext == Ext::None && !takes_no_literal(i.arch, i.format().name) {
+        return false;
     }
-    false
+    // 9-bit source fields only: an 8-bit VGPR field at 255 is v255.
+    i.operands().iter().any(|o| {
+        matches!(o.kind, OperandKind::Ssrc | OperandKind::Vsrc)
+            && i.field_def(o.name).is_some_and(|f| f.hi - f.lo == 8)
+            && i.field(o.name) == Some(255)
+    })
 }
 
 /// `.long` with the instruction's dwords, then `text` as a comment.

@@ -10,7 +10,11 @@ use crate::inst::Instruction;
 
 /// Whether the word holds bits [`super::raw`] must print as data.
 pub(super) fn unwritten(i: &Instruction) -> bool {
-    stray_bits(i) || unwritten_field(i) || off_lane_named(i) || crate::vopd_banks::check(i).is_err()
+    stray_bits(i)
+        || unwritten_field(i)
+        || buffer_format_unwritten(i)
+        || off_lane_named(i)
+        || crate::vopd_banks::check(i).is_err()
 }
 
 /// Whether the nv bit is set, or a FLAT-segment offset above what the assembler takes (the
@@ -18,6 +22,15 @@ pub(super) fn unwritten(i: &Instruction) -> bool {
 pub(crate) fn unwritten_field(i: &Instruction) -> bool {
     i.field("nv").is_some_and(|v| v != 0)
         || crate::asm::modifier::flat_segment_max(i).is_some_and(|m| i64::from(i.f("offset")) > m)
+}
+
+/// A gfx12 `buffer_*` (not `tbuffer_*`) word whose format field is not the default: no modifier
+/// names it there, and both assemblers write the default (asm::decoded::buf prints `format:`
+/// only where the opcode takes it).
+fn buffer_format_unwritten(i: &Instruction) -> bool {
+    i.format().name == "VBUFFER"
+        && !i.mnemonic().starts_with("tbuffer")
+        && i.field("format").is_some_and(|v| v != crate::names::buf_fmt::DEFAULT_UFMT)
 }
 
 /// Whether a bit outside the format's fields (and outside its fixed encoding bits) is set.
