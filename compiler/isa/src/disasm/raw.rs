@@ -2,10 +2,10 @@
 //! and our assembler both read back to the same bytes), the decoded text after them as a
 //! comment. The tests are the rules the assembler itself enforces, not copies of them.
 
+use super::valu::Ext;
 use crate::asm::lexer::split_line;
 use crate::asm::operand::{check_alignment, check_attr};
 use crate::asm::value::{typed, Val};
-use super::valu::Ext;
 use crate::inst::Instruction;
 use crate::operand::{is_gfx9, takes_no_literal};
 use crate::tables::FLAG_LIT16;

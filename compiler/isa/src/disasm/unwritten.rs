@@ -13,6 +13,8 @@ pub(super) fn unwritten(i: &Instruction) -> bool {
     stray_bits(i)
         || unwritten_field(i)
         || buffer_format_unwritten(i)
+        || gfx9_saddr_0x7d(i)
+        || super::image::is_image(i.format().name) && super::image::resource_unnamed(i)
         || off_lane_named(i)
         || crate::vopd_banks::check(i).is_err()
 }
@@ -48,6 +50,12 @@ fn stray_bits(i: &Instruction) -> bool {
     let n = usize::from(i.ndwords).min(4);
     let word = i.words[..n].iter().enumerate().fold(0u128, |a, (k, &w)| a | u128::from(w) << (32 * k));
     word & !held != 0
+}
+
+/// gfx9 GLOBAL/SCRATCH saddr 0x7d: llvm-mc prints it as `null`, which gfx9 refuses ("'null'
+/// operand is not supported"), and `off` writes 0x7f (as do both assemblers), so no line writes it.
+fn gfx9_saddr_0x7d(i: &Instruction) -> bool {
+    crate::operand::is_gfx9(i.arch) && matches!(i.format().name, "GLOBAL" | "SCRATCH") && i.field("saddr") == Some(0x7d)
 }
 
 /// EXP: a lane whose enable bit is clear but whose register field is not 0 (`off` writes 0).
