@@ -9,8 +9,11 @@
 pub(crate) mod const_bus;
 mod data;
 mod decoded;
+pub(crate) mod dpp_src1;
 mod expr;
 mod image;
+pub(crate) mod image_dmask;
+pub(crate) mod k16;
 pub mod lexer;
 pub(crate) mod low16;
 pub(crate) mod matrix;
@@ -22,6 +25,7 @@ mod symbolic;
 pub(crate) mod value;
 mod verify;
 mod vopd;
+pub(crate) mod waitcnt_null;
 
 use std::borrow::Cow;
 use std::cell::RefCell;

@@ -18,7 +18,9 @@ use baregpu_autogen::isa::OperandKind;
 /// (`unwritten`), a matrix source is one the assembler refuses (asm::matrix), a 16-bit VGPR
 /// operand of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we
 /// refuse what it refuses), an interpolation attribute is above attr32, a wide MFMA's C matrix
-/// partially overlaps its destination (asm::mfma_overlap), the constant bus is over its limit
+/// partially overlaps its destination (asm::mfma_overlap), a gfx11 64-bit DPP src1 is no VGPR
+/// (asm::dpp_src1), a 16-bit fmamk/fmaak constant is too wide (asm::k16), a gfx11
+/// `s_waitcnt_*cnt` names a register other than null (asm::waitcnt_null), the constant bus is over its limit
 /// (asm::const_bus), a source holds the literal code where the encoding has no literal dword
 /// ([`literal_code_without_literal`]), or a gfx9 word breaks a gfx9 rule ([`gfx9_fields_unencodable`], odd
 /// register tuples).
@@ -34,6 +36,9 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // partially overlaps its destination; more scalar values than the constant bus carries.
     if i.field("attr").is_some_and(|a| check_attr(a).is_err())
         || crate::asm::mfma_overlap::check(i).is_err()
+        || crate::asm::dpp_src1::check(i).is_err()
+        || crate::asm::k16::check(i).is_err()
+        || crate::asm::waitcnt_null::check(i).is_err()
         || crate::asm::const_bus::check(i).is_err()
     {
         return true;

@@ -2,9 +2,12 @@
 //! bits outside every field of its format (gfx12 SMEM bits llvm-mc prints as `nv` and
 //! `scale_offset` but refuses to read on gfx1201; EXP's unused bits, which it drops), the nv bit
 //! (gfx9 SMEM: no modifier names it; gfx12 images: llvm-mc refuses `nv`), a FLAT-segment offset
-//! above 4095 (gfx9, gfx11: llvm-mc refuses it), export lanes that are
-//! `off` but name a register, and VOPD pairs whose sources share a VGPR bank (both assemblers
-//! refuse them). Such words print as `.long` (disasm::raw).
+//! above 4095 (gfx9, gfx11: llvm-mc refuses it), a gfx12 `buffer_*` format other than the
+//! default (only `tbuffer_*` names one), a gfx9 saddr of 0x7d (llvm-mc's `null`, which gfx9
+//! refuses), an image resource or sampler that is no SGPR tuple (gfx12's 9-bit fields) or a
+//! gather4/atomic dmask llvm-mc refuses (asm::image_dmask), export lanes that are `off` but name
+//! a register, and VOPD pairs whose sources share a VGPR bank (both assemblers refuse them).
+//! Such words print as `.long` (disasm::raw).
 
 use crate::inst::Instruction;
 
@@ -14,7 +17,8 @@ pub(super) fn unwritten(i: &Instruction) -> bool {
         || unwritten_field(i)
         || buffer_format_unwritten(i)
         || gfx9_saddr_0x7d(i)
-        || super::image::is_image(i.format().name) && super::image::resource_unnamed(i)
+        || super::image::is_image(i.format().name)
+            && (super::image::resource_unnamed(i) || crate::asm::image_dmask::check(i).is_err())
         || off_lane_named(i)
         || crate::vopd_banks::check(i).is_err()
 }
