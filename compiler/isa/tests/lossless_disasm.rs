@@ -636,6 +636,29 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
     (Arch::Gfx1100, &[0xff, 0xff, 0xd4, 0xd8, 0x01, 0x00, 0x00, 0x05], "ds_swizzle_b32 v5, v1 offset:65535", true),
     (Arch::Gfx1100, &[0x84, 0x00, 0xd4, 0xd8, 0x08, 0x00, 0x00, 0x38], "ds_swizzle_b32 v56, v8 offset:132", true),
     (Arch::Gfx950, &[0x04, 0x40, 0x7a, 0xd8, 0x08, 0x00, 0x00, 0x38], "ds_swizzle_b32 v56, v8 offset:16388", true),
+    // Operands llvm-mc 22 prints but refuses to read (and so does our assembler): a gfx11 64-bit
+    // DPP src1 that is no VGPR, a 16-bit fmaak constant that is no 16-bit value, a gfx11
+    // s_waitcnt_*cnt register other than null, gather4 and atomic dmasks.
+    (
+        Arch::Gfx1100,
+        &[0x08, 0x00, 0x20, 0xd6, 0xfa, 0x50, 0xe0, 0x04, 0x18, 0xe4, 0x00, 0xff],
+        ".long 0xd6200008, 0x04e050fa, 0xff00e418 // v_med3_i32_e64_dpp v8, v24, s40, v56 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
+    (Arch::Gfx1100, &[0x04, 0x01, 0x2c, 0x71, 0x18, 0x08, 0x04, 0x00], ".long 0x712c0104, 0x00040818 // v_fmaak_f16 v150, v4, v0, 0x40818", true),
+    (Arch::Gfx1100, &[0x1c, 0x4d, 0x90, 0xbc], ".long 0xbc904d1c // s_waitcnt_vmcnt s16, 0x4d1c", true),
+    (
+        Arch::Gfx1100,
+        &[0x04, 0x05, 0xc8, 0xf0, 0x18, 0x08, 0x04, 0x00],
+        ".long 0xf0c80504, 0x00040818 // image_gather4_lz v[8:11], v[24:25], s[16:23], s[0:3] dmask:0x5 dim:SQ_RSRC_IMG_2D",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x04, 0x09, 0x48, 0xf0, 0x18, 0x08, 0x04, 0x00],
+        ".long 0xf0480904, 0x00040818 // image_atomic_and v[8:9], v[24:25], s[16:23] dmask:0x9 dim:SQ_RSRC_IMG_2D",
+        true,
+    ),
 ];
 
 #[test]
