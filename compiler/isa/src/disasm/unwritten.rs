@@ -33,7 +33,7 @@ pub(crate) fn unwritten_field(i: &Instruction) -> bool {
 /// A gfx12 `buffer_*` (not `tbuffer_*`) word whose format field is not the default: no modifier
 /// names it there, and both assemblers write the default (asm::decoded::buf prints `format:`
 /// only where the opcode takes it).
-fn buffer_format_unwritten(i: &Instruction) -> bool {
+pub(crate) fn buffer_format_unwritten(i: &Instruction) -> bool {
     i.format().name == "VBUFFER"
         && !i.mnemonic().starts_with("tbuffer")
         && i.field("format").is_some_and(|v| v != crate::names::buf_fmt::DEFAULT_UFMT)
