@@ -342,11 +342,11 @@ fn src_scc_in_a_seven_bit_field_is_refused() {
 
 /// Operands llvm-mc 22 refuses although its disassembler prints them: a gfx11 64-bit DPP src1
 /// that is no VGPR (gfx12 takes SGPRs there), a 16-bit fmaak/fmamk constant that is no 16-bit
-/// value, a gfx11 `s_waitcnt_*cnt` register other than null, a gather4 dmask of more than one
-/// channel and an atomic dmask other than 0x1/0x3/0xf. What llvm-mc takes is taken, with its bytes.
+/// value, a gfx11 `s_waitcnt_*cnt` register other than null, a gfx9 VGPR-indexing mode above 15,
+/// a gather4 dmask of more than one channel and an atomic dmask other than 0x1/0x3/0xf. What llvm-mc takes is taken, with its bytes.
 #[test]
 fn operands_llvm_mc_prints_but_refuses_are_refused() {
-    use baregpu_isa::Arch::{Gfx1100, Gfx1201};
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
     // Where a line has other candidates (the DPP lines' plain VOP3 form, the images' NSA form),
     // their error is the one reported: only the refusal is checked there.
     let bad = [
@@ -355,6 +355,8 @@ fn operands_llvm_mc_prints_but_refuses_are_refused() {
         (Gfx1100, "v_fmaak_f16 v6, v4, v0, 0x40818", Some("does not fit its 16 bits")),
         (Gfx1201, "v_fmamk_f16 v1, v2, 0x40818, v3", Some("does not fit its 16 bits")),
         (Gfx1100, "s_waitcnt_vmcnt s16, 0x4d1c", Some("must be null")),
+        (Gfx942, "s_set_gpr_idx_on s28, 0x28", Some("the mode is 4 bits")),
+        (Gfx950, "s_set_gpr_idx_mode 0x801", Some("the mode is 4 bits")),
         (Gfx1100, "image_gather4_lz v[8:11], v[24:25], s[16:23], s[0:3] dmask:0x5 dim:SQ_RSRC_IMG_2D", None),
         (Gfx1100, "image_atomic_and v[8:9], v[24:25], s[16:23] dmask:0x9 dim:SQ_RSRC_IMG_2D", None),
     ];
@@ -363,7 +365,9 @@ fn operands_llvm_mc_prints_but_refuses_are_refused() {
         assert_eq!(positions(&e).len(), 1, "{line}: {e}");
         assert!(what.is_none_or(|w| e.to_string().contains(w)), "{line}: {e}");
     }
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 5] = [
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 7] = [
+        (Gfx942, "s_set_gpr_idx_on s28, gpr_idx(SRC0,DST)", &[0x1c, 0x09, 0x11, 0xbf]),
+        (Gfx950, "s_set_gpr_idx_mode 15", &[0x0f, 0x00, 0x9d, 0xbf]),
         (
             Gfx1100,
             "v_med3_i32_e64_dpp v8, v24, v40, s56 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",

@@ -638,7 +638,8 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
     (Arch::Gfx950, &[0x04, 0x40, 0x7a, 0xd8, 0x08, 0x00, 0x00, 0x38], "ds_swizzle_b32 v56, v8 offset:16388", true),
     // Operands llvm-mc 22 prints but refuses to read (and so does our assembler): a gfx11 64-bit
     // DPP src1 that is no VGPR, a 16-bit fmaak constant that is no 16-bit value, a gfx11
-    // s_waitcnt_*cnt register other than null, gather4 and atomic dmasks.
+    // s_waitcnt_*cnt register other than null, a gfx9 VGPR-indexing mode above 15, gather4 and
+    // atomic dmasks.
     (
         Arch::Gfx1100,
         &[0x08, 0x00, 0x20, 0xd6, 0xfa, 0x50, 0xe0, 0x04, 0x18, 0xe4, 0x00, 0xff],
@@ -647,6 +648,8 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
     ),
     (Arch::Gfx1100, &[0x04, 0x01, 0x2c, 0x71, 0x18, 0x08, 0x04, 0x00], ".long 0x712c0104, 0x00040818 // v_fmaak_f16 v150, v4, v0, 0x40818", true),
     (Arch::Gfx1100, &[0x1c, 0x4d, 0x90, 0xbc], ".long 0xbc904d1c // s_waitcnt_vmcnt s16, 0x4d1c", true),
+    (Arch::Gfx942, &[0x1c, 0x28, 0x11, 0xbf], ".long 0xbf11281c // s_set_gpr_idx_on s28, 0x28", true),
+    (Arch::Gfx950, &[0x01, 0x08, 0x9d, 0xbf], ".long 0xbf9d0801 // s_set_gpr_idx_mode 0x801", true),
     (
         Arch::Gfx1100,
         &[0x04, 0x05, 0xc8, 0xf0, 0x18, 0x08, 0x04, 0x00],

@@ -11,6 +11,7 @@ mod data;
 mod decoded;
 pub(crate) mod dpp_src1;
 mod expr;
+pub(crate) mod gpr_idx_mode;
 mod image;
 pub(crate) mod image_dmask;
 pub(crate) mod k16;

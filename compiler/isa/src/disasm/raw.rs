@@ -20,7 +20,8 @@ use baregpu_autogen::isa::OperandKind;
 /// refuse what it refuses), an interpolation attribute is above attr32, a wide MFMA's C matrix
 /// partially overlaps its destination (asm::mfma_overlap), a gfx11 64-bit DPP src1 is no VGPR
 /// (asm::dpp_src1), a 16-bit fmamk/fmaak constant is too wide (asm::k16), a gfx11
-/// `s_waitcnt_*cnt` names a register other than null (asm::waitcnt_null), the constant bus is over its limit
+/// `s_waitcnt_*cnt` names a register other than null (asm::waitcnt_null), a gfx9 VGPR-indexing
+/// mode is above 15 (asm::gpr_idx_mode), the constant bus is over its limit
 /// (asm::const_bus), a source holds the literal code where the encoding has no literal dword
 /// ([`literal_code_without_literal`]), or a gfx9 word breaks a gfx9 rule ([`gfx9_fields_unencodable`], odd
 /// register tuples).
@@ -39,6 +40,7 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         || crate::asm::dpp_src1::check(i).is_err()
         || crate::asm::k16::check(i).is_err()
         || crate::asm::waitcnt_null::check(i).is_err()
+        || crate::asm::gpr_idx_mode::check(i).is_err()
         || crate::asm::const_bus::check(i).is_err()
     {
         return true;
