@@ -436,3 +436,54 @@ fn src_scc_in_a_seven_bit_field_is_refused() {
     let ok = assemble(Gfx1100, "buffer_load_b32 v1, off, s[4:7], src_scc").unwrap();
     assert_eq!(ok, [0x00, 0x00, 0x50, 0xe0, 0x00, 0x01, 0x01, 0xfd]);
 }
+
+/// Operands llvm-mc 22 refuses although its disassembler prints them: a gfx11 64-bit DPP src1
+/// that is no VGPR (gfx12 takes SGPRs there), a 16-bit fmaak/fmamk constant that is no 16-bit
+/// value, a gfx11 `s_waitcnt_*cnt` register other than null, a gfx9 VGPR-indexing mode above 15,
+/// a gather4 dmask of more than one channel and an atomic dmask other than 0x1/0x3/0xf. What llvm-mc takes is taken, with its bytes.
+#[test]
+fn operands_llvm_mc_prints_but_refuses_are_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
+    // Where a line has other candidates (the DPP lines' plain VOP3 form, the images' NSA form),
+    // their error is the one reported: only the refusal is checked there.
+    let bad = [
+        (Gfx1100, "v_med3_i32_e64_dpp v8, v24, s40, v56 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf", None),
+        (Gfx1100, "v_add_f32_e64_dpp v8, v24, 1.0 dpp8:[0,1,2,3,4,5,6,7]", None),
+        (Gfx1100, "v_fmaak_f16 v6, v4, v0, 0x40818", Some("does not fit its 16 bits")),
+        (Gfx1201, "v_fmamk_f16 v1, v2, 0x40818, v3", Some("does not fit its 16 bits")),
+        (Gfx1100, "s_waitcnt_vmcnt s16, 0x4d1c", Some("must be null")),
+        (Gfx942, "s_set_gpr_idx_on s28, 0x28", Some("the mode is 4 bits")),
+        (Gfx950, "s_set_gpr_idx_mode 0x801", Some("the mode is 4 bits")),
+        (Gfx1100, "image_gather4_lz v[8:11], v[24:25], s[16:23], s[0:3] dmask:0x5 dim:SQ_RSRC_IMG_2D", None),
+        (Gfx1100, "image_atomic_and v[8:9], v[24:25], s[16:23] dmask:0x9 dim:SQ_RSRC_IMG_2D", None),
+    ];
+    for (arch, line, what) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e).len(), 1, "{line}: {e}");
+        assert!(what.is_none_or(|w| e.to_string().contains(w)), "{line}: {e}");
+    }
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 7] = [
+        (Gfx942, "s_set_gpr_idx_on s28, gpr_idx(SRC0,DST)", &[0x1c, 0x09, 0x11, 0xbf]),
+        (Gfx950, "s_set_gpr_idx_mode 15", &[0x0f, 0x00, 0x9d, 0xbf]),
+        (
+            Gfx1100,
+            "v_med3_i32_e64_dpp v8, v24, v40, s56 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            &[0x08, 0x00, 0x20, 0xd6, 0xfa, 0x50, 0xe2, 0x00, 0x18, 0xe4, 0x00, 0xff],
+        ),
+        (
+            Gfx1201,
+            "v_add_f32_e64_dpp v8, v24, s40 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            &[0x08, 0x00, 0x03, 0xd5, 0xfa, 0x50, 0x00, 0x00, 0x18, 0xe4, 0x00, 0xff],
+        ),
+        (Gfx1201, "v_fmaak_f16 v1, v2, v3, -1", &[0x02, 0x07, 0x02, 0x70, 0xff, 0xff, 0xff, 0xff]),
+        (Gfx1100, "s_waitcnt_vmcnt null, 0x4d1c", &[0x1c, 0x4d, 0xfc, 0xbc]),
+        (
+            Gfx1100,
+            "image_atomic_add v[8:9], v[24:25], s[16:23] dmask:0x3 dim:SQ_RSRC_IMG_2D",
+            &[0x04, 0x03, 0x30, 0xf0, 0x18, 0x08, 0x04, 0x00],
+        ),
+    ];
+    for (arch, line, bytes) in ok {
+        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
+    }
+}

@@ -594,6 +594,74 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0xd7030000, 0x000202ff, 0x00012345 // v_add_nc_u16 v0, 0x12345, v1",
         true,
     ),
+    // The literal code (255) in a source of an encoding without a literal dword (SDWA, DPP): no
+    // line writes it (llvm-mc prints a stray value, or the DPP dword, as the literal).
+    (
+        Arch::Gfx942,
+        &[0xf9, 0x04, 0x0a, 0x4c, 0xff, 0x06, 0x86, 0x06],
+        ".long 0x4c0a04f9, 0x068606ff // v_add_u16_sdwa v5, 0x0, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x08, 0x00, 0x2b, 0xd5, 0xfa, 0xfe, 0x01, 0x00, 0x18, 0x1b, 0x00, 0xff],
+        ".long 0xd52b0008, 0x0001fefa, 0xff001b18 // v_fmac_f32_e64_dpp v8, v24, 0x0 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x08, 0x00, 0x2b, 0xd5, 0xe9, 0xfe, 0x01, 0x00, 0x18, 0x77, 0x39, 0x05],
+        ".long 0xd52b0008, 0x0001fee9, 0x05397718 // v_fmac_f32_e64_dpp v8, v24, 0x0 dpp8:[7,6,5,4,3,2,1,0]",
+        true,
+    ),
+    // A gfx12 buffer_* format other than the default: no modifier names it.
+    (
+        Arch::Gfx1201,
+        &[0x2c, 0x40, 0x0f, 0xc4, 0x18, 0x20, 0x00, 0x40, 0x08, 0x00, 0x00, 0x00],
+        ".long 0xc40f402c, 0x40002018, 0x00000008 // buffer_atomic_or_b32 v24, v8, s[16:19], s44 offen",
+        true,
+    ),
+    // gfx9 saddr 0x7d: llvm-mc's `null`, which gfx9 refuses; `off` is 0x7f.
+    (Arch::Gfx942, &[0x04, 0x60, 0x50, 0xdc, 0x08, 0x00, 0x7d, 0x38], ".long 0xdc506004, 0x387d0008 // scratch_load_dword v56, v8, off offset:4", true),
+    (Arch::Gfx950, &[0x04, 0x80, 0x50, 0xdc, 0x08, 0x00, 0x7d, 0x38], ".long 0xdc508004, 0x387d0008 // global_load_dword v56, v[8:9], off offset:4", true),
+    // A gfx12 image resource in a VGPR code: no register name spells it.
+    (
+        Arch::Gfx1201,
+        &[0x01, 0xc0, 0x4c, 0xe4, 0x08, 0x20, 0x00, 0x94, 0x18, 0x00, 0x00, 0x00],
+        ".long 0xe44cc001, 0x94002008, 0x00000018 // image_gather4_c v[8:11], [v24, v0, v0], s[16:23], 296 dmask:0x1 dim:SQ_RSRC_IMG_2D",
+        true,
+    ),
+    // ds_swizzle_b32 offsets whose mode name drops bits (FFT's unused bits, a bitmask whose
+    // lanes 0 and 31 do not say it all) print as the number.
+    (Arch::Gfx1100, &[0xff, 0xff, 0xd4, 0xd8, 0x01, 0x00, 0x00, 0x05], "ds_swizzle_b32 v5, v1 offset:65535", true),
+    (Arch::Gfx1100, &[0x84, 0x00, 0xd4, 0xd8, 0x08, 0x00, 0x00, 0x38], "ds_swizzle_b32 v56, v8 offset:132", true),
+    (Arch::Gfx950, &[0x04, 0x40, 0x7a, 0xd8, 0x08, 0x00, 0x00, 0x38], "ds_swizzle_b32 v56, v8 offset:16388", true),
+    // Operands llvm-mc 22 prints but refuses to read (and so does our assembler): a gfx11 64-bit
+    // DPP src1 that is no VGPR, a 16-bit fmaak constant that is no 16-bit value, a gfx11
+    // s_waitcnt_*cnt register other than null, a gfx9 VGPR-indexing mode above 15, gather4 and
+    // atomic dmasks.
+    (
+        Arch::Gfx1100,
+        &[0x08, 0x00, 0x20, 0xd6, 0xfa, 0x50, 0xe0, 0x04, 0x18, 0xe4, 0x00, 0xff],
+        ".long 0xd6200008, 0x04e050fa, 0xff00e418 // v_med3_i32_e64_dpp v8, v24, s40, v56 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
+    (Arch::Gfx1100, &[0x04, 0x01, 0x2c, 0x71, 0x18, 0x08, 0x04, 0x00], ".long 0x712c0104, 0x00040818 // v_fmaak_f16 v150, v4, v0, 0x40818", true),
+    (Arch::Gfx1100, &[0x1c, 0x4d, 0x90, 0xbc], ".long 0xbc904d1c // s_waitcnt_vmcnt s16, 0x4d1c", true),
+    (Arch::Gfx942, &[0x1c, 0x28, 0x11, 0xbf], ".long 0xbf11281c // s_set_gpr_idx_on s28, 0x28", true),
+    (Arch::Gfx950, &[0x01, 0x08, 0x9d, 0xbf], ".long 0xbf9d0801 // s_set_gpr_idx_mode 0x801", true),
+    (
+        Arch::Gfx1100,
+        &[0x04, 0x05, 0xc8, 0xf0, 0x18, 0x08, 0x04, 0x00],
+        ".long 0xf0c80504, 0x00040818 // image_gather4_lz v[8:11], v[24:25], s[16:23], s[0:3] dmask:0x5 dim:SQ_RSRC_IMG_2D",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x04, 0x09, 0x48, 0xf0, 0x18, 0x08, 0x04, 0x00],
+        ".long 0xf0480904, 0x00040818 // image_atomic_and v[8:9], v[24:25], s[16:23] dmask:0x9 dim:SQ_RSRC_IMG_2D",
+        true,
+    ),
 ];
 
 #[test]

@@ -164,5 +164,5 @@ pub(super) fn fill(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
             n => scalar(i, t, n, u32::from(o.dwords.max(1)))?,
         }
     }
-    Ok(())
+    super::image_dmask::check(i).map_err(|e| (line.rest.col, e))
 }

@@ -11,7 +11,10 @@ pub(crate) mod const_bus;
 mod data;
 mod decoded;
 mod expr;
+pub(crate) mod gpr_idx_mode;
 mod image;
+pub(crate) mod image_dmask;
+pub(crate) mod k16;
 pub mod lexer;
 pub(crate) mod low16;
 pub(crate) mod matrix;
@@ -23,6 +26,7 @@ mod symbolic;
 pub(crate) mod value;
 mod verify;
 mod vopd;
+pub(crate) mod waitcnt_null;
 
 use std::borrow::Cow;
 use std::cell::RefCell;

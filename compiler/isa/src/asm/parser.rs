@@ -182,7 +182,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     if matches!(fname, "SOPP" | "SOPK") && ops.len() == 1 && ops[0].kind == OperandKind::Simm16 {
         let v = simm16(arch, m, &line.rest)?;
         i.set_field("simm16", v);
-        return Ok(());
+        return super::gpr_idx_mode::check(i).map_err(|e| (line.rest.col, e));
     }
     if fname == "SOPP" && ops.is_empty() {
         if !line.rest.text.is_empty() {
@@ -633,10 +633,14 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
         modifier(i, t, ext)?;
     }
     let _ = max_sgpr;
-    // Whole-instruction rules: a wide MFMA's C matrix is its destination or apart from it; the
-    // constant bus.
+    // Whole-instruction rules: a wide MFMA's C matrix is its destination or apart from it; gfx11
+    // 64-bit DPP src1; a 16-bit fmamk/fmaak constant; gfx11 s_waitcnt_*cnt's null; gfx9's 4-bit
+    // VGPR-indexing mode; the constant bus.
     let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
     super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
+    super::k16::check(i).map_err(|e| (col(ops.iter().position(|o| o.kind == OperandKind::Imm)), e))?;
+    super::waitcnt_null::check(i).map_err(|e| (col(Some(0)), e))?;
+    super::gpr_idx_mode::check(i).map_err(|e| (col(Some(ops.len().saturating_sub(1))), e))?;
     super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }
 

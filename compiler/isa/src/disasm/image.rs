@@ -123,6 +123,31 @@ fn addr_text(i: &Instruction, fname: &str) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// The resource and sampler operands.
+fn resources(i: &Instruction) -> impl Iterator<Item = &'static baregpu_autogen::isa::Operand> {
+    i.operands().iter().filter(|o| matches!(o.name, "srsrc" | "rsrc" | "ssamp" | "samp"))
+}
+
+/// A resource or sampler field's register code (gfx11 MIMG counts in groups of 4 SGPRs).
+fn resource_code(i: &Instruction, o: &baregpu_autogen::isa::Operand) -> u32 {
+    if i.format().name.starts_with("MIMG") {
+        i.f(o.name) * 4
+    } else {
+        i.f(o.name)
+    }
+}
+
+/// The resource's SGPR tuple, `None` where no scalar register has that code (a gfx12 VGPR code).
+fn resource_text(i: &Instruction, o: &baregpu_autogen::isa::Operand) -> Option<String> {
+    sreg_text(i.arch, resource_code(i, o) as u16, u32::from(o.dwords.max(1)))
+}
+
+/// Whether a resource or sampler field names no SGPR tuple: its text is a number, which no
+/// assembler reads as a register, so no line writes the word.
+pub(crate) fn resource_unnamed(i: &Instruction) -> bool {
+    resources(i).any(|o| resource_text(i, o).is_none())
+}
+
 pub fn text(i: &Instruction) -> String {
     let fname = i.format().name;
     let mut s = i.mnemonic().to_string();
@@ -134,10 +159,9 @@ pub fn text(i: &Instruction) -> String {
     s.push_str(&reg_range("v", i.f("vdata"), data_regs(i)));
     s.push_str(", ");
     s.push_str(&addr_text(i, fname));
-    for o in i.operands().iter().filter(|o| matches!(o.name, "srsrc" | "rsrc" | "ssamp" | "samp")) {
-        let v = if fname.starts_with("MIMG") { i.f(o.name) * 4 } else { i.f(o.name) };
+    for o in resources(i) {
         s.push_str(", ");
-        s.push_str(&sreg_text(i.arch, v as u16, u32::from(o.dwords.max(1))).unwrap_or_else(|| v.to_string()));
+        s.push_str(&resource_text(i, o).unwrap_or_else(|| resource_code(i, o).to_string()));
     }
     let bvh = bvh_shape(i).is_some();
     let dmask = i.f("dmask");

@@ -2,6 +2,7 @@
 //! and our assembler both read back to the same bytes), the decoded text after them as a
 //! comment. The tests are the rules the assembler itself enforces, not copies of them.
 
+use super::valu::Ext;
 use crate::asm::lexer::split_line;
 use crate::asm::operand::{check_alignment, check_attr};
 use crate::asm::value::{typed, Val};
@@ -17,8 +18,13 @@ use baregpu_autogen::isa::OperandKind;
 /// (`unwritten`), a matrix source is one the assembler refuses (asm::matrix), a 16-bit VGPR
 /// operand of a gfx1201 32-bit encoding is above v127 (llvm-mc 22 reads no `.h` there, and we
 /// refuse what it refuses), an interpolation attribute is above attr32, a wide MFMA's C matrix
-/// partially overlaps its destination (asm::mfma_overlap), the constant bus is over its limit
-/// (asm::const_bus), or a gfx9 word breaks a gfx9 rule ([`gfx9_fields_unencodable`], odd
+/// partially overlaps its destination (asm::mfma_overlap), a gfx11 64-bit DPP src1 is no VGPR
+/// (isa::ext_forms, which also refuses DPP16/DPP8/SDWA forms llvm-mc lacks), a literal buffer
+/// soffset (asm::buf_soffset), a 16-bit fmamk/fmaak constant is too wide (asm::k16), a gfx11
+/// `s_waitcnt_*cnt` names a register other than null (asm::waitcnt_null), a gfx9 VGPR-indexing
+/// mode is above 15 (asm::gpr_idx_mode), the constant bus is over its limit
+/// (asm::const_bus), a source holds the literal code where the encoding has no literal dword
+/// ([`literal_code_without_literal`]), or a gfx9 word breaks a gfx9 rule ([`gfx9_fields_unencodable`], odd
 /// register tuples).
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // A reserved DPP16 control: no control name spells it.
@@ -32,6 +38,9 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // partially overlaps its destination; more scalar values than the constant bus carries.
     if i.field("attr").is_some_and(|a| check_attr(a).is_err())
         || crate::asm::mfma_overlap::check(i).is_err()
+        || crate::asm::k16::check(i).is_err()
+        || crate::asm::waitcnt_null::check(i).is_err()
+        || crate::asm::gpr_idx_mode::check(i).is_err()
         || crate::asm::const_bus::check(i).is_err()
     {
         return true;
@@ -42,6 +51,7 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         || crate::ext_forms::refusal(i).is_some()
         || crate::ext_forms::src_refusal(i).is_some()
         || crate::asm::buf_soffset::refused(i)
+        || literal_code_without_literal(i)
     {
         return true;
     }
@@ -80,8 +90,8 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         })
 }
 
-/// gfx9 fields no line writes: `v_pk_fmac_f16` op_sel or sext bits, a 16-bit literal with high
-/// bits, or a source of 255 where the encoding takes no literal (VOP3).
+/// gfx9 fields no line writes: `v_pk_fmac_f16` op_sel or sext bits, or a 16-bit literal with
+/// high bits.
 fn gfx9_fields_unencodable(i: &Instruction) -> bool {
     if crate::asm::modifier::pk_fmac_drops_mods(i)
         && ["opsel", "src0_sext", "src1_sext"].iter().any(|f| i.field(f).is_some_and(|v| v != 0))
@@ -89,21 +99,32 @@ fn gfx9_fields_unencodable(i: &Instruction) -> bool {
         return true;
     }
     // A 16-bit literal (FLAG_LIT16) with high bits: the text has only the low half.
-    if i.opcode().flags & FLAG_LIT16 != 0 && i.literal.is_some_and(|l| l >> 16 != 0) {
-        return true;
+    i.opcode().flags & FLAG_LIT16 != 0 && i.literal.is_some_and(|l| l >> 16 != 0)
+}
+
+/// A source holding the literal code (255) in an encoding without a literal dword: gfx9's
+/// 64-bit VALU encodings, DPP and SDWA. The text has no value to print (llvm-mc prints a stray
+/// value), and both assemblers refuse a literal there (asm::parser: "SDWA takes no literal",
+/// "gfx9's 64-bit encoding takes no literal"; the DPP forms have no literal candidate).
+fn literal_code_without_literal(i: &Instruction) -> bool {
+    if i.literal.is_some() {
+        return false;
     }
-    // A 16-bit literal (FLAG_LIT16) with high bits: the text has only the low half.
-    if i.opcode().flags & FLAG_LIT16 != 0 && i.literal.is_some_and(|l| l >> 16 != 0) {
-        return true;
+    let (_, ext) = super::valu::shape(i);
+    // SDWA: a scalar source is its 8-bit field with the s0/s1 bit set.
+    if ext == Ext::Sdwa {
+        return i.field("s0") == Some(1) && i.field("sdwa_src0") == Some(255)
+            || i.field("s1") == Some(1) && i.field("vsrc1") == Some(255);
     }
-    if i.literal.is_none() && takes_no_literal(i.arch, i.format().name) {
-        let lit_code = |o: &baregpu_autogen::isa::Operand| {
-            matches!(o.kind, baregpu_autogen::isa::OperandKind::Ssrc | baregpu_autogen::isa::OperandKind::Vsrc)
-                && i.field(o.name) == Some(255)
-        };
-        return i.operands().iter().any(lit_code);
+    if ext == Ext::None && !takes_no_literal(i.arch, i.format().name) {
+        return false;
     }
-    false
+    // 9-bit source fields only: an 8-bit VGPR field at 255 is v255.
+    i.operands().iter().any(|o| {
+        matches!(o.kind, OperandKind::Ssrc | OperandKind::Vsrc)
+            && i.field_def(o.name).is_some_and(|f| f.hi - f.lo == 8)
+            && i.field(o.name) == Some(255)
+    })
 }
 
 /// `.long` with the instruction's dwords, then `text` as a comment.

@@ -2,15 +2,25 @@
 //! bits outside every field of its format (gfx12 SMEM bits llvm-mc prints as `nv` and
 //! `scale_offset` but refuses to read on gfx1201; EXP's unused bits, which it drops), the nv bit
 //! (gfx9 SMEM: no modifier names it; gfx12 images: llvm-mc refuses `nv`), a FLAT-segment offset
-//! above 4095 (gfx9, gfx11: llvm-mc refuses it), export lanes that are
-//! `off` but name a register, and VOPD pairs whose sources share a VGPR bank (both assemblers
-//! refuse them). Such words print as `.long` (disasm::raw).
+//! above 4095 (gfx9, gfx11: llvm-mc refuses it), a gfx12 `buffer_*` format other than the
+//! default (only `tbuffer_*` names one), a gfx9 saddr of 0x7d (llvm-mc's `null`, which gfx9
+//! refuses), an image resource or sampler that is no SGPR tuple (gfx12's 9-bit fields) or a
+//! gather4/atomic dmask llvm-mc refuses (asm::image_dmask), export lanes that are `off` but name
+//! a register, and VOPD pairs whose sources share a VGPR bank (both assemblers refuse them).
+//! Such words print as `.long` (disasm::raw).
 
 use crate::inst::Instruction;
 
 /// Whether the word holds bits [`super::raw`] must print as data.
 pub(super) fn unwritten(i: &Instruction) -> bool {
-    stray_bits(i) || unwritten_field(i) || off_lane_named(i) || crate::vopd_banks::check(i).is_err()
+    stray_bits(i)
+        || unwritten_field(i)
+        || buffer_format_unwritten(i)
+        || gfx9_saddr_0x7d(i)
+        || super::image::is_image(i.format().name)
+            && (super::image::resource_unnamed(i) || crate::asm::image_dmask::check(i).is_err())
+        || off_lane_named(i)
+        || crate::vopd_banks::check(i).is_err()
 }
 
 /// Whether the nv bit is set, or a FLAT-segment offset above what the assembler takes (the
@@ -18,6 +28,15 @@ pub(super) fn unwritten(i: &Instruction) -> bool {
 pub(crate) fn unwritten_field(i: &Instruction) -> bool {
     i.field("nv").is_some_and(|v| v != 0)
         || crate::asm::modifier::flat_segment_max(i).is_some_and(|m| i64::from(i.f("offset")) > m)
+}
+
+/// A gfx12 `buffer_*` (not `tbuffer_*`) word whose format field is not the default: no modifier
+/// names it there, and both assemblers write the default (asm::decoded::buf prints `format:`
+/// only where the opcode takes it).
+pub(crate) fn buffer_format_unwritten(i: &Instruction) -> bool {
+    i.format().name == "VBUFFER"
+        && !i.mnemonic().starts_with("tbuffer")
+        && i.field("format").is_some_and(|v| v != crate::names::buf_fmt::DEFAULT_UFMT)
 }
 
 /// Whether a bit outside the format's fields (and outside its fixed encoding bits) is set.
@@ -35,6 +54,12 @@ fn stray_bits(i: &Instruction) -> bool {
     let n = usize::from(i.ndwords).min(4);
     let word = i.words[..n].iter().enumerate().fold(0u128, |a, (k, &w)| a | u128::from(w) << (32 * k));
     word & !held != 0
+}
+
+/// gfx9 GLOBAL/SCRATCH saddr 0x7d: llvm-mc prints it as `null`, which gfx9 refuses ("'null'
+/// operand is not supported"), and `off` writes 0x7f (as do both assemblers), so no line writes it.
+fn gfx9_saddr_0x7d(i: &Instruction) -> bool {
+    crate::operand::is_gfx9(i.arch) && matches!(i.format().name, "GLOBAL" | "SCRATCH") && i.field("saddr") == Some(0x7d)
 }
 
 /// EXP: a lane whose enable bit is clear but whose register field is not 0 (`off` writes 0).

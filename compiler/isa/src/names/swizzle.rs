@@ -5,8 +5,19 @@ use crate::Arch;
 /// ds_swizzle_b32's offset as llvm-mc 22 prints it (AMDGPUInstPrinter::printSwizzle), the same
 /// on every architecture: FFT from 0xe000, ROTATE from 0xc000, quad-permute at 0x80xx, other
 /// values with bit 15 as a decimal offset, and below 0x8000 the bitmask modes with their named
-/// special cases (SWAP, REVERSE, BROADCAST).
-pub fn text(_arch: Arch, off: u32) -> String {
+/// special cases (SWAP, REVERSE, BROADCAST). A mode whose name drops bits of the offset (FFT's
+/// unused bits, a bitmask whose lanes 0 and 31 do not say it all) prints as the number, which
+/// both assemblers read back whole.
+pub fn text(arch: Arch, off: u32) -> String {
+    let t = named(off);
+    if t.starts_with("swizzle(") && parse(arch, &t) != Some(off) {
+        return off.to_string();
+    }
+    t
+}
+
+/// The offset's llvm-mc name, whether or not it keeps every bit.
+fn named(off: u32) -> String {
     if off >= 0xe000 {
         return format!("swizzle(FFT,{})", off & 0x1f);
     }

@@ -97,6 +97,11 @@ pub(super) fn buffer(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'st
     if returns(i) && m.contains("_atomic_") && !i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata") {
         return None;
     }
+    // A gfx12 buffer format no modifier names (disasm::unwritten): read back through the `.long`
+    // text.
+    if fam == "VBUFFER" && crate::disasm::unwritten::buffer_format_unwritten(i) {
+        return None;
+    }
     let (offen, idxen) = (i.field("offen").unwrap_or(0) != 0, i.field("idxen").unwrap_or(0) != 0);
     let lds = lds_load(i);
     let tfe = i.field("tfe").unwrap_or(0) != 0;

@@ -34,6 +34,10 @@ pub fn decoded_reuse(i: &Instruction, mut spare: Typed<'static>) -> Option<Typed
     spare.mods.clear();
     let f = i.format();
     match f.parent.unwrap_or(f.name) {
+        // A register or mode llvm-mc refuses (asm::waitcnt_null, asm::gpr_idx_mode): read back
+        // through the `.long` text.
+        "SOPK" if super::waitcnt_null::check(i).is_err() => None,
+        "SOPC" if super::gpr_idx_mode::check(i).is_err() => None,
         "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i, spare),
         // Modifier bits and fields no line writes (disasm::raw prints the word as `.long`): read
         // back through that text.

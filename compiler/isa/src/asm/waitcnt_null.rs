@@ -1,0 +1,19 @@
+//! gfx11's `s_waitcnt_vmcnt`/`_expcnt`/`_lgkmcnt`/`_vscnt` take `null` as their register: llvm-mc
+//! 22 refuses any other ("src0 must be null"). The disassembler prints such words as `.long`
+//! (disasm::raw).
+
+use crate::inst::Instruction;
+use crate::Arch;
+
+/// gfx11's null SGPR code.
+const NULL: u32 = 0x7c;
+
+/// Refuses a gfx11 `s_waitcnt_*cnt` whose register is not `null`.
+pub(crate) fn check(i: &Instruction) -> Result<(), String> {
+    let m = i.mnemonic();
+    let counter = m.starts_with("s_waitcnt_") && m.ends_with("cnt");
+    if i.arch == Arch::Gfx1100 && counter && i.field("sdst").is_some_and(|r| r != NULL) {
+        return Err(format!("{m}: the register must be null"));
+    }
+    Ok(())
+}
