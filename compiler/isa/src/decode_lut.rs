@@ -370,6 +370,10 @@ impl DecodeLut {
             });
         }
 
+        // Every reading, scanned ones too, then has at most 4 dwords (`Form::new` takes the
+        // longer of two formats): the decoder's 16-byte path checks the length only where a
+        // literal follows.
+        assert!(t.finfo.iter().all(|f| f.bytes <= 16), "no format longer than 16 bytes");
         let mut lut = DecodeLut { encs, opmap, ..DecodeLut::default() };
         // After the encodings: a key holds its encoding's opcode range.
         lut.build_keys(t);
