@@ -144,8 +144,16 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
 fn literal_at(bytes: &[u8], offset: usize, ndw: usize) -> Result<u32> {
     match dword(bytes, offset + ndw * 4) {
         Some(l) => Ok(l),
-        None => Err(truncated(offset, ndw * 4 + 4, bytes.len() - offset)),
+        None => Err(truncated_literal(bytes.len(), offset, ndw)),
     }
+}
+
+/// The error for a missing literal, with the bytes left worked out here: worked out in line, it
+/// was kept (and spilled) on the path that does not fail.
+#[cold]
+#[inline(never)]
+fn truncated_literal(len: usize, offset: usize, ndw: usize) -> IsaError {
+    truncated(offset, ndw * 4 + 4, len.saturating_sub(offset))
 }
 
 /// What a decoded value is built from.
