@@ -117,21 +117,74 @@ impl Decoder {
 /// clock even with fewer instructions.
 #[inline(always)]
 pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usize) -> Result<Instruction> {
-    let have = bytes.len().saturating_sub(offset);
-    // Errors are built out of line: built in place, their fields would be kept live (and
-    // spilled) on the path that does not fail.
-    let Some(d0) = dword(bytes, offset) else { return Err(truncated(offset, 4, have)) };
-    // The common case reads the opcode entry through the key alone; the encoding's own entry
-    // (modifiers) is loaded beside it, off the chain of loads that ends in the length.
-    let k = lut.key_of(d0);
-    let (e, w, o) = match bytes.get(offset..).and_then(|b| b.first_chunk::<16>()) {
-        // No encoding is longer than 16 bytes: no length to check yet.
-        Some(b) if k.kind == Key::FAST => {
-            let w = u128::from_le_bytes(*b);
-            (lut.enc_of(k), w, lut.fast_entry(k, w).1)
+    // The common case: 16 bytes there (no encoding is longer) and a key that holds its
+    // encoding. The first dword is the low bits of the one read: one bounds test for both.
+    // Both paths end in the parts, built into the value once: built on each path, the value
+    // went through memory where they join, and the next offset waited on that.
+    let head = bytes.get(offset..).and_then(|b| b.first_chunk::<16>()).map(|b| u128::from_le_bytes(*b));
+    let p = match head.map(|w| (w, lut.key_of(w as u32))) {
+        Some((w, k)) if k.kind == Key::FAST => {
+            let (op, form, op_y, has_lit) = reading(t, lut.enc_of(k), w, lut.fast_entry(k, w).1, offset)?;
+            // No reading is longer than the 16 bytes there (`DecodeLut::build`): only a
+            // literal can be missing. A branch on it: taken or not, the next offset is then a
+            // constant step from this one's on each path.
+            let literal = match has_lit {
+                true => Some(literal_at(bytes, offset, form.ndw())?),
+                false => None,
+            };
+            Parts { op, form, op_y, w, literal }
         }
-        _ => decode_start(t, lut, bytes, offset, d0, have)?,
+        _ => decode_short(t, lut, bytes, offset)?,
     };
+    Ok(p.instruction(t))
+}
+
+/// The literal dword after an instruction of `ndw` dwords at `offset`.
+#[inline(always)]
+fn literal_at(bytes: &[u8], offset: usize, ndw: usize) -> Result<u32> {
+    match dword(bytes, offset + ndw * 4) {
+        Some(l) => Ok(l),
+        None => Err(truncated_literal(bytes.len(), offset, ndw)),
+    }
+}
+
+/// The error for a missing literal, with the bytes left worked out here: worked out in line, it
+/// was kept (and spilled) on the path that does not fail.
+#[cold]
+#[inline(never)]
+fn truncated_literal(len: usize, offset: usize, ndw: usize) -> IsaError {
+    truncated(offset, ndw * 4 + 4, len.saturating_sub(offset))
+}
+
+/// What a decoded value is built from.
+struct Parts {
+    op: u32,
+    form: Form,
+    op_y: Option<u32>,
+    /// The first 128 bits read, the next instruction's perhaps among them.
+    w: u128,
+    literal: Option<u32>,
+}
+
+impl Parts {
+    /// The decoded value; only the instruction's own dwords of `w` are kept (what was read
+    /// past them belongs to the next one).
+    #[inline(always)]
+    fn instruction(self, t: &Tables) -> Instruction {
+        let ndw = self.form.ndw();
+        // The words as the bytes' four little-endian quarters: one 16-byte value to store
+        // (built from shifts, the compiler paired its halves with the next fields).
+        let b = (self.w & LOW_DWORDS[ndw & 7]).to_le_bytes();
+        let words = std::array::from_fn(|k| u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]));
+        let (op, fmt, op_y, literal) = (self.op, self.form.fmt(), self.op_y, self.literal);
+        Instruction { arch: t.arch, op, fmt, op_y, words, ndwords: ndw as u8, literal }
+    }
+}
+
+/// The opcode, reading, Y opcode (VOPD) and whether a literal follows, of the instruction's
+/// bits `w` in encoding `e` with opcode entry `o`.
+#[inline(always)]
+fn reading(t: &Tables, e: &EncLut, w: u128, o: OpEntry, offset: usize) -> Result<(u32, Form, Option<u32>, bool)> {
     // One test for the rare entries: an opcode the table lacks, or one the flat tables do not
     // hold (the generic tables' scans answer).
     let (op, form, mut has_lit) = match o.form.plain() {
@@ -147,30 +200,39 @@ pub(crate) fn decode_with(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usi
             let src_lit = o.any_255(w) & !is_mod;
             (o.op as u32, form, o.form.has(Form::LITERAL) | src_lit)
         }
-        false => rare(t, e, w, (o.op, o.form), offset, d0)?,
+        false => rare(t, e, w, (o.op, o.form), offset, w as u32)?,
     };
     let mut op_y = None;
     if form.has(Form::VOPD) {
-        op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (d0 >> 17) & 0x1f));
+        op_y = t.vopd_y.and_then(|yi| t.opcode(yi, (w as u32 >> 17) & 0x1f));
         has_lit |= matches!(op_y, Some(y) if t.op_literal[y as usize]);
     }
+    Ok((op, form, op_y, has_lit))
+}
+
+/// [`decode_with`] where fewer than 16 bytes are left or the key does not hold the encoding:
+/// every length is checked.
+#[cold]
+#[inline(never)]
+fn decode_short(t: &Tables, lut: &DecodeLut, bytes: &[u8], offset: usize) -> Result<Parts> {
+    let have = bytes.len().saturating_sub(offset);
+    // Errors are built out of line: built in place, their fields would be kept live (and
+    // spilled) on the path that does not fail.
+    let Some(d0) = dword(bytes, offset) else { return Err(truncated(offset, 4, have)) };
+    let (e, w, o) = decode_start(t, lut, bytes, offset, d0, have)?;
+    let (op, form, op_y, has_lit) = reading(t, e, w, o, offset)?;
     let ndw = form.ndw();
     let total = ndw * 4 + if has_lit { 4 } else { 0 };
     if have < total {
         return Err(truncated(offset, total, have));
     }
-    // Only the instruction's own dwords: what was read past them belongs to the next one.
-    let words = to_words(w & LOW_DWORDS[ndw & 7]);
-    // A branch on the literal as well: taken or not, the next offset is then a constant step
-    // from this one's on each path.
     let literal = if has_lit { dword(bytes, offset + ndw * 4) } else { None };
-    Ok(Instruction { arch: t.arch, op, fmt: form.fmt(), op_y, words, ndwords: ndw as u8, literal })
+    Ok(Parts { op, form, op_y, w, literal })
 }
 
 /// Encoding, bits and opcode entry where the fast path does not hold them: fewer than 16 bytes
 /// there, or a key without its encoding.
-#[cold]
-#[inline(never)]
+#[inline(always)]
 fn decode_start<'l>(
     t: &Tables,
     lut: &'l DecodeLut,

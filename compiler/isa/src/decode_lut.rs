@@ -205,11 +205,11 @@ impl OpEntry {
         let a = x & (x >> 1);
         let b = a & (a >> 2);
         let ones8 = b & (b >> 4);
-        // The fields' ninth bits, where they are 9 bits wide (no branch: a mask of all or none).
         // The fields' ninth bits, where they are 9 bits wide: bit 63 spread to a mask of all or
         // none (one arithmetic shift, no branch). Bit 63 itself is never set in `ones8`.
         let nine = self.lits & ((self.lits as i64 >> 63) as u64);
-        ones8 & self.lits & !((x >> 8) & nine) != 0
+        // The starts whose ninth bit is clear: `nine` lies within `lits`, so clearing is an xor.
+        ones8 & (self.lits ^ ((x >> 8) & nine)) != 0
     }
 }
 
@@ -370,6 +370,10 @@ impl DecodeLut {
             });
         }
 
+        // Every reading, scanned ones too, then has at most 4 dwords (`Form::new` takes the
+        // longer of two formats): the decoder's 16-byte path checks the length only where a
+        // literal follows.
+        assert!(t.finfo.iter().all(|f| f.bytes <= 16), "no format longer than 16 bytes");
         let mut lut = DecodeLut { encs, opmap, ..DecodeLut::default() };
         // After the encodings: a key holds its encoding's opcode range.
         lut.build_keys(t);
