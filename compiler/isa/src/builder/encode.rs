@@ -198,7 +198,7 @@ impl<'a> Fill<'a> {
         if !crate::operand::literal_too_wide(v) || crate::asm::low16::low16(&self.i, src_index(name)).is_some() {
             return Ok(());
         }
-        let slot = crate::src_type::src_slot(name).unwrap_or(0);
+        let slot = baregpu_autogen::isa::sources::source_index(name).unwrap_or(0);
         let ty = crate::operand::src_val_type(self.arch, self.i.mnemonic(), slot, dwords.into());
         let lit16 = self.i.opcode().flags & crate::tables::FLAG_LIT16 != 0;
         let packed = matches!(self.c.shape, Shape::Vop3p | Shape::Matrix);

@@ -185,7 +185,7 @@ pub(crate) struct Filled {
 /// count, the range and the tuple alignment.
 /// Whether source slot `s` of `c` reads a 16-bit literal (the general path checks its range).
 fn reads_16bit(c: &super::cands::Cand, s: &Slot) -> bool {
-    let Some(si) = crate::src_type::src_slot(s.op.name) else { return false };
+    let Some(si) = baregpu_autogen::isa::sources::source_index(s.op.name) else { return false };
     let ty = crate::operand::src_val_type(c.init.arch, c.init.mnemonic(), si, s.op.dwords.max(1).into());
     let lit16 = c.init.opcode().flags & crate::tables::FLAG_LIT16 != 0;
     let halves = crate::src_type::halves_read_32bit(c.init.arch, c.init.mnemonic(), si);
