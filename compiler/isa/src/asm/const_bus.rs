@@ -4,8 +4,15 @@
 //! temporary, M0, EXEC, the `src_*` registers; `null` is none), counted once per register and
 //! width (`s0` and `s[0:1]` are two), or the literal, counted once. The lane mask VOP2 carry-in
 //! and `v_cndmask_b32_e32` read, and `v_div_fmas_*`'s, counts too (VCC on gfx9, VCC_LO in
-//! wave32). VOPD halves share the bus. DPP, SDWA and matrix instructions have rules of their
-//! own, not checked here.
+//! wave32). VOPD halves share the bus.
+//!
+//! DPP and SDWA forms count alike. gfx9 SDWA keeps a scalar src0 in `sdwa_src0` and a scalar
+//! src1 in `vsrc1` (flagged by `s0`/`s1`): `v_add_f32_sdwa v0, s0, s1` and
+//! `v_addc_co_u32_sdwa v0, vcc, s0, v1, vcc` are over the limit. A DPP src0 is a VGPR (its
+//! field holds the DPP marker, no scalar code), so only gfx12 VOP3 DPP's src1 and src2 can be
+//! scalar: two values at most, within gfx12's limit. Matrix forms (MFMA, scaled MFMA, WMMA,
+//! SWMMAC) are counted too, though `asm::matrix` refuses every scalar source there first, as
+//! llvm-mc does ("invalid operand for instruction").
 
 use baregpu_autogen::isa::OperandKind;
 
@@ -20,13 +27,22 @@ fn scalar(code: u32, gfx9: bool) -> bool {
     (code < 128 && (gfx9 || code != 124)) || (235..=239).contains(&code) || (251..=253).contains(&code)
 }
 
-/// Whether the constant bus applies to the instruction's encoding.
+/// Whether the constant bus applies to the instruction's encoding (its DPP, SDWA and matrix
+/// forms included).
 fn checked(i: &Instruction) -> bool {
     let f = i.format();
-    let fam = f.parent.unwrap_or(f.name);
-    matches!(fam, "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" | "VOP3P")
-        && !matches!(f.name, "MFMA" | "VOP3PX2" | "WMMA")
-        && !["_DPP16", "_DPP8", "_SDWA"].iter().any(|s| f.name.ends_with(s))
+    matches!(f.parent.unwrap_or(f.name), "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" | "VOP3P")
+}
+
+/// The scalar source code of a gfx9 SDWA source, `None` for a VGPR: src0's register is in
+/// `sdwa_src0` and src1's in `vsrc1`, scalar where `s0`/`s1` is set (the 9-bit src0 field
+/// holds the SDWA marker).
+fn sdwa_scalar(i: &Instruction, name: &str) -> Option<u32> {
+    match name {
+        "src0" => (i.f("s0") != 0).then(|| i.f("sdwa_src0")),
+        "vsrc1" => (i.f("s1") != 0).then(|| i.f("vsrc1")),
+        _ => None,
+    }
 }
 
 /// VOPD: both halves share the bus (two values); `v_dual_cndmask_b32` reads VCC_LO, which
@@ -87,11 +103,18 @@ pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
         return Ok(());
     }
     let g9 = is_gfx9(i.arch);
+    let sdwa = g9 && i.format().name.ends_with("_SDWA");
     let mut reads = Reads::default();
     let ops = i.operands();
     let first_src = ops.iter().position(|o| o.kind == OperandKind::Vsrc);
     for (k, o) in ops.iter().enumerate() {
         match o.kind {
+            // SDWA holds no literal (its src0 field is the marker) and no 9-bit source.
+            OperandKind::Vsrc | OperandKind::Vgpr if sdwa => {
+                if let Some(code) = sdwa_scalar(i, o.name).filter(|&c| scalar(c, true)) {
+                    reads.read((code, o.dwords), Some(k));
+                }
+            }
             OperandKind::Vsrc => {
                 let Some(f) = i.field_def(o.name).filter(|f| f.hi - f.lo == 8) else { continue };
                 let code = get(&i.words, f);
