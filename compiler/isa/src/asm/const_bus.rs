@@ -74,6 +74,21 @@ fn vopd(i: &Instruction) -> Result<(), (Option<usize>, String)> {
     Ok(())
 }
 
+/// Whether operand `k` is a lane mask the instruction reads: one after the first source (before
+/// it, one it writes).
+fn lane_read(o: &baregpu_autogen::isa::Operand, k: usize, first_src: Option<usize>) -> bool {
+    o.kind == OperandKind::Special && matches!(o.name, "vcc" | "vcc_lo") && first_src.is_some_and(|s| k > s)
+}
+
+/// Whether the instruction reads a lane mask its sources do not name (VOP2 carry-in,
+/// `v_cndmask_b32_e32`, `v_div_fmas_*`): the builder's own count, which sees sources only,
+/// leaves such instructions to [`check`].
+pub(crate) fn reads_lane_mask(i: &Instruction) -> bool {
+    let ops = i.operands();
+    let first_src = ops.iter().position(|o| o.kind == OperandKind::Vsrc);
+    ops.iter().enumerate().any(|(k, o)| lane_read(o, k, first_src)) || i.mnemonic().starts_with("v_div_fmas_")
+}
+
 /// The distinct scalar values an instruction reads, in the order read, each with the index of
 /// the operand that first read it (None: an implicit read). A fixed array: this runs for every
 /// VALU line the assembler reads, and no instruction reads more than four.
@@ -89,6 +104,17 @@ impl Reads {
             self.seen[self.len] = (v, k);
             self.len += 1;
         }
+    }
+}
+
+/// How many scalar values the bus carries for `mnemonic`: one on gfx9, two on gfx11/gfx12
+/// except the 64-bit shifts, one.
+pub(crate) fn limit(arch: crate::Arch, mnemonic: &str) -> usize {
+    let base = mnemonic.trim_end_matches("_e64").trim_end_matches("_e32");
+    if is_gfx9(arch) || matches!(base, "v_lshlrev_b64" | "v_lshrrev_b64" | "v_ashrrev_i64") {
+        1
+    } else {
+        2
     }
 }
 
@@ -124,10 +150,7 @@ pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
                     reads.read((255, 0), Some(k));
                 }
             }
-            // A lane mask after the first source is one it reads (before it, one it writes).
-            OperandKind::Special if matches!(o.name, "vcc" | "vcc_lo") && first_src.is_some_and(|s| k > s) => {
-                reads.read((VCC, o.dwords), Some(k));
-            }
+            OperandKind::Special if lane_read(o, k, first_src) => reads.read((VCC, o.dwords), Some(k)),
             _ => {}
         }
     }
@@ -139,8 +162,7 @@ pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
     if reads.len <= 1 {
         return Ok(());
     }
-    let base = m.trim_end_matches("_e64").trim_end_matches("_e32");
-    let limit = if g9 || matches!(base, "v_lshlrev_b64" | "v_lshrrev_b64" | "v_ashrrev_i64") { 1 } else { 2 };
+    let limit = limit(i.arch, m);
     match reads.seen.get(limit).filter(|_| reads.len > limit) {
         Some(&(_, k)) => Err((k, format!("{m}: more than {limit} scalar values or literals (the constant bus limit)"))),
         None => Ok(()),

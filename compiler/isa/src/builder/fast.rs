@@ -154,6 +154,9 @@ pub(crate) struct FastPlan {
     /// A VALU encoding with more sources that may read a scalar value (an SGPR or the
     /// literal) than the constant bus takes: the fill counts them after the operands.
     bus_check: bool,
+    /// The instruction reads a lane mask no source names (`asm::const_bus::reads_lane_mask`):
+    /// with any scalar value read, the general fill decides the bus.
+    lane_read: bool,
     /// The constant bus limit (gfx9: one scalar value, gfx10+: two).
     bus_limit: u8,
     /// DS: the `offset0`/`offset1` fields of `offset:`.
@@ -299,7 +302,7 @@ impl FastPlan {
             (Shape::Ds, [a, b]) => place(a).zip(place(b)).map(|(a, b)| [a, b]),
             _ => None,
         };
-        let bus_limit = if is_gfx9(arch) { 1 } else { 2 };
+        let bus_limit = crate::asm::const_bus::limit(arch, c.init.mnemonic()) as u8;
         let mut words = c.init.words;
         let mut seen = [0u32; 4];
         for s in slots.iter().filter(|s| s.at.mask != 0) {
@@ -325,8 +328,9 @@ impl FastPlan {
         // it cannot overflow and is not counted.
         // (Register-only fields are not counted: `plan::fast` marks none of them.)
         let readers = slots.iter().filter(|s| matches!(s.how, How::Src { .. })).count();
-        let bus_check = valu && readers > bus_limit as usize;
-        Some(FastPlan { slots, words, lit_ok, bus_check, bus_limit, ds_offsets, arch })
+        let lane_read = valu && crate::asm::const_bus::reads_lane_mask(&c.init);
+        let bus_check = valu && (readers > bus_limit as usize || lane_read && readers > 0);
+        Some(FastPlan { slots, words, lit_ok, bus_check, lane_read, bus_limit, ds_offsets, arch })
     }
 }
 
@@ -523,10 +527,15 @@ impl FastPlan {
         for (x, s) in ops.iter().zip(&self.slots[..]) {
             // An SGPR a source took (its code is its number).
             if let (Operand::Reg { reg, .. }, How::Src { .. }) = (x, &s.how) {
-                if reg.file == RegFile::Sgpr && !bus.read(self.bus_limit, reg.first as u32) {
+                // A register counts once per width (`s0` and `s[0:1]` are two values).
+                let value = reg.first as u32 | (reg.count as u32) << 16;
+                if reg.file == RegFile::Sgpr && !bus.read(self.bus_limit, value) {
                     return false;
                 }
             }
+        }
+        if self.lane_read && (bus.n > 0 || lit.is_some()) {
+            return false;
         }
         lit.is_none() || bus.read(self.bus_limit, 255)
     }
