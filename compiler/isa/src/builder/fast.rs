@@ -154,10 +154,9 @@ pub(crate) struct FastPlan {
     /// A VALU encoding with more sources that may read a scalar value (an SGPR or the
     /// literal) than the constant bus takes: the fill counts them after the operands.
     bus_check: bool,
-    /// The instruction reads a lane mask no source names (`asm::const_bus::reads_lane_mask`):
-    /// with any scalar value read, the general fill decides the bus.
-    lane_read: bool,
-    /// The constant bus limit (gfx9: one scalar value, gfx10+: two).
+    /// The constant bus limit (`asm::const_bus::limit`); 0 where the instruction reads a lane
+    /// mask no source names (`asm::const_bus::reads_lane_mask`): with any scalar value read,
+    /// the general fill decides the bus. (gfx9: one scalar value, gfx10+: two).
     bus_limit: u8,
     /// DS: the `offset0`/`offset1` fields of `offset:`.
     ds_offsets: Option<[Place; 2]>,
@@ -302,7 +301,8 @@ impl FastPlan {
             (Shape::Ds, [a, b]) => place(a).zip(place(b)).map(|(a, b)| [a, b]),
             _ => None,
         };
-        let bus_limit = crate::asm::const_bus::limit(arch, c.init.mnemonic()) as u8;
+        let lane_read = valu && crate::asm::const_bus::reads_lane_mask(&c.init);
+        let bus_limit = if lane_read { 0 } else { crate::asm::const_bus::limit(arch, c.init.mnemonic()) as u8 };
         let mut words = c.init.words;
         let mut seen = [0u32; 4];
         for s in slots.iter().filter(|s| s.at.mask != 0) {
@@ -328,9 +328,8 @@ impl FastPlan {
         // it cannot overflow and is not counted.
         // (Register-only fields are not counted: `plan::fast` marks none of them.)
         let readers = slots.iter().filter(|s| matches!(s.how, How::Src { .. })).count();
-        let lane_read = valu && crate::asm::const_bus::reads_lane_mask(&c.init);
-        let bus_check = valu && (readers > bus_limit as usize || lane_read && readers > 0);
-        Some(FastPlan { slots, words, lit_ok, bus_check, lane_read, bus_limit, ds_offsets, arch })
+        let bus_check = valu && readers > bus_limit as usize;
+        Some(FastPlan { slots, words, lit_ok, bus_check, bus_limit, ds_offsets, arch })
     }
 }
 
@@ -533,9 +532,6 @@ impl FastPlan {
                     return false;
                 }
             }
-        }
-        if self.lane_read && (bus.n > 0 || lit.is_some()) {
-            return false;
         }
         lit.is_none() || bus.read(self.bus_limit, 255)
     }
