@@ -229,30 +229,10 @@ fn the_check_can_fail() {
     );
 }
 
-/// The source indices of an opcode's operands, counted from the table itself: named sources
-/// (the gfx950 scale sources are 3 and 4), and a scalar source the tables keep as a `Special`
-/// pair with an invalid-register comment (`v_readlane_b32`'s lane select), numbered after the
-/// sources before it.
+/// The source indices of an opcode's operands, counted from the table itself
+/// (`isa::sources`: named sources, and a lane select the tables keep as a split pair).
 fn source_indices(o: &baregpu_autogen::isa::Opcode) -> BTreeSet<usize> {
-    let mut out = BTreeSet::new();
-    let mut next = 0;
-    for op in o.operands {
-        let split = op.kind == baregpu_autogen::isa::OperandKind::Special && op.name.contains("/*Invalid register");
-        let src = match op.name {
-            _ if split => Some(next),
-            "src0" | "ssrc0" | "src0x" | "src0y" => Some(0),
-            "src1" | "ssrc1" => Some(1),
-            "src2" => Some(2),
-            "scale_src0" => Some(3),
-            "scale_src1" => Some(4),
-            _ => None,
-        };
-        if let Some(k) = src {
-            out.insert(k);
-            next = k + 1;
-        }
-    }
-    out
+    baregpu_autogen::isa::sources::source_indices(o.operands).into_iter().flatten().collect()
 }
 
 /// The source-type tables: sorted by mnemonic (they are binary searched), each mnemonic an

@@ -16,6 +16,8 @@ pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;
 pub mod gfx950;
+/// Which operands are sources, and their indices (hand-written: one definition for all users).
+pub mod sources;
 /// Source value types per architecture (generator `isa_src_types`, autogen/gen/src/isa/src_types.rs).
 pub mod src_types;
 

@@ -240,15 +240,14 @@ pub fn sreg_text(arch: Arch, v: u16, count: u32) -> Option<String> {
     })
 }
 
-/// Source index of an operand field, for source modifiers and op_sel: 0, 1, 2 for src0, src1
-/// (vsrc1), src2; 3 for the destination; None otherwise.
+/// Source index of an operand field, for source modifiers and op_sel: 0, 1, 2 for the sources
+/// src0..src2 by any of their names (`isa::sources`, the one definition); 3 for the
+/// destination (op_sel's last bit); None otherwise (the gfx950 scale sources included).
+#[inline]
 pub(crate) fn src_index(name: &str) -> Option<usize> {
     match name {
-        "src0" => Some(0),
-        "src1" | "vsrc1" => Some(1),
-        "src2" => Some(2),
         "vdst" => Some(3),
-        _ => None,
+        _ => baregpu_autogen::isa::sources::source_index(name).filter(|&k| k < 3),
     }
 }
 

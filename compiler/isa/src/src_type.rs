@@ -33,17 +33,6 @@ fn index(arch: Arch) -> &'static Index {
     INDEX[k].get_or_init(|| table(arch).iter().copied().collect())
 }
 
-/// The source index (0 = src0) of the operand named `name`, scalar (`ssrc0`) and VOPD (`src0x`)
-/// names included, as the table counts sources.
-pub(crate) fn src_slot(name: &str) -> Option<usize> {
-    match name {
-        "src0" | "ssrc0" | "src0x" | "src0y" => Some(0),
-        "src1" | "ssrc1" | "vsrc1" => Some(1),
-        "src2" => Some(2),
-        _ => None,
-    }
-}
-
 /// The value type of source `src` (0 = src0) of `mnemonic` (with or without its encoding
 /// suffix), `dwords` wide, as llvm-mc 22 reads it (generated table `src_types`). A source the
 /// table does not hold (a VGPR-only one, an unknown mnemonic) is read as a 32- or 64-bit one.
@@ -84,6 +73,7 @@ fn base_name(m: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use baregpu_autogen::isa::sources::source_index;
 
     /// Facts of llvm-mc 22 (checked by hand with llvm-mc-22 as well as by the generator).
     #[test]
@@ -174,12 +164,7 @@ mod tests {
                             if !text.starts_with(|c: char| c.is_ascii_digit()) && !text.starts_with("lit(") {
                                 continue;
                             }
-                            let src = match o.name {
-                                "src0" | "ssrc0" | "src0x" | "src0y" => 0,
-                                "src1" | "ssrc1" => 1,
-                                "src2" => 2,
-                                _ => continue,
-                            };
+                            let Some(src) = source_index(o.name).filter(|&k| k < 3) else { continue };
                             checked += 1;
                             let base = base_name(m);
                             let hit = t.binary_search_by(|(x, _)| (*x).cmp(base)).ok().and_then(|i| t[i].1[src]);

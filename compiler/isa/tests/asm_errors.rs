@@ -188,7 +188,9 @@ fn attributes_and_mfma_c_llvm_mc_refuses_are_refused() {
 /// The constant bus, as llvm-mc 22 counts it: one scalar value on gfx9, two on gfx11/gfx12 (one
 /// for the 64-bit shifts); a register counts once per width, the literal once, `null` never; the
 /// lane mask that VOP2 carry-in, `v_cndmask_b32_e32` and `v_div_fmas` read counts too; VOPD
-/// halves share the bus.
+/// halves share the bus. gfx9 SDWA counts alike (the carry-in `vcc` is wider than a `vcc_lo`
+/// source); gfx12 VOP3 DPP takes two scalar sources (src0 is the DPP VGPR); matrix sources
+/// refuse every scalar before the bus counts.
 #[test]
 fn constant_bus_llvm_mc_refuses_is_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
@@ -202,13 +204,21 @@ fn constant_bus_llvm_mc_refuses_is_refused() {
         (Gfx1201, "v_lshlrev_b64 v[0:1], s1, s[2:3]", 27),
         (Gfx1100, "v_dual_add_f32 v255, s105, v2 :: v_dual_cndmask_b32 v6, s1, v3", 53),
         (Gfx1201, "v_dual_fmaak_f32 v255, s1, v2, 0x1234 :: v_dual_add_f32 v6, s2, v3", 57),
+        (Gfx942, "v_add_f32_sdwa v0, s0, s1 src0_sel:DWORD src1_sel:DWORD", 24),
+        (Gfx950, "v_addc_co_u32_sdwa v0, vcc, s0, v1, vcc src0_sel:DWORD", 37),
+        (Gfx942, "v_addc_co_u32_sdwa v0, vcc, v0, s1, vcc src0_sel:DWORD", 37),
+        (Gfx942, "v_cndmask_b32_sdwa v0, vcc_lo, v1, vcc src0_sel:WORD_1", 36),
+        (Gfx950, "v_cmp_eq_f32_sdwa vcc, exec_lo, s1 src0_sel:DWORD src1_sel:DWORD", 33),
+        (Gfx942, "v_cmp_eq_f32_sdwa s[2:3], s0, m0 src0_sel:DWORD src1_sel:DWORD", 31),
     ];
     for (arch, line, col) in bad {
         let e = assemble(arch, line).unwrap_err();
         assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
         assert!(e.to_string().contains("the constant bus limit"), "{line}: {e}");
     }
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 7] = [
+    let matrix = assemble(Gfx950, "v_mfma_f32_16x16x4_f32 v[0:3], s0, s1, v[0:3]").unwrap_err();
+    assert!(matrix.to_string().contains("matrix must be in VGPRs"), "{matrix}");
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 15] = [
         (Gfx1100, "buffer_load_b32 v1, off, s[4:7], 1.0", &[0x00, 0x00, 0x50, 0xe0, 0x00, 0x01, 0x01, 0xf2]),
         (Gfx942, "v_add_f32_e64 v0, s1, s1", &[0x00, 0x00, 0x01, 0xd1, 0x01, 0x02, 0x00, 0x00]),
         (Gfx942, "v_add_f64 v[0:1], s[2:3], s[2:3]", &[0x00, 0x00, 0x80, 0xd2, 0x02, 0x04, 0x00, 0x00]),
@@ -223,6 +233,38 @@ fn constant_bus_llvm_mc_refuses_is_refused() {
             Gfx1100,
             "v_dual_add_f32 v255, s105, v2 :: v_dual_cndmask_b32 v6, s105, v3",
             &[0x69, 0x04, 0x12, 0xc9, 0x69, 0x06, 0x06, 0xff],
+        ),
+        (Gfx942, "v_add_f32_sdwa v0, s0, s0 src0_sel:DWORD src1_sel:DWORD", &[0xf9, 0, 0, 0x02, 0, 0x16, 0x86, 0x86]),
+        (
+            Gfx950,
+            "v_add_f32_sdwa v0, s1, 1.0 src0_sel:DWORD src1_sel:DWORD",
+            &[0xf9, 0xe4, 0x01, 0x02, 0x01, 0x16, 0x86, 0x86],
+        ),
+        (
+            Gfx942,
+            "v_cmp_eq_f32_sdwa s[2:3], s0, v1 src0_sel:DWORD src1_sel:DWORD",
+            &[0xf9, 0x02, 0x84, 0x7c, 0, 0x82, 0x86, 0x06],
+        ),
+        (Gfx942, "v_cndmask_b32_sdwa v0, v1, v2, vcc src0_sel:WORD_1", &[0xf9, 0x04, 0, 0, 0x01, 0x16, 0x05, 0x06]),
+        (
+            Gfx950,
+            "v_addc_co_u32_sdwa v0, vcc, 1, v1, vcc src0_sel:DWORD",
+            &[0xf9, 0x02, 0, 0x38, 0x81, 0x16, 0x86, 0x06],
+        ),
+        (
+            Gfx1201,
+            "v_fma_f32_e64_dpp v0, v1, s2, s3 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            &[0, 0, 0x13, 0xd6, 0xfa, 0x04, 0x0c, 0, 0x01, 0xe4, 0, 0xff],
+        ),
+        (
+            Gfx1201,
+            "v_add_co_ci_u32_e64_dpp v0, s4, v1, s2, vcc_lo quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            &[0, 0x04, 0x20, 0xd5, 0xfa, 0x04, 0xa8, 0x01, 0x01, 0xe4, 0, 0xff],
+        ),
+        (
+            Gfx1201,
+            "v_fma_f32_e64_dpp v0, v1, m0, exec_lo dpp8:[7,6,5,4,3,2,1,0]",
+            &[0, 0, 0x13, 0xd6, 0xe9, 0xfa, 0xf8, 0x01, 0x01, 0x77, 0x39, 0x05],
         ),
     ];
     for (arch, line, bytes) in ok {

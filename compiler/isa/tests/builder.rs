@@ -668,7 +668,10 @@ fn bad_registers_and_operands_are_errors() {
         (Arch::Gfx1100, "v_add_f32", ops![v(0), 1.5f32, 2.5f32].to_vec()), // two literals
         (Arch::Gfx942, "v_add_f32_e64", ops![v(0), v(1), 0x1234].to_vec()), // gfx9 VOP3: no literal
         (Arch::Gfx942, "v_fma_f32", ops![v(0), s(1), s(2), v(3)].to_vec()), // constant bus (gfx9: one)
-        (Arch::Gfx1100, "v_mov_b32", ops![v(0), v(1).h()].to_vec()),       // not a 16-bit operand
+        // The carry-in VCC counts on the bus too (as llvm-mc 22 counts it).
+        (Arch::Gfx942, "v_addc_co_u32", ops![v(5), vcc(), s(1), v(2), vcc()].to_vec()),
+        (Arch::Gfx1100, "v_ashrrev_i64", ops![v(0..2), s(0), s(100..102)].to_vec()), // 64-bit shifts: one
+        (Arch::Gfx1100, "v_mov_b32", ops![v(0), v(1).h()].to_vec()),                 // not a 16-bit operand
         (Arch::Gfx1100, "v_mov_b32", ops![v(0), 0.5f32.to_bits() as i64 + (1 << 40)].to_vec()),
     ];
     for (arch, m, o) in cases {
@@ -685,6 +688,11 @@ fn bad_registers_and_operands_are_errors() {
     assert!(b.try_op_mods("v_add_f32", &ops![v(0), v(1), v(2)], &[offset(4)]).is_err());
     assert!(b.try_op_mods("s_endpgm", &[], &[clamp()]).is_err());
     assert!(b.try_op_mods("ds_load_b32", &ops![v(0), v(1)], &[offset(65536)]).is_err());
+    // gfx9 SDWA: two SGPR sources, or an SGPR and the carry-in VCC, are over the bus.
+    let mut b = Builder::new(Arch::Gfx942);
+    assert!(b.try_op_mods("v_add_f32", &ops![v(0), s(0), s(1)], &[sdwa_form()]).is_err());
+    assert!(b.try_op_mods("v_addc_co_u32", &ops![v(0), vcc(), s(0), v(1), vcc()], &[sdwa_form()]).is_err());
+    assert_eq!(b.try_op_mods("v_add_f32", &ops![v(0), s(0), s(0)], &[sdwa_form()]).unwrap(), 8);
     assert_eq!(b.try_op("s_endpgm", &[]).unwrap(), 4);
 }
 

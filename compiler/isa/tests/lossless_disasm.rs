@@ -568,6 +568,19 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
     (Arch::Gfx1100, &[0x0c, 0x86, 0x04, 0xce], ".long 0xce04860c // lds_param_load v12, attr33.z wait_vdst:4", true),
     // gfx9 reads one scalar value: VCC and s1 are two.
     (Arch::Gfx942, &[0x01, 0x04, 0x0a, 0x38], ".long 0x380a0401 // v_addc_co_u32_e32 v5, vcc, s1, v2, vcc", true),
+    // The same in SDWA: two SGPR sources; one SGPR and the carry-in VCC.
+    (
+        Arch::Gfx942,
+        &[0xf9, 0x02, 0x00, 0x02, 0x00, 0x06, 0x86, 0x86],
+        ".long 0x020002f9, 0x86860600 // v_add_f32_sdwa v0, s0, s1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
+        true,
+    ),
+    (
+        Arch::Gfx950,
+        &[0xf9, 0x02, 0x00, 0x38, 0x00, 0x06, 0x86, 0x06],
+        ".long 0x380002f9, 0x06860600 // v_addc_co_u32_sdwa v0, vcc, s0, v1, vcc dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
+        true,
+    ),
     (
         Arch::Gfx1100,
         &[0x69, 0x04, 0x12, 0xc9, 0x01, 0x06, 0x06, 0xff],

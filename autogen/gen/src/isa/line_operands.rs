@@ -5,6 +5,7 @@
 //! `vN/*Invalid register` and `operand has '...' register class*/`; here each pair is one
 //! scalar source again, numbered after the sources before it.
 
+use baregpu_autogen::isa::sources::{source_indices, split_first, split_second};
 use baregpu_autogen::isa::{Opcode, OperandKind};
 
 /// One operand of an instruction line.
@@ -17,38 +18,17 @@ pub struct LineOperand {
     pub source: Option<usize>,
 }
 
-/// The source index of a named operand (0 = src0), for the operands that are sources.
-fn named_source(name: &str) -> Option<usize> {
-    match name {
-        "src0" | "ssrc0" | "src0x" | "src0y" => Some(0),
-        "src1" | "ssrc1" => Some(1),
-        "src2" => Some(2),
-        "scale_src0" => Some(3),
-        "scale_src1" => Some(4),
-        _ => None,
-    }
-}
-
-/// Whether a table entry is the first half of a source printed with an invalid-register comment.
-fn split_first(name: &str, kind: OperandKind) -> bool {
-    kind == OperandKind::Special && name.contains("/*Invalid register")
-}
-
 /// The operands of `op` as a line writes them.
 pub fn line_operands(op: &Opcode) -> Vec<LineOperand> {
+    let indices = source_indices(op.operands);
     let mut out = Vec::with_capacity(op.operands.len());
-    let mut next_source = 0;
-    let mut it = op.operands.iter().peekable();
-    while let Some(o) = it.next() {
-        let split = split_first(o.name, o.kind);
-        if split && it.peek().is_some_and(|n| n.kind == OperandKind::Special && n.name.starts_with("operand has")) {
-            it.next();
+    let mut after_split = false;
+    for (o, &source) in op.operands.iter().zip(&indices) {
+        // The second half of a pair is part of the source before it.
+        if std::mem::replace(&mut after_split, split_first(o)) && split_second(o) {
+            continue;
         }
-        let source = if split { Some(next_source) } else { named_source(o.name) };
-        if let Some(s) = source {
-            next_source = s + 1;
-        }
-        let kind = if split { OperandKind::Ssrc } else { o.kind };
+        let kind = if split_first(o) { OperandKind::Ssrc } else { o.kind };
         out.push(LineOperand { name: o.name, kind, dwords: o.dwords, source });
     }
     out

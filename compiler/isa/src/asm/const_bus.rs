@@ -4,8 +4,15 @@
 //! temporary, M0, EXEC, the `src_*` registers; `null` is none), counted once per register and
 //! width (`s0` and `s[0:1]` are two), or the literal, counted once. The lane mask VOP2 carry-in
 //! and `v_cndmask_b32_e32` read, and `v_div_fmas_*`'s, counts too (VCC on gfx9, VCC_LO in
-//! wave32). VOPD halves share the bus. DPP, SDWA and matrix instructions have rules of their
-//! own, not checked here.
+//! wave32). VOPD halves share the bus.
+//!
+//! DPP and SDWA forms count alike. gfx9 SDWA keeps a scalar src0 in `sdwa_src0` and a scalar
+//! src1 in `vsrc1` (flagged by `s0`/`s1`): `v_add_f32_sdwa v0, s0, s1` and
+//! `v_addc_co_u32_sdwa v0, vcc, s0, v1, vcc` are over the limit. A DPP src0 is a VGPR (its
+//! field holds the DPP marker, no scalar code), so only gfx12 VOP3 DPP's src1 and src2 can be
+//! scalar: two values at most, within gfx12's limit. Matrix forms (MFMA, scaled MFMA, WMMA,
+//! SWMMAC) are counted too, though `asm::matrix` refuses every scalar source there first, as
+//! llvm-mc does ("invalid operand for instruction").
 
 use baregpu_autogen::isa::OperandKind;
 
@@ -20,13 +27,22 @@ fn scalar(code: u32, gfx9: bool) -> bool {
     (code < 128 && (gfx9 || code != 124)) || (235..=239).contains(&code) || (251..=253).contains(&code)
 }
 
-/// Whether the constant bus applies to the instruction's encoding.
+/// Whether the constant bus applies to the instruction's encoding (its DPP, SDWA and matrix
+/// forms included).
 fn checked(i: &Instruction) -> bool {
     let f = i.format();
-    let fam = f.parent.unwrap_or(f.name);
-    matches!(fam, "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" | "VOP3P")
-        && !matches!(f.name, "MFMA" | "VOP3PX2" | "WMMA")
-        && !["_DPP16", "_DPP8", "_SDWA"].iter().any(|s| f.name.ends_with(s))
+    matches!(f.parent.unwrap_or(f.name), "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" | "VOP3P")
+}
+
+/// The scalar source code of a gfx9 SDWA source, `None` for a VGPR: src0's register is in
+/// `sdwa_src0` and src1's in `vsrc1`, scalar where `s0`/`s1` is set (the 9-bit src0 field
+/// holds the SDWA marker).
+fn sdwa_scalar(i: &Instruction, name: &str) -> Option<u32> {
+    match name {
+        "src0" => (i.f("s0") != 0).then(|| i.f("sdwa_src0")),
+        "vsrc1" => (i.f("s1") != 0).then(|| i.f("vsrc1")),
+        _ => None,
+    }
 }
 
 /// VOPD: both halves share the bus (two values); `v_dual_cndmask_b32` reads VCC_LO, which
@@ -58,6 +74,21 @@ fn vopd(i: &Instruction) -> Result<(), (Option<usize>, String)> {
     Ok(())
 }
 
+/// Whether operand `k` is a lane mask the instruction reads: one after the first source (before
+/// it, one it writes).
+fn lane_read(o: &baregpu_autogen::isa::Operand, k: usize, first_src: Option<usize>) -> bool {
+    o.kind == OperandKind::Special && matches!(o.name, "vcc" | "vcc_lo") && first_src.is_some_and(|s| k > s)
+}
+
+/// Whether the instruction reads a lane mask its sources do not name (VOP2 carry-in,
+/// `v_cndmask_b32_e32`, `v_div_fmas_*`): the builder's own count, which sees sources only,
+/// leaves such instructions to [`check`].
+pub(crate) fn reads_lane_mask(i: &Instruction) -> bool {
+    let ops = i.operands();
+    let first_src = ops.iter().position(|o| o.kind == OperandKind::Vsrc);
+    ops.iter().enumerate().any(|(k, o)| lane_read(o, k, first_src)) || i.mnemonic().starts_with("v_div_fmas_")
+}
+
 /// The distinct scalar values an instruction reads, in the order read, each with the index of
 /// the operand that first read it (None: an implicit read). A fixed array: this runs for every
 /// VALU line the assembler reads, and no instruction reads more than four.
@@ -76,6 +107,17 @@ impl Reads {
     }
 }
 
+/// How many scalar values the bus carries for `mnemonic`: one on gfx9, two on gfx11/gfx12
+/// except the 64-bit shifts, one.
+pub(crate) fn limit(arch: crate::Arch, mnemonic: &str) -> usize {
+    let base = mnemonic.trim_end_matches("_e64").trim_end_matches("_e32");
+    if is_gfx9(arch) || matches!(base, "v_lshlrev_b64" | "v_lshrrev_b64" | "v_ashrrev_i64") {
+        1
+    } else {
+        2
+    }
+}
+
 /// Refuses a VALU instruction that reads more scalar values than the bus carries; `Err` holds
 /// the index of the operand that went over (None: an implicit read, or VOPD) and the message.
 pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
@@ -87,11 +129,18 @@ pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
         return Ok(());
     }
     let g9 = is_gfx9(i.arch);
+    let sdwa = g9 && i.format().name.ends_with("_SDWA");
     let mut reads = Reads::default();
     let ops = i.operands();
     let first_src = ops.iter().position(|o| o.kind == OperandKind::Vsrc);
     for (k, o) in ops.iter().enumerate() {
         match o.kind {
+            // SDWA holds no literal (its src0 field is the marker) and no 9-bit source.
+            OperandKind::Vsrc | OperandKind::Vgpr if sdwa => {
+                if let Some(code) = sdwa_scalar(i, o.name).filter(|&c| scalar(c, true)) {
+                    reads.read((code, o.dwords), Some(k));
+                }
+            }
             OperandKind::Vsrc => {
                 let Some(f) = i.field_def(o.name).filter(|f| f.hi - f.lo == 8) else { continue };
                 let code = get(&i.words, f);
@@ -101,10 +150,7 @@ pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
                     reads.read((255, 0), Some(k));
                 }
             }
-            // A lane mask after the first source is one it reads (before it, one it writes).
-            OperandKind::Special if matches!(o.name, "vcc" | "vcc_lo") && first_src.is_some_and(|s| k > s) => {
-                reads.read((VCC, o.dwords), Some(k));
-            }
+            OperandKind::Special if lane_read(o, k, first_src) => reads.read((VCC, o.dwords), Some(k)),
             _ => {}
         }
     }
@@ -116,8 +162,7 @@ pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
     if reads.len <= 1 {
         return Ok(());
     }
-    let base = m.trim_end_matches("_e64").trim_end_matches("_e32");
-    let limit = if g9 || matches!(base, "v_lshlrev_b64" | "v_lshrrev_b64" | "v_ashrrev_i64") { 1 } else { 2 };
+    let limit = limit(i.arch, m);
     match reads.seen.get(limit).filter(|_| reads.len > limit) {
         Some(&(_, k)) => Err((k, format!("{m}: more than {limit} scalar values or literals (the constant bus limit)"))),
         None => Ok(()),

@@ -198,7 +198,7 @@ impl<'a> Fill<'a> {
         if !crate::operand::literal_too_wide(v) || crate::asm::low16::low16(&self.i, src_index(name)).is_some() {
             return Ok(());
         }
-        let slot = crate::src_type::src_slot(name).unwrap_or(0);
+        let slot = baregpu_autogen::isa::sources::source_index(name).unwrap_or(0);
         let ty = crate::operand::src_val_type(self.arch, self.i.mnemonic(), slot, dwords.into());
         let lit16 = self.i.opcode().flags & crate::tables::FLAG_LIT16 != 0;
         let packed = matches!(self.c.shape, Shape::Vop3p | Shape::Matrix);
@@ -210,14 +210,15 @@ impl<'a> Fill<'a> {
         Ok(())
     }
 
-    /// Counts a scalar value read by a VALU instruction against the constant bus (gfx9: one,
-    /// gfx10+: two; the same SGPR or the one literal counts once).
+    /// Counts a scalar value read by a VALU instruction against the constant bus
+    /// ([`crate::asm::const_bus::limit`]; the same SGPR or the one literal counts once).
     fn bus_read(&mut self, k: usize, code: u32) -> Result<(), Fail> {
         if !self.c.shape.is_valu() || self.bus[..self.nbus].contains(&code) {
             return Ok(());
         }
-        let limit = if is_gfx9(self.arch) { 1 } else { 2 };
-        if self.nbus == limit {
+        // One value always fits; the limit (the 64-bit shifts take one) is asked only past it.
+        let limit = if self.nbus == 0 { 1 } else { crate::asm::const_bus::limit(self.arch, self.i.mnemonic()) };
+        if self.nbus >= limit {
             return self
                 .failf(Some(k), format_args!("more than {limit} scalar values or literals (the constant bus limit)"));
         }
@@ -793,6 +794,13 @@ impl<'a> Fill<'a> {
         }
         if self.c.f8f6f4 {
             self.f8f6f4_sizes()?;
+        }
+        // The bus as llvm-mc counts it (widths, implicit lane-mask reads, SDWA), where a scalar
+        // value was read: `bus_read` counts the sources' codes only.
+        if self.nbus > 0 && self.c.shape.is_valu() {
+            if let Err((k, e)) = crate::asm::const_bus::check(&self.i) {
+                return self.failf(k, format_args!("{e}"));
+            }
         }
         Ok(())
     }

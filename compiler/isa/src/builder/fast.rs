@@ -154,7 +154,9 @@ pub(crate) struct FastPlan {
     /// A VALU encoding with more sources that may read a scalar value (an SGPR or the
     /// literal) than the constant bus takes: the fill counts them after the operands.
     bus_check: bool,
-    /// The constant bus limit (gfx9: one scalar value, gfx10+: two).
+    /// The constant bus limit (`asm::const_bus::limit`); 0 where the instruction reads a lane
+    /// mask no source names (`asm::const_bus::reads_lane_mask`): with any scalar value read,
+    /// the general fill decides the bus. (gfx9: one scalar value, gfx10+: two).
     bus_limit: u8,
     /// DS: the `offset0`/`offset1` fields of `offset:`.
     ds_offsets: Option<[Place; 2]>,
@@ -185,7 +187,7 @@ pub(crate) struct Filled {
 /// count, the range and the tuple alignment.
 /// Whether source slot `s` of `c` reads a 16-bit literal (the general path checks its range).
 fn reads_16bit(c: &super::cands::Cand, s: &Slot) -> bool {
-    let Some(si) = crate::src_type::src_slot(s.op.name) else { return false };
+    let Some(si) = baregpu_autogen::isa::sources::source_index(s.op.name) else { return false };
     let ty = crate::operand::src_val_type(c.init.arch, c.init.mnemonic(), si, s.op.dwords.max(1).into());
     let lit16 = c.init.opcode().flags & crate::tables::FLAG_LIT16 != 0;
     let halves = crate::src_type::halves_read_32bit(c.init.arch, c.init.mnemonic(), si);
@@ -299,7 +301,8 @@ impl FastPlan {
             (Shape::Ds, [a, b]) => place(a).zip(place(b)).map(|(a, b)| [a, b]),
             _ => None,
         };
-        let bus_limit = if is_gfx9(arch) { 1 } else { 2 };
+        let lane_read = valu && crate::asm::const_bus::reads_lane_mask(&c.init);
+        let bus_limit = if lane_read { 0 } else { crate::asm::const_bus::limit(arch, c.init.mnemonic()) as u8 };
         let mut words = c.init.words;
         let mut seen = [0u32; 4];
         for s in slots.iter().filter(|s| s.at.mask != 0) {
@@ -523,7 +526,9 @@ impl FastPlan {
         for (x, s) in ops.iter().zip(&self.slots[..]) {
             // An SGPR a source took (its code is its number).
             if let (Operand::Reg { reg, .. }, How::Src { .. }) = (x, &s.how) {
-                if reg.file == RegFile::Sgpr && !bus.read(self.bus_limit, reg.first as u32) {
+                // A register counts once per width (`s0` and `s[0:1]` are two values).
+                let value = reg.first as u32 | (reg.count as u32) << 16;
+                if reg.file == RegFile::Sgpr && !bus.read(self.bus_limit, value) {
                     return false;
                 }
             }
