@@ -398,6 +398,12 @@ fn bench_asm_json_small() {
         }
         if have("llvm-mc-22") {
             assert!(l["speedup"].as_f64().unwrap() > 0.0);
+            // Assembly is compared by CPU time too (Linux), as the ratio of the two times.
+            if l["bench"] == "asm" && std::path::Path::new("/proc/self/stat").exists() {
+                let (o, m) = (l["ours_cpu_s"].as_f64().unwrap(), l["llvm_cpu_s"].as_f64().unwrap());
+                assert!(o > 0.0 && m >= 0.0, "{l}");
+                assert!((l["speedup_cpu"].as_f64().unwrap() - m / o).abs() < 1e-9, "{l}");
+            }
         } else {
             println!("skipped comparison: llvm-mc-22 not installed");
         }

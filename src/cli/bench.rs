@@ -21,6 +21,7 @@ use super::asm::parse_arch;
 use super::out;
 
 mod builder;
+mod child_cpu;
 mod decode;
 
 #[derive(Debug, clap::Args)]
@@ -273,7 +274,9 @@ both assemblers accept and that round-trip through ours, repeated to --count ins
 timed in process (text -> bytes, bytes -> text); llvm-mc as a whole process (`llvm-mc -filetype=obj`
 to assemble, `llvm-mc --disassemble` on the same bytes written as hex to disassemble). The best of
 --runs runs of each is reported, with the ratio (>1: ours is faster). Without llvm-mc-22 only ours
-is measured and the line says so.
+is measured and the line says so. The assembly line also compares CPU times (Linux): this thread's
+for ours, the child process's user and system time for llvm-mc (10 ms steps), which other
+processes on a busy machine disturb less than the wall clock.
 
 The `decode` lines time our decoder alone (bytes -> typed instructions, no text) on the same bytes
 (passed over until a run holds about 5 M instructions; the time is per pass), in wall-clock time
@@ -424,6 +427,23 @@ struct Measure {
     ours: Duration,
     llvm: Option<(Duration, &'static str)>,
     distinct: usize,
+    /// By CPU time (assembly only): this thread's for ours, the child's for llvm-mc.
+    cpu: Cpu,
+}
+
+/// The best CPU times of ours and of llvm-mc, where measured.
+#[derive(Clone, Copy, Default)]
+struct Cpu {
+    ours: Option<Duration>,
+    llvm: Option<Duration>,
+}
+
+impl Cpu {
+    /// Ours and llvm-mc's CPU seconds, when both were measured and ours is above zero.
+    fn both(&self) -> Option<(f64, f64)> {
+        let (o, l) = (self.ours?.as_secs_f64(), self.llvm?.as_secs_f64());
+        (o > 0.0).then_some((o, l))
+    }
 }
 
 fn report(m: &Measure, json: bool) -> Result<()> {
@@ -445,6 +465,11 @@ fn report(m: &Measure, json: bool) -> Result<()> {
                 v["llvm_s"] = d.as_secs_f64().into();
                 v["llvm_inst_per_s"] = (n / d.as_secs_f64()).into();
                 v["speedup"] = (d.as_secs_f64() / m.ours.as_secs_f64()).into();
+                if let Some((o, l)) = m.cpu.both() {
+                    v["ours_cpu_s"] = o.into();
+                    v["llvm_cpu_s"] = l.into();
+                    v["speedup_cpu"] = (l / o).into();
+                }
             }
             None => {
                 v["llvm_s"] = serde_json::Value::Null;
@@ -468,7 +493,10 @@ fn report(m: &Measure, json: bool) -> Result<()> {
                     d.as_secs_f64(),
                     n / d.as_secs_f64() / 1e6,
                     d.as_secs_f64() / m.ours.as_secs_f64()
-                )
+                );
+                if let Some((o, l)) = m.cpu.both() {
+                    line += &format!("; by CPU time ours {o:.3} s, {tool} {l:.3} s, ours {:.2}x", l / o);
+                }
             }
             None => line += " (llvm-mc not installed: not compared)",
         }
@@ -529,20 +557,26 @@ fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
 
         // Assembly.
         let mut bytes = Vec::new();
+        let mut cpu = Cpu::default();
         let ours = best(args.runs, || {
+            let c0 = decode::thread_cpu();
             bytes = isa::assemble(arch, &src).map_err(|e| Error::Usage(format!("{}: {e}", s_path.display())))?;
+            child_cpu::keep_least(&mut cpu.ours, c0, decode::thread_cpu());
             Ok(())
         })?;
         let llvm = if have_llvm {
             let d = best(args.runs, || {
-                run_tool(Command::new(mc).args(mc_args(arch)).args(["-filetype=obj", "-o", "/dev/null"]).arg(&s_path))
+                let c0 = child_cpu::children_cpu();
+                run_tool(Command::new(mc).args(mc_args(arch)).args(["-filetype=obj", "-o", "/dev/null"]).arg(&s_path))?;
+                child_cpu::keep_least(&mut cpu.llvm, c0, child_cpu::children_cpu());
+                Ok(())
             })?;
             Some((d, "llvm-mc"))
         } else {
             None
         };
         report(
-            &Measure { bench: "asm", arch, instructions: args.count, bytes: bytes.len(), ours, llvm, distinct },
+            &Measure { bench: "asm", arch, instructions: args.count, bytes: bytes.len(), ours, llvm, distinct, cpu },
             json,
         )?;
 
@@ -592,7 +626,16 @@ fn asm_in(args: &AsmArgs, json: bool, dir: &Path) -> Result<()> {
             None
         };
         report(
-            &Measure { bench: "disasm", arch, instructions: args.count, bytes: bytes.len(), ours, llvm, distinct },
+            &Measure {
+                bench: "disasm",
+                arch,
+                instructions: args.count,
+                bytes: bytes.len(),
+                ours,
+                llvm,
+                distinct,
+                cpu: Cpu::default(),
+            },
             json,
         )?;
 

@@ -7,6 +7,10 @@
 //! `baregpu bench asm --keep DIR` wrote) and decodes its bytes N times in [`decode_pass`], for
 //! counting host instructions per decoded instruction (a `.bin` FILE is taken as the bytes):
 //! `valgrind --tool=callgrind --toggle-collect='isa_speed::decode_pass' ...`.
+//!
+//! `ISA_SPEED_SEQ=DIR isa_speed` assembles each architecture's `DIR/ARCH.s` (`bench asm --keep
+//! DIR`'s files) a few times in one process, as the bench does, with CPU time, wall time and page
+//! faults per pass.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -46,6 +50,45 @@ fn decode_pass(d: &Decoder, bytes: &[u8]) -> usize {
     n
 }
 
+/// This thread's minor page faults so far (field 10 of `/proc/thread-self/stat`).
+fn minor_faults() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The fields after the command name, which ends at the last ')'.
+    s.rsplit_once(')')?.1.split_whitespace().nth(7)?.parse().ok()
+}
+
+/// The `ISA_SPEED_SEQ=DIR` mode: each architecture's `DIR/ARCH.s` assembled `ISA_SPEED_PASSES`
+/// times (default 3) in one process, in `baregpu bench asm`'s order, with each pass's CPU time,
+/// wall time and minor page faults: effects of the process's history (heap, caches) show here.
+/// `ISA_SPEED_WARM=1` first assembles the golden vectors, as the bench does.
+fn sequence(archs: &[Arch], dir: &std::ffi::OsStr) {
+    let passes: usize = std::env::var("ISA_SPEED_PASSES").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    for &arch in archs {
+        let path = std::path::Path::new(dir).join(format!("{}.s", arch.name()));
+        let src = std::fs::read_to_string(&path).expect("ISA_SPEED_SEQ file");
+        if std::env::var_os("ISA_SPEED_WARM").is_some() {
+            // As `bench asm` does before it times: every golden vector assembled once.
+            let p = format!("{}/../../tests/isa/golden/{}.txt", env!("CARGO_MANIFEST_DIR"), arch.name());
+            let golden = std::fs::read_to_string(p).expect("golden file");
+            for l in golden.lines().filter(|l| !l.starts_with('#')) {
+                if let Some((t, _)) = l.rsplit_once(" ; [") {
+                    let _ = black_box(assemble_line(arch, t));
+                }
+            }
+        }
+        let mut bytes = Vec::new();
+        for pass in 0..passes {
+            let (c0, f0, t0) = (cpu_ns(), minor_faults(), Instant::now());
+            bytes = assemble(arch, &src).unwrap();
+            let wall = t0.elapsed().as_secs_f64();
+            let cpu = cpu_ns().zip(c0).map_or(wall, |(b, a)| (b - a) as f64 / 1e9);
+            let faults = minor_faults().zip(f0).map_or(0, |(b, a)| b - a);
+            println!("{} pass {pass}: {cpu:.3} s CPU, {wall:.3} s wall, {faults} minor faults", arch.name());
+        }
+        black_box(&bytes);
+    }
+}
+
 /// The `ISA_SPEED_STREAM` mode (see the module comment).
 fn stream(arch: Arch, path: &std::ffi::OsStr) {
     // Raw bytes as they are (`.bin`, which ISA_SPEED_SAVE=FILE writes), else assembly source.
@@ -78,6 +121,9 @@ fn main() {
             black_box(assemble(arch, &text).unwrap());
         }
         return;
+    }
+    if let Some(dir) = std::env::var_os("ISA_SPEED_SEQ") {
+        return sequence(&archs, &dir);
     }
     if let Some(path) = std::env::var_os("ISA_SPEED_STREAM") {
         return archs.into_iter().for_each(|arch| stream(arch, &path));
