@@ -15,8 +15,8 @@ use crate::Arch;
 /// forms it has and for every other encoding.
 pub(crate) fn refusal(i: &Instruction) -> Option<String> {
     let f = i.format();
-    // The generator probes the forms of VOP1, VOP2, VOPC and (gfx11+) VOP3 opcodes only.
-    if !matches!(f.parent, Some("VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD")) {
+    // The generator probes the forms of VOP1, VOP2, VOPC and (gfx11+) VOP3 and VOP3P opcodes only.
+    if !matches!(f.parent, Some("VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" | "VOP3P")) {
         return None;
     }
     let (flag, form) = if f.name.ends_with("_DPP16") {
@@ -45,10 +45,11 @@ pub(crate) fn src_refusal(i: &Instruction) -> Option<String> {
 
 /// Why `code` cannot be src1 of `i` (a started or filled instruction): on gfx1100 a VOP3 DPP16/
 /// DPP8 src1 is a VGPR (`v_add_f32_e64_dpp v1, v2, s3` and `…, v2, 1.0` are refused; gfx12 takes
-/// them). src2 takes scalars and inline constants on both.
+/// them), and so is a VOP3P one (`v_dot2_f32_f16 … s40, v56 dpp8:[…]`). src2 takes scalars and
+/// inline constants on both.
 pub(crate) fn src1_refusal(i: &Instruction, code: u32) -> Option<String> {
     let f = i.format();
-    if code >= 256 || i.arch != Arch::Gfx1100 || !matches!(f.parent, Some("VOP3" | "VOP3SD")) {
+    if code >= 256 || i.arch != Arch::Gfx1100 || !matches!(f.parent, Some("VOP3" | "VOP3SD" | "VOP3P")) {
         return None;
     }
     if !f.name.ends_with("_DPP16") && !f.name.ends_with("_DPP8") {

@@ -120,7 +120,7 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
             i.set_field("dst_unused", 2);
         }
     }
-    if matches!(f.name, "VOP3P" | "WMMA") && !opc.mnemonic.contains("_mix") {
+    if matches!(f.name, "VOP3P" | "WMMA" | "VOP3P_DPP16" | "VOP3P_DPP8") && !opc.mnemonic.contains("_mix") {
         let nsrc = i.operands().iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
         i.set_field("opsel_hi", if nsrc >= 2 { 3 } else { 1 });
         let _ = nsrc;
