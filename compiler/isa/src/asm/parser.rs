@@ -151,6 +151,11 @@ fn set_src(
             // not supported").
             return err(t, format!("'{}': gfx9's 64-bit encoding takes no literal", t.text));
         }
+        if f.ends_with("_DPP16") || f.ends_with("_DPP8") {
+            // llvm-mc 22 refuses most, but writes VOP3P DPP ones (v_fma_mix*) as the literal code
+            // without the literal dword.
+            return err(t, format!("'{}': DPP forms take no literal", t.text));
+        }
         // One literal dword. The FLAG_LITERAL opcodes' constant (parsed later) must repeat a
         // literal source (v_fmamk_f32 v0, K, K, v1); `start` left a placeholder there.
         if i.literal.is_some_and(|x| x != l) && i.opcode().flags & FLAG_LITERAL == 0 {
