@@ -100,11 +100,17 @@ fn vop3p_dpp_refusals() {
         (Arch::Gfx1100, "v_dot4_f32_fp8_bf8 v1, v2, v3, v4 dpp8:[0,1,2,3,4,5,6,7]"),
         (Arch::Gfx1100, "v_dot2_f32_f16_e64_dpp v12, v24, s40, v56 dpp8:[0,1,2,3,4,5,6,7]"),
         (Arch::Gfx1201, "v_fma_mix_f32_e64_dpp v12, v24, v40, 0x1234 op_sel_hi:[1,1,1] dpp8:[0,1,2,3,4,5,6,7]"),
+        (Arch::Gfx1201, "v_fma_mix_f32 v12, v24, s5, v56 dpp8:[0,1,2,3,4,5,6,7]"),
+        (Arch::Gfx1201, "v_fma_mix_f32 v12, v24, 1.0, v56 dpp8:[0,1,2,3,4,5,6,7]"),
+        (Arch::Gfx1201, "v_dot4_f32_fp8_bf8 v1, v2, s3, v4 dpp8:[0,1,2,3,4,5,6,7]"),
+        (Arch::Gfx1201, "v_dot4_f32_fp8_bf8 v1, v2, v3, 1 quad_perm:[0,1,2,3]"),
     ];
     for (arch, line) in bad {
         assert!(assemble_line(arch, line).is_err(), "{} {line}", arch.name());
     }
-    // gfx1201 takes the scalar src1.
+    // gfx1201 takes a scalar src1 in v_dot2*, and a scalar or constant src2 in v_fma_mix*.
+    let mix = assemble_line(Arch::Gfx1201, "v_fma_mixhi_f16 v12, v24, v1, 0.5 dpp8:[0,1,2,3,4,5,6,7]").unwrap();
+    assert_eq!(mix, [0x0c, 0x00, 0x22, 0xcc, 0xe9, 0x02, 0xc2, 0x03, 0x18, 0x88, 0xc6, 0xfa]);
     let s40 = assemble_line(Arch::Gfx1201, "v_dot2_f32_f16 v12, v24, s40, v56 dpp8:[0,1,2,3,4,5,6,7]").unwrap();
     assert_eq!(s40, [0x0c, 0x40, 0x13, 0xcc, 0xe9, 0x50, 0xe0, 0x1c, 0x18, 0x88, 0xc6, 0xfa]);
 }

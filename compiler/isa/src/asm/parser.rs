@@ -544,8 +544,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 if let Some(e) = super::buf_soffset::refusal(fname, field, code.0, s) {
                     return err(t, e);
                 }
-                if field == "src1" && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
-                    if let Some(e) = crate::ext_forms::src1_refusal(i, code.0) {
+                if matches!(field, "src1" | "src2") && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
+                    if let Some(e) = crate::ext_forms::dpp_src_refusal(i, field, code.0) {
                         return err(t, e);
                     }
                 }
