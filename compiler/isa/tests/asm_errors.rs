@@ -86,7 +86,7 @@ fn matrix_sources_llvm_mc_refuses_are_refused() {
 #[test]
 fn lines_llvm_mc_misencodes_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 16] = [
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 17] = [
         (Gfx942, "buffer_load_dword v1, off, s[4:7], s1 offset:4096", 39, "MUBUF offsets are 12 bits (0..4095)"),
         (Gfx1100, "buffer_load_b32 v1, off, s[4:7], s1 offset:65535", 37, "MUBUF offsets are 12 bits (0..4095)"),
         (
@@ -107,6 +107,12 @@ fn lines_llvm_mc_misencodes_are_refused() {
         (Gfx942, "scratch_load_ubyte v56, v8, src_scc offset:4", 29, "does not fit the 7-bit saddr field"),
         (Gfx1100, "v_cvt_f16_u16_e32 v8, 1.5", 23, "reads 0x0"),
         (Gfx942, "v_add_u16 v8, 0.1, v1", 15, "reads 0xcccd"),
+        (
+            Gfx1201,
+            "v_fma_mix_f32_e64_dpp v12, v24, v40, 0x1234 op_sel_hi:[1,1,1] dpp8:[0,1,2,3,4,5,6,7]",
+            38,
+            "DPP forms take no literal",
+        ),
         (
             Gfx942,
             "v_pk_fmac_f16_sdwa v8, v24, sext(v40) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",

@@ -377,3 +377,44 @@ fn bad_forms_are_errors() {
 fn gfx950_dpp_sdwa_match_llvm_mc() {
     assert!(check(Arch::Gfx950) >= 40);
 }
+
+/// gfx11/gfx12 VOP3P DPP16/DPP8 forms (v_fma_mix*, v_dot2*) from typed calls, with llvm-mc 22's
+/// bytes; packed math (`v_pk_add_f16`) has none.
+#[test]
+fn vop3p_dpp_match_llvm_mc() {
+    let build = |arch: Arch, name: &str, ops: &[Operand], mods: &[Mod]| {
+        let mut b = Builder::new(arch);
+        b.try_op_mods(name, ops, mods).map(|_| b.finish().unwrap())
+    };
+    let src = |a: Operand, b: Operand, c: Operand| [v(12).into(), a, b, c];
+    for arch in [Arch::Gfx1100, Arch::Gfx1201] {
+        let got =
+            build(arch, "v_dot2_f32_f16", &src(v(24).into(), v(40).into(), v(56).into()), &[quad_perm([0, 1, 2, 3])]);
+        assert_eq!(got.unwrap(), [0x0c, 0x40, 0x13, 0xcc, 0xfa, 0x50, 0xe2, 0x1c, 0x18, 0xe4, 0x00, 0xff]);
+        let got = build(
+            arch,
+            "v_fma_mix_f32",
+            &src(neg(v(24)), abs(v(40)), s(5).into()),
+            &[
+                op_sel(&[1, 0, 0]),
+                op_sel_hi(&[1, 1, 0]),
+                quad_perm([1, 0, 2, 3]),
+                row_mask(3),
+                bank_mask(1),
+                bound_ctrl(),
+                fi(),
+            ],
+        );
+        assert_eq!(got.unwrap(), [0x0c, 0x0a, 0x20, 0xcc, 0xfa, 0x50, 0x16, 0x38, 0x18, 0xe1, 0x0c, 0x31]);
+        let got = build(
+            arch,
+            "v_fma_mix_f32",
+            &src(v(24).into(), v(40).into(), v(56).into()),
+            &[op_sel_hi(&[1, 1, 1]), dpp8([0, 1, 2, 3, 4, 5, 6, 7])],
+        );
+        assert_eq!(got.unwrap(), [0x0c, 0x40, 0x20, 0xcc, 0xe9, 0x50, 0xe2, 0x1c, 0x18, 0x88, 0xc6, 0xfa]);
+        assert!(
+            build(arch, "v_pk_add_f16", &[v(1).into(), v(2).into(), v(3).into()], &[quad_perm([0, 1, 2, 3])]).is_err()
+        );
+    }
+}

@@ -27,7 +27,7 @@ pub(super) fn mod_forms(
         }
         let src0 = match f.name {
             "VOP1" | "VOP2" | "VOPC" => (0u32, 8u32),
-            "VOP3" if fam != Family::Gfx9 => (32, 40),
+            "VOP3" | "VOP3P" if fam != Family::Gfx9 => (32, 40),
             _ => continue,
         };
         let src0_reg = get(o.word, src0.0, src0.1);
@@ -126,8 +126,8 @@ pub(super) fn source_modifiers(
         }
     }
     for &(oi, kind, word, len) in mods {
-        // The DPP16 dword's modifier bits belong to VOP1/VOP2/VOPC (VOP3's are in its own dword).
-        if ops[oi].literal || !matches!(kind, "dpp16" | "sdwa") || fmts[ops[oi].fmt].name == "VOP3" {
+        // The DPP16 dword's modifier bits belong to VOP1/VOP2/VOPC (VOP3/VOP3P keep theirs in their own word).
+        if ops[oi].literal || !matches!(kind, "dpp16" | "sdwa") || matches!(fmts[ops[oi].fmt].name, "VOP3" | "VOP3P") {
             continue;
         }
         let b = fmts[ops[oi].fmt].bits;

@@ -120,7 +120,7 @@ pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
             i.set_field("dst_unused", 2);
         }
     }
-    if matches!(f.name, "VOP3P" | "WMMA") && !opc.mnemonic.contains("_mix") {
+    if matches!(f.name, "VOP3P" | "WMMA" | "VOP3P_DPP16" | "VOP3P_DPP8") && !opc.mnemonic.contains("_mix") {
         let nsrc = i.operands().iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
         i.set_field("opsel_hi", if nsrc >= 2 { 3 } else { 1 });
         let _ = nsrc;
@@ -150,6 +150,11 @@ fn set_src(
             // gfx9's 64-bit VALU encodings have no literal dword (llvm-mc: "literal operands are
             // not supported").
             return err(t, format!("'{}': gfx9's 64-bit encoding takes no literal", t.text));
+        }
+        if f.ends_with("_DPP16") || f.ends_with("_DPP8") {
+            // llvm-mc 22 refuses most, but writes VOP3P DPP ones (v_fma_mix*) as the literal code
+            // without the literal dword.
+            return err(t, format!("'{}': DPP forms take no literal", t.text));
         }
         // One literal dword. The FLAG_LITERAL opcodes' constant (parsed later) must repeat a
         // literal source (v_fmamk_f32 v0, K, K, v1); `start` left a placeholder there.
@@ -539,8 +544,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 if let Some(e) = super::buf_soffset::refusal(fname, field, code.0, s) {
                     return err(t, e);
                 }
-                if field == "src1" && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
-                    if let Some(e) = crate::ext_forms::src1_refusal(i, code.0) {
+                if matches!(field, "src1" | "src2") && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
+                    if let Some(e) = crate::ext_forms::dpp_src_refusal(i, field, code.0) {
                         return err(t, e);
                     }
                 }

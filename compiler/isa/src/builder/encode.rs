@@ -788,8 +788,8 @@ impl<'a> Fill<'a> {
             return self.failf(k, format_args!("a buffer soffset takes no literal (an SGPR or an inline constant)"));
         }
         if self.c.ext != Ext::None {
-            if let Some(e) = crate::ext_forms::src_refusal(&self.i) {
-                return self.failf(self.slots.iter().position(|s| s.op.name == "src1"), format_args!("{e}"));
+            if let Some((n, e)) = crate::ext_forms::src_refusal(&self.i) {
+                return self.failf(self.slots.iter().position(|s| s.op.name == n), format_args!("{e}"));
             }
         }
         if self.c.f8f6f4 {

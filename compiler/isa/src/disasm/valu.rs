@@ -61,7 +61,8 @@ pub fn mnemonic(i: &Instruction, s: Shape, ext: Ext) -> String {
         Ext::None => m.to_string(),
         Ext::Sdwa => format!("{}_sdwa", m.trim_end_matches("_e32")),
         Ext::Dpp16 | Ext::Dpp8 => {
-            if s == Shape::Vop3 {
+            // VOP3P DPP (v_fma_mix*, v_dot2*) prints as llvm-mc does: `_e64_dpp`.
+            if matches!(s, Shape::Vop3 | Shape::Vop3p) {
                 if m.ends_with("_e64") {
                     format!("{m}_dpp")
                 } else {

@@ -281,5 +281,15 @@ pub(super) fn push(arch: &str, fam: Family, v: &mut Vec<Fmt>) {
             false,
         ));
     }
-    v.push(vop3p);
+    if !gfx9 {
+        // v_fma_mix*, v_dot2* and (gfx12) v_dot4*_fp8/bf8 have DPP forms: the VOP3P word and one
+        // DPP dword, selected by src0 as in VOP3 (the probe in forms.rs finds which opcodes).
+        let m16 = modifier(&vop3p, "VOP3P_DPP16", (32, 40), 0xFA, dpp16_fields(64, true));
+        let m8 = dpp8(&vop3p, "VOP3P_DPP8", (32, 40), 64);
+        v.push(vop3p);
+        v.push(m16);
+        v.extend(m8);
+    } else {
+        v.push(vop3p);
+    }
 }
