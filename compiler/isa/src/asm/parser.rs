@@ -4,6 +4,7 @@ use baregpu_autogen::isa::{Field, Opcode, OperandKind, FLAG_LITERAL};
 
 use std::borrow::Cow;
 
+use super::const_mods;
 use super::lexer::{Line, Tok};
 use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
@@ -269,6 +270,18 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
             None => super::value::src_mods(t.text),
         };
         let idx = src_index(o.name);
+        // A constant with modifiers this encoding has no bits for becomes its folded value.
+        let folded: String;
+        let (s, neg, abs, sext) = match idx.filter(|_| neg || abs || sext) {
+            Some(si) => match const_mods::folded(i, si, s, const_mods::Mods { neg, abs, sext }) {
+                Some(f) => {
+                    folded = f;
+                    (folded.as_str(), false, false, false)
+                }
+                None => (s, neg, abs, sext),
+            },
+            None => (s, neg, abs, sext),
+        };
         if (neg || abs || sext) && idx.is_none() {
             return err(t, "modifiers are not allowed on this operand");
         }
@@ -483,6 +496,13 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                                     t,
                                     format!("'{s}' does not fit the 16-bit operand (llvm-mc takes -32768..65535)"),
                                 );
+                            }
+                            // A negative integer in an f16 source: its low 16 bits.
+                            Ok((255, Some(l)))
+                                if const_mods::f16_low_half(ty, l).is_some()
+                                    && reads_16bit_literal(ValType::F16, lit16, packed, f16_halves(arch, m, idx)) =>
+                            {
+                                (255, const_mods::f16_low_half(ty, l))
                             }
                             Ok(c) => c,
                             Err(e) => match float_literal(ty(), s) {

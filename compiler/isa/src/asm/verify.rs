@@ -173,6 +173,22 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
         // Registers are never low-16 values (`same_vals` reads numbers only): asked only for others.
         let reg = matches!(a.val, Val::Reg(_)) || matches!(b.val, Val::Reg(_));
         let src = || kinds.get(k).and_then(|o| crate::operand::src_index(o.name));
+        // A constant with modifiers the encoding folded into its value (const_mods).
+        if !a.plain() && b.plain() {
+            let m = super::const_mods::Mods { neg: a.neg, abs: a.abs, sext: a.sext };
+            if let Some(t) = src().and_then(|si| super::const_mods::folded(i, si, a.inner, m)) {
+                if same_val(arch, false, &value(&t), &b.val) {
+                    continue;
+                }
+                return false;
+            }
+        }
+        // A negative integer in an f16 source, written as its low 16 bits.
+        if let (Val::Int(w @ ..-16), Val::Int(g)) = (&a.val, &b.val) {
+            if a.plain() && src().is_some_and(|si| super::const_mods::same_f16_low_half(i, si, *w, *g)) {
+                continue;
+            }
+        }
         if let Some(ty) = (!reg).then(|| super::low16::low16(i, src())).flatten() {
             if let Some(same) = super::low16::same_vals(ty, &a.val, &b.val).filter(|_| a.plain() && b.plain()) {
                 if same {
