@@ -26,6 +26,7 @@ pub(crate) struct Mods {
 /// The plain constant (as text) that `inner`, an operand without its modifiers `m`, becomes in
 /// source `si` of `i`; `None` where the modifiers stay: the encoding has bits for them, the
 /// operand is no constant, or llvm-mc refuses them there (the caller then refuses the line).
+#[cold]
 pub(crate) fn folded(i: &Instruction, si: usize, inner: &str, m: Mods) -> Option<String> {
     if si > 1 || !matches!(i.format().name, "VOP1" | "VOP2" | "VOPC") {
         return None;

@@ -265,23 +265,19 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     for (k, (o, t)) in ops.iter().zip(toks.iter()).enumerate() {
         // Source modifiers, from the typed form where it is this very token.
         let pre = k.checked_add_signed(shift).and_then(|j| typed.get(j)).filter(|o| std::ptr::eq(o.text, t.text));
-        let (s, neg, abs, sext) = match pre {
+        let (mut s, mut neg, mut abs, mut sext) = match pre {
             Some(o) => (o.inner, o.neg, o.abs, o.sext),
             None => super::value::src_mods(t.text),
         };
         let idx = src_index(o.name);
         // A constant with modifiers this encoding has no bits for becomes its folded value.
         let folded: String;
-        let (s, neg, abs, sext) = match idx.filter(|_| neg || abs || sext) {
-            Some(si) => match const_mods::folded(i, si, s, const_mods::Mods { neg, abs, sext }) {
-                Some(f) => {
-                    folded = f;
-                    (folded.as_str(), false, false, false)
-                }
-                None => (s, neg, abs, sext),
-            },
-            None => (s, neg, abs, sext),
-        };
+        if neg || abs || sext {
+            if let Some(f) = idx.and_then(|si| const_mods::folded(i, si, s, const_mods::Mods { neg, abs, sext })) {
+                folded = f;
+                (s, neg, abs, sext) = (folded.as_str(), false, false, false);
+            }
+        }
         if (neg || abs || sext) && idx.is_none() {
             return err(t, "modifiers are not allowed on this operand");
         }

@@ -173,22 +173,6 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
         // Registers are never low-16 values (`same_vals` reads numbers only): asked only for others.
         let reg = matches!(a.val, Val::Reg(_)) || matches!(b.val, Val::Reg(_));
         let src = || kinds.get(k).and_then(|o| crate::operand::src_index(o.name));
-        // A constant with modifiers the encoding folded into its value (const_mods).
-        if !a.plain() && b.plain() {
-            let m = super::const_mods::Mods { neg: a.neg, abs: a.abs, sext: a.sext };
-            if let Some(t) = src().and_then(|si| super::const_mods::folded(i, si, a.inner, m)) {
-                if same_val(arch, false, &value(&t), &b.val) {
-                    continue;
-                }
-                return false;
-            }
-        }
-        // A negative integer in an f16 source, written as its low 16 bits.
-        if let (Val::Int(w @ ..-16), Val::Int(g)) = (&a.val, &b.val) {
-            if a.plain() && src().is_some_and(|si| super::const_mods::same_f16_low_half(i, si, *w, *g)) {
-                continue;
-            }
-        }
         if let Some(ty) = (!reg).then(|| super::low16::low16(i, src())).flatten() {
             if let Some(same) = super::low16::same_vals(ty, &a.val, &b.val).filter(|_| a.plain() && b.plain()) {
                 if same {
@@ -197,7 +181,9 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
                 return false;
             }
         }
-        if !same_operand(arch, fname, kind, a, b) {
+        // Asked only where the operands differ: a constant the encoding folded its modifiers into,
+        // or a negative integer an f16 source holds as its low 16 bits (const_mods).
+        if !same_operand(arch, fname, kind, a, b) && !same_folded(i, src(), a, b) {
             return false;
         }
     }
@@ -344,6 +330,21 @@ pub(super) fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'
         t.ops[k..].iter().map(|o| super::value::modifier(&super::lexer::Tok { text: o.text, col: o.col })).collect();
     mods.extend(t.mods.iter().cloned());
     (&t.ops[..k], Cow::Owned(mods))
+}
+
+/// Whether the line's operand `a` of source `si` is the decoded `b` by `const_mods`' rules.
+#[cold]
+fn same_folded(i: &Instruction, si: Option<usize>, a: &Operand, b: &Operand) -> bool {
+    use super::const_mods::{folded, same_f16_low_half, Mods};
+    let Some(si) = si else { return false };
+    if !a.plain() && b.plain() {
+        let m = Mods { neg: a.neg, abs: a.abs, sext: a.sext };
+        return folded(i, si, a.inner, m).is_some_and(|t| same_val(i.arch, false, &value(&t), &b.val));
+    }
+    match (&a.val, &b.val) {
+        (Val::Int(w), Val::Int(g)) => a.plain() && b.plain() && same_f16_low_half(i, si, *w, *g),
+        _ => false,
+    }
 }
 
 fn same_operand(arch: Arch, fname: &str, kind: Option<OperandKind>, a: &Operand, b: &Operand) -> bool {
