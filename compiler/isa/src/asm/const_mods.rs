@@ -115,16 +115,16 @@ fn fits(ty: ValType, f: f64) -> bool {
     }
 }
 
-/// A negative integer in an f16 source that reads a 16-bit literal: llvm-mc 22 writes its low 16
-/// bits (`-65` is the literal 0xffbf), where an integer or bf16 source gets the 32-bit pattern.
-/// The literal to write for `lit` there, `None` where it stays.
-/// `ty` is asked only for such a literal.
-pub(crate) fn f16_low_half(ty: impl FnOnce() -> ValType, lit: u32) -> Option<u32> {
-    (lit >= 0xffff_8000 && ty() == ValType::F16).then_some(lit & 0xffff)
+/// Whether a literal is a negative integer in an f16 source that reads a 16-bit literal (not
+/// packed `halves`): llvm-mc 22 writes its low 16 bits (`-65` is the literal 0xffbf), where an
+/// integer or bf16 source gets the 32-bit pattern. `ty` and `halves` are asked only for such a
+/// literal.
+pub(crate) fn f16_low_half(lit: u32, ty: impl FnOnce() -> ValType, halves: impl FnOnce() -> bool) -> bool {
+    lit >= 0xffff_8000 && ty() == ValType::F16 && !halves()
 }
 
 /// Whether the written integer `w` and the decoded literal `g` of source `si` of `i` are one
-/// value by [`f16_low_half`].
+/// value by [`f16_low_half`] (the literal's low 16 bits).
 pub(crate) fn same_f16_low_half(i: &Instruction, si: usize, w: i64, g: i64) -> bool {
     (-0x8000..-16).contains(&w) && g == w & 0xffff && src_val_type(i.arch, i.mnemonic(), si, 1) == ValType::F16
 }
@@ -188,8 +188,9 @@ mod tests {
 
     #[test]
     fn f16_negative_integers() {
-        assert_eq!(f16_low_half(|| ValType::F16, 0xffff_ffbf), Some(0xffbf));
-        assert_eq!(f16_low_half(|| ValType::Bf16, 0xffff_ffbf), None);
-        assert_eq!(f16_low_half(|| ValType::F16, 0x1234), None);
+        assert!(f16_low_half(0xffff_ffbf, || ValType::F16, || false));
+        assert!(!f16_low_half(0xffff_ffbf, || ValType::F16, || true));
+        assert!(!f16_low_half(0xffff_ffbf, || ValType::Bf16, || false));
+        assert!(!f16_low_half(0x1234, || ValType::F16, || false));
     }
 }

@@ -270,7 +270,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
             None => super::value::src_mods(t.text),
         };
         let idx = src_index(o.name);
-        // A constant with modifiers this encoding has no bits for becomes its folded value.
+        // A constant with modifiers this encoding has no bits for: its folded value (const_mods).
         let folded: String;
         if neg || abs || sext {
             if let Some(f) = idx.and_then(|si| const_mods::folded(i, si, s, const_mods::Mods { neg, abs, sext })) {
@@ -493,12 +493,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                                     format!("'{s}' does not fit the 16-bit operand (llvm-mc takes -32768..65535)"),
                                 );
                             }
-                            // A negative integer in an f16 source: its low 16 bits.
-                            Ok((255, Some(l)))
-                                if const_mods::f16_low_half(ty, l).is_some()
-                                    && reads_16bit_literal(ValType::F16, lit16, packed, f16_halves(arch, m, idx)) =>
-                            {
-                                (255, const_mods::f16_low_half(ty, l))
+                            Ok((255, Some(l))) if const_mods::f16_low_half(l, ty, || f16_halves(arch, m, idx)) => {
+                                (255, Some(l & 0xffff))
                             }
                             Ok(c) => c,
                             Err(e) => match float_literal(ty(), s) {
