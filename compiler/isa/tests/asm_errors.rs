@@ -537,7 +537,9 @@ fn operands_llvm_mc_prints_but_refuses_are_refused() {
 #[test]
 fn constants_with_modifiers_llvm_mc_refuses_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
-    let bad: [(baregpu_isa::Arch, &str); 24] = [
+    let bad: [(baregpu_isa::Arch, &str); 26] = [
+        (Gfx1100, "v_add_f64 v[8:9], neg(0x12345678), v[40:41]"),
+        (Gfx1201, "v_add_f64 v[8:9], |65|, v[40:41]"),
         (Gfx1100, "v_add_u32_e32 v8, |0x12345678|, v40"),
         (Gfx942, "v_add_u32_e32 v8, |0x12345678|, v40"),
         (Gfx1100, "v_mov_b32_e32 v8, neg(1.5)"),

@@ -51,6 +51,17 @@ pub(crate) fn folded(i: &Instruction, si: usize, inner: &str, m: Mods) -> Option
     }
 }
 
+/// Why llvm-mc 22 refuses `inner` with neg/abs (`neg_abs`) in source `si` of `i` where the
+/// modifier bits stay: an integer literal (no inline constant) in a 64-bit float source, which
+/// it has no rule to apply them to (`v_add_f64 v[8:9], neg(65), v[40:41]`).
+#[cold]
+pub(crate) fn refusal(i: &Instruction, si: usize, inner: &str, neg_abs: bool) -> Option<&'static str> {
+    let literal = matches!(value(inner), Val::Int(v) if !(-16..=64).contains(&v));
+    let d = i.operands().iter().find(|o| src_index(o.name) == Some(si)).map_or(1, |o| u32::from(o.dwords).max(1));
+    (neg_abs && literal && src_val_type(i.arch, i.mnemonic(), si, d) == ValType::F64)
+        .then_some("neg/abs on an integer literal in a 64-bit float source (llvm-mc refuses it)")
+}
+
 /// Whether `s` is a number (or `lit(...)` of one), not a register or a name.
 fn constant(s: &str) -> bool {
     let s = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map_or(s, str::trim);

@@ -276,6 +276,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
             if let Some(f) = idx.and_then(|si| const_mods::folded(i, si, s, const_mods::Mods { neg, abs, sext })) {
                 folded = f;
                 (s, neg, abs, sext) = (folded.as_str(), false, false, false);
+            } else if let Some(e) = idx.and_then(|si| const_mods::refusal(i, si, s, neg || abs)) {
+                return err(t, e);
             }
         }
         if (neg || abs || sext) && idx.is_none() {
