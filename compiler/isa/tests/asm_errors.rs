@@ -535,3 +535,44 @@ fn operands_llvm_mc_prints_but_refuses_are_refused() {
         assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
     }
 }
+
+/// Modifiers on constants that llvm-mc 22 refuses, though it folds them into the value elsewhere
+/// (`asm::const_mods`): on integer sources, v_mov_b32, v_fmamk/v_fmaak and a VGPR-only src1; an
+/// integer with modifiers in an f64 source; values that do not fit the source after the fold;
+/// DPP and VOPD; `sext` on a float source, on an opcode without an SDWA form, and off gfx9.
+#[test]
+fn constants_with_modifiers_llvm_mc_refuses_are_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
+    let bad: [(baregpu_isa::Arch, &str); 26] = [
+        (Gfx1100, "v_add_f64 v[8:9], neg(0x12345678), v[40:41]"),
+        (Gfx1201, "v_add_f64 v[8:9], |65|, v[40:41]"),
+        (Gfx1100, "v_add_u32_e32 v8, |0x12345678|, v40"),
+        (Gfx942, "v_add_u32_e32 v8, |0x12345678|, v40"),
+        (Gfx1100, "v_mov_b32_e32 v8, neg(1.5)"),
+        (Gfx950, "v_mov_b32_e32 v8, neg(1.5)"),
+        (Gfx1100, "v_fmamk_f32 v8, neg(1.5), 0x1234, v40"),
+        (Gfx942, "v_fmamk_f32 v8, neg(1.0), 0x1234, v40"),
+        (Gfx1201, "v_fmaak_f32 v8, neg(1.5), v40, 0x1234"),
+        (Gfx1100, "v_add_f32_e32 v8, v40, neg(1.0)"),
+        (Gfx1201, "v_cmp_class_f32_e32 vcc_lo, v40, neg(1.5)"),
+        (Gfx942, "v_rcp_f64_e32 v[8:9], neg(0x3ff80000)"),
+        (Gfx1100, "v_rcp_f64_e32 v[8:9], neg(0x3ff80000)"),
+        (Gfx942, "v_add_f32_e32 v8, neg(0x100000000), v40"),
+        (Gfx1100, "v_add_f16_e32 v8, neg(0x12345), v40"),
+        (Gfx1201, "v_add_f32_e32 v8, neg(1.0e40), v40"),
+        (Gfx1100, "v_add_f16_e32 v8, neg(1.0e10), v40"),
+        (Gfx1100, "v_add_f32_dpp v8, neg(1.5), v40 quad_perm:[0,1,2,3]"),
+        (Gfx1100, "v_dual_add_f32 v8, neg(1.0), v40 :: v_dual_mul_f32 v9, v2, v3"),
+        (Gfx1201, "v_dual_cndmask_b32 v8, neg(1.0), v40 :: v_dual_mul_f32 v9, v2, v3"),
+        (Gfx942, "v_add_f32_e32 v8, sext(65), v40"),
+        (Gfx942, "v_cndmask_b32_e32 v8, sext(1), v40, vcc"),
+        (Gfx942, "v_readfirstlane_b32 s1, sext(65)"),
+        (Gfx950, "v_mov_b64_e32 v[8:9], sext(65)"),
+        (Gfx942, "v_cmp_f_i16_e32 vcc, sext(0x12345678), v40"),
+        (Gfx1100, "v_cvt_f32_i32_e32 v8, sext(65)"),
+    ];
+    for (arch, line) in bad {
+        let e = assemble(arch, line).expect_err(line);
+        assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
+    }
+}

@@ -8,6 +8,7 @@
 
 pub(crate) mod buf_soffset;
 pub(crate) mod const_bus;
+pub(crate) mod const_mods;
 mod data;
 mod decoded;
 mod expr;

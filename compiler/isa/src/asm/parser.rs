@@ -4,6 +4,7 @@ use baregpu_autogen::isa::{Field, Opcode, OperandKind, FLAG_LITERAL};
 
 use std::borrow::Cow;
 
+use super::const_mods;
 use super::lexer::{Line, Tok};
 use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
@@ -269,11 +270,21 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     for (k, (o, t)) in ops.iter().zip(toks.iter()).enumerate() {
         // Source modifiers, from the typed form where it is this very token.
         let pre = k.checked_add_signed(shift).and_then(|j| typed.get(j)).filter(|o| std::ptr::eq(o.text, t.text));
-        let (s, neg, abs, sext) = match pre {
+        let (mut s, mut neg, mut abs, mut sext) = match pre {
             Some(o) => (o.inner, o.neg, o.abs, o.sext),
             None => super::value::src_mods(t.text),
         };
         let idx = src_index(o.name);
+        // A constant with modifiers this encoding has no bits for: its folded value (const_mods).
+        let folded: String;
+        if neg || abs || sext {
+            if let Some(f) = idx.and_then(|si| const_mods::folded(i, si, s, const_mods::Mods { neg, abs, sext })) {
+                folded = f;
+                (s, neg, abs, sext) = (folded.as_str(), false, false, false);
+            } else if let Some(e) = idx.and_then(|si| const_mods::refusal(i, si, s, neg || abs)) {
+                return err(t, e);
+            }
+        }
         if (neg || abs || sext) && idx.is_none() {
             return err(t, "modifiers are not allowed on this operand");
         }
@@ -488,6 +499,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                                     t,
                                     format!("'{s}' does not fit the 16-bit operand (llvm-mc takes -32768..65535)"),
                                 );
+                            }
+                            Ok((255, Some(l))) if const_mods::f16_low_half(l, ty, || f16_halves(arch, m, idx)) => {
+                                (255, Some(l & 0xffff))
                             }
                             Ok(c) => c,
                             Err(e) => match float_literal(ty(), s) {

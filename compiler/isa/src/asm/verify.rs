@@ -181,7 +181,9 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
                 return false;
             }
         }
-        if !same_operand(arch, fname, kind, a, b) {
+        // Asked only where the operands differ: a constant the encoding folded its modifiers into,
+        // or a negative integer an f16 source holds as its low 16 bits (const_mods).
+        if !same_operand(arch, fname, kind, a, b) && !same_folded(i, src(), a, b) {
             return false;
         }
     }
@@ -328,6 +330,21 @@ pub(super) fn split_extra<'a, 'b>(t: &'b Typed<'a>, n: usize) -> (&'b [Operand<'
         t.ops[k..].iter().map(|o| super::value::modifier(&super::lexer::Tok { text: o.text, col: o.col })).collect();
     mods.extend(t.mods.iter().cloned());
     (&t.ops[..k], Cow::Owned(mods))
+}
+
+/// Whether the line's operand `a` of source `si` is the decoded `b` by `const_mods`' rules.
+#[cold]
+fn same_folded(i: &Instruction, si: Option<usize>, a: &Operand, b: &Operand) -> bool {
+    use super::const_mods::{folded, same_f16_low_half, Mods};
+    let Some(si) = si else { return false };
+    if !a.plain() && b.plain() {
+        let m = Mods { neg: a.neg, abs: a.abs, sext: a.sext };
+        return folded(i, si, a.inner, m).is_some_and(|t| same_val(i.arch, false, &value(&t), &b.val));
+    }
+    match (&a.val, &b.val) {
+        (Val::Int(w), Val::Int(g)) => a.plain() && b.plain() && same_f16_low_half(i, si, *w, *g),
+        _ => false,
+    }
 }
 
 fn same_operand(arch: Arch, fname: &str, kind: Option<OperandKind>, a: &Operand, b: &Operand) -> bool {
