@@ -2,13 +2,30 @@
 //! source order, and no bytes come back.
 
 use baregpu_isa::asm::MAX_ERRORS;
-use baregpu_isa::{assemble, IsaError};
+use baregpu_isa::{assemble, Arch, IsaError};
 
 fn positions(e: &IsaError) -> Vec<(usize, usize)> {
     match e {
         IsaError::Asm { line, col, .. } => vec![(*line, *col)],
         IsaError::AsmMany(v) => v.iter().flat_map(positions).collect(),
         e => panic!("not an assembler error: {e}"),
+    }
+}
+
+/// Each line is refused with one error line, at line 1 and column `col`, whose text holds `what`.
+fn refused_at(bad: &[(Arch, &str, usize, &str)]) {
+    for &(arch, line, col, what) in bad {
+        let e = assemble(arch, line).unwrap_err();
+        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
+        assert!(e.to_string().contains(what), "{line}: {e}");
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+}
+
+/// Each line assembles to the bytes llvm-mc 22 gives it.
+fn assembles_to(ok: &[(Arch, &str, &[u8])]) {
+    for &(arch, line, bytes) in ok {
+        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
     }
 }
 
@@ -63,11 +80,7 @@ fn matrix_sources_llvm_mc_refuses_are_refused() {
         (Gfx942, "v_smfmac_f32_16x16x32_f16 v[0:3], v[0:1], v[2:5], s0", 51, "sparsity index"),
         (Gfx950, "v_mfma_scale_f32_16x16x128_f8f6f4 v[8:11], v[24:31], v[40:47], v[56:59], s20, v21", 74, "scale"),
     ];
-    for (arch, line, col, what) in bad {
-        let e = assemble(arch, line).unwrap_err();
-        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
-        assert!(e.to_string().contains(what), "{line}: {e}");
-    }
+    refused_at(&bad);
     // llvm-mc's bytes for an inline constant as C.
     let ok = assemble(Gfx942, "v_mfma_f32_4x4x1f32 a[0:3], v0, v1, 1.0").unwrap();
     assert_eq!(ok, [0x00, 0x80, 0xc2, 0xd3, 0x00, 0x03, 0xca, 0x03]);
@@ -120,12 +133,7 @@ fn lines_llvm_mc_misencodes_are_refused() {
             "sext is not encodable",
         ),
     ];
-    for (arch, line, col, what) in bad {
-        let e = assemble(arch, line).unwrap_err();
-        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
-        assert!(e.to_string().contains(what), "{line}: {e}");
-        assert_eq!(e.to_string().lines().count(), 1, "{e}");
-    }
+    refused_at(&bad);
     // What llvm-mc writes the same way is taken: a returning atomic written with its destination,
     // the default op_sel, an inline float in a 16-bit integer source.
     let ok = [
@@ -158,11 +166,7 @@ fn attributes_and_mfma_c_llvm_mc_refuses_are_refused() {
         (Gfx942, "v_mfma_i32_32x32x16_i8 a[0:15], v[2:3], v[4:5], a[8:23]", 49, "C matrix must be the destination"),
         (Gfx950, "v_mfma_f64_16x16x4_f64 v[0:7], v[2:3], v[4:5], v[2:9]", 48, "C matrix must be the destination"),
     ];
-    for (arch, line, col, what) in bad {
-        let e = assemble(arch, line).unwrap_err();
-        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
-        assert!(e.to_string().contains(what), "{line}: {e}");
-    }
+    refused_at(&bad);
     let ok: [(baregpu_isa::Arch, &str, &[u8]); 5] = [
         (Gfx1100, "lds_param_load v1, attr32.x wait_vdst:4", &[0x01, 0x80, 0x04, 0xce]),
         (
@@ -186,9 +190,7 @@ fn attributes_and_mfma_c_llvm_mc_refuses_are_refused() {
             &[0x00, 0x00, 0xac, 0xd3, 0x00, 0x03, 0x02, 0x00, 0x00, 0x08, 0xae, 0xd3, 0x10, 0x31, 0x0a, 0x04],
         ),
     ];
-    for (arch, line, bytes) in ok {
-        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
-    }
+    assembles_to(&ok);
 }
 
 /// The constant bus, as llvm-mc 22 counts it: one scalar value on gfx9, two on gfx11/gfx12 (one
@@ -273,9 +275,7 @@ fn constant_bus_llvm_mc_refuses_is_refused() {
             &[0, 0, 0x13, 0xd6, 0xe9, 0xfa, 0xf8, 0x01, 0x01, 0x77, 0x39, 0x05],
         ),
     ];
-    for (arch, line, bytes) in ok {
-        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
-    }
+    assembles_to(&ok);
 }
 
 /// Lines llvm-mc 22 refuses (checked with llvm-mc-22 -show-encoding), refused by ours at the
@@ -321,12 +321,7 @@ fn lines_llvm_mc_refuses_are_refused() {
         (Gfx1201, "v_swmmac_f32_16x16x32_f16 v[8:15], v[24:27], v[40:47], s56", 56, "sparsity index"),
         (Gfx1201, "image_load v8, [v24, v0], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D nv", 65, "nv is not supported"),
     ];
-    for (arch, line, col, what) in bad {
-        let e = assemble(arch, line).unwrap_err();
-        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
-        assert!(e.to_string().contains(what), "{line}: {e}");
-        assert_eq!(e.to_string().lines().count(), 1, "{e}");
-    }
+    refused_at(&bad);
     // llvm-mc 22's bytes for what it takes: sext on an integer SDWA source, neg on a float one,
     // 16-bit values at both ends, WMMA C as an inline constant or null.
     let ok: [(baregpu_isa::Arch, &str, &[u8]); 8] = [
@@ -359,9 +354,7 @@ fn lines_llvm_mc_refuses_are_refused() {
             &[0x08, 0x40, 0x40, 0xcc, 0x18, 0x51, 0xf2, 0x19],
         ),
     ];
-    for (arch, line, bytes) in ok {
-        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
-    }
+    assembles_to(&ok);
 }
 
 /// Lines llvm-mc 22 refuses that ours took (found by comparing neg/abs/sext, register and
@@ -411,12 +404,7 @@ fn sizes_and_forms_llvm_mc_refuses_are_refused() {
         (Gfx1100, "buffer_load_b32 v1, off, s[4:7], 0x1234", 34, "a MUBUF soffset takes no literal"),
         (Gfx942, "buffer_load_dword v1, off, s[4:7], 65", 36, "soffset takes no literal"),
     ];
-    for (arch, line, col, what) in bad {
-        let e = assemble(arch, line).unwrap_err();
-        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
-        assert!(e.to_string().contains(what), "{line}: {e}");
-        assert_eq!(e.to_string().lines().count(), 1, "{e}");
-    }
+    refused_at(&bad);
     // llvm-mc 22's bytes for the neighbours it takes: vcc as a 64-bit address, m0 as a wave32
     // lane mask, `_e64_dpp` on a VOP3-only opcode, gfx1100 src2 and gfx1201 src1 scalars in
     // VOP3 DPP, v_nop_dpp.
@@ -444,9 +432,7 @@ fn sizes_and_forms_llvm_mc_refuses_are_refused() {
             &[0xfa, 0x00, 0x00, 0x7e, 0x00, 0xe4, 0x00, 0xff],
         ),
     ];
-    for (arch, line, bytes) in ok {
-        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
-    }
+    assembles_to(&ok);
     // The words of refused lines print as `.long` (llvm-mc prints text it does not read back).
     let words: [&[u8]; 3] = [
         &[0x00, 0x00, 0x50, 0xe0, 0x00, 0x01, 0x01, 0xff, 0x34, 0x12, 0x00, 0x00],
@@ -475,11 +461,7 @@ fn src_scc_in_a_seven_bit_field_is_refused() {
         (Gfx1201, "s_load_b32 s5, s[2:3], scc", 24, "7-bit soffset field"),
         (Gfx1201, "scratch_store_b32 off, v1, src_scc offset:4", 28, "7-bit saddr field"),
     ];
-    for (arch, line, col, what) in bad {
-        let e = assemble(arch, line).unwrap_err();
-        assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
-        assert!(e.to_string().contains(what), "{line}: {e}");
-    }
+    refused_at(&bad);
     // gfx11 MUBUF's soffset has 8 bits: src_scc is written as itself (llvm-mc's bytes).
     let ok = assemble(Gfx1100, "buffer_load_b32 v1, off, s[4:7], src_scc").unwrap();
     assert_eq!(ok, [0x00, 0x00, 0x50, 0xe0, 0x00, 0x01, 0x01, 0xfd]);
@@ -531,9 +513,7 @@ fn operands_llvm_mc_prints_but_refuses_are_refused() {
             &[0x04, 0x03, 0x30, 0xf0, 0x18, 0x08, 0x04, 0x00],
         ),
     ];
-    for (arch, line, bytes) in ok {
-        assert_eq!(assemble(arch, line).unwrap(), bytes, "{line}");
-    }
+    assembles_to(&ok);
 }
 
 /// Modifiers on constants that llvm-mc 22 refuses, though it folds them into the value elsewhere
