@@ -22,6 +22,7 @@ pub mod fixup;
 mod fnv;
 pub mod inst;
 pub mod names;
+mod offset_range;
 pub mod operand;
 mod src_mods;
 mod src_type;

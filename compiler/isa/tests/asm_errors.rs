@@ -556,3 +556,37 @@ fn constants_with_modifiers_llvm_mc_refuses_are_refused() {
         assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
     }
 }
+
+/// SMEM `offset:` beside an SGPR soffset is signed: 21 bits on gfx9 and gfx11, 24 on gfx12
+/// (ours wrote 21 bits on gfx12, so a gfx12 word's printed offset did not assemble back).
+#[test]
+fn smem_offsets_take_the_signed_range_of_their_field() {
+    assembles_to(&[
+        (
+            Arch::Gfx1201,
+            "s_load_b32 s0, s[24:25], s2 offset:-0x1daee8 scope:SCOPE_SE",
+            &[0x0c, 0x00, 0x20, 0xf4, 0x18, 0x51, 0xe2, 0x04],
+        ),
+        (
+            Arch::Gfx1201,
+            "s_load_b32 s0, s[24:25], s2 offset:0x7fffff",
+            &[0x0c, 0x00, 0x00, 0xf4, 0xff, 0xff, 0x7f, 0x04],
+        ),
+        (
+            Arch::Gfx1201,
+            "s_load_b32 s0, s[24:25], s2 offset:-0x800000",
+            &[0x0c, 0x00, 0x00, 0xf4, 0x00, 0x00, 0x80, 0x04],
+        ),
+        (
+            Arch::Gfx1100,
+            "s_load_b32 s0, s[24:25], s2 offset:-0x100000",
+            &[0x0c, 0x00, 0x00, 0xf4, 0x00, 0x00, 0x10, 0x04],
+        ),
+        (Arch::Gfx942, "s_load_dword s0, s[24:25], s2 offset:-1", &[0x0c, 0x40, 0x02, 0xc0, 0xff, 0xff, 0x1f, 0x04]),
+    ]);
+    refused_at(&[
+        (Arch::Gfx1201, "s_load_b32 s0, s[24:25], s2 offset:0x800000", 29, "24-bit signed"),
+        (Arch::Gfx1100, "s_load_b32 s0, s[24:25], s2 offset:0x100000", 29, "21-bit signed"),
+        (Arch::Gfx942, "s_load_dword s0, s[24:25], s2 offset:-0x100001", 31, "21-bit signed"),
+    ]);
+}

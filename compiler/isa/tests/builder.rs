@@ -151,6 +151,8 @@ fn rdna_common(b: &mut Builder) {
     b.s_load_b32(s(12), s(0..2), 0x20);
     b.s_load_b256(s(4..12), s(0..2), 0);
     b.s_load_b64(s(v_range(0, 0).first as i32..2), s(0..2), 0x10);
+    // SMEM offsets with an SGPR soffset are signed (21 bits here, 24 on gfx12).
+    b.mods([offset(-0x10_0000)]).s_load_b32(s(0), s(24..26), s(2));
     b.global_load_b32(v(9), v(3), s(4..6));
     b.global_store_b32(v(3), v(8), s(8..10));
     b.mods([offset(1024)]).ds_store_b32(v(5), v(10));
@@ -188,6 +190,8 @@ fn gfx1201_only(b: &mut Builder) {
     b.s_barrier_wait(-1);
     b.mods([field("wait_va_vdst", 2)]).ds_param_load(v(1), attr(3, 'z'));
     b.v_mad_co_u64_u32(v(1..3), null(), v(3), s(4), v(5..7));
+    b.mods([offset(-0x1d_aee8)]).s_load_b32(s(0), s(24..26), s(2));
+    b.mods([offset(0x7f_ffff)]).s_load_b32(s(0), s(24..26), s(2));
 }
 
 fn cdna(b: &mut Builder) {
@@ -218,6 +222,7 @@ fn cdna(b: &mut Builder) {
     b.s_mov_b32(s(101), 0);
     b.s_mov_b64(exec(), s(2..4));
     b.s_load_dword(s(12), s(0..2), 0x20);
+    b.mods([offset(-1)]).s_load_dword(s(0), s(24..26), s(2));
     b.s_load_dwordx4(s(4..8), s(0..2), 0);
     b.s_add_u32(s(0), s(0), 0x100);
     b.s_cmp_lg_u32(s(13), 0);

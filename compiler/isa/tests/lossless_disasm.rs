@@ -507,6 +507,12 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         true,
     ),
     (
+        Arch::Gfx942,
+        &[0xfa, 0x50, 0x10, 0xc2, 0x00, 0x00, 0x00, 0xfe],
+        ".long 0xc21050fa, 0xfe000000 // s_atomic_smin s67, ttmp[8:9], exec_hi",
+        true,
+    ),
+    (
         Arch::Gfx1201,
         &[0x81, 0x00, 0x40, 0xd0, 0x08, 0x20, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00],
         ".long 0xd0400081, 0x00002008, 0x00000018 // image_load v8, [v24, v0], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D nv",

@@ -6,6 +6,7 @@ use super::operand::parse_int;
 use super::parser::{err, Ext, PErr};
 use crate::inst::Instruction;
 use crate::names;
+use crate::offset_range::offset_range;
 use crate::operand::is_gfx9;
 use crate::Arch;
 
@@ -97,13 +98,18 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                     }
                     set1(i, "imm", 1)?;
                 }
-                set1(i, "offset", v as u32 & 0x1fffff)?;
+                let width = i.field_def("offset").map_or(21, |f| u32::from(f.hi - f.lo + 1));
+                let (lo, hi) = offset_range(i.arch, fname, width);
+                if v < lo || v > hi {
+                    return err(
+                        t,
+                        format!("offset {v} out of range: SMEM offsets are {width}-bit signed ({lo}..{hi})"),
+                    );
+                }
+                set1(i, "offset", v as u32 & ((1u64 << width) - 1) as u32)?;
             } else {
-                let width = i.field_def("offset").map(|f| f.hi - f.lo + 1).unwrap_or(12) as i64;
-                let signed = matches!(fname, "GLOBAL" | "SCRATCH") || i.arch == Arch::Gfx1201 && fname != "VBUFFER";
-                let (lo, hi) =
-                    if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
-                let hi = flat_segment_max(i).unwrap_or(hi);
+                let width = i.field_def("offset").map_or(12, |f| u32::from(f.hi - f.lo + 1));
+                let (lo, hi) = offset_range(i.arch, fname, width);
                 if v < lo || v > hi {
                     let bits = (hi - lo + 1).ilog2();
                     // llvm-mc 22 keeps the low 12 bits of a buffer offset (on gfx9 the rest

@@ -6,9 +6,9 @@ use super::encode::{fail, Fail, Fill};
 use super::operand::{BitList, Mod, Omod};
 use crate::asm::parser::Ext;
 use crate::disasm::has_dst;
+use crate::offset_range::offset_range;
 use crate::operand::is_gfx9;
 use crate::tables::Tables;
-use crate::Arch;
 
 /// The src0 code of DPP8 with fetch-inactive (`fi:1`).
 const DPP8_FI: u32 = 0xea;
@@ -159,10 +159,12 @@ impl Fill<'_> {
                 self.put_extra(None, f1, "offset1", (v as u32) >> 8, "offset")
             }
             Shape::Smem => {
-                if !(0..1 << 21).contains(&v) {
-                    return self.failf(None, format_args!("offset:{v} is out of range"));
-                }
                 let x = self.c.extra;
+                let width = x.offset.map_or(21, |p| p.width());
+                let (lo, hi) = offset_range(self.arch, "SMEM", width);
+                if v < lo || v > hi {
+                    return self.failf(None, format_args!("offset:{v} is out of range ({lo}..={hi})"));
+                }
                 let read = |p: Option<super::plan::Put>, w: &[u32; 4]| p.map_or(0, |p| p.read(w));
                 if is_gfx9(self.arch) {
                     if read(x.imm, &self.i.words) == 0 && read(x.soe, &self.i.words) == 0 {
@@ -173,16 +175,13 @@ impl Fill<'_> {
                     }
                     self.put_extra(None, x.imm, "imm", 1, "offset")?;
                 }
-                self.put_extra(None, x.offset, "offset", v as u32, "offset")
+                self.put_extra(None, x.offset, "offset", (v as u32) & ((1u64 << width) - 1) as u32, "offset")
             }
             Shape::Flat | Shape::Buf => {
                 let fname = self.i.format().name;
                 let Some(p) = self.c.extra.offsets[0] else { return fail(None, "offset: no offset field") };
-                let width = p.width() as i64;
-                let signed = matches!(fname, "GLOBAL" | "SCRATCH") || self.arch == Arch::Gfx1201 && fname != "VBUFFER";
-                let (lo, hi) =
-                    if signed { (-(1 << (width - 1)), (1 << (width - 1)) - 1) } else { (0, (1 << width) - 1) };
-                let hi = if fname == "FLAT" && self.arch != Arch::Gfx1201 { 0xfff } else { hi };
+                let width = p.width();
+                let (lo, hi) = offset_range(self.arch, fname, width);
                 if v < lo || v > hi {
                     return self.failf(None, format_args!("offset:{v} is out of range ({lo}..={hi})"));
                 }

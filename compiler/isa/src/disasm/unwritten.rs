@@ -4,9 +4,10 @@
 //! (gfx9 SMEM: no modifier names it; gfx12 images: llvm-mc refuses `nv`), a FLAT-segment offset
 //! above 4095 (gfx9, gfx11: llvm-mc refuses it), a gfx12 `buffer_*` format other than the
 //! default (only `tbuffer_*` names one), a gfx9 saddr of 0x7d (llvm-mc's `null`, which gfx9
-//! refuses), an image resource or sampler that is no SGPR tuple (gfx12's 9-bit fields) or a
-//! gather4/atomic dmask llvm-mc refuses (asm::image_dmask), export lanes that are `off` but name
-//! a register, and VOPD pairs whose sources share a VGPR bank (both assemblers refuse them).
+//! refuses), a gfx9 SMEM word with `soe` but not `imm` (its text writes `soe` clear), an image
+//! resource or sampler that is no SGPR tuple (gfx12's 9-bit fields) or a gather4/atomic dmask
+//! llvm-mc refuses (asm::image_dmask), export lanes that are `off` but name a register, and VOPD
+//! pairs whose sources share a VGPR bank (both assemblers refuse them).
 //! Such words print as `.long` (disasm::raw).
 
 use crate::inst::Instruction;
@@ -23,10 +24,11 @@ pub(super) fn unwritten(i: &Instruction) -> bool {
         || crate::vopd_banks::check(i).is_err()
 }
 
-/// Whether the nv bit is set, or a FLAT-segment offset above what the assembler takes (the
-/// assembler's decoded read-back asks too).
+/// Whether the nv bit is set, a FLAT-segment offset is above what the assembler takes, or a
+/// gfx9 SMEM word has `soe` without `imm` (the assembler's decoded read-back asks too).
 pub(crate) fn unwritten_field(i: &Instruction) -> bool {
     i.field("nv").is_some_and(|v| v != 0)
+        || gfx9_smem_soe_without_imm(i)
         || crate::asm::modifier::flat_segment_max(i).is_some_and(|m| i64::from(i.f("offset")) > m)
 }
 
@@ -60,6 +62,16 @@ fn stray_bits(i: &Instruction) -> bool {
 /// operand is not supported"), and `off` writes 0x7f (as do both assemblers), so no line writes it.
 fn gfx9_saddr_0x7d(i: &Instruction) -> bool {
     crate::operand::is_gfx9(i.arch) && matches!(i.format().name, "GLOBAL" | "SCRATCH") && i.field("saddr") == Some(0x7d)
+}
+
+/// gfx9 SMEM with `soe` set and `imm` clear: llvm-mc prints only the soffset register, and
+/// both assemblers write that text with `soe` clear (the register in the offset field), so no
+/// line writes the word.
+fn gfx9_smem_soe_without_imm(i: &Instruction) -> bool {
+    crate::operand::is_gfx9(i.arch)
+        && i.format().name == "SMEM"
+        && i.field("soe") == Some(1)
+        && i.field("imm") == Some(0)
 }
 
 /// EXP: a lane whose enable bit is clear but whose register field is not 0 (`off` writes 0).
