@@ -97,7 +97,11 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                     }
                     set1(i, "imm", 1)?;
                 }
-                set1(i, "offset", v as u32 & 0x1fffff)?;
+                if let Some(e) = super::smem_rules::offset_refusal(i, v, val) {
+                    return err(t, e);
+                }
+                let width = i.field_def("offset").map_or(21, |f| u32::from(f.hi - f.lo) + 1);
+                set1(i, "offset", v as u32 & ((1u64 << width) - 1) as u32)?;
             } else {
                 let width = i.field_def("offset").map(|f| f.hi - f.lo + 1).unwrap_or(12) as i64;
                 let signed = matches!(fname, "GLOBAL" | "SCRATCH") || i.arch == Arch::Gfx1201 && fname != "VBUFFER";
