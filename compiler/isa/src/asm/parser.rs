@@ -416,13 +416,14 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 if r.is_none() && !super::matrix::is_matrix_format(fname) {
                     named_size(s, d, m, fname, field).map_err(|e| (t.col, e))?;
                 }
-                // SGPR or trap-temporary tuples (ttmp0 is scalar register 108).
+                // A float that is no inline constant in a 64-bit scalar source (salu_imm).
                 if o.kind == OperandKind::Ssrc && r.is_none() && (may_be_float(s) || s.starts_with("lit(")) {
                     let ty = src_val_type(arch, m, idx.unwrap_or(0), d);
                     if let Some(e) = super::salu_imm::float64_refusal(fname, ty, s) {
                         return err(t, e);
                     }
                 }
+                // SGPR or trap-temporary tuples (ttmp0 is scalar register 108).
                 let sreg = r.filter(|r| r.file == 's' || r.file == 't' && r.first + r.count <= 16);
                 let sbase = sreg.map(|r| if r.file == 't' { 108 + r.first } else { r.first });
                 let n = sbase.unwrap_or(0);
