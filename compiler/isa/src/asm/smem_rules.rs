@@ -81,10 +81,8 @@ pub(crate) fn check(i: &Instruction) -> Result<(), String> {
         match (o.kind, o.name) {
             // The first register decides: a tuple from `null` (0x7c) is taken (`s_load_b128 null`),
             // and no tuple below it reaches m0 (the SGPRs end at s105, the trap ones at 0x7b).
-            (OperandKind::Sgpr, "sdata") => {
-                if data_refused(i.arch, i.f("sdata")) {
-                    return Err("llvm-mc 22 takes no m0 or exec as SMEM data".to_string());
-                }
+            (OperandKind::Sgpr, "sdata") if data_refused(i.arch, i.f("sdata")) => {
+                return Err("llvm-mc 22 takes no m0 or exec as SMEM data".to_string());
             }
             (OperandKind::Imm, "sdata") => {
                 let v = i.f("sdata");
