@@ -798,6 +798,7 @@ fn operands_llvm_mc_refuses_are_refused() {
         (Arch::Gfx942, "s_mov_b64", ops![s(16..18), 1.5f64].to_vec(), vec![], &["operand 2", "only inline floats"]),
         (Arch::Gfx1201, "s_and_b64", ops![s(16..18), 1.5f32, s(40..42)].to_vec(), vec![], &["operand 2", "inline"]),
         (Arch::Gfx950, "ds_gws_init", ops![v(5)].to_vec(), vec![offset(4)], &["must be even"]),
+        (Arch::Gfx1100, "s_cmpk_eq_u32", ops![s(16), -7].to_vec(), vec![], &["operand 2", "takes 0..65535"]),
     ];
     for (arch, m, o, mods, want) in cases {
         let mut b = Builder::new(arch);
@@ -817,6 +818,7 @@ fn operands_llvm_mc_refuses_are_refused() {
     let mut b = Builder::new(Arch::Gfx942);
     b.op("s_mov_b64", ops![s(16..18), 0.5f64]);
     b.op_mods("ds_gws_init", ops![v(8)], &[offset(4)]);
-    let want = [0xf0, 0x01, 0x90, 0xbe, 0x04, 0x00, 0x33, 0xd9, 0x08, 0x00, 0x00, 0x00];
+    b.op("s_cmpk_eq_u32", ops![s(16), 0xffff]);
+    let want = [0xf0, 0x01, 0x90, 0xbe, 0x04, 0x00, 0x33, 0xd9, 0x08, 0x00, 0x00, 0x00, 0xff, 0xff, 0x10, 0xb4];
     assert_eq!(b.finish().unwrap(), want);
 }

@@ -49,10 +49,14 @@ pub(crate) fn int_literal_refusal(fname: &str, s: &str) -> Option<String> {
         .then(|| format!("'{s}': llvm-mc 22 writes the low 32 bits of the f64 here, not the float; write the bits"))
 }
 
+/// Whether `m` is a SOPK compare of unsigned values (`s_cmpk_*_u32`).
+pub(crate) fn unsigned_sopk(m: &str) -> bool {
+    m.starts_with("s_cmpk_") && m.ends_with("_u32")
+}
+
 /// Refuses a SOPK constant outside the opcode's range: unsigned for the `_u32` compares.
 pub(crate) fn sopk_refusal(m: &str, v: i64, text: &str) -> Option<String> {
-    let unsigned = m.starts_with("s_cmpk_") && m.ends_with("_u32");
-    (unsigned && v < 0).then(|| format!("immediate {text} out of range: {m} takes 0..65535"))
+    (unsigned_sopk(m) && v < 0).then(|| format!("immediate {text} out of range: {m} takes 0..65535"))
 }
 
 /// The value a SOPP instruction without operands takes (`s_endpgm`'s 0..65535), or why not.

@@ -745,6 +745,12 @@ impl<'a> Fill<'a> {
                     .failf(Some(k), format_args!("{} where an immediate is required ({:?})", describe(other), kind))
             }
         };
+        if kind == K::Simm16 {
+            // The unsigned SOPK compares (the assembler's rule, asm::salu_imm).
+            if let Some(e) = crate::asm::salu_imm::sopk_refusal(self.i.mnemonic(), v, &v.to_string()) {
+                return self.failf(Some(k), format_args!("{e}"));
+            }
+        }
         let v = match kind {
             K::Simm16 | K::Label | K::Hwreg | K::Sendmsg if (-32768..=65535).contains(&v) => v as u32 & 0xffff,
             K::Simm16 | K::Label | K::Hwreg | K::Sendmsg => {
