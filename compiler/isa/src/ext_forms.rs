@@ -30,9 +30,11 @@ pub(crate) fn refusal(i: &Instruction) -> Option<String> {
     };
     let op = i.opcode();
     // It probes with a VGPR in src0, so an opcode without one is not probed: gfx9 `v_nop` has
-    // DPP16 and SDWA forms to llvm-mc 22; gfx11+ `v_nop`, `v_pipeflush` and `v_illegal` none.
+    // DPP16 and SDWA forms to llvm-mc 22, gfx9 `v_clrexcp` none (`v_clrexcp_dpp` is refused);
+    // gfx11+ `v_nop`, `v_pipeflush` and `v_illegal` none.
     if is_gfx9(i.arch) && !op.operands.iter().any(|o| o.name == "src0") {
-        return None;
+        return (op.mnemonic != "v_nop")
+            .then(|| format!("{}: llvm-mc 22 has no {form} form of this instruction", op.mnemonic));
     }
     (op.flags & flag == 0).then(|| format!("{}: llvm-mc 22 has no {form} form of this instruction", op.mnemonic))
 }

@@ -99,7 +99,7 @@ fn matrix_sources_llvm_mc_refuses_are_refused() {
 #[test]
 fn lines_llvm_mc_misencodes_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 17] = [
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 21] = [
         (Gfx942, "buffer_load_dword v1, off, s[4:7], s1 offset:4096", 39, "MUBUF offsets are 12 bits (0..4095)"),
         (Gfx1100, "buffer_load_b32 v1, off, s[4:7], s1 offset:65535", 37, "MUBUF offsets are 12 bits (0..4095)"),
         (
@@ -132,6 +132,10 @@ fn lines_llvm_mc_misencodes_are_refused() {
             29,
             "sext is not encodable",
         ),
+        (Gfx942, "s_setreg_imm32_b32 hwreg(HW_REG_TBA_HI, 0, 1), 1.5", 48, "low 32 bits of the f64"),
+        (Gfx1201, "s_atc_probe 65, s[20:21], 0x10", 13, "the SMEM size field is 0..31"),
+        (Gfx1201, "s_prefetch_data s[20:21], 0x10, null, 32", 39, "the SMEM size field is 0..31"),
+        (Gfx1201, "s_buffer_prefetch_data s[20:23], 0x10, null, 65", 46, "the SMEM size field is 0..31"),
     ];
     refused_at(&bad);
     // What llvm-mc writes the same way is taken: a returning atomic written with its destination,
@@ -149,6 +153,15 @@ fn lines_llvm_mc_misencodes_are_refused() {
     for ((arch, line), bytes) in ok.iter().zip(want) {
         assert_eq!(assemble(*arch, line).unwrap(), bytes, "{line}");
     }
+    // The bits of s_setreg_imm32_b32's value, and the largest gfx12 probe size.
+    assembles_to(&[
+        (
+            Gfx942,
+            "s_setreg_imm32_b32 hwreg(HW_REG_TBA_HI, 0, 1), 0x3fc00000",
+            &[0x11, 0x00, 0x00, 0xba, 0x00, 0x00, 0xc0, 0x3f],
+        ),
+        (Gfx1201, "s_atc_probe 31, s[20:21], 0x10", &[0xca, 0x47, 0x04, 0xf4, 0x10, 0x00, 0x00, 0xf8]),
+    ]);
 }
 
 /// Operands llvm-mc 22 refuses whose words it still decodes (LLVM's disassembler test pages):
@@ -288,8 +301,8 @@ fn constant_bus_llvm_mc_refuses_is_refused() {
 /// - `nv` on a gfx1201 image ("not supported on this GPU").
 #[test]
 fn lines_llvm_mc_refuses_are_refused() {
-    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 25] = [
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 47] = [
         (Gfx1100, "v_add_nc_u16 v0, -v1, v2", 18, "source 0 of v_add_nc_u16 takes no neg/abs"),
         (Gfx1100, "v_add_nc_u16_e64_dpp v0, |v1|, v2 quad_perm:[0,1,2,3]", 26, "takes no neg/abs"),
         (Gfx1100, "v_add_nc_u32_e64 v0, -v1, v2", 22, "takes no neg/abs"),
@@ -320,6 +333,29 @@ fn lines_llvm_mc_refuses_are_refused() {
         (Gfx1100, "v_wmma_f32_16x16x16_f16 v[8:15], s[24:31], v[40:47], v[56:63]", 34, "A matrix"),
         (Gfx1201, "v_swmmac_f32_16x16x32_f16 v[8:15], v[24:27], v[40:47], s56", 56, "sparsity index"),
         (Gfx1201, "image_load v8, [v24, v0], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D nv", 65, "nv is not supported"),
+        // Scalar and SMEM operands (asm::smem_rules, asm::salu_imm, asm::gws, isa::ext_forms).
+        (Gfx1100, "s_buffer_load_b32 s24, s[20:23], -7", 34, "a buffer SMEM offset is 20 bits"),
+        (Gfx942, "s_buffer_atomic_add s24, s[20:23], -0x10", 36, "a buffer SMEM offset is 20 bits"),
+        (Gfx942, "s_buffer_load_dword s24, s[20:23], s5 offset:-0x10", 39, "a buffer SMEM offset"),
+        (Gfx1201, "s_buffer_prefetch_data s[20:23], -7, null, 24", 34, "a buffer SMEM offset is 23 bits"),
+        (Gfx942, "s_load_dword s24, s[20:21], 0x100000", 29, "an SMEM offset is 21 bits"),
+        (Gfx1100, "s_load_b32 s24, s[20:21], vcc", 27, "'vcc' is 2 dwords"),
+        (Gfx942, "s_scratch_load_dword s24, s[20:21], vcc", 37, "'vcc' is 2 dwords"),
+        (Gfx1100, "s_buffer_load_b32 m0, s[20:23], 0x10", 19, "no m0 or exec as SMEM data"),
+        (Gfx942, "s_buffer_atomic_add exec_lo, s[20:23], 0x10", 21, "no m0 or exec as SMEM data"),
+        (Gfx942, "s_memtime exec", 11, "no m0 or exec as SMEM data"),
+        (Gfx1100, "s_cmpk_eq_u32 s16, -7", 20, "s_cmpk_eq_u32 takes 0..65535"),
+        (Gfx1100, "s_endpgm -1", 10, "s_endpgm takes 0..65535"),
+        (Gfx942, "s_endpgm 0x12345678", 10, "s_endpgm takes 0..65535"),
+        (Gfx942, "s_barrier 1", 11, "s_barrier takes no operand"),
+        (Gfx950, "ds_gws_init v5 offset:4 gds", 13, "the data register must be even"),
+        (Gfx942, "ds_gws_init v8 offset:4", 13, "requires gds"),
+        (Gfx1100, "ds_gws_sema_v", 14, "requires gds"),
+        (Gfx942, "v_nop_e64_dpp quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf", 1, "no VOP3 DPP form"),
+        (Gfx942, "v_clrexcp_dpp quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf", 1, "no 32-bit DPP form"),
+        (Gfx942, "s_and_b64 s[16:17], 1.5, s[40:41]", 21, "takes no float literal"),
+        (Gfx1201, "s_mov_b64 s[16:17], -1.5", 21, "takes no float literal"),
+        (Gfx1100, "s_mov_b64 s[16:17], 0.15915494", 21, "takes no float literal"),
     ];
     refused_at(&bad);
     // llvm-mc 22's bytes for what it takes: sext on an integer SDWA source, neg on a float one,
@@ -355,6 +391,25 @@ fn lines_llvm_mc_refuses_are_refused() {
         ),
     ];
     assembles_to(&ok);
+    // What llvm-mc 22 takes beside those: inline floats in 64-bit scalar sources, a float in a
+    // 32-bit one, the ends of the ranges, vcc_lo as SMEM data, an even GWS register, v_nop DPP.
+    assembles_to(&[
+        (Gfx942, "s_mov_b64 s[16:17], 0.5", &[0xf0, 0x01, 0x90, 0xbe]),
+        (Gfx942, "s_mov_b64 s[16:17], 0.15915494309189532", &[0xf8, 0x01, 0x90, 0xbe]),
+        (Gfx942, "s_lshl_b64 s[16:17], s[2:3], 1.5", &[0x02, 0xff, 0x90, 0x8e, 0x00, 0x00, 0xc0, 0x3f]),
+        (Gfx1100, "s_cmpk_eq_u32 s16, 0xffff", &[0xff, 0xff, 0x90, 0xb4]),
+        (Gfx1100, "s_endpgm 65535", &[0xff, 0xff, 0xb0, 0xbf]),
+        (Gfx942, "s_load_dword s24, s[20:21], -0x100000", &[0x0a, 0x06, 0x02, 0xc0, 0x00, 0x00, 0x10, 0x00]),
+        (Gfx1201, "s_buffer_load_b32 s24, s[20:23], 0x7fffff", &[0x0a, 0x06, 0x02, 0xf4, 0xff, 0xff, 0x7f, 0xf8]),
+        (Gfx942, "s_load_dword vcc_lo, s[20:21], 0x10", &[0x8a, 0x1a, 0x02, 0xc0, 0x10, 0x00, 0x00, 0x00]),
+        (Gfx1100, "s_load_b128 null, s[2:3], s0", &[0x01, 0x1f, 0x08, 0xf4, 0x00, 0x00, 0x00, 0x00]),
+        (Gfx950, "ds_gws_init v8 offset:4 gds", &[0x04, 0x00, 0x33, 0xd9, 0x08, 0x00, 0x00, 0x00]),
+        (
+            Gfx942,
+            "v_nop_dpp quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            &[0xfa, 0x00, 0x00, 0x7e, 0x00, 0xe4, 0x00, 0xff],
+        ),
+    ]);
 }
 
 /// Lines llvm-mc 22 refuses that ours took (found by comparing neg/abs/sext, register and
@@ -585,8 +640,8 @@ fn smem_offsets_take_the_signed_range_of_their_field() {
         (Arch::Gfx942, "s_load_dword s0, s[24:25], s2 offset:-1", &[0x0c, 0x40, 0x02, 0xc0, 0xff, 0xff, 0x1f, 0x04]),
     ]);
     refused_at(&[
-        (Arch::Gfx1201, "s_load_b32 s0, s[24:25], s2 offset:0x800000", 29, "24-bit signed"),
-        (Arch::Gfx1100, "s_load_b32 s0, s[24:25], s2 offset:0x100000", 29, "21-bit signed"),
-        (Arch::Gfx942, "s_load_dword s0, s[24:25], s2 offset:-0x100001", 31, "21-bit signed"),
+        (Arch::Gfx1201, "s_load_b32 s0, s[24:25], s2 offset:0x800000", 29, "SMEM offset is 24 bits"),
+        (Arch::Gfx1100, "s_load_b32 s0, s[24:25], s2 offset:0x100000", 29, "SMEM offset is 21 bits"),
+        (Arch::Gfx942, "s_load_dword s0, s[24:25], s2 offset:-0x100001", 31, "SMEM offset is 21 bits"),
     ]);
 }

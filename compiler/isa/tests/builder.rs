@@ -789,6 +789,21 @@ fn operands_llvm_mc_refuses_are_refused() {
             vec![],
             &["operand 4", "C matrix"],
         ),
+        // Scalar rules (asm::smem_rules, asm::salu_imm, asm::gws).
+        (
+            Arch::Gfx1100,
+            "s_buffer_load_b32",
+            ops![s(24), s(20..24), -7].to_vec(),
+            vec![],
+            &["operand 3", "buffer SMEM"],
+        ),
+        (Arch::Gfx942, "s_load_dword", ops![s(24), s(20..22), 0x100000].to_vec(), vec![], &["operand 3", "21 bits"]),
+        (Arch::Gfx1100, "s_load_b32", ops![m0(), s(20..22), 0x10].to_vec(), vec![], &["no m0 or exec"]),
+        (Arch::Gfx942, "s_memtime", ops![exec()].to_vec(), vec![], &["no m0 or exec"]),
+        (Arch::Gfx942, "s_mov_b64", ops![s(16..18), 1.5f64].to_vec(), vec![], &["operand 2", "only inline floats"]),
+        (Arch::Gfx1201, "s_and_b64", ops![s(16..18), 1.5f32, s(40..42)].to_vec(), vec![], &["operand 2", "inline"]),
+        (Arch::Gfx950, "ds_gws_init", ops![v(5)].to_vec(), vec![offset(4)], &["must be even"]),
+        (Arch::Gfx1100, "s_cmpk_eq_u32", ops![s(16), -7].to_vec(), vec![], &["operand 2", "takes 0..65535"]),
     ];
     for (arch, m, o, mods, want) in cases {
         let mut b = Builder::new(arch);
@@ -804,4 +819,11 @@ fn operands_llvm_mc_refuses_are_refused() {
     b.op("v_pk_max_f16", ops![v(0), v(0), 0x12345678]);
     b.op("v_dot2acc_f32_f16", ops![v(8), 0x12345678, v(40)]);
     assert_eq!(b.len(), 3);
+    // llvm-mc 22's bytes: an inline f64 in a 64-bit scalar source, GWS with its gds bit.
+    let mut b = Builder::new(Arch::Gfx942);
+    b.op("s_mov_b64", ops![s(16..18), 0.5f64]);
+    b.op_mods("ds_gws_init", ops![v(8)], &[offset(4)]);
+    b.op("s_cmpk_eq_u32", ops![s(16), 0xffff]);
+    let want = [0xf0, 0x01, 0x90, 0xbe, 0x04, 0x00, 0x33, 0xd9, 0x08, 0x00, 0x00, 0x00, 0xff, 0xff, 0x10, 0xb4];
+    assert_eq!(b.finish().unwrap(), want);
 }

@@ -681,6 +681,38 @@ const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0xf0480904, 0x00040818 // image_atomic_and v[8:9], v[24:25], s[16:23] dmask:0x9 dim:SQ_RSRC_IMG_2D",
         true,
     ),
+    // Scalar words llvm-mc refuses to decode or prints with an invalid register: SMEM m0/exec
+    // data, a buffer's negative offset, a gfx12 probe size above 31 (asm::smem_rules); GWS
+    // without gds or with an odd register (asm::gws); an immediate on a SOPP that takes none
+    // (asm::salu_imm); gfx9 v_clrexcp DPP (isa::ext_forms).
+    (
+        Arch::Gfx1201,
+        &[0x4a, 0x1f, 0x00, 0xf4, 0x10, 0x00, 0x00, 0xf8],
+        ".long 0xf4001f4a, 0xf8000010 // s_load_b32 m0, s[20:21], 0x10",
+        true,
+    ),
+    (
+        Arch::Gfx1201,
+        &[0x4a, 0x50, 0x04, 0xf4, 0x10, 0x00, 0x00, 0xf8],
+        ".long 0xf404504a, 0xf8000010 // s_atc_probe 0x41, s[20:21], 0x10",
+        true,
+    ),
+    (
+        Arch::Gfx942,
+        &[0x0a, 0x06, 0x22, 0xc0, 0xf0, 0xff, 0x1f, 0x00],
+        ".long 0xc022060a, 0x001ffff0 // s_buffer_load_dword s24, s[20:23], -0x10",
+        true,
+    ),
+    (Arch::Gfx942, &[0x80, 0x1f, 0x90, 0xc0, 0x00, 0x00, 0x00, 0x00], ".long 0xc0901f80, 0x00000000 // s_memtime exec", true),
+    (Arch::Gfx950, &[0x00, 0x00, 0x33, 0xd9, 0x09, 0x00, 0x00, 0x00], ".long 0xd9330000, 0x00000009 // ds_gws_init v9 gds", true),
+    (Arch::Gfx1100, &[0x00, 0x00, 0x64, 0xd8, 0x08, 0x00, 0x00, 0x00], ".long 0xd8640000, 0x00000008 // ds_gws_init v8", true),
+    (Arch::Gfx942, &[0x05, 0x00, 0x8a, 0xbf], ".long 0xbf8a0005 // s_barrier 0x5", true),
+    (
+        Arch::Gfx942,
+        &[0xfa, 0x6a, 0x00, 0x7e, 0x00, 0xe4, 0x00, 0xff],
+        ".long 0x7e006afa, 0xff00e400 // v_clrexcp_dpp quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        true,
+    ),
 ];
 
 #[test]

@@ -13,6 +13,7 @@ mod data;
 mod decoded;
 mod expr;
 pub(crate) mod gpr_idx_mode;
+pub(crate) mod gws;
 mod image;
 pub(crate) mod image_dmask;
 pub(crate) mod k16;
@@ -23,6 +24,8 @@ pub(crate) mod mfma_overlap;
 pub(crate) mod modifier;
 pub mod operand;
 pub mod parser;
+pub(crate) mod salu_imm;
+pub(crate) mod smem_rules;
 mod symbolic;
 pub(crate) mod value;
 mod verify;
@@ -73,7 +76,9 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
     }
     let dpp_bases = |b: &str| vec![format!("{b}_e32"), b.to_string(), format!("{b}_e64")];
     if let Some(b) = m.strip_suffix("_e64_dpp") {
-        for n in [format!("{b}_e64"), b.to_string()] {
+        // gfx9 has no VOP3 DPP: llvm-mc 22 refuses every `_e64_dpp` there (`v_nop_e64_dpp`).
+        let vop3_dpp = if crate::operand::is_gfx9(arch) { Vec::new() } else { vec![format!("{b}_e64"), b.to_string()] };
+        for n in vop3_dpp {
             add(&n, Ext::Dpp16, &mut out);
             add(&n, Ext::Dpp8, &mut out);
         }

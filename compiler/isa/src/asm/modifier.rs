@@ -98,14 +98,10 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                     }
                     set1(i, "imm", 1)?;
                 }
-                let width = i.field_def("offset").map_or(21, |f| u32::from(f.hi - f.lo + 1));
-                let (lo, hi) = offset_range(i.arch, fname, width);
-                if v < lo || v > hi {
-                    return err(
-                        t,
-                        format!("offset {v} out of range: SMEM offsets are {width}-bit signed ({lo}..{hi})"),
-                    );
+                if let Some(e) = super::smem_rules::offset_refusal(i, v, val) {
+                    return err(t, e);
                 }
+                let width = i.field_def("offset").map_or(21, |f| u32::from(f.hi - f.lo) + 1);
                 set1(i, "offset", v as u32 & ((1u64 << width) - 1) as u32)?;
             } else {
                 let width = i.field_def("offset").map_or(12, |f| u32::from(f.hi - f.lo + 1));

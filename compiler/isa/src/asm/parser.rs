@@ -192,9 +192,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     }
     if fname == "SOPP" && ops.is_empty() {
         if !line.rest.text.is_empty() {
-            let v = parse_int(line.rest.text)
-                .ok_or_else(|| (line.rest.col, format!("bad immediate '{}'", line.rest.text)))?;
-            if !i.set_field("simm16", v as u32 & 0xffff) {
+            let v = super::salu_imm::bare_sopp_value(m, line.rest.text, parse_int(line.rest.text))
+                .map_err(|e| (line.rest.col, e))?;
+            if !i.set_field("simm16", v) {
                 return err(&line.rest, "immediate out of range");
             }
         }
@@ -416,6 +416,13 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 if r.is_none() && !super::matrix::is_matrix_format(fname) {
                     named_size(s, d, m, fname, field).map_err(|e| (t.col, e))?;
                 }
+                // A float that is no inline constant in a 64-bit scalar source (salu_imm).
+                if o.kind == OperandKind::Ssrc && r.is_none() && (may_be_float(s) || s.starts_with("lit(")) {
+                    let ty = src_val_type(arch, m, idx.unwrap_or(0), d);
+                    if let Some(e) = super::salu_imm::float64_refusal(fname, ty, s) {
+                        return err(t, e);
+                    }
+                }
                 // SGPR or trap-temporary tuples (ttmp0 is scalar register 108).
                 let sreg = r.filter(|r| r.file == 's' || r.file == 't' && r.first + r.count <= 16);
                 let sbase = sreg.map(|r| if r.file == 't' { 108 + r.first } else { r.first });
@@ -570,6 +577,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                     smem_offset(i, s, t)?;
                     continue;
                 }
+                if let Some(e) = super::salu_imm::int_literal_refusal(fname, s).filter(|_| o.kind == OperandKind::Imm) {
+                    return err(t, e);
+                }
                 let float_k = if o.kind == OperandKind::Imm && opc.flags & FLAG_LITERAL != 0 {
                     float_literal(src_val_type(arch, m, 0, d), s).map(i64::from)
                 } else {
@@ -598,11 +608,20 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                     i.literal = Some(v as u32);
                     continue;
                 }
+                if fname == "SMEM" && o.name == "sdata" {
+                    // The probe/prefetch size: one rule with the disassembler's (smem_rules).
+                    if let Some(e) = super::smem_rules::imm_sdata_refusal(arch, v, s) {
+                        return err(t, e);
+                    }
+                }
                 let field = if o.name.starts_with("op") { "simm16" } else { o.name };
                 let ok = match o.kind {
                     OperandKind::Label | OperandKind::Simm16 => {
                         if !(-32768..=65535).contains(&v) {
                             return err(t, format!("immediate {s} out of range for 16 bits"));
+                        }
+                        if let Some(e) = super::salu_imm::sopk_refusal(m, v, s) {
+                            return err(t, e);
                         }
                         i.set_field(field, v as u32 & 0xffff)
                     }
@@ -653,12 +672,14 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     }
     let _ = max_sgpr;
     // Whole-instruction rules: a wide MFMA's C matrix is its destination or apart from it; gfx11
-    // 64-bit DPP src1; a 16-bit fmamk/fmaak constant; gfx11 s_waitcnt_*cnt's null; gfx9's 4-bit
-    // VGPR-indexing mode; the constant bus.
+    // 64-bit DPP src1; a 16-bit fmamk/fmaak constant; gfx11 s_waitcnt_*cnt's null; SMEM data,
+    // offsets and sizes; GWS gds and data; gfx9's 4-bit VGPR-indexing mode; the constant bus.
     let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
     super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
     super::k16::check(i).map_err(|e| (col(ops.iter().position(|o| o.kind == OperandKind::Imm)), e))?;
     super::waitcnt_null::check(i).map_err(|e| (col(Some(0)), e))?;
+    super::smem_rules::check(i).map_err(|e| (col(Some(0)), e))?;
+    super::gws::check(i).map_err(|e| (col(Some(0)), e))?;
     super::gpr_idx_mode::check(i).map_err(|e| (col(Some(ops.len().saturating_sub(1))), e))?;
     super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }
@@ -789,14 +810,16 @@ fn smem_offset(i: &mut Instruction, s: &str, t: &Tok) -> Result<(), PErr> {
         if g9 {
             i.set_field("imm", 1);
         }
-        if v < -(1 << (bits - 1)) || v >= 1 << bits {
-            return err(t, format!("offset {s} out of range"));
+        if let Some(e) = super::smem_rules::offset_refusal(i, v, s) {
+            return err(t, e);
         }
         if !i.set_field("offset", (v as u32) & ((1 << bits) - 1)) {
             return err(t, format!("offset {s} out of range"));
         }
         return Ok(());
     }
+    // A named register of another size (`vcc`, `exec`) is refused, as in any 32-bit operand.
+    named_size(s, 1, i.mnemonic(), "SMEM", "soffset").map_err(|e| (t.col, e))?;
     let (c, _) = src_code(i.arch, s, false).map_err(|e| (t.col, e))?;
     if c > 127 {
         if let Some(e) = too_wide(i, if g9 { "offset" } else { "soffset" }, s, c) {

@@ -144,9 +144,13 @@ impl CtorTable {
 /// The candidate of opcode `op` in form `ext`; `None` where the opcode has no such form.
 pub(crate) fn cand(arch: Arch, op: u32, suffixed: bool, ext: Ext) -> Option<Cand> {
     let t = Tables::get(arch);
-    let init = start(arch, op, ext)?;
+    let mut init = start(arch, op, ext)?;
     if crate::ext_forms::refusal(&init).is_some() {
         return None;
+    }
+    // GWS operations require gds (asm::gws), which the builder has no modifier for: always set.
+    if crate::asm::gws::applies(&init) {
+        init.set_field("gds", 1);
     }
     let operands: &'static [TableOperand] = &t.operands[op as usize];
     let m = t.op(op).mnemonic;

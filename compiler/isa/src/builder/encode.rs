@@ -674,6 +674,11 @@ impl<'a> Fill<'a> {
     /// A 64-bit operand's literal: 32 bits, the high half of the f64 (as the hardware reads it);
     /// a value whose low half is not zero does not fit.
     fn f64_literal(&mut self, k: usize, x: f64) -> Result<u32, Fail> {
+        if self.c.shape == Shape::Salu {
+            // A scalar 64-bit source extends its 32-bit literal as an integer: no f64 fits
+            // (the assembler's rule, asm::salu_imm).
+            return self.failf(Some(k), format_args!("the f64 {x}: a 64-bit scalar source takes only inline floats"));
+        }
         let bits = x.to_bits();
         if bits as u32 != 0 {
             return self.failf(
@@ -690,8 +695,9 @@ impl<'a> Fill<'a> {
         let g9 = is_gfx9(self.arch);
         if let Operand::Int(v) = x {
             let bits = if self.arch == Arch::Gfx1201 { 24 } else { 21 };
-            if *v < -(1 << (bits - 1)) || *v >= 1 << bits {
-                return self.failf(Some(k), format_args!("offset {v} does not fit in {bits} bits"));
+            // The assembler's range: signed, a buffer's unsigned with one bit fewer.
+            if let Some(e) = crate::asm::smem_rules::offset_refusal(&self.i, *v, &v.to_string()) {
+                return self.failf(Some(k), format_args!("{e}"));
             }
             let x = self.c.extra;
             if g9 {
@@ -739,6 +745,12 @@ impl<'a> Fill<'a> {
                     .failf(Some(k), format_args!("{} where an immediate is required ({:?})", describe(other), kind))
             }
         };
+        if kind == K::Simm16 {
+            // The unsigned SOPK compares (the assembler's rule, asm::salu_imm).
+            if let Some(e) = crate::asm::salu_imm::sopk_refusal(self.i.mnemonic(), v, &v.to_string()) {
+                return self.failf(Some(k), format_args!("{e}"));
+            }
+        }
         let v = match kind {
             K::Simm16 | K::Label | K::Hwreg | K::Sendmsg if (-32768..=65535).contains(&v) => v as u32 & 0xffff,
             K::Simm16 | K::Label | K::Hwreg | K::Sendmsg => {
@@ -794,6 +806,13 @@ impl<'a> Fill<'a> {
         }
         if self.c.f8f6f4 {
             self.f8f6f4_sizes()?;
+        }
+        // SMEM data, offsets and sizes; GWS gds and data (the assembler's rules).
+        if matches!(self.c.shape, Shape::Smem | Shape::Ds) {
+            let r = crate::asm::smem_rules::check(&self.i).and_then(|()| crate::asm::gws::check(&self.i));
+            if let Err(e) = r {
+                return self.failf(None, format_args!("{e}"));
+            }
         }
         // The bus as llvm-mc counts it (widths, implicit lane-mask reads, SDWA), where a scalar
         // value was read: `bus_read` counts the sources' codes only.

@@ -270,6 +270,13 @@ impl FastPlan {
         if c.ext != Ext::None || c.lds_slots.is_some() || c.cd_pair.is_some() || c.f8f6f4 || c.shape == Shape::Matrix {
             return None;
         }
+        // GWS rules (asm::gws: gds, an even gfx9 register) and the unsigned SOPK compares
+        // (asm::salu_imm): the general path checks them.
+        if c.shape == Shape::Ds && crate::asm::gws::applies(&c.init)
+            || c.shape == Shape::Salu && crate::asm::salu_imm::unsigned_sopk(c.init.mnemonic())
+        {
+            return None;
+        }
         let arch = c.init.arch;
         let valu = c.shape.is_valu();
         let slots = c

@@ -161,7 +161,7 @@ impl Fill<'_> {
             Shape::Smem => {
                 let x = self.c.extra;
                 let width = x.offset.map_or(21, |p| p.width());
-                let (lo, hi) = offset_range(self.arch, "SMEM", width);
+                let (lo, hi) = crate::asm::smem_rules::offset_range(&self.i);
                 if v < lo || v > hi {
                     return self.failf(None, format_args!("offset:{v} is out of range ({lo}..={hi})"));
                 }

@@ -41,6 +41,9 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         || crate::asm::k16::check(i).is_err()
         || crate::asm::waitcnt_null::check(i).is_err()
         || crate::asm::gpr_idx_mode::check(i).is_err()
+        || crate::asm::smem_rules::check(i).is_err()
+        || crate::asm::salu_imm::bare_sopp_refused(i)
+        || crate::asm::gws::check(i).is_err()
         || crate::asm::const_bus::check(i).is_err()
     {
         return true;
