@@ -35,12 +35,16 @@ impl<'a> Iterator for Lines<'a> {
             return None;
         }
         // `\n` and `\r` are ASCII, so every cut is at a char boundary.
-        let (line, rest) = match newline(self.rest.as_bytes()) {
-            Some(k) => (&self.rest[..k], &self.rest[k + 1..]),
-            None => (self.rest, ""),
+        // A `\r` goes only before a `\n`: a last line without one keeps it (as `str::lines`).
+        let line = match newline(self.rest.as_bytes()) {
+            Some(k) => {
+                let line = &self.rest[..k];
+                self.rest = &self.rest[k + 1..];
+                line.strip_suffix('\r').unwrap_or(line)
+            }
+            None => std::mem::take(&mut self.rest),
         };
-        self.rest = rest;
-        Some(line.strip_suffix('\r').unwrap_or(line))
+        Some(line)
     }
 }
 
