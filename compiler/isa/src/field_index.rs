@@ -18,7 +18,7 @@ pub struct FieldIndex {
 
 /// The first slot of a name: its length and three of its bytes (field names are short ASCII
 /// identifiers that often share a prefix or a suffix, rarely all four).
-#[inline]
+#[inline(always)]
 fn slot(n: &[u8]) -> usize {
     let (first, last, mid) = (n[0] as usize, n[n.len() - 1] as usize, n[n.len() / 2] as usize);
     let h = n.len().wrapping_mul(0x9e37) ^ first.wrapping_mul(0x2f) ^ last.wrapping_mul(0x1f3) ^ mid.wrapping_mul(0x61);
@@ -27,7 +27,7 @@ fn slot(n: &[u8]) -> usize {
 
 /// The names compared in line: a call to memcmp for names this short costs more. Most names
 /// asked for are the tables' own strings, so the same address answers first.
-#[inline]
+#[inline(always)]
 fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || a.iter().zip(b).all(|(p, q)| p == q))
 }
@@ -57,7 +57,7 @@ impl FieldIndex {
 
     /// The field named `name`; the same answer as [`crate::inst::find_field`] on the format
     /// this index was built from (the first field of that name).
-    #[inline]
+    #[inline(always)]
     pub fn find(&self, name: &str) -> Option<&'static Field> {
         let (fields, n) = (self.fields, name.as_bytes());
         // No field is found by an empty name (as `find_field` has it).

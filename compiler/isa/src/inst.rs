@@ -54,19 +54,23 @@ impl Instruction {
     }
     /// A field by name, through the format's hash index (this lookup is on every operand and
     /// modifier the assembler and disassembler handle).
-    #[inline]
+    // Always in line: a literal name's slot and comparison then fold to constants.
+    #[inline(always)]
     pub fn field_def(&self, name: &str) -> Option<&'static Field> {
         self.tables().field_index[self.fmt as usize].find(name)
     }
     /// A field's value, or `None` if the format has no such field.
+    #[inline(always)]
     pub fn field(&self, name: &str) -> Option<u32> {
         self.field_def(name).map(|f| get(&self.words, f))
     }
     /// A field's value, 0 if absent.
+    #[inline(always)]
     pub fn f(&self, name: &str) -> u32 {
         self.field(name).unwrap_or(0)
     }
     /// Sets a field; returns false if the format has no such field or the value does not fit.
+    #[inline(always)]
     pub fn set_field(&mut self, name: &str, value: u32) -> bool {
         match self.field_def(name) {
             Some(f) => set(&mut self.words, f, value),

@@ -12,12 +12,14 @@ pub(crate) mod const_mods;
 mod data;
 mod decoded;
 mod expr;
+mod float_text;
 pub(crate) mod gpr_idx_mode;
 pub(crate) mod gws;
 mod image;
 pub(crate) mod image_dmask;
 pub(crate) mod k16;
 pub mod lexer;
+mod lines;
 pub(crate) mod low16;
 pub(crate) mod matrix;
 pub(crate) mod mfma_overlap;
@@ -26,6 +28,7 @@ pub mod operand;
 pub mod parser;
 pub(crate) mod salu_imm;
 pub(crate) mod smem_rules;
+mod start;
 mod symbolic;
 pub(crate) mod value;
 mod verify;
@@ -33,7 +36,7 @@ mod vopd;
 pub(crate) mod waitcnt_null;
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
@@ -71,13 +74,14 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
         forced_encoding(t, arch, m, &mut out);
     }
     if !m.ends_with("_e32") && !m.ends_with("_e64") {
-        add(&format!("{m}_e32"), Ext::None, &mut out);
-        add(&format!("{m}_e64"), Ext::None, &mut out);
+        add(&suffixed(m, "_e32"), Ext::None, &mut out);
+        add(&suffixed(m, "_e64"), Ext::None, &mut out);
     }
-    let dpp_bases = |b: &str| vec![format!("{b}_e32"), b.to_string(), format!("{b}_e64")];
+    let dpp_bases = |b: &str| [suffixed(b, "_e32"), b.to_string(), suffixed(b, "_e64")];
     if let Some(b) = m.strip_suffix("_e64_dpp") {
         // gfx9 has no VOP3 DPP: llvm-mc 22 refuses every `_e64_dpp` there (`v_nop_e64_dpp`).
-        let vop3_dpp = if crate::operand::is_gfx9(arch) { Vec::new() } else { vec![format!("{b}_e64"), b.to_string()] };
+        let vop3_dpp =
+            if crate::operand::is_gfx9(arch) { Vec::new() } else { vec![suffixed(b, "_e64"), b.to_string()] };
         for n in vop3_dpp {
             add(&n, Ext::Dpp16, &mut out);
             add(&n, Ext::Dpp8, &mut out);
@@ -105,6 +109,15 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
         }
     }
     out
+}
+
+/// `m` with `suffix` appended (`format!` costs several times more, once per name a new
+/// mnemonic tries).
+fn suffixed(m: &str, suffix: &str) -> String {
+    let mut s = String::with_capacity(m.len() + suffix.len());
+    s.push_str(m);
+    s.push_str(suffix);
+    s
 }
 
 /// VOP2 instructions to llvm-mc whose only encoding on these targets is VOP3: it reads them with
@@ -140,41 +153,59 @@ const CACHE_MAX: usize = 1 << 16;
 
 /// The candidate encodings of a (lower-case) mnemonic, each with its started instruction;
 /// computed once per mnemonic and architecture. Kept for the life of the process (bounded by
-/// [`CACHE_MAX`]), so a lookup hands out a plain slice: each thread looks it up in its own map
-/// first, without a lock or a reference count (this runs once per line assembled).
+/// [`CACHE_MAX`]), so a lookup hands out a plain slice: each thread asks its last answer first
+/// (code repeats a mnemonic line after line), then its own map, without a lock or a reference
+/// count (this runs once per line assembled).
 fn candidates(arch: Arch, m: &str) -> Cow<'static, [Cand]> {
+    type Last = Option<(Arch, &'static str, &'static [Cand])>;
     thread_local! {
+        static LAST: Cell<Last> = const { Cell::new(None) };
         static LOCAL: [RefCell<CandMap>; 4] = Default::default();
     }
-    if let Some(c) = LOCAL.with(|l| l[arch as usize].borrow().get(m).copied()) {
-        return Cow::Borrowed(c);
+    if let Some((a, k, c)) = LAST.with(Cell::get) {
+        if a == arch && k == m {
+            return Cow::Borrowed(c);
+        }
     }
+    let (key, c) = match LOCAL.with(|l| l[arch as usize].borrow().get_key_value(m).map(|(&k, &c)| (k, c))) {
+        Some(kc) => kc,
+        None => match candidates_shared(arch, m) {
+            Ok((k, c)) => {
+                LOCAL.with(|l| l[arch as usize].borrow_mut().insert(k, c));
+                (k, c)
+            }
+            Err(owned) => return Cow::Owned(owned),
+        },
+    };
+    LAST.with(|l| l.set(Some((arch, key, c))));
+    Cow::Borrowed(c)
+}
+
+/// The process-wide cache behind [`candidates`]: the kept key and candidates, or the
+/// candidates of a mnemonic not kept (unknown, or the cache full).
+fn candidates_shared(arch: Arch, m: &str) -> std::result::Result<(&'static str, &'static [Cand]), Vec<Cand>> {
     static SHARED: [OnceLock<RwLock<CandMap>>; 4] =
         [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let shared = SHARED[arch as usize].get_or_init(Default::default);
     let found = shared.read().unwrap_or_else(|e| e.into_inner()).get_key_value(m).map(|(&k, &c)| (k, c));
-    let (key, c) = match found {
-        Some(kc) => kc,
+    if let Some(kc) = found {
+        return Ok(kc);
+    }
+    let c = candidates_uncached(arch, m);
+    let mut w = shared.write().unwrap_or_else(|e| e.into_inner());
+    // Unknown mnemonics are not cached: a stream of garbage must not grow the cache.
+    if c.is_empty() || w.len() >= CACHE_MAX {
+        return Err(c);
+    }
+    Ok(match w.get_key_value(m) {
+        Some((&k, &c)) => (k, c),
         None => {
-            let c = candidates_uncached(arch, m);
-            let mut w = shared.write().unwrap_or_else(|e| e.into_inner());
-            // Unknown mnemonics are not cached: a stream of garbage must not grow the cache.
-            if c.is_empty() || w.len() >= CACHE_MAX {
-                return Cow::Owned(c);
-            }
-            match w.get_key_value(m) {
-                Some((&k, &c)) => (k, c),
-                None => {
-                    let k: &'static str = Box::leak(m.into());
-                    let c: &'static [Cand] = Box::leak(c.into_boxed_slice());
-                    w.insert(k, c);
-                    (k, c)
-                }
-            }
+            let k: &'static str = Box::leak(m.into());
+            let c: &'static [Cand] = Box::leak(c.into_boxed_slice());
+            w.insert(k, c);
+            (k, c)
         }
-    };
-    LOCAL.with(|l| l[arch as usize].borrow_mut().insert(key, c));
-    Cow::Borrowed(c)
+    })
 }
 
 /// Lists one assembly reuses from line to line (the split line, its typed form, the
@@ -213,7 +244,7 @@ fn assemble_parsed<'a>(arch: Arch, l: &Line<'a>, text: &str, line: usize, r: &mu
         }
         None => m,
     };
-    if l.rest.text.contains("::") {
+    if vopd_line(l.rest.text) {
         return vopd::assemble(arch, l, m, text, line);
     }
     if cands.is_empty() {
@@ -223,6 +254,12 @@ fn assemble_parsed<'a>(arch: Arch, l: &Line<'a>, text: &str, line: usize, r: &mu
     let res = pick(&cands, l, &want, &mut r.check, text, line);
     r.want = want.typed;
     res
+}
+
+/// Whether a line's operands hold `::` (a VOPD pair); one byte scan, which a two-byte
+/// substring search costs more than on these short lines.
+fn vopd_line(rest: &str) -> bool {
+    rest.as_bytes().windows(2).any(|w| w == b"::")
 }
 
 /// Why no encoding reads mnemonic `m`: an unknown name, or a DPP/SDWA suffix on an instruction
@@ -461,11 +498,11 @@ pub fn assemble(arch: Arch, src: &str) -> Result<Vec<u8>> {
     // Lines borrowed from the source; only one with a block comment is copied (one search of
     // the whole source spares the others a search each, and a source without any a list).
     let blanked: Vec<Option<String>> = match src.contains("/*") {
-        true => src.lines().map(blank_block_comments).collect(),
+        true => lines::lines(src).map(blank_block_comments).collect(),
         false => Vec::new(),
     };
     let mut reuse = Reuse::default();
-    for (n, line) in src.lines().enumerate() {
+    for (n, line) in lines::lines(src).enumerate() {
         let raw = match blanked.get(n) {
             Some(Some(b)) => b.as_str(),
             _ => line,

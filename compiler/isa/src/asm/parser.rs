@@ -1,10 +1,11 @@
 //! Building a typed instruction for one candidate opcode from a parsed line.
 
-use baregpu_autogen::isa::{Field, Opcode, OperandKind, FLAG_LITERAL};
+use baregpu_autogen::isa::{Field, OperandKind, FLAG_LITERAL};
 
 use std::borrow::Cow;
 
 use super::const_mods;
+use super::float_text::{float_in_int16, float_literal, literal_bits, may_be_float};
 use super::lexer::{Line, Tok};
 use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
@@ -13,128 +14,16 @@ use super::value::{Operand, Val};
 use crate::inst::{set, Instruction};
 use crate::operand::{is_gfx9, src_index};
 use crate::operand::{literal_too_wide, reads_16bit_literal, src_val_type, ValType};
-use crate::tables::{Tables, FLAG_LIT16};
+use crate::tables::FLAG_LIT16;
 use crate::Arch;
+
+pub use super::start::{start, Cand, Ext};
 
 /// Error: column and reason.
 pub type PErr = (usize, String);
 
-/// Which extension a candidate uses.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Ext {
-    None,
-    Dpp16,
-    Dpp8,
-    Sdwa,
-    /// gfx11 MIMG with a non-sequential address list.
-    Nsa,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct Cand {
-    pub op: u32,
-    pub ext: Ext,
-    /// The instruction as [`start`] makes it for this opcode and extension.
-    pub init: Instruction,
-}
-
 pub(super) fn err<T>(t: &Tok, msg: impl Into<String>) -> Result<T, PErr> {
     Err((t.col, msg.into()))
-}
-
-/// Starts an instruction for an opcode: fixed encoding bits, opcode, defaults.
-pub fn start(arch: Arch, op: u32, ext: Ext) -> Option<Instruction> {
-    let t = Tables::get(arch);
-    let opc = t.op(op);
-    let enc = t.format_index(opc.format)?;
-    let ef = t.format(enc);
-    let mut fmt = t.layout[op as usize];
-    if ext != Ext::None {
-        let want = match ext {
-            Ext::Dpp16 => "_DPP16",
-            Ext::Dpp8 => "_DPP8",
-            Ext::Nsa => "_NSA",
-            _ => "_SDWA",
-        };
-        fmt = *t.mods[fmt as usize].iter().find(|&&m| t.format(m).name.ends_with(want))?;
-    }
-    let f = t.format(fmt);
-    let mut i = Instruction { arch, op, fmt, op_y: None, words: [0; 4], ndwords: (f.bits / 32) as u8, literal: None };
-    if let Some((lo, hi)) = ef.opcode {
-        set(&mut i.words, &baregpu_autogen::isa::Field { name: "op", lo, hi }, opc.opcode as u32);
-    }
-    let w0 = i.words[0];
-    let alt = ef.encoding.iter().find(|&&(m, v)| (w0 | v) & m == v)?;
-    i.words[0] |= alt.1;
-    for &(lo, hi, v) in f.select {
-        set(&mut i.words, &baregpu_autogen::isa::Field { name: "", lo, hi }, v);
-    }
-    let g9 = is_gfx9(arch);
-    let null = if g9 { 0x7f } else { 0x7c };
-    match f.name {
-        // An SMEM instruction without operands (s_dcache_inv) keeps soffset 0, as llvm-mc does.
-        "SMEM" if !g9 && !i.operands().is_empty() => {
-            i.set_field("soffset", null);
-        }
-        // gfx9 plain FLAT has no SGPR address (its saddr bits are 0).
-        "FLAT" if g9 => {}
-        "FLAT" | "GLOBAL" if !g9 => {
-            i.set_field("saddr", null);
-        }
-        "GLOBAL" => {
-            i.set_field("saddr", null);
-        }
-        "MTBUF" if !i.set_field("format", 1) => {
-            i.set_field("dfmt", 1);
-        }
-        _ => {}
-    }
-    // gfx11+ v_cmpx_*_e64 (and their DPP forms) encode vdst as exec_lo.
-    if !g9 && f.name.starts_with("VOP3") && opc.mnemonic.starts_with("v_cmpx") {
-        i.set_field("vdst", 126);
-    }
-    if f.name == "SCRATCH" {
-        i.set_field("sve", 1);
-        i.set_field("saddr", null);
-    }
-    // gfx12 VBUFFER: llvm-mc writes format 1 (its default) into every buffer instruction, not only
-    // tbuffer ones; buffer_* decoding ignores the field.
-    if f.name == "VBUFFER" {
-        i.set_field("format", 1);
-    }
-    if ext == Ext::Dpp16 {
-        i.set_field("row_mask", 0xf);
-        i.set_field("bank_mask", 0xf);
-    }
-    // An SDWA instruction without operands (`v_nop_sdwa`) keeps its selectors 0, as llvm-mc
-    // writes it.
-    if ext == Ext::Sdwa && !opc.operands.is_empty() {
-        let vop1 = i.format().name.starts_with("VOP1");
-        for n in ["dst_sel", "src0_sel", "src1_sel"] {
-            if vop1 && n == "src1_sel" {
-                continue;
-            }
-            i.set_field(n, 6);
-        }
-        // llvm-mc's default when `dst_unused` is left out.
-        if crate::disasm::sdwa_has_dst_sel(opc.mnemonic) {
-            i.set_field("dst_unused", 2);
-        }
-    }
-    if matches!(f.name, "VOP3P" | "WMMA" | "VOP3P_DPP16" | "VOP3P_DPP8") && !opc.mnemonic.contains("_mix") {
-        let nsrc = i.operands().iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
-        i.set_field("opsel_hi", if nsrc >= 2 { 3 } else { 1 });
-        let _ = nsrc;
-        i.set_field("opsel_hi2", 1);
-    }
-    // gfx9 AGPR reads/writes are VOP3P but not packed: llvm-mc sets every op_sel_hi bit.
-    if g9 && f.name == "VOP3P" && opc.mnemonic.starts_with("v_accvgpr") {
-        i.set_field("opsel_hi", 3);
-    }
-    if opc.flags & FLAG_LITERAL != 0 {
-        i.literal = Some(0);
-    }
-    Some(i)
 }
 
 /// Writes a source code (and its literal) into `field`, whose definition `fd` the caller looked up.
@@ -710,57 +599,6 @@ pub(super) fn implicit_vcc(fname: &str, m: &str, written: usize, ops: &[baregpu_
         && m.starts_with("v_cmp")
         && written + 1 == ops.len()
         && ops.first().is_some_and(|o| o.kind == OperandKind::Special && matches!(o.name, "vcc" | "vcc_lo"))
-}
-
-/// Whether `s` may read as a float (`value::value` gives `Val::Float` only for such text): a
-/// number with a point or an exponent.
-fn may_be_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.first().is_some_and(|&c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'(' | b'~'))
-        && b.iter().any(|&c| matches!(c, b'.' | b'e' | b'E'))
-}
-
-/// The bits of `lit(X)`'s X: an integer (32-bit, two's complement if negative) or a float in
-/// the operand's type.
-fn literal_bits(ty: ValType, x: &str) -> Option<u32> {
-    match parse_int(x) {
-        Some(v) if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) => Some(v as u32),
-        Some(_) => None,
-        None => float_literal(ty, x),
-    }
-}
-
-/// A float written where a literal goes: its bits in the operand's type (f16 for 16-bit
-/// sources, the high half of the f64 for 64-bit operands, bf16 when exact, else f32), as llvm-mc
-/// encodes it.
-fn float_literal(ty: ValType, s: &str) -> Option<u32> {
-    let f = match super::value::value(s) {
-        super::value::Val::Float(f) => f,
-        _ => return None,
-    };
-    match ty {
-        ValType::F64 | ValType::B64 => Some((f.to_bits() >> 32) as u32),
-        ValType::F16 | ValType::PkF16 => super::value::f16_bits(f).map(u32::from),
-        ValType::Bf16 => Some((f as f32).to_bits()).filter(|b| b & 0xffff == 0).map(|b| b >> 16),
-        _ => Some((f as f32).to_bits()),
-    }
-}
-
-/// The refusal of a float that is no inline constant in a 16-bit integer source: llvm-mc 22
-/// writes its f32 bits as the literal, and the operand reads only their low half (it prints
-/// `v_cvt_f16_u16 v8, 1.5` back as `v_cvt_f16_u16 v8, 0x0`), so the bytes do not say 1.5.
-/// A 16-bit integer source is one typed B16, or a 32-bit-typed source of an opcode whose
-/// literal llvm-mc reads as 16 bits (FLAG_LIT16, gfx9's v_add_u16 ...).
-fn float_in_int16(opc: &Opcode, ty: ValType, s: &str) -> Option<String> {
-    let int16 = ty == ValType::B16 || opc.flags & FLAG_LIT16 != 0 && ty == ValType::F32;
-    let bits = match super::value::value(s) {
-        super::value::Val::Float(f) if int16 => (f as f32).to_bits(),
-        _ => return None,
-    };
-    Some(format!(
-        "'{s}' in a 16-bit integer operand: llvm-mc writes its f32 bits {bits:#x}, of which the operand reads {:#x}",
-        bits & 0xffff
-    ))
 }
 
 /// Whether source `idx` of `m` holds packed f16/bf16 halves ([`crate::src_type::halves_read_32bit`]).

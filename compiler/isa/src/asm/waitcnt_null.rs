@@ -10,9 +10,13 @@ const NULL: u32 = 0x7c;
 
 /// Refuses a gfx11 `s_waitcnt_*cnt` whose register is not `null`.
 pub(crate) fn check(i: &Instruction) -> Result<(), String> {
+    // The architecture first: the mnemonic is read only on gfx1100 (this runs for every line).
+    if i.arch != Arch::Gfx1100 {
+        return Ok(());
+    }
     let m = i.mnemonic();
     let counter = m.starts_with("s_waitcnt_") && m.ends_with("cnt");
-    if i.arch == Arch::Gfx1100 && counter && i.field("sdst").is_some_and(|r| r != NULL) {
+    if counter && i.field("sdst").is_some_and(|r| r != NULL) {
         return Err(format!("{m}: the register must be null"));
     }
     Ok(())
