@@ -23,6 +23,7 @@ mod fnv;
 pub mod inst;
 pub mod names;
 pub mod operand;
+mod src_kinds;
 mod src_mods;
 mod src_type;
 mod substr;

@@ -270,6 +270,10 @@ impl FastPlan {
         if c.ext != Ext::None || c.lds_slots.is_some() || c.cd_pair.is_some() || c.f8f6f4 || c.shape == Shape::Matrix {
             return None;
         }
+        // Sources that refuse some kinds (src_kinds): the general path checks them.
+        if crate::src_kinds::restricted(c.init.arch, c.init.op) {
+            return None;
+        }
         let arch = c.init.arch;
         let valu = c.shape.is_valu();
         let slots = c

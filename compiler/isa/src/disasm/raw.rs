@@ -52,6 +52,7 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         || crate::ext_forms::src_refusal(i).is_some()
         || crate::asm::buf_soffset::refused(i)
         || literal_code_without_literal(i)
+        || crate::src_kinds::first_refusal(i).is_some()
     {
         return true;
     }
