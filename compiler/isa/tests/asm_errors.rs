@@ -602,6 +602,11 @@ fn source_kinds_llvm_mc_refuses_are_refused() {
         assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
         assert!(e.to_string().contains("takes only"), "{line}: {e}");
     }
+    // A scalar destination that takes SGPRs but not m0.
+    for (arch, line) in [(Gfx1100, "v_readfirstlane_b32 m0, v28"), (Gfx942, "v_readlane_b32 m0, v24, 1")] {
+        let e = assemble(arch, line).expect_err(line);
+        assert!(e.to_string().contains("cannot be m0"), "{line}: {e}");
+    }
     let ok: [(baregpu_isa::Arch, &str, &[u8]); 4] = [
         (Gfx1100, "v_readlane_b32 s8, v24, m0", &[0x08, 0x00, 0x60, 0xd7, 0x18, 0xfb, 0x00, 0x00]),
         (Gfx942, "v_writelane_b32 v8, m0, m0", &[0x08, 0x00, 0x8a, 0xd2, 0x7c, 0xf8, 0x00, 0x00]),

@@ -165,16 +165,12 @@ fn one_operand(line: &str) -> Option<std::ops::Range<usize>> {
 
 /// Whether the baseline and a probe differ only in bits 0..8 (an SOP1 `ssrc0`, not `sdst`).
 fn is_ssrc0(base: &[u8], probe: &[u8]) -> bool {
-    base.len() >= 4
-        && probe.len() >= 4
-        && (u32::from_le_bytes([base[0], base[1], base[2], base[3]])
-            ^ u32::from_le_bytes([probe[0], probe[1], probe[2], probe[3]]))
-            >> 8
-            == 0
+    base.len() >= 4 && probe.len() >= 4 && (dword0(base) ^ dword0(probe)) >> 8 == 0
 }
 
+/// The first dword of an encoding (0 for a shorter one, which no AMDGPU encoding is).
 fn dword0(b: &[u8]) -> u32 {
-    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    b.get(..4).map_or(0, |d| u32::from_le_bytes([d[0], d[1], d[2], d[3]]))
 }
 
 /// Whether llvm-mc took probe `kind` (index into the kind bits) against the baseline; `Err` for
