@@ -285,11 +285,10 @@ fn probe_arch(arch: &str) -> Result<Kinds, String> {
         }
         match found {
             // A destination that takes SGPRs but not m0.
-            Some(Ok(mask)) if t.src == 3 => {
-                if mask == S {
-                    kinds.entry(t.op.mnemonic).or_insert([ALL; 4])[3] = S;
-                }
+            Some(Ok(S)) if t.src == 3 => {
+                kinds.entry(t.op.mnemonic).or_insert([ALL; 4])[3] = S;
             }
+            Some(Ok(_)) if t.src == 3 => {}
             Some(Ok(mut mask)) => {
                 // An SGPR refused where an inline constant is taken is the constant bus (the line
                 // reads vcc or another SGPR already: `v_addc_co_u32_e32`, `v_div_fmas_f32`),
