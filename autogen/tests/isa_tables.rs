@@ -253,3 +253,30 @@ fn src_types_name_real_sources() {
         }
     }
 }
+
+/// The source-kind tables: sorted by mnemonic, each mnemonic an opcode of its architecture, each
+/// restricted source one the opcode has (or the one operand of an SOP1 opcode the table lists
+/// none for, `s_setpc_b64`), a restricted fourth entry only on an opcode with a destination,
+/// and the known VGPR-only sources among them.
+#[test]
+fn src_kinds_name_real_sources() {
+    use baregpu_autogen::isa::src_kinds;
+    use baregpu_autogen::isa::src_kinds_bits::{ALL, V};
+    let tables = [src_kinds::GFX1100, src_kinds::GFX1201, src_kinds::GFX942, src_kinds::GFX950];
+    for (a, t) in ARCHS.iter().zip(tables) {
+        assert!(t.windows(2).all(|w| w[0].0 < w[1].0), "{}: not sorted", a.name);
+        for (m, kinds) in t {
+            let op = a.opcodes.iter().find(|o| o.mnemonic == *m).unwrap_or_else(|| panic!("{} {m}: no opcode", a.name));
+            let srcs = source_indices(op);
+            for (k, &mask) in kinds[..3].iter().enumerate() {
+                let listed = srcs.contains(&k) || op.operands.is_empty() && op.format == "SOP1" && k == 0;
+                assert!(mask == ALL || listed, "{} {m}: src{k} restricted but not a source", a.name);
+            }
+            let dst = op.operands.first().is_some_and(|o| o.name == "vdst" || o.name == "sdst");
+            assert!(kinds[3] == ALL || dst, "{} {m}: a restricted destination it lacks", a.name);
+        }
+        let kinds = |m: &str| t.iter().find(|(n, _)| *n == m).map(|(_, k)| *k);
+        assert_eq!(kinds("v_readfirstlane_b32").map(|k| k[0]), Some(V), "{}", a.name);
+        assert_eq!(kinds("v_swap_b32").map(|k| k[0]), Some(V), "{}", a.name);
+    }
+}

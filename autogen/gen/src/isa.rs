@@ -25,6 +25,7 @@ mod image;
 mod line_operands;
 mod llvm;
 mod probe;
+pub mod src_kinds;
 pub mod src_types;
 mod text;
 

@@ -18,8 +18,25 @@ pub mod gfx942;
 pub mod gfx950;
 /// Which operands are sources, and their indices (hand-written: one definition for all users).
 pub mod sources;
+/// Operand kinds per source, where a source refuses some (generator `isa_src_kinds`,
+/// autogen/gen/src/isa/src_kinds.rs).
+pub mod src_kinds;
 /// Source value types per architecture (generator `isa_src_types`, autogen/gen/src/isa/src_types.rs).
 pub mod src_types;
+
+/// The bits of a source's kind mask in [`src_kinds`]: a vector register (a VGPR, or the AGPR of
+/// an AGPR source), a scalar register (SGPRs and the named scalar registers), an inline
+/// constant, a literal; for a scalar destination (the fourth entry), m0 (`M`), which some
+/// refuse although they take SGPRs.
+pub mod src_kinds_bits {
+    pub const V: u8 = 1;
+    pub const S: u8 = 2;
+    pub const I: u8 = 4;
+    pub const L: u8 = 8;
+    pub const M: u8 = 16;
+    pub const ALL: u8 = V | S | I | L;
+    pub const NONE: u8 = 0;
+}
 
 /// A bit range `lo..=hi` of an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,6 +24,7 @@ pub mod inst;
 pub mod names;
 mod offset_range;
 pub mod operand;
+mod src_kinds;
 mod src_mods;
 mod src_type;
 mod substr;

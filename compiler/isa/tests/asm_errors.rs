@@ -645,3 +645,62 @@ fn smem_offsets_take_the_signed_range_of_their_field() {
         (Arch::Gfx942, "s_load_dword s0, s[24:25], s2 offset:-0x100001", 31, "SMEM offset is 21 bits"),
     ]);
 }
+
+/// Sources that take only some kinds of operand (the generated `src_kinds` table, probed with
+/// llvm-mc 22): a VGPR-only source refuses SGPRs and constants, a lane select refuses a VGPR,
+/// SALU sources that take only SGPRs refuse constants. One class per row; llvm-mc 22 refuses
+/// each line (gfx950 `v_cvt_scalef32_sr_pk_fp4_f32 v12, -7, ...` it writes with a register's code).
+#[test]
+fn source_kinds_llvm_mc_refuses_are_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
+    let bad = [
+        (Gfx942, "v_readfirstlane_b32 s8, s5"),
+        (Gfx1100, "v_readfirstlane_b32 s8, 0x1234"),
+        (Gfx1201, "v_readfirstlane_b32_e32 s8, 1"),
+        (Gfx1100, "v_movrels_b32 v8, s5"),
+        (Gfx1201, "v_movrelsd_b32 v8, 1"),
+        (Gfx1100, "v_movrelsd_2_b32_e64 v8, 0x1234"),
+        (Gfx942, "v_swap_b32 v8, s5"),
+        (Gfx1100, "v_swaprel_b32 v8, 1"),
+        (Gfx1201, "v_permlane64_b32 v8, vcc_lo"),
+        (Gfx1201, "v_permlane16_var_b32 v12, s5, v40"),
+        (Gfx1201, "v_permlanex16_var_b32_e64 v12, v24, s5"),
+        (Gfx950, "v_permlane16_swap_b32_e64 v12, s5"),
+        (Gfx950, "v_permlane32_swap_b32_e32 v8, 0x1234"),
+        (Gfx942, "v_accvgpr_read_b32 v12, s5"),
+        (Gfx950, "v_accvgpr_mov_b32 a8, s5"),
+        (Gfx1100, "v_interp_p10_f32 v12, s5, v40, v56"),
+        (Gfx1201, "v_interp_p2_f32 v12, v24, 1.0, v56 wait_exp:0"),
+        (Gfx1100, "v_interp_p10_f16_f32 v12, v24, v40, 0x1234"),
+        (Gfx1100, "v_readlane_b32 s8, v24, v5"),
+        (Gfx1201, "v_readlane_b32 s8, v24, 0x1234"),
+        (Gfx942, "v_readlane_b32 s8, s5, 1"),
+        (Gfx1100, "v_writelane_b32 v8, s5, 0x1234"),
+        (Gfx950, "v_cvt_scalef32_sr_pk_fp4_f32 v12, -7, v40, v56"),
+        (Gfx950, "v_cvt_scalef32_sr_pk_fp4_f32 v12, 0.5, v40, v56"),
+        (Gfx942, "v_mqsad_u32_u8 v[12:15], v[24:25], v40, -7"),
+        (Gfx1100, "v_mqsad_u32_u8 v[12:15], v[24:25], v40, s[4:7]"),
+        (Gfx1100, "s_movrels_b32 s16, 0x1234"),
+        (Gfx942, "s_setpc_b64 0x1234"),
+        (Gfx1201, "s_rfe_b64 1"),
+        (Gfx942, "s_cbranch_g_fork 0x1234, s[40:41]"),
+        (Gfx950, "s_cbranch_join 1"),
+    ];
+    for (arch, line) in bad {
+        let e = assemble(arch, line).expect_err(line);
+        assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
+        assert!(e.to_string().contains("takes only"), "{line}: {e}");
+    }
+    // A scalar destination that takes SGPRs but not m0.
+    for (arch, line) in [(Gfx1100, "v_readfirstlane_b32 m0, v28"), (Gfx942, "v_readlane_b32 m0, v24, 1")] {
+        let e = assemble(arch, line).expect_err(line);
+        assert!(e.to_string().contains("cannot be m0"), "{line}: {e}");
+    }
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 4] = [
+        (Gfx1100, "v_readlane_b32 s8, v24, m0", &[0x08, 0x00, 0x60, 0xd7, 0x18, 0xfb, 0x00, 0x00]),
+        (Gfx942, "v_writelane_b32 v8, m0, m0", &[0x08, 0x00, 0x8a, 0xd2, 0x7c, 0xf8, 0x00, 0x00]),
+        (Gfx1100, "s_setpc_b64 s[20:21]", &[0x14, 0x48, 0x80, 0xbe]),
+        (Gfx1201, "v_readfirstlane_b32 vcc_lo, v28", &[0x1c, 0x05, 0xd4, 0x7e]),
+    ];
+    assembles_to(&ok);
+}

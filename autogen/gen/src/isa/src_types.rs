@@ -68,7 +68,7 @@ struct Target {
 
 /// The byte range of operand `k` in `part` (one instruction, or one VOPD half), checked against
 /// the operand text [`operands`] reads.
-fn operand_range(part: &str, k: usize) -> Option<std::ops::Range<usize>> {
+pub(super) fn operand_range(part: &str, k: usize) -> Option<std::ops::Range<usize>> {
     let want = operands(part, 0).get(k)?.clone();
     let start_ops = part.find(char::is_whitespace)?;
     let mut depth = 0i32;
@@ -94,9 +94,9 @@ fn operand_range(part: &str, k: usize) -> Option<std::ops::Range<usize>> {
 }
 
 /// Golden lines per mnemonic (each VOPD half under its own mnemonic): (line, VOPD half).
-type Golden = BTreeMap<String, Vec<(String, usize)>>;
+pub(super) type Golden = BTreeMap<String, Vec<(String, usize)>>;
 
-fn read_golden(arch: &str) -> Result<Golden, String> {
+pub(super) fn read_golden(arch: &str) -> Result<Golden, String> {
     let mut g = Golden::new();
     for asm in super::golden::read_texts(arch)? {
         for (half, part) in asm.split(" :: ").enumerate() {
@@ -111,7 +111,7 @@ fn read_golden(arch: &str) -> Result<Golden, String> {
 /// integer for immediates; the last VALU source an SGPR where `vsrc_sgpr`, for lane masks such
 /// as `v_cndmask_b32_e64`'s src2; the destination an SGPR where `sdst`), for opcodes no golden
 /// line shows (`v_fmamk_f16`, gfx9 `v_dot2_f32_f16`).
-fn synth_line(op: &Opcode, lops: &[LineOperand], vsrc_sgpr: bool, sdst: bool) -> Option<String> {
+pub(super) fn synth_line(op: &Opcode, lops: &[LineOperand], vsrc_sgpr: bool, sdst: bool) -> Option<String> {
     let mut ops = Vec::new();
     let last_vsrc = lops.iter().rposition(|o| o.kind == OperandKind::Vsrc);
     for (i, o) in lops.iter().enumerate() {

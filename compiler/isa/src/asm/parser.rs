@@ -454,6 +454,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 if let Some(e) = super::buf_soffset::refusal(fname, field, code.0, s) {
                     return err(t, e);
                 }
+                if let Some(e) = crate::src_kinds::refusal(i, field, code.0) {
+                    return err(t, format!("'{s}': {e}"));
+                }
                 if matches!(field, "src1" | "src2") && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
                     if let Some(e) = crate::ext_forms::dpp_src_refusal(i, field, code.0) {
                         return err(t, e);

@@ -799,6 +799,11 @@ impl<'a> Fill<'a> {
             let k = self.slots.iter().position(|s| s.op.name == "soffset");
             return self.failf(k, format_args!("a buffer soffset takes no literal (an SGPR or an inline constant)"));
         }
+        // Kinds llvm-mc refuses in a source or destination (`v_readfirstlane_b32 s0, s1`): the
+        // assembler's rule. Such opcodes have no fast plan.
+        if let Some((n, e)) = crate::src_kinds::first_refusal(&self.i) {
+            return self.failf(self.slots.iter().position(|s| s.op.name == n), format_args!("{e}"));
+        }
         if self.c.ext != Ext::None {
             if let Some((n, e)) = crate::ext_forms::src_refusal(&self.i) {
                 return self.failf(self.slots.iter().position(|s| s.op.name == n), format_args!("{e}"));

@@ -270,10 +270,12 @@ impl FastPlan {
         if c.ext != Ext::None || c.lds_slots.is_some() || c.cd_pair.is_some() || c.f8f6f4 || c.shape == Shape::Matrix {
             return None;
         }
-        // GWS rules (asm::gws: gds, an even gfx9 register) and the unsigned SOPK compares
-        // (asm::salu_imm): the general path checks them.
+        // GWS rules (asm::gws: gds, an even gfx9 register), the unsigned SOPK compares
+        // (asm::salu_imm) and sources that refuse some kinds (src_kinds): the general path
+        // checks them.
         if c.shape == Shape::Ds && crate::asm::gws::applies(&c.init)
             || c.shape == Shape::Salu && crate::asm::salu_imm::unsigned_sopk(c.init.mnemonic())
+            || crate::src_kinds::restricted(c.init.arch, c.init.op)
         {
             return None;
         }

@@ -24,8 +24,9 @@ use baregpu_autogen::isa::OperandKind;
 /// `s_waitcnt_*cnt` names a register other than null (asm::waitcnt_null), a gfx9 VGPR-indexing
 /// mode is above 15 (asm::gpr_idx_mode), the constant bus is over its limit
 /// (asm::const_bus), a source holds the literal code where the encoding has no literal dword
-/// ([`literal_code_without_literal`]), or a gfx9 word breaks a gfx9 rule ([`gfx9_fields_unencodable`], odd
-/// register tuples).
+/// ([`literal_code_without_literal`]), a source or scalar destination holds a kind llvm-mc
+/// refuses there (isa::src_kinds), or a gfx9 word breaks a gfx9 rule
+/// ([`gfx9_fields_unencodable`], odd register tuples).
 pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
     // A reserved DPP16 control: no control name spells it.
     let ctrl = i.field("dpp_ctrl");
@@ -55,6 +56,7 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         || crate::ext_forms::src_refusal(i).is_some()
         || crate::asm::buf_soffset::refused(i)
         || literal_code_without_literal(i)
+        || crate::src_kinds::first_refusal(i).is_some()
     {
         return true;
     }
