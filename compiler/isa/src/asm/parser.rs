@@ -465,6 +465,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                         if let Some(e) = x.and_then(|x| float_in_int16(opc, ty, x)) {
                             return err(t, e);
                         }
+                        if let Some(e) = x.and_then(|x| super::float_lit::refusal(ty, x)) {
+                            return err(t, e);
+                        }
                         let l = x.and_then(|x| literal_bits(ty, x));
                         // A truncating 16-bit source (low16.rs) keeps only those bits of a literal too.
                         let l = if super::low16::low16(i, idx).is_some() { l.map(|l| l & 0xffff) } else { l };
@@ -486,7 +489,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                         // A float for two f16 halves is its f16 bits in the low half: a literal.
                         let pk = if may_be_float(s) {
                             let ty = ty();
-                            (ty == ValType::PkF16).then(|| float_literal(ty, s)).flatten()
+                            (ty == ValType::PkF16).then(|| super::float_lit::literal(ty, s)).flatten()
                         } else {
                             None
                         };
@@ -504,12 +507,12 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                                 (255, Some(l & 0xffff))
                             }
                             Ok(c) => c,
-                            Err(e) => match float_literal(ty(), s) {
+                            Err(e) => match super::float_lit::literal(ty(), s) {
                                 _ if float_in_int16(opc, ty(), s).is_some() => {
                                     return err(t, float_in_int16(opc, ty(), s).unwrap_or(e));
                                 }
                                 Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
-                                _ => return err(t, e),
+                                _ => return err(t, super::float_lit::refusal(ty(), s).unwrap_or(e)),
                             },
                         };
                         // Literal bits an inline constant holds are that constant (llvm-mc's
@@ -571,7 +574,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                     continue;
                 }
                 let float_k = if o.kind == OperandKind::Imm && opc.flags & FLAG_LITERAL != 0 {
-                    float_literal(src_val_type(arch, m, 0, d), s).map(i64::from)
+                    super::float_lit::literal(src_val_type(arch, m, 0, d), s).map(i64::from)
                 } else {
                     None
                 };
@@ -705,23 +708,7 @@ fn literal_bits(ty: ValType, x: &str) -> Option<u32> {
     match parse_int(x) {
         Some(v) if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) => Some(v as u32),
         Some(_) => None,
-        None => float_literal(ty, x),
-    }
-}
-
-/// A float written where a literal goes: its bits in the operand's type (f16 for 16-bit
-/// sources, the high half of the f64 for 64-bit operands, bf16 when exact, else f32), as llvm-mc
-/// encodes it.
-fn float_literal(ty: ValType, s: &str) -> Option<u32> {
-    let f = match super::value::value(s) {
-        super::value::Val::Float(f) => f,
-        _ => return None,
-    };
-    match ty {
-        ValType::F64 | ValType::B64 => Some((f.to_bits() >> 32) as u32),
-        ValType::F16 | ValType::PkF16 => super::value::f16_bits(f).map(u32::from),
-        ValType::Bf16 => Some((f as f32).to_bits()).filter(|b| b & 0xffff == 0).map(|b| b >> 16),
-        _ => Some((f as f32).to_bits()),
+        None => super::float_lit::literal(ty, x),
     }
 }
 

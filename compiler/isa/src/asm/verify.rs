@@ -395,6 +395,7 @@ fn float_is_literal(f: f64, lit: i64) -> bool {
     l == f32b
         || f32b & 0xffff == 0 && l == f32b >> 16
         || f16_bits(f).is_some_and(|h| u32::from(h) == l || u32::from(h) * 0x1_0001 == l)
+        || super::float_lit::bf16_bits(f).is_some_and(|h| u32::from(h) == l)
         || (f.to_bits() >> 32) as u32 == l
 }
 

@@ -227,7 +227,10 @@ fn vector(
         None => {
             let nine_bit = fd.is_some_and(|f| f.hi - f.lo == 8);
             let agpr = o.kind == OperandKind::Agpr;
-            let lit = if i.opcode().flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
+            // A gfx9 16-bit literal reads its low half, but a negative integer's sign
+            // extension is that integer (asm::neg16).
+            let lit16 = i.opcode().flags & FLAG_LIT16 != 0 && super::neg16::signed_literal(i).is_none();
+            let lit = if lit16 { i.literal.map(|l| l & 0xffff) } else { i.literal };
             if !nine_bit {
                 if is16 && s == Shape::E32 {
                     ext::vgpr(v, d, true)
