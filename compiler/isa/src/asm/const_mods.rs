@@ -67,7 +67,8 @@ pub(crate) fn refusal(i: &Instruction, si: usize, inner: &str, neg_abs: bool) ->
 /// have no such form (`v_pk_fmac_f16 v8, |1.0|, v40` is refused there, folded on gfx9), and
 /// `v_cvt_f64_i32_e64` takes none on its integer source.
 fn e64_takes_mods(i: &Instruction, si: usize) -> bool {
-    let Some(base) = i.mnemonic().strip_suffix("_e32") else { return true };
+    // An opcode without a 64-bit form has no `_e32` suffix in the tables.
+    let Some(base) = i.mnemonic().strip_suffix("_e32") else { return false };
     let t = crate::tables::Tables::get(i.arch);
     let e64 = t.by_mnemonic.get(format!("{base}_e64").as_str());
     e64.is_some_and(|ops| ops.iter().any(|&o| takes_mods(t.op(o), si)))
@@ -196,7 +197,7 @@ mod tests {
         assert_eq!(folded(&f64, 0, "1.5", NEG).as_deref(), Some("-1.5"));
         assert_eq!(folded(&f64, 0, "0x3ff80000", NEG), None);
         // No 64-bit form with modifiers on that source: llvm-mc refuses them.
-        let no_e64 = inst(Arch::Gfx1100, "v_pk_fmac_f16_e32 v8, v1, v40");
+        let no_e64 = inst(Arch::Gfx1100, "v_pk_fmac_f16 v8, v1, v40");
         assert_eq!(folded(&no_e64, 0, "1.0", ABS), None);
         let int_e64 = inst(Arch::Gfx1100, "v_cvt_f64_i32_e32 v[8:9], v1");
         assert_eq!(folded(&int_e64, 0, "1.5", ABS), None);

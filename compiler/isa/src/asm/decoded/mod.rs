@@ -41,7 +41,11 @@ pub fn decoded_reuse(i: &Instruction, mut spare: Typed<'static>) -> Option<Typed
         "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i, spare),
         // Modifier bits and fields no line writes (disasm::raw prints the word as `.long`): read
         // back through that text.
-        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" if crate::src_mods::refused_bits(i) => None,
+        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD"
+            if crate::src_mods::refused_bits(i) || super::sdwa_dst::unwritten(i) =>
+        {
+            None
+        }
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i, spare),
         "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" if crate::disasm::unwritten::unwritten_field(i) => None,
         "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i, spare),
