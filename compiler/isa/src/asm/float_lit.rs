@@ -81,6 +81,16 @@ pub(super) fn f32_bits(f: f64) -> Option<u32> {
     round_to(f, 23, 127).ok().map(|b| b as u32)
 }
 
+/// Whether the floats `x` and `y` round to the same bits in f32, f16 or bf16: a written float
+/// that rounds onto an inline constant is that constant (`1.001` in a bf16 source is the inline
+/// 1.0, as llvm-mc writes it); the fill picks the source's own width.
+pub(super) fn same_rounded(x: f64, y: f64) -> bool {
+    let same = |a: Option<u32>, b: Option<u32>| a.is_some() && a == b;
+    same(f32_bits(x), f32_bits(y))
+        || same(f16_bits(x).map(u32::from), f16_bits(y).map(u32::from))
+        || same(bf16_bits(x).map(u32::from), bf16_bits(y).map(u32::from))
+}
+
 /// The literal bits of the float token `s` in a source of type `ty`; `None` for no float, or
 /// one llvm-mc refuses there ([`refusal`] says why).
 pub(super) fn literal(ty: ValType, s: &str) -> Option<u32> {
@@ -155,5 +165,7 @@ mod tests {
         assert!(refusal(ValType::Bf16, "1.0e-5").is_some_and(|e| e.contains("underflows f16")));
         assert_eq!(refusal(ValType::F32, "1.5"), None);
         assert_eq!(refusal(ValType::F32, "s1"), None);
+        assert!(same_rounded(1.00000000001, 1.0) && same_rounded(1.001, 1.0));
+        assert!(!same_rounded(1.1, 1.0) && !same_rounded(1.0e40, 1.0e40 * 2.0));
     }
 }
