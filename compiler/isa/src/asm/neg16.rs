@@ -57,6 +57,11 @@ mod tests {
         let f16 = decode(Arch::Gfx942, &[0xff, 0x50, 0x10, 0x3e, 0xbf, 0xff, 0xff, 0xff]);
         assert_eq!(signed_literal(&f16), None);
         assert_eq!(text(-65), "-65");
+        // The word prints as the number, which reads back to the same bytes (llvm-mc 22 too).
+        let bytes = [0xff, 0x50, 0x10, 0x4c, 0x00, 0x80, 0xff, 0xff];
+        let line = crate::disassemble(&decode(Arch::Gfx942, &bytes));
+        assert_eq!(line, "v_add_u16_e32 v8, -32768, v40");
+        assert_eq!(crate::assemble(Arch::Gfx942, &line).expect("assembles"), bytes);
         assert_eq!(text(-16), "lit(-16)");
     }
 }
