@@ -673,6 +673,8 @@ fn bad_registers_and_operands_are_errors() {
         (Arch::Gfx1100, "v_ashrrev_i64", ops![v(0..2), s(0), s(100..102)].to_vec()), // 64-bit shifts: one
         (Arch::Gfx1100, "v_mov_b32", ops![v(0), v(1).h()].to_vec()),                 // not a 16-bit operand
         (Arch::Gfx1100, "v_mov_b32", ops![v(0), 0.5f32.to_bits() as i64 + (1 << 40)].to_vec()),
+        // gfx9 v_fmamk_f32: the constant K counts on the bus (llvm-mc 22 refuses it).
+        (Arch::Gfx942, "v_fmamk_f32", ops![v(8), s(5), 0x40490fdb, v(40)].to_vec()),
     ];
     for (arch, m, o) in cases {
         let mut b = Builder::new(arch);
@@ -693,6 +695,9 @@ fn bad_registers_and_operands_are_errors() {
     assert!(b.try_op_mods("v_add_f32", &ops![v(0), s(0), s(1)], &[sdwa_form()]).is_err());
     assert!(b.try_op_mods("v_addc_co_u32", &ops![v(0), vcc(), s(0), v(1), vcc()], &[sdwa_form()]).is_err());
     assert_eq!(b.try_op_mods("v_add_f32", &ops![v(0), s(0), s(0)], &[sdwa_form()]).unwrap(), 8);
+    // gfx9 fp8/bf8 SDWA forms have no destination selector (asm::sdwa_dst).
+    assert!(b.try_op_mods("v_cvt_f32_fp8", &ops![v(8), v(24)], &[dst_sel(SdwaSel::Dword)]).is_err());
+    assert_eq!(b.try_op_mods("v_cvt_f32_fp8", &ops![v(8), v(24)], &[src0_sel(SdwaSel::Byte1)]).unwrap(), 8);
     assert_eq!(b.try_op("s_endpgm", &[]).unwrap(), 4);
 }
 
