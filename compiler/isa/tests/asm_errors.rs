@@ -587,6 +587,8 @@ fn literals_and_modifiers_llvm_mc_refuses_are_refused() {
         (Gfx1201, "v_pk_fmac_f16 v8, |65|, v40"),
         (Gfx1100, "v_cvt_f64_i32_e32 v[8:9], |1.5|"),
         (Gfx942, "v_cvt_f32_fp8_e32 v8, sext(65)"),
+        (Gfx1100, "v_dot2acc_f32_f16_e64_dpp v8, v28, v40 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
+        (Gfx942, "v_clrexcp_e64_dpp quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
     ] {
         let e = assemble(arch, line).expect_err(line);
         assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
