@@ -25,6 +25,9 @@ pub(crate) fn refusal(op: &Opcode, si: usize, neg: bool, abs: bool, sext: bool, 
             "sext: source {si} of {m} is a float source (llvm-mc takes sext on integer sources only)"
         ));
     }
+    if sext && sdwa && !crate::asm::sdwa_dst::takes_sext(m) {
+        return Some(format!("sext: llvm-mc's SDWA form of {m} takes no sext"));
+    }
     None
 }
 

@@ -704,3 +704,48 @@ fn source_kinds_llvm_mc_refuses_are_refused() {
     ];
     assembles_to(&ok);
 }
+
+/// Literals and modifiers llvm-mc 22 refuses (asm::float_lit, asm::const_mods, asm::const_bus,
+/// asm::sdwa_dst): floats in 64-bit integer sources, floats that overflow or underflow the
+/// source's width, neg/abs on a constant where the opcode's 64-bit form takes none, gfx9
+/// fmamk/fmaak's K on the constant bus, and dst_sel/dst_unused/sext on gfx9 fp8 SDWA.
+#[test]
+fn literals_and_modifiers_llvm_mc_refuses_are_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
+    refused_at(&[
+        (Gfx942, "v_cmp_lt_i64_e32 vcc, 1.5, v[40:41]", 23, "64-bit integer operand"),
+        (Gfx942, "v_cmp_lt_i64_e32 vcc, lit(1.5), v[40:41]", 23, "64-bit integer operand"),
+        (Gfx1100, "v_lshlrev_b64 v[8:9], v1, 1.5", 27, "64-bit integer operand"),
+        (Gfx1201, "v_cmpx_lt_u64_e64 v[2:3], -1.5", 27, "64-bit integer operand"),
+        (Gfx1201, "s_and_b64 s[0:1], s[2:3], 1.5", 27, "64-bit integer operand"),
+        (Gfx942, "v_add_f32_e32 v8, 1.0e40, v40", 19, "overflows f32"),
+        (Gfx942, "v_add_f32_e32 v8, 1.0e-40, v40", 19, "underflows f32"),
+        (Gfx942, "v_add_u32_e32 v8, 1.0e40, v40", 19, "overflows f32"),
+        (Gfx950, "v_cvt_f32_bf16_e32 v8, 1.0e5", 24, "overflows f16"),
+        (Gfx1100, "v_add_f16_e32 v8, 65520.0, v40", 19, "overflows f16"),
+        (Gfx942, "v_fmamk_f32_e32 v8, s5, 0x40490fdb, v40", 25, "constant bus"),
+        (Gfx950, "v_fmaak_f32 v8, vcc_lo, v40, 0x40490fdb", 30, "constant bus"),
+        (Gfx942, "v_cvt_f32_fp8_sdwa v8, sext(v24) src0_sel:DWORD", 24, "takes no sext"),
+        (Gfx942, "v_cvt_f32_fp8_sdwa v8, s5 dst_sel:DWORD src0_sel:WORD_1", 27, "no destination selector"),
+        (Gfx950, "v_cvt_pk_f32_bf8_sdwa v[8:9], v24 dst_unused:UNUSED_PAD", 35, "no destination selector"),
+    ]);
+    for (arch, line) in [
+        (Gfx1100, "v_dot2acc_f32_f16 v8, |0x12345678|, v40"),
+        (Gfx1100, "v_pk_fmac_f16 v8, neg(1.0), v40"),
+        (Gfx1201, "v_pk_fmac_f16 v8, |65|, v40"),
+        (Gfx1100, "v_cvt_f64_i32_e32 v[8:9], |1.5|"),
+        (Gfx942, "v_cvt_f32_fp8_e32 v8, sext(65)"),
+        (Gfx1100, "v_dot2acc_f32_f16_e64_dpp v8, v28, v40 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
+        (Gfx942, "v_clrexcp_e64_dpp quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
+    ] {
+        let e = assemble(arch, line).expect_err(line);
+        assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
+    }
+    // What llvm-mc takes next to them: an inline float in a 64-bit integer source, K and a
+    // scalar on gfx11, one literal read twice on gfx9.
+    assembles_to(&[
+        (Gfx1100, "v_cmp_lt_i64_e64 vcc_lo, v[2:3], 0.5", &[0x6a, 0x00, 0x51, 0xd4, 0x02, 0xe1, 0x01, 0x00]),
+        (Gfx1100, "v_fmamk_f32 v8, s5, 0x40490fdb, v40", &[0x05, 0x50, 0x10, 0x58, 0xdb, 0x0f, 0x49, 0x40]),
+        (Gfx942, "v_fmamk_f32 v8, 0x40490fdb, 0x40490fdb, v40", &[0xff, 0x50, 0x10, 0x2e, 0xdb, 0x0f, 0x49, 0x40]),
+    ]);
+}

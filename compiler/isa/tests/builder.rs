@@ -684,6 +684,8 @@ fn bad_registers_and_operands_are_errors() {
         (Arch::Gfx1100, "v_readfirstlane_b32", ops![m0(), v(28)].to_vec()),
         (Arch::Gfx1201, "v_interp_p10_f32", ops![v(12), s(5), v(40), v(56)].to_vec()),
         (Arch::Gfx942, "s_setpc_b64", ops![0x1234].to_vec()),
+        // gfx9 v_fmamk_f32: the constant K counts on the bus (llvm-mc 22 refuses it).
+        (Arch::Gfx942, "v_fmamk_f32", ops![v(8), s(5), 0x40490fdb, v(40)].to_vec()),
     ];
     for (arch, m, o) in cases {
         let mut b = Builder::new(arch);
@@ -704,6 +706,9 @@ fn bad_registers_and_operands_are_errors() {
     assert!(b.try_op_mods("v_add_f32", &ops![v(0), s(0), s(1)], &[sdwa_form()]).is_err());
     assert!(b.try_op_mods("v_addc_co_u32", &ops![v(0), vcc(), s(0), v(1), vcc()], &[sdwa_form()]).is_err());
     assert_eq!(b.try_op_mods("v_add_f32", &ops![v(0), s(0), s(0)], &[sdwa_form()]).unwrap(), 8);
+    // gfx9 fp8/bf8 SDWA forms have no destination selector (asm::sdwa_dst).
+    assert!(b.try_op_mods("v_cvt_f32_fp8", &ops![v(8), v(24)], &[dst_sel(SdwaSel::Dword)]).is_err());
+    assert_eq!(b.try_op_mods("v_cvt_f32_fp8", &ops![v(8), v(24)], &[src0_sel(SdwaSel::Byte1)]).unwrap(), 8);
     assert_eq!(b.try_op("s_endpgm", &[]).unwrap(), 4);
     // The kinds those sources take.
     let mut b = Builder::new(Arch::Gfx1100);

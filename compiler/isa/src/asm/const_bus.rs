@@ -4,7 +4,8 @@
 //! temporary, M0, EXEC, the `src_*` registers; `null` is none), counted once per register and
 //! width (`s0` and `s[0:1]` are two), or the literal, counted once. The lane mask VOP2 carry-in
 //! and `v_cndmask_b32_e32` read, and `v_div_fmas_*`'s, counts too (VCC on gfx9, VCC_LO in
-//! wave32). VOPD halves share the bus.
+//! wave32). VOPD halves share the bus. gfx9 `v_fmamk_f32`/`v_fmaak_f32` constant K counts as the
+//! literal.
 //!
 //! DPP and SDWA forms count alike. gfx9 SDWA keeps a scalar src0 in `sdwa_src0` and a scalar
 //! src1 in `vsrc1` (flagged by `s0`/`s1`): `v_add_f32_sdwa v0, s0, s1` and
@@ -14,7 +15,7 @@
 //! SWMMAC) are counted too, though `asm::matrix` refuses every scalar source there first, as
 //! llvm-mc does ("invalid operand for instruction").
 
-use baregpu_autogen::isa::OperandKind;
+use baregpu_autogen::isa::{OperandKind, FLAG_LITERAL};
 
 use crate::inst::{get, Instruction};
 use crate::operand::is_gfx9;
@@ -153,6 +154,11 @@ pub(crate) fn check(i: &Instruction) -> Result<(), (Option<usize>, String)> {
             OperandKind::Special if lane_read(o, k, first_src) => reads.read((VCC, o.dwords), Some(k)),
             _ => {}
         }
+    }
+    // gfx9 `v_fmamk_f32`/`v_fmaak_f32`: llvm-mc counts the constant K as the literal
+    // (`v_fmamk_f32 v8, s5, 0x40490fdb, v40` is over; gfx11+ takes two values).
+    if g9 && i.opcode().flags & FLAG_LITERAL != 0 && i.literal.is_some() {
+        reads.read((255, 0), ops.iter().position(|o| o.kind == OperandKind::Imm));
     }
     let m = i.mnemonic();
     if m.starts_with("v_div_fmas_") {

@@ -42,7 +42,7 @@ pub(crate) fn folded(i: &Instruction, si: usize, inner: &str, m: Mods) -> Option
         let int_src = int_src && !m.neg && !m.abs && is_gfx9(i.arch) && has_sdwa(i);
         return (int_src && constant(inner)).then(|| inner.to_string());
     }
-    if !float_src {
+    if !float_src || !e64_takes_mods(i, si) {
         return None;
     }
     match inner.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')) {
@@ -62,16 +62,30 @@ pub(crate) fn refusal(i: &Instruction, si: usize, inner: &str, neg_abs: bool) ->
         .then_some("neg/abs on an integer literal in a 64-bit float source (llvm-mc refuses it)")
 }
 
+/// Whether the 64-bit form of `i`'s opcode takes neg/abs on source `si`: llvm-mc 22 reads them
+/// on a 32-bit encoding's constant only then. gfx11 `v_dot2acc_f32_f16` and `v_pk_fmac_f16`
+/// have no such form (`v_pk_fmac_f16 v8, |1.0|, v40` is refused there, folded on gfx9), and
+/// `v_cvt_f64_i32_e64` takes none on its integer source.
+fn e64_takes_mods(i: &Instruction, si: usize) -> bool {
+    // An opcode without a 64-bit form has no `_e32` suffix in the tables.
+    let Some(base) = i.mnemonic().strip_suffix("_e32") else { return false };
+    let t = crate::tables::Tables::get(i.arch);
+    let e64 = t.by_mnemonic.get(format!("{base}_e64").as_str());
+    e64.is_some_and(|ops| ops.iter().any(|&o| takes_mods(t.op(o), si)))
+}
+
 /// Whether `s` is a number (or `lit(...)` of one), not a register or a name.
 fn constant(s: &str) -> bool {
     let s = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map_or(s, str::trim);
     matches!(value(s), Val::Int(_) | Val::Float(_))
 }
 
-/// Whether `i`'s opcode has an SDWA form llvm-mc 22 takes: llvm-mc reads `sext` only on the
-/// sources of such opcodes (`v_readfirstlane_b32 s1, sext(65)` is refused).
+/// Whether `i`'s opcode has an SDWA form llvm-mc 22 takes, with `sext`: llvm-mc reads `sext`
+/// only on the sources of such opcodes (`v_readfirstlane_b32 s1, sext(65)` and
+/// `v_cvt_f32_fp8_e32 v8, sext(65)` are refused, `asm::sdwa_dst`).
 fn has_sdwa(i: &Instruction) -> bool {
-    start(i.arch, i.op, Ext::Sdwa).is_some_and(|s| crate::ext_forms::refusal(&s).is_none())
+    super::sdwa_dst::takes_sext(i.mnemonic())
+        && start(i.arch, i.op, Ext::Sdwa).is_some_and(|s| crate::ext_forms::refusal(&s).is_none())
 }
 
 /// neg/abs applied to the constant `x`'s sign bit in source `si` of `i`, as text.
@@ -117,27 +131,30 @@ fn sign_ops(i: &Instruction, si: usize, x: &str, m: Mods) -> Option<String> {
     }
 }
 
-/// Whether the float `f` is finite in type `ty` (the width of the source's floats).
+/// Whether llvm-mc takes the float `f` in a source of type `ty` (`float_lit`'s rounding).
 fn fits(ty: ValType, f: f64) -> bool {
     match ty {
         ValType::F64 | ValType::B64 => f.is_finite(),
         ValType::F16 | ValType::PkF16 | ValType::B16 => f16_bits(f).is_some(),
-        ValType::Bf16 | ValType::F32 | ValType::B32 => (f as f32).is_finite(),
+        ValType::Bf16 => super::float_lit::bf16_bits(f).is_some(),
+        ValType::F32 | ValType::B32 => super::float_lit::f32_bits(f).is_some(),
     }
 }
 
-/// Whether a literal is a negative integer in an f16 source that reads a 16-bit literal (not
-/// packed `halves`): llvm-mc 22 writes its low 16 bits (`-65` is the literal 0xffbf), where an
-/// integer or bf16 source gets the 32-bit pattern. `ty` and `halves` are asked only for such a
-/// literal.
+/// Whether a literal is a negative integer in an f16 or bf16 source that reads a 16-bit literal
+/// (not packed `halves`): llvm-mc 22 writes its low 16 bits (`-65` is the literal 0xffbf, in
+/// gfx950 `v_cvt_f32_bf16` and gfx12 `v_dot2_bf16_bf16`'s src2 too), where an integer source
+/// gets the 32-bit pattern. `ty` and `halves` are asked only for such a literal.
 pub(crate) fn f16_low_half(lit: u32, ty: impl FnOnce() -> ValType, halves: impl FnOnce() -> bool) -> bool {
-    lit >= 0xffff_8000 && ty() == ValType::F16 && !halves()
+    lit >= 0xffff_8000 && matches!(ty(), ValType::F16 | ValType::Bf16) && !halves()
 }
 
 /// Whether the written integer `w` and the decoded literal `g` of source `si` of `i` are one
 /// value by [`f16_low_half`] (the literal's low 16 bits).
 pub(crate) fn same_f16_low_half(i: &Instruction, si: usize, w: i64, g: i64) -> bool {
-    (-0x8000..-16).contains(&w) && g == w & 0xffff && src_val_type(i.arch, i.mnemonic(), si, 1) == ValType::F16
+    let ty = || src_val_type(i.arch, i.mnemonic(), si, 1);
+    let halves = || crate::src_type::halves_read_32bit(i.arch, i.mnemonic(), si);
+    (-0x8000..-16).contains(&w) && g == w & 0xffff && f16_low_half(w as u32, ty, halves)
 }
 
 #[cfg(test)]
@@ -179,6 +196,11 @@ mod tests {
         let f64 = inst(Arch::Gfx942, "v_rcp_f64_e32 v[8:9], v[2:3]");
         assert_eq!(folded(&f64, 0, "1.5", NEG).as_deref(), Some("-1.5"));
         assert_eq!(folded(&f64, 0, "0x3ff80000", NEG), None);
+        // No 64-bit form with modifiers on that source: llvm-mc refuses them.
+        let no_e64 = inst(Arch::Gfx1100, "v_pk_fmac_f16 v8, v1, v40");
+        assert_eq!(folded(&no_e64, 0, "1.0", ABS), None);
+        let int_e64 = inst(Arch::Gfx1100, "v_cvt_f64_i32_e32 v[8:9], v1");
+        assert_eq!(folded(&int_e64, 0, "1.5", ABS), None);
         // A 64-bit encoding keeps its modifier bits.
         let e64 = inst(Arch::Gfx1100, "v_add_f32_e64 v8, v1, v40");
         assert_eq!(folded(&e64, 0, "1.5", NEG), None);
@@ -201,7 +223,10 @@ mod tests {
     fn f16_negative_integers() {
         assert!(f16_low_half(0xffff_ffbf, || ValType::F16, || false));
         assert!(!f16_low_half(0xffff_ffbf, || ValType::F16, || true));
-        assert!(!f16_low_half(0xffff_ffbf, || ValType::Bf16, || false));
+        assert!(f16_low_half(0xffff_ffbf, || ValType::Bf16, || false));
+        assert!(!f16_low_half(0xffff_ffbf, || ValType::Bf16, || true));
+        assert!(!f16_low_half(0xffff_ffbf, || ValType::B16, || false));
+        assert!(!f16_low_half(0xffff_ffbf, || ValType::F32, || false));
         assert!(!f16_low_half(0x1234, || ValType::F16, || false));
     }
 }

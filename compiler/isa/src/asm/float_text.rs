@@ -21,23 +21,7 @@ pub(super) fn literal_bits(ty: ValType, x: &str) -> Option<u32> {
     match parse_int(x) {
         Some(v) if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) => Some(v as u32),
         Some(_) => None,
-        None => float_literal(ty, x),
-    }
-}
-
-/// A float written where a literal goes: its bits in the operand's type (f16 for 16-bit
-/// sources, the high half of the f64 for 64-bit operands, bf16 when exact, else f32), as llvm-mc
-/// encodes it.
-pub(super) fn float_literal(ty: ValType, s: &str) -> Option<u32> {
-    let f = match super::value::value(s) {
-        super::value::Val::Float(f) => f,
-        _ => return None,
-    };
-    match ty {
-        ValType::F64 | ValType::B64 => Some((f.to_bits() >> 32) as u32),
-        ValType::F16 | ValType::PkF16 => super::value::f16_bits(f).map(u32::from),
-        ValType::Bf16 => Some((f as f32).to_bits()).filter(|b| b & 0xffff == 0).map(|b| b >> 16),
-        _ => Some((f as f32).to_bits()),
+        None => super::float_lit::literal(ty, x),
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod const_mods;
 mod data;
 mod decoded;
 mod expr;
+mod float_lit;
 mod float_text;
 pub(crate) mod gpr_idx_mode;
 pub(crate) mod gws;
@@ -24,9 +25,11 @@ pub(crate) mod low16;
 pub(crate) mod matrix;
 pub(crate) mod mfma_overlap;
 pub(crate) mod modifier;
+pub(crate) mod neg16;
 pub mod operand;
 pub mod parser;
 pub(crate) mod salu_imm;
+pub(crate) mod sdwa_dst;
 pub(crate) mod smem_rules;
 mod start;
 mod symbolic;
@@ -86,6 +89,9 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
             add(&n, Ext::Dpp16, &mut out);
             add(&n, Ext::Dpp8, &mut out);
         }
+        // A 32-bit-only opcode (gfx11 `v_dot2acc_f32_f16`, named without a suffix) has no VOP3
+        // DPP form: llvm-mc 22 refuses `_e64_dpp` on it.
+        out.retain(|c| c.ext == Ext::None || !matches!(t.op(c.op).format, "VOP1" | "VOP2" | "VOPC"));
     } else if let Some(b) = m.strip_suffix("_dpp") {
         // `_dpp` names the DPP form of a 32-bit encoding; llvm-mc 22 refuses it for the VOP3
         // forms ("dpp variant of this instruction is not supported"), which take `_e64_dpp`.

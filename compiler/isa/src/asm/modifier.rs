@@ -280,6 +280,9 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             set1(i, "lane_sel", c)?;
         }
         "dst_sel" | "src0_sel" | "src1_sel" => {
+            if let Some(e) = super::sdwa_dst::refusal(i, name) {
+                return err(t, e);
+            }
             let k = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
                 .iter()
                 .position(|x| *x == val)
@@ -287,6 +290,9 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
             set1(i, name, k as u32)?;
         }
         "dst_unused" => {
+            if let Some(e) = super::sdwa_dst::refusal(i, name) {
+                return err(t, e);
+            }
             let k = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"]
                 .iter()
                 .position(|x| *x == val)

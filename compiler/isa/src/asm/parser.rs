@@ -5,7 +5,7 @@ use baregpu_autogen::isa::{Field, OperandKind, FLAG_LITERAL};
 use std::borrow::Cow;
 
 use super::const_mods;
-use super::float_text::{float_in_int16, float_literal, literal_bits, may_be_float};
+use super::float_text::{float_in_int16, literal_bits, may_be_float};
 use super::lexer::{Line, Tok};
 use super::modifier::modifier;
 use super::operand::{check_alignment, max_sgpr, parse_int, parse_reg, src_code};
@@ -305,13 +305,6 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                 if r.is_none() && !super::matrix::is_matrix_format(fname) {
                     named_size(s, d, m, fname, field).map_err(|e| (t.col, e))?;
                 }
-                // A float that is no inline constant in a 64-bit scalar source (salu_imm).
-                if o.kind == OperandKind::Ssrc && r.is_none() && (may_be_float(s) || s.starts_with("lit(")) {
-                    let ty = src_val_type(arch, m, idx.unwrap_or(0), d);
-                    if let Some(e) = super::salu_imm::float64_refusal(fname, ty, s) {
-                        return err(t, e);
-                    }
-                }
                 // SGPR or trap-temporary tuples (ttmp0 is scalar register 108).
                 let sreg = r.filter(|r| r.file == 's' || r.file == 't' && r.first + r.count <= 16);
                 let sbase = sreg.map(|r| if r.file == 't' { 108 + r.first } else { r.first });
@@ -361,6 +354,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                         if let Some(e) = x.and_then(|x| float_in_int16(opc, ty, x)) {
                             return err(t, e);
                         }
+                        if let Some(e) = x.and_then(|x| super::float_lit::refusal(ty, x)) {
+                            return err(t, e);
+                        }
                         let l = x.and_then(|x| literal_bits(ty, x));
                         // A truncating 16-bit source (low16.rs) keeps only those bits of a literal too.
                         let l = if super::low16::low16(i, idx).is_some() { l.map(|l| l & 0xffff) } else { l };
@@ -382,7 +378,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                         // A float for two f16 halves is its f16 bits in the low half: a literal.
                         let pk = if may_be_float(s) {
                             let ty = ty();
-                            (ty == ValType::PkF16).then(|| float_literal(ty, s)).flatten()
+                            (ty == ValType::PkF16).then(|| super::float_lit::literal(ty, s)).flatten()
                         } else {
                             None
                         };
@@ -399,13 +395,24 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                             Ok((255, Some(l))) if const_mods::f16_low_half(l, ty, || f16_halves(arch, m, idx)) => {
                                 (255, Some(l & 0xffff))
                             }
+                            // 1/(2π) written as a float: inline only where it rounds onto the
+                            // constant in the source's width (else a literal, or refused).
+                            Ok((248, None)) if may_be_float(s) && !super::float_lit::is_inv_2pi(ty(), s) => {
+                                match super::float_lit::literal(ty(), s) {
+                                    Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
+                                    _ => {
+                                        let why = super::float_lit::refusal(ty(), s);
+                                        return err(t, why.unwrap_or_else(|| format!("'{s}' takes no literal here")));
+                                    }
+                                }
+                            }
                             Ok(c) => c,
-                            Err(e) => match float_literal(ty(), s) {
+                            Err(e) => match super::float_lit::literal(ty(), s) {
                                 _ if float_in_int16(opc, ty(), s).is_some() => {
                                     return err(t, float_in_int16(opc, ty(), s).unwrap_or(e));
                                 }
                                 Some(l) if o.kind != OperandKind::Sgpr => (255, Some(l)),
-                                _ => return err(t, e),
+                                _ => return err(t, super::float_lit::refusal(ty(), s).unwrap_or(e)),
                             },
                         };
                         // Literal bits an inline constant holds are that constant (llvm-mc's
@@ -473,7 +480,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                     return err(t, e);
                 }
                 let float_k = if o.kind == OperandKind::Imm && opc.flags & FLAG_LITERAL != 0 {
-                    float_literal(src_val_type(arch, m, 0, d), s).map(i64::from)
+                    super::float_lit::literal(src_val_type(arch, m, 0, d), s).map(i64::from)
                 } else {
                     None
                 };

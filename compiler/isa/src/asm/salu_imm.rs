@@ -4,42 +4,20 @@
 //! - of the SOPP instructions without operands only `s_endpgm` takes a value, 0..65535
 //!   (`s_endpgm -1`, `s_barrier 1` are refused): a word of another with its immediate set is one
 //!   llvm-mc does not decode, and the disassembler prints it as `.long` (disasm::raw);
-//! - a float in a 64-bit scalar source is an inline constant or refused (`s_and_b64 s[16:17],
-//!   1.5, s[40:41]`): the 32-bit literal holds no f64;
+//! - (a float in a 64-bit scalar source: asm::float_lit, as for VALU sources;)
 //! - a float in `s_setreg_imm32_b32`'s 32-bit value: llvm-mc writes the low 32 bits of its f64
 //!   (`1.5` is 0, `1.0e10` is 0x20000000), so the line is refused.
 
 use super::value::{value, Val};
 use crate::inst::Instruction;
-use crate::operand::ValType;
 
-/// The f64 inline constants of a 64-bit source: ±0.5, ±1.0, ±2.0, ±4.0, 0 and 1/(2π).
-fn inline_f64(f: f64) -> bool {
-    const INV_2PI: u64 = 0x3fc4_5f30_6dc9_c882;
-    // -0.0 is no inline constant (its bits are not 0).
-    f.to_bits() == 0 || [0.5, 1.0, 2.0, 4.0].contains(&f.abs()) || f.to_bits() == INV_2PI
-}
-
-/// The float `s` says (`1.5`, `lit(1.5)`), and whether it was forced into a literal.
-fn float_of(s: &str) -> Option<(f64, bool)> {
-    let (inner, lit) = match s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')) {
-        Some(x) => (x.trim(), true),
-        None => (s, false),
-    };
+/// Whether `s` says a float (`1.5`, `lit(1.5)`).
+fn float_of(s: &str) -> Option<f64> {
+    let inner = s.strip_prefix("lit(").and_then(|x| x.strip_suffix(')')).map_or(s, str::trim);
     match value(inner) {
-        Val::Float(f) => Some((f, lit)),
+        Val::Float(f) => Some(f),
         _ => None,
     }
-}
-
-/// Refuses a float that is no inline constant in a 64-bit source (`ty`) of a scalar ALU format.
-pub(crate) fn float64_refusal(fname: &str, ty: ValType, s: &str) -> Option<String> {
-    if !fname.starts_with("SOP") || !matches!(ty, ValType::B64 | ValType::F64) {
-        return None;
-    }
-    let (f, lit) = float_of(s)?;
-    (lit || !inline_f64(f))
-        .then(|| format!("'{s}': a 64-bit scalar source takes no float literal (only inline constants)"))
 }
 
 /// Refuses a float in a SOPK instruction's 32-bit literal (`s_setreg_imm32_b32`'s, the only

@@ -185,27 +185,8 @@ pub fn typed_into<'a>(l: &Line<'a>, spare: Typed<'a>) -> Typed<'a> {
     Typed { ops, mods }
 }
 
-/// IEEE half-precision bits of `f` when it converts exactly (llvm-mc takes a float literal for a
-/// 16-bit operand only as its f16 bits).
-pub fn f16_bits(f: f64) -> Option<u16> {
-    if f == 0.0 {
-        return Some(if f.is_sign_negative() { 0x8000 } else { 0 });
-    }
-    let sign = if f < 0.0 { 0x8000u16 } else { 0 };
-    let a = f.abs();
-    let e = a.log2().floor() as i32;
-    if !(-14..=15).contains(&e) {
-        return None;
-    }
-    let m = a / 2f64.powi(e) - 1.0;
-    let frac = m * 1024.0;
-    if frac.fract() != 0.0 {
-        // Round to nearest even like llvm-mc's APFloat conversion.
-        let r = frac.round_ties_even();
-        return Some(sign | ((e + 15) as u16) << 10 | r as u16);
-    }
-    Some(sign | ((e + 15) as u16) << 10 | frac as u16)
-}
+/// IEEE half-precision bits of `f` (one rule with the other float literals).
+pub use super::float_lit::f16_bits;
 
 #[cfg(test)]
 mod tests {

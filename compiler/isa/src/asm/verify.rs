@@ -395,6 +395,7 @@ fn float_is_literal(f: f64, lit: i64) -> bool {
     l == f32b
         || f32b & 0xffff == 0 && l == f32b >> 16
         || f16_bits(f).is_some_and(|h| u32::from(h) == l || u32::from(h) * 0x1_0001 == l)
+        || super::float_lit::bf16_bits(f).is_some_and(|h| u32::from(h) == l)
         || (f.to_bits() >> 32) as u32 == l
 }
 
@@ -435,7 +436,11 @@ fn same_val(arch: Arch, wrap16: bool, a: &Val, b: &Val) -> bool {
                 || !crate::operand::is_gfx9(arch) && matches!((*x, *y), ("null", "off") | ("off", "null"))
         }
         (Val::Int(x), Val::Int(y)) => same_int(wrap16, *x, *y),
-        (Val::Float(x), Val::Float(y)) => x == y || float_code_f64(*x).is_some_and(|c| float_code_f64(*y) == Some(c)),
+        (Val::Float(x), Val::Float(y)) => {
+            x == y
+                || float_code_f64(*x).is_some_and(|c| float_code_f64(*y) == Some(c))
+                || super::float_lit::same_rounded(*x, *y)
+        }
         (Val::Float(f), Val::Int(l)) | (Val::Int(l), Val::Float(f)) => float_is_literal(*f, *l),
         // `lit(X)`: X's value against the other side's (a literal, or lit of another spelling).
         (Val::Call("lit", x), Val::Call("lit", y)) => same_val(arch, wrap16, &value(x), &value(y)),

@@ -97,6 +97,9 @@ impl Fill<'_> {
             Mod::BoundCtrl => self.put_named(None, "bound_ctrl", 1, "bound_ctrl"),
             Mod::Fi if self.c.ext == Ext::Dpp8 => self.dpp8_fi(),
             Mod::Fi => self.put_named(None, "fi", 1, "fi"),
+            Mod::DstSel(_) | Mod::DstUnused(_) if crate::asm::sdwa_dst::refusal(&self.i, "dst_sel").is_some() => {
+                fail(None, "llvm-mc's SDWA form of this opcode has no destination selector")
+            }
             Mod::DstSel(s) => self.put_named(None, "dst_sel", *s as u32, "dst_sel"),
             Mod::Src0Sel(s) => self.put_named(None, "src0_sel", *s as u32, "src0_sel"),
             Mod::Src1Sel(s) => self.put_named(None, "src1_sel", *s as u32, "src1_sel"),

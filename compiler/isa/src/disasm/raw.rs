@@ -103,8 +103,11 @@ fn gfx9_fields_unencodable(i: &Instruction) -> bool {
     {
         return true;
     }
-    // A 16-bit literal (FLAG_LIT16) with high bits: the text has only the low half.
-    i.opcode().flags & FLAG_LIT16 != 0 && i.literal.is_some_and(|l| l >> 16 != 0)
+    // A 16-bit literal (FLAG_LIT16) with high bits: the text has only the low half, except a
+    // negative integer's sign extension (asm::neg16).
+    i.opcode().flags & FLAG_LIT16 != 0
+        && i.literal.is_some_and(|l| l >> 16 != 0)
+        && crate::asm::neg16::signed_literal(i).is_none()
 }
 
 /// A source holding the literal code (255) in an encoding without a literal dword: gfx9's

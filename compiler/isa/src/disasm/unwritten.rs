@@ -6,8 +6,9 @@
 //! default (only `tbuffer_*` names one), a gfx9 saddr of 0x7d (llvm-mc's `null`, which gfx9
 //! refuses), a gfx9 SMEM word with `soe` but not `imm` (its text writes `soe` clear), an image
 //! resource or sampler that is no SGPR tuple (gfx12's 9-bit fields) or a gather4/atomic dmask
-//! llvm-mc refuses (asm::image_dmask), export lanes that are `off` but name a register, and VOPD
-//! pairs whose sources share a VGPR bank (both assemblers refuse them).
+//! llvm-mc refuses (asm::image_dmask), export lanes that are `off` but name a register, VOPD
+//! pairs whose sources share a VGPR bank (both assemblers refuse them), and gfx9 fp8/bf8 SDWA
+//! words with a destination selector llvm-mc does not write (asm::sdwa_dst).
 //! Such words print as `.long` (disasm::raw).
 
 use crate::inst::Instruction;
@@ -22,6 +23,7 @@ pub(super) fn unwritten(i: &Instruction) -> bool {
             && (super::image::resource_unnamed(i) || crate::asm::image_dmask::check(i).is_err())
         || off_lane_named(i)
         || crate::vopd_banks::check(i).is_err()
+        || crate::asm::sdwa_dst::unwritten(i)
 }
 
 /// Whether the nv bit is set, a FLAT-segment offset is above what the assembler takes, or a

@@ -157,7 +157,11 @@ pub fn text(i: &Instruction) -> String {
                     reg_range("a", v - 256, d)
                 } else {
                     let lit = if op.flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
-                    let t = src_text(i.arch, v, d, val_type(i, m, idx, d), lit);
+                    let neg16 = if v == 255 { crate::asm::neg16::signed_literal(i) } else { None };
+                    let t = match neg16 {
+                        Some(n) => crate::asm::neg16::text(n),
+                        None => src_text(i.arch, v, d, val_type(i, m, idx, d), lit),
+                    };
                     if is16 && v >= 256 && s == Shape::E32 {
                         format!("v{}.{}", (v - 256) & 0x7f, if v & 0x80 != 0 { "h" } else { "l" })
                     } else {

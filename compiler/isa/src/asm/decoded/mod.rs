@@ -41,7 +41,11 @@ pub fn decoded_reuse(i: &Instruction, mut spare: Typed<'static>) -> Option<Typed
         "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i, spare),
         // Modifier bits and fields no line writes (disasm::raw prints the word as `.long`): read
         // back through that text.
-        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" if crate::src_mods::refused_bits(i) => None,
+        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD"
+            if crate::src_mods::refused_bits(i) || super::sdwa_dst::unwritten(i) =>
+        {
+            None
+        }
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i, spare),
         "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" if crate::disasm::unwritten::unwritten_field(i) => None,
         "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i, spare),
@@ -227,7 +231,10 @@ fn vector(
         None => {
             let nine_bit = fd.is_some_and(|f| f.hi - f.lo == 8);
             let agpr = o.kind == OperandKind::Agpr;
-            let lit = if i.opcode().flags & FLAG_LIT16 != 0 { i.literal.map(|l| l & 0xffff) } else { i.literal };
+            // A gfx9 16-bit literal reads its low half, but a negative integer's sign
+            // extension is that integer (asm::neg16).
+            let lit16 = i.opcode().flags & FLAG_LIT16 != 0 && super::neg16::signed_literal(i).is_none();
+            let lit = if lit16 { i.literal.map(|l| l & 0xffff) } else { i.literal };
             if !nine_bit {
                 if is16 && s == Shape::E32 {
                     ext::vgpr(v, d, true)
