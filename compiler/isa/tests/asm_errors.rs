@@ -749,3 +749,28 @@ fn literals_and_modifiers_llvm_mc_refuses_are_refused() {
         (Gfx942, "v_fmamk_f32 v8, 0x40490fdb, 0x40490fdb, v40", &[0xff, 0x50, 0x10, 0x2e, 0xdb, 0x0f, 0x49, 0x40]),
     ]);
 }
+
+/// 1/(2π) written as a float is the inline constant only where it rounds onto it in the source's
+/// width (llvm-mc 22's bytes): `0.15915494` is a literal in an f64 source and refused in a 64-bit
+/// integer one, `0.1592` is the constant only in f16 sources.
+#[test]
+fn one_over_two_pi_is_inline_only_at_its_sources_width() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201};
+    assembles_to(&[
+        (
+            Gfx1100,
+            "v_add_f64 v[0:1], 0.15915494, v[2:3]",
+            &[0x00, 0x00, 0x27, 0xd7, 0xff, 0x04, 0x02, 0x00, 0x30, 0x5f, 0xc4, 0x3f],
+        ),
+        (Gfx1100, "v_add_f64 v[0:1], 0.15915494309189532, v[2:3]", &[0x00, 0x00, 0x27, 0xd7, 0xf8, 0x04, 0x02, 0x00]),
+        (Gfx1100, "v_add_f32 v0, 0.1592, v2", &[0xff, 0x04, 0x00, 0x06, 0x53, 0x05, 0x23, 0x3e]),
+        (Gfx1100, "v_add_f32 v0, 0.15915494, v2", &[0xf8, 0x04, 0x00, 0x06]),
+        (Gfx1100, "v_add_f16 v0, 0.1592, v2", &[0xf8, 0x04, 0x00, 0x64]),
+        (
+            Gfx1201,
+            "v_dot2_bf16_bf16 v12, v24, v40, 0.1592",
+            &[0x0c, 0x00, 0x67, 0xd6, 0x18, 0x51, 0xfe, 0x03, 0x23, 0x3e, 0x00, 0x00],
+        ),
+    ]);
+    refused_at(&[(Gfx1100, "s_mov_b64 s[16:17], 0.15915494", 21, "64-bit integer operand")]);
+}
