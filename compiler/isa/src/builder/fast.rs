@@ -388,8 +388,11 @@ impl FastPlan {
             return Verdict::No;
         }
         // Indexed (both lengths equal): cheaper than a zip of two slice iterators here.
+        // Last operand first: the verdict does not depend on the order (a set of checks, one
+        // literal, the bus counted after), and an `_e32` form is most often ruled out by its
+        // last, VGPR-only source (an SGPR in `vsrc1`), found before the others are filled.
         let slots = &self.slots[..ops.len()];
-        for k in 0..ops.len() {
+        for k in (0..ops.len()).rev() {
             let (x, s) = (&ops[k], &slots[k]);
             let v = match x {
                 // The common operand: one lookup by file, no branch on the slot's kind.
