@@ -472,9 +472,9 @@ impl FastPlan {
     }
 
     /// An operand other than a register: its field value, `None` for one with no field
-    /// (a fixed register, `off`), or the verdict. Out of line: it keeps the operand loop's
-    /// registers free for the common operand, a register.
-    #[inline(never)]
+    /// (a fixed register, `off`), or the verdict. Inlined: the call and its packed result cost
+    /// more than the registers it takes from the operand loop.
+    #[inline(always)]
     fn other(&self, s: &FastSlot, x: &Operand, out: &mut Filled) -> Result<Option<u32>, Verdict> {
         let v = match (&s.how, x) {
             (How::Reg { vector: true }, Operand::Special { .. } | Operand::Int(_))
