@@ -390,7 +390,9 @@ impl Builder {
 
     /// [`Builder::emit`] from the second candidate, the first ruled out (`_e32` with an SGPR
     /// in `vsrc1`): the fast paths, then the general fill from the first they leave to it.
-    #[inline(never)]
+    /// Inlined into the one `ctor`: a common case (an SGPR `src1` forces VOP3), and a call here
+    /// cost more than the code it adds.
+    #[inline(always)]
     fn emit_next(&mut self, cands: &'static [Cand], ops: &[Operand], mods: &[Mod]) -> Option<usize> {
         let words = self.code.len();
         for (k, c) in cands.iter().enumerate() {
