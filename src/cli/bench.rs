@@ -286,7 +286,7 @@ measured, by each clock, with the load average.
 
 The `builder` lines time the typed instruction builder (no text) building, encoding and finishing
 a 200,000-instruction GEMM loop (baregpu_isa::builder::speed) on each architecture, the best of
---runs runs, by each clock, and say whether it reaches its goal of 20 M instructions/s. Build with
+--runs runs (at least 30, about 0.3 s: one run is about 10 ms), by each clock, and say whether it reaches its goal of 20 M instructions/s. Build with
 --release.";
 
 /// The most instructions `bench asm` generates (the source text is held in memory, ~40 bytes each).

@@ -14,15 +14,21 @@ use super::decode::{load_average, thread_cpu};
 /// Loop bodies per timed run (64 instructions each: 200,000 instructions).
 const STEPS: usize = 200_000 / 64;
 
-/// Times the builder on each architecture (the best of `runs`), one line each, then whether the
-/// goal is met on every one.
+/// The fewest timed runs per architecture: a run is about 10 ms, so a best of 3 is at the mercy
+/// of one page-fault burst or scheduler slice; 30 runs (about 0.3 s) give the best a fair
+/// chance. Each run is a whole user build: a new builder, its buffers allocated and faulted in
+/// afresh, and the code finished, as a code generator builds each kernel.
+const MIN_RUNS: usize = 30;
+
+/// Times the builder on each architecture (the best of `runs`, at least [`MIN_RUNS`]), one line
+/// each, then whether the goal is met on every one.
 pub fn measure(archs: &[Arch], runs: usize, json: bool) -> Result<()> {
     let mut slowest: Option<(Arch, f64, Option<f64>)> = None;
     for &arch in archs {
         let build = || speed::gemm_loop(arch, STEPS).map_err(|e| Error::Usage(format!("bench builder: {e}")));
         let (n, code) = build()?; // warm-up: the per-architecture tables
         let (mut wall, mut cpu) = (Duration::MAX, None::<Duration>);
-        for _ in 0..runs.max(1) {
+        for _ in 0..runs.max(MIN_RUNS) {
             let (t0, c0) = (Instant::now(), thread_cpu());
             std::hint::black_box(build()?);
             wall = wall.min(t0.elapsed());

@@ -132,6 +132,7 @@ impl Place {
         words[self.word as usize & 3] |= v << self.shift;
     }
 
+    #[inline(always)]
     fn clear(self, words: &mut [u32; 4]) {
         words[self.word as usize & 3] &= !(self.mask << self.shift);
     }
@@ -160,6 +161,9 @@ pub(crate) struct FastPlan {
     bus_limit: u8,
     /// DS: the `offset0`/`offset1` fields of `offset:`.
     ds_offsets: Option<[Place; 2]>,
+    /// DS: both offset bytes as one 16-bit field, where they lie side by side (every DS
+    /// layout), written inline.
+    ds16: Option<Place>,
     arch: Arch,
 }
 
@@ -310,6 +314,10 @@ impl FastPlan {
             (Shape::Ds, [a, b]) => place(a).zip(place(b)).map(|(a, b)| [a, b]),
             _ => None,
         };
+        let ds16 = ds_offsets.and_then(|[lo, hi]| {
+            let side_by_side = lo.mask == 0xff && hi.mask == 0xff && hi.word == lo.word && hi.shift == lo.shift + 8;
+            side_by_side.then_some(Place { mask: 0xffff, ..lo })
+        });
         let lane_read = valu && crate::asm::const_bus::reads_lane_mask(&c.init);
         let bus_limit = if lane_read { 0 } else { crate::asm::const_bus::limit(arch, c.init.mnemonic()) as u8 };
         let mut words = c.init.words;
@@ -338,7 +346,7 @@ impl FastPlan {
         // (Register-only fields are not counted: `plan::fast` marks none of them.)
         let readers = slots.iter().filter(|s| matches!(s.how, How::Src { .. })).count();
         let bus_check = valu && readers > bus_limit as usize;
-        Some(FastPlan { slots, words, lit_ok, bus_check, bus_limit, ds_offsets, arch })
+        Some(FastPlan { slots, words, lit_ok, bus_check, bus_limit, ds_offsets, ds16, arch })
     }
 }
 
@@ -389,8 +397,11 @@ impl FastPlan {
             return Verdict::No;
         }
         // Indexed (both lengths equal): cheaper than a zip of two slice iterators here.
+        // Last operand first: the verdict does not depend on the order (a set of checks, one
+        // literal, the bus counted after), and an `_e32` form is most often ruled out by its
+        // last, VGPR-only source (an SGPR in `vsrc1`), found before the others are filled.
         let slots = &self.slots[..ops.len()];
-        for k in 0..ops.len() {
+        for k in (0..ops.len()).rev() {
             let (x, s) = (&ops[k], &slots[k]);
             let v = match x {
                 // The common operand: one lookup by file, no branch on the slot's kind.
@@ -431,7 +442,15 @@ impl FastPlan {
         }
         match mods {
             [] => Verdict::Fits,
-            [Mod::Offset(v)] => self.ds_offset(&mut out.words, *v),
+            [Mod::Offset(v)] => match self.ds16 {
+                // The template keeps the started offsets (for no `offset:`): replaced.
+                Some(p) if (0..=0xffff).contains(v) => {
+                    p.clear(&mut out.words);
+                    p.or(&mut out.words, *v as u32);
+                    Verdict::Fits
+                }
+                _ => self.ds_offset(&mut out.words, *v),
+            },
             _ => Verdict::Unsure,
         }
     }
@@ -462,9 +481,9 @@ impl FastPlan {
     }
 
     /// An operand other than a register: its field value, `None` for one with no field
-    /// (a fixed register, `off`), or the verdict. Out of line: it keeps the operand loop's
-    /// registers free for the common operand, a register.
-    #[inline(never)]
+    /// (a fixed register, `off`), or the verdict. Inlined: the call and its packed result cost
+    /// more than the registers it takes from the operand loop.
+    #[inline(always)]
     fn other(&self, s: &FastSlot, x: &Operand, out: &mut Filled) -> Result<Option<u32>, Verdict> {
         let v = match (&s.how, x) {
             (How::Reg { vector: true }, Operand::Special { .. } | Operand::Int(_))

@@ -44,6 +44,7 @@ pub mod export;
 mod fast;
 #[cfg(test)]
 mod fast_check;
+mod finish;
 pub mod intern;
 pub mod label;
 mod modified;
@@ -151,7 +152,9 @@ pub struct Builder {
 impl Ctors for Builder {
     type Op = Operand;
 
-    #[inline]
+    // One copy, out of line, with the fast path inlined: the generated constructors stay small
+    // enough to inline into the caller, and a built instruction makes one call, not two.
+    #[inline(never)]
     fn ctor(&mut self, id: u16, ops: &[Operand]) -> &mut Self {
         if self.pending.len() > 1 {
             return self.ctor_mods(id, ops);
@@ -371,7 +374,7 @@ impl Builder {
 
     /// Emits the instruction with the first encoding that holds it; `None` (nothing emitted)
     /// when none does. The common path: the fast fill of the first candidate, no message made.
-    #[inline]
+    #[inline(always)]
     fn emit(&mut self, id: u16, ops: &[Operand], mods: &[Mod]) -> Option<usize> {
         let (cands, words) = (self.cands(id, mods), self.code.len());
         let tried = match cands.first().map(|c| (c, &c.fast)) {
@@ -387,7 +390,9 @@ impl Builder {
 
     /// [`Builder::emit`] from the second candidate, the first ruled out (`_e32` with an SGPR
     /// in `vsrc1`): the fast paths, then the general fill from the first they leave to it.
-    #[inline(never)]
+    /// Inlined into the one `ctor`: a common case (an SGPR `src1` forces VOP3), and a call here
+    /// cost more than the code it adds.
+    #[inline(always)]
     fn emit_next(&mut self, cands: &'static [Cand], ops: &[Operand], mods: &[Mod]) -> Option<usize> {
         let words = self.code.len();
         for (k, c) in cands.iter().enumerate() {
@@ -601,54 +606,6 @@ impl Builder {
             Some(l) => self.patched(n, l.0),
             None => Ok(it.inst),
         }
-    }
-
-    /// Instruction `n`, a branch to label `l`, with its offset patched (a branch is no VOPD
-    /// pair: nothing kept aside to look up).
-    fn patched(&self, n: usize, l: u32) -> Result<Instruction> {
-        let it = &self.items[n];
-        let (w, nd) = (it.word as usize, it.ndwords as usize);
-        let mut words = [0; 4];
-        words[..nd].copy_from_slice(&self.code[w..w + nd]);
-        let literal = (it.flags & LITERAL != 0).then(|| self.code[w + nd]);
-        let mut inst =
-            Instruction { words, op: it.op, op_y: None, literal, fmt: it.fmt, ndwords: it.ndwords, arch: self.arch };
-        // The mnemonic is looked up for a message only.
-        let why =
-            |inst: &Instruction, e: String| IsaError::Encode(format!("instruction {n} ({}): {e}", inst.mnemonic()));
-        let Some(def) = self.labels.get(l as usize) else {
-            return Err(why(&inst, format!("label {l} is not from this builder")));
-        };
-        let Some((target, _)) = def.at else {
-            return Err(why(&inst, format!("label '{}' is never bound", self.def_name(def))));
-        };
-        let d = branch_offset(w * 4, inst.size(), target).map_err(|e| why(&inst, e))?;
-        if !inst.set_field("simm16", d as u16 as u32) {
-            return Err(why(&inst, "no simm16 field".into()));
-        }
-        Ok(inst)
-    }
-
-    /// The code: every branch patched with its label's offset. Errors: the first recorded error,
-    /// an unbound label, a branch out of range.
-    pub fn finish(&self) -> Result<Vec<u8>> {
-        if let Some(e) = &self.first_error {
-            return Err(e.clone());
-        }
-        // The bytes are written once; the branches are patched in them.
-        // Zeroed, then filled four bytes at a time (a byte-wise iterator is several times slower).
-        let mut out = vec![0u8; self.code.len() * 4];
-        for (b, w) in out.chunks_exact_mut(4).zip(&self.code) {
-            b.copy_from_slice(&w.to_le_bytes());
-        }
-        for &(n, l) in &self.branches {
-            let inst = self.patched(n as usize, l)?;
-            let at = self.items[n as usize].word as usize * 4;
-            for (k, w) in inst.words[..inst.ndwords as usize].iter().enumerate() {
-                out[at + 4 * k..at + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
-            }
-        }
-        Ok(out)
     }
 
     fn listing_with(&self, written: bool) -> String {

@@ -5,13 +5,19 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use baregpu_autogen::isa::{Field, OperandKind as K};
+mod describe;
+mod imm;
+mod regs;
+
+pub(crate) use describe::describe;
+
+use baregpu_autogen::isa::Field;
 
 use super::cands::{Cand, Shape};
 use super::label::Label;
 use super::operand::{inline_f32_code, inline_f64_code, inline_int_code, Operand};
 use super::plan::{Act, Put, Slot};
-use super::reg::{Half, Reg, RegFile, Special};
+use super::reg::{RegFile, Special};
 use crate::asm::parser::Ext;
 use crate::inst::{set, Instruction};
 use crate::operand::{is_gfx9, src_index};
@@ -409,140 +415,6 @@ impl<'a> Fill<'a> {
         Ok(())
     }
 
-    /// A register-only scalar field (destinations, bases, resources, `saddr`).
-    #[inline]
-    fn sgpr(&mut self, k: usize, x: &Operand, s: &Slot, p: &Put, shift: u8, off_ok: bool) -> Result<(), Fail> {
-        if matches!(x, Operand::Off) {
-            if off_ok {
-                // `start` left the field at null/off.
-                return Ok(());
-            }
-            return self.failf(Some(k), format_args!("off where a scalar register is required ({})", s.op.name));
-        }
-        let code = self.scalar(k, x, s.op.dwords.max(1))?;
-        if code > 127 {
-            return self.failf(Some(k), format_args!("{} cannot be a scalar register operand", describe(x)));
-        }
-        if code & ((1 << shift) - 1) != 0 {
-            return match shift {
-                1 => fail(Some(k), "the base must start at an even register"),
-                _ => fail(Some(k), "the buffer resource must start at a multiple of 4"),
-            };
-        }
-        self.put(k, p, code >> shift)
-    }
-
-    /// A VGPR (or AGPR) field; a 9-bit field holds it as 256 + n.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn vgpr(
-        &mut self,
-        k: usize,
-        x: &Operand,
-        s: &Slot,
-        p: &Put,
-        nine: bool,
-        agpr: bool,
-        off_ok: bool,
-    ) -> Result<(), Fail> {
-        let reg = match x {
-            Operand::Reg { reg, .. } if matches!(reg.file, RegFile::Vgpr | RegFile::Agpr) => reg,
-            Operand::Off if off_ok => {
-                // SCRATCH without a VGPR address: sve = 0; buffers without vaddr leave it 0.
-                if self.c.format == "SCRATCH" {
-                    self.put_extra(Some(k), self.c.extra.sve, "sve", 0, "off")?;
-                }
-                return Ok(());
-            }
-            _ => {
-                return self.failf(
-                    Some(k),
-                    format_args!("{} where a vector register is required ({})", describe(x), s.op.name),
-                )
-            }
-        };
-        self.vreg(k, reg, s.op.dwords)?;
-        if (reg.file == RegFile::Agpr) != agpr {
-            if agpr {
-                return self.failf(Some(k), format_args!("{reg} where an AGPR is required"));
-            }
-            self.acc(k, s.op.name)?;
-        }
-        let n = self.half_code(k, reg, p.f)?;
-        self.put(k, p, if nine { 256 + n } else { n })
-    }
-
-    /// Checks a VGPR/AGPR operand's file, range and size.
-    #[inline]
-    fn vreg(&mut self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
-        if reg.fits(self.arch) && reg.count == dwords.max(1) as i16 {
-            return Ok(());
-        }
-        self.vreg_size(k, reg, dwords)
-    }
-
-    /// A register run whose size differs from the table's: allowed where the size is the
-    /// program's choice (f8f6f4 A/B, buffer and flat addresses and data).
-    #[cold]
-    #[inline(never)]
-    fn vreg_size(&mut self, k: usize, reg: &Reg, dwords: u8) -> Result<(), Fail> {
-        reg.check(self.arch).map_err(|m| Fail::new(Some(k), m))?;
-        if reg.count == dwords.max(1) as i16 {
-            return Ok(());
-        }
-        let o = self.slots[k].op;
-        let flexible = self.c.f8f6f4 && matches!(o.name, "src0" | "src1")
-            || self.c.shape == Shape::Buf && matches!(o.name, "vaddr" | "vdata")
-            || self.c.shape == Shape::Flat && matches!(o.name, "addr" | "vaddr") && reg.count <= 2;
-        if !flexible {
-            return self.failf(Some(k), format_args!("{reg} is {} registers; {} expected", reg.count, dwords.max(1)));
-        }
-        if self.c.f8f6f4 {
-            self.ab_regs[(o.name == "src1") as usize] = reg.count as i64;
-        }
-        Ok(())
-    }
-
-    /// Marks an AGPR in a VGPR operand: MFMA `acc_cd` (destination and accumulator) and `acc`
-    /// (one bit per A/B source); memory formats have one `acc` bit for their data.
-    fn acc(&mut self, k: usize, name: &str) -> Result<(), Fail> {
-        let x = self.c.extra;
-        if x.acc_cd.is_some() {
-            return match name {
-                "vdst" | "src2" => self.put_extra(Some(k), x.acc_cd, "acc_cd", 1, "an AGPR"),
-                "src0" | "src1" => {
-                    let v = x.acc.map_or(0, |p| p.read(&self.i.words)) | if name == "src0" { 1 } else { 2 };
-                    self.put_extra(Some(k), x.acc, "acc", v, "an AGPR")
-                }
-                _ => fail(Some(k), "an AGPR is not allowed here"),
-            };
-        }
-        self.put_extra(Some(k), x.acc, "acc", 1, "an AGPR")
-    }
-
-    /// The register number of a VGPR for a field, with its true16 half: in VOP1/VOP2/VOPC the
-    /// half is bit 7 of the register number; in VOP3 it is an op_sel bit.
-    #[inline]
-    fn half_code(&mut self, k: usize, reg: &Reg, f: &Field) -> Result<u32, Fail> {
-        let n = reg.first as u32;
-        let is16 = self.c.t16 >> k & 1 != 0;
-        let Some(half) = reg.half else { return Ok(n) };
-        if !is16 {
-            return self.failf(Some(k), format_args!("{reg}: this operand is not a 16-bit register half"));
-        }
-        if self.c.shape == Shape::E32 {
-            if n >= 128 {
-                return self.failf(Some(k), format_args!("{reg} is beyond the 16-bit addressable VGPRs (v0..v127)"));
-            }
-            return Ok(if half == Half::Hi { n + 128 } else { n });
-        }
-        if half == Half::Hi {
-            let si = src_index(f.name).unwrap_or(0);
-            self.opsel |= 1 << si;
-        }
-        Ok(n)
-    }
-
     /// A source: a register, a named register, an inline constant or a literal.
     #[inline]
     fn source(&mut self, k: usize, x: &Operand, s: &Slot, p: &Put, nine: bool, vsrc: bool) -> Result<(), Fail> {
@@ -645,146 +517,6 @@ impl<'a> Fill<'a> {
         self.put(k, p, code)
     }
 
-    /// A gfx9 VOPC SDWA destination other than vcc: an SGPR pair (or trap or special pair) whose
-    /// code fits the 7-bit `sdst` field, with `sd` set (as llvm-mc encodes `v_cmp_*_sdwa s[6:7]`).
-    fn sdwa_sdst(&mut self, k: usize, x: &Operand) -> Result<(), Fail> {
-        let c = self.scalar(k, x, 2)?;
-        if c > 127 {
-            return self.failf(Some(k), format_args!("{} cannot be an SDWA compare's destination", describe(x)));
-        }
-        self.put_named(Some(k), "sdst", c, "the destination")?;
-        self.put_named(Some(k), "sd", 1, "the destination")
-    }
-
-    /// The VOPD Y destination: one VGPR of the other parity than the X destination (already
-    /// filled), stored halved.
-    fn vopd_dst_y(&mut self, k: usize, x: &Operand, p: &Put) -> Result<(), Fail> {
-        let reg = match x {
-            Operand::Reg { reg, .. } if reg.file == RegFile::Vgpr && reg.half.is_none() => reg,
-            _ => return self.failf(Some(k), format_args!("{} where a VGPR is required", describe(x))),
-        };
-        self.vreg(k, reg, 1)?;
-        let n = reg.first as u32;
-        if n & 1 == self.i.f("vdstx") & 1 {
-            return self.failf(Some(k), format_args!("{reg}: VOPD destinations must be one even and one odd VGPR"));
-        }
-        self.put(k, p, n >> 1)
-    }
-
-    /// A 64-bit operand's literal: 32 bits, the high half of the f64 (as the hardware reads it);
-    /// a value whose low half is not zero does not fit.
-    fn f64_literal(&mut self, k: usize, x: f64) -> Result<u32, Fail> {
-        if self.c.shape == Shape::Salu {
-            // A scalar 64-bit source extends its 32-bit literal as an integer: no f64 fits
-            // (the assembler's rule, asm::salu_imm).
-            return self.failf(Some(k), format_args!("the f64 {x}: a 64-bit scalar source takes only inline floats"));
-        }
-        let bits = x.to_bits();
-        if bits as u32 != 0 {
-            return self.failf(
-                Some(k),
-                format_args!("the f64 {x} needs 64 bits; a literal holds the high 32 (its low half must be 0)"),
-            );
-        }
-        self.literal(k, (bits >> 32) as u32)?;
-        Ok(255)
-    }
-
-    /// The SMEM offset operand: an immediate byte offset or an SGPR.
-    fn smem_offset(&mut self, k: usize, x: &Operand) -> Result<(), Fail> {
-        let g9 = is_gfx9(self.arch);
-        if let Operand::Int(v) = x {
-            let bits = if self.arch == Arch::Gfx1201 { 24 } else { 21 };
-            // The assembler's range: signed, a buffer's unsigned with one bit fewer.
-            if let Some(e) = crate::asm::smem_rules::offset_refusal(&self.i, *v, &v.to_string()) {
-                return self.failf(Some(k), format_args!("{e}"));
-            }
-            let x = self.c.extra;
-            if g9 {
-                self.put_extra(Some(k), x.imm, "imm", 1, "offset")?;
-            }
-            return self.put_extra(Some(k), x.offset, "offset", (*v as u32) & ((1 << bits) - 1), "offset");
-        }
-        let code = self.scalar(k, x, 1)?;
-        if code > 127 {
-            return self.failf(Some(k), format_args!("{} cannot be an offset register", describe(x)));
-        }
-        if g9 {
-            // An SGPR alone goes in the offset field (imm = 0); an `offset:` modifier after it
-            // moves it to soffset.
-            let x = self.c.extra;
-            self.put_extra(Some(k), x.imm, "imm", 0, "offset")?;
-            self.put_extra(Some(k), x.offset, "offset", code, "offset")
-        } else {
-            self.put_extra(Some(k), self.c.extra.soffset, "soffset", code, "offset")
-        }
-    }
-
-    /// 16-bit immediates (simm16, hwreg, sendmsg), branch targets, memory offsets and the
-    /// literal constant of v_fmamk-style opcodes.
-    fn immediate(&mut self, k: usize, x: &Operand, s: &Slot, p: &Put, float: bool) -> Result<(), Fail> {
-        let kind = s.op.kind;
-        let v: i64 = match x {
-            Operand::Int(v) => *v,
-            Operand::F32(f) if float => f.to_bits() as i64,
-            Operand::Waitcnt(w) if kind == K::Simm16 => w.encode(self.arch).map_err(|m| Fail::new(Some(k), m))? as i64,
-            Operand::Hwreg(h) if kind == K::Hwreg => {
-                let h = h.get().ok_or_else(|| Fail::new(Some(k), "an interned hwreg that does not exist"))?;
-                h.value(self.arch).map_err(|m| Fail::new(Some(k), m))? as i64
-            }
-            Operand::Sendmsg(m) if kind == K::Sendmsg => {
-                let m = m.get().ok_or_else(|| Fail::new(Some(k), "an interned sendmsg that does not exist"))?;
-                m.value(self.arch).map_err(|e| Fail::new(Some(k), e))? as i64
-            }
-            Operand::Label(l) if kind == K::Label => {
-                self.target = Some(*l);
-                0
-            }
-            other => {
-                return self
-                    .failf(Some(k), format_args!("{} where an immediate is required ({:?})", describe(other), kind))
-            }
-        };
-        if kind == K::Simm16 {
-            // The unsigned SOPK compares (the assembler's rule, asm::salu_imm).
-            if let Some(e) = crate::asm::salu_imm::sopk_refusal(self.i.mnemonic(), v, &v.to_string()) {
-                return self.failf(Some(k), format_args!("{e}"));
-            }
-        }
-        let v = match kind {
-            K::Simm16 | K::Label | K::Hwreg | K::Sendmsg if (-32768..=65535).contains(&v) => v as u32 & 0xffff,
-            K::Simm16 | K::Label | K::Hwreg | K::Sendmsg => {
-                return self.failf(Some(k), format_args!("immediate {v} does not fit in 16 bits"))
-            }
-            _ if v < 0 || v > u32::MAX as i64 => {
-                return self.failf(Some(k), format_args!("immediate {v} is out of range"))
-            }
-            _ => v as u32,
-        };
-        self.put(k, p, v)
-    }
-
-    /// The literal constant of v_fmamk-style opcodes: an integer or a float's bits.
-    fn literal_const(&mut self, k: usize, x: &Operand) -> Result<(), Fail> {
-        let v: i64 = match x {
-            Operand::Int(v) => *v,
-            Operand::F32(f) => f.to_bits() as i64,
-            other => {
-                return self.failf(Some(k), format_args!("{} where a literal constant is required", describe(other)))
-            }
-        };
-        if !(i32::MIN as i64..=u32::MAX as i64).contains(&v) {
-            return self.failf(Some(k), format_args!("immediate {v} does not fit in 32 bits"));
-        }
-        match self.lit {
-            Some(l) if l != v as u32 => fail(Some(k), "a second literal: only one fits"),
-            _ => {
-                self.lit = Some(v as u32);
-                Ok(())
-            }
-        }
-    }
-
     /// The finished instruction: op_sel of the halves, the literal.
     /// Completes the instruction (`self.i`): op_sel of the halves, the literal.
     #[inline]
@@ -854,35 +586,5 @@ impl<'a> Fill<'a> {
     fn note(&mut self, file: RegFile, end: i64) {
         let e = &mut self.used[file as usize];
         *e = (*e).max(end as u32);
-    }
-}
-
-/// An operand as a short phrase for errors (formatted only when shown).
-pub(crate) fn describe(x: &Operand) -> Describe<'_> {
-    Describe(x)
-}
-
-pub(crate) struct Describe<'a>(&'a Operand);
-
-impl fmt::Display for Describe<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Operand::Reg { reg, .. } => write!(f, "{reg}"),
-            Operand::Special { reg, .. } => f.write_str(reg.name()),
-            Operand::Int(v) => write!(f, "the immediate {v}"),
-            Operand::F32(x) => write!(f, "the float {x}"),
-            Operand::F64(x) => write!(f, "the f64 {x}"),
-            Operand::Off => f.write_str("off"),
-            Operand::Label(l) => write!(f, "label {}", l.index()),
-            Operand::Waitcnt(_) => f.write_str("waitcnt counters"),
-            Operand::Hwreg(_) => f.write_str("a hwreg operand"),
-            Operand::Attr(a) => write!(f, "attr{}", a.index),
-            Operand::Sendmsg(_) => f.write_str("a sendmsg operand"),
-            Operand::Modified { x, neg, abs, sext } => {
-                let (n, a) = (if *neg { "-" } else { "" }, if *abs { "|" } else { "" });
-                let (s0, s1) = if *sext { ("sext(", ")") } else { ("", "") };
-                write!(f, "{s0}{n}{a}{}{a}{s1}", describe(&x.get()))
-            }
-        }
     }
 }
