@@ -774,3 +774,17 @@ fn one_over_two_pi_is_inline_only_at_its_sources_width() {
     ]);
     refused_at(&[(Gfx1100, "s_mov_b64 s[16:17], 0.15915494", 21, "64-bit integer operand")]);
 }
+
+/// A null SMEM buffer resource and `tfe` on a gfx11/gfx12 buffer store: llvm-mc 22 refuses both
+/// (a null 64-bit base it takes).
+#[test]
+fn null_buffer_resources_and_store_tfe_are_refused() {
+    use baregpu_isa::Arch::{Gfx1100, Gfx1201};
+    refused_at(&[
+        (Gfx1100, "s_buffer_load_b32 s0, null, 0x10", 19, "null as an SMEM buffer resource"),
+        (Gfx1100, "s_atc_probe_buffer 5, null, s0 offset:0x25118", 20, "null as an SMEM buffer resource"),
+        (Gfx1100, "buffer_store_format_xyzw v[24:28], v8, s[16:19], s40 offen offset:4 tfe", 26, "tfe means nothing"),
+        (Gfx1201, "buffer_store_format_x v[24:25], v8, s[16:19], s44 offen tfe", 23, "tfe means nothing"),
+    ]);
+    assembles_to(&[(Gfx1100, "s_load_b32 s0, null, 0x10", &[0x3e, 0x00, 0x00, 0xf4, 0x10, 0x00, 0x00, 0xf8])]);
+}

@@ -32,6 +32,7 @@ pub(crate) mod salu_imm;
 pub(crate) mod sdwa_dst;
 pub(crate) mod smem_rules;
 mod start;
+pub(crate) mod store_tfe;
 mod symbolic;
 pub(crate) mod value;
 mod verify;

@@ -572,13 +572,15 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     let _ = max_sgpr;
     // Whole-instruction rules: a wide MFMA's C matrix is its destination or apart from it; gfx11
     // 64-bit DPP src1; a 16-bit fmamk/fmaak constant; gfx11 s_waitcnt_*cnt's null; SMEM data,
-    // offsets and sizes; GWS gds and data; gfx9's 4-bit VGPR-indexing mode; the constant bus.
+    // offsets and sizes; GWS gds and data; tfe on a store; gfx9's 4-bit VGPR-indexing mode; the
+    // constant bus.
     let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
     super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
     super::k16::check(i).map_err(|e| (col(ops.iter().position(|o| o.kind == OperandKind::Imm)), e))?;
     super::waitcnt_null::check(i).map_err(|e| (col(Some(0)), e))?;
     super::smem_rules::check(i).map_err(|e| (col(Some(0)), e))?;
     super::gws::check(i).map_err(|e| (col(Some(0)), e))?;
+    super::store_tfe::check(i).map_err(|e| (col(Some(0)), e))?;
     super::gpr_idx_mode::check(i).map_err(|e| (col(Some(ops.len().saturating_sub(1))), e))?;
     super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }

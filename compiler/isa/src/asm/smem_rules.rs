@@ -1,6 +1,7 @@
 //! SMEM operand rules of llvm-mc 22 that the field widths alone do not say, one definition for
 //! the assembler (which refuses the line) and the disassembler (which prints such a word as
 //! `.long`, disasm::raw; llvm-mc's disassembler refuses or flags these words too):
+//! - a buffer resource is no `null` (`s_buffer_load_b32 s0, null, 0x10`);
 //! - the data registers are no `m0`, `exec_lo` or `exec_hi` (llvm-mc's `SReg_*_XM0_XEXEC`
 //!   classes: `s_load_b32 m0, ...`, `s_memtime exec`, `s_buffer_atomic_add exec_lo, ...`);
 //! - an immediate offset is signed (21 bits, gfx12 24), a buffer's (a 4-dword `sbase`) unsigned
@@ -92,6 +93,11 @@ pub(crate) fn check(i: &Instruction) -> Result<(), String> {
             }
             _ => {}
         }
+    }
+    // A buffer resource is no `null` (gfx11+: 0x7c), as llvm-mc 22 refuses it; a 64-bit base
+    // may be (`s_load_b32 s0, null, 0x10`).
+    if !is_gfx9(i.arch) && is_buffer(i) && i.field("sbase").is_some_and(|b| b * 2 == 0x7c) {
+        return Err("llvm-mc 22 takes no null as an SMEM buffer resource".to_string());
     }
     // gfx9 keeps an SGPR in the offset field when `imm` is clear.
     let imm_offset = !is_gfx9(i.arch) || i.field("imm") == Some(1);

@@ -45,6 +45,7 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         || crate::asm::smem_rules::check(i).is_err()
         || crate::asm::salu_imm::bare_sopp_refused(i)
         || crate::asm::gws::check(i).is_err()
+        || crate::asm::store_tfe::check(i).is_err()
         || crate::asm::const_bus::check(i).is_err()
     {
         return true;

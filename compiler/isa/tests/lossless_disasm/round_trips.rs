@@ -380,4 +380,17 @@ pub const ROUND_TRIPS: &[(Arch, &[u8], &str, bool)] = &[
         ".long 0x7e006afa, 0xff00e400 // v_clrexcp_dpp quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
         true,
     ),
+    // llvm-mc 22 refuses a null SMEM buffer resource and tfe on a buffer store.
+    (
+        Arch::Gfx1100,
+        &[0x7e, 0x01, 0x8c, 0xf4, 0x18, 0x51, 0x02, 0x00],
+        ".long 0xf48c017e, 0x00025118 // s_atc_probe_buffer 5, null, s0 offset:0x25118",
+        true,
+    ),
+    (
+        Arch::Gfx1100,
+        &[0x04, 0x00, 0x1c, 0xe0, 0x08, 0x18, 0x64, 0x28],
+        ".long 0xe01c0004, 0x28641808 // buffer_store_format_xyzw v[24:28], v8, s[16:19], s40 offen offset:4 tfe",
+        true,
+    ),
 ];

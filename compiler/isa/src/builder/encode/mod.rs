@@ -544,9 +544,11 @@ impl<'a> Fill<'a> {
         if self.c.f8f6f4 {
             self.f8f6f4_sizes()?;
         }
-        // SMEM data, offsets and sizes; GWS gds and data (the assembler's rules).
-        if matches!(self.c.shape, Shape::Smem | Shape::Ds) {
-            let r = crate::asm::smem_rules::check(&self.i).and_then(|()| crate::asm::gws::check(&self.i));
+        // SMEM data, offsets and sizes; GWS gds and data; tfe on a store (the assembler's rules).
+        if matches!(self.c.shape, Shape::Smem | Shape::Ds | Shape::Buf) {
+            let r = crate::asm::smem_rules::check(&self.i)
+                .and_then(|()| crate::asm::gws::check(&self.i))
+                .and_then(|()| crate::asm::store_tfe::check(&self.i));
             if let Err(e) = r {
                 return self.failf(None, format_args!("{e}"));
             }
