@@ -101,7 +101,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                 if let Some(e) = super::smem_rules::offset_refusal(i, v, val) {
                     return err(t, e);
                 }
-                let width = i.field_def("offset").map_or(21, |f| u32::from(f.hi - f.lo) + 1);
+                let width = super::smem_rules::offset_bits(i);
                 set1(i, "offset", v as u32 & ((1u64 << width) - 1) as u32)?;
             } else {
                 let width = i.field_def("offset").map_or(12, |f| u32::from(f.hi - f.lo + 1));

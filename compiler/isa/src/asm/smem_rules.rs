@@ -27,19 +27,15 @@ fn is_buffer(i: &Instruction) -> bool {
     i.operands().iter().any(|o| o.name == "sbase" && o.dwords == 4)
 }
 
-/// The width of the immediate offset field.
-fn offset_bits(arch: Arch) -> u32 {
-    if arch == Arch::Gfx1201 {
-        24
-    } else {
-        21
-    }
+/// The width of the immediate offset field (21 bits, gfx12 24), from the format's table.
+pub(crate) fn offset_bits(i: &Instruction) -> u32 {
+    i.field_def("offset").map_or(21, |f| u32::from(f.hi - f.lo) + 1)
 }
 
 /// The immediate offsets llvm-mc 22 takes for `i` ("expected a 21-bit signed offset",
 /// "expected a 20-bit unsigned offset", gfx12 "a 23-bit unsigned offset for buffer ops").
 pub(crate) fn offset_range(i: &Instruction) -> (i64, i64) {
-    let half = 1i64 << (offset_bits(i.arch) - 1);
+    let half = 1i64 << (offset_bits(i) - 1);
     if is_buffer(i) {
         (0, half - 1)
     } else {

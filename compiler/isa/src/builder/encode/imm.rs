@@ -8,7 +8,6 @@ use super::super::operand::Operand;
 use super::super::plan::{Put, Slot};
 use super::{describe, fail, Fail, Fill};
 use crate::operand::is_gfx9;
-use crate::Arch;
 
 impl Fill<'_> {
     /// A 64-bit operand's literal: 32 bits, the high half of the f64 (as the hardware reads it);
@@ -34,7 +33,7 @@ impl Fill<'_> {
     pub(super) fn smem_offset(&mut self, k: usize, x: &Operand) -> Result<(), Fail> {
         let g9 = is_gfx9(self.arch);
         if let Operand::Int(v) = x {
-            let bits = if self.arch == Arch::Gfx1201 { 24 } else { 21 };
+            let bits = crate::asm::smem_rules::offset_bits(&self.i);
             // The assembler's range: signed, a buffer's unsigned with one bit fewer.
             if let Some(e) = crate::asm::smem_rules::offset_refusal(&self.i, *v, &v.to_string()) {
                 return self.failf(Some(k), format_args!("{e}"));
@@ -43,7 +42,7 @@ impl Fill<'_> {
             if g9 {
                 self.put_extra(Some(k), x.imm, "imm", 1, "offset")?;
             }
-            return self.put_extra(Some(k), x.offset, "offset", (*v as u32) & ((1 << bits) - 1), "offset");
+            return self.put_extra(Some(k), x.offset, "offset", (*v as u32) & ((1u64 << bits) - 1) as u32, "offset");
         }
         let code = self.scalar(k, x, 1)?;
         if code > 127 {
