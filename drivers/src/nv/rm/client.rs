@@ -101,7 +101,13 @@ pub struct RmClient {
     ctl: OwnedFd,
     handle: Handle,
     branch: Branch,
+    /// The last handle this client chose itself (see [`RmClient::alloc_os_descriptor`]).
+    chosen: std::sync::atomic::AtomicU32,
 }
+
+/// Where the handles a client chooses itself start: far below the range RM hands out
+/// (0xcaf00000 up), as tinygrad's counter from 0x1000 is.
+const CHOSEN_HANDLE_BASE: Handle = 0x1000;
 
 impl std::fmt::Debug for RmClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -120,7 +126,7 @@ impl RmClient {
             return Err(Error::Protocol(format!("{NVIDIACTL}: RM allocated a root client with handle 0")));
         }
         log::debug!("{NVIDIACTL}: root client {:#x} ({} ABI)", args.h_object_new, branch.name());
-        Ok(RmClient { ctl, handle: args.h_object_new, branch })
+        Ok(RmClient { ctl, handle: args.h_object_new, branch, chosen: CHOSEN_HANDLE_BASE.into() })
     }
 
     pub fn os(&self) -> &dyn Os {
@@ -307,10 +313,14 @@ impl RmClient {
         size: u64,
     ) -> Result<Handle> {
         let class = classes::NV01_MEMORY_SYSTEM_OS_DESCRIPTOR;
+        // RM does not choose this handle: the 580 driver on an H200 answered NV_OK and handle 0
+        // to hObjectNew 0, and the memory could not be named afterwards (NV_ERR_OBJECT_NOT_FOUND).
+        let handle = self.chosen.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let mut args = nv_ioctl_nvos02_parameters_with_fd {
             params: NVOS02_PARAMETERS {
                 h_root: self.handle,
                 h_object_parent: parent,
+                h_object_new: handle,
                 h_class: class,
                 flags,
                 p_memory: addr,
@@ -324,7 +334,10 @@ impl RmClient {
         call(self.os(), dev.fd, nv_iowr(ioctl::NV_ESC_RM_ALLOC_MEMORY, 56), "NV_ESC_RM_ALLOC_MEMORY", &mut args)
             .map_err(|e| in_call(e, what()))?;
         check(what, args.params.status)?;
-        Ok(args.params.h_object_new)
+        if args.params.h_object_new != handle {
+            return Err(Error::Protocol(format!("{}: RM returned handle {:#x}", what(), args.params.h_object_new)));
+        }
+        Ok(handle)
     }
 }
 

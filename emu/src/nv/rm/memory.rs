@@ -21,10 +21,15 @@ fn alloc_os_descriptor(inner: &Arc<Inner>, a: &NVOS02_PARAMETERS) -> St<Handle> 
     if !size.is_multiple_of(0x1000) {
         return Err(NV_ERR_INVALID_LIMIT);
     }
-    if a.h_object_new != 0 && st.objects.contains_key(&a.h_object_new) {
+    // The client names an OS descriptor itself: the 580 driver chooses no handle for it (an H200
+    // answered NV_OK and handle 0, and the memory could not be named afterwards).
+    if a.h_object_new == 0 {
+        return Err(NV_ERR_INVALID_OBJECT_HANDLE);
+    }
+    if st.objects.contains_key(&a.h_object_new) {
         return Err(NV_ERR_INSERT_DUPLICATE_NAME);
     }
-    let h = if a.h_object_new != 0 { a.h_object_new } else { new_handle(&mut st) };
+    let h = a.h_object_new;
     let backing = Backing::Host { addr: a.p_memory as usize };
     st.objects.insert(
         h,
