@@ -7,9 +7,11 @@
 //! - [`fault`]: where a faulting kernel went wrong (RM's SM debugger report, its codes named);
 //! - [`pushbuf`]: push-buffer methods and GPFIFO entries;
 //! - [`methods`] and [`qmd`]: compute/copy class methods and the launch descriptor;
+//! - [`cbank0`]: constant bank 0's driver slots (launch sizes, windows, stack) and parameters;
 //! - [`ptx_image`]: the program image the emulated GPU executes (PTX instead of SASS);
 //! - [`ptx_abi`]: PTX facts both sides must agree on (parameter layout, version, limits).
 
+pub mod cbank0;
 pub mod device;
 pub mod discovery;
 pub mod fault;

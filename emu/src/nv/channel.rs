@@ -13,6 +13,7 @@ use super::ptx::{Launch, LaunchError, Module};
 use super::{program, qmd, read_u32, write_u32, ChannelInfo, Inner};
 use crate::doorbell::{Bell, Idle};
 use crate::memory_wait::{MemoryWait, WaitCounters};
+use baregpu_drivers::nv::cbank0;
 use baregpu_drivers::nv::methods::{compute, copy};
 use baregpu_drivers::nv::pushbuf::{host, GpEntry, MethodHeader, SecOp, USERD_GP_GET, USERD_GP_PUT};
 use baregpu_drivers::nv::rm::classes::{COMPUTE_CLASSES, COPY_CLASSES};
@@ -495,11 +496,19 @@ impl Channel {
         let hp = self.host(cb0 + poff, psize as u64).map_err(Stop::Fault)?;
         // SAFETY: translated.
         let params = unsafe { std::slice::from_raw_parts(hp as *const u8, psize as usize) }.to_vec();
+        // %ntid and %nctaid read the driver's slots in bank 0, as compiled code does on a GPU.
+        let hs = self.host(cb0, poff).map_err(Stop::Fault)?;
+        // SAFETY: translated for `poff` bytes (bank 0 holds at least the parameters' offset).
+        let slots = unsafe { std::slice::from_raw_parts(hs as *const u8, poff as usize) };
+        let (ntid, nctaid) = cbank0::launch_sizes(slots, gpu.sm())
+            .ok_or_else(|| Stop::Fault(format!("QMD at {qmd_va:#x}: bank 0 holds no launch sizes")))?;
         let dynamic = l.shared_bytes.saturating_sub(module.shared_size);
         let launch = Launch {
             entry: &entry,
             grid: l.grid,
             block: l.block,
+            ntid,
+            nctaid,
             params: &params,
             dynamic_shared: dynamic,
             sm_count: gpu.sm_count,

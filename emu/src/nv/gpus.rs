@@ -2,6 +2,7 @@
 //! class list and the GR/MC controls report for each. Figures are the real boards' (SM counts,
 //! memory, PCI ids); the GR "litter" values are the full die's, as RM reports them.
 
+use baregpu_drivers::nv::cbank0;
 use baregpu_drivers::nv::rm::classes::*;
 use baregpu_drivers::nv::rm::ctrl::*;
 
@@ -179,10 +180,11 @@ impl NvGpuSpec {
     /// Where the kernel parameters start in constant bank 0 (`EIATTR_PARAM_CBANK`): 0x160 on
     /// sm_8x, 0x210 on sm_90, 0x380 on Blackwell.
     pub fn cbank_param_offset(&self) -> u64 {
-        match self.qmd_version() {
-            3 => 0x160,
-            4 => 0x210,
-            _ => 0x380,
-        }
+        cbank0::bank0(self.sm()).params as u64
+    }
+
+    /// The XY of `sm_XY`.
+    pub fn sm(&self) -> u32 {
+        self.arch.strip_prefix("sm_").and_then(|n| n.parse().ok()).unwrap_or(0)
     }
 }

@@ -93,7 +93,7 @@ impl Backend for Nv {
     fn args_block(&self, prog: &Program, kernel: &str, args: &[ArgValue], shape: &Launch) -> Result<ArgsBlock> {
         let k = prog.kernel(kernel)?;
         check_shape(k, shape)?;
-        let cb0 = launch::constant_bank0(k, args, self.sm).map_err(Error::Program)?;
+        let cb0 = launch::constant_bank0(k, args, shape, self.sm).map_err(Error::Program)?;
         let span = (cb0.len() as u64).div_ceil(CB0_ALIGN) * CB0_ALIGN;
         let base = k.param_base as u64;
         let args = k.params.iter().map(|p| (base + p.offset as u64, p.size as u64)).collect();

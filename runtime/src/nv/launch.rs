@@ -5,6 +5,7 @@
 
 use super::program::NvKernel;
 use crate::program::{ArgValue, Launch};
+use baregpu_drivers::nv::cbank0;
 use baregpu_drivers::nv::qmd::{self, LaunchDesc};
 
 /// The shared- and local-memory windows: where `ld.shared`/`ld.local` addresses live in the
@@ -15,29 +16,20 @@ pub const LOCAL_WINDOW: u64 = 0x7293_0000_0000;
 /// The initial stack pointer the driver leaves in bank 0 ([3rd-party]).
 pub const STACK_TOP: u32 = 0xfffdc0;
 
-/// Where the driver's slots lie in bank 0 on `sm_XY`: (windows, stack pointer). Up to Hopper the
-/// windows are at c[0][0x18] and 0x20 and the stack at 0x28; Blackwell moved them to 0x2f0/0x2f8
-/// and 0x37c (tinygrad's values, [3rd-party]).
-pub fn driver_slot_offsets(sm: u32) -> (usize, usize) {
-    if sm >= 100 {
-        (0x2f0, 0x37c)
-    } else {
-        (0x18, 0x28)
-    }
-}
-
 /// Bytes of `k`'s constant bank 0: its template and parameter block, in 16-byte units.
 pub fn constant_bank0_len(k: &NvKernel) -> usize {
     k.cb0_template.len().max((k.param_base + k.param_size) as usize).div_ceil(16) * 16
 }
 
-/// Constant bank 0 for a launch of `k` with `args` on `sm_XY`: 16-byte multiple in size.
-pub fn constant_bank0(k: &NvKernel, args: &[ArgValue], sm: u32) -> Result<Vec<u8>, String> {
+/// Constant bank 0 for a launch of `k` in `shape` with `args` on `sm_XY`: 16-byte multiple in
+/// size, with the driver's slots (the launch sizes `%ntid`/`%nctaid` read, the windows, the
+/// stack) filled where they lie below the parameters.
+pub fn constant_bank0(k: &NvKernel, args: &[ArgValue], shape: &Launch, sm: u32) -> Result<Vec<u8>, String> {
     let params = k.param_block(args)?;
     let end = (k.param_base + k.param_size) as usize;
     let mut cb0 = k.cb0_template.clone();
     cb0.resize(constant_bank0_len(k), 0);
-    let (windows, stack) = driver_slot_offsets(sm);
+    let slots = cbank0::bank0(sm);
     let mut put = |at: usize, bytes: &[u8]| {
         // Slots inside the parameter block would be the kernel's own bytes: never overwrite those.
         if at + bytes.len() <= k.param_base as usize {
@@ -46,9 +38,11 @@ pub fn constant_bank0(k: &NvKernel, args: &[ArgValue], sm: u32) -> Result<Vec<u8
             }
         }
     };
-    put(windows, &SHARED_WINDOW.to_le_bytes());
-    put(windows + 8, &LOCAL_WINDOW.to_le_bytes());
-    put(stack, &STACK_TOP.to_le_bytes());
+    put(slots.windows, &SHARED_WINDOW.to_le_bytes());
+    put(slots.windows + 8, &LOCAL_WINDOW.to_le_bytes());
+    put(slots.stack, &STACK_TOP.to_le_bytes());
+    let below_params = (k.param_base as usize).min(cb0.len());
+    cbank0::put_launch_sizes(&mut cb0[..below_params], sm, shape.block, shape.grid);
     cb0[k.param_base as usize..end].copy_from_slice(&params);
     Ok(cb0)
 }
@@ -99,19 +93,21 @@ mod tests {
             assert_eq!(k.param_base, base, "{file}");
             assert_eq!(k.params.iter().map(|p| (p.offset, p.size)).collect::<Vec<_>>(), [(0, 8), (8, 8), (16, 4)]);
             let args = [ArgValue::Pointer(0x10_0000_1000), ArgValue::Pointer(0x10_0000_2000), ArgValue::u32(777)];
-            let cb0 = constant_bank0(k, &args, sm).unwrap();
+            let shape = Launch::new([4, 1, 1], [256, 1, 1]);
+            let cb0 = constant_bank0(k, &args, &shape, sm).unwrap();
             assert_eq!(cb0.len() % 16, 0);
             let at = |o: usize, n: usize| cb0[base as usize + o..base as usize + o + n].to_vec();
             assert_eq!(at(0, 8), 0x10_0000_1000u64.to_le_bytes());
             assert_eq!(at(8, 8), 0x10_0000_2000u64.to_le_bytes());
             assert_eq!(at(16, 4), 777u32.to_le_bytes());
-            let (w, s) = driver_slot_offsets(sm);
-            assert_eq!(cb0[w..w + 8], SHARED_WINDOW.to_le_bytes(), "{file}");
-            assert_eq!(cb0[s..s + 4], STACK_TOP.to_le_bytes(), "{file}");
+            let slots = cbank0::bank0(sm);
+            assert_eq!(cb0[slots.windows..slots.windows + 8], SHARED_WINDOW.to_le_bytes(), "{file}");
+            assert_eq!(cb0[slots.stack..slots.stack + 4], STACK_TOP.to_le_bytes(), "{file}");
+            // What the kernel's `%ntid`/`%nctaid` read.
+            assert_eq!(cbank0::launch_sizes(&cb0, sm), Some(([256, 1, 1], [4, 1, 1])), "{file}");
 
             let image_base = 0x10_0010_0000u64;
             assert!(image.len() as u64 > k.code_offset + k.code_size);
-            let shape = Launch::new([4, 1, 1], [256, 1, 1]);
             let desc = descriptor(k, image_base, 0x10_0020_0000, cb0.len(), &shape, sm);
             let q = Qmd::launch(version, &desc).unwrap();
             let shift = version.program_address_shift();
@@ -143,7 +139,7 @@ mod tests {
         let code = cubin("nv_vadd.sm_90.cubin");
         let (_, kernels) = layout(&code, 90).unwrap();
         let k = &kernels[0];
-        let e = constant_bank0(k, &[ArgValue::u32(1)], 90).unwrap_err();
+        let e = constant_bank0(k, &[ArgValue::u32(1)], &Launch::new([1; 3], [1; 3]), 90).unwrap_err();
         assert!(e.contains("arguments"), "{e}");
     }
 }

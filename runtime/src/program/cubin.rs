@@ -187,11 +187,7 @@ pub fn eiattr_name(code: u8) -> Option<&'static str> {
 /// Seen in the fixtures' EIATTR_PARAM_CBANK for sm_89, sm_90 and sm_120; the loader always takes
 /// the attribute itself, this is for checks and for code that has no cubin.
 pub fn cb0_param_base(sm: u32) -> u32 {
-    match sm {
-        0..=89 => 0x160,
-        90..=99 => 0x210,
-        _ => 0x380,
-    }
+    baregpu_drivers::nv::cbank0::bank0(sm).params as u32
 }
 
 /// One `.nv.info` record.

@@ -40,6 +40,10 @@ pub struct Launch<'a> {
     pub entry: &'a str,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// What `%ntid` and `%nctaid` read: on a GPU, ptxas-compiled code loads them from the
+    /// driver's slots in constant bank 0 (`drivers::nv::cbank0`), not from the launch itself.
+    pub ntid: [u32; 3],
+    pub nctaid: [u32; 3],
     /// The kernel parameter block (see [`Module::param_block`]).
     pub params: &'a [u8],
     /// Dynamic shared memory bytes (after the static variables).
@@ -55,7 +59,19 @@ pub struct Launch<'a> {
 
 impl<'a> Launch<'a> {
     pub fn new(entry: &'a str, grid: [u32; 3], block: [u32; 3], params: &'a [u8]) -> Launch<'a> {
-        Launch { entry, grid, block, params, dynamic_shared: 0, sm_count: 132, cancel: None, retired: None }
+        let (ntid, nctaid) = (block, grid);
+        Launch {
+            entry,
+            grid,
+            block,
+            ntid,
+            nctaid,
+            params,
+            dynamic_shared: 0,
+            sm_count: 132,
+            cancel: None,
+            retired: None,
+        }
     }
 }
 

@@ -154,9 +154,9 @@ pub(super) fn sreg(ctx: &Ctx, t: &Thread, s: Sreg) -> u64 {
     let lane = t.lin % 32;
     (match s {
         Sreg::Tid(d) => t.tid[d as usize],
-        Sreg::Ntid(d) => l.block[d as usize],
+        Sreg::Ntid(d) => l.ntid[d as usize],
         Sreg::Ctaid(d) => ctx.ctaid[d as usize],
-        Sreg::Nctaid(d) => l.grid[d as usize],
+        Sreg::Nctaid(d) => l.nctaid[d as usize],
         Sreg::LaneId => lane,
         Sreg::WarpId => t.lin / 32,
         Sreg::NWarpId => ctx.nthreads.div_ceil(32),
