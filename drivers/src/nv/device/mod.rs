@@ -38,6 +38,7 @@ use crate::nv::rm::common::{flags::*, *};
 use crate::nv::rm::ctrl::*;
 use crate::nv::rm::debugger::*;
 use crate::nv::rm::ioctl::RmArg;
+use crate::nv::rm::status::NV_ERR_INVALID_ARGUMENT;
 use crate::nv::rm::uvm::Uuid;
 use crate::nv::rm::{v580, Branch};
 use crate::os::{MapFlags, Os, Prot};
@@ -677,19 +678,26 @@ impl NvDevice {
             )));
         }
         let debugger = self.debugger(channel)?;
-        // The litter counts are the floorswept maximum (144 SMs on an H100 with 132 enabled);
-        // RM reports the absent ones as clear.
+        // The litter counts are the floorswept maximum (144 SMs on an H200 that enables 132),
+        // and RM refuses SMs past the enabled ones (NV_ERR_INVALID_ARGUMENT for SMs 100..144 on
+        // that H200): a refused read is tried again shorter, and a refused single SM ends the list.
         let sms = (self.gr.gpcs * self.gr.tpc_per_gpc * self.gr.sm_per_tpc).max(1);
         let mut report = FaultReport::default();
         let mut mmu_fault = false;
         let mut start = 0;
-        while start < sms {
-            let n = (sms - start).min(NV83DE_CTRL_DEBUG_MAX_SMS_PER_CALL as u32);
+        let mut n = sms.min(NV83DE_CTRL_DEBUG_MAX_SMS_PER_CALL as u32);
+        while start < sms && n > 0 {
             let mut p: NV83DE_CTRL_DEBUG_READ_ALL_SM_ERROR_STATES_PARAMS = RmArg::zeroed();
             p.h_target_channel = channel.handle;
             p.num_sms_to_read = n;
             p.starting_sm = start;
-            self.client.control_with(debugger, NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES, &mut p)?;
+            match self.client.control_with(debugger, NV83DE_CTRL_CMD_DEBUG_READ_ALL_SM_ERROR_STATES, &mut p) {
+                Err(Error::Rm { status: NV_ERR_INVALID_ARGUMENT, .. }) if start > 0 || n > 1 => {
+                    n /= 2;
+                    continue;
+                }
+                r => r?,
+            }
             mmu_fault |= p.mmu_fault.valid != 0;
             for (i, s) in p.sm_error_state_array[..n as usize].iter().enumerate() {
                 if s.hww_global_esr != 0 || s.hww_warp_esr != 0 {
@@ -704,6 +712,7 @@ impl NvDevice {
                 }
             }
             start += n;
+            n = n.min(sms.saturating_sub(start));
         }
         if mmu_fault {
             let mut q = NV83DE_CTRL_DEBUG_READ_MMU_FAULT_INFO_PARAMS::default();

@@ -230,9 +230,18 @@ fn debugger_control(inner: &Inner, st: &State, a: &NVOS54_PARAMETERS, obj: &Obj,
             if q.num_sms_to_read as usize > NV83DE_CTRL_DEBUG_MAX_SMS_PER_CALL {
                 return Err(NV_ERR_INVALID_ARGUMENT);
             }
+            // SMs past the ones the GPU enables are refused: an H200 on the 580 driver refused
+            // SMs 100..144 (its litter counts 144, it enables 132).
+            let Some(Obj { kind: ObjKind::Channel(c), .. }) = st.objects.get(&channel) else {
+                return Err(NV_ERR_INVALID_OBJECT_HANDLE);
+            };
+            let enabled = inner.gpus[c.gpu].spec.sm_count as u64;
+            if q.starting_sm as u64 + q.num_sms_to_read as u64 > enabled {
+                return Err(NV_ERR_INVALID_ARGUMENT);
+            }
             let records = inner.fault_records.lock().unwrap_or_else(|e| e.into_inner());
             let rec = records.get(&token);
-            // SMs past the GPU's (or with no error) read as clear, as RM reports absent SMs.
+            // SMs with no error read as clear.
             for (i, e) in q.sm_error_state_array.iter_mut().enumerate() {
                 let sm = q.starting_sm as u64 + i as u64;
                 *e = match rec.and_then(|r| r.sm) {
