@@ -24,7 +24,11 @@ pub fn compile(ptx: &str, arch: &str, what: &str) -> Result<Vec<u8>> {
         ))
     })?;
     let dir = std::env::temp_dir();
-    let stem = format!("baregpu-{}-{arch}-{:x}", std::process::id(), ptx.len());
+    // One name per call: threads of one process compile the same PTX at once (the NVIDIA tests
+    // on an H200 did), and one's clean-up must not take the other's file.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stem = format!("baregpu-{}-{call}-{arch}", std::process::id());
     let (src, out) = (dir.join(format!("{stem}.ptx")), dir.join(format!("{stem}.cubin")));
     std::fs::write(&src, ptx).map_err(|source| Error::Io { path: src.clone(), source })?;
     let result = Command::new(&ptxas).arg(format!("-arch={arch}")).arg("-o").arg(&out).arg(&src).output();

@@ -211,11 +211,13 @@ fn bad_arguments_and_shapes_are_refused_before_the_gpu_sees_them() {
     let e = err(&[ptr(&b), ptr(&b), ArgValue::u32(1), ArgValue::u32(1)], &shape);
     assert!(e.to_string().contains("argument 2 wants a buffer"), "{e}");
     let e = err(&[ptr(&b), ptr(&b), ptr(&b), ArgValue::f64(1.0)], &shape);
-    assert!(e.to_string().contains("argument 3 wants a 4-byte integer"), "{e}");
+    // A cubin says only the parameter's size (a real GPU's path), PTX its type too.
+    assert!(e.to_string().contains("argument 3 wants a 4-byte"), "{e}");
     let e = err(&[ptr(&b), ptr(&b), ptr(&b), ArgValue::u32(1)], &Launch::new([1, 1, 1], [2048, 1, 1]));
     assert!(e.to_string().contains("1024 threads"), "{e}");
     let e = dev.launch(&prog, "nope", &[], &shape, false).unwrap_err();
-    assert!(e.to_string().contains("vector_add, matmul_tiled"), "{e}");
+    // The kernels it has, in the program's order (a cubin's symbol order on a real GPU).
+    assert!(e.to_string().contains("vector_add") && e.to_string().contains("matmul_tiled"), "{e}");
     // The device is fine afterwards.
     let args = [ptr(&b), ptr(&b), ptr(&b), ArgValue::u32(16)];
     dev.launch(&prog, "vector_add", &args, &shape, false).unwrap();

@@ -85,9 +85,11 @@ pub(super) fn to_f(ty: Ty, v: u64) -> f64 {
     }
 }
 
-/// An f64 as the bits of `ty`, rounding to nearest.
+/// An f64 as the bits of `ty`, rounding to nearest. A NaN f16 result is NVIDIA's canonical
+/// 0x7fff (an H200 gave it for `0 * inf` where the host's arithmetic gives 0xfe00).
 pub(super) fn from_f(ty: Ty, x: f64) -> u64 {
     match ty {
+        Ty::F16 if x.is_nan() => 0x7fff,
         Ty::F16 => f32_to_f16(x as f32) as u64,
         Ty::Bf16 => f32_to_bf16(x as f32) as u64,
         Ty::F32 => (x as f32).to_bits() as u64,
