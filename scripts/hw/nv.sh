@@ -16,6 +16,9 @@
 # libnvidia-ptxjitcompiler and libnvrtc. ptxas (a compiler executable, not a library of this
 # process) comes from $PTXAS, PATH, /usr/local/cuda/bin, or the pinned nvidia-cuda-nvcc wheel.
 # Exit status: 0 all passed, 1 a check failed, 2 no NVIDIA GPU/driver here.
+#
+# BAREGPU_HW_PREBUILT=DIR: a machine with no Rust toolchain runs the binaries that
+# scripts/hw/prebuild.sh DIR built elsewhere, instead of building them here.
 set -uo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -24,6 +27,7 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 LOGDIR=$(mktemp -d -t baregpu-nv-hw.XXXXXX)
 declare -a RESULTS=()
 FAILED=0
+PREBUILT=${BAREGPU_HW_PREBUILT:-}
 
 say() { printf '%s\n' "$*"; }
 record() { # name status detail
@@ -56,6 +60,17 @@ traced() { # name
     printf '%s\n' env LD_DEBUG=libs "LD_DEBUG_OUTPUT=$LOGDIR/ld.$1"
 }
 
+# The command that runs one integration test binary (arguments to the test harness follow it).
+test_cmd() { # test-name cargo-package-args...
+    local name=$1
+    shift
+    if [ -n "$PREBUILT" ]; then
+        printf '%s\n' "$PREBUILT/tests/$name"
+    else
+        printf '%s\n' cargo test --release "$@" --test "$name" --
+    fi
+}
+
 step() { # name timeout cmd... ; output in $LOGDIR/<name>.log
     local name=$1 secs=$2
     shift 2
@@ -72,13 +87,23 @@ step() { # name timeout cmd... ; output in $LOGDIR/<name>.log
 }
 
 # --- Build ---------------------------------------------------------------------------------
-say "building (release) ..."
-if ! step build 240 cargo build --release --bin baregpu; then
-    say "build failed; stopping"
-    printf '%s\n' "${RESULTS[@]}"
-    exit 1
+if [ -n "$PREBUILT" ]; then
+    BIN=$PREBUILT/baregpu
+    [ -x "$BIN" ] || { say "no $BIN: run scripts/hw/prebuild.sh $PREBUILT on a machine with cargo"; exit 1; }
+    BUILT_AT=$(cat "$PREBUILT/root" 2>/dev/null || true)
+    if [ -n "$BUILT_AT" ] && [ ! -d "$BUILT_AT/tests/fixtures" ]; then
+        say "warning: the test binaries read fixtures under $BUILT_AT, which is not here (link it to $ROOT)"
+    fi
+    record build ok "prebuilt in $PREBUILT"
+else
+    say "building (release) ..."
+    if ! step build 240 cargo build --release --bin baregpu; then
+        say "build failed; stopping"
+        printf '%s\n' "${RESULTS[@]}"
+        exit 1
+    fi
+    BIN=$CARGO_TARGET_DIR/release/baregpu
 fi
-BIN=$CARGO_TARGET_DIR/release/baregpu
 
 # --- Devices --------------------------------------------------------------------------------
 # shellcheck disable=SC2046
@@ -93,9 +118,9 @@ fi
 
 # --- Real-GPU bring-up ----------------------------------------------------------------------
 # Build the test binary first (untraced), then run it traced.
-step build-tests 240 cargo test --release -p baregpu-drivers --test nv_hw --no-run
+[ -n "$PREBUILT" ] || step build-tests 240 cargo test --release -p baregpu-drivers --test nv_hw --no-run
 # shellcheck disable=SC2046
-if step nv_hw 120 $(traced nv_hw) cargo test --release -p baregpu-drivers --test nv_hw -- --ignored --nocapture; then
+if step nv_hw 120 $(traced nv_hw) $(test_cmd nv_hw -p baregpu-drivers) --ignored --nocapture; then
     if grep -q 'skipped:' "$LOGDIR/nv_hw.log"; then
         record nv_hw-ran FAIL "the test skipped itself: $(grep -m1 'skipped:' "$LOGDIR/nv_hw.log")"
     else
@@ -170,12 +195,12 @@ PY
 fi
 
 # --- The runtime's NVIDIA tests on the GPU, the demo, and the launch benchmark ----------------
-step build-nv-runtime 300 cargo test --release --test nv_runtime --test nv_corpus --no-run
+[ -n "$PREBUILT" ] || step build-nv-runtime 300 cargo test --release --test nv_runtime --test nv_corpus --no-run
 # shellcheck disable=SC2046
-step nv_runtime 180 $(traced nv_runtime) env BAREGPU_NV_DEVICE=nv:0 cargo test --release --test nv_runtime
+step nv_runtime 180 $(traced nv_runtime) env BAREGPU_NV_DEVICE=nv:0 $(test_cmd nv_runtime)
 # The clang corpus (tests/kernels/corpus.cl) at -O0..-O3 against the host references.
 # shellcheck disable=SC2046
-step nv_corpus 300 $(traced nv_corpus) env BAREGPU_NV_DEVICE=nv:0 cargo test --release --test nv_corpus
+step nv_corpus 300 $(traced nv_corpus) env BAREGPU_NV_DEVICE=nv:0 $(test_cmd nv_corpus)
 # shellcheck disable=SC2046
 step demo 120 $(traced demo) "$BIN" demo --device nv:0
 # shellcheck disable=SC2046
@@ -184,8 +209,10 @@ if step bench-launch 120 $(traced bench) "$BIN" bench launch --device nv:0; then
 fi
 
 # --- Offline NV checks (no GPU needed; they run here because they are cheap) ----------------
-step nv_qmd 120 cargo test --release -p baregpu-drivers --test nv_qmd
-step cubin 120 cargo test --release -p baregpu-runtime --test cubin
+# shellcheck disable=SC2046
+step nv_qmd 120 $(test_cmd nv_qmd -p baregpu-drivers)
+# shellcheck disable=SC2046
+step cubin 120 $(test_cmd cubin -p baregpu-runtime)
 
 # --- Was any CUDA user-mode library loaded? -------------------------------------------------
 LD_LOGS=$(ls "$LOGDIR"/ld.* 2>/dev/null | wc -l)
