@@ -26,14 +26,15 @@ pub mod src_types;
 
 /// The bits of a source's kind mask in [`src_kinds`]: a vector register (a VGPR, or the AGPR of
 /// an AGPR source), a scalar register (SGPRs and the named scalar registers), an inline
-/// constant, a literal; for a scalar destination (the fourth entry), m0 (`M`), which some
-/// refuse although they take SGPRs.
+/// constant, a literal; for a scalar destination (the fourth entry), m0 (`M`) and exec_lo or
+/// exec_hi (`E`), which some refuse although they take SGPRs.
 pub mod src_kinds_bits {
     pub const V: u8 = 1;
     pub const S: u8 = 2;
     pub const I: u8 = 4;
     pub const L: u8 = 8;
     pub const M: u8 = 16;
+    pub const E: u8 = 32;
     pub const ALL: u8 = V | S | I | L;
     pub const NONE: u8 = 0;
 }

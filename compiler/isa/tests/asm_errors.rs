@@ -685,22 +685,29 @@ fn source_kinds_llvm_mc_refuses_are_refused() {
         (Gfx1201, "s_rfe_b64 1"),
         (Gfx942, "s_cbranch_g_fork 0x1234, s[40:41]"),
         (Gfx950, "s_cbranch_join 1"),
+        (Gfx1201, "s_get_barrier_state s3, s5"),
+        (Gfx1201, "s_get_barrier_state s3, 0x1234"),
+        (Gfx1201, "s_barrier_signal vcc_lo"),
+        (Gfx1201, "s_barrier_join null"), // llvm-mc 22 writes the constant 20
     ];
     for (arch, line) in bad {
         let e = assemble(arch, line).expect_err(line);
         assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
         assert!(e.to_string().contains("takes only"), "{line}: {e}");
     }
-    // A scalar destination that takes SGPRs but not m0.
-    for (arch, line) in [(Gfx1100, "v_readfirstlane_b32 m0, v28"), (Gfx942, "v_readlane_b32 m0, v24, 1")] {
+    // A scalar destination that takes SGPRs but not m0, or not exec.
+    let dst = [(Gfx1100, "v_readfirstlane_b32 m0, v28", "m0"), (Gfx942, "v_readlane_b32 m0, v24, 1", "m0")];
+    for (arch, line, name) in dst.into_iter().chain([(Gfx1201, "v_s_exp_f32 exec_lo, s1", "exec")]) {
         let e = assemble(arch, line).expect_err(line);
-        assert!(e.to_string().contains("cannot be m0"), "{line}: {e}");
+        assert!(e.to_string().contains(&format!("cannot be {name}")), "{line}: {e}");
     }
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 4] = [
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 6] = [
         (Gfx1100, "v_readlane_b32 s8, v24, m0", &[0x08, 0x00, 0x60, 0xd7, 0x18, 0xfb, 0x00, 0x00]),
         (Gfx942, "v_writelane_b32 v8, m0, m0", &[0x08, 0x00, 0x8a, 0xd2, 0x7c, 0xf8, 0x00, 0x00]),
         (Gfx1100, "s_setpc_b64 s[20:21]", &[0x14, 0x48, 0x80, 0xbe]),
         (Gfx1201, "v_readfirstlane_b32 vcc_lo, v28", &[0x1c, 0x05, 0xd4, 0x7e]),
+        (Gfx1201, "v_s_exp_f32 vcc_hi, s1", &[0x6b, 0x00, 0x80, 0xd6, 0x01, 0x00, 0x00, 0x00]),
+        (Gfx1201, "s_get_barrier_state s3, m0", &[0x7d, 0x50, 0x83, 0xbe]),
     ];
     assembles_to(&ok);
 }
