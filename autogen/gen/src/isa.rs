@@ -16,6 +16,7 @@
 
 pub mod alias;
 pub mod ctors;
+pub mod dpp_kinds;
 mod emit;
 mod enumerate;
 mod formats;

@@ -16,6 +16,9 @@ pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;
 pub mod gfx950;
+/// Operand kinds per source of gfx11/gfx12 VOP3/VOP3P DPP forms, where a source refuses some
+/// (generator `isa_dpp_kinds`, autogen/gen/src/isa/dpp_kinds.rs).
+pub mod dpp_kinds;
 /// Which operands are sources, and their indices (hand-written: one definition for all users).
 pub mod sources;
 /// Operand kinds per source, where a source refuses some (generator `isa_src_kinds`,

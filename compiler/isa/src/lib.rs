@@ -19,6 +19,7 @@ pub mod error;
 mod ext_forms;
 mod field_index;
 pub mod fixup;
+mod dpp_kinds;
 mod fnv;
 pub mod inst;
 pub mod names;

@@ -421,7 +421,7 @@ fn lines_llvm_mc_refuses_are_refused() {
 #[test]
 fn sizes_and_forms_llvm_mc_refuses_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 16] = [
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 17] = [
         (Gfx942, "v_mul_f32_e32 v8, vcc, v40", 19, "'vcc' is 2 dwords; v_mul_f32_e32 expects 1"),
         (Gfx1100, "s_add_u32 s16, vcc, s40", 16, "'vcc' is 2 dwords"),
         (Gfx942, "v_cvt_i32_f64_e32 v8, m0", 23, "'m0' is 1 dwords; v_cvt_i32_f64_e32 expects 2"),
@@ -454,7 +454,8 @@ fn sizes_and_forms_llvm_mc_refuses_are_refused() {
         (Gfx1201, "v_xor_b16_dpp v12.l, v24.l, v40.l dpp8:[0,1,2,3,4,5,6,7]", 1, "no 32-bit DPP form of v_xor_b16"),
         (Gfx1100, "v_add_f32_dpp v8, -v28, v40 dpp8:[0,1,2,3,4,5,6,7]", 29, "dpp8"),
         (Gfx1100, "v_add_f32_e64_dpp v1, v2, s3 quad_perm:[0,1,2,3]", 27, "src1 of v_add_f32_e64_dpp must be a VGPR"),
-        (Gfx1100, "v_cmp_eq_f32_e64_dpp s5, v2, 1.0 quad_perm:[0,1,2,3]", 30, "must be a VGPR on gfx1100"),
+        (Gfx1100, "v_cmp_eq_f32_e64_dpp s5, v2, 1.0 quad_perm:[0,1,2,3]", 30, "must be a VGPR (llvm-mc"),
+        (Gfx1201, "v_dot4_f32_fp8_bf8_e64_dpp v0, v1, v2, s3 dpp8:[0,1,2,3,4,5,6,7]", 40, "src2 of"),
         (Gfx1100, "v_add_f32_e64_dpp v1, v2, s3 dpp8:[0,1,2,3,4,5,6,7]", 27, "must be a VGPR"),
         (Gfx1100, "buffer_load_b32 v1, off, s[4:7], 0x1234", 34, "a MUBUF soffset takes no literal"),
         (Gfx942, "buffer_load_dword v1, off, s[4:7], 65", 36, "soffset takes no literal"),
