@@ -26,6 +26,7 @@ mod image;
 mod line_operands;
 mod llvm;
 mod probe;
+pub mod sdwa_dst;
 pub mod src_kinds;
 pub mod src_types;
 mod text;

@@ -19,6 +19,9 @@ pub mod gfx950;
 /// Operand kinds per source of gfx11/gfx12 VOP3/VOP3P DPP forms, where a source refuses some
 /// (generator `isa_dpp_kinds`, autogen/gen/src/isa/dpp_kinds.rs).
 pub mod dpp_kinds;
+/// The gfx9 SDWA opcodes without a destination selector (generator `isa_sdwa_dst`,
+/// autogen/gen/src/isa/sdwa_dst.rs).
+pub mod sdwa_dst;
 /// Which operands are sources, and their indices (hand-written: one definition for all users).
 pub mod sources;
 /// Operand kinds per source, where a source refuses some (generator `isa_src_kinds`,
