@@ -12,13 +12,13 @@
 /// Mnemonic aliases per architecture (generator `isa_alias`, autogen/gen/src/isa/alias.rs).
 pub mod aliases;
 pub mod ctors;
+/// Operand kinds per source of gfx11/gfx12 VOP3/VOP3P DPP forms, where a source refuses some
+/// (generator `isa_dpp_kinds`, autogen/gen/src/isa/dpp_kinds.rs).
+pub mod dpp_kinds;
 pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;
 pub mod gfx950;
-/// Operand kinds per source of gfx11/gfx12 VOP3/VOP3P DPP forms, where a source refuses some
-/// (generator `isa_dpp_kinds`, autogen/gen/src/isa/dpp_kinds.rs).
-pub mod dpp_kinds;
 /// The gfx9 SDWA opcodes without a destination selector (generator `isa_sdwa_dst`,
 /// autogen/gen/src/isa/sdwa_dst.rs).
 pub mod sdwa_dst;

@@ -8,9 +8,4 @@
 //! both.
 
 /// 4 of 114 SDWA opcodes.
-pub static NO_DST_SEL: &[&str] = &[
-    "v_cvt_f32_bf8",
-    "v_cvt_f32_fp8",
-    "v_cvt_pk_f32_bf8",
-    "v_cvt_pk_f32_fp8",
-];
+pub static NO_DST_SEL: &[&str] = &["v_cvt_f32_bf8", "v_cvt_f32_fp8", "v_cvt_pk_f32_bf8", "v_cvt_pk_f32_fp8"];

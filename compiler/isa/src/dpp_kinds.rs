@@ -13,9 +13,9 @@ use std::sync::OnceLock;
 
 use baregpu_autogen::isa::dpp_kinds as gen;
 use baregpu_autogen::isa::sources::source_index;
-use baregpu_autogen::isa::src_kinds_bits::{ALL, I, S, V};
 #[cfg(test)]
 use baregpu_autogen::isa::src_kinds_bits::L;
+use baregpu_autogen::isa::src_kinds_bits::{ALL, I, S, V};
 
 use crate::inst::Instruction;
 use crate::src_kinds::{describe, kind_of};

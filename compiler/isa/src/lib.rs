@@ -15,11 +15,11 @@ mod decode_lut;
 #[cfg(test)]
 mod decode_ref;
 pub mod disasm;
+mod dpp_kinds;
 pub mod error;
 mod ext_forms;
 mod field_index;
 pub mod fixup;
-mod dpp_kinds;
 mod fnv;
 pub mod inst;
 pub mod names;

@@ -41,8 +41,11 @@ struct Target {
     op: &'static Opcode,
     dpp8: bool,
     /// (line, [(source index, byte range)]).
-    lines: Vec<(String, Vec<(usize, std::ops::Range<usize>)>)>,
+    lines: Vec<(String, Vec<SrcRange>)>,
 }
+
+/// A source index and the byte range of that source in a line.
+type SrcRange = (usize, std::ops::Range<usize>);
 
 /// The probe tokens of a source: a vector register (the line's own where it is one), an SGPR
 /// and an inline constant.
@@ -87,7 +90,8 @@ fn add_line(t: &mut Target, line: &str, srcs: &[(usize, usize)]) {
 /// with its lane mask as an SGPR in the second.
 fn synth_dpp_lines(op: &Opcode, dpp8: bool) -> Vec<String> {
     let lops = line_operands(op);
-    let name = if op.mnemonic.ends_with("_e64") { format!("{}_dpp", op.mnemonic) } else { format!("{}_e64_dpp", op.mnemonic) };
+    let name =
+        if op.mnemonic.ends_with("_e64") { format!("{}_dpp", op.mnemonic) } else { format!("{}_e64_dpp", op.mnemonic) };
     let ctrl = if dpp8 { " dpp8:[0,1,2,3,4,5,6,7]" } else { " quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf" };
     [false, true]
         .into_iter()

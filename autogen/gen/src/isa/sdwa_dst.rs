@@ -107,10 +107,18 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
          //! both.\n\n",
     );
     let _ = writeln!(s, "/// {} of {} SDWA opcodes.", none.len(), all.len());
-    s.push_str("pub static NO_DST_SEL: &[&str] = &[\n");
-    for m in none {
-        let _ = writeln!(s, "    {m:?},");
+    // Laid out as rustfmt lays it out (max_width 120): on one line where it fits.
+    let items: Vec<String> = none.iter().map(|m| format!("{m:?}")).collect();
+    let one = format!("pub static NO_DST_SEL: &[&str] = &[{}];", items.join(", "));
+    if one.len() <= 120 {
+        s.push_str(&one);
+        s.push('\n');
+    } else {
+        s.push_str("pub static NO_DST_SEL: &[&str] = &[\n");
+        for m in items {
+            let _ = writeln!(s, "    {m},");
+        }
+        s.push_str("];\n");
     }
-    s.push_str("];\n");
     Ok(vec![Generated { path: PathBuf::from("src/isa/sdwa_dst.rs"), text: s }])
 }

@@ -151,8 +151,10 @@ fn targets(table: &'static Table, golden: &Golden) -> Vec<Target> {
             // A scalar source that refuses SGPRs has no baseline in a line written with one
             // (gfx12 `s_get_barrier_state s8, s16`): the same lines with the constant 1 follow.
             if op.format.starts_with("SOP") {
-                let ones: Vec<_> =
-                    lines.iter().map(|(l, r)| (format!("{}1{}", &l[..r.start], &l[r.end..]), r.start..r.start + 1)).collect();
+                let ones: Vec<_> = lines
+                    .iter()
+                    .map(|(l, r)| (format!("{}1{}", &l[..r.start], &l[r.end..]), r.start..r.start + 1))
+                    .collect();
                 lines.extend(ones);
             }
             if !lines.is_empty() {
@@ -319,11 +321,10 @@ fn probe_arch(arch: &str) -> Result<Kinds, String> {
         }
         match found {
             // A destination that refuses m0 or exec.
-            Some(Ok(mask)) if t.src == 3 => {
-                if mask != DST_ALL {
-                    kinds.entry(t.op.mnemonic).or_insert([ALL; 4])[3] = mask;
-                }
+            Some(Ok(mask)) if t.src == 3 && mask != DST_ALL => {
+                kinds.entry(t.op.mnemonic).or_insert([ALL; 4])[3] = mask;
             }
+            Some(Ok(_)) if t.src == 3 => {}
             Some(Ok(mut mask)) => {
                 // An SGPR refused where an inline constant is taken is the constant bus (the line
                 // reads vcc or another SGPR already: `v_addc_co_u32_e32`, `v_div_fmas_f32`),
