@@ -280,3 +280,23 @@ fn src_kinds_name_real_sources() {
         assert_eq!(kinds("v_swap_b32").map(|k| k[0]), Some(V), "{}", a.name);
     }
 }
+
+/// The DPP source-kind tables name gfx11/gfx12 opcodes with that DPP form, sorted; the SDWA
+/// list names gfx9 opcodes with an SDWA form.
+#[test]
+fn dpp_kinds_and_sdwa_dst_name_real_forms() {
+    use baregpu_autogen::isa::{dpp_kinds, sdwa_dst, FLAG_DPP16, FLAG_DPP8, FLAG_SDWA};
+    for (a, t) in ARCHS.iter().zip([dpp_kinds::GFX1100, dpp_kinds::GFX1201]) {
+        assert!(t.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)), "{}: not sorted", a.name);
+        for (m, dpp8, _) in t {
+            let flag = if *dpp8 { FLAG_DPP8 } else { FLAG_DPP16 };
+            assert!(a.opcodes.iter().any(|o| o.mnemonic == *m && o.flags & flag != 0), "{} {m}", a.name);
+        }
+    }
+    for a in ARCHS.iter().filter(|a| a.name.starts_with("gfx9")) {
+        for m in sdwa_dst::NO_DST_SEL {
+            let has = |o: &&baregpu_autogen::isa::Opcode| o.mnemonic.strip_suffix("_e32").unwrap_or(o.mnemonic) == *m;
+            assert!(a.opcodes.iter().filter(has).any(|o| o.flags & FLAG_SDWA != 0), "{} {m}", a.name);
+        }
+    }
+}

@@ -16,6 +16,7 @@
 
 pub mod alias;
 pub mod ctors;
+pub mod dpp_kinds;
 mod emit;
 mod enumerate;
 mod formats;
@@ -25,6 +26,7 @@ mod image;
 mod line_operands;
 mod llvm;
 mod probe;
+pub mod sdwa_dst;
 pub mod src_kinds;
 pub mod src_types;
 mod text;

@@ -12,10 +12,16 @@
 /// Mnemonic aliases per architecture (generator `isa_alias`, autogen/gen/src/isa/alias.rs).
 pub mod aliases;
 pub mod ctors;
+/// Operand kinds per source of gfx11/gfx12 VOP3/VOP3P DPP forms, where a source refuses some
+/// (generator `isa_dpp_kinds`, autogen/gen/src/isa/dpp_kinds.rs).
+pub mod dpp_kinds;
 pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;
 pub mod gfx950;
+/// The gfx9 SDWA opcodes without a destination selector (generator `isa_sdwa_dst`,
+/// autogen/gen/src/isa/sdwa_dst.rs).
+pub mod sdwa_dst;
 /// Which operands are sources, and their indices (hand-written: one definition for all users).
 pub mod sources;
 /// Operand kinds per source, where a source refuses some (generator `isa_src_kinds`,
@@ -26,14 +32,15 @@ pub mod src_types;
 
 /// The bits of a source's kind mask in [`src_kinds`]: a vector register (a VGPR, or the AGPR of
 /// an AGPR source), a scalar register (SGPRs and the named scalar registers), an inline
-/// constant, a literal; for a scalar destination (the fourth entry), m0 (`M`), which some
-/// refuse although they take SGPRs.
+/// constant, a literal; for a scalar destination (the fourth entry), m0 (`M`) and exec_lo or
+/// exec_hi (`E`), which some refuse although they take SGPRs.
 pub mod src_kinds_bits {
     pub const V: u8 = 1;
     pub const S: u8 = 2;
     pub const I: u8 = 4;
     pub const L: u8 = 8;
     pub const M: u8 = 16;
+    pub const E: u8 = 32;
     pub const ALL: u8 = V | S | I | L;
     pub const NONE: u8 = 0;
 }

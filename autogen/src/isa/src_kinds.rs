@@ -5,11 +5,11 @@
 //! mnemonic, kinds of src0..src2 and of the scalar destination), sorted by mnemonic, for
 //! the opcodes with an operand that refuses a kind its encoding could hold. Found by
 //! assembling a golden line with the source replaced by a VGPR, an SGPR, an inline constant
-//! and a literal, the destination by an SGPR and m0 (generator
+//! and a literal, the destination by an SGPR, m0 and exec_lo/exec_hi (generator
 //! autogen/gen/src/isa/src_kinds.rs). Operands of other opcodes take every kind.
 
 #[allow(unused_imports)]
-use super::src_kinds_bits::{ALL, I, L, M, NONE, S, V};
+use super::src_kinds_bits::{ALL, E, I, L, M, NONE, S, V};
 
 /// 37 opcodes of gfx1100.
 pub static GFX1100: &[(&str, [u8; 4])] = &[
@@ -36,8 +36,8 @@ pub static GFX1100: &[(&str, [u8; 4])] = &[
     ("v_permlane16_b32", [V, S | I | L, S | I | L, ALL]),
     ("v_permlane64_b32", [V, ALL, ALL, ALL]),
     ("v_permlanex16_b32", [V, S | I | L, S | I | L, ALL]),
-    ("v_readfirstlane_b32", [V, ALL, ALL, S]),
-    ("v_readlane_b32", [V, S | I, ALL, S]),
+    ("v_readfirstlane_b32", [V, ALL, ALL, S | E]),
+    ("v_readlane_b32", [V, S | I, ALL, S | E]),
     ("v_sub_co_ci_u32_e64", [ALL, ALL, S, ALL]),
     ("v_subrev_co_ci_u32_e64", [ALL, ALL, S, ALL]),
     ("v_swap_b16", [V, ALL, ALL, ALL]),
@@ -52,8 +52,13 @@ pub static GFX1100: &[(&str, [u8; 4])] = &[
     ("v_writelane_b32", [S | I | L, S | I, ALL, ALL]),
 ];
 
-/// 54 opcodes of gfx1201.
+/// 69 opcodes of gfx1201.
 pub static GFX1201: &[(&str, [u8; 4])] = &[
+    ("s_barrier_init", [V | I | M, ALL, ALL, ALL]),
+    ("s_barrier_join", [V | I | M, ALL, ALL, ALL]),
+    ("s_barrier_signal", [V | I | M, ALL, ALL, ALL]),
+    ("s_barrier_signal_isfirst", [V | I | M, ALL, ALL, ALL]),
+    ("s_get_barrier_state", [V | I | M, ALL, ALL, ALL]),
     ("s_movrels_b32", [V | S, ALL, ALL, ALL]),
     ("s_movrels_b64", [V | S, ALL, ALL, ALL]),
     ("s_rfe_b64", [V | S, ALL, ALL, ALL]),
@@ -79,8 +84,18 @@ pub static GFX1201: &[(&str, [u8; 4])] = &[
     ("v_permlane64_b32", [V, ALL, ALL, ALL]),
     ("v_permlanex16_b32", [V, S | I | L, S | I | L, ALL]),
     ("v_permlanex16_var_b32", [V, V, ALL, ALL]),
-    ("v_readfirstlane_b32", [V, ALL, ALL, S]),
-    ("v_readlane_b32", [V, S | I, ALL, S]),
+    ("v_readfirstlane_b32", [V, ALL, ALL, S | E]),
+    ("v_readlane_b32", [V, S | I, ALL, S | E]),
+    ("v_s_exp_f16", [ALL, ALL, ALL, S | M]),
+    ("v_s_exp_f32", [ALL, ALL, ALL, S | M]),
+    ("v_s_log_f16", [ALL, ALL, ALL, S | M]),
+    ("v_s_log_f32", [ALL, ALL, ALL, S | M]),
+    ("v_s_rcp_f16", [ALL, ALL, ALL, S | M]),
+    ("v_s_rcp_f32", [ALL, ALL, ALL, S | M]),
+    ("v_s_rsq_f16", [ALL, ALL, ALL, S | M]),
+    ("v_s_rsq_f32", [ALL, ALL, ALL, S | M]),
+    ("v_s_sqrt_f16", [ALL, ALL, ALL, S | M]),
+    ("v_s_sqrt_f32", [ALL, ALL, ALL, S | M]),
     ("v_sub_co_ci_u32_e64", [ALL, ALL, S, ALL]),
     ("v_subrev_co_ci_u32_e64", [ALL, ALL, S, ALL]),
     ("v_swap_b32", [V, ALL, ALL, ALL]),
@@ -155,8 +170,8 @@ pub static GFX942: &[(&str, [u8; 4])] = &[
     ("v_mfma_i32_32x32x4_2b_i8", [V | L, V | L, ALL, ALL]),
     ("v_mfma_i32_4x4x4_16b_i8", [V | L, V | L, ALL, ALL]),
     ("v_mqsad_u32_u8", [ALL, ALL, V | L, ALL]),
-    ("v_readfirstlane_b32", [V, ALL, ALL, S]),
-    ("v_readlane_b32", [V | L, S | I | L, ALL, S]),
+    ("v_readfirstlane_b32", [V, ALL, ALL, S | E]),
+    ("v_readlane_b32", [V | L, S | I | L, ALL, S | E]),
     ("v_smfmac_f32_16x16x32_bf16", [V | L, V | L, V | L, ALL]),
     ("v_smfmac_f32_16x16x32_f16", [V | L, V | L, V | L, ALL]),
     ("v_smfmac_f32_16x16x64_bf8_bf8", [V | L, V | L, V | L, ALL]),
@@ -252,8 +267,8 @@ pub static GFX950: &[(&str, [u8; 4])] = &[
     ("v_permlane16_swap_b32_e64", [V | L, ALL, ALL, ALL]),
     ("v_permlane32_swap_b32_e32", [V, ALL, ALL, ALL]),
     ("v_permlane32_swap_b32_e64", [V | L, ALL, ALL, ALL]),
-    ("v_readfirstlane_b32", [V, ALL, ALL, S]),
-    ("v_readlane_b32", [V | L, S | I | L, ALL, S]),
+    ("v_readfirstlane_b32", [V, ALL, ALL, S | E]),
+    ("v_readlane_b32", [V | L, S | I | L, ALL, S | E]),
     ("v_smfmac_f32_16x16x128_bf8_bf8", [V | L, V | L, V | L, ALL]),
     ("v_smfmac_f32_16x16x128_bf8_fp8", [V | L, V | L, V | L, ALL]),
     ("v_smfmac_f32_16x16x128_fp8_bf8", [V | L, V | L, V | L, ALL]),

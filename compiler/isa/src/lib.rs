@@ -15,6 +15,7 @@ mod decode_lut;
 #[cfg(test)]
 mod decode_ref;
 pub mod disasm;
+mod dpp_kinds;
 pub mod error;
 mod ext_forms;
 mod field_index;

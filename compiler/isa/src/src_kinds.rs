@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use baregpu_autogen::isa::sources::source_index;
-use baregpu_autogen::isa::src_kinds_bits::{ALL, I, L, M, S, V};
+use baregpu_autogen::isa::src_kinds_bits::{ALL, E, I, L, M, S, V};
 use baregpu_autogen::isa::{src_kinds as gen, FormatRole, OperandKind};
 
 use crate::inst::Instruction;
@@ -44,7 +44,7 @@ pub(crate) fn restricted(arch: Arch, op: u32) -> bool {
 
 /// The kind of a source code (0..=511): 256 and up a vector register, 255 a literal, the inline
 /// integers and floats, and every other code a scalar value (SGPRs, vcc, m0, exec, `src_*`).
-fn kind_of(code: u32) -> u8 {
+pub(crate) fn kind_of(code: u32) -> u8 {
     match code {
         256.. => V,
         255 => L,
@@ -53,9 +53,18 @@ fn kind_of(code: u32) -> u8 {
     }
 }
 
+/// m0's code in a scalar operand of `arch`.
+fn m0_code(arch: Arch) -> u32 {
+    if crate::operand::is_gfx9(arch) {
+        124
+    } else {
+        125
+    }
+}
+
 /// What a mask takes, as words: "a VGPR or an SGPR".
-fn describe(mask: u8) -> String {
-    let names = [(V, "a VGPR"), (S, "an SGPR"), (I, "an inline constant"), (L, "a literal")];
+pub(crate) fn describe(mask: u8) -> String {
+    let names = [(V, "a VGPR"), (S, "an SGPR"), (M, "m0"), (I, "an inline constant"), (L, "a literal")];
     let taken: Vec<&str> = names.iter().filter(|(b, _)| mask & b != 0).map(|(_, n)| *n).collect();
     if taken.is_empty() {
         "no operand llvm-mc 22 writes correctly".into()
@@ -65,21 +74,34 @@ fn describe(mask: u8) -> String {
 }
 
 /// Why `code` cannot be source `field` of `i` (a started or filled instruction), or its scalar
-/// destination (`vdst`/`sdst`: m0 where the opcode refuses it); `None` where it can. DPP and
-/// SDWA forms are not probed and keep their own rules (isa::ext_forms).
+/// destination (`vdst`/`sdst`: m0 or exec where the opcode refuses it); `None` where it can. SDWA
+/// forms are not probed; DPP forms have their own table (isa::dpp_kinds).
 pub(crate) fn refusal(i: &Instruction, field: &str, code: u32) -> Option<String> {
     let mask = masks(i.arch).get(i.op as usize).copied().flatten()?;
     if matches!(field, "vdst" | "sdst") {
-        let m0 = if crate::operand::is_gfx9(i.arch) { 124 } else { 125 };
-        return (mask[3] & M == 0 && mask[3] != ALL && code == m0)
-            .then(|| format!("{}'s destination cannot be m0 (llvm-mc 22 refuses it)", i.mnemonic()));
+        return dst_refusal(i, mask[3], code);
     }
     let src = source_index(field).filter(|&s| s < 3)?;
     let m = mask[src];
-    if m == ALL || m & kind_of(code) != 0 || i.format().role == FormatRole::Modifier {
+    // M in a source: m0 taken where no other scalar register is (gfx12 `s_get_barrier_state`).
+    let m0 = code == m0_code(i.arch) && m & M != 0;
+    if m == ALL || m & kind_of(code) != 0 || m0 || i.format().role == FormatRole::Modifier {
         return None;
     }
     Some(format!("{}'s src{src} takes only {} (llvm-mc 22 refuses the rest)", i.mnemonic(), describe(m)))
+}
+
+/// Why `code` cannot be the scalar destination of `i`, whose destination takes `mask`.
+fn dst_refusal(i: &Instruction, mask: u8, code: u32) -> Option<String> {
+    let m0 = m0_code(i.arch);
+    // exec_lo and exec_hi have the same codes on every architecture here.
+    let name = match code {
+        _ if mask == ALL => return None,
+        c if c == m0 && mask & M == 0 => "m0",
+        126 | 127 if mask & E == 0 => "exec",
+        _ => return None,
+    };
+    Some(format!("{}'s destination cannot be {name} (llvm-mc 22 refuses it)", i.mnemonic()))
 }
 
 /// The first operand of `i` (by table name) that holds a kind its opcode refuses there, and
@@ -107,12 +129,26 @@ mod tests {
     #[test]
     fn probed_kinds() {
         let mask = |arch, m| masks(arch)[op(arch, m) as usize];
-        assert_eq!(mask(Arch::Gfx942, "v_readfirstlane_b32"), Some([V, ALL, ALL, S]));
-        assert_eq!(mask(Arch::Gfx1100, "v_readlane_b32"), Some([V, S | I, ALL, S]));
+        assert_eq!(mask(Arch::Gfx942, "v_readfirstlane_b32"), Some([V, ALL, ALL, S | E]));
+        assert_eq!(mask(Arch::Gfx1201, "v_s_exp_f32"), Some([ALL, ALL, ALL, S | M]));
+        assert_eq!(mask(Arch::Gfx1201, "s_get_barrier_state"), Some([V | I | M, ALL, ALL, ALL]));
+        assert_eq!(mask(Arch::Gfx1100, "v_readlane_b32"), Some([V, S | I, ALL, S | E]));
         assert_eq!(mask(Arch::Gfx1201, "v_interp_p10_f32"), Some([V, V, V, ALL]));
         assert_eq!(mask(Arch::Gfx950, "s_setpc_b64").map(|m| m[0] & (S | I | L)), Some(S));
         assert_eq!(mask(Arch::Gfx942, "v_add_f32_e32"), None);
         assert!(!restricted(Arch::Gfx1100, op(Arch::Gfx1100, "v_mov_b32_e32")));
+    }
+
+    /// Words llvm-mc 22 prints as lines it refuses (gfx12 `v_s_exp_f32 exec_lo, s1`,
+    /// `s_get_barrier_state s3, s5`) print as `.long`; m0 there reads back.
+    #[test]
+    fn refused_words_print_as_long() {
+        let text = |b: &[u8]| crate::disassemble(&crate::decode::decode(Arch::Gfx1201, b).expect("decodes"));
+        assert!(text(&[0x7e, 0x00, 0x80, 0xd6, 0x01, 0x00, 0x00, 0x00]).starts_with(".long"));
+        assert!(text(&[0x05, 0x50, 0x83, 0xbe]).starts_with(".long"));
+        assert!(text(&[0x7c, 0x50, 0x83, 0xbe]).starts_with(".long"), "null: llvm-mc reads it as 20");
+        assert_eq!(text(&[0x7d, 0x50, 0x83, 0xbe]), "s_get_barrier_state s3, m0");
+        assert_eq!(text(&[0x6b, 0x00, 0x80, 0xd6, 0x01, 0x00, 0x00, 0x00]), "v_s_exp_f32 vcc_hi, s1");
     }
 
     #[test]

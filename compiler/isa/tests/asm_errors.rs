@@ -421,7 +421,7 @@ fn lines_llvm_mc_refuses_are_refused() {
 #[test]
 fn sizes_and_forms_llvm_mc_refuses_are_refused() {
     use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942};
-    let bad: [(baregpu_isa::Arch, &str, usize, &str); 16] = [
+    let bad: [(baregpu_isa::Arch, &str, usize, &str); 17] = [
         (Gfx942, "v_mul_f32_e32 v8, vcc, v40", 19, "'vcc' is 2 dwords; v_mul_f32_e32 expects 1"),
         (Gfx1100, "s_add_u32 s16, vcc, s40", 16, "'vcc' is 2 dwords"),
         (Gfx942, "v_cvt_i32_f64_e32 v8, m0", 23, "'m0' is 1 dwords; v_cvt_i32_f64_e32 expects 2"),
@@ -454,7 +454,8 @@ fn sizes_and_forms_llvm_mc_refuses_are_refused() {
         (Gfx1201, "v_xor_b16_dpp v12.l, v24.l, v40.l dpp8:[0,1,2,3,4,5,6,7]", 1, "no 32-bit DPP form of v_xor_b16"),
         (Gfx1100, "v_add_f32_dpp v8, -v28, v40 dpp8:[0,1,2,3,4,5,6,7]", 29, "dpp8"),
         (Gfx1100, "v_add_f32_e64_dpp v1, v2, s3 quad_perm:[0,1,2,3]", 27, "src1 of v_add_f32_e64_dpp must be a VGPR"),
-        (Gfx1100, "v_cmp_eq_f32_e64_dpp s5, v2, 1.0 quad_perm:[0,1,2,3]", 30, "must be a VGPR on gfx1100"),
+        (Gfx1100, "v_cmp_eq_f32_e64_dpp s5, v2, 1.0 quad_perm:[0,1,2,3]", 30, "must be a VGPR (llvm-mc"),
+        (Gfx1201, "v_dot4_f32_fp8_bf8_e64_dpp v0, v1, v2, s3 dpp8:[0,1,2,3,4,5,6,7]", 40, "src2 of"),
         (Gfx1100, "v_add_f32_e64_dpp v1, v2, s3 dpp8:[0,1,2,3,4,5,6,7]", 27, "must be a VGPR"),
         (Gfx1100, "buffer_load_b32 v1, off, s[4:7], 0x1234", 34, "a MUBUF soffset takes no literal"),
         (Gfx942, "buffer_load_dword v1, off, s[4:7], 65", 36, "soffset takes no literal"),
@@ -685,22 +686,29 @@ fn source_kinds_llvm_mc_refuses_are_refused() {
         (Gfx1201, "s_rfe_b64 1"),
         (Gfx942, "s_cbranch_g_fork 0x1234, s[40:41]"),
         (Gfx950, "s_cbranch_join 1"),
+        (Gfx1201, "s_get_barrier_state s3, s5"),
+        (Gfx1201, "s_get_barrier_state s3, 0x1234"),
+        (Gfx1201, "s_barrier_signal vcc_lo"),
+        (Gfx1201, "s_barrier_join null"), // llvm-mc 22 writes the constant 20
     ];
     for (arch, line) in bad {
         let e = assemble(arch, line).expect_err(line);
         assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
         assert!(e.to_string().contains("takes only"), "{line}: {e}");
     }
-    // A scalar destination that takes SGPRs but not m0.
-    for (arch, line) in [(Gfx1100, "v_readfirstlane_b32 m0, v28"), (Gfx942, "v_readlane_b32 m0, v24, 1")] {
+    // A scalar destination that takes SGPRs but not m0, or not exec.
+    let dst = [(Gfx1100, "v_readfirstlane_b32 m0, v28", "m0"), (Gfx942, "v_readlane_b32 m0, v24, 1", "m0")];
+    for (arch, line, name) in dst.into_iter().chain([(Gfx1201, "v_s_exp_f32 exec_lo, s1", "exec")]) {
         let e = assemble(arch, line).expect_err(line);
-        assert!(e.to_string().contains("cannot be m0"), "{line}: {e}");
+        assert!(e.to_string().contains(&format!("cannot be {name}")), "{line}: {e}");
     }
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 4] = [
+    let ok: [(baregpu_isa::Arch, &str, &[u8]); 6] = [
         (Gfx1100, "v_readlane_b32 s8, v24, m0", &[0x08, 0x00, 0x60, 0xd7, 0x18, 0xfb, 0x00, 0x00]),
         (Gfx942, "v_writelane_b32 v8, m0, m0", &[0x08, 0x00, 0x8a, 0xd2, 0x7c, 0xf8, 0x00, 0x00]),
         (Gfx1100, "s_setpc_b64 s[20:21]", &[0x14, 0x48, 0x80, 0xbe]),
         (Gfx1201, "v_readfirstlane_b32 vcc_lo, v28", &[0x1c, 0x05, 0xd4, 0x7e]),
+        (Gfx1201, "v_s_exp_f32 vcc_hi, s1", &[0x6b, 0x00, 0x80, 0xd6, 0x01, 0x00, 0x00, 0x00]),
+        (Gfx1201, "s_get_barrier_state s3, m0", &[0x7d, 0x50, 0x83, 0xbe]),
     ];
     assembles_to(&ok);
 }

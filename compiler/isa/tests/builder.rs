@@ -494,6 +494,9 @@ fn bad_registers_and_operands_are_errors() {
         (Arch::Gfx1100, "v_readfirstlane_b32", ops![m0(), v(28)].to_vec()),
         (Arch::Gfx1201, "v_interp_p10_f32", ops![v(12), s(5), v(40), v(56)].to_vec()),
         (Arch::Gfx942, "s_setpc_b64", ops![0x1234].to_vec()),
+        (Arch::Gfx1201, "v_s_exp_f32", ops![exec_lo(), s(1)].to_vec()),
+        (Arch::Gfx1201, "s_get_barrier_state", ops![s(3), s(5)].to_vec()),
+        (Arch::Gfx1201, "s_barrier_signal", ops![null()].to_vec()),
         // gfx9 v_fmamk_f32: the constant K counts on the bus (llvm-mc 22 refuses it).
         (Arch::Gfx942, "v_fmamk_f32", ops![v(8), s(5), 0x40490fdb, v(40)].to_vec()),
     ];

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use baregpu_autogen::isa::src_kinds_bits::{ALL, I, L, M, S, V};
+use baregpu_autogen::isa::src_kinds_bits::{ALL, E, I, L, M, S, V};
 use baregpu_autogen::isa::{Arch as Table, Opcode, OperandKind, FLAG_LITERAL};
 
 use super::line_operands::line_operands;
@@ -49,7 +49,8 @@ struct Target {
 
 /// The probe tokens of a source in `line` at `r`, in the order of the kind bits: a vector
 /// register (the line's own, modifiers and all, where it is one; a 16-bit half where the line
-/// writes halves), an SGPR, an inline constant and a literal.
+/// writes halves), an SGPR, an inline constant, a literal and m0 (gfx12 `s_get_barrier_state`
+/// takes m0 but no SGPR).
 fn probes(line: &str, r: std::ops::Range<usize>, dwords: u8) -> Vec<String> {
     let own = &line[r.clone()];
     let d = usize::from(dwords.max(1));
@@ -60,8 +61,11 @@ fn probes(line: &str, r: std::ops::Range<usize>, dwords: u8) -> Vec<String> {
         _ if halves && d == 1 => "v20.l".to_string(),
         _ => reg('v'),
     };
-    vec![vgpr, reg('s'), "1".into(), format!("0x{LITERAL:x}")]
+    vec![vgpr, reg('s'), "1".into(), format!("0x{LITERAL:x}"), "m0".into()]
 }
+
+/// The number of probes of a source: the four kinds and m0.
+const SRC_PROBES: usize = 5;
 
 /// The golden lines of `op` with `n` operands (or lines written from its operand list).
 fn lines_of(op: &Opcode, golden: &Golden, n: usize) -> Vec<String> {
@@ -82,12 +86,17 @@ fn lines_of(op: &Opcode, golden: &Golden, n: usize) -> Vec<String> {
     forms.into_iter().filter_map(|(sgpr, sdst)| synth_line(op, &lops, sgpr, sdst)).collect()
 }
 
-/// The probe tokens of a scalar destination: an SGPR and m0 (the kind bits S and M).
-const DST_PROBES: [&str; 2] = ["s20", "m0"];
+/// The probe tokens of a scalar destination and their kind bits: an SGPR, m0 and the two
+/// halves of exec (gfx12 `v_s_*` refuse exec, and m0 some others refuse). `vcc_lo` and `null`
+/// are taken wherever an SGPR is (checked by hand with llvm-mc 22), so they are not probed.
+const DST_PROBES: [(&str, u8); 4] = [("s20", S), ("m0", M), ("exec_lo", E), ("exec_hi", E)];
+
+/// A destination that takes every probed kind.
+const DST_ALL: u8 = S | M | E;
 
 /// The scalar destinations of VALU opcodes (`v_readfirstlane_b32 s8, v28`, `v_readlane_b32`,
 /// compares): the first operand, where the golden line writes an SGPR there; probed with
-/// [`DST_PROBES`] (llvm-mc refuses m0 in some).
+/// [`DST_PROBES`].
 fn dst_targets(table: &'static Table, golden: &Golden) -> Vec<Target> {
     let mut out = Vec::new();
     for op in table.opcodes.iter().filter(|o| o.format.starts_with("VOP") && !o.format.starts_with("VOPD")) {
@@ -132,13 +141,22 @@ fn targets(table: &'static Table, golden: &Golden) -> Vec<Target> {
         }
         let lines = if sop1_one { one_operand_lines(op, golden) } else { lines_of(op, golden, lops.len()) };
         for (k, src, dwords) in srcs {
-            let lines = lines
+            let mut lines = lines
                 .iter()
                 .filter_map(|l| {
                     let r = if sop1_one { one_operand(l)? } else { operand_range(l, k)? };
                     Some((l.clone(), r))
                 })
                 .collect::<Vec<_>>();
+            // A scalar source that refuses SGPRs has no baseline in a line written with one
+            // (gfx12 `s_get_barrier_state s8, s16`): the same lines with the constant 1 follow.
+            if op.format.starts_with("SOP") {
+                let ones: Vec<_> = lines
+                    .iter()
+                    .map(|(l, r)| (format!("{}1{}", &l[..r.start], &l[r.end..]), r.start..r.start + 1))
+                    .collect();
+                lines.extend(ones);
+            }
             if !lines.is_empty() {
                 out.push(Target { op, src, dwords, lines });
             }
@@ -202,6 +220,26 @@ fn taken(table: &Table, base: &llvm::Inst, kind: usize, r: &Option<llvm::Inst>) 
     Ok(true)
 }
 
+/// The kinds a scalar destination takes, from the answers to [`DST_PROBES`] after the baseline;
+/// `Err` where llvm-mc takes one half of exec and not the other (no rule here explains that).
+fn dst_mask(table: &Table, base: &llvm::Inst, r: &[Option<llvm::Inst>]) -> Result<u8, String> {
+    let mut mask = 0;
+    let mut exec = Vec::new();
+    for ((_, bit), p) in DST_PROBES.iter().zip(r) {
+        let t = taken(table, base, 0, p)?;
+        if *bit == E {
+            exec.push(t);
+        }
+        if t {
+            mask |= bit;
+        }
+    }
+    if exec.iter().any(|&t| t != exec[0]) {
+        return Err(format!("`{}`: exec_lo and exec_hi answered differently", base.text));
+    }
+    Ok(mask)
+}
+
 /// The kinds an encoding's source could hold: every one, less the vector registers in scalar
 /// encodings (8-bit fields) and the literal where the encoding has no literal dword (gfx9
 /// VOP3/VOP3P) or the opcode already carries one (`v_fmamk_f32`).
@@ -224,7 +262,7 @@ fn probe_arch(arch: &str) -> Result<Kinds, String> {
     targets.extend(dst_targets(table, &golden));
     let tokens = |t: &Target, line: &str, r: std::ops::Range<usize>| {
         if t.src == 3 {
-            DST_PROBES.iter().map(|p| p.to_string()).collect()
+            DST_PROBES.iter().map(|(p, _)| p.to_string()).collect()
         } else {
             probes(line, r, t.dwords)
         }
@@ -244,7 +282,7 @@ fn probe_arch(arch: &str) -> Result<Kinds, String> {
     let mut k = 0;
     for t in &targets {
         let mut found: Option<Result<u8, String>> = None;
-        let n = if t.src == 3 { DST_PROBES.len() } else { 4 };
+        let n = if t.src == 3 { DST_PROBES.len() } else { SRC_PROBES };
         for _ in &t.lines {
             let r = &res[k..k + 1 + n];
             k += 1 + n;
@@ -260,14 +298,7 @@ fn probe_arch(arch: &str) -> Result<Kinds, String> {
             let mut mask = 0;
             let mut err = None;
             if t.src == 3 {
-                for (bit, p) in [S, M].into_iter().zip(&r[1..]) {
-                    match taken(table, base, 0, p) {
-                        Ok(true) => mask |= bit,
-                        Ok(false) => {}
-                        Err(e) => err = Some(e),
-                    }
-                }
-                found = Some(err.map_or(Ok(mask), Err));
+                found = Some(dst_mask(table, base, &r[1..]));
                 continue;
             }
             for kind in 0..4 {
@@ -281,19 +312,24 @@ fn probe_arch(arch: &str) -> Result<Kinds, String> {
                     Err(e) => err = Some(e),
                 }
             }
+            // m0 where no SGPR is taken: the source's own kind M (a 64-bit source refuses m0 by
+            // its size, so m0's answer counts only here).
+            if mask & S == 0 && taken(table, base, 0, &r[5]).unwrap_or(false) {
+                mask |= M;
+            }
             found = Some(err.map_or(Ok(mask), Err));
         }
         match found {
-            // A destination that takes SGPRs but not m0.
-            Some(Ok(S)) if t.src == 3 => {
-                kinds.entry(t.op.mnemonic).or_insert([ALL; 4])[3] = S;
+            // A destination that refuses m0 or exec.
+            Some(Ok(mask)) if t.src == 3 && mask != DST_ALL => {
+                kinds.entry(t.op.mnemonic).or_insert([ALL; 4])[3] = mask;
             }
             Some(Ok(_)) if t.src == 3 => {}
             Some(Ok(mut mask)) => {
                 // An SGPR refused where an inline constant is taken is the constant bus (the line
                 // reads vcc or another SGPR already: `v_addc_co_u32_e32`, `v_div_fmas_f32`),
                 // which asm::const_bus counts; the kinds it carries are not judged here.
-                if mask & I != 0 && mask & S == 0 {
+                if mask & I != 0 && mask & (S | M) == 0 && t.op.format.starts_with("VOP") {
                     mask |= S | L;
                 }
                 let possible = possible(arch, t.op);
@@ -317,7 +353,7 @@ fn mask_expr(m: u8) -> String {
     if m == ALL {
         return "ALL".into();
     }
-    let names: Vec<&str> = [(V, "V"), (S, "S"), (I, "I"), (L, "L"), (M, "M")]
+    let names: Vec<&str> = [(V, "V"), (S, "S"), (I, "I"), (L, "L"), (M, "M"), (E, "E")]
         .iter()
         .filter(|(b, _)| m & b != 0)
         .map(|(_, n)| *n)
@@ -345,10 +381,10 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
          //! mnemonic, kinds of src0..src2 and of the scalar destination), sorted by mnemonic, for\n\
          //! the opcodes with an operand that refuses a kind its encoding could hold. Found by\n\
          //! assembling a golden line with the source replaced by a VGPR, an SGPR, an inline constant\n\
-         //! and a literal, the destination by an SGPR and m0 (generator\n\
+         //! and a literal, the destination by an SGPR, m0 and exec_lo/exec_hi (generator\n\
          //! autogen/gen/src/isa/src_kinds.rs). Operands of other opcodes take every kind.\n\n",
     );
-    s.push_str("#[allow(unused_imports)]\nuse super::src_kinds_bits::{ALL, I, L, M, NONE, S, V};\n\n");
+    s.push_str("#[allow(unused_imports)]\nuse super::src_kinds_bits::{ALL, E, I, L, M, NONE, S, V};\n\n");
     for (arch, table) in ARCHS.iter().zip(tables) {
         let table = table?;
         let _ = writeln!(s, "/// {} opcodes of {arch}.", table.len());

@@ -465,7 +465,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                     return err(t, format!("'{s}': {e}"));
                 }
                 if matches!(field, "src1" | "src2") && matches!(ext, Ext::Dpp16 | Ext::Dpp8) {
-                    if let Some(e) = crate::ext_forms::dpp_src_refusal(i, field, code.0) {
+                    if let Some(e) = crate::dpp_kinds::refusal(i, field, code.0) {
                         return err(t, e);
                     }
                 }

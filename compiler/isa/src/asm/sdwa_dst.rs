@@ -1,5 +1,6 @@
 //! gfx9 SDWA forms that llvm-mc 22 gives no destination selector: the fp8/bf8 conversions
-//! (`v_cvt_f32_fp8_sdwa v8, v24 clamp src0_sel:BYTE_1`, `disasm::sdwa_has_dst_sel`). llvm-mc
+//! (`v_cvt_f32_fp8_sdwa v8, v24 clamp src0_sel:BYTE_1`; `disasm::sdwa_has_dst_sel` reads the
+//! generated list `baregpu_autogen::isa::sdwa_dst`, probed with llvm-mc). llvm-mc
 //! writes dst_sel DWORD and dst_unused UNUSED_PAD there, refuses `dst_sel:`, `dst_unused:` and
 //! `sext(...)` on the source, and prints words with other dst_sel/dst_unused values, or the sext
 //! bit set, as lines it then refuses or reads to other bytes. So the assembler and the builder

@@ -54,7 +54,7 @@ pub(crate) fn unencodable(i: &Instruction, text: &str) -> bool {
         || super::unwritten::unwritten(i)
         || wide_literal_in_16bit_source(i)
         || crate::ext_forms::refusal(i).is_some()
-        || crate::ext_forms::src_refusal(i).is_some()
+        || crate::dpp_kinds::first_refusal(i).is_some()
         || crate::asm::buf_soffset::refused(i)
         || literal_code_without_literal(i)
         || crate::src_kinds::first_refusal(i).is_some()

@@ -288,11 +288,12 @@ fn fake16_halves(i: &Instruction, s: Shape) -> u8 {
     }
 }
 
+/// Whether the SDWA form of mnemonic `m` (with or without `_sdwa` or `_e32`) takes `dst_sel` and
+/// `dst_unused`: all but the generated list (llvm-mc 22 refuses them on the fp8/bf8 conversions).
 pub fn sdwa_has_dst_sel(m: &str) -> bool {
-    !(m.starts_with("v_cvt_f32_fp8")
-        || m.starts_with("v_cvt_f32_bf8")
-        || m.starts_with("v_cvt_pk_f32_fp8")
-        || m.starts_with("v_cvt_pk_f32_bf8"))
+    let m = m.strip_suffix("_sdwa").unwrap_or(m);
+    let m = m.strip_suffix("_e32").unwrap_or(m);
+    !baregpu_autogen::isa::sdwa_dst::NO_DST_SEL.contains(&m)
 }
 
 pub fn has_dst(i: &Instruction) -> bool {

@@ -537,7 +537,7 @@ impl<'a> Fill<'a> {
             return self.failf(self.slots.iter().position(|s| s.op.name == n), format_args!("{e}"));
         }
         if self.c.ext != Ext::None {
-            if let Some((n, e)) = crate::ext_forms::src_refusal(&self.i) {
+            if let Some((n, e)) = crate::dpp_kinds::first_refusal(&self.i) {
                 return self.failf(self.slots.iter().position(|s| s.op.name == n), format_args!("{e}"));
             }
         }
