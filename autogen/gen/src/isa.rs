@@ -24,6 +24,7 @@ mod golden;
 mod image;
 mod line_operands;
 mod llvm;
+pub mod modifiers;
 mod probe;
 pub mod src_kinds;
 pub mod src_types;

@@ -43,6 +43,7 @@ const GENERATORS: &[(&str, Generator)] = &[
     ("isa", isa::generate),
     ("isa_alias", isa::alias::generate),
     ("isa_ctors", isa::ctors::generate),
+    ("isa_modifiers", isa::modifiers::generate),
     ("isa_src_kinds", isa::src_kinds::generate),
     ("isa_src_types", isa::src_types::generate),
 ];
