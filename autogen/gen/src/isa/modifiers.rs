@@ -16,8 +16,12 @@
 //! bytes. Any other answer is an error. A modifier llvm-mc accepts and writes no bit for (an
 //! `op_sel` entry past the destination's) adds nothing.
 //!
+//! llvm-mc also takes some modifiers it writes no bit for, and refuses others whatever their
+//! value (`op_sel` on gfx9 `v_trunc_f32_e64`): each opcode's entry says which modifier names (and
+//! `_e64`) llvm-mc takes at all, from the probes it accepted and the golden lines' own modifiers.
+//!
 //! Output: `src/isa/modifiers.rs`, per architecture every probed opcode (by table mnemonic) with
-//! its baseline's modifier bits, the bits some line writes, and whether `_e64` is refused.
+//! its baseline's modifier bits, the bits some line writes, and the names it takes.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
