@@ -4,10 +4,10 @@
 //! The modifier bits llvm-mc 22's assembler writes, per architecture: (table mnemonic, the
 //! baseline line's modifier bits, the bits some modifier changes, the modifiers llvm-mc
 //! takes at all), sorted by mnemonic, for every VOP3, VOP3P and VINTERP opcode probed. Bits
-//! packed by `modifier_bits::pack`; names as `modifier_bits::NAME_*`. Found by assembling a golden line with each modifier added
-//! (generator autogen/gen/src/isa/modifiers.rs).
+//! packed by `modifier_bits::pack`; names as `modifier_bits::NAME_*`. Found by assembling a
+//! golden line with each modifier added (generator autogen/gen/src/isa/modifiers.rs).
 
-/// 470 opcodes of gfx1100.
+/// 476 opcodes of gfx1100.
 pub static GFX1100: &[(&str, u16, u16, u8)] = &[
     ("v_add3_u32", 0x0000, 0x0000, 0x40),
     ("v_add_co_ci_u32_e64", 0x0000, 0x0080, 0x50),
@@ -473,6 +473,12 @@ pub static GFX1100: &[(&str, u16, u16, u8)] = &[
     ("v_trunc_f16_e64", 0x0000, 0x07c9, 0x71),
     ("v_trunc_f32_e64", 0x0000, 0x0781, 0x70),
     ("v_trunc_f64_e64", 0x0000, 0x0781, 0x70),
+    ("v_wmma_bf16_16x16x16_bf16", 0x0340, 0x1f7f, 0x4f),
+    ("v_wmma_f16_16x16x16_f16", 0x0340, 0x1f7f, 0x4f),
+    ("v_wmma_f32_16x16x16_bf16", 0x0340, 0x1c07, 0x4c),
+    ("v_wmma_f32_16x16x16_f16", 0x0340, 0x1c07, 0x4c),
+    ("v_wmma_i32_16x16x16_iu4", 0x0340, 0x1c87, 0x5c),
+    ("v_wmma_i32_16x16x16_iu8", 0x0340, 0x1c87, 0x5c),
     ("v_writelane_b32", 0x0000, 0x0000, 0x00),
     ("v_xad_u32", 0x0000, 0x0000, 0x40),
     ("v_xnor_b32_e64", 0x0000, 0x0000, 0x40),
@@ -481,7 +487,7 @@ pub static GFX1100: &[(&str, u16, u16, u8)] = &[
     ("v_xor_b32_e64", 0x0000, 0x0000, 0x40),
 ];
 
-/// 480 opcodes of gfx1201.
+/// 502 opcodes of gfx1201.
 pub static GFX1201: &[(&str, u16, u16, u8)] = &[
     ("v_add3_u32", 0x0000, 0x0000, 0x40),
     ("v_add_co_ci_u32_e64", 0x0000, 0x0080, 0x50),
@@ -953,10 +959,32 @@ pub static GFX1201: &[(&str, u16, u16, u8)] = &[
     ("v_subrev_f16_e64", 0x0000, 0x0f83, 0x70),
     ("v_subrev_f32_e64", 0x0000, 0x0f83, 0x70),
     ("v_subrev_nc_u32_e64", 0x0000, 0x0080, 0x50),
+    ("v_swmmac_bf16_16x16x32_bf16", 0x0340, 0x0c0b, 0x4c),
+    ("v_swmmac_f16_16x16x32_f16", 0x0340, 0x0c0b, 0x4c),
+    ("v_swmmac_f32_16x16x32_bf16", 0x0340, 0x0c0b, 0x4c),
+    ("v_swmmac_f32_16x16x32_bf8_bf8", 0x0340, 0x0008, 0x40),
+    ("v_swmmac_f32_16x16x32_bf8_fp8", 0x0340, 0x0008, 0x40),
+    ("v_swmmac_f32_16x16x32_f16", 0x0340, 0x0c0b, 0x4c),
+    ("v_swmmac_f32_16x16x32_fp8_bf8", 0x0340, 0x0008, 0x40),
+    ("v_swmmac_f32_16x16x32_fp8_fp8", 0x0340, 0x0008, 0x40),
+    ("v_swmmac_i32_16x16x32_iu4", 0x0340, 0x0c88, 0x54),
+    ("v_swmmac_i32_16x16x32_iu8", 0x0340, 0x0c88, 0x54),
+    ("v_swmmac_i32_16x16x64_iu4", 0x0340, 0x0c80, 0x54),
     ("v_trig_preop_f64", 0x0000, 0x0781, 0x70),
     ("v_trunc_f16_e64", 0x0000, 0x0781, 0x70),
     ("v_trunc_f32_e64", 0x0000, 0x0781, 0x70),
     ("v_trunc_f64_e64", 0x0000, 0x0781, 0x70),
+    ("v_wmma_bf16_16x16x16_bf16", 0x0340, 0x1c07, 0x4c),
+    ("v_wmma_f16_16x16x16_f16", 0x0340, 0x1c07, 0x4c),
+    ("v_wmma_f32_16x16x16_bf16", 0x0340, 0x1c07, 0x4c),
+    ("v_wmma_f32_16x16x16_bf8_bf8", 0x0340, 0x1004, 0x4c),
+    ("v_wmma_f32_16x16x16_bf8_fp8", 0x0340, 0x1004, 0x4c),
+    ("v_wmma_f32_16x16x16_f16", 0x0340, 0x1c07, 0x4c),
+    ("v_wmma_f32_16x16x16_fp8_bf8", 0x0340, 0x1004, 0x4c),
+    ("v_wmma_f32_16x16x16_fp8_fp8", 0x0340, 0x1004, 0x4c),
+    ("v_wmma_i32_16x16x16_iu4", 0x0340, 0x0c80, 0x54),
+    ("v_wmma_i32_16x16x16_iu8", 0x0340, 0x0c80, 0x54),
+    ("v_wmma_i32_16x16x32_iu4", 0x0340, 0x0c80, 0x54),
     ("v_writelane_b32", 0x0000, 0x0000, 0x00),
     ("v_xad_u32", 0x0000, 0x0000, 0x40),
     ("v_xnor_b32_e64", 0x0000, 0x0000, 0x40),

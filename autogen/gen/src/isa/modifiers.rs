@@ -1,5 +1,5 @@
 //! The `isa_modifiers` generator: which modifier bits of a VOP3, VOP3P or VINTERP word llvm-mc
-//! 22's ASSEMBLER writes for each opcode, and whether it takes the explicit `_e64` suffix.
+//! 22's ASSEMBLER writes for each opcode (gfx11/gfx12 WMMA too), and whether it takes the explicit `_e64` suffix.
 //!
 //! The disassembler-derived neg/abs flags (`Opcode::flags`, isa/forms.rs) say what llvm-mc
 //! prints; its assembler refuses more: neg/abs on gfx1100 `v_readlane_b32`'s lane select,
@@ -43,12 +43,12 @@ use crate::{banner, Generated};
 const LINES_PER_OP: usize = 4;
 
 /// The opcodes probed: VOP3 (with VOPC/VOP1/VOP2 promoted to it), VOP3P and VINTERP, less the
-/// ones whose modifier bits hold something else (matrix operands, v_bitop3's truth table,
+/// ones whose modifier bits hold something else (MFMA operands, v_bitop3's truth table,
 /// v_permlane*_swap's fi/bound_ctrl, the gfx12 byte selects).
 fn probed(op: &Opcode) -> bool {
     let m = op.mnemonic;
     matches!(op.format, "VOP3" | "VOP3P" | "VINTERP")
-        && matches!(op.layout, "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP")
+        && matches!(op.layout, "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" | "WMMA")
         && !m.starts_with("v_bitop3")
         && !(m.starts_with("v_permlane") && m.contains("_swap"))
 }
@@ -97,8 +97,15 @@ fn probes(op: &Opcode, line: &str) -> Vec<(String, u8)> {
         }
     }
     // gfx12 byte selects live in op_sel's bits.
-    let tail =
-        [("clamp", NAME_CLAMP), ("mul:2", NAME_OMOD), ("mul:4", NAME_OMOD), ("byte_sel:1", 0), ("byte_sel:2", 0)];
+    let tail = [
+        ("clamp", NAME_CLAMP),
+        ("mul:2", NAME_OMOD),
+        ("mul:4", NAME_OMOD),
+        ("byte_sel:1", 0),
+        ("byte_sel:2", 0),
+        ("index_key:1", 0),
+        ("index_key:2", 0),
+    ];
     for (m, bit) in tail {
         if !line.contains(&format!(" {}", &m[..3])) && !line.contains(" div:") {
             out.push((with(m), bit));
@@ -141,7 +148,7 @@ fn written(line: &str) -> u8 {
 
 /// `line` without the modifiers the probes add, its high halves written low.
 fn without_modifiers(line: &str) -> String {
-    let names = ["op_sel:", "op_sel_hi:", "neg_lo:", "neg_hi:", "clamp", "mul:", "div:", "byte_sel:"];
+    let names = ["op_sel:", "op_sel_hi:", "neg_lo:", "neg_hi:", "clamp", "mul:", "div:", "byte_sel:", "index_key:"];
     let (head, tail) = line.split_once(' ').unwrap_or((line, ""));
     let kept: Vec<&str> = tail.split(' ').filter(|t| !names.iter().any(|n| t.starts_with(n))).collect();
     // A high half is op_sel too: the low one is the baseline.
@@ -186,13 +193,17 @@ struct Found {
 
 type Found2 = BTreeMap<&'static str, Found>;
 
+/// One baseline line of an opcode: the opcode, the line, its probes (with their name bits) and
+/// the modifier names the opcode's golden lines write.
+type Target = (&'static Opcode, String, Vec<(String, u8)>, u8);
+
 fn probe_arch(arch: &str) -> Result<Found2, String> {
     let table: &Table =
         baregpu_autogen::isa::ARCHS.iter().find(|a| a.name == arch).ok_or_else(|| format!("no table for {arch}"))?;
     let golden = read_golden(arch)?;
     let none = Vec::new();
-    // (opcode, line, probes)
-    let mut targets: Vec<(&'static Opcode, String, Vec<(String, u8)>, u8)> = Vec::new();
+    // (opcode, baseline line, probes, names the golden lines write)
+    let mut targets: Vec<Target> = Vec::new();
     for op in table.opcodes.iter().filter(|o| probed(o)) {
         let lines: Vec<String> = golden
             .get(op.mnemonic)
@@ -279,8 +290,8 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
         "//! The modifier bits llvm-mc 22's assembler writes, per architecture: (table mnemonic, the\n\
          //! baseline line's modifier bits, the bits some modifier changes, the modifiers llvm-mc\n\
          //! takes at all), sorted by mnemonic, for every VOP3, VOP3P and VINTERP opcode probed. Bits\n\
-         //! packed by `modifier_bits::pack`; names as `modifier_bits::NAME_*`. Found by assembling a golden line with each modifier added\n\
-         //! (generator autogen/gen/src/isa/modifiers.rs).\n\n",
+         //! packed by `modifier_bits::pack`; names as `modifier_bits::NAME_*`. Found by assembling a\n\
+         //! golden line with each modifier added (generator autogen/gen/src/isa/modifiers.rs).\n\n",
     );
     for (arch, table) in ARCHS.iter().zip(tables) {
         let table = table?;
