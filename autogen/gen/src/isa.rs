@@ -25,6 +25,7 @@ mod golden;
 mod image;
 mod line_operands;
 mod llvm;
+pub mod modifiers;
 mod probe;
 pub mod sdwa_dst;
 pub mod src_kinds;

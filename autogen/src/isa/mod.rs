@@ -19,6 +19,9 @@ pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;
 pub mod gfx950;
+/// The modifier bits llvm-mc's assembler writes per VOP3/VOP3P/VINTERP opcode (generator
+/// `isa_modifiers`, autogen/gen/src/isa/modifiers.rs); bits packed by [`modifier_bits::pack`].
+pub mod modifiers;
 /// The gfx9 SDWA opcodes without a destination selector (generator `isa_sdwa_dst`,
 /// autogen/gen/src/isa/sdwa_dst.rs).
 pub mod sdwa_dst;
@@ -43,6 +46,50 @@ pub mod src_kinds_bits {
     pub const E: u8 = 32;
     pub const ALL: u8 = V | S | I | L;
     pub const NONE: u8 = 0;
+}
+
+/// The modifier bits of a VOP3, VOP3P or VINTERP word's first two dwords, as [`modifiers`]
+/// stores them: bits 8..=15 (VOP3 abs, op_sel and clamp; VOP3P neg_hi, op_sel, op_sel_hi's third
+/// entry and clamp) and 59..=63 (VOP3 omod and neg; VOP3P op_sel_hi and neg_lo).
+pub mod modifier_bits {
+    /// The bits, in the first eight bytes read as one little-endian number.
+    pub const MOD_BITS: u64 = 0xff << 8 | 0x1f << 59;
+
+    /// The modifier bits of `q` in 13 bits: bits 8..=15 first, then 59..=63.
+    pub const fn pack(q: u64) -> u16 {
+        (q >> 8 & 0xff | (q >> 59 & 0x1f) << 8) as u16
+    }
+
+    /// The packed bits of an opcode layout that are modifiers: the rest holds a VOP3SD `sdst`
+    /// (bits 8..=14) or VINTERP's `wait_exp` (8..=10; it has no omod).
+    pub fn layout_mask(layout: &str) -> u16 {
+        match layout {
+            "VOP3SD" => 0x1f80,
+            "VINTERP" => 0x1cf8,
+            _ => 0x1fff,
+        }
+    }
+
+    /// The modifiers an opcode takes at all, in [`super::modifiers`]' last column (llvm-mc
+    /// refuses some it writes no bit for, and takes others it writes no bit for).
+    pub const NAME_OP_SEL: u8 = 1;
+    pub const NAME_OP_SEL_HI: u8 = 2;
+    pub const NAME_NEG_LO: u8 = 4;
+    pub const NAME_NEG_HI: u8 = 8;
+    pub const NAME_CLAMP: u8 = 16;
+    /// `mul:` and `div:`.
+    pub const NAME_OMOD: u8 = 32;
+    /// The explicit `_e64` suffix.
+    pub const NAME_E64: u8 = 64;
+
+    /// The word bits of packed bit `k` (0..13).
+    pub const fn word_bit(k: u32) -> u32 {
+        if k < 8 {
+            k + 8
+        } else {
+            k - 8 + 59
+        }
+    }
 }
 
 /// A bit range `lo..=hi` of an instruction.

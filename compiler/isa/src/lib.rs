@@ -22,6 +22,7 @@ mod field_index;
 pub mod fixup;
 mod fnv;
 pub mod inst;
+mod modifiers;
 pub mod names;
 mod offset_range;
 pub mod operand;

@@ -31,8 +31,12 @@ pub(crate) fn refusal(op: &Opcode, si: usize, neg: bool, abs: bool, sext: bool, 
     None
 }
 
-/// Whether the word sets a neg, abs or sext bit [`refusal`] refuses: no line writes it.
+/// Whether the word sets a neg, abs or sext bit [`refusal`] refuses, or a VOP3/VOP3P/VINTERP
+/// modifier bit llvm-mc's assembler writes for no line (`isa::modifiers`): no line writes it.
 pub(crate) fn refused_bits(i: &Instruction) -> bool {
+    if crate::modifiers::refused(i) {
+        return true;
+    }
     let op = i.opcode();
     // The common case, cheaply (the assembler asks for every VALU line it reads back): every
     // source takes neg/abs, and there is no SDWA sext (gfx11+, or no SDWA word).
@@ -43,6 +47,8 @@ pub(crate) fn refused_bits(i: &Instruction) -> bool {
     match (s, ext) {
         // gfx950 v_bitop3 keeps its truth table in the neg/abs bits.
         (Shape::Vop3, _) if i.mnemonic().starts_with("v_bitop3") => false,
+        // Probed opcodes: the assembler's table (above) judges their neg/abs bits.
+        (Shape::Vop3, _) if crate::modifiers::probed(i.arch, i.op) => false,
         (Shape::Vop3, _) => {
             // Two field reads, and none of the per-source tests where no bit is set.
             let (neg, abs) = (i.f("neg"), i.f("abs"));

@@ -146,6 +146,8 @@ fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
         } else {
             matches!(f, "VOP1" | "VOP2" | "VOPC") || E32_AS_VOP3.contains(&base)
         };
+        // llvm-mc has no e64 variant of some VOP3-only opcodes (gfx1100 `v_readlane_b32`).
+        let fits = fits && !(e64 && crate::modifiers::e64_refused(arch, op));
         if let Some(init) = start(arch, op, Ext::None).filter(|_| fits) {
             out.push(Cand { op, ext: Ext::None, init });
         }
@@ -272,7 +274,7 @@ fn vopd_line(rest: &str) -> bool {
 /// Why no encoding reads mnemonic `m`: an unknown name, or a DPP/SDWA suffix on an instruction
 /// llvm-mc 22 has in no such form (`ext_forms`; `_dpp` names the 32-bit encoding's DPP form).
 fn no_candidate(arch: Arch, m: &str, written: &str) -> String {
-    let form = [("_e64_dpp", "VOP3 DPP"), ("_dpp", "32-bit DPP"), ("_sdwa", "SDWA")]
+    let form = [("_e64_dpp", "VOP3 DPP"), ("_dpp", "32-bit DPP"), ("_sdwa", "SDWA"), ("_e64", "e64")]
         .into_iter()
         .find_map(|(suf, form)| m.strip_suffix(suf).map(|b| (b, form)))
         .filter(|(b, _)| !candidates(arch, b).is_empty());

@@ -53,6 +53,11 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
         }
         set1(i, "dpp_ctrl", c)
     };
+    // A modifier none of whose bits llvm-mc writes for the opcode: refused whatever its value
+    // (`v_trunc_f32_e64 v1, v2 op_sel:[0,0,1]` on gfx9), as llvm-mc refuses it.
+    if let Some(e) = crate::modifiers::name_refusal(i, name) {
+        return err(t, e);
+    }
     match name {
         // gfx9's GWS operations are the only ones that take (and require) gds.
         "gds" if is_gfx9(i.arch) && !i.mnemonic().starts_with("ds_gws_") => {

@@ -570,11 +570,20 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
         modifier(i, t, ext)?;
     }
     let _ = max_sgpr;
-    // Whole-instruction rules: a wide MFMA's C matrix is its destination or apart from it; gfx11
+    // Whole-instruction rules: modifier bits llvm-mc's assembler writes (isa::modifiers); a wide MFMA's C matrix is its destination or apart from it; gfx11
     // 64-bit DPP src1; a 16-bit fmamk/fmaak constant; gfx11 s_waitcnt_*cnt's null; SMEM data,
     // offsets and sizes; GWS gds and data; tfe on a store; gfx9's 4-bit VGPR-indexing mode; the
     // constant bus.
     let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
+    crate::modifiers::check(i).map_err(|(c, e)| {
+        let at = match c {
+            crate::modifiers::Culprit::Src(si) => col(ops.iter().position(|o| src_index(o.name) == Some(si))),
+            crate::modifiers::Culprit::Mod(n) => {
+                mods.iter().find(|t| t.text.starts_with(n)).map_or(line.rest.col, |t| t.col)
+            }
+        };
+        (at, e)
+    })?;
     super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
     super::k16::check(i).map_err(|e| (col(ops.iter().position(|o| o.kind == OperandKind::Imm)), e))?;
     super::waitcnt_null::check(i).map_err(|e| (col(Some(0)), e))?;

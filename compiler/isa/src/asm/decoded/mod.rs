@@ -52,6 +52,8 @@ pub fn decoded_reuse(i: &Instruction, mut spare: Typed<'static>) -> Option<Typed
         "SMEM" => buf::smem(i, spare),
         "MUBUF" | "MTBUF" | "VBUFFER" => buf::buffer(i, spare),
         _ => match shape(i) {
+            // A modifier bit llvm-mc's assembler writes for no line (isa::modifiers): `.long`.
+            (Shape::Vop3p, Ext::None) if crate::modifiers::refused(i) => None,
             (s @ (Shape::Vop3p | Shape::Mfma), Ext::None) => vop3p::vop3p(i, s, spare),
             _ => None,
         },

@@ -544,6 +544,16 @@ impl<'a> Fill<'a> {
         if self.c.f8f6f4 {
             self.f8f6f4_sizes()?;
         }
+        // Modifier bits llvm-mc's assembler writes for the opcode (the assembler's rule).
+        if let Err((c, e)) = crate::modifiers::check(&self.i) {
+            let k = match c {
+                crate::modifiers::Culprit::Src(si) => {
+                    self.slots.iter().position(|s| crate::operand::src_index(s.op.name) == Some(si))
+                }
+                crate::modifiers::Culprit::Mod(_) => None,
+            };
+            return self.failf(k, format_args!("{e}"));
+        }
         // SMEM data, offsets and sizes; GWS gds and data; tfe on a store (the assembler's rules).
         if matches!(self.c.shape, Shape::Smem | Shape::Ds | Shape::Buf) {
             let r = crate::asm::smem_rules::check(&self.i)

@@ -1,0 +1,87 @@
+//! Checks the generated modifier table (`isa::modifiers`) against llvm-mc 22 where it is
+//! installed: for every probed opcode with a golden line that writes no modifier, llvm-mc must
+//! accept the line with `clamp` added, and the mnemonic with `_e64` added, exactly where the table
+//! says it takes them. Skipped, with a printed reason, without llvm-mc-22.
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use baregpu_autogen::isa::modifier_bits::{NAME_CLAMP, NAME_E64};
+use baregpu_autogen::isa::{modifiers, ARCHS};
+
+const LLVM_MC: &str = "/usr/bin/llvm-mc-22";
+
+/// The line numbers (from 0) llvm-mc reports an error or warning for.
+fn refused(arch: &str, lines: &[String]) -> BTreeSet<usize> {
+    let mut child = Command::new(LLVM_MC)
+        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={arch}"), "-show-encoding"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("llvm-mc");
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("llvm-mc output");
+    writer.join().expect("writer").expect("write");
+    let err = String::from_utf8_lossy(&out.stderr);
+    err.lines()
+        .filter_map(|l| l.strip_prefix("<stdin>:")?.split_once(':')?.0.parse::<usize>().ok())
+        .map(|n| n - 1)
+        .collect()
+}
+
+/// A golden line of `m` with no modifier, no register half, no note and no DPP.
+fn plain_line(golden: &str, m: &str) -> Option<String> {
+    golden.lines().find_map(|l| {
+        let text = l.split(" ; [").next()?;
+        let plain = text.split(' ').next() == Some(m)
+            && !text.contains(':')
+            && !text.contains(['|', '-', '.', '/'])
+            && !text.contains("clamp");
+        plain.then(|| text.to_string())
+    })
+}
+
+#[test]
+fn modifier_table_agrees_with_llvm_mc() {
+    if !std::path::Path::new(LLVM_MC).exists() {
+        println!("skipped: {LLVM_MC} not installed");
+        return;
+    }
+    let tables = [modifiers::GFX1100, modifiers::GFX1201, modifiers::GFX942, modifiers::GFX950];
+    for (a, t) in ARCHS.iter().zip(tables) {
+        assert!(t.windows(2).all(|w| w[0].0 < w[1].0), "{}: not sorted", a.name);
+        let path = format!("{}/../tests/isa/golden/{}.txt", env!("CARGO_MANIFEST_DIR"), a.name);
+        let golden = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        // (line, the table's verdict, what it checks)
+        let mut cases: Vec<(String, bool, &str)> = Vec::new();
+        for &(m, _, _, names) in t {
+            let Some(line) = plain_line(&golden, m) else { continue };
+            cases.push((format!("{line} clamp"), names & NAME_CLAMP != 0, "clamp"));
+            if !m.ends_with("_e64") && !m.ends_with("_e32") {
+                let rest = line.split_once(' ').map_or("", |(_, r)| r);
+                cases.push((format!("{m}_e64 {rest}"), names & NAME_E64 != 0, "_e64"));
+            }
+        }
+        let lines: Vec<String> = cases.iter().map(|c| c.0.clone()).collect();
+        let bad = refused(a.name, &lines);
+        let wrong: Vec<String> = cases
+            .iter()
+            .enumerate()
+            .filter(|(k, c)| c.1 == bad.contains(k))
+            .map(|(_, c)| {
+                format!("{}: `{}` ({}: the table says {})", a.name, c.0, c.2, if c.1 { "taken" } else { "refused" })
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{} of {} disagree:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
+        // The cases the table exists for.
+        assert!(cases.iter().any(|c| !c.1), "{}: no refused case checked", a.name);
+        println!("{}: {} cases agree with llvm-mc", a.name, cases.len());
+    }
+    let e64 = |t: &[(&str, u16, u16, u8)], m: &str| t.iter().find(|e| e.0 == m).map(|e| e.3 & NAME_E64 != 0);
+    assert_eq!(e64(modifiers::GFX1100, "v_readlane_b32"), Some(false));
+    assert_eq!(e64(modifiers::GFX1100, "v_writelane_b32"), Some(false));
+}
