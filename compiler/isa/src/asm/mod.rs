@@ -28,6 +28,7 @@ pub(crate) mod modifier;
 pub(crate) mod neg16;
 pub mod operand;
 pub mod parser;
+mod rules;
 pub(crate) mod salu_imm;
 pub(crate) mod sdwa_dst;
 pub(crate) mod smem_rules;
@@ -64,7 +65,7 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
                 // A DPP/SDWA form llvm-mc 22 does not have for the opcode (ext_forms) is no
                 // candidate.
                 if let Some(init) = start(arch, op, ext).filter(|i| crate::ext_forms::refusal(i).is_none()) {
-                    out.push(Cand { op, ext, init });
+                    out.push(Cand::new(op, ext, init));
                 }
             }
         }
@@ -147,7 +148,7 @@ fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
             matches!(f, "VOP1" | "VOP2" | "VOPC") || E32_AS_VOP3.contains(&base)
         };
         if let Some(init) = start(arch, op, Ext::None).filter(|_| fits) {
-            out.push(Cand { op, ext: Ext::None, init });
+            out.push(Cand::new(op, Ext::None, init));
         }
     }
 }
@@ -297,7 +298,7 @@ fn pick(
     let mut mismatch: Option<Instruction> = None;
     for c in cands.iter() {
         let mut i = c.init;
-        match fill(&mut i, l, &want.typed.ops, c.ext) {
+        match fill(&mut i, l, &want.typed.ops, c.ext, c.rules) {
             Ok(()) => {
                 if verify::agrees(&i, want, sc) {
                     return Ok(i);

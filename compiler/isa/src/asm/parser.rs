@@ -17,6 +17,7 @@ use crate::operand::{literal_too_wide, reads_16bit_literal, src_val_type, ValTyp
 use crate::tables::FLAG_LIT16;
 use crate::Arch;
 
+pub use super::rules::Rules;
 pub use super::start::{start, Cand, Ext};
 
 /// Error: column and reason.
@@ -66,7 +67,7 @@ fn set_src(
 /// Fills the instruction from the line's operands and modifiers. `typed` is the line's operands
 /// in typed form (`value::typed`), read instead of parsing a token again; a token without its
 /// typed form there (an empty `typed`, an implied operand) is parsed.
-pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Result<(), PErr> {
+pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules: Rules) -> Result<(), PErr> {
     let arch = i.arch;
     let opc = i.opcode();
     let m = opc.mnemonic;
@@ -575,13 +576,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
     // offsets and sizes; GWS gds and data; tfe on a store; gfx9's 4-bit VGPR-indexing mode; the
     // constant bus.
     let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
-    super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
-    super::k16::check(i).map_err(|e| (col(ops.iter().position(|o| o.kind == OperandKind::Imm)), e))?;
-    super::waitcnt_null::check(i).map_err(|e| (col(Some(0)), e))?;
-    super::smem_rules::check(i).map_err(|e| (col(Some(0)), e))?;
-    super::gws::check(i).map_err(|e| (col(Some(0)), e))?;
-    super::store_tfe::check(i).map_err(|e| (col(Some(0)), e))?;
-    super::gpr_idx_mode::check(i).map_err(|e| (col(Some(ops.len().saturating_sub(1))), e))?;
+    super::rules::check(i, rules, ops).map_err(|(k, e)| (col(k), e))?;
     super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }
 
