@@ -383,7 +383,12 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
                         } else {
                             None
                         };
-                        let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
+                        // A register read above (and checked for alignment) is not read again.
+                        let code_of = || match &r {
+                            Some(r) => super::operand::reg_code(arch, r, s, vgpr_ok),
+                            None => src_code(arch, s, vgpr_ok),
+                        };
+                        let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| code_of()) {
                             Ok((255, Some(l)))
                                 if literal_too_wide(l)
                                     && reads_16bit_literal(ty(), lit16, packed, f16_halves(arch, m, idx)) =>
