@@ -47,8 +47,7 @@ fn by_opcode(arch: crate::Arch) -> &'static [Option<&'static Image>] {
         [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
     BY_OP[arch as usize].get_or_init(|| {
         let t = crate::tables::Tables::get(arch);
-        let by_name: HashMap<&str, &'static Image> =
-            t.table.images.iter().rev().map(|x| (x.mnemonic, x)).collect();
+        let by_name: HashMap<&str, &'static Image> = t.table.images.iter().rev().map(|x| (x.mnemonic, x)).collect();
         t.table.opcodes.iter().map(|o| by_name.get(o.mnemonic).copied()).collect()
     })
 }
