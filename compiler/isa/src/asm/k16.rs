@@ -9,10 +9,15 @@ use crate::inst::Instruction;
 use crate::operand::{literal_too_wide, reads_16bit_literal};
 use crate::tables::FLAG_LIT16;
 
+/// Whether the rule applies to `i`'s opcode (asm::rules keeps it per candidate).
+pub(crate) fn applies(i: &Instruction) -> bool {
+    i.opcode().flags & FLAG_LITERAL != 0
+}
+
 /// Refuses a constant that is no 16-bit value where the opcode reads 16 bits of it.
 pub(crate) fn check(i: &Instruction) -> Result<(), String> {
     let op = i.opcode();
-    let Some(k) = i.literal.filter(|&l| op.flags & FLAG_LITERAL != 0 && literal_too_wide(l)) else {
+    let Some(k) = i.literal.filter(|&l| applies(i) && literal_too_wide(l)) else {
         return Ok(());
     };
     // The constant takes src0's type (crate::src_type).

@@ -123,6 +123,14 @@ fn push<'a>(out: &mut Vec<Tok<'a>>, s: &'a str, a: usize, b: usize, col0: usize)
 fn trim(s: &str) -> &str {
     let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
     let b = s.as_bytes();
+    // Most tokens end in a printable ASCII byte and start in one or after one blank: those
+    // are cut without the general scans (bytes 0x21..0x7f are neither blanks nor non-ASCII).
+    let printable = |c: u8| (0x21..0x80).contains(&c);
+    match b {
+        [f, .., l] if printable(*f) && printable(*l) => return s,
+        [b' ', f, .., l] if printable(*f) && printable(*l) => return &s[1..],
+        _ => {}
+    }
     let start = b.iter().position(|c| !blank(c)).unwrap_or(b.len());
     let end = b.iter().rposition(|c| !blank(c)).map_or(start, |e| e + 1);
     // Cut only after ASCII bytes, so at char boundaries.

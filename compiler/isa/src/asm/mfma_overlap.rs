@@ -5,9 +5,14 @@
 
 use crate::inst::Instruction;
 
+/// Whether the rule applies to `i`'s opcode and format (asm::rules keeps it per candidate).
+pub(crate) fn applies(i: &Instruction) -> bool {
+    matches!(i.format().name, "MFMA" | "VOP3PX2") && !i.mnemonic().ends_with("_f8f6f4")
+}
+
 /// Refuses an MFMA whose src2 registers partially overlap its destination's.
 pub(crate) fn check(i: &Instruction) -> Result<(), String> {
-    if !matches!(i.format().name, "MFMA" | "VOP3PX2") || i.mnemonic().ends_with("_f8f6f4") {
+    if !applies(i) {
         return Ok(());
     }
     let ops = i.operands();

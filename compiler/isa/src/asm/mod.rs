@@ -28,6 +28,7 @@ pub(crate) mod modifier;
 pub(crate) mod neg16;
 pub mod operand;
 pub mod parser;
+mod rules;
 pub(crate) mod salu_imm;
 pub(crate) mod sdwa_dst;
 pub(crate) mod smem_rules;
@@ -64,7 +65,7 @@ fn candidates_uncached(arch: Arch, m: &str) -> Vec<Cand> {
                 // A DPP/SDWA form llvm-mc 22 does not have for the opcode (ext_forms) is no
                 // candidate.
                 if let Some(init) = start(arch, op, ext).filter(|i| crate::ext_forms::refusal(i).is_none()) {
-                    out.push(Cand { op, ext, init });
+                    out.push(Cand::new(op, ext, init));
                 }
             }
         }
@@ -149,7 +150,7 @@ fn forced_encoding(t: &Tables, arch: Arch, m: &str, out: &mut Vec<Cand>) {
         // llvm-mc has no e64 variant of some VOP3-only opcodes (gfx1100 `v_readlane_b32`).
         let fits = fits && !(e64 && crate::modifiers::e64_refused(arch, op));
         if let Some(init) = start(arch, op, Ext::None).filter(|_| fits) {
-            out.push(Cand { op, ext: Ext::None, init });
+            out.push(Cand::new(op, Ext::None, init));
         }
     }
 }
@@ -299,7 +300,7 @@ fn pick(
     let mut mismatch: Option<Instruction> = None;
     for c in cands.iter() {
         let mut i = c.init;
-        match fill(&mut i, l, &want.typed.ops, c.ext) {
+        match fill(&mut i, l, &want.typed.ops, c.ext, c.rules) {
             Ok(()) => {
                 if verify::agrees(&i, want, sc) {
                     return Ok(i);

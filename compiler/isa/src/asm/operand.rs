@@ -167,32 +167,43 @@ pub fn max_sgpr(arch: Arch) -> u32 {
 pub fn src_code(arch: Arch, s: &str, vgpr_ok: bool) -> Result<(u32, Option<u32>), String> {
     if let Some(r) = parse_reg(s) {
         check_alignment(arch, &r)?;
-        return match r.file {
-            'v' if vgpr_ok => {
-                if r.first + r.count > 256 {
-                    Err(format!("register {s} is beyond the VGPR file"))
-                } else {
-                    Ok((256 + r.first, None))
-                }
-            }
-            'v' | 'a' => Err(format!("{s}: a vector register is not allowed here")),
-            's' => {
-                if r.first + r.count - 1 > max_sgpr(arch) {
-                    Err(format!("register {s} is beyond the SGPR file"))
-                } else {
-                    Ok((r.first, None))
-                }
-            }
-            't' => {
-                if r.first + r.count > 16 {
-                    Err(format!("register {s} is beyond the trap registers"))
-                } else {
-                    Ok((108 + r.first, None))
-                }
-            }
-            _ => Err(format!("bad register {s}")),
-        };
+        return reg_code(arch, &r, s, vgpr_ok);
     }
+    src_code_not_reg(arch, s)
+}
+
+/// [`src_code`] of a register `r` (written `s`) already read and checked for alignment: the
+/// assembler's fill has it from the line's typed form.
+pub fn reg_code(arch: Arch, r: &Reg, s: &str, vgpr_ok: bool) -> Result<(u32, Option<u32>), String> {
+    match r.file {
+        'v' if vgpr_ok => {
+            if r.first + r.count > 256 {
+                Err(format!("register {s} is beyond the VGPR file"))
+            } else {
+                Ok((256 + r.first, None))
+            }
+        }
+        'v' | 'a' => Err(format!("{s}: a vector register is not allowed here")),
+        's' => {
+            if r.first + r.count - 1 > max_sgpr(arch) {
+                Err(format!("register {s} is beyond the SGPR file"))
+            } else {
+                Ok((r.first, None))
+            }
+        }
+        't' => {
+            if r.first + r.count > 16 {
+                Err(format!("register {s} is beyond the trap registers"))
+            } else {
+                Ok((108 + r.first, None))
+            }
+        }
+        _ => Err(format!("bad register {s}")),
+    }
+}
+
+/// [`src_code`] of a word that is no register.
+fn src_code_not_reg(arch: Arch, s: &str) -> Result<(u32, Option<u32>), String> {
     if let Some(c) = crate::names::sreg::code(arch, s) {
         return Ok((c, None));
     }

@@ -17,6 +17,7 @@ use crate::operand::{literal_too_wide, reads_16bit_literal, src_val_type, ValTyp
 use crate::tables::FLAG_LIT16;
 use crate::Arch;
 
+pub use super::rules::Rules;
 pub use super::start::{start, Cand, Ext};
 
 /// Error: column and reason.
@@ -66,7 +67,7 @@ fn set_src(
 /// Fills the instruction from the line's operands and modifiers. `typed` is the line's operands
 /// in typed form (`value::typed`), read instead of parsing a token again; a token without its
 /// typed form there (an empty `typed`, an implied operand) is parsed.
-pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Result<(), PErr> {
+pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules: Rules) -> Result<(), PErr> {
     let arch = i.arch;
     let opc = i.opcode();
     let m = opc.mnemonic;
@@ -382,7 +383,12 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
                         } else {
                             None
                         };
-                        let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| src_code(arch, s, vgpr_ok)) {
+                        // A register read above (and checked for alignment) is not read again.
+                        let code_of = || match &r {
+                            Some(r) => super::operand::reg_code(arch, r, s, vgpr_ok),
+                            None => src_code(arch, s, vgpr_ok),
+                        };
+                        let c = match pk.map(|l| (255, Some(l))).ok_or(()).or_else(|_| code_of()) {
                             Ok((255, Some(l)))
                                 if literal_too_wide(l)
                                     && reads_16bit_literal(ty(), lit16, packed, f16_halves(arch, m, idx)) =>
@@ -570,8 +576,9 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
         modifier(i, t, ext)?;
     }
     let _ = max_sgpr;
-    // Whole-instruction rules: modifier bits llvm-mc's assembler writes (isa::modifiers); a wide MFMA's C matrix is its destination or apart from it; gfx11
-    // 64-bit DPP src1; a 16-bit fmamk/fmaak constant; gfx11 s_waitcnt_*cnt's null; SMEM data,
+    // Whole-instruction rules: the modifier bits llvm-mc's assembler writes (isa::modifiers);
+    // then those `rules` picked for the candidate: a wide MFMA's C matrix is its destination or
+    // apart from it; a 16-bit fmamk/fmaak constant; gfx11 s_waitcnt_*cnt's null; SMEM data,
     // offsets and sizes; GWS gds and data; tfe on a store; gfx9's 4-bit VGPR-indexing mode; the
     // constant bus.
     let col = |k: Option<usize>| k.and_then(|k| toks.get(k)).map_or(line.rest.col, |t| t.col);
@@ -584,13 +591,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext) -> Re
         };
         (at, e)
     })?;
-    super::mfma_overlap::check(i).map_err(|e| (col(ops.iter().position(|o| o.name == "src2")), e))?;
-    super::k16::check(i).map_err(|e| (col(ops.iter().position(|o| o.kind == OperandKind::Imm)), e))?;
-    super::waitcnt_null::check(i).map_err(|e| (col(Some(0)), e))?;
-    super::smem_rules::check(i).map_err(|e| (col(Some(0)), e))?;
-    super::gws::check(i).map_err(|e| (col(Some(0)), e))?;
-    super::store_tfe::check(i).map_err(|e| (col(Some(0)), e))?;
-    super::gpr_idx_mode::check(i).map_err(|e| (col(Some(ops.len().saturating_sub(1))), e))?;
+    super::rules::check(i, rules, ops).map_err(|(k, e)| (col(k), e))?;
     super::const_bus::check(i).map_err(|(k, e)| (col(k), e))
 }
 

@@ -69,9 +69,14 @@ pub(crate) fn imm_sdata_refusal(arch: Arch, v: i64, text: &str) -> Option<String
         .then(|| format!("immediate {text} out of range: the SMEM size field is 0..{max}"))
 }
 
+/// Whether the rules apply to `i`'s format (asm::rules keeps it per candidate).
+pub(crate) fn applies(i: &Instruction) -> bool {
+    i.format().name == "SMEM"
+}
+
 /// Refuses an SMEM instruction that breaks one of the rules above.
 pub(crate) fn check(i: &Instruction) -> Result<(), String> {
-    if i.format().name != "SMEM" {
+    if !applies(i) {
         return Ok(());
     }
     for o in i.operands() {

@@ -25,6 +25,14 @@ pub struct Cand {
     pub ext: Ext,
     /// The instruction as [`start`] makes it for this opcode and extension.
     pub init: Instruction,
+    /// The whole-instruction rules that can refuse it (asm::rules), worked out once.
+    pub rules: super::rules::Rules,
+}
+
+impl Cand {
+    pub fn new(op: u32, ext: Ext, init: Instruction) -> Cand {
+        Cand { op, ext, init, rules: super::rules::Rules::of(&init) }
+    }
 }
 
 /// Starts an instruction for an opcode: fixed encoding bits, opcode, defaults.

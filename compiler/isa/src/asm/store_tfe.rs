@@ -5,10 +5,15 @@
 
 use crate::inst::Instruction;
 
+/// Whether the rule applies to `i`'s opcode and format: a buffer store (asm::rules keeps it per
+/// candidate).
+pub(crate) fn applies(i: &Instruction) -> bool {
+    matches!(i.format().name, "MUBUF" | "MTBUF" | "VBUFFER") && i.mnemonic().contains("_store")
+}
+
 /// Refuses a buffer store with its `tfe` bit set.
 pub(crate) fn check(i: &Instruction) -> Result<(), String> {
-    let buf = matches!(i.format().name, "MUBUF" | "MTBUF" | "VBUFFER");
-    if buf && i.field("tfe") == Some(1) && i.mnemonic().contains("_store") {
+    if applies(i) && i.field("tfe") == Some(1) {
         return Err(format!("tfe means nothing on a store: llvm-mc 22 refuses it on {}", i.mnemonic()));
     }
     Ok(())

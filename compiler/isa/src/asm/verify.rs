@@ -292,7 +292,9 @@ fn implied_op_sel<'a>(
         return None;
     }
     let nsrc = kinds.iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
-    let mut bits = vec![0i64; nsrc + 1];
+    // On the stack: this runs for every VOP3 line, and most set no bit.
+    let mut bits = [0i64; 4];
+    let bits = &mut bits[..(nsrc + 1).min(4)];
     for (o, k) in ops.iter().zip(kinds) {
         let Val::Reg(r) = &o.val else { continue };
         let at = match k.name {
@@ -309,7 +311,7 @@ fn implied_op_sel<'a>(
     if bits.iter().all(|&b| b == 0) {
         return None;
     }
-    let mut out = vec![Modifier { name: "op_sel", val: Some(Val::List(bits)), col: 0 }];
+    let mut out = vec![Modifier { name: "op_sel", val: Some(Val::List(bits.to_vec())), col: 0 }];
     out.extend(mods.iter().cloned());
     Some(out)
 }

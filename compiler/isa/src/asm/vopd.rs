@@ -4,7 +4,7 @@
 use baregpu_autogen::isa::FLAG_LITERAL;
 
 use super::lexer::{split_line, Line};
-use super::parser::{fill, start, Ext};
+use super::parser::{fill, start, Ext, Rules};
 use super::value::typed;
 use super::verify::agrees_vopd;
 use crate::error::{IsaError, Result};
@@ -85,11 +85,11 @@ fn build(arch: Arch, x: u32, y: u32, lx: &Line, ly: &Line) -> std::result::Resul
     if !i.set_field("opy", t.op(y).opcode as u32) {
         return Err((ly.mnemonic.col, "bad VOPD Y opcode".into()));
     }
-    fill(&mut i, lx, &[], Ext::None)?;
+    fill(&mut i, lx, &[], Ext::None, Rules::ALL)?;
     let mut j = Instruction { op: y, ..i };
     if t.op(y).flags & FLAG_LITERAL != 0 && j.literal.is_none() {
         j.literal = Some(0);
     }
-    fill(&mut j, ly, &[], Ext::None)?;
+    fill(&mut j, ly, &[], Ext::None, Rules::ALL)?;
     Ok(Instruction { op: x, op_y: Some(y), ..j })
 }

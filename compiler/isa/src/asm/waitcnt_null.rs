@@ -8,16 +8,21 @@ use crate::Arch;
 /// gfx11's null SGPR code.
 const NULL: u32 = 0x7c;
 
-/// Refuses a gfx11 `s_waitcnt_*cnt` whose register is not `null`.
-pub(crate) fn check(i: &Instruction) -> Result<(), String> {
-    // The architecture first: the mnemonic is read only on gfx1100 (this runs for every line).
+/// Whether the rule applies to `i`'s opcode: a gfx11 `s_waitcnt_*cnt` (asm::rules keeps it per
+/// candidate).
+pub(crate) fn applies(i: &Instruction) -> bool {
+    // The architecture first: the mnemonic is read only on gfx1100.
     if i.arch != Arch::Gfx1100 {
-        return Ok(());
+        return false;
     }
     let m = i.mnemonic();
-    let counter = m.starts_with("s_waitcnt_") && m.ends_with("cnt");
-    if counter && i.field("sdst").is_some_and(|r| r != NULL) {
-        return Err(format!("{m}: the register must be null"));
+    m.starts_with("s_waitcnt_") && m.ends_with("cnt")
+}
+
+/// Refuses a gfx11 `s_waitcnt_*cnt` whose register is not `null`.
+pub(crate) fn check(i: &Instruction) -> Result<(), String> {
+    if applies(i) && i.field("sdst").is_some_and(|r| r != NULL) {
+        return Err(format!("{}: the register must be null", i.mnemonic()));
     }
     Ok(())
 }

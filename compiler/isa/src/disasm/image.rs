@@ -2,6 +2,9 @@
 //! address(es), resource and sampler, then `dmask`, `dim` and the flags. Register counts follow
 //! the modifiers; the tables hold them per opcode as llvm-mc prints them (`images`).
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use baregpu_autogen::isa::Image;
 
 use crate::inst::Instruction;
@@ -33,8 +36,20 @@ pub fn is_image(format: &str) -> bool {
 
 /// The register counts of an image instruction's opcode.
 pub fn counts(i: &Instruction) -> Option<&'static Image> {
-    let m = i.mnemonic();
-    i.tables().table.images.iter().find(|x| x.mnemonic == m)
+    by_opcode(i.arch).get(i.op as usize).copied().flatten()
+}
+
+/// Per opcode index, its entry of the architecture's image table, found once: the table is
+/// keyed by mnemonic, and a search of it for every lookup cost several thousand host
+/// instructions per image line the assembler reads back.
+fn by_opcode(arch: crate::Arch) -> &'static [Option<&'static Image>] {
+    static BY_OP: [OnceLock<Vec<Option<&'static Image>>>; 4] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    BY_OP[arch as usize].get_or_init(|| {
+        let t = crate::tables::Tables::get(arch);
+        let by_name: HashMap<&str, &'static Image> = t.table.images.iter().rev().map(|x| (x.mnemonic, x)).collect();
+        t.table.opcodes.iter().map(|o| by_name.get(o.mnemonic).copied()).collect()
+    })
 }
 
 /// Data registers, as llvm-mc prints them for the dmask, d16 and tfe.
