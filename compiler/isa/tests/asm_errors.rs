@@ -4,6 +4,9 @@
 use baregpu_isa::asm::MAX_ERRORS;
 use baregpu_isa::{assemble, Arch, IsaError};
 
+#[path = "asm_errors/refusals.rs"]
+mod refusals;
+
 fn positions(e: &IsaError) -> Vec<(usize, usize)> {
     match e {
         IsaError::Asm { line, col, .. } => vec![(*line, *col)],
@@ -19,6 +22,15 @@ fn refused_at(bad: &[(Arch, &str, usize, &str)]) {
         assert_eq!(positions(&e), vec![(1, col)], "{line}: {e}");
         assert!(e.to_string().contains(what), "{line}: {e}");
         assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+}
+
+/// Each line is refused with one error line whose text holds `what` (any column).
+fn refused_with(bad: &[(Arch, &str)], what: &str) {
+    for &(arch, line) in bad {
+        let e = assemble(arch, line).expect_err(line);
+        assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
+        assert!(e.to_string().contains(what), "{line}: {e}");
     }
 }
 
@@ -607,10 +619,7 @@ fn constants_with_modifiers_llvm_mc_refuses_are_refused() {
         (Gfx942, "v_cmp_f_i16_e32 vcc, sext(0x12345678), v40"),
         (Gfx1100, "v_cvt_f32_i32_e32 v8, sext(65)"),
     ];
-    for (arch, line) in bad {
-        let e = assemble(arch, line).expect_err(line);
-        assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
-    }
+    refused_with(&bad, "");
 }
 
 /// SMEM `offset:` beside an SGPR soffset is signed: 21 bits on gfx9 and gfx11, 24 on gfx12
@@ -645,187 +654,4 @@ fn smem_offsets_take_the_signed_range_of_their_field() {
         (Arch::Gfx1100, "s_load_b32 s0, s[24:25], s2 offset:0x100000", 29, "SMEM offset is 21 bits"),
         (Arch::Gfx942, "s_load_dword s0, s[24:25], s2 offset:-0x100001", 31, "SMEM offset is 21 bits"),
     ]);
-}
-
-/// Sources that take only some kinds of operand (the generated `src_kinds` table, probed with
-/// llvm-mc 22): a VGPR-only source refuses SGPRs and constants, a lane select refuses a VGPR,
-/// SALU sources that take only SGPRs refuse constants. One class per row; llvm-mc 22 refuses
-/// each line (gfx950 `v_cvt_scalef32_sr_pk_fp4_f32 v12, -7, ...` it writes with a register's code).
-#[test]
-fn source_kinds_llvm_mc_refuses_are_refused() {
-    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
-    let bad = [
-        (Gfx942, "v_readfirstlane_b32 s8, s5"),
-        (Gfx1100, "v_readfirstlane_b32 s8, 0x1234"),
-        (Gfx1201, "v_readfirstlane_b32_e32 s8, 1"),
-        (Gfx1100, "v_movrels_b32 v8, s5"),
-        (Gfx1201, "v_movrelsd_b32 v8, 1"),
-        (Gfx1100, "v_movrelsd_2_b32_e64 v8, 0x1234"),
-        (Gfx942, "v_swap_b32 v8, s5"),
-        (Gfx1100, "v_swaprel_b32 v8, 1"),
-        (Gfx1201, "v_permlane64_b32 v8, vcc_lo"),
-        (Gfx1201, "v_permlane16_var_b32 v12, s5, v40"),
-        (Gfx1201, "v_permlanex16_var_b32_e64 v12, v24, s5"),
-        (Gfx950, "v_permlane16_swap_b32_e64 v12, s5"),
-        (Gfx950, "v_permlane32_swap_b32_e32 v8, 0x1234"),
-        (Gfx942, "v_accvgpr_read_b32 v12, s5"),
-        (Gfx950, "v_accvgpr_mov_b32 a8, s5"),
-        (Gfx1100, "v_interp_p10_f32 v12, s5, v40, v56"),
-        (Gfx1201, "v_interp_p2_f32 v12, v24, 1.0, v56 wait_exp:0"),
-        (Gfx1100, "v_interp_p10_f16_f32 v12, v24, v40, 0x1234"),
-        (Gfx1100, "v_readlane_b32 s8, v24, v5"),
-        (Gfx1201, "v_readlane_b32 s8, v24, 0x1234"),
-        (Gfx942, "v_readlane_b32 s8, s5, 1"),
-        (Gfx1100, "v_writelane_b32 v8, s5, 0x1234"),
-        (Gfx950, "v_cvt_scalef32_sr_pk_fp4_f32 v12, -7, v40, v56"),
-        (Gfx950, "v_cvt_scalef32_sr_pk_fp4_f32 v12, 0.5, v40, v56"),
-        (Gfx942, "v_mqsad_u32_u8 v[12:15], v[24:25], v40, -7"),
-        (Gfx1100, "v_mqsad_u32_u8 v[12:15], v[24:25], v40, s[4:7]"),
-        (Gfx1100, "s_movrels_b32 s16, 0x1234"),
-        (Gfx942, "s_setpc_b64 0x1234"),
-        (Gfx1201, "s_rfe_b64 1"),
-        (Gfx942, "s_cbranch_g_fork 0x1234, s[40:41]"),
-        (Gfx950, "s_cbranch_join 1"),
-        (Gfx1201, "s_get_barrier_state s3, s5"),
-        (Gfx1201, "s_get_barrier_state s3, 0x1234"),
-        (Gfx1201, "s_barrier_signal vcc_lo"),
-        (Gfx1201, "s_barrier_join null"), // llvm-mc 22 writes the constant 20
-    ];
-    for (arch, line) in bad {
-        let e = assemble(arch, line).expect_err(line);
-        assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
-        assert!(e.to_string().contains("takes only"), "{line}: {e}");
-    }
-    // A scalar destination that takes SGPRs but not m0, or not exec.
-    let dst = [(Gfx1100, "v_readfirstlane_b32 m0, v28", "m0"), (Gfx942, "v_readlane_b32 m0, v24, 1", "m0")];
-    for (arch, line, name) in dst.into_iter().chain([(Gfx1201, "v_s_exp_f32 exec_lo, s1", "exec")]) {
-        let e = assemble(arch, line).expect_err(line);
-        assert!(e.to_string().contains(&format!("cannot be {name}")), "{line}: {e}");
-    }
-    let ok: [(baregpu_isa::Arch, &str, &[u8]); 6] = [
-        (Gfx1100, "v_readlane_b32 s8, v24, m0", &[0x08, 0x00, 0x60, 0xd7, 0x18, 0xfb, 0x00, 0x00]),
-        (Gfx942, "v_writelane_b32 v8, m0, m0", &[0x08, 0x00, 0x8a, 0xd2, 0x7c, 0xf8, 0x00, 0x00]),
-        (Gfx1100, "s_setpc_b64 s[20:21]", &[0x14, 0x48, 0x80, 0xbe]),
-        (Gfx1201, "v_readfirstlane_b32 vcc_lo, v28", &[0x1c, 0x05, 0xd4, 0x7e]),
-        (Gfx1201, "v_s_exp_f32 vcc_hi, s1", &[0x6b, 0x00, 0x80, 0xd6, 0x01, 0x00, 0x00, 0x00]),
-        (Gfx1201, "s_get_barrier_state s3, m0", &[0x7d, 0x50, 0x83, 0xbe]),
-    ];
-    assembles_to(&ok);
-}
-
-/// Literals and modifiers llvm-mc 22 refuses (asm::float_lit, asm::const_mods, asm::const_bus,
-/// asm::sdwa_dst): floats in 64-bit integer sources, floats that overflow or underflow the
-/// source's width, neg/abs on a constant where the opcode's 64-bit form takes none, gfx9
-/// fmamk/fmaak's K on the constant bus, and dst_sel/dst_unused/sext on gfx9 fp8 SDWA.
-#[test]
-fn literals_and_modifiers_llvm_mc_refuses_are_refused() {
-    use baregpu_isa::Arch::{Gfx1100, Gfx1201, Gfx942, Gfx950};
-    refused_at(&[
-        (Gfx942, "v_cmp_lt_i64_e32 vcc, 1.5, v[40:41]", 23, "64-bit integer operand"),
-        (Gfx942, "v_cmp_lt_i64_e32 vcc, lit(1.5), v[40:41]", 23, "64-bit integer operand"),
-        (Gfx1100, "v_lshlrev_b64 v[8:9], v1, 1.5", 27, "64-bit integer operand"),
-        (Gfx1201, "v_cmpx_lt_u64_e64 v[2:3], -1.5", 27, "64-bit integer operand"),
-        (Gfx1201, "s_and_b64 s[0:1], s[2:3], 1.5", 27, "64-bit integer operand"),
-        (Gfx942, "v_add_f32_e32 v8, 1.0e40, v40", 19, "overflows f32"),
-        (Gfx942, "v_add_f32_e32 v8, 1.0e-40, v40", 19, "underflows f32"),
-        (Gfx942, "v_add_u32_e32 v8, 1.0e40, v40", 19, "overflows f32"),
-        (Gfx950, "v_cvt_f32_bf16_e32 v8, 1.0e5", 24, "overflows f16"),
-        (Gfx1100, "v_add_f16_e32 v8, 65520.0, v40", 19, "overflows f16"),
-        (Gfx942, "v_fmamk_f32_e32 v8, s5, 0x40490fdb, v40", 25, "constant bus"),
-        (Gfx950, "v_fmaak_f32 v8, vcc_lo, v40, 0x40490fdb", 30, "constant bus"),
-        (Gfx942, "v_cvt_f32_fp8_sdwa v8, sext(v24) src0_sel:DWORD", 24, "takes no sext"),
-        (Gfx942, "v_cvt_f32_fp8_sdwa v8, s5 dst_sel:DWORD src0_sel:WORD_1", 27, "no destination selector"),
-        (Gfx950, "v_cvt_pk_f32_bf8_sdwa v[8:9], v24 dst_unused:UNUSED_PAD", 35, "no destination selector"),
-    ]);
-    for (arch, line) in [
-        (Gfx1100, "v_dot2acc_f32_f16 v8, |0x12345678|, v40"),
-        (Gfx1100, "v_pk_fmac_f16 v8, neg(1.0), v40"),
-        (Gfx1201, "v_pk_fmac_f16 v8, |65|, v40"),
-        (Gfx1100, "v_cvt_f64_i32_e32 v[8:9], |1.5|"),
-        (Gfx942, "v_cvt_f32_fp8_e32 v8, sext(65)"),
-        (Gfx1100, "v_dot2acc_f32_f16_e64_dpp v8, v28, v40 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
-        (Gfx942, "v_clrexcp_e64_dpp quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
-    ] {
-        let e = assemble(arch, line).expect_err(line);
-        assert_eq!(e.to_string().lines().count(), 1, "{line}: {e}");
-    }
-    // What llvm-mc takes next to them: an inline float in a 64-bit integer source, K and a
-    // scalar on gfx11, one literal read twice on gfx9.
-    assembles_to(&[
-        (Gfx1100, "v_cmp_lt_i64_e64 vcc_lo, v[2:3], 0.5", &[0x6a, 0x00, 0x51, 0xd4, 0x02, 0xe1, 0x01, 0x00]),
-        (Gfx1100, "v_fmamk_f32 v8, s5, 0x40490fdb, v40", &[0x05, 0x50, 0x10, 0x58, 0xdb, 0x0f, 0x49, 0x40]),
-        (Gfx942, "v_fmamk_f32 v8, 0x40490fdb, 0x40490fdb, v40", &[0xff, 0x50, 0x10, 0x2e, 0xdb, 0x0f, 0x49, 0x40]),
-    ]);
-}
-
-/// 1/(2π) written as a float is the inline constant only where it rounds onto it in the source's
-/// width (llvm-mc 22's bytes): `0.15915494` is a literal in an f64 source and refused in a 64-bit
-/// integer one, `0.1592` is the constant only in f16 sources.
-#[test]
-fn one_over_two_pi_is_inline_only_at_its_sources_width() {
-    use baregpu_isa::Arch::{Gfx1100, Gfx1201};
-    assembles_to(&[
-        (
-            Gfx1100,
-            "v_add_f64 v[0:1], 0.15915494, v[2:3]",
-            &[0x00, 0x00, 0x27, 0xd7, 0xff, 0x04, 0x02, 0x00, 0x30, 0x5f, 0xc4, 0x3f],
-        ),
-        (Gfx1100, "v_add_f64 v[0:1], 0.15915494309189532, v[2:3]", &[0x00, 0x00, 0x27, 0xd7, 0xf8, 0x04, 0x02, 0x00]),
-        (Gfx1100, "v_add_f32 v0, 0.1592, v2", &[0xff, 0x04, 0x00, 0x06, 0x53, 0x05, 0x23, 0x3e]),
-        (Gfx1100, "v_add_f32 v0, 0.15915494, v2", &[0xf8, 0x04, 0x00, 0x06]),
-        (Gfx1100, "v_add_f16 v0, 0.1592, v2", &[0xf8, 0x04, 0x00, 0x64]),
-        (
-            Gfx1201,
-            "v_dot2_bf16_bf16 v12, v24, v40, 0.1592",
-            &[0x0c, 0x00, 0x67, 0xd6, 0x18, 0x51, 0xfe, 0x03, 0x23, 0x3e, 0x00, 0x00],
-        ),
-    ]);
-    refused_at(&[(Gfx1100, "s_mov_b64 s[16:17], 0.15915494", 21, "64-bit integer operand")]);
-}
-
-/// A null SMEM buffer resource and `tfe` on a gfx11/gfx12 buffer store: llvm-mc 22 refuses both
-/// (a null 64-bit base it takes).
-#[test]
-fn null_buffer_resources_and_store_tfe_are_refused() {
-    use baregpu_isa::Arch::{Gfx1100, Gfx1201};
-    refused_at(&[
-        (Gfx1100, "s_buffer_load_b32 s0, null, 0x10", 19, "null as an SMEM buffer resource"),
-        (Gfx1100, "s_atc_probe_buffer 5, null, s0 offset:0x25118", 20, "null as an SMEM buffer resource"),
-        (Gfx1100, "buffer_store_format_xyzw v[24:28], v8, s[16:19], s40 offen offset:4 tfe", 26, "tfe means nothing"),
-        (Gfx1201, "buffer_store_format_x v[24:25], v8, s[16:19], s44 offen tfe", 23, "tfe means nothing"),
-    ]);
-    assembles_to(&[(Gfx1100, "s_load_b32 s0, null, 0x10", &[0x3e, 0x00, 0x00, 0xf4, 0x10, 0x00, 0x00, 0xf8])]);
-}
-
-/// Modifiers and suffixes llvm-mc 22's assembler refuses on an opcode, though its disassembler
-/// prints them (the generated `modifiers` table, probed per opcode; each line checked with
-/// llvm-mc-22 first): refused, naming the modifier.
-#[test]
-fn modifiers_llvm_mc_refuses_are_refused() {
-    use Arch::*;
-    refused_at(&[
-        (Gfx1100, "v_readlane_b32 s8, v24, -s7", 25, "-x on source 1"),
-        (Gfx1100, "v_readlane_b32 s8, -v24, s7", 20, "takes no neg/abs"),
-        (Gfx1100, "v_readlane_b32_e64 s8, v24, s7", 1, "no e64 form of v_readlane_b32"),
-        (Gfx1100, "v_writelane_b32_e64 v8, s24, s7", 1, "no e64 form of v_writelane_b32"),
-        (Gfx1201, "v_readlane_b32_e64 s8, v24, s7", 1, "no e64 form of v_readlane_b32"),
-        (Gfx1100, "v_interp_p2_f32 v12, v24, v40, v56 op_sel:[1,0,0,0] wait_exp:0", 36, "takes no op_sel"),
-        (Gfx942, "v_add_f32_e64 v8, v24, v40 op_sel:[1,0,0]", 28, "takes no op_sel"),
-        (Gfx942, "v_trunc_f32_e64 v12, v24 op_sel:[0,0,1]", 26, "takes no op_sel"),
-        (Gfx942, "v_cmp_class_f32_e64 s[12:13], v24, v40 clamp", 40, "takes no clamp"),
-        (Gfx950, "v_cvt_pk_bf16_f32 v8, v24, v40 op_sel:[1,0,0]", 32, "takes no op_sel"),
-        (Gfx950, "v_dot2_f32_f16 v8, v24, v40, v56 op_sel:[1,0,0]", 34, "takes no op_sel"),
-        (Gfx950, "v_dot2_f32_f16 v8, v24, v40, v56 op_sel_hi:[0,0,0]", 34, "takes no op_sel_hi"),
-    ]);
-    // What llvm-mc takes on the same opcodes still assembles to its bytes.
-    assembles_to(&[
-        (Gfx1100, "v_readlane_b32 s8, v24, s7", &[0x08, 0x00, 0x60, 0xd7, 0x18, 0x0f, 0x00, 0x00]),
-        (Gfx1100, "v_writelane_b32 v8, s24, s7", &[0x08, 0x00, 0x61, 0xd7, 0x18, 0x0e, 0x00, 0x00]),
-    ]);
-    // gfx942 v_add_f32_e64 with op_sel bit 0: llvm-mc prints `v_add_f32_e64 v8, v24, v40` (its
-    // text drops the bit), so no line writes the word: ours prints it as `.long`.
-    let w = [0x08, 0x08, 0x01, 0xd1, 0x18, 0x51, 0x02, 0x00];
-    let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx942, &w).unwrap());
-    assert!(text.starts_with(".long"), "{text}");
-    assert_eq!(baregpu_isa::assemble_line(Gfx942, &text).unwrap(), w);
 }
