@@ -47,14 +47,7 @@ const LLVM_INPUT: Input =
 
 pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     llvm::check_version()?;
-    let results: Vec<Result<ArchOut, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ARCHS.iter().map(|a| s.spawn(move || build_arch(a))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("isa worker panicked".into()))).collect()
-    });
-    let mut outs = Vec::new();
-    for r in results {
-        outs.push(r?);
-    }
+    let outs = llvm::per_arch("isa", ARCHS, |_, a| build_arch(a))?;
     let mut files = Vec::new();
     for o in &outs {
         files.push(Generated { path: PathBuf::from(format!("src/isa/{}.rs", o.arch)), text: emit_rust(o)? });

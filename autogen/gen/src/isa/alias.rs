@@ -134,10 +134,7 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     let pairs = candidates()?;
     let golden: Vec<Golden> = ARCHS.iter().map(|a| read_golden(a)).collect::<Result<_, _>>()?;
     let (g, p) = (&golden, &pairs);
-    let tables: Vec<Result<Vec<(String, String)>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ARCHS.iter().enumerate().map(|(k, a)| s.spawn(move || confirm(a, &g[k], g, p))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("isa_alias worker panicked".into()))).collect()
-    });
+    let tables = llvm::per_arch("isa_alias", ARCHS, |k, a| confirm(a, &g[k], g, p))?;
     let mut s = banner("isa_alias", &[&LLVM_INPUT]);
     s.push_str(
         "//! Mnemonic aliases and deprecated names llvm-mc 22 accepts, per architecture: (alias, the name\n\
@@ -145,7 +142,6 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
          //! pair kept was assembled by llvm-mc under both names to the same bytes.\n\n",
     );
     for (arch, table) in ARCHS.iter().zip(tables) {
-        let table = table?;
         let _ = writeln!(s, "/// {} aliases of {arch}.", table.len());
         let _ = writeln!(s, "pub static {}: &[(&str, &str)] = &[", arch.to_uppercase());
         for (alias, canonical) in &table {

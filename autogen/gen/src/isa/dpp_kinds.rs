@@ -224,14 +224,7 @@ fn mask_expr(m: u8) -> String {
 
 pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     llvm::check_version()?;
-    let tables: Vec<Result<Kinds, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = DPP_ARCHS.iter().map(|a| s.spawn(move || probe_arch(a))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("isa_dpp_kinds worker panicked".into()))).collect()
-    });
-    let errors: Vec<&String> = tables.iter().filter_map(|t| t.as_ref().err()).collect();
-    if !errors.is_empty() {
-        return Err(errors.iter().map(|e| e.as_str()).collect::<Vec<_>>().join("\n"));
-    }
+    let tables = llvm::per_arch("isa_dpp_kinds", &DPP_ARCHS, |_, a| probe_arch(a))?;
     let mut s = banner("isa_dpp_kinds", &[&LLVM_INPUT]);
     s.push_str(
         "//! The operand kinds llvm-mc 22 takes in the sources of gfx11/gfx12 VOP3/VOP3P DPP16 and\n\
@@ -243,7 +236,6 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     );
     s.push_str("#[allow(unused_imports)]\nuse super::src_kinds_bits::{ALL, I, L, S, V};\n\n");
     for (arch, table) in DPP_ARCHS.iter().zip(tables) {
-        let table = table?;
         let _ = writeln!(s, "/// {} forms of {arch}.", table.len());
         let _ = writeln!(s, "pub static {}: &[(&str, bool, [u8; 3])] = &[", arch.to_uppercase());
         for ((m, dpp8), k) in &table {

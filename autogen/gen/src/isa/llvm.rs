@@ -159,3 +159,23 @@ pub fn assemble(cpu: &str, lines: &[String]) -> Result<Vec<Option<Inst>>, String
     }
     Ok(out)
 }
+
+/// `probe(k, arch)` for every architecture at once, one thread each (each runs its own llvm-mc):
+/// the results in `archs`' order, or every architecture's error, one a line. `what` names the
+/// generator in the error of a worker that panicked.
+pub fn per_arch<'a, T: Send>(
+    what: &str,
+    archs: &[&'a str],
+    probe: impl Fn(usize, &'a str) -> Result<T, String> + Sync,
+) -> Result<Vec<T>, String> {
+    let results: Vec<Result<T, String>> = std::thread::scope(|s| {
+        let probe = &probe;
+        let handles: Vec<_> = archs.iter().enumerate().map(|(k, &a)| s.spawn(move || probe(k, a))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(format!("{what} worker panicked")))).collect()
+    });
+    let errors: Vec<&str> = results.iter().filter_map(|r| r.as_ref().err().map(String::as_str)).collect();
+    if !errors.is_empty() {
+        return Err(errors.join("\n"));
+    }
+    Ok(results.into_iter().filter_map(Result::ok).collect())
+}

@@ -277,14 +277,7 @@ fn probe_arch(arch: &str) -> Result<Found2, String> {
 
 pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     llvm::check_version()?;
-    let tables: Vec<Result<Found2, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ARCHS.iter().map(|a| s.spawn(move || probe_arch(a))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("isa_modifiers worker panicked".into()))).collect()
-    });
-    let errors: Vec<&String> = tables.iter().filter_map(|t| t.as_ref().err()).collect();
-    if !errors.is_empty() {
-        return Err(errors.iter().map(|e| e.as_str()).collect::<Vec<_>>().join("\n"));
-    }
+    let tables = llvm::per_arch("isa_modifiers", ARCHS, |_, a| probe_arch(a))?;
     let mut s = banner("isa_modifiers", &[&LLVM_INPUT]);
     s.push_str(
         "//! The modifier bits llvm-mc 22's assembler writes, per architecture: (table mnemonic, the\n\
@@ -294,7 +287,6 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
          //! golden line with each modifier added (generator autogen/gen/src/isa/modifiers.rs).\n\n",
     );
     for (arch, table) in ARCHS.iter().zip(tables) {
-        let table = table?;
         let _ = writeln!(s, "/// {} opcodes of {arch}.", table.len());
         let _ = writeln!(s, "pub static {}: &[(&str, u16, u16, u8)] = &[", arch.to_uppercase());
         for (m, f) in &table {

@@ -306,14 +306,7 @@ fn probe_arch(arch: &str) -> Result<(Types, usize), String> {
 
 pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     llvm::check_version()?;
-    let tables: Vec<Result<(Types, usize), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ARCHS.iter().map(|a| s.spawn(move || probe_arch(a))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("isa_src_types worker panicked".into()))).collect()
-    });
-    let errors: Vec<&String> = tables.iter().filter_map(|t| t.as_ref().err()).collect();
-    if !errors.is_empty() {
-        return Err(errors.iter().map(|e| e.as_str()).collect::<Vec<_>>().join("\n"));
-    }
+    let tables = llvm::per_arch("isa_src_types", ARCHS, |_, a| probe_arch(a))?;
     let mut s = banner("isa_src_types", &[&LLVM_INPUT]);
     s.push_str(
         "//! The value type llvm-mc 22 reads each VALU/SALU source as, per architecture: (mnemonic\n\
@@ -323,7 +316,7 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     );
     s.push_str("use super::SrcType::{self, *};\n\n");
     for (arch, table) in ARCHS.iter().zip(tables) {
-        let (table, beyond) = table?;
+        let (table, beyond) = table;
         let mut by_name: BTreeMap<&str, [Option<&str>; SLOTS]> = BTreeMap::new();
         for ((m, src), ty) in &table {
             by_name.entry(m.as_str()).or_default()[*src] = Some(ty);
