@@ -2,6 +2,7 @@
 //! GPFIFO work (semaphores, copies, a compute launch), and the PTX interpreter on kernels that
 //! clang-22 compiled from OpenCL C (tests/fixtures/ptx, rebuilt by its build.sh).
 
+use baregpu_drivers::nv::cbank0;
 use baregpu_drivers::nv::device::{NvDevice, NvMemKind, NvMemory};
 use baregpu_drivers::nv::pushbuf::{GpEntry, GpLevel, PushBuffer};
 use baregpu_drivers::nv::rm::classes;
@@ -241,11 +242,16 @@ fn a_compute_launch_runs_ptx_from_a_qmd() {
     put(&bufs, 0x1000, &b);
     let image = program::image("vector_add", KERNELS);
     put(&code, 0, &image);
-    // cb0: the parameters at 0x210 (sm_90), then the QMD at +0x400.
+    // cb0: the launch sizes %ntid/%nctaid read and the parameters where a driver leaves them on
+    // sm_90, then the QMD at +0x400.
     let (pa, pb_, pc) = (bufs.va, bufs.va + 0x1000, bufs.va + 0x2000);
-    put(&args, 0x210, &[pa, pb_, pc]);
-    put(&args, 0x228, &[n]);
-    let q = qmd::build_v4(code.va, [n.div_ceil(128), 1, 1], [128, 1, 1], (args.va, 0x400), Some((sig.va, 5)));
+    let (grid, block) = ([n.div_ceil(128), 1, 1], [128, 1, 1]);
+    let slots = cbank0::bank0(90);
+    put(&args, slots.ntid as u64, &block);
+    put(&args, slots.nctaid as u64, &grid);
+    put(&args, slots.params as u64, &[pa, pb_, pc]);
+    put(&args, slots.params as u64 + 0x18, &[n]);
+    let q = qmd::build_v4(code.va, grid, block, (args.va, 0x400), Some((sig.va, 5)));
     put(&args, 0x400, &q);
     let mut pb = PushBuffer::new();
     pb.set_object(1, dev.classes.compute).unwrap();

@@ -272,10 +272,10 @@ impl Fake {
                 put(arg, &a);
             }
             ioctl::NV_ESC_RM_ALLOC_MEMORY => {
-                let mut a: nv_ioctl_nvos02_parameters_with_fd = from_bytes(arg).unwrap();
+                // The client names an OS descriptor itself (RM chooses no handle for it).
+                let a: nv_ioctl_nvos02_parameters_with_fd = from_bytes(arg).unwrap();
+                assert_ne!(a.params.h_object_new, 0, "ALLOC_MEMORY without a client-chosen handle");
                 self.record(path, esc, arg);
-                a.params.h_object_new = self.handle();
-                put(arg, &a);
             }
             _ => self.record(path, esc, arg),
         }

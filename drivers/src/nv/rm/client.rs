@@ -101,13 +101,13 @@ pub struct RmClient {
     ctl: OwnedFd,
     handle: Handle,
     branch: Branch,
-    /// The last handle this client chose itself (see [`RmClient::alloc_os_descriptor`]).
-    chosen: std::sync::atomic::AtomicU32,
 }
 
-/// Where the handles a client chooses itself start: far below the range RM hands out
-/// (0xcaf00000 up), as tinygrad's counter from 0x1000 is.
-const CHOSEN_HANDLE_BASE: Handle = 0x1000;
+/// The last handle a client of this process chose itself (see [`RmClient::alloc_os_descriptor`]):
+/// far below the range RM hands out (0xcaf00000 up), as tinygrad's counter from 0x1000 is. One
+/// counter for every client, as tinygrad's: RM scopes handles by client, but the emulated RM
+/// keeps one namespace for all the clients of its machine.
+static CHOSEN_HANDLE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0x1000);
 
 impl std::fmt::Debug for RmClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -126,7 +126,7 @@ impl RmClient {
             return Err(Error::Protocol(format!("{NVIDIACTL}: RM allocated a root client with handle 0")));
         }
         log::debug!("{NVIDIACTL}: root client {:#x} ({} ABI)", args.h_object_new, branch.name());
-        Ok(RmClient { ctl, handle: args.h_object_new, branch, chosen: CHOSEN_HANDLE_BASE.into() })
+        Ok(RmClient { ctl, handle: args.h_object_new, branch })
     }
 
     pub fn os(&self) -> &dyn Os {
@@ -315,7 +315,7 @@ impl RmClient {
         let class = classes::NV01_MEMORY_SYSTEM_OS_DESCRIPTOR;
         // RM does not choose this handle: the 580 driver on an H200 answered NV_OK and handle 0
         // to hObjectNew 0, and the memory could not be named afterwards (NV_ERR_OBJECT_NOT_FOUND).
-        let handle = self.chosen.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let handle = CHOSEN_HANDLE.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let mut args = nv_ioctl_nvos02_parameters_with_fd {
             params: NVOS02_PARAMETERS {
                 h_root: self.handle,
