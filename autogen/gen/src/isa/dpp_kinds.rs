@@ -202,11 +202,7 @@ fn probe_arch(arch: &str) -> Result<Kinds, String> {
             None => errors.push(format!("{} dpp8={}: no baseline llvm-mc takes", t.op.mnemonic, t.dpp8)),
         }
     }
-    if errors.is_empty() {
-        Ok(kinds)
-    } else {
-        Err(format!("{arch}: {}", errors.join(&format!("\n{arch}: "))))
-    }
+    llvm::found(arch, &errors, kinds)
 }
 
 /// A kind mask as Rust: the names of its bits joined by `|`.

@@ -179,3 +179,13 @@ pub fn per_arch<'a, T: Send>(
     }
     Ok(results.into_iter().filter_map(Result::ok).collect())
 }
+
+/// What one architecture's probe found, or the answers it could not explain, each on a line of
+/// its own prefixed with the architecture.
+pub fn found<T>(arch: &str, errors: &[String], value: T) -> Result<T, String> {
+    if errors.is_empty() {
+        Ok(value)
+    } else {
+        Err(format!("{arch}: {}", errors.join(&format!("\n{arch}: "))))
+    }
+}

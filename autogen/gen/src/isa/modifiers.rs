@@ -268,11 +268,7 @@ fn probe_arch(arch: &str) -> Result<Found2, String> {
         }
         found.insert(op.mnemonic, f);
     }
-    if errors.is_empty() {
-        Ok(found)
-    } else {
-        Err(format!("{arch}: {}", errors.join(&format!("\n{arch}: "))))
-    }
+    llvm::found(arch, &errors, found)
 }
 
 pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {

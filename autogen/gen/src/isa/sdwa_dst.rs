@@ -76,11 +76,7 @@ fn probe_arch(arch: &str) -> Result<BTreeMap<String, bool>, String> {
         }
         out.insert(base(m).to_string(), taken[0]);
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(format!("{arch}: {}", errors.join(&format!("\n{arch}: "))))
-    }
+    llvm::found(arch, &errors, out)
 }
 
 pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {

@@ -341,11 +341,7 @@ fn probe_arch(arch: &str) -> Result<Kinds, String> {
             None => {}
         }
     }
-    if errors.is_empty() {
-        Ok(kinds)
-    } else {
-        Err(format!("{arch}: {}", errors.join(&format!("\n{arch}: "))))
-    }
+    llvm::found(arch, &errors, kinds)
 }
 
 /// A kind mask as Rust: the names of its bits joined by `|`.

@@ -297,11 +297,7 @@ fn probe_arch(arch: &str) -> Result<(Types, usize), String> {
             None => {}
         }
     }
-    if errors.is_empty() {
-        Ok((types, beyond))
-    } else {
-        Err(format!("{arch}: {}", errors.join(&format!("\n{arch}: "))))
-    }
+    llvm::found(arch, &errors, (types, beyond))
 }
 
 pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
