@@ -24,6 +24,7 @@ mod lines;
 pub(crate) mod low16;
 pub(crate) mod matrix;
 pub(crate) mod mfma_overlap;
+mod mod_order;
 pub(crate) mod modifier;
 pub(crate) mod neg16;
 pub mod operand;

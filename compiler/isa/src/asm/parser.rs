@@ -572,6 +572,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
     if opsel_bits != 0 {
         i.set_field("opsel", i.f("opsel") | opsel_bits);
     }
+    super::mod_order::check(i, &mods)?;
     for t in mods.iter() {
         modifier(i, t, ext)?;
     }

@@ -182,3 +182,26 @@ fn modifiers_llvm_mc_refuses_are_refused() {
     assert!(text.starts_with(".long"), "{text}");
     assert_eq!(baregpu_isa::assemble_line(Gfx942, &text).unwrap(), w);
 }
+
+/// Trailing modifiers out of llvm-mc 22's order, or written twice (asm::mod_order), even at
+/// their default or where they write no bit: each line checked with llvm-mc-22, which refuses
+/// it; the same modifiers in its order assemble to its bytes.
+#[test]
+fn modifiers_out_of_llvm_mc_order_are_refused() {
+    use Arch::*;
+    refused_at(&[
+        (Gfx1100, "v_pk_add_i16 v1, v2, v3 op_sel_hi:[0,0] op_sel:[0,0,1]", 41, "fixed order"),
+        (Gfx942, "v_pk_add_i16 v1, v2, v3 op_sel_hi:[0,0] op_sel:[0,0]", 41, "fixed order"),
+        (Gfx1201, "v_fma_mix_f32 v1, v2, v3, v4 op_sel_hi:[1,1,1] op_sel:[0,0,0,1]", 48, "fixed order"),
+        (Gfx942, "v_pk_fma_f16 v1, v2, v3, v4 neg_hi:[0,0,0] neg_lo:[0,0,1]", 44, "fixed order"),
+        (Gfx1100, "v_add_f32_e64 v1, v2, v3 mul:1 clamp", 32, "fixed order"),
+        (Gfx1100, "v_interp_p10_f32 v1, v2, v3, v4 wait_exp:0 clamp", 44, "fixed order"),
+        (Gfx950, "v_mfma_f32_16x16x4_f32 v[0:3], v4, v5, v[0:3] blgp:0 cbsz:1", 54, "fixed order"),
+        (Gfx1100, "v_add_f32_e64 v1, v2, v3 clamp clamp", 32, "once"),
+    ]);
+    assembles_to(&[
+        (Gfx1100, "v_add_f32_e64 v1, v2, v3 clamp mul:1", &[0x01, 0x80, 0x03, 0xd5, 0x02, 0x07, 0x02, 0x00]),
+        (Gfx1100, "v_interp_p10_f32 v1, v2, v3, v4 clamp wait_exp:0", &[0x01, 0x80, 0x00, 0xcd, 0x02, 0x07, 0x12, 0x04]),
+        (Gfx1100, "v_pk_add_i16 v12, v24, v40 op_sel:[0,0,1] op_sel_hi:[0,0]", &[0x0c, 0x40, 0x02, 0xcc, 0x18, 0x51, 0x02, 0x00]),
+    ]);
+}
