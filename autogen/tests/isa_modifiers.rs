@@ -1,13 +1,14 @@
 //! Checks the generated modifier table (`isa::modifiers`) against llvm-mc 22 where it is
 //! installed: for every probed opcode with a golden line that writes no modifier, llvm-mc must
 //! accept the line with `clamp` added, and the mnemonic with `_e64` added, exactly where the table
-//! says it takes them. Skipped, with a printed reason, without llvm-mc-22.
+//! says it takes them; MFMAs likewise with `cbsz:1`, `abid:1`, `blgp:1` and `neg:[1,0,0]`.
+//! Skipped, with a printed reason, without llvm-mc-22.
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use baregpu_autogen::isa::modifier_bits::{NAME_CLAMP, NAME_E64};
+use baregpu_autogen::isa::modifier_bits::{NAME_ABID, NAME_BLGP, NAME_CBSZ, NAME_CLAMP, NAME_E64, NAME_NEG};
 use baregpu_autogen::isa::{modifiers, ARCHS};
 
 const LLVM_MC: &str = "/usr/bin/llvm-mc-22";
@@ -37,8 +38,10 @@ fn refused(arch: &str, lines: &[String]) -> BTreeSet<usize> {
 fn plain_line(golden: &str, m: &str) -> Option<String> {
     golden.lines().find_map(|l| {
         let text = l.split(" ; [").next()?;
+        // No `name:value` modifier (register ranges `v[0:3]` have a colon too).
+        let modifier = text.split([' ', ',']).any(|w| w.split_once(':').is_some_and(|(n, _)| !n.contains('[')));
         let plain = text.split(' ').next() == Some(m)
-            && !text.contains(':')
+            && !modifier
             && !text.contains(['|', '-', '.', '/'])
             && !text.contains("clamp");
         plain.then(|| text.to_string())
@@ -65,6 +68,13 @@ fn modifier_table_agrees_with_llvm_mc() {
                 let rest = line.split_once(' ').map_or("", |(_, r)| r);
                 cases.push((format!("{m}_e64 {rest}"), names & NAME_E64 != 0, "_e64"));
             }
+            if m.starts_with("v_mfma") || m.starts_with("v_smfmac") {
+                let matrix =
+                    [("cbsz:1", NAME_CBSZ), ("abid:1", NAME_ABID), ("blgp:1", NAME_BLGP), ("neg:[1,0,0]", NAME_NEG)];
+                for (x, bit) in matrix {
+                    cases.push((format!("{line} {x}"), names & bit != 0, x));
+                }
+            }
         }
         let lines: Vec<String> = cases.iter().map(|c| c.0.clone()).collect();
         let bad = refused(a.name, &lines);
@@ -81,7 +91,7 @@ fn modifier_table_agrees_with_llvm_mc() {
         assert!(cases.iter().any(|c| !c.1), "{}: no refused case checked", a.name);
         println!("{}: {} cases agree with llvm-mc", a.name, cases.len());
     }
-    let e64 = |t: &[(&str, u16, u16, u8)], m: &str| t.iter().find(|e| e.0 == m).map(|e| e.3 & NAME_E64 != 0);
+    let e64 = |t: &[(&str, u16, u16, u16)], m: &str| t.iter().find(|e| e.0 == m).map(|e| e.3 & NAME_E64 != 0);
     assert_eq!(e64(modifiers::GFX1100, "v_readlane_b32"), Some(false));
     assert_eq!(e64(modifiers::GFX1100, "v_writelane_b32"), Some(false));
 }

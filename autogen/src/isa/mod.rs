@@ -66,21 +66,32 @@ pub mod modifier_bits {
         match layout {
             "VOP3SD" => 0x1f80,
             "VINTERP" => 0x1cf8,
+            // MFMA: bit 15 (`acc_cd`) and 59..=60 (`acc`) say register files, not modifiers.
+            "MFMA" => 0x1c7f,
             _ => 0x1fff,
         }
     }
 
     /// The modifiers an opcode takes at all, in [`super::modifiers`]' last column (llvm-mc
     /// refuses some it writes no bit for, and takes others it writes no bit for).
-    pub const NAME_OP_SEL: u8 = 1;
-    pub const NAME_OP_SEL_HI: u8 = 2;
-    pub const NAME_NEG_LO: u8 = 4;
-    pub const NAME_NEG_HI: u8 = 8;
-    pub const NAME_CLAMP: u8 = 16;
+    pub const NAME_OP_SEL: u16 = 1;
+    pub const NAME_OP_SEL_HI: u16 = 2;
+    pub const NAME_NEG_LO: u16 = 4;
+    pub const NAME_NEG_HI: u16 = 8;
+    pub const NAME_CLAMP: u16 = 16;
     /// `mul:` and `div:`.
-    pub const NAME_OMOD: u8 = 32;
+    pub const NAME_OMOD: u16 = 32;
     /// The explicit `_e64` suffix.
-    pub const NAME_E64: u8 = 64;
+    pub const NAME_E64: u16 = 64;
+    /// MFMA `cbsz:`, `abid:`, `blgp:`, and the f64 MFMAs' `neg:` (in blgp's bits).
+    pub const NAME_CBSZ: u16 = 128;
+    pub const NAME_ABID: u16 = 256;
+    pub const NAME_BLGP: u16 = 512;
+    pub const NAME_NEG: u16 = 1024;
+    /// `op_sel` with the 16-bit operands written as whole registers (`v1`, not `v1.l`): llvm-mc
+    /// reads gfx11 `v_add_f16_e64 v1, v2, v3` as its fake16 form, which has no op_sel, though
+    /// `v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]` keeps it.
+    pub const NAME_OP_SEL_WHOLE: u16 = 2048;
 
     /// The word bits of packed bit `k` (0..13).
     pub const fn word_bit(k: u32) -> u32 {

@@ -14,7 +14,8 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use baregpu_autogen::isa::modifier_bits::{
-    layout_mask, pack, word_bit, NAME_CLAMP, NAME_E64, NAME_NEG_HI, NAME_NEG_LO, NAME_OMOD, NAME_OP_SEL, NAME_OP_SEL_HI,
+    layout_mask, pack, word_bit, NAME_ABID, NAME_BLGP, NAME_CBSZ, NAME_CLAMP, NAME_E64, NAME_NEG, NAME_NEG_HI,
+    NAME_NEG_LO, NAME_OMOD, NAME_OP_SEL, NAME_OP_SEL_HI, NAME_OP_SEL_WHOLE,
 };
 use baregpu_autogen::isa::modifiers as gen;
 
@@ -28,7 +29,7 @@ use crate::Arch;
 struct Entry {
     default: u16,
     writable: u16,
-    names: u8,
+    names: u16,
 }
 
 /// Per opcode index of `arch`, its entry where it was probed.
@@ -43,7 +44,9 @@ fn entries(arch: Arch) -> &'static [Option<Entry>] {
         };
         let by_name: HashMap<&str, Entry> =
             list.iter().map(|&(m, default, writable, names)| (m, Entry { default, writable, names })).collect();
-        Tables::get(arch).table.opcodes.iter().map(|o| by_name.get(o.mnemonic).copied()).collect()
+        // By mnemonic and format: VOP1 `v_nop` shares the name of the VOP3 one probed.
+        let probed = |o: &baregpu_autogen::isa::Opcode| matches!(o.format, "VOP3" | "VOP3P" | "VINTERP");
+        Tables::get(arch).table.opcodes.iter().map(|o| by_name.get(o.mnemonic).copied().filter(|_| probed(o))).collect()
     })
 }
 
@@ -56,6 +59,12 @@ pub(crate) fn probed(arch: Arch, op: u32) -> bool {
 /// Whether llvm-mc refuses opcode `op` of `arch` written with `_e64` (gfx1100 `v_readlane_b32`).
 pub(crate) fn e64_refused(arch: Arch, op: u32) -> bool {
     entries(arch).get(op as usize).copied().flatten().is_some_and(|e| e.names & NAME_E64 == 0)
+}
+
+/// Whether llvm-mc refuses `op_sel` on `i` written with whole registers in its 16-bit operands
+/// (gfx11 `v_add_f16_e64 v1, v2, v3 op_sel:[0,0,0]`: its fake16 form has no op_sel).
+pub(crate) fn whole_op_sel_refused(i: &Instruction) -> bool {
+    entries(i.arch).get(i.op as usize).copied().flatten().is_some_and(|e| e.names & NAME_OP_SEL_WHOLE == 0)
 }
 
 /// What sets a refused bit: a source's `-x`/`|x|`, or a named modifier (`op_sel`, `clamp`...).
@@ -93,7 +102,7 @@ pub(crate) fn check(i: &Instruction) -> Result<(), (Culprit, String)> {
 }
 
 /// The name bit of a modifier the probes try.
-fn name_bit(name: &str) -> u8 {
+fn name_bit(name: &str) -> u16 {
     match name {
         "op_sel" => NAME_OP_SEL,
         "op_sel_hi" => NAME_OP_SEL_HI,
@@ -101,6 +110,10 @@ fn name_bit(name: &str) -> u8 {
         "neg_hi" => NAME_NEG_HI,
         "clamp" => NAME_CLAMP,
         "mul" | "div" => NAME_OMOD,
+        "cbsz" => NAME_CBSZ,
+        "abid" => NAME_ABID,
+        "blgp" => NAME_BLGP,
+        "neg" => NAME_NEG,
         _ => 0,
     }
 }
@@ -121,6 +134,10 @@ fn name(layout: &str, m: &str, k: u32) -> (Culprit, String) {
     let layout = if layout == "WMMA" { "VOP3P" } else { layout };
     let src = |k: u32| k as usize;
     match (layout, k) {
+        ("MFMA", 0..=2) => (Culprit::Mod("cbsz"), "cbsz".into()),
+        ("MFMA", 3..=6) => (Culprit::Mod("abid"), "abid".into()),
+        ("MFMA", 10..=12) if m.starts_with("v_mfma_f64") => (Culprit::Mod("neg"), "neg".into()),
+        ("MFMA", 10..=12) => (Culprit::Mod("blgp"), "blgp".into()),
         ("VOP3P", 0..=2) if m.contains("_mix") => (Culprit::Src(src(k)), format!("|x| on source {k}")),
         ("VOP3P", 10..=12) if m.contains("_mix") => (Culprit::Src(src(k - 10)), format!("-x on source {}", k - 10)),
         ("VOP3P", 0..=2) => (Culprit::Mod("neg_hi"), format!("neg_hi entry {k}")),

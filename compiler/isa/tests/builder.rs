@@ -523,6 +523,13 @@ fn bad_registers_and_operands_are_errors() {
     let mut b = Builder::new(Arch::Gfx950);
     assert!(b.try_op_mods("v_dot2_f32_f16", &ops![v(8), v(24), v(40), v(56)], &[op_sel_hi(&[0, 0, 0])]).is_err());
     assert!(b.try_op("v_readlane_b32", &ops![s(8), v(24), neg(s(7))]).is_err());
+    // MFMA modifiers llvm-mc 22 refuses on the opcode: blgp on an SMFMAC, abid on an _f8f6f4.
+    let smfmac = ops![v(12..16), v(24..26), v(40..44), v(56)];
+    assert!(b.try_op_mods("v_smfmac_f32_16x16x32_f16", &smfmac, &[blgp(1)]).is_err());
+    assert_eq!(b.try_op_mods("v_smfmac_f32_16x16x32_f16", &smfmac, &[abid(1)]).unwrap(), 8);
+    let f8 = ops![v(12..16), v(24..32), v(40..48), v(56..60)];
+    assert!(b.try_op_mods("v_mfma_f32_16x16x128_f8f6f4", &f8, &[abid(1)]).is_err());
+    assert_eq!(b.try_op_mods("v_mfma_f32_16x16x128_f8f6f4", &f8, &[cbsz(1)]).unwrap(), 8);
     let mut b = Builder::new(Arch::Gfx1100);
     assert!(b.try_op("v_readlane_b32", &ops![s(8), v(24), neg(s(7))]).is_err());
     assert_eq!(b.try_op("v_readlane_b32", &ops![s(8), v(24), s(7)]).unwrap(), 8);

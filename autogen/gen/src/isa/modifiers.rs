@@ -28,7 +28,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use baregpu_autogen::isa::modifier_bits::{
-    layout_mask, pack, MOD_BITS, NAME_CLAMP, NAME_E64, NAME_NEG_HI, NAME_NEG_LO, NAME_OMOD, NAME_OP_SEL, NAME_OP_SEL_HI,
+    layout_mask, pack, MOD_BITS, NAME_ABID, NAME_BLGP, NAME_CBSZ, NAME_CLAMP, NAME_E64, NAME_NEG, NAME_NEG_HI,
+    NAME_NEG_LO, NAME_OMOD, NAME_OP_SEL, NAME_OP_SEL_HI, NAME_OP_SEL_WHOLE,
 };
 use baregpu_autogen::isa::{Arch as Table, Opcode, OperandKind};
 
@@ -42,14 +43,12 @@ use crate::{banner, Generated};
 /// Golden lines tried per opcode until one assembles as it is.
 const LINES_PER_OP: usize = 4;
 
-/// The opcodes probed: VOP3 (with VOPC/VOP1/VOP2 promoted to it), VOP3P and VINTERP, less the
-/// ones whose modifier bits hold something else (MFMA operands, v_bitop3's truth table,
-/// v_permlane*_swap's fi/bound_ctrl, the gfx12 byte selects).
+/// The opcodes probed: VOP3 (with VOPC/VOP1/VOP2 promoted to it), VOP3P, VINTERP and MFMA,
+/// less v_permlane*_swap, whose modifier bits hold fi/bound_ctrl.
 fn probed(op: &Opcode) -> bool {
     let m = op.mnemonic;
     matches!(op.format, "VOP3" | "VOP3P" | "VINTERP")
-        && matches!(op.layout, "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" | "WMMA")
-        && !m.starts_with("v_bitop3")
+        && matches!(op.layout, "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" | "WMMA" | "MFMA")
         && !(m.starts_with("v_permlane") && m.contains("_swap"))
 }
 
@@ -62,8 +61,9 @@ fn plain(l: &str) -> usize {
 }
 
 /// The probe lines of one baseline line of `op`, each with the name bit of the modifier it
-/// writes (`modifier_bits::NAME_*`; 0 for neg/abs, `NAME_E64` for the suffix).
-fn probes(op: &Opcode, line: &str) -> Vec<(String, u8)> {
+/// writes (`modifier_bits::NAME_*`; 0 for neg/abs and v_bitop3's table, `NAME_E64` for the
+/// suffix).
+fn probes(op: &Opcode, line: &str) -> Vec<(String, u16)> {
     let (mn, rest) = line.split_once(' ').unwrap_or((line, ""));
     let mut out = Vec::new();
     // VINTERP's wait_exp must come last (llvm-mc refuses a modifier after it).
@@ -81,12 +81,19 @@ fn probes(op: &Opcode, line: &str) -> Vec<(String, u8)> {
                 }
             }
         }
+        // The halves written as whole registers, with an op_sel list that sets nothing.
+        let whole = line.replace(".l,", ",").replace(".l ", " ");
+        let whole = whole.strip_suffix(".l").unwrap_or(&whole);
+        let at = whole.find(" wait_exp:").unwrap_or(whole.len());
+        out.push((format!("{} op_sel:[0,0,0,0]{}", &whole[..at], &whole[at..]), NAME_OP_SEL_WHOLE));
     }
     // On a line with halves too: llvm-mc takes op_sel entries of its 32-bit operands
-    // (`v_alignbyte_b32 v8, v24, v40, v56.l op_sel:[1,0,0,0]`).
+    // (`v_alignbyte_b32 v8, v24, v40, v56.l op_sel:[1,0,0,0]`); without halves, they are its
+    // whole registers.
     if !line.contains(" op_sel:") {
+        let bit = if halves { NAME_OP_SEL } else { NAME_OP_SEL | NAME_OP_SEL_WHOLE };
         for k in 0..4 {
-            out.push((with(&format!("op_sel:[{}]", one_hot(4, k))), NAME_OP_SEL));
+            out.push((with(&format!("op_sel:[{}]", one_hot(4, k))), bit));
         }
     }
     for (name, bit) in [("op_sel_hi", NAME_OP_SEL_HI), ("neg_lo", NAME_NEG_LO), ("neg_hi", NAME_NEG_HI)] {
@@ -125,13 +132,50 @@ fn probes(op: &Opcode, line: &str) -> Vec<(String, u8)> {
         }
     }
     if !mn.ends_with("_e64") && !mn.ends_with("_e32") {
-        out.push((format!("{mn}_e64 {rest}"), NAME_E64));
+        out.push((format!("{mn}_e64 {rest}").trim_end().to_string(), NAME_E64));
+    }
+    // v_bitop3's truth table lives in the abs, omod and neg bits: each bit written.
+    if mn.starts_with("v_bitop3") {
+        out.extend((0..8).map(|k| (with(&format!("bitop3:{:#x}", 1 << k)), 0)));
+    }
+    if op.layout == "MFMA" {
+        out.extend(matrix_probes(line));
+    }
+    out
+}
+
+/// MFMA probes: each bit of `cbsz`, `abid` and `blgp`, and each entry of `neg` (which the f64
+/// MFMAs write in blgp's bits). An `_f8f6f4` MFMA's cbsz and blgp name the A and B formats,
+/// whose size its src0 and src1 take: 8 registers for fp8/bf8 (0, 1), 6 for fp6/bf6 (2), 4 for
+/// fp4 (4).
+fn matrix_probes(line: &str) -> Vec<(String, u16)> {
+    let f8f6f4 = line.split(' ').next().is_some_and(|m| m.ends_with("_f8f6f4"));
+    let sized = |k: usize, v: u32| -> String {
+        let regs = [8, 8, 6, 6, 4][v.min(4) as usize];
+        match operand_range(line, k) {
+            Some(r) if f8f6f4 => match super::text::reg(&line[r.clone()]) {
+                Some((c, a, _)) => format!("{}{c}[{a}:{}]{}", &line[..r.start], a + regs - 1, &line[r.end..]),
+                None => line.to_string(),
+            },
+            _ => line.to_string(),
+        }
+    };
+    let mut out = Vec::new();
+    for v in [1, 2, 4] {
+        out.push((format!("{} cbsz:{v}", sized(1, v)), NAME_CBSZ));
+        out.push((format!("{} blgp:{v}", sized(2, v)), NAME_BLGP));
+    }
+    for v in [1, 2, 4, 8] {
+        out.push((format!("{line} abid:{v}"), NAME_ABID));
+    }
+    for k in 0..3 {
+        out.push((format!("{line} neg:[{}]", one_hot(3, k)), NAME_NEG));
     }
     out
 }
 
 /// The name bits of what a baseline line writes already (its suffix, its modifiers): taken.
-fn written(line: &str) -> u8 {
+fn written(line: &str) -> u16 {
     let mn = line.split(' ').next().unwrap_or("");
     let e64 = if mn.ends_with("_e64") || mn.ends_with("_e32") { NAME_E64 } else { 0 };
     let mods = [
@@ -142,13 +186,38 @@ fn written(line: &str) -> u8 {
         (" clamp", NAME_CLAMP),
         (" mul:", NAME_OMOD),
         (" div:", NAME_OMOD),
+        (" cbsz:", NAME_CBSZ),
+        (" abid:", NAME_ABID),
+        (" blgp:", NAME_BLGP),
+        (" neg:", NAME_NEG),
     ];
-    mods.iter().filter(|(t, _)| line.contains(t)).fold(e64, |a, (_, b)| a | b)
+    let names = mods.iter().filter(|(t, _)| line.contains(t)).fold(e64, |a, (_, b)| a | b);
+    let halves = line.contains(".l") || line.contains(".h");
+    if names & NAME_OP_SEL != 0 && !halves {
+        names | NAME_OP_SEL_WHOLE
+    } else {
+        names
+    }
 }
 
 /// `line` without the modifiers the probes add, its high halves written low.
 fn without_modifiers(line: &str) -> String {
-    let names = ["op_sel:", "op_sel_hi:", "neg_lo:", "neg_hi:", "clamp", "mul:", "div:", "byte_sel:", "index_key:"];
+    let names = [
+        "op_sel:",
+        "op_sel_hi:",
+        "neg_lo:",
+        "neg_hi:",
+        "clamp",
+        "mul:",
+        "div:",
+        "byte_sel:",
+        "index_key:",
+        "bitop3:",
+        "cbsz:",
+        "abid:",
+        "blgp:",
+        "neg:",
+    ];
     let (head, tail) = line.split_once(' ').unwrap_or((line, ""));
     let kept: Vec<&str> = tail.split(' ').filter(|t| !names.iter().any(|n| t.starts_with(n))).collect();
     // A high half is op_sel too: the low one is the baseline.
@@ -166,6 +235,14 @@ fn strip_comments(line: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `line` with `_e64` added to its mnemonic.
+fn with_e64(line: &str) -> String {
+    match line.split_once(' ') {
+        Some((m, rest)) => format!("{m}_e64 {rest}"),
+        None => format!("{line}_e64"),
+    }
 }
 
 fn one_hot(n: usize, k: usize) -> String {
@@ -188,14 +265,14 @@ struct Found {
     /// The modifier bits some accepted probe changed (packed).
     writable: u16,
     /// The modifiers (and `_e64`) llvm-mc takes at all, written or not (`modifier_bits::NAME_*`).
-    names: u8,
+    names: u16,
 }
 
 type Found2 = BTreeMap<&'static str, Found>;
 
 /// One baseline line of an opcode: the opcode, the line, its probes (with their name bits) and
 /// the modifier names the opcode's golden lines write.
-type Target = (&'static Opcode, String, Vec<(String, u8)>, u8);
+type Target = (&'static Opcode, String, Vec<(String, u16)>, u16);
 
 fn probe_arch(arch: &str) -> Result<Found2, String> {
     let table: &Table =
@@ -213,7 +290,7 @@ fn probe_arch(arch: &str) -> Result<Found2, String> {
             .map(|(l, _)| strip_comments(l))
             .collect();
         // Each line's own modifiers are taken; the probes start from the line without them.
-        let taken: u8 = lines.iter().fold(0, |a, l| a | written(l));
+        let taken: u16 = lines.iter().fold(0, |a, l| a | written(l));
         let mut lines: Vec<String> = lines.iter().map(|l| without_modifiers(l)).collect();
         lines.dedup();
         if lines.is_empty() {
@@ -224,7 +301,15 @@ fn probe_arch(arch: &str) -> Result<Found2, String> {
             lines = forms.into_iter().filter_map(|(sgpr, sdst)| synth_line(op, &lops, sgpr, sdst)).collect();
         }
         lines.sort_by_key(|l| plain(l));
-        for l in lines.into_iter().take(LINES_PER_OP) {
+        lines.truncate(LINES_PER_OP);
+        // A VOP3 opcode llvm-mc prints without a suffix though a 32-bit encoding shares its name
+        // (`v_nop`, `v_pipeflush`): its golden lines are the 32-bit one's, so it is probed with
+        // `_e64` written.
+        if op.format == "VOP3" && !op.mnemonic.ends_with("_e64") {
+            let e64: Vec<String> = lines.iter().map(|l| with_e64(l)).collect();
+            lines.extend(e64);
+        }
+        for l in lines {
             let p = probes(op, &l);
             targets.push((op, l, p, taken));
         }
@@ -284,9 +369,9 @@ pub fn generate(_inputs: &Inputs) -> Result<Vec<Generated>, String> {
     );
     for (arch, table) in ARCHS.iter().zip(tables) {
         let _ = writeln!(s, "/// {} opcodes of {arch}.", table.len());
-        let _ = writeln!(s, "pub static {}: &[(&str, u16, u16, u8)] = &[", arch.to_uppercase());
+        let _ = writeln!(s, "pub static {}: &[(&str, u16, u16, u16)] = &[", arch.to_uppercase());
         for (m, f) in &table {
-            let _ = writeln!(s, "    ({m:?}, 0x{:04x}, 0x{:04x}, 0x{:02x}),", f.default, f.writable, f.names);
+            let _ = writeln!(s, "    ({m:?}, 0x{:04x}, 0x{:04x}, 0x{:04x}),", f.default, f.writable, f.names);
         }
         s.push_str("];\n\n");
     }

@@ -36,6 +36,7 @@ pub(crate) mod smem_rules;
 mod start;
 pub(crate) mod store_tfe;
 mod symbolic;
+mod t16_opsel;
 pub(crate) mod value;
 mod verify;
 mod vopd;

@@ -76,7 +76,12 @@ pub(super) fn check(i: &Instruction, mods: &[Tok]) -> Result<(), PErr> {
             if p < q {
                 return err(
                     t,
-                    format!("'{}' after '{}': llvm-mc 22 takes {}'s modifiers in a fixed order", t.text, prev.text, i.mnemonic()),
+                    format!(
+                        "'{}' after '{}': llvm-mc 22 takes {}'s modifiers in a fixed order",
+                        t.text,
+                        prev.text,
+                        i.mnemonic()
+                    ),
                 );
             }
         }

@@ -10,7 +10,8 @@ use crate::offset_range::offset_range;
 use crate::operand::is_gfx9;
 use crate::Arch;
 
-fn list_bits(v: &str) -> Option<(u32, usize)> {
+/// The set entries and the length of a modifier's `[0,1,...]` list.
+pub(super) fn list_bits(v: &str) -> Option<(u32, usize)> {
     let inner = v.strip_prefix('[')?.strip_suffix(']')?;
     let mut bits = 0;
     let mut n = 0;
@@ -31,6 +32,24 @@ fn vop3p_mask(i: &Instruction) -> u32 {
     match super::verify::vop3p_sources(i) {
         Some(n) => (1 << n) - 1,
         None => u32::MAX,
+    }
+}
+
+/// The `opsel` field bits of an `op_sel` list of `n` entries whose set entries are `b`.
+pub(super) fn op_sel_field(i: &Instruction, b: u32, n: usize) -> u32 {
+    let fname = i.format().name;
+    let b = b & vop3p_mask(i);
+    // A compare's two-entry list has no destination entry (llvm-mc prints its DPP so).
+    let cmp_pair = n <= 2 && i.mnemonic().starts_with("v_cmp");
+    if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) || cmp_pair {
+        b
+    } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
+        // llvm-mc reads entries by position: one per source, then the destination's; entries
+        // past those are ignored (`op_sel:[0,1,0,0]` on a VOP1 is `[0,1]`).
+        let dst = crate::disasm::vop3_opsel_len(i) - 1;
+        (b & ((1 << dst.min(3)) - 1)) | ((b >> dst) & 1) << 3
+    } else {
+        b
     }
 }
 
@@ -181,20 +200,7 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
                 // than assembled to bytes that drop it.
                 return err(t, "op_sel is not encodable on gfx9 v_pk_fmac_f16_e64 (llvm-mc drops it)");
             }
-            let b = b & vop3p_mask(i);
-            // A compare's two-entry list has no destination entry (llvm-mc prints its DPP so).
-            let cmp_pair = n <= 2 && i.mnemonic().starts_with("v_cmp");
-            let v = if i.mnemonic().starts_with("v_permlane") || !crate::disasm::has_dst(i) || cmp_pair {
-                b
-            } else if fname.starts_with("VOP3") && !fname.starts_with("VOP3P") && fname != "WMMA" {
-                // llvm-mc reads entries by position: one per source, then the destination's;
-                // entries past those are ignored (`op_sel:[0,1,0,0]` on a VOP1 is `[0,1]`).
-                let dst = crate::disasm::vop3_opsel_len(i) - 1;
-                (b & ((1 << dst.min(3)) - 1)) | ((b >> dst) & 1) << 3
-            } else {
-                b
-            };
-            set1(i, "opsel", v | i.f("opsel"))?;
+            set1(i, "opsel", op_sel_field(i, b, n) | i.f("opsel"))?;
         }
         "op_sel_hi" => {
             let (b, n) = list_bits(val).ok_or_else(|| (t.col, format!("bad list in '{s}'")))?;

@@ -157,6 +157,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
     }
     let opsel_bits: u32 = 0;
     let mut opsel_bits = opsel_bits;
+    // The operands written as a `.l` or `.h` half, or whole in a 16-bit operand (asm::t16_opsel).
+    let mut halves = super::t16_opsel::Halves::default();
     for (k, (o, t)) in ops.iter().zip(toks.iter()).enumerate() {
         // Source modifiers, from the typed form where it is this very token.
         let pre = k.checked_add_signed(shift).and_then(|j| typed.get(j)).filter(|o| std::ptr::eq(o.text, t.text));
@@ -285,9 +287,13 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
                     if r.file == 'a' {
                         set_acc(i, o.name);
                     }
+                    if r.hi.is_none() && r.file == 'v' && arch == crate::Arch::Gfx1100 {
+                        halves.whole |= crate::t16::mask(arch, opc) >> k & 1 != 0;
+                    }
                     if let Some(h) = r.hi {
                         let si = idx.unwrap_or(0);
                         if fname.starts_with("VOP3") || fname == "VINTERP" {
+                            halves.halves |= 1 << si;
                             if h {
                                 opsel_bits |= 1 << si;
                             }
@@ -573,6 +579,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
         i.set_field("opsel", i.f("opsel") | opsel_bits);
     }
     super::mod_order::check(i, &mods)?;
+    halves.high = opsel_bits;
+    super::t16_opsel::check(i, halves, &mods)?;
     for t in mods.iter() {
         modifier(i, t, ext)?;
     }

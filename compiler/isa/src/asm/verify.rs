@@ -288,7 +288,9 @@ fn implied_op_sel<'a>(
     mods: &[Modifier<'a>],
 ) -> Option<Vec<Modifier<'a>>> {
     let vop3 = fname.starts_with("VOP3") && !fname.starts_with("VOP3P") || fname == "VINTERP";
-    if !vop3 || mods.iter().any(|m| m.name == "op_sel") {
+    // An all-zero `op_sel` is as if left out: llvm-mc checks no half against it.
+    let zero = |m: &Modifier| matches!(&m.val, Some(Val::List(v)) if v.iter().all(|&x| x == 0));
+    if !vop3 || mods.iter().any(|m| m.name == "op_sel" && !zero(m)) {
         return None;
     }
     let nsrc = kinds.iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();

@@ -169,12 +169,48 @@ fn modifiers_llvm_mc_refuses_are_refused() {
         (Gfx950, "v_cvt_pk_bf16_f32 v8, v24, v40 op_sel:[1,0,0]", 32, "takes no op_sel"),
         (Gfx950, "v_dot2_f32_f16 v8, v24, v40, v56 op_sel:[1,0,0]", 34, "takes no op_sel"),
         (Gfx950, "v_dot2_f32_f16 v8, v24, v40, v56 op_sel_hi:[0,0,0]", 34, "takes no op_sel_hi"),
+        (Gfx942, "v_smfmac_f32_16x16x32_f16 v[12:15], v[24:25], v[40:43], v56 blgp:1", 61, "takes no blgp"),
+        (Gfx950, "v_mfma_f32_16x16x128_f8f6f4 v[12:15], v[24:31], v[40:47], v[56:59] abid:1", 68, "takes no abid"),
+        (Gfx942, "v_mfma_f64_16x16x4_f64 v[12:19], v[24:25], v[40:41], v[56:63] blgp:0", 63, "takes no blgp"),
+        (Gfx950, "v_bitop3_b16 v12, v24, v40, v56 clamp", 33, "takes no clamp"),
+        (Gfx950, "v_bitop3_b32 v12, v24, v40, v56 op_sel:[1,0,0,0]", 33, "takes no op_sel"),
     ]);
+    // VOP3 opcodes without operands take no clamp or output modifier (the VOP1 candidate, with
+    // no such field, may be the one that answers).
+    refused_with(&[(Gfx1100, "v_nop clamp"), (Gfx1201, "v_pipeflush_e64 clamp")], "clamp");
+    refused_with(&[(Gfx942, "v_clrexcp mul:2"), (Gfx1201, "v_pipeflush mul:2")], "mul");
+    refused_with(&[(Gfx942, "v_clrexcp div:2"), (Gfx1100, "v_nop_e64 div:2")], "div");
     // What llvm-mc takes on the same opcodes still assembles to its bytes.
     assembles_to(&[
         (Gfx1100, "v_readlane_b32 s8, v24, s7", &[0x08, 0x00, 0x60, 0xd7, 0x18, 0x0f, 0x00, 0x00]),
         (Gfx1100, "v_writelane_b32 v8, s24, s7", &[0x08, 0x00, 0x61, 0xd7, 0x18, 0x0e, 0x00, 0x00]),
+        (
+            Gfx942,
+            "v_smfmac_f32_16x16x32_f16 v[12:15], v[24:25], v[40:43], v56 abid:1",
+            &[0x0c, 0x08, 0xe2, 0xd3, 0x18, 0x51, 0xe2, 0x04],
+        ),
+        (
+            Gfx950,
+            "v_mfma_f32_16x16x128_f8f6f4 v[12:15], v[24:29], v[40:47], v[56:59] cbsz:2",
+            &[0x0c, 0x02, 0xad, 0xd3, 0x18, 0x51, 0xe2, 0x04],
+        ),
+        (
+            Gfx950,
+            "v_bitop3_b16 v12, v24, v40, v56 bitop3:0x11 op_sel:[1,0,0,1]",
+            &[0x0c, 0x4a, 0x33, 0xd2, 0x18, 0x51, 0xe2, 0x24],
+        ),
+        (Gfx1100, "v_nop_e64", &[0x00, 0x00, 0x80, 0xd5, 0x00, 0x00, 0x00, 0x00]),
     ]);
+    // Words with a modifier llvm-mc's assembler refuses print as `.long` (llvm-mc's disassembler
+    // calls them invalid): blgp on an SMFMAC, abid on an _f8f6f4.
+    for (arch, w) in [
+        (Gfx942, [0x0c, 0x00, 0xe2, 0xd3, 0x18, 0x51, 0xe2, 0x24]),
+        (Gfx950, [0x0c, 0x08, 0xad, 0xd3, 0x18, 0x51, 0xe2, 0x04]),
+    ] {
+        let text = baregpu_isa::disassemble(&baregpu_isa::decode(arch, &w).unwrap());
+        assert!(text.starts_with(".long"), "{text}");
+        assert_eq!(baregpu_isa::assemble_line(arch, &text).unwrap(), w);
+    }
     // gfx942 v_add_f32_e64 with op_sel bit 0: llvm-mc prints `v_add_f32_e64 v8, v24, v40` (its
     // text drops the bit), so no line writes the word: ours prints it as `.long`.
     let w = [0x08, 0x08, 0x01, 0xd1, 0x18, 0x51, 0x02, 0x00];
@@ -201,7 +237,36 @@ fn modifiers_out_of_llvm_mc_order_are_refused() {
     ]);
     assembles_to(&[
         (Gfx1100, "v_add_f32_e64 v1, v2, v3 clamp mul:1", &[0x01, 0x80, 0x03, 0xd5, 0x02, 0x07, 0x02, 0x00]),
-        (Gfx1100, "v_interp_p10_f32 v1, v2, v3, v4 clamp wait_exp:0", &[0x01, 0x80, 0x00, 0xcd, 0x02, 0x07, 0x12, 0x04]),
-        (Gfx1100, "v_pk_add_i16 v12, v24, v40 op_sel:[0,0,1] op_sel_hi:[0,0]", &[0x0c, 0x40, 0x02, 0xcc, 0x18, 0x51, 0x02, 0x00]),
+        (
+            Gfx1100,
+            "v_interp_p10_f32 v1, v2, v3, v4 clamp wait_exp:0",
+            &[0x01, 0x80, 0x00, 0xcd, 0x02, 0x07, 0x12, 0x04],
+        ),
+        (
+            Gfx1100,
+            "v_pk_add_i16 v12, v24, v40 op_sel:[0,0,1] op_sel_hi:[0,0]",
+            &[0x0c, 0x40, 0x02, 0xcc, 0x18, 0x51, 0x02, 0x00],
+        ),
+    ]);
+}
+
+/// gfx11 true16 `op_sel` beside 16-bit halves (asm::t16_opsel), each line checked with
+/// llvm-mc-22: a nonzero list must agree with every `.l`/`.h` ("op_sel operand conflicts with
+/// 16-bit operand suffix"); an all-zero one is skipped; whole registers in 16-bit operands are
+/// llvm-mc's fake16 form, which has no op_sel where the opcode also has a 32-bit encoding.
+#[test]
+fn op_sel_beside_register_halves_is_llvm_mcs() {
+    use Arch::*;
+    refused_at(&[
+        (Gfx1100, "v_add_f16_e64 v1.l, v2.l, v3.l op_sel:[1,0,0]", 32, "conflicts with 16-bit operand suffix"),
+        (Gfx1100, "v_add_f16_e64 v1.h, v2.h, v3.h op_sel:[1,1,0]", 32, "conflicts with 16-bit operand suffix"),
+        (Gfx1100, "v_add_f16_e64 v1, v2, v3 op_sel:[0,0,0]", 26, "fake16"),
+        (Gfx1100, "v_cmp_eq_f16_e64 s1, v2, s3 op_sel:[1,0]", 29, "fake16"),
+    ]);
+    assembles_to(&[
+        (Gfx1100, "v_add_f16_e64 v1.h, v2.l, v3.l op_sel:[0,0,0]", &[0x01, 0x40, 0x32, 0xd5, 0x02, 0x07, 0x02, 0x00]),
+        (Gfx1100, "v_add_f16_e64 v1.l, v2.h, v3.l op_sel:[1,0,0]", &[0x01, 0x08, 0x32, 0xd5, 0x02, 0x07, 0x02, 0x00]),
+        (Gfx1100, "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]", &[0x01, 0x40, 0x48, 0xd6, 0x02, 0x07, 0x12, 0x04]),
+        (Gfx1100, "v_cvt_f32_f16_e64 v1, s2 op_sel:[1,0]", &[0x01, 0x08, 0x8b, 0xd5, 0x02, 0x00, 0x00, 0x00]),
     ]);
 }
