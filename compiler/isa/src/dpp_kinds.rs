@@ -9,7 +9,6 @@
 //! rule's (no DPP form takes one).
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use baregpu_autogen::isa::dpp_kinds as gen;
 use baregpu_autogen::isa::sources::source_index;
@@ -18,8 +17,8 @@ use baregpu_autogen::isa::src_kinds_bits::L;
 use baregpu_autogen::isa::src_kinds_bits::{ALL, I, S, V};
 
 use crate::inst::Instruction;
+use crate::op_table::PerArch;
 use crate::src_kinds::{describe, kind_of};
-use crate::tables::Tables;
 use crate::Arch;
 
 /// The kinds of src0..src2 of one opcode's DPP16 and DPP8 forms.
@@ -28,19 +27,23 @@ type Forms = [[u8; 3]; 2];
 /// Per opcode index of `arch`, the kinds of its DPP16 and DPP8 sources, or `None` where every
 /// source of both takes every kind.
 fn masks(arch: Arch) -> &'static [Option<Forms>] {
-    static M: [OnceLock<Vec<Option<Forms>>>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    M[arch as usize].get_or_init(|| {
-        let list = match arch {
-            Arch::Gfx1100 => gen::GFX1100,
-            Arch::Gfx1201 => gen::GFX1201,
-            Arch::Gfx942 | Arch::Gfx950 => &[],
-        };
-        let mut by_name: HashMap<&str, Forms> = HashMap::new();
-        for &(m, dpp8, k) in list {
-            by_name.entry(m).or_insert([[ALL; 3]; 2])[usize::from(dpp8)] = k;
-        }
-        Tables::get(arch).table.opcodes.iter().map(|o| by_name.get(o.mnemonic).copied()).collect()
-    })
+    static M: PerArch<Forms> = PerArch::new();
+    let list = match arch {
+        Arch::Gfx1100 => gen::GFX1100,
+        Arch::Gfx1201 => gen::GFX1201,
+        Arch::Gfx942 | Arch::Gfx950 => &[],
+    };
+    M.get(
+        arch,
+        |_| true,
+        || {
+            let mut by_name: HashMap<&str, Forms> = HashMap::new();
+            for &(m, dpp8, k) in list {
+                by_name.entry(m).or_insert([[ALL; 3]; 2])[usize::from(dpp8)] = k;
+            }
+            by_name
+        },
+    )
 }
 
 /// Why `code` cannot be source `field` of `i` (a started or filled instruction) in its DPP16 or
@@ -75,6 +78,7 @@ pub(crate) fn first_refusal(i: &Instruction) -> Option<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::Tables;
     use baregpu_autogen::isa::{OperandKind, FLAG_DPP16, FLAG_DPP8};
 
     /// Every gfx1100 VOP3-family opcode with a DPP form and a src1 operand has its src1 probed:

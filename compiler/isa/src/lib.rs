@@ -25,6 +25,7 @@ pub mod inst;
 mod modifiers;
 pub mod names;
 mod offset_range;
+mod op_table;
 pub mod operand;
 mod src_kinds;
 mod src_mods;

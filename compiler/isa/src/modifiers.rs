@@ -10,9 +10,6 @@
 //! Where an opcode is in the table, its VOP3 neg/abs bits are judged here rather than by the
 //! disassembler-derived flags of `src_mods`.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 use baregpu_autogen::isa::modifier_bits::{
     layout_mask, pack, word_bit, NAME_ABID, NAME_BLGP, NAME_CBSZ, NAME_CLAMP, NAME_E64, NAME_NEG, NAME_NEG_HI,
     NAME_NEG_LO, NAME_OMOD, NAME_OP_SEL, NAME_OP_SEL_HI, NAME_OP_SEL_WHOLE,
@@ -20,7 +17,7 @@ use baregpu_autogen::isa::modifier_bits::{
 use baregpu_autogen::isa::modifiers as gen;
 
 use crate::inst::Instruction;
-use crate::tables::Tables;
+use crate::op_table::PerArch;
 use crate::Arch;
 
 /// One probed opcode: the modifier bits of a word no modifier changes, those some modifier
@@ -34,19 +31,17 @@ struct Entry {
 
 /// Per opcode index of `arch`, its entry where it was probed.
 fn entries(arch: Arch) -> &'static [Option<Entry>] {
-    static M: [OnceLock<Vec<Option<Entry>>>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    M[arch as usize].get_or_init(|| {
-        let list = match arch {
-            Arch::Gfx1100 => gen::GFX1100,
-            Arch::Gfx1201 => gen::GFX1201,
-            Arch::Gfx942 => gen::GFX942,
-            Arch::Gfx950 => gen::GFX950,
-        };
-        let by_name: HashMap<&str, Entry> =
-            list.iter().map(|&(m, default, writable, names)| (m, Entry { default, writable, names })).collect();
-        // By mnemonic and format: VOP1 `v_nop` shares the name of the VOP3 one probed.
-        let probed = |o: &baregpu_autogen::isa::Opcode| matches!(o.format, "VOP3" | "VOP3P" | "VINTERP");
-        Tables::get(arch).table.opcodes.iter().map(|o| by_name.get(o.mnemonic).copied().filter(|_| probed(o))).collect()
+    static M: PerArch<Entry> = PerArch::new();
+    let list = match arch {
+        Arch::Gfx1100 => gen::GFX1100,
+        Arch::Gfx1201 => gen::GFX1201,
+        Arch::Gfx942 => gen::GFX942,
+        Arch::Gfx950 => gen::GFX950,
+    };
+    // By mnemonic and format: VOP1 `v_nop` shares the name of the VOP3 one probed.
+    let probed = |o: &baregpu_autogen::isa::Opcode| matches!(o.format, "VOP3" | "VOP3P" | "VINTERP");
+    M.get(arch, probed, || {
+        list.iter().map(|&(m, default, writable, names)| (m, Entry { default, writable, names })).collect()
     })
 }
 

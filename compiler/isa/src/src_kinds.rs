@@ -9,32 +9,26 @@
 //! same, through the general fill: such opcodes get no fast plan) and the disassembler (a word
 //! with such a source prints as `.long`, since no line writes it).
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 use baregpu_autogen::isa::sources::source_index;
 use baregpu_autogen::isa::src_kinds_bits::{ALL, E, I, L, M, S, V};
 use baregpu_autogen::isa::{src_kinds as gen, FormatRole, OperandKind};
 
 use crate::inst::Instruction;
+use crate::op_table::PerArch;
 use crate::tables::Tables;
 use crate::Arch;
 
 /// Per opcode index of `arch`, the kinds of src0..src2, or `None` where every source takes
 /// every kind (most opcodes).
 fn masks(arch: Arch) -> &'static [Option<[u8; 4]>] {
-    static M: [OnceLock<Vec<Option<[u8; 4]>>>; 4] =
-        [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    M[arch as usize].get_or_init(|| {
-        let list = match arch {
-            Arch::Gfx1100 => gen::GFX1100,
-            Arch::Gfx1201 => gen::GFX1201,
-            Arch::Gfx942 => gen::GFX942,
-            Arch::Gfx950 => gen::GFX950,
-        };
-        let by_name: HashMap<&str, [u8; 4]> = list.iter().copied().collect();
-        Tables::get(arch).table.opcodes.iter().map(|o| by_name.get(o.mnemonic).copied()).collect()
-    })
+    static M: PerArch<[u8; 4]> = PerArch::new();
+    let list = match arch {
+        Arch::Gfx1100 => gen::GFX1100,
+        Arch::Gfx1201 => gen::GFX1201,
+        Arch::Gfx942 => gen::GFX942,
+        Arch::Gfx950 => gen::GFX950,
+    };
+    M.get(arch, |_| true, || list.iter().copied().collect())
 }
 
 /// Whether some source of opcode `op` (an index into `arch`'s table) refuses a kind.
