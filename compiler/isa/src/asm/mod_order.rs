@@ -7,7 +7,10 @@
 //! or that write no bit (an `op_sel` entry past the sources), which no decoded text shows.
 //!
 //! Every VALU format's order (checked with llvm-mc 22 per format, gfx9 to gfx12) is one
-//! sequence of the list below; VINTERP alone puts `clamp` first.
+//! sequence of the list below; VINTERP alone puts `clamp` first. Buffer, FLAT and DS
+//! instructions have theirs too (`format`, `idxen`, `offen`, `offset`, then the cache policy,
+//! whose names come in any order; `gds` after `offset`); where `tfe` and `lds` go is not held
+//! here.
 
 use super::lexer::Tok;
 use super::parser::{err, PErr};
@@ -51,15 +54,27 @@ const ORDER: &[&[&str]] = &[
     &["cbsz"],
     &["abid"],
     &["blgp", "neg"],
+    &["format"],
+    &["idxen"],
+    &["offen"],
+    &["offset", "offset0"],
+    &["offset1"],
+    &["gds"],
+    CPOL,
 ];
+
+/// The cache policy: one place, its names in any order (llvm-mc reads them as one operand).
+const CPOL: &[&str] =
+    &["glc", "slc", "dlc", "sc0", "sc1", "nt", "th", "scope", "noglc", "noslc", "nodlc", "nosc0", "nosc1", "nont"];
 
 /// VINTERP's order (`v_interp_p10_f16_f32 v1, v2.l, v3, v4.l clamp op_sel:[0,0,0,0] wait_exp:1`).
 const VINTERP: &[&[&str]] = &[&["clamp"], &["op_sel"], &["wait_exp"]];
 
-/// The place of modifier `name` in `i`'s order; `None` for names the order does not hold.
-fn place(i: &Instruction, name: &str) -> Option<usize> {
+/// The place of modifier `name` in `i`'s order and the names sharing it; `None` for names the
+/// order does not hold.
+fn place(i: &Instruction, name: &str) -> Option<(usize, &'static [&'static str])> {
     let order = if i.format().name == "VINTERP" { VINTERP } else { ORDER };
-    order.iter().position(|row| row.contains(&name))
+    order.iter().position(|row| row.contains(&name)).map(|p| (p, order[p]))
 }
 
 /// Refuses the first modifier of `mods` that comes after one llvm-mc reads later, or repeats
@@ -68,9 +83,9 @@ pub(super) fn check(i: &Instruction, mods: &[Tok]) -> Result<(), PErr> {
     let mut last: Option<(usize, &Tok)> = None;
     for t in mods {
         let name = super::value::split_colon(t.text).map_or(t.text, |(n, _)| n);
-        let Some(p) = place(i, name) else { continue };
+        let Some((p, row)) = place(i, name) else { continue };
         if let Some((q, prev)) = last {
-            if p == q {
+            if p == q && row != CPOL {
                 return err(t, format!("'{}' after '{}': llvm-mc 22 takes this modifier once", t.text, prev.text));
             }
             if p < q {

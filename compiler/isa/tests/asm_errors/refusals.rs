@@ -234,6 +234,16 @@ fn modifiers_out_of_llvm_mc_order_are_refused() {
         (Gfx1100, "v_interp_p10_f32 v1, v2, v3, v4 wait_exp:0 clamp", 44, "fixed order"),
         (Gfx950, "v_mfma_f32_16x16x4_f32 v[0:3], v4, v5, v[0:3] blgp:0 cbsz:1", 54, "fixed order"),
         (Gfx1100, "v_add_f32_e64 v1, v2, v3 clamp clamp", 32, "once"),
+        (Gfx1100, "global_load_b32 v1, v2, s[2:3] glc offset:16", 36, "fixed order"),
+        (Gfx1201, "global_load_b32 v1, v2, s[2:3] th:TH_LOAD_NT offset:16", 46, "fixed order"),
+        (Gfx942, "buffer_load_dword v1, v2, s[4:7], s8 offen sc0 offset:16", 48, "fixed order"),
+        (
+            Gfx942,
+            "tbuffer_load_format_x v24, v8, s[16:19], s40 offen format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT]",
+            52,
+            "fixed order",
+        ),
+        (Gfx1100, "ds_add_u32 v8, v24 gds offset:0", 24, "fixed order"),
     ]);
     assembles_to(&[
         (Gfx1100, "v_add_f32_e64 v1, v2, v3 clamp mul:1", &[0x01, 0x80, 0x03, 0xd5, 0x02, 0x07, 0x02, 0x00]),
@@ -247,6 +257,8 @@ fn modifiers_out_of_llvm_mc_order_are_refused() {
             "v_pk_add_i16 v12, v24, v40 op_sel:[0,0,1] op_sel_hi:[0,0]",
             &[0x0c, 0x40, 0x02, 0xcc, 0x18, 0x51, 0x02, 0x00],
         ),
+        // The cache policy's names come in any order.
+        (Gfx1100, "scratch_load_b32 v1, v2, off offset:16 dlc glc", &[0x10, 0x60, 0x51, 0xdc, 0x02, 0x00, 0xfc, 0x01]),
     ]);
 }
 
