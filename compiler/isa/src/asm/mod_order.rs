@@ -80,6 +80,10 @@ fn place(i: &Instruction, name: &str) -> Option<(usize, &'static [&'static str])
 /// Refuses the first modifier of `mods` that comes after one llvm-mc reads later, or repeats
 /// one.
 pub(super) fn check(i: &Instruction, mods: &[Tok]) -> Result<(), PErr> {
+    // One modifier has no order (most lines have none or one).
+    if mods.len() < 2 {
+        return Ok(());
+    }
     let mut last: Option<(usize, &Tok)> = None;
     for t in mods {
         let name = super::value::split_colon(t.text).map_or(t.text, |(n, _)| n);

@@ -287,8 +287,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
                     if r.file == 'a' {
                         set_acc(i, o.name);
                     }
-                    if r.hi.is_none() && r.file == 'v' && arch == crate::Arch::Gfx1100 {
-                        halves.whole |= crate::t16::mask(arch, opc) >> k & 1 != 0;
+                    if r.hi.is_none() && r.file == 'v' {
+                        halves.whole |= 1 << k;
                     }
                     if let Some(h) = r.hi {
                         let si = idx.unwrap_or(0);

@@ -12,22 +12,21 @@ use super::parser::{err, PErr};
 use crate::inst::Instruction;
 
 /// The halves a line writes: `halves` holds the `opsel` field bits of the operands written with
-/// `.l` or `.h`, `high` those written `.h`; `whole` says a 16-bit VGPR operand is written whole.
+/// `.l` or `.h`, `high` those written `.h`; `whole` the operand positions written as a whole VGPR.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Halves {
     pub halves: u32,
     pub high: u32,
-    pub whole: bool,
+    pub whole: u32,
 }
 
 /// Refuses `i`'s `op_sel` token where it conflicts with the halves written, or where `i`'s
 /// fake16 form takes none.
 pub(super) fn check(i: &Instruction, h: Halves, mods: &[Tok]) -> Result<(), PErr> {
-    if h.halves == 0 && !h.whole {
-        return Ok(());
-    }
     let Some(t) = mods.iter().find(|t| t.text.starts_with("op_sel:")) else { return Ok(()) };
-    if h.whole && crate::modifiers::whole_op_sel_refused(i) {
+    // The true16 operand positions are looked up only for a line with op_sel.
+    let whole = h.whole & u32::from(crate::t16::mask(i.arch, i.opcode())) != 0;
+    if whole && crate::modifiers::whole_op_sel_refused(i) {
         return err(
             t,
             format!(
