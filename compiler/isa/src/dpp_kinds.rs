@@ -28,15 +28,15 @@ type Forms = [[u8; 3]; 2];
 /// source of both takes every kind.
 fn masks(arch: Arch) -> &'static [Option<Forms>] {
     static M: PerArch<Forms> = PerArch::new();
-    let list = match arch {
-        Arch::Gfx1100 => gen::GFX1100,
-        Arch::Gfx1201 => gen::GFX1201,
-        Arch::Gfx942 | Arch::Gfx950 => &[],
-    };
     M.get(
         arch,
         |_| true,
         || {
+            let list = match arch {
+                Arch::Gfx1100 => gen::GFX1100,
+                Arch::Gfx1201 => gen::GFX1201,
+                Arch::Gfx942 | Arch::Gfx950 => &[],
+            };
             let mut by_name: HashMap<&str, Forms> = HashMap::new();
             for &(m, dpp8, k) in list {
                 by_name.entry(m).or_insert([[ALL; 3]; 2])[usize::from(dpp8)] = k;

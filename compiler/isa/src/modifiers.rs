@@ -32,15 +32,15 @@ struct Entry {
 /// Per opcode index of `arch`, its entry where it was probed.
 fn entries(arch: Arch) -> &'static [Option<Entry>] {
     static M: PerArch<Entry> = PerArch::new();
-    let list = match arch {
-        Arch::Gfx1100 => gen::GFX1100,
-        Arch::Gfx1201 => gen::GFX1201,
-        Arch::Gfx942 => gen::GFX942,
-        Arch::Gfx950 => gen::GFX950,
-    };
     // By mnemonic and format: VOP1 `v_nop` shares the name of the VOP3 one probed.
     let probed = |o: &baregpu_autogen::isa::Opcode| matches!(o.format, "VOP3" | "VOP3P" | "VINTERP");
     M.get(arch, probed, || {
+        let list = match arch {
+            Arch::Gfx1100 => gen::GFX1100,
+            Arch::Gfx1201 => gen::GFX1201,
+            Arch::Gfx942 => gen::GFX942,
+            Arch::Gfx950 => gen::GFX950,
+        };
         list.iter().map(|&(m, default, writable, names)| (m, Entry { default, writable, names })).collect()
     })
 }

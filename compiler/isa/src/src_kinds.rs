@@ -22,13 +22,19 @@ use crate::Arch;
 /// every kind (most opcodes).
 fn masks(arch: Arch) -> &'static [Option<[u8; 4]>] {
     static M: PerArch<[u8; 4]> = PerArch::new();
-    let list = match arch {
-        Arch::Gfx1100 => gen::GFX1100,
-        Arch::Gfx1201 => gen::GFX1201,
-        Arch::Gfx942 => gen::GFX942,
-        Arch::Gfx950 => gen::GFX950,
-    };
-    M.get(arch, |_| true, || list.iter().copied().collect())
+    M.get(
+        arch,
+        |_| true,
+        || {
+            let list = match arch {
+                Arch::Gfx1100 => gen::GFX1100,
+                Arch::Gfx1201 => gen::GFX1201,
+                Arch::Gfx942 => gen::GFX942,
+                Arch::Gfx950 => gen::GFX950,
+            };
+            list.iter().copied().collect()
+        },
+    )
 }
 
 /// Whether some source of opcode `op` (an index into `arch`'s table) refuses a kind.

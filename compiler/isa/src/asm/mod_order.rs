@@ -7,7 +7,7 @@
 //! or that write no bit (an `op_sel` entry past the sources), which no decoded text shows.
 //!
 //! Every VALU format's order (checked with llvm-mc 22 per format, gfx9 to gfx12) is one
-//! sequence of the list below; VINTERP alone puts `clamp` first. Buffer, FLAT and DS
+//! sequence of the one below; VINTERP alone puts `clamp` first. Buffer, FLAT and DS
 //! instructions have theirs too (`format`, `idxen`, `offen`, `offset`, then the cache policy,
 //! whose names come in any order; `gds` after `offset`); where `tfe` and `lds` go is not held
 //! here.
@@ -16,65 +16,56 @@ use super::lexer::Tok;
 use super::parser::{err, PErr};
 use crate::inst::Instruction;
 
-/// llvm-mc 22's order; the names of one row share a place (one of them at most is written).
-const ORDER: &[&[&str]] = &[
-    &["bitop3"],
-    &["op_sel"],
-    &["op_sel_hi"],
-    &["index_key"],
-    &["neg_lo"],
-    &["neg_hi"],
-    &["clamp"],
-    &["mul", "div"],
-    &[
-        "dpp8",
-        "quad_perm",
-        "row_shl",
-        "row_shr",
-        "row_ror",
-        "wave_shl",
-        "wave_rol",
-        "wave_shr",
-        "wave_ror",
-        "row_mirror",
-        "row_half_mirror",
-        "row_bcast",
-        "row_share",
-        "row_xmask",
-        "row_newbcast",
-    ],
-    &["row_mask"],
-    &["bank_mask"],
-    &["bound_ctrl"],
-    &["fi"],
-    &["dst_sel"],
-    &["dst_unused"],
-    &["src0_sel"],
-    &["src1_sel"],
-    &["cbsz"],
-    &["abid"],
-    &["blgp", "neg"],
-    &["format"],
-    &["idxen"],
-    &["offen"],
-    &["offset", "offset0"],
-    &["offset1"],
-    &["gds"],
-    CPOL,
-];
+/// The place of modifier `name` in llvm-mc 22's order (names of one place: one of them at most
+/// is written); `None` for names the order does not hold. A `match`: this runs on every
+/// candidate of a line with two modifiers or more.
+fn place(name: &str) -> Option<u8> {
+    Some(match name {
+        "bitop3" => 0,
+        "op_sel" => 1,
+        "op_sel_hi" => 2,
+        "index_key" => 3,
+        "neg_lo" => 4,
+        "neg_hi" => 5,
+        "clamp" => 6,
+        "mul" | "div" => 7,
+        "dpp8" | "quad_perm" | "row_shl" | "row_shr" | "row_ror" | "wave_shl" | "wave_rol" | "wave_shr"
+        | "wave_ror" | "row_mirror" | "row_half_mirror" | "row_bcast" | "row_share" | "row_xmask" | "row_newbcast" => 8,
+        "row_mask" => 9,
+        "bank_mask" => 10,
+        "bound_ctrl" => 11,
+        "fi" => 12,
+        "dst_sel" => 13,
+        "dst_unused" => 14,
+        "src0_sel" => 15,
+        "src1_sel" => 16,
+        "cbsz" => 17,
+        "abid" => 18,
+        "blgp" | "neg" => 19,
+        "format" => 20,
+        "idxen" => 21,
+        "offen" => 22,
+        "offset" | "offset0" => 23,
+        "offset1" => 24,
+        "gds" => 25,
+        // The cache policy: its names in any order (llvm-mc reads them as one operand).
+        "glc" | "slc" | "dlc" | "sc0" | "sc1" | "nt" | "th" | "scope" | "noglc" | "noslc" | "nodlc" | "nosc0"
+        | "nosc1" | "nont" => CPOL,
+        _ => return None,
+    })
+}
 
-/// The cache policy: one place, its names in any order (llvm-mc reads them as one operand).
-const CPOL: &[&str] =
-    &["glc", "slc", "dlc", "sc0", "sc1", "nt", "th", "scope", "noglc", "noslc", "nodlc", "nosc0", "nosc1", "nont"];
+/// The cache policy's place.
+const CPOL: u8 = 26;
 
 /// VINTERP's order (`v_interp_p10_f16_f32 v1, v2.l, v3, v4.l clamp op_sel:[0,0,0,0] wait_exp:1`).
-const VINTERP: &[&[&str]] = &[&["clamp"], &["op_sel"], &["wait_exp"]];
-
-/// The place of modifier `name` in `i`'s order and the names sharing it; `None` for names the
-/// order does not hold.
-fn place(i: &Instruction, name: &str) -> Option<(usize, &'static [&'static str])> {
-    let order = if i.format().name == "VINTERP" { VINTERP } else { ORDER };
-    order.iter().position(|row| row.contains(&name)).map(|p| (p, order[p]))
+fn vinterp_place(name: &str) -> Option<u8> {
+    match name {
+        "clamp" => Some(0),
+        "op_sel" => Some(1),
+        "wait_exp" => Some(2),
+        _ => None,
+    }
 }
 
 /// Refuses the first modifier of `mods` that comes after one llvm-mc reads later, or repeats
@@ -84,23 +75,20 @@ pub(super) fn check(i: &Instruction, mods: &[Tok]) -> Result<(), PErr> {
     if mods.len() < 2 {
         return Ok(());
     }
-    let mut last: Option<(usize, &Tok)> = None;
+    let place = if i.format().name == "VINTERP" { vinterp_place } else { place };
+    let mut last: Option<(u8, &Tok)> = None;
     for t in mods {
         let name = super::value::split_colon(t.text).map_or(t.text, |(n, _)| n);
-        let Some((p, row)) = place(i, name) else { continue };
+        let Some(p) = place(name) else { continue };
         if let Some((q, prev)) = last {
-            if p == q && row != CPOL {
+            if p == q && p != CPOL {
                 return err(t, format!("'{}' after '{}': llvm-mc 22 takes this modifier once", t.text, prev.text));
             }
             if p < q {
+                let m = i.mnemonic();
                 return err(
                     t,
-                    format!(
-                        "'{}' after '{}': llvm-mc 22 takes {}'s modifiers in a fixed order",
-                        t.text,
-                        prev.text,
-                        i.mnemonic()
-                    ),
+                    format!("'{}' after '{}': llvm-mc 22 takes {m}'s modifiers in a fixed order", t.text, prev.text),
                 );
             }
         }
