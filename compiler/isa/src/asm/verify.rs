@@ -53,7 +53,7 @@ pub fn agrees(i: &Instruction, want: &Want, sc: &mut Scratch) -> bool {
         return r;
     }
     if let Some(g) = super::decoded::decoded_reuse(i, std::mem::take(&mut sc.got)) {
-        let r = same_typed(i, &want.typed, &g);
+        let r = super::equal_typed::equal(i, &want.typed, &g) || same_typed(i, &want.typed, &g);
         sc.got = g;
         return r;
     }
@@ -118,7 +118,7 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
 }
 
 /// Compares a line's typed operands and modifiers with the candidate's decoded ones.
-fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
+pub(super) fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     let arch = i.arch;
     let fname = i.format().name;
     let kinds = i.operands();
@@ -198,7 +198,7 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
 }
 
 /// The VOP3/VOP3P selector lists, one entry per source (and the destination).
-const SELECTOR_LISTS: [&str; 4] = ["op_sel", "op_sel_hi", "neg_lo", "neg_hi"];
+pub(super) const SELECTOR_LISTS: [&str; 4] = ["op_sel", "op_sel_hi", "neg_lo", "neg_hi"];
 
 /// The number of sources of a VOP3P (or gfx11 WMMA) instruction, `None` for other formats.
 pub(super) fn vop3p_sources(i: &Instruction) -> Option<usize> {
