@@ -19,7 +19,9 @@ pub(super) fn equal(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     }
     // No operand read as a modifier (`split_extra`), no implied VCC destination (which
     // `same_typed` drops from the decoded side).
-    if split_extra(w, kinds.len()).0.len() != w.ops.len() || split_extra(g, kinds.len()).0.len() != g.ops.len() {
+    // (Asked only past the table's operands, where `split_extra` may move one.)
+    let moved = |t: &Typed| t.ops.len() > kinds.len() && split_extra(t, kinds.len()).0.len() != t.ops.len();
+    if moved(w) || moved(g) {
         return false;
     }
     if super::parser::implicit_vcc(i.format().name, i.mnemonic(), w.ops.len(), kinds) {

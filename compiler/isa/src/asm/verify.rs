@@ -52,7 +52,12 @@ pub fn agrees(i: &Instruction, want: &Want, sc: &mut Scratch) -> bool {
     if let Some(r) = same_field(i, want.line) {
         return r;
     }
-    if let Some(g) = super::decoded::decoded_reuse(i, std::mem::take(&mut sc.got)) {
+    // Most lines: plain operands read straight from their fields.
+    let form = super::decoded::form(i);
+    if super::decoded::plain::agrees(i, form, &want.typed) {
+        return true;
+    }
+    if let Some(g) = super::decoded::read(i, form, std::mem::take(&mut sc.got)) {
         let r = super::equal_typed::equal(i, &want.typed, &g) || same_typed(i, &want.typed, &g);
         sc.got = g;
         return r;
@@ -118,7 +123,7 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
 }
 
 /// Compares a line's typed operands and modifiers with the candidate's decoded ones.
-pub(super) fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
+pub(in crate::asm) fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     let arch = i.arch;
     let fname = i.format().name;
     let kinds = i.operands();

@@ -8,6 +8,7 @@
 
 mod buf;
 mod ext;
+pub(super) mod plain;
 mod vop3p;
 
 use baregpu_autogen::isa::OperandKind;
@@ -24,39 +25,66 @@ use crate::Arch;
 /// The instruction's operands and modifiers, or `None` for a form this module does not read.
 #[cfg(test)]
 pub fn decoded(i: &Instruction) -> Option<Typed<'static>> {
-    decoded_reuse(i, Typed::default())
+    read(i, form(i), Typed::default())
 }
 
-/// [`decoded`] written into `spare`'s lists (emptied first): the assembler reads back every
-/// line it assembles, and reusing one pair of lists spares it two allocations a line.
-pub fn decoded_reuse(i: &Instruction, mut spare: Typed<'static>) -> Option<Typed<'static>> {
-    spare.ops.clear();
-    spare.mods.clear();
+/// Which reading an instruction gets: the one definition of the forms this module reads
+/// (and [`plain`]'s quick check with it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Form {
+    Salu,
+    Valu,
+    Mem,
+    Smem,
+    Buffer,
+    Vop3p(Shape),
+    /// Read back through the disassembler's text.
+    Text,
+}
+
+pub(super) fn form(i: &Instruction) -> Form {
     let f = i.format();
     match f.parent.unwrap_or(f.name) {
         // A register or mode llvm-mc refuses (asm::waitcnt_null, asm::gpr_idx_mode): read back
         // through the `.long` text.
-        "SOPK" if super::waitcnt_null::check(i).is_err() => None,
-        "SOPC" if super::gpr_idx_mode::check(i).is_err() => None,
-        "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i, spare),
+        "SOPK" if super::waitcnt_null::check(i).is_err() => Form::Text,
+        "SOPC" if super::gpr_idx_mode::check(i).is_err() => Form::Text,
+        "SOP1" | "SOP2" | "SOPC" | "SOPK" => Form::Salu,
         // Modifier bits and fields no line writes (disasm::raw prints the word as `.long`): read
         // back through that text.
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD"
             if crate::src_mods::refused_bits(i) || super::sdwa_dst::unwritten(i) =>
         {
-            None
+            Form::Text
         }
-        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i, spare),
-        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" if crate::disasm::unwritten::unwritten_field(i) => None,
-        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i, spare),
-        "SMEM" => buf::smem(i, spare),
-        "MUBUF" | "MTBUF" | "VBUFFER" => buf::buffer(i, spare),
+        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => Form::Valu,
+        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" if crate::disasm::unwritten::unwritten_field(i) => Form::Text,
+        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => Form::Mem,
+        "SMEM" => Form::Smem,
+        "MUBUF" | "MTBUF" | "VBUFFER" => Form::Buffer,
         _ => match shape(i) {
             // A modifier bit llvm-mc's assembler writes for no line (isa::modifiers): `.long`.
-            (Shape::Vop3p, Ext::None) if crate::modifiers::refused(i) => None,
-            (s @ (Shape::Vop3p | Shape::Mfma), Ext::None) => vop3p::vop3p(i, s, spare),
-            _ => None,
+            (Shape::Vop3p, Ext::None) if crate::modifiers::refused(i) => Form::Text,
+            (s @ (Shape::Vop3p | Shape::Mfma), Ext::None) => Form::Vop3p(s),
+            _ => Form::Text,
         },
+    }
+}
+
+/// [`decoded`] of an instruction whose [`form`] the caller found, written into `spare`'s lists
+/// (emptied first): the assembler reads back every line it assembles, and reusing one pair of
+/// lists spares it two allocations a line.
+pub(super) fn read(i: &Instruction, form: Form, mut spare: Typed<'static>) -> Option<Typed<'static>> {
+    spare.ops.clear();
+    spare.mods.clear();
+    match form {
+        Form::Salu => salu(i, spare),
+        Form::Valu => valu(i, spare),
+        Form::Mem => mem(i, spare),
+        Form::Smem => buf::smem(i, spare),
+        Form::Buffer => buf::buffer(i, spare),
+        Form::Vop3p(s) => vop3p::vop3p(i, s, spare),
+        Form::Text => None,
     }
 }
 
