@@ -2,13 +2,13 @@
 //! operands are plain registers, integers and named registers. Each operand's field is read
 //! from the words and decoded with the readers `valu`/`salu` use (`sreg`, `source`, `reg`),
 //! then compared with the line's value, without building the decoded list. It answers only
-//! "the same"; any other case (modifiers, `.h` halves, a destination read as a scalar pair, a
-//! 16-bit literal, DPP/SDWA, set modifier bits) is left to the full reading and comparison.
+//! "the same"; any other case (trailing modifiers, `.h` halves, a 16-bit literal, DPP/SDWA,
+//! `op_sel`) is left to the full reading and comparison.
 //! `tests::plain_only_where_full` holds its verdict to theirs.
 
 use baregpu_autogen::isa::OperandKind;
 
-use super::{reg, source, sreg, Form};
+use super::{ext, op, reg, source, sreg, Form};
 use crate::asm::operand::Reg;
 use crate::asm::value::{Operand, Typed, Val};
 use crate::disasm::byte_sel;
@@ -33,14 +33,17 @@ pub fn agrees(i: &Instruction, form: Form, w: &Typed) -> bool {
 /// A plain operand of the value `got` (as `same_typed` compares registers: a half left
 /// implicit is the low one, but a written `.h` is left to it).
 fn same(a: &Operand, got: Option<Val>) -> bool {
-    let Some(got) = got else { return false };
-    a.plain()
-        && match (&a.val, &got) {
-            (Val::Reg(x), Val::Reg(y)) => same_reg(x, y),
-            (Val::Int(x), Val::Int(y)) => x == y,
-            (Val::Name(x), Val::Name(y)) => x == y,
-            _ => false,
-        }
+    a.plain() && got.is_some_and(|g| same_val(&a.val, &g))
+}
+
+fn same_val(a: &Val, b: &Val) -> bool {
+    match (a, b) {
+        (Val::Reg(x), Val::Reg(y)) => same_reg(x, y),
+        (Val::Int(x), Val::Int(y)) => x == y,
+        (Val::Name(x), Val::Name(y)) => x == y,
+        (Val::Float(x), Val::Float(y)) => x == y,
+        _ => false,
+    }
 }
 
 fn same_reg(x: &Reg, y: &Reg) -> bool {
@@ -66,7 +69,7 @@ fn salu(i: &Instruction, w: &Typed) -> bool {
 }
 
 /// `valu`'s reading of a VOP1/VOP2/VOPC/VOP3 instruction with no DPP/SDWA word, no true16
-/// operand and no modifier bit set (so no source carries neg/abs and no modifier is printed).
+/// operand and no `op_sel`, `clamp` or output modifier (so no modifier is printed).
 fn valu(i: &Instruction, w: &Typed) -> bool {
     let (s, ext) = shape(i);
     if ext != Ext::None || !matches!(s, Shape::E32 | Shape::Vop3) || i.tables().t16[i.op as usize] != 0 {
@@ -74,14 +77,13 @@ fn valu(i: &Instruction, w: &Typed) -> bool {
     }
     let m = i.mnemonic();
     let g9 = is_gfx9(i.arch);
-    if s == Shape::Vop3 {
-        let bits = i.f("opsel") | i.f("clamp") | i.f("omod") | i.f("neg") | i.f("abs");
-        if bits != 0
+    let bits = ext::Vop3Bits::read(i, s);
+    if s == Shape::Vop3
+        && ((i.f("opsel") | i.f("clamp") | i.f("omod")) != 0
             || g9 && (m.starts_with("v_bitop3") || m.starts_with("v_permlane"))
-            || !g9 && byte_sel(m, 0).is_some()
-        {
-            return false;
-        }
+            || !g9 && byte_sel(m, 0).is_some())
+    {
+        return false;
     }
     i.operands().iter().zip(&w.ops).all(|(o, a)| {
         let d = o.dwords.max(1) as u32;
@@ -96,23 +98,33 @@ fn valu(i: &Instruction, w: &Typed) -> bool {
             OperandKind::Imm => Some(Val::Int(i.literal.unwrap_or(0).into())),
             _ => Some(Val::Int(i.f(o.name).into())),
         };
-        same(a, got)
+        match src_index(o.name).filter(|&x| {
+            x < 3 && matches!(o.kind, OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc | OperandKind::Ssrc)
+        }) {
+            // A source with its neg/abs, as `valu` reads them (`ext::src_mods`).
+            Some(si) if !a.plain() || (bits.neg | bits.abs) != 0 => got.is_some_and(|g| {
+                let mut x = op(g);
+                ext::src_mods(i, s, ext, bits, si, &mut x).is_some()
+                    && (a.neg, a.abs, a.sext) == (x.neg, x.abs, x.sext)
+                    && same_val(&a.val, &x.val)
+            }),
+            _ => same(a, got),
+        }
     })
 }
 
-/// `vector`'s reading without DPP/SDWA or true16; `None` (not shown) for a destination it
-/// reads as a scalar register and for a 16-bit literal.
+/// `vector`'s reading without DPP/SDWA or true16 (a compare's or a lane read's destination is a
+/// scalar register); `None` (not shown) for a 16-bit literal.
 fn vector(i: &Instruction, s: Shape, o: &baregpu_autogen::isa::Operand, d: u32) -> Option<Val<'static>> {
     let m = i.mnemonic();
-    if o.name == "vdst"
-        && (m.starts_with("v_cmp") && s == Shape::Vop3
-            || m.starts_with("v_readlane")
-            || m.starts_with("v_readfirstlane"))
-    {
-        return None;
-    }
     let f = i.field_def(o.name)?;
     let v = crate::inst::get(&i.words, f);
+    if o.name == "vdst" {
+        let is_cmp = m.starts_with("v_cmp");
+        if is_cmp && s == Shape::Vop3 || m.starts_with("v_readlane") || m.starts_with("v_readfirstlane") {
+            return sreg(i.arch, v, if is_cmp { 1 + u32::from(is_gfx9(i.arch)) } else { d });
+        }
+    }
     let agpr = o.kind == OperandKind::Agpr;
     if f.hi - f.lo != 8 {
         return Some(reg(if agpr { 'a' } else { 'v' }, v, d));
