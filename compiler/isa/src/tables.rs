@@ -57,7 +57,16 @@ pub struct Tables {
     pub(crate) lut: DecodeLut,
     /// Per format index: its fields by name (`Instruction::field_def`).
     pub(crate) field_index: Vec<crate::field_index::FieldIndex>,
+    /// Per format index: how a VALU instruction's dwords are read (`disasm::valu::shape`).
+    pub(crate) shapes: Vec<(crate::disasm::valu::Shape, crate::disasm::valu::Ext)>,
+    /// Per opcode index: [`MNEM_ATOMIC`] and [`MNEM_TWO_OFFSETS`], read off the mnemonic once.
+    pub(crate) mnem: Vec<u8>,
 }
+
+/// The mnemonic names an atomic (`_atomic_`).
+pub(crate) const MNEM_ATOMIC: u8 = 1;
+/// A DS opcode with two offsets (`disasm::mem::two_offsets`).
+pub(crate) const MNEM_TWO_OFFSETS: u8 = 2;
 
 /// Per-format facts the decoder reads on every instruction.
 #[derive(Clone, Copy, Debug)]
@@ -187,6 +196,16 @@ impl Tables {
             nested,
             lut: DecodeLut::default(),
             field_index: table.formats.iter().map(crate::field_index::FieldIndex::build).collect(),
+            shapes: table.formats.iter().map(crate::disasm::valu::format_shape).collect(),
+            mnem: table
+                .opcodes
+                .iter()
+                .map(|op| {
+                    let atomic = if crate::substr::has(op.mnemonic, "_atomic_") { MNEM_ATOMIC } else { 0 };
+                    let two = if crate::disasm::mem::two_offsets(op.mnemonic) { MNEM_TWO_OFFSETS } else { 0 };
+                    atomic | two
+                })
+                .collect(),
         };
         t.lut = DecodeLut::build(&t);
         t

@@ -145,7 +145,7 @@ pub(crate) fn returns(i: &Instruction) -> bool {
 pub(crate) fn atomic_ret_dst(i: &Instruction) -> Option<(u32, u32)> {
     let m = i.mnemonic();
     let fam = i.format().name;
-    if !crate::substr::has(m, "_atomic_")
+    if i.tables().mnem[i.op as usize] & crate::tables::MNEM_ATOMIC == 0
         || !returns(i)
         || i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata" && fam.contains("BUF"))
     {

@@ -31,7 +31,7 @@ pub fn decoded(i: &Instruction) -> Option<Typed<'static>> {
 /// Which reading an instruction gets: the one definition of the forms this module reads
 /// (and [`plain`]'s quick check with it).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Form {
+pub(in crate::asm) enum Form {
     Salu,
     Valu,
     Mem,
@@ -297,7 +297,7 @@ fn vector(
 /// reads its vdst field first), as disasm::mem prints them; GWS and ds_swizzle go through the
 /// text.
 fn mem(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
-    use crate::disasm::mem::{atomic_ret_dst, gws, null_sgpr, sext, two_offsets};
+    use crate::disasm::mem::{atomic_ret_dst, gws, null_sgpr, sext};
     let fam = i.format().name;
     let m = i.mnemonic();
     let g9 = is_gfx9(i.arch);
@@ -340,7 +340,7 @@ fn mem(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
     let mut push = |name: &'static str, val: Option<Val<'static>>| mods.push(Modifier { name, val, col: 0 });
     if fam == "DS" {
         let (o0, o1) = (i.f("offset0"), i.f("offset1"));
-        if two_offsets(m) {
+        if i.tables().mnem[i.op as usize] & crate::tables::MNEM_TWO_OFFSETS != 0 {
             if o0 != 0 {
                 push("offset0", Some(Val::Int(o0.into())));
             }
