@@ -83,13 +83,12 @@ fn decodes_to_itself(i: &Instruction) -> bool {
     for (k, w) in i.words[..n].iter().enumerate() {
         bytes[4 * k..4 * k + 4].copy_from_slice(&w.to_le_bytes());
     }
-    let len = if let Some(l) = i.literal {
+    if let Some(l) = i.literal {
         bytes[4 * n..4 * n + 4].copy_from_slice(&l.to_le_bytes());
-        4 * n + 4
-    } else {
-        4 * n
-    };
-    matches!(decode(i.arch, &bytes[..len]), Ok(d) if d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y)
+    }
+    // All 20 bytes, zeros past the instruction (the decoder's fast path reads 16 at once); a
+    // reading longer than the candidate's bytes is refused, as those bytes alone were.
+    matches!(decode(i.arch, &bytes), Ok(d) if d.size() <= i.size() && d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y)
 }
 
 /// A line whose one operand is a whole 16-bit field (s_waitcnt vmcnt(0) & lgkmcnt(0),
