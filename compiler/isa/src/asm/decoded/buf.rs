@@ -94,7 +94,10 @@ pub(super) fn buffer(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'st
     let acc = i.field("acc").unwrap_or(0) != 0;
     let file = |a: bool| if a { 'a' } else { 'v' };
     // A returning atomic without its own destination operand writes back into vdata.
-    if returns(i) && m.contains("_atomic_") && !i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata") {
+    if returns(i)
+        && crate::substr::has(m, "_atomic_")
+        && !i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata")
+    {
         return None;
     }
     // A gfx12 buffer format no modifier names (disasm::unwritten): read back through the `.long`
@@ -148,7 +151,7 @@ pub(super) fn buffer(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'st
     if tfe {
         push(&mut mods, "tfe", None);
     }
-    if fam == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !m.contains("lds") {
+    if fam == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !crate::substr::has(m, "lds") {
         push(&mut mods, "lds", None);
     }
     Some(Typed { ops, mods })
