@@ -61,6 +61,8 @@ pub struct Tables {
     pub(crate) shapes: Vec<(crate::disasm::valu::Shape, crate::disasm::valu::Ext)>,
     /// Per opcode index: [`MNEM_ATOMIC`] and [`MNEM_TWO_OFFSETS`], read off the mnemonic once.
     pub(crate) mnem: Vec<u8>,
+    /// Per format index: its cache-policy flag fields in llvm-mc's order (`names::cpol::set`).
+    pub(crate) cpol: Vec<Box<[&'static Field]>>,
 }
 
 /// The mnemonic names an atomic (`_atomic_`).
@@ -197,6 +199,11 @@ impl Tables {
             lut: DecodeLut::default(),
             field_index: table.formats.iter().map(crate::field_index::FieldIndex::build).collect(),
             shapes: table.formats.iter().map(crate::disasm::valu::format_shape).collect(),
+            cpol: table
+                .formats
+                .iter()
+                .map(|f| crate::names::cpol::flags(arch).iter().filter_map(|n| crate::inst::find_field(f, n)).collect())
+                .collect(),
             mnem: table
                 .opcodes
                 .iter()

@@ -117,10 +117,8 @@ pub(crate) fn sext(v: u32, bits: u32) -> i64 {
 
 /// Cache-policy flags in llvm-mc's order.
 fn cpol(i: &Instruction, out: &mut String) {
-    for n in cp::flags(i.arch) {
-        if i.field(n).unwrap_or(0) != 0 {
-            out.push_str(&format!(" {n}"));
-        }
+    for n in cp::set(i) {
+        out.push_str(&format!(" {n}"));
     }
     if let Some(st) = i.field("scope_th") {
         cp::push_th_scope(cp::Access::of(i.mnemonic()), st, out);

@@ -17,10 +17,8 @@ fn push(mods: &mut Vec<Modifier<'static>>, name: &'static str, val: Option<Val<'
 
 /// The cache-policy modifiers in llvm-mc's order (disasm::mem::cpol).
 pub(super) fn cpol(i: &Instruction, mods: &mut Vec<Modifier<'static>>) -> Option<()> {
-    for n in cp::flags(i.arch) {
-        if i.field(n).unwrap_or(0) != 0 {
-            push(mods, n, None);
-        }
+    for n in cp::set(i) {
+        push(mods, n, None);
     }
     if let Some(st) = i.field("scope_th") {
         let (th, scope) = (st >> 2, st & 3);

@@ -365,10 +365,8 @@ fn mem(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
             push("offset", Some(Val::Int(off)));
         }
     }
-    for n in crate::names::cpol::flags(i.arch) {
-        if i.field(n).unwrap_or(0) != 0 {
-            push(n, None);
-        }
+    for n in crate::names::cpol::set(i) {
+        push(n, None);
     }
     if let Some(st) = i.field("scope_th") {
         use crate::names::cpol as cp;
