@@ -224,13 +224,19 @@ fn valu(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
 
 /// The output modifier as printed: `mul:2`, `mul:4`, `div:2`, or nothing.
 fn omod(v: u32, mods: &mut Vec<Modifier<'static>>) {
-    let (name, n) = match v {
-        1 => ("mul", 2),
-        2 => ("mul", 4),
-        3 => ("div", 2),
-        _ => return,
-    };
-    mods.push(Modifier { name, val: Some(Val::Int(n)), col: 0 });
+    if let Some((name, n)) = omod_parts(v) {
+        mods.push(Modifier { name, val: Some(Val::Int(n)), col: 0 });
+    }
+}
+
+/// [`omod`]'s name and value of an `omod` field value.
+fn omod_parts(v: u32) -> Option<(&'static str, i64)> {
+    match v {
+        1 => Some(("mul", 2)),
+        2 => Some(("mul", 4)),
+        3 => Some(("div", 2)),
+        _ => None,
+    }
 }
 
 /// A VGPR, AGPR or vector-source operand of a VOP1/VOP2/VOPC/VOP3 form (DPP/SDWA included),

@@ -1,16 +1,16 @@
-//! A quick check of the commonest lines: a scalar or VALU instruction without modifiers whose
-//! operands are plain registers, integers and named registers. Each operand's field is read
-//! from the words and decoded with the readers `valu`/`salu` use (`sreg`, `source`, `reg`),
-//! then compared with the line's value, without building the decoded list. It answers only
-//! "the same"; any other case (trailing modifiers, `.h` halves, a 16-bit literal, DPP/SDWA,
-//! `op_sel`) is left to the full reading and comparison.
+//! A quick check of the commonest lines: a scalar or VALU instruction (no modifiers but VOP3's
+//! `clamp` and output modifier) whose operands are registers, integers and inline constants.
+//! Each operand's field is read from the words and decoded with the readers `valu`/`salu` use
+//! (`sreg`, `source`, `reg`, `ext::src_mods`), then compared with the line's value, without
+//! building the decoded list. It answers only "the same"; any other case (other modifiers, `.h`
+//! halves, a 16-bit literal, DPP/SDWA, `op_sel`) is left to the full reading and comparison.
 //! `tests::plain_only_where_full` holds its verdict to theirs.
 
 use baregpu_autogen::isa::OperandKind;
 
 use super::{ext, op, reg, source, sreg, Form};
 use crate::asm::operand::Reg;
-use crate::asm::value::{Operand, Typed, Val};
+use crate::asm::value::{Modifier, Operand, Typed, Val};
 use crate::disasm::byte_sel;
 use crate::disasm::valu::{shape, Ext, Shape};
 use crate::inst::Instruction;
@@ -20,14 +20,28 @@ use crate::tables::FLAG_LIT16;
 /// True when the candidate `i` decodes to the line's operands `w` (no modifiers on either
 /// side); false means only "not shown here".
 pub fn agrees(i: &Instruction, form: Form, w: &Typed) -> bool {
-    if !w.mods.is_empty() || w.ops.len() != i.operands().len() {
+    if w.ops.len() != i.operands().len() {
         return false;
     }
     match form {
-        Form::Salu => salu(i, w),
+        Form::Salu => w.mods.is_empty() && salu(i, w),
         Form::Valu => valu(i, w),
         _ => false,
     }
+}
+
+/// The line's modifiers are `clamp` and the output modifier as `valu` prints them (VOP3 only):
+/// the same names with the same values in the same order.
+fn same_vop3_mods(i: &Instruction, s: Shape, mods: &[Modifier]) -> bool {
+    let (clamp, omod) = match s {
+        Shape::Vop3 => (i.f("clamp") != 0, super::omod_parts(i.f("omod"))),
+        _ => (false, None),
+    };
+    let want = usize::from(clamp) + usize::from(omod.is_some());
+    let mut it = mods.iter();
+    mods.len() == want
+        && (!clamp || it.next().is_some_and(|m| m.name == "clamp" && m.val.is_none()))
+        && omod.is_none_or(|(n, v)| it.next().is_some_and(|m| m.name == n && m.val == Some(Val::Int(v))))
 }
 
 /// A plain operand of the value `got` (as `same_typed` compares registers: a half left
@@ -69,7 +83,7 @@ fn salu(i: &Instruction, w: &Typed) -> bool {
 }
 
 /// `valu`'s reading of a VOP1/VOP2/VOPC/VOP3 instruction with no DPP/SDWA word, no true16
-/// operand and no `op_sel`, `clamp` or output modifier (so no modifier is printed).
+/// operand and no `op_sel`; its only modifiers are `clamp` and the output modifier.
 fn valu(i: &Instruction, w: &Typed) -> bool {
     let (s, ext) = shape(i);
     if ext != Ext::None || !matches!(s, Shape::E32 | Shape::Vop3) || i.tables().t16[i.op as usize] != 0 {
@@ -79,10 +93,13 @@ fn valu(i: &Instruction, w: &Typed) -> bool {
     let g9 = is_gfx9(i.arch);
     let bits = ext::Vop3Bits::read(i, s);
     if s == Shape::Vop3
-        && ((i.f("opsel") | i.f("clamp") | i.f("omod")) != 0
+        && (i.f("opsel") != 0
             || g9 && (m.starts_with("v_bitop3") || m.starts_with("v_permlane"))
             || !g9 && byte_sel(m, 0).is_some())
     {
+        return false;
+    }
+    if !same_vop3_mods(i, s, &w.mods) {
         return false;
     }
     i.operands().iter().zip(&w.ops).all(|(o, a)| {
