@@ -63,6 +63,8 @@ pub struct Tables {
     pub(crate) mnem: Vec<u8>,
     /// Per format index: its cache-policy flag fields in llvm-mc's order (`names::cpol::set`).
     pub(crate) cpol: Vec<Box<[&'static Field]>>,
+    /// Per format index: the bits its fields and selects hold (`disasm::unwritten::held_bits`).
+    pub(crate) held: Vec<u128>,
 }
 
 /// The mnemonic names an atomic (`_atomic_`).
@@ -199,6 +201,7 @@ impl Tables {
             lut: DecodeLut::default(),
             field_index: table.formats.iter().map(crate::field_index::FieldIndex::build).collect(),
             shapes: table.formats.iter().map(crate::disasm::valu::format_shape).collect(),
+            held: table.formats.iter().map(crate::disasm::unwritten::held_bits).collect(),
             cpol: table
                 .formats
                 .iter()
