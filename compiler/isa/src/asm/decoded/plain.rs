@@ -1,5 +1,6 @@
 //! A quick check of the commonest lines: a scalar or VALU instruction (no modifiers but VOP3's
-//! `clamp` and output modifier) whose operands are registers, integers and inline constants.
+//! `clamp` and output modifier) whose operands are registers (low halves included), integers
+//! and inline constants.
 //! Each operand's field is read from the words and decoded with the readers `valu`/`salu` use
 //! (`sreg`, `source`, `reg`, `ext::src_mods`), then compared with the line's value, without
 //! building the decoded list. It answers only "the same"; any other case (other modifiers, `.h`
@@ -45,7 +46,7 @@ fn same_vop3_mods(i: &Instruction, s: Shape, mods: &[Modifier]) -> bool {
 }
 
 /// A plain operand of the value `got` (as `same_typed` compares registers: a half left
-/// implicit is the low one, but a written `.h` is left to it).
+/// implicit is the low one; a written `.h`, which may imply `op_sel`, is left to it).
 fn same(a: &Operand, got: Option<Val>) -> bool {
     a.plain() && got.is_some_and(|g| same_val(&a.val, &g))
 }
@@ -61,7 +62,8 @@ fn same_val(a: &Val, b: &Val) -> bool {
 }
 
 fn same_reg(x: &Reg, y: &Reg) -> bool {
-    x.hi.is_none() && y.hi.is_none() && x.file == y.file && x.first == y.first && x.count == y.count
+    let hi = |r: &Reg| r.hi.unwrap_or(false);
+    x.hi != Some(true) && hi(x) == hi(y) && x.file == y.file && x.first == y.first && x.count == y.count
 }
 
 /// `salu`'s reading of the register, source and literal operands.
@@ -86,9 +88,10 @@ fn salu(i: &Instruction, w: &Typed) -> bool {
 /// operand and no `op_sel`; its only modifiers are `clamp` and the output modifier.
 fn valu(i: &Instruction, w: &Typed) -> bool {
     let (s, ext) = shape(i);
-    if ext != Ext::None || !matches!(s, Shape::E32 | Shape::Vop3) || i.tables().t16[i.op as usize] != 0 {
+    if ext != Ext::None || !matches!(s, Shape::E32 | Shape::Vop3) {
         return false;
     }
+    let t16 = i.tables().t16[i.op as usize];
     let m = i.mnemonic();
     let g9 = is_gfx9(i.arch);
     let bits = ext::Vop3Bits::read(i, s);
@@ -102,12 +105,12 @@ fn valu(i: &Instruction, w: &Typed) -> bool {
     if !same_vop3_mods(i, s, &w.mods) {
         return false;
     }
-    i.operands().iter().zip(&w.ops).all(|(o, a)| {
+    i.operands().iter().zip(&w.ops).enumerate().all(|(k, (o, a))| {
         let d = o.dwords.max(1) as u32;
         let got = match o.kind {
             OperandKind::Special => Some(Val::Name(o.name)),
             OperandKind::Sgpr => sreg(i.arch, i.f(o.name), d),
-            OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => vector(i, s, o, d),
+            OperandKind::Vgpr | OperandKind::Agpr | OperandKind::Vsrc => vector(i, s, o, d, t16 >> k & 1 != 0),
             OperandKind::Ssrc => {
                 let ty = || src_val_type(i.arch, m, src_index(o.name).unwrap_or(0), d);
                 source(i.arch, i.f(o.name), d, ty, i.literal)
@@ -130,9 +133,9 @@ fn valu(i: &Instruction, w: &Typed) -> bool {
     })
 }
 
-/// `vector`'s reading without DPP/SDWA or true16 (a compare's or a lane read's destination is a
-/// scalar register); `None` (not shown) for a 16-bit literal.
-fn vector(i: &Instruction, s: Shape, o: &baregpu_autogen::isa::Operand, d: u32) -> Option<Val<'static>> {
+/// `vector`'s reading without DPP/SDWA (a compare's or a lane read's destination is a scalar
+/// register; `is16`: a true16 operand); `None` (not shown) for a 16-bit literal.
+fn vector(i: &Instruction, s: Shape, o: &baregpu_autogen::isa::Operand, d: u32, is16: bool) -> Option<Val<'static>> {
     let m = i.mnemonic();
     let f = i.field_def(o.name)?;
     let v = crate::inst::get(&i.words, f);
@@ -143,18 +146,31 @@ fn vector(i: &Instruction, s: Shape, o: &baregpu_autogen::isa::Operand, d: u32) 
         }
     }
     let agpr = o.kind == OperandKind::Agpr;
-    if f.hi - f.lo != 8 {
-        return Some(reg(if agpr { 'a' } else { 'v' }, v, d));
-    }
-    if agpr && v >= 256 {
-        return Some(reg('a', v - 256, d));
-    }
-    // A 16-bit literal reads its low half (or, negative, its sign extension: asm::neg16).
-    if v == 255 && i.opcode().flags & FLAG_LIT16 != 0 {
+    let e32_16 = is16 && s == Shape::E32;
+    let val = if f.hi - f.lo != 8 {
+        if e32_16 {
+            ext::vgpr(v, d, true)
+        } else {
+            reg(if agpr { 'a' } else { 'v' }, v, d)
+        }
+    } else if agpr && v >= 256 {
+        reg('a', v - 256, d)
+    } else if e32_16 && v >= 256 {
+        ext::vgpr(v - 256, d, true)
+    } else if v == 255 && i.opcode().flags & FLAG_LIT16 != 0 {
+        // A 16-bit literal reads its low half (or, negative, its sign extension: asm::neg16).
         return None;
-    }
-    let si = src_index(o.name).filter(|&x| x < 3);
-    source(i.arch, v, d, || src_val_type(i.arch, m, si.unwrap_or(0), d), i.literal)
+    } else {
+        let si = src_index(o.name).filter(|&x| x < 3);
+        source(i.arch, v, d, || src_val_type(i.arch, m, si.unwrap_or(0), d), i.literal)?
+    };
+    // A true16 VOP3 register: its half is op_sel's bit, 0 here.
+    Some(match val {
+        Val::Reg(r @ Reg { file: 'v' | 'a', count: 1, .. }) if is16 && s == Shape::Vop3 => {
+            Val::Reg(Reg { hi: Some(false), ..r })
+        }
+        v => v,
+    })
 }
 
 #[cfg(test)]
