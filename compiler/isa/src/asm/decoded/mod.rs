@@ -31,7 +31,7 @@ pub fn decoded(i: &Instruction) -> Option<Typed<'static>> {
 /// Which reading an instruction gets: the one definition of the forms this module reads
 /// (and [`plain`]'s quick check with it).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(in crate::asm) enum Form {
+pub(super) enum Form {
     Salu,
     Valu,
     Mem,
@@ -42,6 +42,7 @@ pub(in crate::asm) enum Form {
     Text,
 }
 
+/// The [`Form`] of `i` (its format, and the words whose text no line writes).
 pub(super) fn form(i: &Instruction) -> Form {
     let f = i.format();
     match f.parent.unwrap_or(f.name) {
