@@ -147,7 +147,7 @@ fn vector(i: &Instruction, s: Shape, o: &baregpu_autogen::isa::Operand, d: u32, 
     }
     let agpr = o.kind == OperandKind::Agpr;
     let e32_16 = is16 && s == Shape::E32;
-    let val = if f.hi - f.lo != 8 {
+    let mut val = if f.hi - f.lo != 8 {
         if e32_16 {
             ext::vgpr(v, d, true)
         } else {
@@ -165,12 +165,12 @@ fn vector(i: &Instruction, s: Shape, o: &baregpu_autogen::isa::Operand, d: u32, 
         source(i.arch, v, d, || src_val_type(i.arch, m, si.unwrap_or(0), d), i.literal)?
     };
     // A true16 VOP3 register: its half is op_sel's bit, 0 here.
-    Some(match val {
-        Val::Reg(r @ Reg { file: 'v' | 'a', count: 1, .. }) if is16 && s == Shape::Vop3 => {
-            Val::Reg(Reg { hi: Some(false), ..r })
+    if is16 && s == Shape::Vop3 {
+        if let Val::Reg(r @ Reg { file: 'v' | 'a', count: 1, .. }) = &mut val {
+            r.hi = Some(false);
         }
-        v => v,
-    })
+    }
+    Some(val)
 }
 
 #[cfg(test)]
