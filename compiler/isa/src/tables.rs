@@ -57,7 +57,20 @@ pub struct Tables {
     pub(crate) lut: DecodeLut,
     /// Per format index: its fields by name (`Instruction::field_def`).
     pub(crate) field_index: Vec<crate::field_index::FieldIndex>,
+    /// Per format index: how a VALU instruction's dwords are read (`disasm::valu::shape`).
+    pub(crate) shapes: Vec<(crate::disasm::valu::Shape, crate::disasm::valu::Ext)>,
+    /// Per opcode index: [`MNEM_ATOMIC`] and [`MNEM_TWO_OFFSETS`], read off the mnemonic once.
+    pub(crate) mnem: Vec<u8>,
+    /// Per format index: its cache-policy flag fields in llvm-mc's order (`names::cpol::set`).
+    pub(crate) cpol: Vec<Box<[&'static Field]>>,
+    /// Per format index: the bits its fields and selects hold (`disasm::unwritten::held_bits`).
+    pub(crate) held: Vec<u128>,
 }
+
+/// The mnemonic names an atomic (`_atomic_`).
+pub(crate) const MNEM_ATOMIC: u8 = 1;
+/// A DS opcode with two offsets (`disasm::mem::two_offsets`).
+pub(crate) const MNEM_TWO_OFFSETS: u8 = 2;
 
 /// Per-format facts the decoder reads on every instruction.
 #[derive(Clone, Copy, Debug)]
@@ -187,6 +200,22 @@ impl Tables {
             nested,
             lut: DecodeLut::default(),
             field_index: table.formats.iter().map(crate::field_index::FieldIndex::build).collect(),
+            shapes: table.formats.iter().map(crate::disasm::valu::format_shape).collect(),
+            held: table.formats.iter().map(crate::disasm::unwritten::held_bits).collect(),
+            cpol: table
+                .formats
+                .iter()
+                .map(|f| crate::names::cpol::flags(arch).iter().filter_map(|n| crate::inst::find_field(f, n)).collect())
+                .collect(),
+            mnem: table
+                .opcodes
+                .iter()
+                .map(|op| {
+                    let atomic = if crate::substr::has(op.mnemonic, "_atomic_") { MNEM_ATOMIC } else { 0 };
+                    let two = if crate::disasm::mem::two_offsets(op.mnemonic) { MNEM_TWO_OFFSETS } else { 0 };
+                    atomic | two
+                })
+                .collect(),
         };
         t.lut = DecodeLut::build(&t);
         t

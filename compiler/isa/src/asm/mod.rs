@@ -11,6 +11,7 @@ pub(crate) mod const_bus;
 pub(crate) mod const_mods;
 mod data;
 mod decoded;
+mod equal_typed;
 mod expr;
 mod float_lit;
 mod float_text;

@@ -103,8 +103,8 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
     // Returning atomics print a destination the table does not list.
     // The operand count first: it rules out most lines before the name is searched.
     let atomic_ret = toks.len() == ops.len() + 1
-        && m.contains("_atomic_")
-        && !ops.iter().any(|o| o.name == "vdst" || o.name == "vdata" && fname.contains("BUF"));
+        && crate::substr::has(m, "_atomic_")
+        && !ops.iter().any(|o| o.name == "vdst" || o.name == "vdata" && crate::substr::has(fname, "BUF"));
     // toks[k] is typed[k + shift] (the typed list follows the line as written).
     let mut shift = 0isize;
     if atomic_ret {
@@ -135,7 +135,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
     }
     // gfx9 MUBUF loads to LDS (`lds`) have no vdata operand.
     let lds_ops: Vec<baregpu_autogen::isa::Operand>;
-    let ops = if g9 && fname == "MUBUF" && !m.contains("lds") && mods.iter().any(|t| t.text == "lds") {
+    let ops = if g9 && fname == "MUBUF" && !crate::substr::has(m, "lds") && mods.iter().any(|t| t.text == "lds") {
         lds_ops = ops.iter().copied().filter(|o| o.name != "vdata").collect();
         &lds_ops[..]
     } else {
@@ -195,7 +195,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
                         && (!abs || i.set_field(&format!("src{si}_abs"), 1))
                         && (!sext || i.set_field(&format!("src{si}_sext"), 1))
                 }
-                _ if m.contains("_mix") => {
+                _ if crate::substr::has(m, "_mix") => {
                     (!neg || i.set_field("neg", i.f("neg") | 1 << si))
                         && (!abs || i.set_field("neg_hi", i.f("neg_hi") | 1 << si))
                 }
@@ -260,7 +260,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
                             i.set_field("sve", 0);
                         }
                         (_, "saddr") => {}
-                        (_, "vaddr") if fname.contains("BUF") => {}
+                        (_, "vaddr") if crate::substr::has(fname, "BUF") => {}
                         _ => return err(t, "'off' is not allowed here"),
                     }
                     continue;
@@ -608,7 +608,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
 /// sets it), buffer addresses and data, global addresses.
 fn any_size(m: &str, fname: &str, field: &str) -> bool {
     (m.ends_with("_f8f6f4") && matches!(field, "src0" | "src1"))
-        || (fname.contains("BUF") && matches!(field, "vaddr" | "vdata"))
+        || (crate::substr::has(fname, "BUF") && matches!(field, "vaddr" | "vdata"))
         || (fname == "GLOBAL" && matches!(field, "addr" | "vaddr"))
 }
 

@@ -8,7 +8,7 @@ use crate::inst::Instruction;
 /// Whether the rule applies to `i`'s opcode and format: a buffer store (asm::rules keeps it per
 /// candidate).
 pub(crate) fn applies(i: &Instruction) -> bool {
-    matches!(i.format().name, "MUBUF" | "MTBUF" | "VBUFFER") && i.mnemonic().contains("_store")
+    matches!(i.format().name, "MUBUF" | "MTBUF" | "VBUFFER") && crate::substr::has(i.mnemonic(), "_store")
 }
 
 /// Refuses a buffer store with its `tfe` bit set.

@@ -52,8 +52,13 @@ pub fn agrees(i: &Instruction, want: &Want, sc: &mut Scratch) -> bool {
     if let Some(r) = same_field(i, want.line) {
         return r;
     }
-    if let Some(g) = super::decoded::decoded_reuse(i, std::mem::take(&mut sc.got)) {
-        let r = same_typed(i, &want.typed, &g);
+    // Most lines: plain operands read straight from their fields.
+    let form = super::decoded::form(i);
+    if super::decoded::plain::agrees(i, form, &want.typed) {
+        return true;
+    }
+    if let Some(g) = super::decoded::read(i, form, std::mem::take(&mut sc.got)) {
+        let r = super::equal_typed::equal(i, &want.typed, &g) || same_typed(i, &want.typed, &g);
         sc.got = g;
         return r;
     }
@@ -78,13 +83,12 @@ fn decodes_to_itself(i: &Instruction) -> bool {
     for (k, w) in i.words[..n].iter().enumerate() {
         bytes[4 * k..4 * k + 4].copy_from_slice(&w.to_le_bytes());
     }
-    let len = if let Some(l) = i.literal {
+    if let Some(l) = i.literal {
         bytes[4 * n..4 * n + 4].copy_from_slice(&l.to_le_bytes());
-        4 * n + 4
-    } else {
-        4 * n
-    };
-    matches!(decode(i.arch, &bytes[..len]), Ok(d) if d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y)
+    }
+    // All 20 bytes, zeros past the instruction (the decoder's fast path reads 16 at once); a
+    // reading longer than the candidate's bytes is refused, as those bytes alone were.
+    matches!(decode(i.arch, &bytes), Ok(d) if d.size() <= i.size() && d.op == i.op && d.words == i.words && d.literal == i.literal && d.op_y == i.op_y)
 }
 
 /// A line whose one operand is a whole 16-bit field (s_waitcnt vmcnt(0) & lgkmcnt(0),
@@ -118,7 +122,7 @@ fn same_line(i: &Instruction, wl: &Line, w: &Typed, gl: &Line) -> bool {
 }
 
 /// Compares a line's typed operands and modifiers with the candidate's decoded ones.
-fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
+pub(in crate::asm) fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
     let arch = i.arch;
     let fname = i.format().name;
     let kinds = i.operands();
@@ -198,7 +202,7 @@ fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool {
 }
 
 /// The VOP3/VOP3P selector lists, one entry per source (and the destination).
-const SELECTOR_LISTS: [&str; 4] = ["op_sel", "op_sel_hi", "neg_lo", "neg_hi"];
+pub(super) const SELECTOR_LISTS: [&str; 4] = ["op_sel", "op_sel_hi", "neg_lo", "neg_hi"];
 
 /// The number of sources of a VOP3P (or gfx11 WMMA) instruction, `None` for other formats.
 pub(super) fn vop3p_sources(i: &Instruction) -> Option<usize> {

@@ -187,26 +187,30 @@ pub fn text(i: &Instruction) -> String {
         s.push_str(" dim:");
         s.push_str(DIMS[i.f("dim") as usize & 7]);
     }
-    let flag = |s: &mut String, n: &str| {
-        if i.field(n).unwrap_or(0) != 0 {
-            s.push(' ');
-            s.push_str(n);
-        }
-    };
-    if !bvh {
+    if !bvh && i.field("unorm").unwrap_or(0) != 0 {
         // gfx11's BVH words carry unorm, which llvm-mc does not print.
-        flag(&mut s, "unorm");
+        s.push_str(" unorm");
     }
-    for n in cp::flags(i.arch) {
-        flag(&mut s, n);
+    for n in cp::set(i) {
+        s.push(' ');
+        s.push_str(n);
     }
     if let Some(st) = i.field("scope_th") {
         cp::push_th_scope(cp::Access::of(i.mnemonic()), st, &mut s);
     }
-    for n in ["nv", "r128", "a16", "tfe", "lwe", "d16"] {
-        if !(bvh && n == "r128") {
-            flag(&mut s, n);
-        }
+    // Each field looked up by its literal name (a name from a list is hashed per instruction).
+    let set = |v: Option<u32>| v.unwrap_or(0) != 0;
+    let flags = [
+        ("nv", set(i.field("nv"))),
+        ("r128", set(i.field("r128")) && !bvh),
+        ("a16", set(i.field("a16"))),
+        ("tfe", set(i.field("tfe"))),
+        ("lwe", set(i.field("lwe"))),
+        ("d16", set(i.field("d16"))),
+    ];
+    for (n, _) in flags.iter().filter(|f| f.1) {
+        s.push(' ');
+        s.push_str(n);
     }
     s
 }

@@ -117,10 +117,8 @@ pub(crate) fn sext(v: u32, bits: u32) -> i64 {
 
 /// Cache-policy flags in llvm-mc's order.
 fn cpol(i: &Instruction, out: &mut String) {
-    for n in cp::flags(i.arch) {
-        if i.field(n).unwrap_or(0) != 0 {
-            out.push_str(&format!(" {n}"));
-        }
+    for n in cp::set(i) {
+        out.push_str(&format!(" {n}"));
     }
     if let Some(st) = i.field("scope_th") {
         cp::push_th_scope(cp::Access::of(i.mnemonic()), st, out);
@@ -145,14 +143,18 @@ pub(crate) fn returns(i: &Instruction) -> bool {
 pub(crate) fn atomic_ret_dst(i: &Instruction) -> Option<(u32, u32)> {
     let m = i.mnemonic();
     let fam = i.format().name;
-    if !crate::substr::has(m, "_atomic_")
+    if i.tables().mnem[i.op as usize] & crate::tables::MNEM_ATOMIC == 0
         || !returns(i)
-        || i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata" && fam.contains("BUF"))
+        || i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata" && crate::substr::has(fam, "BUF"))
     {
         return None;
     }
     let d = i.operands().iter().find(|o| o.name == "data" || o.name == "data0" || o.name == "vsrc")?;
-    let n = if m.contains("cmpswap") || m.contains("cmpst") { (d.dwords / 2).max(1) } else { d.dwords };
+    let n = if crate::substr::has(m, "cmpswap") || crate::substr::has(m, "cmpst") {
+        (d.dwords / 2).max(1)
+    } else {
+        d.dwords
+    };
     Some((i.f("vdst"), n as u32))
 }
 
@@ -287,7 +289,7 @@ fn generic(i: &Instruction) -> String {
     if i.field("tfe").unwrap_or(0) != 0 {
         mods.push_str(" tfe");
     }
-    if fam == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !m.contains("lds") {
+    if fam == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !crate::substr::has(m, "lds") {
         mods.push_str(" lds");
     }
     join(m, &ops, &mods)
@@ -301,7 +303,10 @@ pub(crate) fn two_offsets(m: &str) -> bool {
 
 /// MUBUF loads with `lds` write to LDS: llvm-mc prints no vdata operand.
 pub fn lds_load(i: &Instruction) -> bool {
-    is_gfx9(i.arch) && i.format().name == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !i.mnemonic().contains("lds")
+    is_gfx9(i.arch)
+        && i.format().name == "MUBUF"
+        && i.field("lds").unwrap_or(0) != 0
+        && !crate::substr::has(i.mnemonic(), "lds")
 }
 
 fn fmt_mod(i: &Instruction, out: &mut String) {

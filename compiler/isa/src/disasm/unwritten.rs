@@ -43,16 +43,21 @@ pub(crate) fn buffer_format_unwritten(i: &Instruction) -> bool {
         && i.field("format").is_some_and(|v| v != crate::names::buf_fmt::DEFAULT_UFMT)
 }
 
-/// Whether a bit outside the format's fields (and outside its fixed encoding bits) is set.
-fn stray_bits(i: &Instruction) -> bool {
-    let f = i.format();
+/// The bits of a format's fields and select ranges (`Tables::held` keeps it per format).
+pub(crate) fn held_bits(f: &baregpu_autogen::isa::Format) -> u128 {
     let span = |lo: u16, hi: u16| {
         let width = u32::from(hi.saturating_sub(lo)) + 1;
         let ones = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
         ones.checked_shl(u32::from(lo)).unwrap_or(0)
     };
-    let mut held = f.fields.iter().fold(0u128, |a, fd| a | span(fd.lo, fd.hi));
-    held |= f.select.iter().fold(0u128, |a, &(lo, hi, _)| a | span(lo, hi));
+    let held = f.fields.iter().fold(0u128, |a, fd| a | span(fd.lo, fd.hi));
+    held | f.select.iter().fold(0u128, |a, &(lo, hi, _)| a | span(lo, hi))
+}
+
+/// Whether a bit outside the format's fields (and outside its fixed encoding bits) is set.
+fn stray_bits(i: &Instruction) -> bool {
+    let f = i.format();
+    let mut held = i.tables().held[i.fmt as usize];
     // The encoding's fixed bits (those of the alternative the first dword matches).
     held |= u128::from(f.encoding.iter().filter(|&&(m, v)| i.words[0] & m == v).fold(0, |a, &(m, _)| a | m));
     let n = usize::from(i.ndwords).min(4);

@@ -29,7 +29,12 @@ pub enum Ext {
 }
 
 pub fn shape(i: &Instruction) -> (Shape, Ext) {
-    let f = i.format();
+    // Looked up per format (this is asked several times for every VALU line read or printed).
+    i.tables().shapes[i.fmt as usize]
+}
+
+/// [`shape`] of the instructions of format `f` (`Tables::shapes` holds it per format).
+pub fn format_shape(f: &baregpu_autogen::isa::Format) -> (Shape, Ext) {
     let enc = f.parent.unwrap_or(f.name);
     let ext = if f.name.ends_with("_DPP16") {
         Ext::Dpp16

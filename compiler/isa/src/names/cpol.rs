@@ -13,6 +13,11 @@ pub fn flags(arch: Arch) -> &'static [&'static str] {
     }
 }
 
+/// The cache-policy flags set in `i`, in [`flags`]' order (their fields found once per format).
+pub fn set(i: &crate::inst::Instruction) -> impl Iterator<Item = &'static str> + '_ {
+    i.tables().cpol[i.fmt as usize].iter().filter(|f| crate::inst::get(&i.words, f) != 0).map(|f| f.name)
+}
+
 /// Which kind of access names gfx12's temporal hint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {

@@ -17,10 +17,8 @@ fn push(mods: &mut Vec<Modifier<'static>>, name: &'static str, val: Option<Val<'
 
 /// The cache-policy modifiers in llvm-mc's order (disasm::mem::cpol).
 pub(super) fn cpol(i: &Instruction, mods: &mut Vec<Modifier<'static>>) -> Option<()> {
-    for n in cp::flags(i.arch) {
-        if i.field(n).unwrap_or(0) != 0 {
-            push(mods, n, None);
-        }
+    for n in cp::set(i) {
+        push(mods, n, None);
     }
     if let Some(st) = i.field("scope_th") {
         let (th, scope) = (st >> 2, st & 3);
@@ -94,7 +92,10 @@ pub(super) fn buffer(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'st
     let acc = i.field("acc").unwrap_or(0) != 0;
     let file = |a: bool| if a { 'a' } else { 'v' };
     // A returning atomic without its own destination operand writes back into vdata.
-    if returns(i) && m.contains("_atomic_") && !i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata") {
+    if returns(i)
+        && crate::substr::has(m, "_atomic_")
+        && !i.operands().iter().any(|o| o.name == "vdst" || o.name == "vdata")
+    {
         return None;
     }
     // A gfx12 buffer format no modifier names (disasm::unwritten): read back through the `.long`
@@ -148,7 +149,7 @@ pub(super) fn buffer(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'st
     if tfe {
         push(&mut mods, "tfe", None);
     }
-    if fam == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !m.contains("lds") {
+    if fam == "MUBUF" && i.field("lds").unwrap_or(0) != 0 && !crate::substr::has(m, "lds") {
         push(&mut mods, "lds", None);
     }
     Some(Typed { ops, mods })

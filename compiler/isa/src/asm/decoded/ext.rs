@@ -63,8 +63,8 @@ pub(super) fn negated_name(x: &Operand) -> Option<()> {
 /// The VOP3 shape's `neg` and `abs` fields, read once per instruction rather than per source.
 #[derive(Clone, Copy)]
 pub(super) struct Vop3Bits {
-    neg: u32,
-    abs: u32,
+    pub(super) neg: u32,
+    pub(super) abs: u32,
 }
 
 impl Vop3Bits {

@@ -8,6 +8,7 @@
 
 mod buf;
 mod ext;
+pub(super) mod plain;
 mod vop3p;
 
 use baregpu_autogen::isa::OperandKind;
@@ -24,39 +25,67 @@ use crate::Arch;
 /// The instruction's operands and modifiers, or `None` for a form this module does not read.
 #[cfg(test)]
 pub fn decoded(i: &Instruction) -> Option<Typed<'static>> {
-    decoded_reuse(i, Typed::default())
+    read(i, form(i), Typed::default())
 }
 
-/// [`decoded`] written into `spare`'s lists (emptied first): the assembler reads back every
-/// line it assembles, and reusing one pair of lists spares it two allocations a line.
-pub fn decoded_reuse(i: &Instruction, mut spare: Typed<'static>) -> Option<Typed<'static>> {
-    spare.ops.clear();
-    spare.mods.clear();
+/// Which reading an instruction gets: the one definition of the forms this module reads
+/// (and [`plain`]'s quick check with it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Form {
+    Salu,
+    Valu,
+    Mem,
+    Smem,
+    Buffer,
+    Vop3p(Shape),
+    /// Read back through the disassembler's text.
+    Text,
+}
+
+/// The [`Form`] of `i` (its format, and the words whose text no line writes).
+pub(super) fn form(i: &Instruction) -> Form {
     let f = i.format();
     match f.parent.unwrap_or(f.name) {
         // A register or mode llvm-mc refuses (asm::waitcnt_null, asm::gpr_idx_mode): read back
         // through the `.long` text.
-        "SOPK" if super::waitcnt_null::check(i).is_err() => None,
-        "SOPC" if super::gpr_idx_mode::check(i).is_err() => None,
-        "SOP1" | "SOP2" | "SOPC" | "SOPK" => salu(i, spare),
+        "SOPK" if super::waitcnt_null::check(i).is_err() => Form::Text,
+        "SOPC" if super::gpr_idx_mode::check(i).is_err() => Form::Text,
+        "SOP1" | "SOP2" | "SOPC" | "SOPK" => Form::Salu,
         // Modifier bits and fields no line writes (disasm::raw prints the word as `.long`): read
         // back through that text.
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD"
             if crate::src_mods::refused_bits(i) || super::sdwa_dst::unwritten(i) =>
         {
-            None
+            Form::Text
         }
-        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i, spare),
-        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" if crate::disasm::unwritten::unwritten_field(i) => None,
-        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i, spare),
-        "SMEM" => buf::smem(i, spare),
-        "MUBUF" | "MTBUF" | "VBUFFER" => buf::buffer(i, spare),
+        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => Form::Valu,
+        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" if crate::disasm::unwritten::unwritten_field(i) => Form::Text,
+        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => Form::Mem,
+        "SMEM" => Form::Smem,
+        "MUBUF" | "MTBUF" | "VBUFFER" => Form::Buffer,
         _ => match shape(i) {
             // A modifier bit llvm-mc's assembler writes for no line (isa::modifiers): `.long`.
-            (Shape::Vop3p, Ext::None) if crate::modifiers::refused(i) => None,
-            (s @ (Shape::Vop3p | Shape::Mfma), Ext::None) => vop3p::vop3p(i, s, spare),
-            _ => None,
+            (Shape::Vop3p, Ext::None) if crate::modifiers::refused(i) => Form::Text,
+            (s @ (Shape::Vop3p | Shape::Mfma), Ext::None) => Form::Vop3p(s),
+            _ => Form::Text,
         },
+    }
+}
+
+/// [`decoded`] of an instruction whose [`form`] the caller found, written into `spare`'s lists
+/// (emptied first): the assembler reads back every line it assembles, and reusing one pair of
+/// lists spares it two allocations a line.
+pub(super) fn read(i: &Instruction, form: Form, mut spare: Typed<'static>) -> Option<Typed<'static>> {
+    spare.ops.clear();
+    spare.mods.clear();
+    match form {
+        Form::Salu => salu(i, spare),
+        Form::Valu => valu(i, spare),
+        Form::Mem => mem(i, spare),
+        Form::Smem => buf::smem(i, spare),
+        Form::Buffer => buf::buffer(i, spare),
+        Form::Vop3p(s) => vop3p::vop3p(i, s, spare),
+        Form::Text => None,
     }
 }
 
@@ -196,13 +225,19 @@ fn valu(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
 
 /// The output modifier as printed: `mul:2`, `mul:4`, `div:2`, or nothing.
 fn omod(v: u32, mods: &mut Vec<Modifier<'static>>) {
-    let (name, n) = match v {
-        1 => ("mul", 2),
-        2 => ("mul", 4),
-        3 => ("div", 2),
-        _ => return,
-    };
-    mods.push(Modifier { name, val: Some(Val::Int(n)), col: 0 });
+    if let Some((name, n)) = omod_parts(v) {
+        mods.push(Modifier { name, val: Some(Val::Int(n)), col: 0 });
+    }
+}
+
+/// [`omod`]'s name and value of an `omod` field value.
+fn omod_parts(v: u32) -> Option<(&'static str, i64)> {
+    match v {
+        1 => Some(("mul", 2)),
+        2 => Some(("mul", 4)),
+        3 => Some(("div", 2)),
+        _ => None,
+    }
 }
 
 /// A VGPR, AGPR or vector-source operand of a VOP1/VOP2/VOPC/VOP3 form (DPP/SDWA included),
@@ -269,7 +304,7 @@ fn vector(
 /// reads its vdst field first), as disasm::mem prints them; GWS and ds_swizzle go through the
 /// text.
 fn mem(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
-    use crate::disasm::mem::{atomic_ret_dst, gws, null_sgpr, sext, two_offsets};
+    use crate::disasm::mem::{atomic_ret_dst, gws, null_sgpr, sext};
     let fam = i.format().name;
     let m = i.mnemonic();
     let g9 = is_gfx9(i.arch);
@@ -312,7 +347,7 @@ fn mem(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
     let mut push = |name: &'static str, val: Option<Val<'static>>| mods.push(Modifier { name, val, col: 0 });
     if fam == "DS" {
         let (o0, o1) = (i.f("offset0"), i.f("offset1"));
-        if two_offsets(m) {
+        if i.tables().mnem[i.op as usize] & crate::tables::MNEM_TWO_OFFSETS != 0 {
             if o0 != 0 {
                 push("offset0", Some(Val::Int(o0.into())));
             }
@@ -337,10 +372,8 @@ fn mem(i: &Instruction, spare: Typed<'static>) -> Option<Typed<'static>> {
             push("offset", Some(Val::Int(off)));
         }
     }
-    for n in crate::names::cpol::flags(i.arch) {
-        if i.field(n).unwrap_or(0) != 0 {
-            push(n, None);
-        }
+    for n in crate::names::cpol::set(i) {
+        push(n, None);
     }
     if let Some(st) = i.field("scope_th") {
         use crate::names::cpol as cp;
