@@ -115,7 +115,8 @@ fn list_shape(i: &Instruction, fname: &str) -> (u32, u32) {
 }
 
 /// Whether llvm-mc's assembler takes no line for the word as printed: a flag it refuses on the
-/// opcode, no data registers for its dmask, d16 and tfe, or not the printed address form for its dim and a16 (gfx11 NSA and gfx12
+/// opcode, no data registers for its dmask, d16 and tfe, gfx11 NSA address fields past the
+/// printed list that are not 0, or not the printed address form for its dim and a16 (gfx11 NSA and gfx12
 /// lists; a sequential range prints as one it takes where there is one). Such words print as
 /// `.long` (disasm::unwritten).
 pub(crate) fn unwritable(i: &Instruction) -> bool {
@@ -127,9 +128,16 @@ pub(crate) fn unwritable(i: &Instruction) -> bool {
         return false;
     }
     let fname = i.format().name;
+    // gfx11 NSA address fields past the printed list: llvm-mc writes them 0.
+    let (k, _) = list_shape(i, fname);
+    if fname == "MIMG_NSA" && addr_fields(fname).iter().skip(k as usize).any(|f| i.f(f) != 0) {
+        return true;
+    }
     let addr_ok = match fname {
         "MIMG" => taken::range(i, range_regs(i)),
-        _ if addr_regs(i) == 1 && fname != "MIMG_NSA" => taken::range(i, 1),
+        // A one-entry list is the sequential form (`[v24]` is `v24`), never an NSA word.
+        "MIMG_NSA" if addr_regs(i) == 1 => Some(false),
+        _ if addr_regs(i) == 1 => taken::range(i, 1),
         _ => {
             let (k, m) = list_shape(i, fname);
             taken::list(i, k, m)

@@ -250,4 +250,12 @@ fn image_forms_llvm_mc_refuses_are_refused() {
     let w = [0x1c, 0x01, 0x04, 0xf0, 0x18, 0x08, 0x04, 0x00];
     let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap());
     assert!(text.starts_with(".long"), "{text}");
+    // A gfx1100 NSA word with a third address field where its dim reads two: llvm-mc prints
+    // `[v24, v26]` and writes the field 0, so no line writes the word.
+    let w = [0x01, 0x00, 0x09, 0xf1, 0x18, 0x08, 0x04, 0x00, 0x1a, 0x1c, 0x00, 0x00];
+    let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap());
+    assert!(text.starts_with(".long"), "{text}");
+    let w = [0x01, 0x00, 0x09, 0xf1, 0x18, 0x08, 0x04, 0x00, 0x1a, 0x00, 0x00, 0x00];
+    let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap());
+    assert_eq!(text, "image_sample_b_cl  v8, [v24, v26], s[16:23], s[0:3] dim:SQ_RSRC_IMG_1D a16");
 }
