@@ -23,6 +23,7 @@ mod formats;
 mod forms;
 mod golden;
 mod image;
+pub mod image_asm;
 mod line_operands;
 mod llvm;
 pub mod modifiers;

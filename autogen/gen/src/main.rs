@@ -44,6 +44,7 @@ const GENERATORS: &[(&str, Generator)] = &[
     ("isa_alias", isa::alias::generate),
     ("isa_ctors", isa::ctors::generate),
     ("isa_dpp_kinds", isa::dpp_kinds::generate),
+    ("isa_image_asm", isa::image_asm::generate),
     ("isa_modifiers", isa::modifiers::generate),
     ("isa_sdwa_dst", isa::sdwa_dst::generate),
     ("isa_src_kinds", isa::src_kinds::generate),

@@ -19,6 +19,9 @@ pub mod gfx1100;
 pub mod gfx1201;
 pub mod gfx942;
 pub mod gfx950;
+/// What llvm-mc's assembler takes per image opcode (generator `isa_image_asm`,
+/// autogen/gen/src/isa/image_asm.rs).
+pub mod image_asm;
 /// The modifier bits llvm-mc's assembler writes per VOP3/VOP3P/VINTERP opcode (generator
 /// `isa_modifiers`, autogen/gen/src/isa/modifiers.rs); bits packed by [`modifier_bits::pack`].
 pub mod modifiers;
@@ -247,6 +250,26 @@ pub struct Image {
     /// Registers of each address field (index `a16 * 5 + field`) of the forms llvm-mc prints
     /// without `dim`, `dmask` and `r128` (BVH); all 0 for the others.
     pub shape: [u8; 10],
+}
+
+/// What llvm-mc 22's assembler takes for one image opcode (table [`image_asm`]), where it differs
+/// from what its disassembler prints ([`Image`]). Index `a16 * 8 + dim` for the addresses,
+/// `tfe * 32 + d16 * 16 + dmask` for the data.
+#[derive(Clone, Copy, Debug)]
+pub struct ImageAsm {
+    pub mnemonic: &'static str,
+    /// The BVH forms: fixed address shapes and data, no dim; only `flags` holds for them.
+    pub fixed: bool,
+    /// Bit `k` set where flag `k` of `unorm`, `glc`, `slc`, `dlc`, `r128`, `lwe`, gfx12
+    /// `scope:`/`th:` is taken.
+    pub flags: u8,
+    /// Bit `n` set where a range of `n` registers (`v24` for 1) is taken as the address.
+    pub ranges: [u32; 16],
+    /// Bit `(k - 1) * 12 + m - 1` set where a list of `k` addresses is taken whose last is a
+    /// range of `m` registers and the others one register each.
+    pub lists: [u64; 16],
+    /// The data registers taken; 0 where none is (`d16` on `image_load_pck`).
+    pub data: [u8; 64],
 }
 
 /// One architecture's table.

@@ -21,6 +21,7 @@ mod ext_forms;
 mod field_index;
 pub mod fixup;
 mod fnv;
+mod image_taken;
 pub mod inst;
 mod modifiers;
 pub mod names;

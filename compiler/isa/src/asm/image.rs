@@ -1,13 +1,14 @@
 //! Image instructions (gfx11 MIMG, gfx12 VIMAGE/VSAMPLE): `vdata, vaddr, rsrc[, samp]` and the
 //! modifiers. The modifiers are read first: `dmask`, `d16` and `tfe` decide how many data
-//! registers the instruction has, `dim` and `a16` how many address registers (the counts
-//! llvm-mc prints, from the tables), and each register operand must have that many.
+//! registers the instruction has, `dim` and `a16` which address ranges and lists it takes (as
+//! llvm-mc's assembler takes them: crate::image_taken), and each register operand must match.
 
 use super::lexer::{Line, Tok};
 use super::modifier::modifier;
 use super::operand::{check_alignment, parse_int, parse_reg, Reg};
 use super::parser::{err, Ext, PErr};
 use crate::disasm::image::{addr_fields, addr_range_ok, addr_regs, bvh_shape, data_regs, dim, BVH_DMASK};
+use crate::image_taken;
 use crate::inst::Instruction;
 
 /// The single-bit image flags set by name (the cache-policy ones go through `modifier`).
@@ -16,6 +17,9 @@ const FLAGS: [&str; 6] = ["unorm", "r128", "a16", "d16", "lwe", "nv"];
 fn image_modifier(i: &mut Instruction, t: &Tok) -> Result<(), PErr> {
     let (name, val) = t.text.split_once(':').unwrap_or((t.text, ""));
     let bad = || (t.col, format!("modifier '{}' is not valid here or out of range", t.text));
+    if image_taken::flag_refused(i, name) {
+        return err(t, format!("{name} is not valid for {} (llvm-mc 22 refuses it)", i.mnemonic()));
+    }
     match name {
         "dmask" => {
             let v = parse_int(val).filter(|v| (0..16).contains(v)).ok_or_else(bad)?;
@@ -63,9 +67,7 @@ fn addresses(i: &mut Instruction, t: &Tok) -> Result<(), PErr> {
     let inner = t.text.strip_prefix('[').and_then(|x| x.strip_suffix(']'));
     let Some(inner) = inner else {
         let r = vreg(i, t)?;
-        if !addr_range_ok(fname, r.count, want) {
-            count_check(t, "address", r.count, want)?;
-        }
+        range_taken(i, t, r.count, want)?;
         if fname == "MIMG_NSA" {
             return err(t, "the non-sequential (NSA) form takes an address list");
         }
@@ -75,11 +77,21 @@ fn addresses(i: &mut Instruction, t: &Tok) -> Result<(), PErr> {
         i.set_field(addr_fields(fname)[0], r.first);
         return Ok(());
     };
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
     if fname == "MIMG" {
-        return err(t, "an address list is the non-sequential (NSA) form");
+        // llvm-mc takes a one-entry list (`[v[24:25]]`) as the sequential range where its table
+        // says so; a longer list is the NSA form.
+        let one = parts.len() == 1 && bvh_shape(i).is_none();
+        let r = if one { Some(vreg(i, &Tok { text: parts[0], col: t.col })?) } else { None };
+        return match r {
+            Some(r) if image_taken::list(i, 1, r.count) == Some(true) => {
+                i.set_field("vaddr", r.first);
+                Ok(())
+            }
+            _ => err(t, "an address list is the non-sequential (NSA) form"),
+        };
     }
     let fields = addr_fields(fname);
-    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
     if let Some(shape) = bvh_shape(i) {
         if parts.len() != shape.len() {
             return err(t, format!("{} takes {} address operands", i.mnemonic(), shape.len()));
@@ -95,16 +107,42 @@ fn addresses(i: &mut Instruction, t: &Tok) -> Result<(), PErr> {
     if parts.len() > fields.len() {
         return err(t, format!("at most {} address operands", fields.len()));
     }
-    let mut total = 0;
+    let (mut total, mut last) = (0, 0);
     for (k, p) in parts.iter().enumerate() {
         let r = vreg(i, &Tok { text: p, col: t.col })?;
         if r.count > 1 && k + 1 != parts.len() {
             return err(t, "only the last address may be a register range");
         }
         total += r.count;
+        last = r.count;
         i.set_field(fields[k], r.first);
     }
-    count_check(t, "address list", total, want)
+    match image_taken::list(i, parts.len() as u32, last) {
+        Some(true) => Ok(()),
+        Some(false) if !image_taken::any_address(i) => err(t, NO_ADDRESS),
+        Some(false) => {
+            err(t, format!("llvm-mc 22 takes no list of {} addresses here ({total} registers)", parts.len()))
+        }
+        None => count_check(t, "address list", total, want),
+    }
+}
+
+const NO_ADDRESS: &str = "llvm-mc 22 takes no address size for this dim and a16 here";
+
+/// A sequential address range of `have` registers: as the generated table says llvm-mc takes it
+/// (`want`, the printed count, names the expected size in the message), else (the BVH forms)
+/// the printed count or the next register-tuple size.
+fn range_taken(i: &Instruction, t: &Tok, have: u32, want: u32) -> Result<(), PErr> {
+    match image_taken::range(i, have) {
+        Some(true) => Ok(()),
+        Some(false) if !image_taken::any_address(i) => err(t, NO_ADDRESS),
+        Some(false) => {
+            let want = image_taken::smallest_range(i).unwrap_or(want);
+            count_check(t, "address", have, want).and_then(|_| err(t, "llvm-mc 22 takes no such address range here"))
+        }
+        None if addr_range_ok(i.format().name, have, want) => Ok(()),
+        None => count_check(t, "address", have, want),
+    }
 }
 
 /// A scalar resource or sampler: `count` SGPRs (or trap temporaries), MIMG's field in quads.
@@ -153,6 +191,10 @@ pub(super) fn fill(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
     if !bvh && !line.mods.iter().any(|t| t.text.starts_with("dim:")) {
         return Err((line.rest.col, "missing dim operand".to_string()));
     }
+    if let Some(e) = image_taken::data_refusal(i) {
+        let at = line.mods.iter().find(|t| t.text == "d16").map_or(line.rest.col, |t| t.col);
+        return Err((at, e));
+    }
     for (o, t) in ops.iter().zip(toks) {
         match o.name {
             "vdata" => {
@@ -164,5 +206,5 @@ pub(super) fn fill(i: &mut Instruction, line: &Line) -> Result<(), PErr> {
             n => scalar(i, t, n, u32::from(o.dwords.max(1)))?,
         }
     }
-    super::image_dmask::check(i).map_err(|e| (line.rest.col, e))
+    Ok(())
 }

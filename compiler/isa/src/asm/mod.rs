@@ -18,7 +18,6 @@ mod float_text;
 pub(crate) mod gpr_idx_mode;
 pub(crate) mod gws;
 mod image;
-pub(crate) mod image_dmask;
 pub(crate) mod k16;
 pub mod lexer;
 mod lines;

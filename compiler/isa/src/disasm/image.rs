@@ -52,8 +52,12 @@ fn by_opcode(arch: crate::Arch) -> &'static [Option<&'static Image>] {
     })
 }
 
-/// Data registers, as llvm-mc prints them for the dmask, d16 and tfe.
+/// Data registers for the dmask, d16 and tfe: the count llvm-mc's assembler takes, else (BVH,
+/// or none taken: such words print as `.long`) the count its disassembler prints.
 pub fn data_regs(i: &Instruction) -> u32 {
+    if let Some(n) = crate::image_taken::data(i).filter(|&n| n != 0) {
+        return n;
+    }
     let k = (i.f("tfe") * 32 + i.f("d16") * 16 + i.f("dmask")) as usize;
     counts(i).map_or(1, |c| u32::from(c.data[k]).max(1))
 }
@@ -85,10 +89,61 @@ pub fn bvh_shape(i: &Instruction) -> Option<&'static [u8]> {
 /// llvm-mc writes these into the BVH forms, which print neither.
 pub const BVH_DMASK: u32 = 0xf;
 
-/// Address registers for the dim and a16.
+/// Address registers for the dim and a16, as llvm-mc's disassembler prints them.
 pub fn addr_regs(i: &Instruction) -> u32 {
     let k = (i.f("a16") * 8 + i.f("dim")) as usize;
     counts(i).map_or(1, |c| u32::from(c.addrs[k]).max(1))
+}
+
+/// The registers of gfx11's sequential address range as printed: llvm-mc's disassembler's count
+/// where its assembler takes that range, else the smallest range it takes. (Golden words are
+/// never of the second kind: llvm-mc reads their text back, so its printed count is taken.)
+fn range_regs(i: &Instruction) -> u32 {
+    let n = addr_regs(i);
+    match crate::image_taken::range(i, n) {
+        Some(false) => crate::image_taken::smallest_range(i).unwrap_or(n),
+        _ => n,
+    }
+}
+
+/// The shape of a printed address list: the number of addresses and the registers of the last
+/// (the others one each).
+fn list_shape(i: &Instruction, fname: &str) -> (u32, u32) {
+    let n = addr_regs(i);
+    let used = n.min(addr_fields(fname).len() as u32);
+    (used, n - (used - 1))
+}
+
+/// Whether llvm-mc's assembler takes no line for the word as printed: a flag it refuses on the
+/// opcode, no data registers for its dmask, d16 and tfe, gfx11 NSA address fields past the
+/// printed list that are not 0, or not the printed address form for its dim and a16 (gfx11 NSA and gfx12
+/// lists; a sequential range prints as one it takes where there is one). Such words print as
+/// `.long` (disasm::unwritten).
+pub(crate) fn unwritable(i: &Instruction) -> bool {
+    use crate::image_taken as taken;
+    if taken::flag_bits_refused(i) {
+        return true;
+    }
+    if taken::data(i).is_none() {
+        return false;
+    }
+    let fname = i.format().name;
+    // gfx11 NSA address fields past the printed list: llvm-mc writes them 0.
+    let (k, _) = list_shape(i, fname);
+    if fname == "MIMG_NSA" && addr_fields(fname).iter().skip(k as usize).any(|f| i.f(f) != 0) {
+        return true;
+    }
+    let addr_ok = match fname {
+        "MIMG" => taken::range(i, range_regs(i)),
+        // A one-entry list is the sequential form (`[v24]` is `v24`), never an NSA word.
+        "MIMG_NSA" if addr_regs(i) == 1 => Some(false),
+        _ if addr_regs(i) == 1 => taken::range(i, 1),
+        _ => {
+            let (k, m) = list_shape(i, fname);
+            taken::list(i, k, m)
+        }
+    };
+    taken::data(i) == Some(0) || addr_ok == Some(false)
 }
 
 /// Whether an address range of `have` registers is taken where the instruction reads `want`:
@@ -96,6 +151,13 @@ pub fn addr_regs(i: &Instruction) -> u32 {
 /// registers for 5 to 7 addresses and 16 for more than 12.
 pub fn addr_range_ok(format: &str, have: u32, want: u32) -> bool {
     have == want || format == "MIMG" && (have == 8 && (5..=7).contains(&want) || have == 16 && want > 12)
+}
+
+/// Whether a written sequential address range of `have` registers reads back as the printed one
+/// of `printed` (the same first register): where llvm-mc's assembler takes `have` registers
+/// (crate::image_taken), else (BVH) by [`addr_range_ok`].
+pub fn range_read_back(i: &Instruction, have: u32, printed: u32) -> bool {
+    crate::image_taken::range(i, have).unwrap_or_else(|| addr_range_ok(i.format().name, have, printed))
 }
 
 /// The address fields of a gfx12 image format, in operand order.
@@ -122,7 +184,7 @@ fn addr_text(i: &Instruction, fname: &str) -> String {
     }
     let n = addr_regs(i);
     if fname == "MIMG" {
-        return reg_range("v", i.f("vaddr"), n);
+        return reg_range("v", i.f("vaddr"), range_regs(i));
     }
     let fields = addr_fields(fname);
     if n == 1 {

@@ -5,10 +5,11 @@
 //! above 4095 (gfx9, gfx11: llvm-mc refuses it), a gfx12 `buffer_*` format other than the
 //! default (only `tbuffer_*` names one), a gfx9 saddr of 0x7d (llvm-mc's `null`, which gfx9
 //! refuses), a gfx9 SMEM word with `soe` but not `imm` (its text writes `soe` clear), an image
-//! resource or sampler that is no SGPR tuple (gfx12's 9-bit fields) or a gather4/atomic dmask
-//! llvm-mc refuses (asm::image_dmask), export lanes that are `off` but name a register, VOPD
-//! pairs whose sources share a VGPR bank (both assemblers refuse them), and gfx9 fp8/bf8 SDWA
-//! words with a destination selector llvm-mc does not write (asm::sdwa_dst).
+//! resource or sampler that is no SGPR tuple (gfx12's 9-bit fields), an image word whose data
+//! or printed address llvm-mc's assembler does not take (crate::image_taken), export lanes
+//! that are `off` but name a register, VOPD pairs whose sources share a VGPR bank (both
+//! assemblers refuse them), and gfx9 fp8/bf8 SDWA words with a destination selector llvm-mc
+//! does not write (asm::sdwa_dst).
 //! Such words print as `.long` (disasm::raw).
 
 use crate::inst::Instruction;
@@ -19,8 +20,7 @@ pub(super) fn unwritten(i: &Instruction) -> bool {
         || unwritten_field(i)
         || buffer_format_unwritten(i)
         || gfx9_saddr_0x7d(i)
-        || super::image::is_image(i.format().name)
-            && (super::image::resource_unnamed(i) || crate::asm::image_dmask::check(i).is_err())
+        || super::image::is_image(i.format().name) && (super::image::resource_unnamed(i) || super::image::unwritable(i))
         || off_lane_named(i)
         || crate::vopd_banks::check(i).is_err()
         || crate::asm::sdwa_dst::unwritten(i)

@@ -281,4 +281,79 @@ fn op_sel_beside_register_halves_is_llvm_mcs() {
         (Gfx1100, "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]", &[0x01, 0x40, 0x48, 0xd6, 0x02, 0x07, 0x12, 0x04]),
         (Gfx1100, "v_cvt_f32_f16_e64 v1, s2 op_sel:[1,0]", &[0x01, 0x08, 0x8b, 0xd5, 0x02, 0x00, 0x00, 0x00]),
     ]);
+/// Image lines llvm-mc 22's assembler refuses though its disassembler prints such words (the
+/// generated `image_asm` table, probed per opcode; each line checked with llvm-mc-22 first):
+/// `d16` where the opcode has none, address sizes no dim takes, lists it takes for no dim. What
+/// it takes in place of the printed count assembles to its bytes.
+#[test]
+fn image_forms_llvm_mc_refuses_are_refused() {
+    use Arch::*;
+    refused_at(&[
+        (Gfx1100, "image_load_pck v8, v24, s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_1D d16", 63, "d16 is not valid"),
+        (
+            Gfx1100,
+            "image_store_mip_pck v8, v[24:25], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_1D d16",
+            73,
+            "d16 is not valid",
+        ),
+        (Gfx1100, "image_get_resinfo v8, v24, s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_1D d16", 66, "d16 is not valid"),
+        (Gfx1201, "image_atomic_sub_uint v8, v24, s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_1D d16", 70, "d16 is not valid"),
+        (Gfx1201, "image_load_pck v8, v24, s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_1D d16", 63, "d16 is not valid"),
+    ]);
+    refused_with(
+        &[
+            (Gfx1100, "image_load_mip v8, v24, s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY"),
+            (Gfx1100, "image_load_mip v8, v[24:28], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY"),
+            (Gfx1100, "image_load_mip v8, v[24:31], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY"),
+            (Gfx1201, "image_load_mip v8, [v24, v25, v26, v27], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY"),
+        ],
+        "takes no address size for this dim",
+    );
+    refused_with(
+        &[
+            (Gfx1100, "image_sample_c_o v8, v[24:26], s[16:23], s[0:3] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY"),
+            (Gfx1100, "image_sample_c_o v8, v[24:29], s[16:23], s[0:3] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY"),
+        ],
+        "takes 8",
+    );
+    refused_with(
+        &[(Gfx1201, "image_sample_c_d v8, [v24, v25, v[26:27]], s[16:23], s[0:3] dmask:0x1 dim:SQ_RSRC_IMG_1D")],
+        "no list of 3 addresses",
+    );
+    // gfx1100 NSA lists of 4 where that dim takes a 4-register range only.
+    assert!(assemble(
+        Gfx1100,
+        "image_sample v8, [v24, v25, v26, v27], s[16:23], s[0:3] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY"
+    )
+    .is_err());
+    assembles_to(&[
+        (
+            Gfx1100,
+            "image_sample_c_o v8, v[24:31], s[16:23], s[0:3] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY",
+            &[0x1c, 0x01, 0xa8, 0xf0, 0x18, 0x08, 0x04, 0x00],
+        ),
+        (
+            Gfx1100,
+            "image_sample v8, v[24:27], s[16:23], s[0:3] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY",
+            &[0x1c, 0x01, 0x6c, 0xf0, 0x18, 0x08, 0x04, 0x00],
+        ),
+    ]);
+    // llvm-mc prints this word with 3 addresses, which its assembler refuses: ours prints the
+    // 8-register range it takes.
+    let w = [0x1c, 0x01, 0xa8, 0xf0, 0x18, 0x08, 0x04, 0x00];
+    let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap());
+    assert_eq!(text, "image_sample_c_o v8, v[24:31], s[16:23], s[0:3] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY");
+    // llvm-mc prints `image_load_mip v8, v24, … dim:SQ_RSRC_IMG_2D_MSAA_ARRAY`, and its assembler
+    // takes no address size with that dim: no line writes the word, so it prints as `.long`.
+    let w = [0x1c, 0x01, 0x04, 0xf0, 0x18, 0x08, 0x04, 0x00];
+    let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap());
+    assert!(text.starts_with(".long"), "{text}");
+    // A gfx1100 NSA word with a third address field where its dim reads two: llvm-mc prints
+    // `[v24, v26]` and writes the field 0, so no line writes the word.
+    let w = [0x01, 0x00, 0x09, 0xf1, 0x18, 0x08, 0x04, 0x00, 0x1a, 0x1c, 0x00, 0x00];
+    let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap());
+    assert!(text.starts_with(".long"), "{text}");
+    let w = [0x01, 0x00, 0x09, 0xf1, 0x18, 0x08, 0x04, 0x00, 0x1a, 0x00, 0x00, 0x00];
+    let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap());
+    assert_eq!(text, "image_sample_b_cl  v8, [v24, v26], s[16:23], s[0:3] dim:SQ_RSRC_IMG_1D a16");
 }
