@@ -281,6 +281,8 @@ fn op_sel_beside_register_halves_is_llvm_mcs() {
         (Gfx1100, "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]", &[0x01, 0x40, 0x48, 0xd6, 0x02, 0x07, 0x12, 0x04]),
         (Gfx1100, "v_cvt_f32_f16_e64 v1, s2 op_sel:[1,0]", &[0x01, 0x08, 0x8b, 0xd5, 0x02, 0x00, 0x00, 0x00]),
     ]);
+}
+
 /// Image lines llvm-mc 22's assembler refuses though its disassembler prints such words (the
 /// generated `image_asm` table, probed per opcode; each line checked with llvm-mc-22 first):
 /// `d16` where the opcode has none, address sizes no dim takes, lists it takes for no dim. What
