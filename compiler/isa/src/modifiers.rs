@@ -73,7 +73,12 @@ pub(crate) enum Culprit {
 fn refused_bits(i: &Instruction) -> u16 {
     let Some(e) = entries(i.arch).get(i.op as usize).copied().flatten() else { return 0 };
     let q = u64::from(i.words[0]) | u64::from(i.words[1]) << 32;
-    (pack(q) ^ e.default) & !e.writable & layout_mask(i.opcode().layout)
+    // The layout's mask (a match on its name) only where some bit differs, rarely.
+    let bad = (pack(q) ^ e.default) & !e.writable;
+    if bad == 0 {
+        return 0;
+    }
+    bad & layout_mask(i.opcode().layout)
 }
 
 /// Whether `i` sets a modifier bit llvm-mc's assembler writes for no line of its opcode.

@@ -13,10 +13,16 @@ pub fn eval(s: &str, sym: &mut dyn FnMut(&str) -> Option<i64>) -> Option<i64> {
 
 /// An integer expression without symbols.
 pub fn int(s: &str) -> Option<i64> {
-    // Fast path: plain decimal, the common case on every operand.
+    // Fast paths: plain decimal (a lone `0` too; a longer one with a leading 0 is octal) and
+    // plain hex, the common cases on every operand, read as `P::number` reads them.
     let b = s.as_bytes();
-    if !b.is_empty() && b.len() < 19 && b[0] != b'0' && b.iter().all(u8::is_ascii_digit) {
+    if !b.is_empty() && b.len() < 19 && (b[0] != b'0' || b.len() == 1) && b.iter().all(u8::is_ascii_digit) {
         return s.parse().ok();
+    }
+    if let Some(h) = s.strip_prefix("0x").filter(|h| !h.is_empty() && h.len() <= 16) {
+        if h.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return u64::from_str_radix(h, 16).ok().map(|v| v as i64);
+        }
     }
     // A name (`vcc`, `off`, `row_mirror`): a symbol first, which has no value here (as `eval`
     // would find after parsing it).
@@ -174,6 +180,13 @@ mod tests {
         assert_eq!(int("65524"), Some(65524));
         assert_eq!(int("1.0"), None);
         assert_eq!(int("v1"), None);
+        // The fast paths' edges read as the full parser reads them.
+        assert_eq!(int("0x"), None);
+        assert_eq!(int("0xg"), None);
+        assert_eq!(int("0xffffffffffffffff"), Some(-1));
+        assert_eq!(int("0x00000000000000010"), Some(16));
+        assert_eq!(int("0x1+1"), Some(2));
+        assert_eq!(int("00"), Some(0));
     }
 
     #[test]

@@ -101,9 +101,10 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
     let mut toks: Cow<[Tok]> = Cow::Borrowed(&line.operands);
     let mut mods: Cow<[Tok]> = Cow::Borrowed(&line.mods);
     // Returning atomics print a destination the table does not list.
-    // The operand count first: it rules out most lines before the name is searched.
+    // `_atomic_` in the mnemonic, read off once per opcode (tables::MNEM_ATOMIC).
+    let atomic = i.tables().mnem[i.op as usize] & crate::tables::MNEM_ATOMIC != 0;
     let atomic_ret = toks.len() == ops.len() + 1
-        && crate::substr::has(m, "_atomic_")
+        && atomic
         && !ops.iter().any(|o| o.name == "vdst" || o.name == "vdata" && crate::substr::has(fname, "BUF"));
     // toks[k] is typed[k + shift] (the typed list follows the line as written).
     let mut shift = 0isize;
@@ -118,8 +119,7 @@ pub fn fill(i: &mut Instruction, line: &Line, typed: &[Operand], ext: Ext, rules
             return err(&t, "too many operands");
         }
     }
-    // The format first: the mnemonic is searched only for memory formats.
-    if !atomic_ret && matches!(fname, "FLAT" | "GLOBAL" | "SCRATCH") && crate::substr::has(m, "_atomic_") {
+    if !atomic_ret && atomic && matches!(fname, "FLAT" | "GLOBAL" | "SCRATCH") {
         // Any spelling of a returning hint (`TH_ATOMIC_RETURN`, `TH_ATOMIC_RT_RETURN`, `th:1`...):
         // bit 0 of an atomic's hint is "return".
         let returning = |t: &&Tok| {

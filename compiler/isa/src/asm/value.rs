@@ -91,10 +91,11 @@ pub fn value(s: &str) -> Val<'_> {
         }
     }
     if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-        let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-        if let Some(v) = parts.iter().map(|p| parse_int(p)).collect::<Option<Vec<i64>>>() {
+        // Integers (`op_sel:[0,1]`), the common list, read without first collecting the parts.
+        if let Some(v) = inner.split(',').map(|p| parse_int(p.trim())).collect::<Option<Vec<i64>>>() {
             return Val::List(v);
         }
+        let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
         if parts.iter().all(|p| p.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')) {
             return Val::Names(parts);
         }
