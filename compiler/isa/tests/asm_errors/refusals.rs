@@ -1,5 +1,6 @@
 //! Lines llvm-mc 22 refuses by rules of one generated table or one asm module each (stop 31 on):
-//! source kinds, literals and modifiers, 1/(2π), SMEM buffer resources, per-opcode modifiers.
+//! source kinds, literals and modifiers, 1/(2π), SMEM buffer resources, per-opcode modifiers,
+//! memory modifiers without an operand.
 
 use super::{assembles_to, refused_at, refused_with};
 use baregpu_isa::{assemble, Arch};
@@ -280,5 +281,50 @@ fn op_sel_beside_register_halves_is_llvm_mcs() {
         (Gfx1100, "v_add_f16_e64 v1.l, v2.h, v3.l op_sel:[1,0,0]", &[0x01, 0x08, 0x32, 0xd5, 0x02, 0x07, 0x02, 0x00]),
         (Gfx1100, "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]", &[0x01, 0x40, 0x48, 0xd6, 0x02, 0x07, 0x12, 0x04]),
         (Gfx1100, "v_cvt_f32_f16_e64 v1, s2 op_sel:[1,0]", &[0x01, 0x08, 0x8b, 0xd5, 0x02, 0x00, 0x00, 0x00]),
+    ]);
+}
+
+/// Memory modifiers an opcode has no operand for (asm::mem_mods), refused whatever their value
+/// as llvm-mc 22 refuses each line ("not a valid operand" / "invalid operand for instruction");
+/// the ones it takes, with its bytes. gfx9 `nt` on `buffer_inv`/`buffer_wbl2` llvm-mc takes and
+/// writes no bit for: refused on purpose.
+#[test]
+fn memory_modifiers_without_an_operand_are_refused() {
+    use Arch::*;
+    refused_with(
+        &[
+            (Gfx1100, "ds_store_2addr_b32 v8, v24, v40 offset:0"),
+            (Gfx1100, "ds_load_b128 v[56:59], v8 offset1:0"),
+            (Gfx942, "ds_write2_b32 v8, v24, v40 offset:0"),
+            (Gfx1100, "ds_nop offset:0"),
+            (Gfx1100, "ds_permute_b32 v56, v8, v24 gds"),
+            (Gfx1201, "global_inv offset:0 scope:SCOPE_SE"),
+            (Gfx1100, "buffer_gl0_inv dlc"),
+            (Gfx942, "buffer_wbl2 offset:0 sc0"),
+            (Gfx942, "buffer_inv idxen"),
+            (Gfx942, "s_dcache_inv glc"),
+            (Gfx942, "s_memtime s[4:5] glc"),
+            (Gfx942, "s_atc_probe 24, s[16:17], 0x14 glc"),
+            (Gfx1100, "s_atc_probe 24, s[16:17], 0x14 glc"),
+            (Gfx1201, "s_prefetch_data s[16:17], 0x10, null, 24 th:TH_LOAD_NT"),
+            (Gfx1201, "s_dcache_inv offset:0"),
+            (Gfx1100, "buffer_load_b32 v24, v8, s[16:19], s40 offen slc lds"),
+        ],
+        "operand",
+    );
+    refused_with(&[(Gfx942, "buffer_inv nt")], "writes no bit");
+    assembles_to(&[
+        (Gfx1100, "ds_gws_sema_v offset:16 gds", &[0x10, 0x00, 0x6a, 0xd8, 0x00, 0x00, 0x00, 0x00]),
+        (Gfx942, "buffer_inv sc0 sc1", &[0x00, 0xc0, 0xa4, 0xe0, 0x00, 0x00, 0x00, 0x00]),
+        (
+            Gfx1100,
+            "ds_store_2addr_b32 v8, v24, v40 offset0:4 offset1:8 gds",
+            &[0x04, 0x08, 0x3a, 0xd8, 0x08, 0x18, 0x28, 0x00],
+        ),
+        (
+            Gfx1201,
+            "s_load_b32 s24, s[16:17], 0x10 scope:SCOPE_SE th:TH_LOAD_NT",
+            &[0x08, 0x06, 0xa0, 0xf4, 0x10, 0x00, 0x00, 0xf8],
+        ),
     ]);
 }
