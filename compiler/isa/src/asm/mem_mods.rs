@@ -62,3 +62,45 @@ pub(super) fn refusal(i: &Instruction, name: &str) -> Option<String> {
 fn gfx11_no_gds(m: &str) -> bool {
     matches!(m, "ds_permute_b32" | "ds_bpermute_b32") || m.starts_with("ds_bvh_stack")
 }
+
+/// The fields of memory words that one modifier each writes, with its name.
+const FIELDS: [(&str, &str); 13] = [
+    ("offset", "offset"),
+    ("offen", "offen"),
+    ("idxen", "idxen"),
+    ("lds", "lds"),
+    ("tfe", "tfe"),
+    ("gds", "gds"),
+    ("glc", "glc"),
+    ("slc", "slc"),
+    ("dlc", "dlc"),
+    ("sc0", "sc0"),
+    ("sc1", "sc1"),
+    ("nt", "nt"),
+    ("scope_th", "th"),
+];
+
+/// Whether a decoded word sets a field that only a modifier [`refusal`] refuses writes: its text
+/// would not read back, so it prints as `.long` (disasm::unwritten::unwritten_field).
+pub(crate) fn word_refused(i: &Instruction) -> bool {
+    let fname = i.format().name;
+    if !matches!(fname, "DS" | "SMEM" | "MUBUF" | "MTBUF" | "VBUFFER" | "FLAT" | "GLOBAL" | "SCRATCH") {
+        return false;
+    }
+    let set = |f: &str| i.field(f).is_some_and(|v| v != 0);
+    if fname == "DS" {
+        // `offset` writes both offset fields of a one-address opcode.
+        let name = if crate::disasm::mem::two_offsets(i.mnemonic()) { "offset0" } else { "offset" };
+        return (set("offset0") || set("offset1")) && refusal(i, name).is_some()
+            || set("gds") && refusal(i, "gds").is_some();
+    }
+    // A field an operand writes (SMEM `offset`) is no modifier's.
+    let operand = |f: &str| i.opcode().operands.iter().any(|o| o.name == f);
+    FIELDS.iter().any(|&(f, name)| set(f) && !operand(f) && refusal(i, name).is_some())
+}
+
+/// Whether a DS opcode takes no offset in either spelling (`ds_nop`): the builder's fast path
+/// then leaves an offset to the general fill, which refuses it.
+pub(crate) fn ds_no_offset(i: &Instruction) -> bool {
+    refusal(i, "offset").is_some() && refusal(i, "offset0").is_some()
+}

@@ -47,7 +47,11 @@ pub fn decoded_reuse(i: &Instruction, mut spare: Typed<'static>) -> Option<Typed
             None
         }
         "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => valu(i, spare),
-        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" if crate::disasm::unwritten::unwritten_field(i) => None,
+        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" | "MUBUF" | "MTBUF" | "VBUFFER"
+            if crate::disasm::unwritten::unwritten_field(i) =>
+        {
+            None
+        }
         "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => mem(i, spare),
         "SMEM" => buf::smem(i, spare),
         "MUBUF" | "MTBUF" | "VBUFFER" => buf::buffer(i, spare),
