@@ -328,3 +328,21 @@ fn memory_modifiers_without_an_operand_are_refused() {
         ),
     ]);
 }
+
+/// Words setting such a modifier's bits print as `.long` (llvm-mc 22 calls the gfx11 one
+/// invalid and prints the others without the bits: `s_memtime s[0:1]`, `global_inv
+/// scope:SCOPE_SE`, text that does not give the word back); the `.long` reads back to it.
+#[test]
+fn memory_words_with_such_modifier_bits_print_as_long() {
+    use Arch::*;
+    let words: [(Arch, &[u8]); 3] = [
+        (Gfx1100, &[0x00, 0x20, 0xac, 0xe0, 0x00, 0x00, 0x00, 0x00]),
+        (Gfx942, &[0x00, 0x00, 0x91, 0xc0, 0x00, 0x00, 0x00, 0x00]),
+        (Gfx1201, &[0x7c, 0xc0, 0x0a, 0xee, 0x00, 0x00, 0x04, 0x00, 0x00, 0x10, 0x00, 0x00]),
+    ];
+    for (arch, w) in words {
+        let text = baregpu_isa::disassemble(&baregpu_isa::decode(arch, w).unwrap());
+        assert!(text.starts_with(".long"), "{text}");
+        assert_eq!(assemble(arch, &text).unwrap(), w, "{text}");
+    }
+}
