@@ -88,6 +88,18 @@ pub(crate) fn word_refused(i: &Instruction) -> bool {
         return false;
     }
     let set = |f: &str| i.field(f).is_some_and(|v| v != 0);
+    let ops = i.opcode().operands;
+    // Opcodes with their operands take every modifier but `gds` (gfx11 DS), `lds` (gfx11+) and
+    // the SMEM ones: a word of theirs pays one or two field reads (this runs per decoded line).
+    let has = |n: &str| ops.iter().any(|o| o.name == n);
+    let full = ops.is_empty() || fname == "SMEM" && !(has("sdata") && has("sbase"));
+    if !full {
+        return match fname {
+            "DS" => set("gds") && refusal(i, "gds").is_some(),
+            "SMEM" => false,
+            _ => !is_gfx9(i.arch) && set("lds") && refusal(i, "lds").is_some(),
+        };
+    }
     if fname == "DS" {
         // `offset` writes both offset fields of a one-address opcode.
         let name = if crate::disasm::mem::two_offsets(i.mnemonic()) { "offset0" } else { "offset" };
@@ -95,8 +107,7 @@ pub(crate) fn word_refused(i: &Instruction) -> bool {
             || set("gds") && refusal(i, "gds").is_some();
     }
     // A field an operand writes (SMEM `offset`) is no modifier's.
-    let operand = |f: &str| i.opcode().operands.iter().any(|o| o.name == f);
-    FIELDS.iter().any(|&(f, name)| set(f) && !operand(f) && refusal(i, name).is_some())
+    FIELDS.iter().any(|&(f, name)| set(f) && !has(f) && refusal(i, name).is_some())
 }
 
 /// Whether a DS opcode takes no offset in either spelling (`ds_nop`): the builder's fast path
