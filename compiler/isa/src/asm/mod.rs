@@ -23,6 +23,7 @@ pub mod lexer;
 mod lines;
 pub(crate) mod low16;
 pub(crate) mod matrix;
+pub(crate) mod mem_mods;
 pub(crate) mod mfma_overlap;
 mod mod_order;
 pub(crate) mod modifier;

@@ -77,6 +77,9 @@ pub(super) fn modifier(i: &mut Instruction, t: &Tok, ext: Ext) -> Result<(), PEr
     if let Some(e) = crate::modifiers::name_refusal(i, name) {
         return err(t, e);
     }
+    if let Some(e) = super::mem_mods::refusal(i, name) {
+        return err(t, e);
+    }
     match name {
         // gfx9's GWS operations are the only ones that take (and require) gds.
         "gds" if is_gfx9(i.arch) && !i.mnemonic().starts_with("ds_gws_") => {

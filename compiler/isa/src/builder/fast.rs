@@ -311,7 +311,9 @@ impl FastPlan {
             _ => false,
         };
         let ds_offsets = match (c.shape, c.extra.offsets) {
-            (Shape::Ds, [a, b]) => place(a).zip(place(b)).map(|(a, b)| [a, b]),
+            (Shape::Ds, [a, b]) if !crate::asm::mem_mods::ds_no_offset(&c.init) => {
+                place(a).zip(place(b)).map(|(a, b)| [a, b])
+            }
             _ => None,
         };
         let ds16 = ds_offsets.and_then(|[lo, hi]| {

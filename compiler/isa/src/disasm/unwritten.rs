@@ -8,8 +8,9 @@
 //! resource or sampler that is no SGPR tuple (gfx12's 9-bit fields), an image word whose data
 //! or printed address llvm-mc's assembler does not take (crate::image_taken), export lanes
 //! that are `off` but name a register, VOPD pairs whose sources share a VGPR bank (both
-//! assemblers refuse them), and gfx9 fp8/bf8 SDWA words with a destination selector llvm-mc
-//! does not write (asm::sdwa_dst).
+//! assemblers refuse them), gfx9 fp8/bf8 SDWA words with a destination selector llvm-mc does
+//! not write (asm::sdwa_dst), and memory words with a modifier field set that the opcode has no
+//! operand for (asm::mem_mods).
 //! Such words print as `.long` (disasm::raw).
 
 use crate::inst::Instruction;
@@ -26,10 +27,12 @@ pub(super) fn unwritten(i: &Instruction) -> bool {
         || crate::asm::sdwa_dst::unwritten(i)
 }
 
-/// Whether the nv bit is set, a FLAT-segment offset is above what the assembler takes, or a
-/// gfx9 SMEM word has `soe` without `imm` (the assembler's decoded read-back asks too).
+/// Whether the nv bit is set, a FLAT-segment offset is above what the assembler takes, a gfx9
+/// SMEM word has `soe` without `imm`, or a memory word sets a modifier's field the opcode has
+/// no operand for (asm::mem_mods) (the assembler's decoded read-back asks too).
 pub(crate) fn unwritten_field(i: &Instruction) -> bool {
     i.field("nv").is_some_and(|v| v != 0)
+        || crate::asm::mem_mods::word_refused(i)
         || gfx9_smem_soe_without_imm(i)
         || crate::asm::modifier::flat_segment_max(i).is_some_and(|m| i64::from(i.f("offset")) > m)
 }

@@ -58,8 +58,12 @@ pub(super) fn form(i: &Instruction) -> Form {
         {
             Form::Text
         }
-        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" => Form::Valu,
-        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" if crate::disasm::unwritten::unwritten_field(i) => Form::Text,
+        "VOP1" | "VOP2" | "VOP3" | "VOP3SD" | "VOPC" => Form::Valu,
+        "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "SMEM" | "MUBUF" | "MTBUF" | "VBUFFER"
+            if crate::disasm::unwritten::unwritten_field(i) =>
+        {
+            Form::Text
+        }
         "DS" | "FLAT" | "GLOBAL" | "SCRATCH" => Form::Mem,
         "SMEM" => Form::Smem,
         "MUBUF" | "MTBUF" | "VBUFFER" => Form::Buffer,

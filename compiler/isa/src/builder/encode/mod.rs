@@ -563,6 +563,12 @@ impl<'a> Fill<'a> {
                 return self.failf(None, format_args!("{e}"));
             }
         }
+        // A memory modifier the opcode has no operand for (the assembler's rule, on the bits).
+        if matches!(self.c.shape, Shape::Smem | Shape::Ds | Shape::Buf | Shape::Flat)
+            && crate::asm::mem_mods::word_refused(&self.i)
+        {
+            return self.failf(None, format_args!("{} has no operand for a modifier it sets", self.i.mnemonic()));
+        }
         // The bus as llvm-mc counts it (widths, implicit lane-mask reads, SDWA), where a scalar
         // value was read: `bus_read` counts the sources' codes only.
         if self.nbus > 0 && self.c.shape.is_valu() {
