@@ -110,16 +110,7 @@ mod tests {
     }
 
     fn golden_bytes(arch: Arch) -> Vec<Vec<u8>> {
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("../../tests/isa/golden/{}.txt", arch.name()));
-        let src = std::fs::read_to_string(p).expect("golden file");
-        src.lines()
-            .filter_map(|l| l.rsplit_once(" ; [").map(|(_, e)| e))
-            .map(|e| {
-                let e = e.trim_end_matches(']').split(',');
-                e.filter_map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).ok()).collect()
-            })
-            .collect()
+        crate::golden_vectors::golden(arch).into_iter().map(|(_, b)| b).collect()
     }
 
     /// The flat tables of every architecture with every fallback forced.

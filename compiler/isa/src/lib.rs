@@ -21,6 +21,8 @@ mod ext_forms;
 mod field_index;
 pub mod fixup;
 mod fnv;
+#[cfg(test)]
+mod golden_vectors;
 mod image_taken;
 pub mod inst;
 mod modifiers;

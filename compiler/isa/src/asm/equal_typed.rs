@@ -79,16 +79,9 @@ mod tests {
     #[test]
     fn equal_only_where_same_typed() {
         for arch in Arch::ALL {
-            let p = format!("{}/../../tests/isa/golden/{}.txt", env!("CARGO_MANIFEST_DIR"), arch.name());
-            let src = std::fs::read_to_string(p).unwrap();
             let (mut lines, mut shown, mut flips_shown) = (0, 0, 0);
-            for line in src.lines().filter(|l| !l.starts_with('#')) {
-                let Some((text, enc)) = line.rsplit_once(" ; [") else { continue };
-                let b: Vec<u8> = enc
-                    .trim_end_matches(']')
-                    .split(',')
-                    .filter_map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).ok())
-                    .collect();
+            for (text, b) in crate::golden_vectors::golden(arch) {
+                let text = text.as_str();
                 let Ok(i) = crate::decode(arch, &b) else { continue };
                 let Some(l) = split_line(text, 1) else { continue };
                 let w = typed(&l);

@@ -626,23 +626,6 @@ mod tests {
     use super::*;
     use crate::asm::decoded::decoded;
 
-    /// The golden vectors of `arch` as (text, bytes).
-    fn golden(arch: Arch) -> Vec<(String, Vec<u8>)> {
-        let p = format!("{}/../../tests/isa/golden/{}.txt", env!("CARGO_MANIFEST_DIR"), arch.name());
-        let src = std::fs::read_to_string(p).unwrap();
-        let mut out = Vec::new();
-        for line in src.lines().filter(|l| !l.starts_with('#')) {
-            let Some((text, enc)) = line.rsplit_once(" ; [") else { continue };
-            let b = enc
-                .trim_end_matches(']')
-                .split(',')
-                .filter_map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).ok())
-                .collect();
-            out.push((text.to_string(), b));
-        }
-        out
-    }
-
     /// Each golden instruction `decoded` reads, with the lowest and the highest bit of each
     /// field flipped in turn: wherever the changed word still decodes to itself, verification by
     /// decoded values gives the verdict that reading its text back gives, and most such
@@ -687,7 +670,7 @@ mod tests {
             let mut text_formats = std::collections::BTreeMap::new();
             let mut buf = String::new();
             let mut sc = Scratch::default();
-            for (text, bytes) in golden(arch).into_iter().chain(extra) {
+            for (text, bytes) in crate::golden_vectors::golden(arch).into_iter().chain(extra) {
                 let Ok(i) = decode(arch, &bytes) else { continue };
                 if i.size() != bytes.len() {
                     continue;

@@ -419,16 +419,8 @@ mod tests {
     #[test]
     fn same_as_printed() {
         for arch in Arch::ALL {
-            let p = format!("{}/../../tests/isa/golden/{}.txt", env!("CARGO_MANIFEST_DIR"), arch.name());
-            let src = std::fs::read_to_string(p).unwrap();
             let mut covered = 0;
-            for line in src.lines().filter(|l| !l.starts_with('#')) {
-                let Some((_, enc)) = line.rsplit_once(" ; [") else { continue };
-                let b: Vec<u8> = enc
-                    .trim_end_matches(']')
-                    .split(',')
-                    .filter_map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).ok())
-                    .collect();
+            for (_, b) in crate::golden_vectors::golden(arch) {
                 let Ok(i) = crate::decode(arch, &b) else { continue };
                 let Some(d) = decoded(&i) else { continue };
                 let text = crate::disassemble(&i);
