@@ -1,39 +1,17 @@
 //! Checks the generated image table (`isa::image_asm`) against llvm-mc 22 where it is installed:
 //! for every opcode, llvm-mc must take each flag, and (but the BVH forms) an address range of
 //! each size, a list of 1 to 5 addresses (the last one or two registers) and 1 to 5 data
-//! registers with some dmask/d16/tfe values, exactly where the table says it does. Lines are written from the opcode's first golden line
-//! with other registers than the generator's. Skipped, with a printed reason, without llvm-mc-22.
-
-use std::collections::BTreeSet;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
+//! registers with some dmask/d16/tfe values, exactly where the table says it does. Lines are
+//! written from the opcode's first golden line with other registers than the generator's.
+//! Skipped, with a printed reason, without llvm-mc-22.
 
 use baregpu_autogen::isa::{image_asm, ImageAsm};
 
-const LLVM_MC: &str = "/usr/bin/llvm-mc-22";
-const DIMS: [&str; 8] = ["1D", "2D", "3D", "CUBE", "1D_ARRAY", "2D_ARRAY", "2D_MSAA", "2D_MSAA_ARRAY"];
+#[path = "common/llvm_mc.rs"]
+mod llvm_mc;
+use llvm_mc::LLVM_MC;
 
-/// The line numbers (from 0) llvm-mc reports an error for.
-fn refused(arch: &str, lines: &[String]) -> BTreeSet<usize> {
-    let mut child = Command::new(LLVM_MC)
-        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={arch}"), "-show-encoding"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("llvm-mc");
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("llvm-mc output");
-    writer.join().expect("writer").expect("write");
-    let err = String::from_utf8_lossy(&out.stderr);
-    err.lines()
-        .filter(|l| l.contains(": error:"))
-        .filter_map(|l| l.strip_prefix("<stdin>:")?.split_once(':')?.0.parse::<usize>().ok())
-        .map(|n| n - 1)
-        .collect()
-}
+const DIMS: [&str; 8] = ["1D", "2D", "3D", "CUBE", "1D_ARRAY", "2D_ARRAY", "2D_MSAA", "2D_MSAA_ARRAY"];
 
 fn regs(base: u32, n: u32) -> String {
     if n == 1 {
@@ -148,7 +126,7 @@ fn image_table_agrees_with_llvm_mc() {
             all.extend(cases(r, &res));
         }
         let lines: Vec<String> = all.iter().map(|c| c.0.clone()).collect();
-        let bad = refused(arch, &lines);
+        let bad = llvm_mc::refused(arch, &lines, false);
         let wrong: Vec<String> = all
             .iter()
             .enumerate()

@@ -4,35 +4,12 @@
 //! says it takes them; MFMAs likewise with `cbsz:1`, `abid:1`, `blgp:1` and `neg:[1,0,0]`.
 //! Skipped, with a printed reason, without llvm-mc-22.
 
-use std::collections::BTreeSet;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
-
 use baregpu_autogen::isa::modifier_bits::{NAME_ABID, NAME_BLGP, NAME_CBSZ, NAME_CLAMP, NAME_E64, NAME_NEG};
 use baregpu_autogen::isa::{modifiers, ARCHS};
 
-const LLVM_MC: &str = "/usr/bin/llvm-mc-22";
-
-/// The line numbers (from 0) llvm-mc reports an error or warning for.
-fn refused(arch: &str, lines: &[String]) -> BTreeSet<usize> {
-    let mut child = Command::new(LLVM_MC)
-        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={arch}"), "-show-encoding"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("llvm-mc");
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("llvm-mc output");
-    writer.join().expect("writer").expect("write");
-    let err = String::from_utf8_lossy(&out.stderr);
-    err.lines()
-        .filter_map(|l| l.strip_prefix("<stdin>:")?.split_once(':')?.0.parse::<usize>().ok())
-        .map(|n| n - 1)
-        .collect()
-}
+#[path = "common/llvm_mc.rs"]
+mod llvm_mc;
+use llvm_mc::LLVM_MC;
 
 /// A golden line of `m` with no modifier, no register half, no note and no DPP.
 fn plain_line(golden: &str, m: &str) -> Option<String> {
@@ -77,7 +54,7 @@ fn modifier_table_agrees_with_llvm_mc() {
             }
         }
         let lines: Vec<String> = cases.iter().map(|c| c.0.clone()).collect();
-        let bad = refused(a.name, &lines);
+        let bad = llvm_mc::refused(a.name, &lines, true);
         let wrong: Vec<String> = cases
             .iter()
             .enumerate()
