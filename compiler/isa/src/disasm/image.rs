@@ -115,8 +115,8 @@ fn list_shape(i: &Instruction, fname: &str) -> (u32, u32) {
 }
 
 /// Whether llvm-mc's assembler takes no line for the word as printed: a flag it refuses on the
-/// opcode, no data registers for its dmask, d16 and tfe, gfx11 NSA address fields past the
-/// printed list that are not 0, or not the printed address form for its dim and a16 (gfx11 NSA and gfx12
+/// opcode, no data registers for its dmask, d16 and tfe, gfx11 NSA or gfx12 address fields past
+/// the printed list that are not 0, or not the printed address form for its dim and a16 (gfx11 NSA and gfx12
 /// lists; a sequential range prints as one it takes where there is one). Such words print as
 /// `.long` (disasm::unwritten).
 pub(crate) fn unwritable(i: &Instruction) -> bool {
@@ -124,14 +124,16 @@ pub(crate) fn unwritable(i: &Instruction) -> bool {
     if taken::flag_bits_refused(i) {
         return true;
     }
+    let fname = i.format().name;
+    // Address fields past the printed list (gfx11 NSA, gfx12; BVH forms: past their fixed
+    // shape): llvm-mc writes them 0 (gfx12's vaddr4 set it refuses to decode; vaddr2 and vaddr3
+    // it decodes and drops).
+    let k = bvh_shape(i).map_or_else(|| list_shape(i, fname).0 as usize, <[u8]>::len);
+    if fname != "MIMG" && addr_fields(fname).iter().skip(k).any(|f| i.f(f) != 0) {
+        return true;
+    }
     if taken::data(i).is_none() {
         return false;
-    }
-    let fname = i.format().name;
-    // gfx11 NSA address fields past the printed list: llvm-mc writes them 0.
-    let (k, _) = list_shape(i, fname);
-    if fname == "MIMG_NSA" && addr_fields(fname).iter().skip(k as usize).any(|f| i.f(f) != 0) {
-        return true;
     }
     let addr_ok = match fname {
         "MIMG" => taken::range(i, range_regs(i)),

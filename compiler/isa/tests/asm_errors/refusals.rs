@@ -359,6 +359,18 @@ fn image_forms_llvm_mc_refuses_are_refused() {
     let w = [0x01, 0x00, 0x09, 0xf1, 0x18, 0x08, 0x04, 0x00, 0x1a, 0x00, 0x00, 0x00];
     let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap());
     assert_eq!(text, "image_sample_b_cl  v8, [v24, v26], s[16:23], s[0:3] dim:SQ_RSRC_IMG_1D a16");
+    // gfx1201 address fields past the printed list: llvm-mc-22 calls vaddr4 set invalid
+    // (`image_load` 2D, the a16 `image_bvh_intersect_ray`), and prints vaddr2 set as the
+    // word without it (its text writes the field 0), so no line writes these words.
+    for w in [
+        [0x01, 0x00, 0x40, 0xd0, 0x08, 0x20, 0x00, 0x08, 0x18, 0x00, 0x00, 0x00],
+        [0x01, 0x00, 0x40, 0xd0, 0x08, 0x20, 0x00, 0x00, 0x18, 0x00, 0x05, 0x00],
+        [0x50, 0x40, 0xc6, 0xd3, 0x08, 0x20, 0x00, 0x08, 0x18, 0x00, 0x00, 0x00],
+    ] {
+        let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1201, &w).unwrap());
+        assert!(text.starts_with(".long"), "{text}");
+        assert_eq!(baregpu_isa::assemble_line(Gfx1201, &text).unwrap(), w);
+    }
 }
 
 /// Memory modifiers an opcode has no operand for (asm::mem_mods), refused whatever their value
