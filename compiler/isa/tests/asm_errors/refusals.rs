@@ -212,6 +212,23 @@ fn modifiers_llvm_mc_refuses_are_refused() {
         assert!(text.starts_with(".long"), "{text}");
         assert_eq!(baregpu_isa::assemble_line(arch, &text).unwrap(), w);
     }
+    // gfx950 v_permlane*_swap_e64 with a modifier bit other than fi and bound_ctrl (abs,
+    // op_sel bits 2 and 3, clamp, omod, neg): llvm-mc-22 calls most invalid, prints op_sel bits
+    // 2 and 3 as the word without them, and refuses each such modifier written.
+    for w in [
+        [0x0c, 0x02, 0x99, 0xd1, 0x18, 0x01, 0x00, 0x00],
+        [0x0c, 0x20, 0x99, 0xd1, 0x18, 0x01, 0x00, 0x00],
+        [0x0c, 0x40, 0x9a, 0xd1, 0x18, 0x01, 0x00, 0x00],
+        [0x0c, 0x80, 0x99, 0xd1, 0x18, 0x01, 0x00, 0x00],
+        [0x0c, 0x00, 0x99, 0xd1, 0x18, 0x01, 0x00, 0x08],
+        [0x0c, 0x00, 0x9a, 0xd1, 0x18, 0x01, 0x00, 0x40],
+    ] {
+        let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx950, &w).unwrap());
+        assert!(text.starts_with(".long"), "{text}");
+        assert_eq!(baregpu_isa::assemble_line(Gfx950, &text).unwrap(), w);
+    }
+    refused_with(&[(Gfx950, "v_permlane16_swap_b32_e64 v12, v24 clamp")], "takes no such modifier");
+    refused_with(&[(Gfx950, "v_permlane32_swap_b32_e64 v12, v24 mul:2")], "takes no such modifier");
     // gfx942 v_add_f32_e64 with op_sel bit 0: llvm-mc prints `v_add_f32_e64 v8, v24, v40` (its
     // text drops the bit), so no line writes the word: ours prints it as `.long`.
     let w = [0x08, 0x08, 0x01, 0xd1, 0x18, 0x51, 0x02, 0x00];
