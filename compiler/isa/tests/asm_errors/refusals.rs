@@ -298,7 +298,26 @@ fn op_sel_beside_register_halves_is_llvm_mcs() {
         (Gfx1100, "v_add_f16_e64 v1.l, v2.h, v3.l op_sel:[1,0,0]", &[0x01, 0x08, 0x32, 0xd5, 0x02, 0x07, 0x02, 0x00]),
         (Gfx1100, "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]", &[0x01, 0x40, 0x48, 0xd6, 0x02, 0x07, 0x12, 0x04]),
         (Gfx1100, "v_cvt_f32_f16_e64 v1, s2 op_sel:[1,0]", &[0x01, 0x08, 0x8b, 0xd5, 0x02, 0x00, 0x00, 0x00]),
+        // v_fmac_f16's src2 is its destination: entry 2 repeats entry 3 (llvm-mc-22's bytes).
+        (
+            Gfx1100,
+            "v_fmac_f16_e64 v12.h, v24.l, v40.l op_sel:[0,0,1,1]",
+            &[0x0c, 0x40, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00],
+        ),
+        (
+            Gfx1100,
+            "v_fmac_f16_e64 v12.h, v24.h, v40.l op_sel:[1,0,1,1]",
+            &[0x0c, 0x48, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00],
+        ),
     ]);
+    // llvm-mc-22 prints these words with `op_sel:[0,0,0,1]`/`[1,0,0,1]`, which it refuses.
+    for (w, want) in [
+        ([0x0c, 0x40, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00], "v_fmac_f16_e64 v12.h, v24.l, v40.l op_sel:[0,0,1,1]"),
+        ([0x0c, 0x48, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00], "v_fmac_f16_e64 v12.h, v24.h, v40.l op_sel:[1,0,1,1]"),
+    ] {
+        assert_eq!(baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap()), want);
+    }
+    refused_with(&[(Gfx1100, "v_fmac_f16_e64 v12.h, v24.l, v40.l op_sel:[0,0,0,1]")], "op_sel");
 }
 
 /// Image lines llvm-mc 22's assembler refuses though its disassembler prints such words (the
