@@ -227,6 +227,16 @@ fn modifiers_llvm_mc_refuses_are_refused() {
         assert!(text.starts_with(".long"), "{text}");
         assert_eq!(baregpu_isa::assemble_line(Gfx950, &text).unwrap(), w);
     }
+    // gfx950 scaled MFMA with the scale word's third op_sel (bit 13) or op_sel_hi (bit 14) set:
+    // llvm-mc-22 prints each as the word without it, so no line writes them.
+    for w in [
+        [0x00, 0x28, 0xac, 0xd3, 0x14, 0x2b, 0x02, 0x00, 0x08, 0x08, 0xad, 0xd3, 0x18, 0x51, 0xe2, 0x04],
+        [0x00, 0x48, 0xac, 0xd3, 0x14, 0x2b, 0x02, 0x00, 0x08, 0x08, 0xae, 0xd3, 0x18, 0x51, 0xe2, 0x04],
+    ] {
+        let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx950, &w).unwrap());
+        assert!(text.starts_with(".long"), "{text}");
+        assert_eq!(baregpu_isa::assemble(Gfx950, &text).unwrap(), w);
+    }
     refused_with(&[(Gfx950, "v_permlane16_swap_b32_e64 v12, v24 clamp")], "takes no such modifier");
     refused_with(&[(Gfx950, "v_permlane32_swap_b32_e64 v12, v24 mul:2")], "takes no such modifier");
     // gfx942 v_add_f32_e64 with op_sel bit 0: llvm-mc prints `v_add_f32_e64 v8, v24, v40` (its
