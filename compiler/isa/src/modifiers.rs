@@ -71,7 +71,7 @@ pub(crate) enum Culprit {
 
 /// The packed modifier bits `i` sets that no modifier of its opcode writes (0: none).
 fn refused_bits(i: &Instruction) -> u16 {
-    let Some(e) = entries(i.arch).get(i.op as usize).copied().flatten() else { return 0 };
+    let Some(e) = entries(i.arch).get(i.op as usize).copied().flatten() else { return swap_refused_bits(i) };
     let q = u64::from(i.words[0]) | u64::from(i.words[1]) << 32;
     // The layout's mask (a match on its name) only where some bit differs, rarely.
     let bad = (pack(q) ^ e.default) & !e.writable;
@@ -79,6 +79,18 @@ fn refused_bits(i: &Instruction) -> u16 {
         return 0;
     }
     bad & layout_mask(i.opcode().layout)
+}
+
+/// gfx950 `v_permlane*_swap_e64` (not probed: its op_sel bits 0 and 1 are `fi` and
+/// `bound_ctrl`): llvm-mc refuses every other modifier on it (`clamp`, `mul:2`, `|x|`, `-x`,
+/// `op_sel`), so any other packed bit is one no line writes.
+fn swap_refused_bits(i: &Instruction) -> u16 {
+    const FI_BOUND_CTRL: u16 = 0x18;
+    let m = i.mnemonic();
+    if i.format().name != "VOP3" || !(m.starts_with("v_permlane") && m.contains("_swap")) {
+        return 0;
+    }
+    pack(u64::from(i.words[0]) | u64::from(i.words[1]) << 32) & !FI_BOUND_CTRL
 }
 
 /// Whether `i` sets a modifier bit llvm-mc's assembler writes for no line of its opcode.

@@ -47,6 +47,11 @@ pub(super) fn op_sel_field(i: &Instruction, b: u32, n: usize) -> u32 {
         // llvm-mc reads entries by position: one per source, then the destination's; entries
         // past those are ignored (`op_sel:[0,1,0,0]` on a VOP1 is `[0,1]`).
         let dst = crate::disasm::vop3_opsel_len(i) - 1;
+        if crate::disasm::tied_dst_half(i) {
+            // Entry 2 must repeat entry 3; where it does not, the refused bit 2 says so.
+            let (e2, e3) = (b >> 2 & 1, b >> 3 & 1);
+            return (b & 3) | (e2 ^ e3) << 2 | e3 << 3;
+        }
         (b & ((1 << dst.min(3)) - 1)) | ((b >> dst) & 1) << 3
     } else {
         b

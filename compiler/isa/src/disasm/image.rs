@@ -115,23 +115,28 @@ fn list_shape(i: &Instruction, fname: &str) -> (u32, u32) {
 }
 
 /// Whether llvm-mc's assembler takes no line for the word as printed: a flag it refuses on the
-/// opcode, no data registers for its dmask, d16 and tfe, gfx11 NSA address fields past the
-/// printed list that are not 0, or not the printed address form for its dim and a16 (gfx11 NSA and gfx12
-/// lists; a sequential range prints as one it takes where there is one). Such words print as
-/// `.long` (disasm::unwritten).
+/// opcode, no data registers for its dmask, d16 and tfe, gfx11 NSA or gfx12 address fields past
+/// the printed list that are not 0, gfx12 BVH flags llvm-mc does not write, or not the printed
+/// address form for its dim and a16 (gfx11 NSA and gfx12 lists; a sequential range prints as one
+/// it takes where there is one). Such words print as `.long` (disasm::unwritten).
 pub(crate) fn unwritable(i: &Instruction) -> bool {
     use crate::image_taken as taken;
     if taken::flag_bits_refused(i) {
         return true;
     }
+    let fname = i.format().name;
+    // Address fields past the printed list (gfx11 NSA, gfx12; BVH forms: past their fixed
+    // shape): llvm-mc writes them 0 (gfx12's vaddr4 set it refuses to decode; vaddr2 and vaddr3
+    // it decodes and drops).
+    let k = bvh_shape(i).map_or_else(|| list_shape(i, fname).0 as usize, <[u8]>::len);
+    if fname != "MIMG" && addr_fields(fname).iter().skip(k).any(|f| i.f(f) != 0) {
+        return true;
+    }
+    if gfx12_bvh_flags_unwritten(i, fname) {
+        return true;
+    }
     if taken::data(i).is_none() {
         return false;
-    }
-    let fname = i.format().name;
-    // gfx11 NSA address fields past the printed list: llvm-mc writes them 0.
-    let (k, _) = list_shape(i, fname);
-    if fname == "MIMG_NSA" && addr_fields(fname).iter().skip(k as usize).any(|f| i.f(f) != 0) {
-        return true;
     }
     let addr_ok = match fname {
         "MIMG" => taken::range(i, range_regs(i)),
@@ -144,6 +149,14 @@ pub(crate) fn unwritable(i: &Instruction) -> bool {
         }
     };
     taken::data(i) == Some(0) || addr_ok == Some(false)
+}
+
+/// A gfx12 BVH word with a flag other than the one word llvm-mc 22's assembler writes (dim 0,
+/// r128, dmask 0xf, no d16 or tfe): its disassembler calls every other such word invalid.
+fn gfx12_bvh_flags_unwritten(i: &Instruction, fname: &str) -> bool {
+    matches!(fname, "VIMAGE" | "VSAMPLE")
+        && bvh_shape(i).is_some()
+        && (i.f("dim") != 0 || i.f("r128") != 1 || i.f("dmask") != BVH_DMASK || i.f("d16") != 0 || i.f("tfe") != 0)
 }
 
 /// Whether an address range of `have` registers is taken where the instruction reads `want`:

@@ -7,6 +7,7 @@ mod salu;
 pub(crate) mod unwritten;
 pub(crate) mod valu;
 
+pub(crate) use valu::tied_dst_half;
 pub use valu::{byte_sel, byte_sel_opsel, has_dst, sdwa_has_dst_sel, vop3_opsel_len};
 
 use crate::inst::Instruction;

@@ -9,8 +9,8 @@
 //! or printed address llvm-mc's assembler does not take (crate::image_taken), export lanes
 //! that are `off` but name a register, VOPD pairs whose sources share a VGPR bank (both
 //! assemblers refuse them), gfx9 fp8/bf8 SDWA words with a destination selector llvm-mc does
-//! not write (asm::sdwa_dst), and memory words with a modifier field set that the opcode has no
-//! operand for (asm::mem_mods).
+//! not write (asm::sdwa_dst), memory words with a modifier field set that the opcode has no
+//! operand for (asm::mem_mods), and gfx950 scaled MFMAs with a third scale selector set.
 //! Such words print as `.long` (disasm::raw).
 
 use crate::inst::Instruction;
@@ -25,6 +25,14 @@ pub(super) fn unwritten(i: &Instruction) -> bool {
         || off_lane_named(i)
         || crate::vopd_banks::check(i).is_err()
         || crate::asm::sdwa_dst::unwritten(i)
+        || scale_third_selector(i)
+}
+
+/// gfx950 scaled MFMA (VOP3PX2): the scale word's third op_sel or op_sel_hi bit (13, 14).
+/// llvm-mc 22 prints such words as the word without it and drops a third entry written (ours
+/// refuses it: asm::modifier), so no line writes them (the assembler's decoded read-back asks too).
+pub(crate) fn scale_third_selector(i: &Instruction) -> bool {
+    i.field("scale_opsel").is_some_and(|v| v & 4 != 0) || i.field("scale_opsel_hi2").is_some_and(|v| v != 0)
 }
 
 /// Whether the nv bit is set, a FLAT-segment offset is above what the assembler takes, a gfx9

@@ -227,8 +227,9 @@ pub fn text(i: &Instruction) -> String {
                     out.push_str(&format!(" op_sel:{}", list(opsel, nsrc)));
                 } else {
                     let n = if tied { 4 } else { nsrc + 1 };
-                    let bits: Vec<String> =
-                        (0..n).map(|b| if b == n - 1 { opsel >> 3 & 1 } else { opsel >> b & 1 }.to_string()).collect();
+                    // The tied src2's entry is the destination's half (tied_dst_half).
+                    let from = |b: usize| if b == n - 1 || b == 2 && tied_dst_half(i) { 3 } else { b };
+                    let bits: Vec<String> = (0..n).map(|b| (opsel >> from(b) & 1).to_string()).collect();
                     out.push_str(&format!(" op_sel:[{}]", bits.join(",")));
                 }
             }
@@ -317,6 +318,13 @@ pub fn vop3_opsel_len(i: &Instruction) -> usize {
     } else {
         nsrc + 1
     }
+}
+
+/// gfx11 `v_fmac_f16_e64`: its src2 is the destination, so llvm-mc 22 writes and reads op_sel
+/// entry 2 as the destination's entry 3 (`v12.h, v24.l, v40.l op_sel:[0,0,1,1]` writes op_sel
+/// bit 3 only; `op_sel:[0,0,0,1]` it refuses, though its disassembler prints it).
+pub(crate) fn tied_dst_half(i: &Instruction) -> bool {
+    i.arch == crate::Arch::Gfx1100 && i.mnemonic().starts_with("v_fmac_f16")
 }
 
 /// The gfx12 fp8/bf8 conversions select a byte with op_sel bits that llvm-mc prints as

@@ -212,6 +212,33 @@ fn modifiers_llvm_mc_refuses_are_refused() {
         assert!(text.starts_with(".long"), "{text}");
         assert_eq!(baregpu_isa::assemble_line(arch, &text).unwrap(), w);
     }
+    // gfx950 v_permlane*_swap_e64 with a modifier bit other than fi and bound_ctrl (abs,
+    // op_sel bits 2 and 3, clamp, omod, neg): llvm-mc-22 calls most invalid, prints op_sel bits
+    // 2 and 3 as the word without them, and refuses each such modifier written.
+    for w in [
+        [0x0c, 0x02, 0x99, 0xd1, 0x18, 0x01, 0x00, 0x00],
+        [0x0c, 0x20, 0x99, 0xd1, 0x18, 0x01, 0x00, 0x00],
+        [0x0c, 0x40, 0x9a, 0xd1, 0x18, 0x01, 0x00, 0x00],
+        [0x0c, 0x80, 0x99, 0xd1, 0x18, 0x01, 0x00, 0x00],
+        [0x0c, 0x00, 0x99, 0xd1, 0x18, 0x01, 0x00, 0x08],
+        [0x0c, 0x00, 0x9a, 0xd1, 0x18, 0x01, 0x00, 0x40],
+    ] {
+        let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx950, &w).unwrap());
+        assert!(text.starts_with(".long"), "{text}");
+        assert_eq!(baregpu_isa::assemble_line(Gfx950, &text).unwrap(), w);
+    }
+    // gfx950 scaled MFMA with the scale word's third op_sel (bit 13) or op_sel_hi (bit 14) set:
+    // llvm-mc-22 prints each as the word without it, so no line writes them.
+    for w in [
+        [0x00, 0x28, 0xac, 0xd3, 0x14, 0x2b, 0x02, 0x00, 0x08, 0x08, 0xad, 0xd3, 0x18, 0x51, 0xe2, 0x04],
+        [0x00, 0x48, 0xac, 0xd3, 0x14, 0x2b, 0x02, 0x00, 0x08, 0x08, 0xae, 0xd3, 0x18, 0x51, 0xe2, 0x04],
+    ] {
+        let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx950, &w).unwrap());
+        assert!(text.starts_with(".long"), "{text}");
+        assert_eq!(baregpu_isa::assemble(Gfx950, &text).unwrap(), w);
+    }
+    refused_with(&[(Gfx950, "v_permlane16_swap_b32_e64 v12, v24 clamp")], "takes no such modifier");
+    refused_with(&[(Gfx950, "v_permlane32_swap_b32_e64 v12, v24 mul:2")], "takes no such modifier");
     // gfx942 v_add_f32_e64 with op_sel bit 0: llvm-mc prints `v_add_f32_e64 v8, v24, v40` (its
     // text drops the bit), so no line writes the word: ours prints it as `.long`.
     let w = [0x08, 0x08, 0x01, 0xd1, 0x18, 0x51, 0x02, 0x00];
@@ -281,7 +308,26 @@ fn op_sel_beside_register_halves_is_llvm_mcs() {
         (Gfx1100, "v_add_f16_e64 v1.l, v2.h, v3.l op_sel:[1,0,0]", &[0x01, 0x08, 0x32, 0xd5, 0x02, 0x07, 0x02, 0x00]),
         (Gfx1100, "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]", &[0x01, 0x40, 0x48, 0xd6, 0x02, 0x07, 0x12, 0x04]),
         (Gfx1100, "v_cvt_f32_f16_e64 v1, s2 op_sel:[1,0]", &[0x01, 0x08, 0x8b, 0xd5, 0x02, 0x00, 0x00, 0x00]),
+        // v_fmac_f16's src2 is its destination: entry 2 repeats entry 3 (llvm-mc-22's bytes).
+        (
+            Gfx1100,
+            "v_fmac_f16_e64 v12.h, v24.l, v40.l op_sel:[0,0,1,1]",
+            &[0x0c, 0x40, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00],
+        ),
+        (
+            Gfx1100,
+            "v_fmac_f16_e64 v12.h, v24.h, v40.l op_sel:[1,0,1,1]",
+            &[0x0c, 0x48, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00],
+        ),
     ]);
+    // llvm-mc-22 prints these words with `op_sel:[0,0,0,1]`/`[1,0,0,1]`, which it refuses.
+    for (w, want) in [
+        ([0x0c, 0x40, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00], "v_fmac_f16_e64 v12.h, v24.l, v40.l op_sel:[0,0,1,1]"),
+        ([0x0c, 0x48, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00], "v_fmac_f16_e64 v12.h, v24.h, v40.l op_sel:[1,0,1,1]"),
+    ] {
+        assert_eq!(baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap()), want);
+    }
+    refused_with(&[(Gfx1100, "v_fmac_f16_e64 v12.h, v24.l, v40.l op_sel:[0,0,0,1]")], "op_sel");
 }
 
 /// Image lines llvm-mc 22's assembler refuses though its disassembler prints such words (the
@@ -359,6 +405,24 @@ fn image_forms_llvm_mc_refuses_are_refused() {
     let w = [0x01, 0x00, 0x09, 0xf1, 0x18, 0x08, 0x04, 0x00, 0x1a, 0x00, 0x00, 0x00];
     let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1100, &w).unwrap());
     assert_eq!(text, "image_sample_b_cl  v8, [v24, v26], s[16:23], s[0:3] dim:SQ_RSRC_IMG_1D a16");
+    // gfx1201 address fields past the printed list: llvm-mc-22 calls vaddr4 set invalid
+    // (`image_load` 2D, the a16 `image_bvh_intersect_ray`), and prints vaddr2 set as the
+    // word without it (its text writes the field 0), so no line writes these words.
+    for w in [
+        [0x01, 0x00, 0x40, 0xd0, 0x08, 0x20, 0x00, 0x08, 0x18, 0x00, 0x00, 0x00],
+        [0x01, 0x00, 0x40, 0xd0, 0x08, 0x20, 0x00, 0x00, 0x18, 0x00, 0x05, 0x00],
+        [0x50, 0x40, 0xc6, 0xd3, 0x08, 0x20, 0x00, 0x08, 0x18, 0x00, 0x00, 0x00],
+        // BVH flags other than llvm-mc's (dim 0, r128, dmask 0xf, no d16 or tfe): invalid to it.
+        [0x51, 0x40, 0xc6, 0xd3, 0x08, 0x20, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00],
+        [0x40, 0x40, 0xc6, 0xd3, 0x08, 0x20, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00],
+        [0x10, 0x40, 0xa0, 0xd3, 0x0c, 0x20, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00],
+        [0x30, 0x40, 0xe0, 0xd3, 0x0c, 0x20, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00],
+        [0x10, 0x40, 0xe0, 0xd3, 0x0c, 0x20, 0x80, 0x00, 0x18, 0x00, 0x00, 0x00],
+    ] {
+        let text = baregpu_isa::disassemble(&baregpu_isa::decode(Gfx1201, &w).unwrap());
+        assert!(text.starts_with(".long"), "{text}");
+        assert_eq!(baregpu_isa::assemble_line(Gfx1201, &text).unwrap(), w);
+    }
 }
 
 /// Memory modifiers an opcode has no operand for (asm::mem_mods), refused whatever their value

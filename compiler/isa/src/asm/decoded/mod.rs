@@ -70,6 +70,8 @@ pub(super) fn form(i: &Instruction) -> Form {
         _ => match shape(i) {
             // A modifier bit llvm-mc's assembler writes for no line (isa::modifiers): `.long`.
             (Shape::Vop3p, Ext::None) if crate::modifiers::refused(i) => Form::Text,
+            // A scaled MFMA's third scale selector (disasm::unwritten): `.long`.
+            (Shape::Mfma, Ext::None) if crate::disasm::unwritten::scale_third_selector(i) => Form::Text,
             (s @ (Shape::Vop3p | Shape::Mfma), Ext::None) => Form::Vop3p(s),
             _ => Form::Text,
         },
