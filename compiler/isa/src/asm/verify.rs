@@ -194,7 +194,7 @@ pub(in crate::asm) fn same_typed(i: &Instruction, w: &Typed, g: &Typed) -> bool 
             return false;
         }
     }
-    let implied = implied_op_sel(fname, kinds, w_ops, &w_mods);
+    let implied = implied_op_sel(fname, crate::disasm::tied_dst_half(i), kinds, w_ops, &w_mods);
     let w_mods = implied.map(Cow::Owned).unwrap_or(w_mods);
     // The selector lists are cut (a copy of the modifiers) only where the line has one.
     let lists = w_mods.iter().any(|m| SELECTOR_LISTS.contains(&m.name) && matches!(m.val, Some(Val::List(_))));
@@ -290,6 +290,7 @@ fn written_op_sel(fname: &str, kinds: &[baregpu_autogen::isa::Operand], mods: &[
 /// the line's modifiers gain the `op_sel` they imply (first, where the decoder prints it).
 fn implied_op_sel<'a>(
     fname: &str,
+    tied: bool,
     kinds: &[baregpu_autogen::isa::Operand],
     ops: &[Operand<'a>],
     mods: &[Modifier<'a>],
@@ -303,14 +304,17 @@ fn implied_op_sel<'a>(
     let nsrc = kinds.iter().filter(|o| matches!(o.name, "src0" | "src1" | "src2")).count();
     // On the stack: this runs for every VOP3 line, and most set no bit.
     let mut bits = [0i64; 4];
-    let bits = &mut bits[..(nsrc + 1).min(4)];
+    // gfx11 `v_fmac_f16_e64`: the tied src2's entry 2 is the destination's half, which is entry 3
+    // (crate::disasm::tied_dst_half), so the list has four entries.
+    let dst_at = if tied { 3 } else { nsrc };
+    let bits = &mut bits[..(dst_at + 1).min(4)];
     for (o, k) in ops.iter().zip(kinds) {
         let Val::Reg(r) = &o.val else { continue };
         let at = match k.name {
             "src0" => 0,
             "src1" => 1,
             "src2" => 2,
-            "vdst" => nsrc,
+            "vdst" => dst_at,
             _ => continue,
         };
         if r.hi == Some(true) && at < bits.len() {
@@ -319,6 +323,9 @@ fn implied_op_sel<'a>(
     }
     if bits.iter().all(|&b| b == 0) {
         return None;
+    }
+    if tied {
+        bits[2] = bits[3];
     }
     let mut out = vec![Modifier { name: "op_sel", val: Some(Val::List(bits.to_vec())), col: 0 }];
     out.extend(mods.iter().cloned());

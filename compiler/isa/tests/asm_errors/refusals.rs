@@ -319,6 +319,9 @@ fn op_sel_beside_register_halves_is_llvm_mcs() {
             "v_fmac_f16_e64 v12.h, v24.h, v40.l op_sel:[1,0,1,1]",
             &[0x0c, 0x48, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00],
         ),
+        // The halves written without op_sel imply the same bits (llvm-mc-22's bytes).
+        (Gfx1100, "v_fmac_f16_e64 v12.h, v24.l, v40.l", &[0x0c, 0x40, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00]),
+        (Gfx1100, "v_fmac_f16_e64 v12.l, v24.h, v40.l", &[0x0c, 0x08, 0x36, 0xd5, 0x18, 0x51, 0x02, 0x00]),
     ]);
     // llvm-mc-22 prints these words with `op_sel:[0,0,0,1]`/`[1,0,0,1]`, which it refuses.
     for (w, want) in [
